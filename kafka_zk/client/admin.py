@@ -1,0 +1,151 @@
+"""AdminClient: topic administration over the Kafka protocol (create, delete, partitions, describe, configs)."""
+
+from collections import namedtuple
+
+from kafka_zk.client.cluster import ClusterClient
+from kafka_zk.client.errors import KafkaResponseError, raise_for_error
+from kafka_zk.client.topic_names import INTERNAL_TOPICS
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.messages import (
+    create_partitions, create_topics, delete_topics, describe_configs, list_partition_reassignments)
+
+# DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
+TOPIC_RESOURCE_TYPE = 2
+DEFAULT_CONFIG_SOURCE = 5
+
+ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source")
+Reassignment = namedtuple("Reassignment", "replicas adding_replicas removing_replicas")
+
+
+class NewTopic:
+    """A topic to create. -1 partitions/replication factor mean the broker's defaults; a replica assignment
+    ({partition: [broker ids]}) replaces both."""
+
+    def __init__(self, name, num_partitions=-1, replication_factor=-1, replica_assignment=None, configs=None):
+        self.name = name
+        self.num_partitions = num_partitions
+        self.replication_factor = replication_factor
+        self.replica_assignment = replica_assignment
+        self.configs = dict(configs or {})
+
+    def __repr__(self):
+        return "NewTopic(%r, %d, %d)" % (self.name, self.num_partitions, self.replication_factor)
+
+    def to_request(self):
+        assignment = self.replica_assignment or {}
+        return {
+            "name": self.name,
+            "num_partitions": -1 if assignment else self.num_partitions,
+            "replication_factor": -1 if assignment else self.replication_factor,
+            "assignments": [{"partition_index": p, "broker_ids": list(brokers)}
+                            for p, brokers in sorted(assignment.items())],
+            "configs": [{"name": k, "value": v} for k, v in self.configs.items()],
+        }
+
+
+class AdminClient:
+    """Synchronous admin operations; controller-bound requests follow the controller when it moves."""
+
+    def __init__(self, bootstrap_servers, client_id="kafka-zk-admin", timeout=30.0, **cluster_options):
+        self.cluster = ClusterClient(bootstrap_servers, client_id=client_id, timeout=timeout, **cluster_options)
+
+    def close(self):
+        self.cluster.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    def _controller_request(self, api_key, body, timeout_ms, results_key):
+        """Send to the controller and return ``response[results_key]``; a NOT_CONTROLLER answer for every
+        entity raises so with_retries finds the new controller."""
+        def attempt():
+            response = self.cluster.request(self.cluster.controller(), api_key, body,
+                                            timeout=self.cluster.timeout + timeout_ms / 1000.0)
+            results = response[results_key]
+            if results and all(r["error_code"] == Errors.NOT_CONTROLLER for r in results):
+                self.cluster.controller_id = -1
+                raise KafkaResponseError(Errors.NOT_CONTROLLER)
+            return results
+
+        return self.cluster.with_retries(attempt, [])
+
+    def create_topics(self, new_topics, timeout_ms=30000, validate_only=False):
+        """Create topics; returns {name: (Errors member, message or None)}."""
+        body = {"topics": [t.to_request() for t in new_topics], "timeout_ms": timeout_ms,
+                "validate_only": validate_only}
+        results = self._controller_request(create_topics.API_KEY, body, timeout_ms, "topics")
+        return {r["name"]: (Errors.from_code(r["error_code"]), r.get("error_message")) for r in results}
+
+    def delete_topics(self, names, timeout_ms=30000):
+        """Delete topics; returns {name: Errors member}."""
+        body = {"topic_names": list(names), "timeout_ms": timeout_ms}
+        results = self._controller_request(delete_topics.API_KEY, body, timeout_ms, "responses")
+        return {r["name"]: Errors.from_code(r["error_code"]) for r in results}
+
+    def create_partitions(self, new_partitions, timeout_ms=30000, validate_only=False):
+        """Grow topics: ``{name: (total count, [[broker ids] per new partition] or None)}``;
+        returns {name: (Errors member, message or None)}."""
+        body = {"topics": [{"name": name, "count": count,
+                            "assignments": None if assignment is None else
+                            [{"broker_ids": list(brokers)} for brokers in assignment]}
+                           for name, (count, assignment) in new_partitions.items()],
+                "timeout_ms": timeout_ms, "validate_only": validate_only}
+        results = self._controller_request(create_partitions.API_KEY, body, timeout_ms, "results")
+        return {r["name"]: (Errors.from_code(r["error_code"]), r.get("error_message")) for r in results}
+
+    def list_topics(self, include_internal=True):
+        """Sorted names of every topic."""
+        self.cluster.metadata(None)
+        return sorted(name for name, info in self.cluster.topics.items()
+                      if include_internal or not (info.is_internal or name in INTERNAL_TOPICS))
+
+    def describe_topics(self, names):
+        """{name: TopicInfo}; raises KafkaResponseError for a topic that does not exist."""
+        names = list(names)
+        response = self.cluster.metadata(names)
+        by_name = {t["name"]: t for t in response["topics"]}
+        for name in names:
+            topic = by_name.get(name)
+            raise_for_error(Errors.UNKNOWN_TOPIC_OR_PARTITION if topic is None else topic["error_code"],
+                            context=name)
+        return {name: self.cluster.topics[name] for name in names}
+
+    def describe_cluster(self):
+        """(brokers {node id: BrokerAddress}, controller id, cluster id)."""
+        self.cluster.metadata([])
+        return dict(self.cluster.brokers), self.cluster.controller_id, self.cluster.cluster_id
+
+    def describe_configs(self, topics):
+        """{topic: [ConfigEntry]} in the broker's order; raises for a topic the broker cannot describe."""
+        def body(version):
+            return {"resources": [{"resource_type": TOPIC_RESOURCE_TYPE, "resource_name": t,
+                                   "configuration_keys": None} for t in topics],
+                    "include_synonyms": False}
+
+        version, response = self.cluster.any_request(describe_configs.API_KEY, body)
+        result = {}
+        for resource in response["results"]:
+            raise_for_error(resource["error_code"], resource.get("error_message"), resource["resource_name"])
+            result[resource["resource_name"]] = [
+                ConfigEntry(c["name"], c["value"],
+                            c["is_default"] if version == 0 else c["config_source"] == DEFAULT_CONFIG_SOURCE,
+                            c["read_only"], c["is_sensitive"], c["config_source"])
+                for c in resource["configs"]]
+        return result
+
+    def list_partition_reassignments(self, timeout_ms=30000):
+        """{(topic, partition): Reassignment} of every reassignment in progress."""
+        body = {"timeout_ms": timeout_ms, "topics": None}
+
+        def attempt():
+            response = self.cluster.request(self.cluster.controller(), list_partition_reassignments.API_KEY, body)
+            raise_for_error(response["error_code"], response.get("error_message"))
+            return response
+
+        response = self.cluster.with_retries(attempt, [])
+        return {(t["name"], p["partition_index"]): Reassignment(p["replicas"], p["adding_replicas"],
+                                                                 p["removing_replicas"])
+                for t in response["topics"] for p in t["partitions"]}

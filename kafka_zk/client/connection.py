@@ -1,0 +1,159 @@
+"""One blocking connection to one broker: framing, correlation ids and per-API version negotiation."""
+
+import socket
+import struct
+
+from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exported for callers)
+    KafkaClientError, KafkaConnectionError, UnsupportedVersionError, raise_for_error)
+from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
+from kafka_zk.protocol.headers import decode_response, encode_request
+from kafka_zk.protocol.primitives import ProtocolDecodeError
+
+_SIZE = struct.Struct(">i")
+_MAX_CORRELATION_ID = 0x7FFFFFFF
+
+
+class BrokerConnection:
+    """A synchronous request/response channel to ``host:port``; connects lazily on first use.
+
+    The first request on a fresh socket is ApiVersions v0; afterwards every API goes out at the highest
+    version both sides support unless the caller pins one. Any socket or framing failure closes the
+    connection and raises KafkaConnectionError; the next request reconnects.
+    """
+
+    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0):
+        self.host = host
+        self.port = int(port)
+        self.client_id = client_id
+        self.timeout = timeout
+        self._sock = None
+        self._correlation_id = 0
+        self._broker_versions = None
+
+    def __repr__(self):
+        return "BrokerConnection(%s:%d)" % (self.host, self.port)
+
+    @property
+    def connected(self):
+        return self._sock is not None
+
+    def connect(self):
+        if self._sock is not None:
+            return
+        try:
+            sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
+        except OSError as exc:
+            raise KafkaConnectionError("cannot connect to %s:%d: %s" % (self.host, self.port, exc)) from None
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sock = sock
+        if self._broker_versions is None:
+            response = self._round_trip(API_KEY_API_VERSIONS, 0, {}, None)
+            raise_for_error(response["error_code"], context="ApiVersions from %s:%d" % (self.host, self.port))
+            self._broker_versions = {entry["api_key"]: (entry["min_version"], entry["max_version"])
+                                     for entry in response["api_keys"]}
+
+    def close(self):
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            try:
+                sock.close()
+            except OSError:
+                pass
+
+    def broker_versions(self):
+        """{api_key: (min, max)} the broker advertised; connects if needed."""
+        self.connect()
+        return dict(self._broker_versions)
+
+    def api_version(self, api_key):
+        """The highest version of ``api_key`` both we and the broker support."""
+        self.connect()
+        ours = API_SPECS.get(api_key)
+        theirs = self._broker_versions.get(api_key)
+        if ours is None or theirs is None:
+            raise UnsupportedVersionError("API key %d is not supported by %s" % (api_key, self._who()))
+        version = min(ours.max_version, theirs[1])
+        if version < max(ours.min_version, theirs[0]):
+            raise UnsupportedVersionError("%s: no common version with %s (ours %d-%d, broker %d-%d)" % (
+                ours.name, self._who(), ours.min_version, ours.max_version, theirs[0], theirs[1]))
+        return version
+
+    def _resolve_version(self, api_key, version):
+        if version is None:
+            return self.api_version(api_key)
+        self.connect()
+        theirs = self._broker_versions.get(api_key)
+        if theirs is None or not theirs[0] <= version <= theirs[1]:
+            raise UnsupportedVersionError("%s does not support API key %d at version %d"
+                                          % (self._who(), api_key, version))
+        return version
+
+    def request(self, api_key, body, version=None, timeout=None):
+        """Send one request and return the decoded response body (a dict)."""
+        self.connect()
+        return self._round_trip(api_key, self._resolve_version(api_key, version), body, timeout)
+
+    def request_with_version(self, api_key, body_for_version, timeout=None):
+        """Like request, with the body built by ``body_for_version(version)``; returns (version, response)."""
+        self.connect()
+        version = self.api_version(api_key)
+        return version, self._round_trip(api_key, version, body_for_version(version), timeout)
+
+    def send_no_response(self, api_key, body, version=None):
+        """Send a request the broker will not answer (Produce with acks=0)."""
+        self.connect()
+        self._send(api_key, self._resolve_version(api_key, version), body)
+
+    def _who(self):
+        return "broker %s:%d" % (self.host, self.port)
+
+    def _next_correlation_id(self):
+        self._correlation_id = (self._correlation_id + 1) & _MAX_CORRELATION_ID
+        return self._correlation_id
+
+    def _send(self, api_key, version, body):
+        correlation_id = self._next_correlation_id()
+        payload = encode_request(api_key, version, correlation_id, self.client_id, body)
+        try:
+            self._sock.sendall(_SIZE.pack(len(payload)) + payload)
+        except OSError as exc:
+            self._fail("send failed: %s" % exc)
+        return correlation_id
+
+    def _round_trip(self, api_key, version, body, timeout):
+        correlation_id = self._send(api_key, version, body)
+        if timeout is not None:
+            self._sock.settimeout(timeout)
+        try:
+            size = _SIZE.unpack(self._recv_exact(4))[0]
+            if size < 4:
+                self._fail("invalid response size %d" % size)
+            frame = self._recv_exact(size)
+        finally:
+            if timeout is not None and self._sock is not None:
+                self._sock.settimeout(self.timeout)
+        try:
+            received_id, response = decode_response(api_key, version, frame)
+        except ProtocolDecodeError as exc:
+            self._fail("undecodable %s v%d response: %s" % (API_SPECS[api_key].name, version, exc))
+        if received_id != correlation_id:
+            self._fail("correlation id %d does not match request %d" % (received_id, correlation_id))
+        return response
+
+    def _recv_exact(self, size):
+        buf = bytearray(size)
+        view = memoryview(buf)
+        got = 0
+        while got < size:
+            try:
+                n = self._sock.recv_into(view[got:])
+            except OSError as exc:
+                self._fail("receive failed: %s" % (exc or type(exc).__name__))
+            if n == 0:
+                self._fail("connection closed by the broker")
+            got += n
+        return buf
+
+    def _fail(self, reason):
+        self.close()
+        raise KafkaConnectionError("%s: %s" % (self._who(), reason))

@@ -1,0 +1,170 @@
+"""ZkAdmin: topic administration written straight to ZooKeeper, like Kafka 2.5's AdminZkClient (--zookeeper mode)."""
+
+from kafka_zk.client.topic_names import (
+    INTERNAL_TOPICS, InvalidTopicError, collides, has_collision_chars, validate_topic_name)
+from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas
+from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
+from kafka_zk.zk.znodes import DeleteTopicZNode
+
+
+class InvalidReplicaAssignmentError(ValueError):
+    """A manual replica assignment Kafka would reject."""
+
+
+class AdminOperationError(Exception):
+    """An admin request that is not allowed (e.g. deleting an internal topic)."""
+
+
+def _check_assignment_shape(assignment):
+    if len({len(replicas) for replicas in assignment.values()}) > 1:
+        raise InvalidReplicaAssignmentError("All partitions should have the same number of replicas")
+    for replicas in assignment.values():
+        if len(set(replicas)) != len(replicas):
+            raise InvalidReplicaAssignmentError("Duplicate replica assignment found: %s" % _format_map(assignment))
+    if sorted(assignment) != list(range(len(assignment))):
+        raise InvalidReplicaAssignmentError("partitions should be a consecutive 0-based integer sequence")
+
+
+def _format_map(assignment):
+    return "Map(%s)" % ", ".join("%d -> List(%s)" % (p, ", ".join(map(str, r))) for p, r in sorted(assignment.items()))
+
+
+class ZkAdmin:
+    """Creates, deletes, grows and describes topics by editing the znodes the controller watches."""
+
+    def __init__(self, zk_connect, session_timeout_ms=30000, zk_client=None, connect_timeout=30.0):
+        if zk_client is None:
+            zk_client = KafkaZkClient(zk_connect, session_timeout_ms=session_timeout_ms)
+            zk_client.start(timeout=connect_timeout)
+        self.zk = zk_client
+
+    def close(self):
+        self.zk.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def live_broker_ids(self):
+        return sorted(self.zk.get_broker_ids())
+
+    def list_topics(self):
+        """Sorted names of every topic with an assignment znode (including those marked for deletion)."""
+        return self.zk.get_topics()
+
+    def is_marked_for_deletion(self, topic):
+        return self.zk.exists(DeleteTopicZNode.path(topic)) is not None
+
+    def topics_marked_for_deletion(self):
+        return set(self.zk.get_topic_deletions())
+
+    def describe_topic(self, topic):
+        """None if the topic does not exist, else a dict: name, configs {k: v}, marked_for_deletion and
+        partitions {p: {replicas, leader (None if none), isr, adding_replicas, removing_replicas}}."""
+        assignment = self.zk.get_full_topic_assignments([topic]).get(topic)
+        if assignment is None:
+            return None
+        states = self.zk.get_partition_states([(topic, p) for p in assignment.partitions])
+        partitions = {}
+        for partition, replicas in sorted(assignment.partitions.items()):
+            state = states.get((topic, partition))
+            leader = state.leader if state is not None and state.leader >= 0 else None
+            partitions[partition] = {
+                "replicas": list(replicas), "leader": leader, "isr": list(state.isr) if state else [],
+                "adding_replicas": list(assignment.adding_replicas.get(partition, [])),
+                "removing_replicas": list(assignment.removing_replicas.get(partition, [])),
+            }
+        return {"name": topic, "partitions": partitions, "configs": self.zk.get_entity_config("topics", topic),
+                "marked_for_deletion": self.is_marked_for_deletion(topic)}
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def _validate_create(self, topic, assignment):
+        validate_topic_name(topic)
+        if self.is_marked_for_deletion(topic):
+            raise TopicExistsError("Topic '%s' is marked for deletion." % topic)
+        if has_collision_chars(topic):
+            colliding = [t for t in self.zk.get_topics() if t != topic and collides(t, topic)]
+            if colliding:
+                raise InvalidTopicError("Topic '%s' collides with existing topics: %s" % (topic, ", ".join(colliding)))
+        if self.zk.get_topic_assignment(topic):
+            raise TopicExistsError("Topic '%s' already exists." % topic)
+        _check_assignment_shape(assignment)
+
+    def create_topic(self, topic, partitions, replication_factor, configs=None):
+        """Create with Kafka's rack-unaware assignment over the live brokers; returns the assignment."""
+        assignment = assign_replicas(partitions, replication_factor, self.live_broker_ids())
+        return self.create_topic_with_assignment(topic, assignment, configs)
+
+    def create_topic_with_assignment(self, topic, assignment, configs=None):
+        """Write /config/topics/<t>, then /brokers/topics/<t>; the controller does the rest."""
+        self._validate_create(topic, assignment)
+        self.zk.create_topic_assignment(topic, assignment, dict(configs or {}))
+        return assignment
+
+    def delete_topic(self, topic):
+        """Mark the topic for deletion; False if it already was."""
+        if topic in INTERNAL_TOPICS:
+            raise AdminOperationError(
+                "Topic %s is a kafka internal topic and is not allowed to be marked for deletion." % topic)
+        if self.is_marked_for_deletion(topic):
+            return False
+        self.zk.mark_topic_for_deletion([topic])
+        return True
+
+    def change_topic_config(self, topic, configs):
+        """Replace the topic's config overrides and notify the brokers."""
+        self.zk.set_entity_config("topics", topic, dict(configs))
+
+    def get_topic_config(self, topic):
+        return self.zk.get_entity_config("topics", topic)
+
+    def add_partitions(self, topic, total_partitions, replica_assignment=None):
+        """Grow ``topic`` to ``total_partitions``; ``replica_assignment`` ({p: replicas}, covering all or only
+        the new partitions) places the new ones, else Kafka's assignment continues from partition 0's leader."""
+        existing = self.zk.get_topic_assignment(topic)
+        if not existing:
+            raise InvalidTopicError("The topic %s does not exist" % topic)
+        to_add = total_partitions - len(existing)
+        if to_add <= 0:
+            raise InvalidPartitionsError(
+                "The number of partitions for a topic can only be increased. Topic %s currently has %d partitions, "
+                "%d would not be an increase." % (topic, len(existing), total_partitions))
+        replication_factor = len(existing[0])
+        brokers = self.live_broker_ids()
+        if replica_assignment:
+            new = {p: list(r) for p, r in replica_assignment.items() if p >= len(existing)}
+            if len(new) != to_add:
+                raise InvalidReplicaAssignmentError(
+                    "Increasing the number of partitions by %d but %d assignments provided." % (to_add, len(new)))
+            self._validate_new_replicas(new, replication_factor, brokers)
+        else:
+            new = assign_replicas(to_add, replication_factor, brokers, start_index=existing[0][0],
+                                  start_partition=len(existing))
+        merged = dict(existing)
+        merged.update(new)
+        self.zk.set_topic_assignment(topic, merged)
+        return new
+
+    @staticmethod
+    def _validate_new_replicas(new, replication_factor, brokers):
+        for partition, replicas in sorted(new.items()):
+            if not replicas:
+                raise InvalidReplicaAssignmentError("Cannot have replication factor of 0 for partition id %d." % partition)
+            if len(set(replicas)) != len(replicas):
+                raise InvalidReplicaAssignmentError(
+                    "Duplicate brokers not allowed in replica assignment: %s for partition id %d."
+                    % (", ".join(map(str, replicas)), partition))
+            unknown = sorted(set(replicas) - set(brokers))
+            if unknown:
+                raise InvalidReplicaAssignmentError(
+                    "Unknown broker(s) in replica assignment: %s for partition id %d."
+                    % (", ".join(map(str, unknown)), partition))
+            if len(replicas) != replication_factor:
+                raise InvalidReplicationFactorError(
+                    "Inconsistent replication factor between partitions, partition 0 has %d while partition %d "
+                    "has replication factor %d." % (replication_factor, partition, len(replicas)))

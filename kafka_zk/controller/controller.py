@@ -1,0 +1,348 @@
+"""KafkaController: election through /controller, and the event handlers that drive the state machines."""
+
+import logging
+
+from twisted.internet import defer
+
+from kafka_zk.controller import state_machines as sm
+from kafka_zk.controller.channel_manager import ControllerChannelManager
+from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
+from kafka_zk.controller.event_manager import ControllerEventManager
+from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
+from kafka_zk.controller.requests import ControllerRequestBatch
+from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch
+
+log = logging.getLogger(__name__)
+
+BROKER_IDS_PATH = "/brokers/ids"
+TOPICS_PATH = "/brokers/topics"
+CONTROLLER_PATH = "/controller"
+
+
+class ControllerMoved(Exception):
+    pass
+
+
+class KafkaController:
+    def __init__(self, server):
+        self.server = server
+        self.zk = server.zk
+        self.reactor = server.reactor
+        self.broker_id = server.broker_id
+        self.context = ControllerContext()
+        self.events = ControllerEventManager()
+        self.channels = None
+        self.active = False
+        self.active_controller_id = -1
+        self._watches_registered = False
+
+    @property
+    def is_active(self):
+        return self.active
+
+    # -- election --------------------------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def startup(self):
+        self.events.put("Startup", self._elect)
+        yield self.zk.call("watch_exists", CONTROLLER_PATH, self.zk.on_reactor(self._on_controller_znode_changed))
+
+    def _on_controller_znode_changed(self, *_):
+        self.events.put("ControllerChange", self._handle_controller_change)
+
+    @defer.inlineCallbacks
+    def _handle_controller_change(self):
+        current = yield self.zk.call("get_controller_id")
+        self.active_controller_id = -1 if current is None else current
+        if self.active and current != self.broker_id:
+            self._resign()
+        if current is None:
+            yield self._elect()
+
+    @defer.inlineCallbacks
+    def _elect(self):
+        if self.active:
+            return
+        won, epoch, epoch_zk_version = yield self.zk.call(
+            "try_elect_controller", self.broker_id, self.server.now_ms())
+        if not won:
+            current = yield self.zk.call("get_controller_id")
+            self.active_controller_id = -1 if current is None else current
+            log.info("[Controller id=%d] broker %s is the controller", self.broker_id, current)
+            return
+        self.active_controller_id = self.broker_id
+        log.info("[Controller id=%d] elected controller with epoch %d", self.broker_id, epoch)
+        yield self._on_become_controller(epoch, epoch_zk_version)
+
+    def _resign(self):
+        log.info("[Controller id=%d] resigning", self.broker_id)
+        self.active = False
+        if self.channels is not None:
+            self.channels.shutdown()
+            self.channels = None
+        self.context.reset()
+
+    @defer.inlineCallbacks
+    def _on_become_controller(self, epoch, epoch_zk_version):
+        context = self.context
+        context.reset()
+        context.epoch = epoch
+        context.epoch_zk_version = epoch_zk_version
+        self.active = True
+        self.channels = ControllerChannelManager(self.reactor, self.broker_id, self.server.listener_name)
+        if not self._watches_registered:
+            yield self.zk.call("watch_children", BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
+            yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
+            self._watches_registered = True
+        brokers = yield self.zk.call("get_all_brokers")
+        for broker in brokers:
+            self._add_live_broker(broker)
+        topics = yield self.zk.call("get_topics")
+        assignments = yield self.zk.call("get_topic_assignments", topics)
+        for topic, assignment in assignments.items():
+            context.add_topic(topic, assignment)
+        states = yield self.zk.call("get_partition_states", list(context.assignments))
+        for tp, state in states.items():
+            if state is not None:
+                context.leadership[tp] = LeaderIsr(state.leader, state.leader_epoch, list(state.isr),
+                                                   state.controller_epoch, state.zk_version)
+        live = context.live_broker_ids
+        for tp, replicas in context.assignments.items():
+            for replica in replicas:
+                context.replica_states[(tp[0], tp[1], replica)] = (
+                    sm.ONLINE_REPLICA if replica in live else sm.OFFLINE_REPLICA)
+            leadership = context.leadership.get(tp)
+            if leadership is None:
+                context.partition_states[tp] = sm.NEW_PARTITION
+            elif leadership.leader in live:
+                context.partition_states[tp] = sm.ONLINE_PARTITION
+            else:
+                context.partition_states[tp] = sm.OFFLINE_PARTITION
+        batch = self._new_batch()
+        batch.add_update_metadata(context.live_brokers)
+        for tp in context.leadership:
+            batch.add_leader_and_isr(context.assignments[tp], tp)
+        yield self._trigger_online_partitions(batch)
+        self._send(batch)
+        log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers", self.broker_id,
+                 len(assignments), len(context.assignments), len(context.live_brokers))
+
+    def _add_live_broker(self, broker):
+        self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
+        endpoint = broker.endpoint(self.server.config.inter_broker_listener_name) or broker.endpoints[0]
+        self.channels.add_broker(broker.id, endpoint.host, endpoint.port)
+
+    # -- broker membership ------------------------------------------------------------------------
+
+    def _on_brokers_changed(self, *_):
+        self.events.put("BrokerChange", self._handle_broker_change)
+
+    @defer.inlineCallbacks
+    def _handle_broker_change(self):
+        if not self.active:
+            return
+        brokers = yield self.zk.call("get_all_brokers")
+        current = {broker.id: broker for broker in brokers}
+        known = self.context.live_brokers
+        dead = [b for b in known if b not in current]
+        bounced = [b for b in known if b in current and current[b].epoch != known[b].epoch]
+        new = [b for b in current if b not in known]
+        if not (dead or bounced or new):
+            return
+        log.info("[Controller id=%d] broker change: new %s, dead %s, bounced %s", self.broker_id,
+                 sorted(new), sorted(dead), sorted(bounced))
+        failed = dead + bounced
+        for broker_id in failed:
+            del self.context.live_brokers[broker_id]
+            self.context.shutting_down.discard(broker_id)
+            self.channels.remove_broker(broker_id)
+        if failed:
+            yield self._on_brokers_failure(failed)
+        started = new + bounced
+        for broker_id in started:
+            self._add_live_broker(current[broker_id])
+        if started:
+            yield self._on_brokers_startup(started)
+
+    @defer.inlineCallbacks
+    def _on_brokers_failure(self, brokers):
+        context = self.context
+        batch = self._new_batch()
+        led = [tp for tp, leadership in context.leadership.items() if leadership.leader in brokers]
+        for tp in led:
+            sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
+        yield self._trigger_online_partitions(batch)
+        # Replicas on the failed brokers go offline and leave the ISR of their partitions.
+        shrunk = {}
+        for tp, replicas in context.assignments.items():
+            failed_here = [broker for broker in brokers if broker in replicas]
+            for broker in failed_here:
+                sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
+            current = context.leadership.get(tp)
+            if current is None or not failed_here:
+                continue
+            proposal = current
+            for broker in failed_here:
+                proposal = remove_replica_from_isr(proposal, broker, context.epoch) or proposal
+            if proposal is not current:
+                shrunk[tp] = proposal._replace(leader_epoch=current.leader_epoch + 1)
+        if shrunk:
+            yield self._write_leadership(shrunk, batch)
+        batch.add_update_metadata(context.live_brokers)
+        self._send(batch)
+
+    @defer.inlineCallbacks
+    def _on_brokers_startup(self, brokers):
+        context = self.context
+        batch = self._new_batch()
+        batch.add_update_metadata(context.live_brokers)
+        for tp, replicas in context.assignments.items():
+            for broker in brokers:
+                if broker in replicas:
+                    sm.set_replica_state(context, tp, broker, sm.ONLINE_REPLICA)
+                    if tp in context.leadership:
+                        batch.add_leader_and_isr([broker], tp)
+        yield self._trigger_online_partitions(batch)
+        self._send(batch)
+
+    # -- topics ------------------------------------------------------------------------------------
+
+    def _on_topics_changed(self, *_):
+        self.events.put("TopicChange", self._handle_topic_change)
+
+    @defer.inlineCallbacks
+    def _handle_topic_change(self):
+        if not self.active:
+            return
+        topics = yield self.zk.call("get_topics")
+        new_topics = sorted(set(topics) - self.context.topics())
+        if not new_topics:
+            return
+        assignments = yield self.zk.call("get_topic_assignments", new_topics)
+        partitions = []
+        for topic, assignment in assignments.items():
+            self.context.add_topic(topic, assignment)
+            partitions.extend((topic, partition) for partition in assignment)
+        log.info("[Controller id=%d] new topics %s with %d partitions", self.broker_id, new_topics,
+                 len(partitions))
+        for tp in partitions:
+            sm.set_partition_state(self.context, tp, sm.NEW_PARTITION)
+            for replica in self.context.assignments[tp]:
+                sm.set_replica_state(self.context, tp, replica, sm.NEW_REPLICA)
+        batch = self._new_batch()
+        yield self._trigger_online_partitions(batch, partitions)
+        for tp in partitions:
+            for replica in self.context.assignments[tp]:
+                if replica in self.context.live_brokers:
+                    sm.set_replica_state(self.context, tp, replica, sm.ONLINE_REPLICA)
+        self._send(batch)
+
+    # -- partition state machine --------------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def _trigger_online_partitions(self, batch, partitions=None):
+        """Move New and Offline partitions (all, or the given ones) to OnlinePartition where possible."""
+        context = self.context
+        if partitions is None:
+            partitions = [tp for tp, state in context.partition_states.items()
+                          if state in (sm.NEW_PARTITION, sm.OFFLINE_PARTITION)]
+        new = [tp for tp in partitions if sm.partition_state(context, tp) == sm.NEW_PARTITION]
+        offline = [tp for tp in partitions if sm.partition_state(context, tp) == sm.OFFLINE_PARTITION]
+        if new:
+            decided, failed = initial_leadership(context, new)
+            if failed:
+                log.info("[Controller id=%d] no live replica for new partitions %s", self.broker_id, failed)
+            created = yield self._create_leadership(decided)
+            for tp in created:
+                sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
+                batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
+        if offline:
+            decided, failed = elect(context, offline, "offline", self._unclean_enabled)
+            if failed:
+                log.info("[Controller id=%d] partitions without an eligible leader stay offline: %s",
+                         self.broker_id, sorted(failed))
+            written = yield self._write_leadership(decided, batch)
+            for tp in written:
+                sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
+
+    def _unclean_enabled(self, topic):
+        value = self.context.topic_configs.get(topic, {}).get("unclean.leader.election.enable")
+        if value is None:
+            return self.server.config["unclean.leader.election.enable"]
+        return str(value).lower() == "true"
+
+    @defer.inlineCallbacks
+    def _create_leadership(self, decided):
+        if not decided:
+            return []
+        states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
+        results = yield self._fenced("create_partition_states", states)
+        created = []
+        for tp, outcome in results.items():
+            if isinstance(outcome, Exception):
+                log.warning("[Controller id=%d] creating the state znode of %s-%d failed: %r",
+                            self.broker_id, tp[0], tp[1], outcome)
+                continue
+            self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
+            created.append(tp)
+        return created
+
+    @defer.inlineCallbacks
+    def _write_leadership(self, decided, batch):
+        """Conditionally update state znodes; on success update the context and queue LeaderAndIsr."""
+        if not decided:
+            return []
+        states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
+        results = yield self._fenced("update_partition_states", states)
+        written = []
+        for tp, outcome in results.items():
+            if isinstance(outcome, Exception):
+                log.warning("[Controller id=%d] conditional update of %s-%d failed: %r",
+                            self.broker_id, tp[0], tp[1], outcome)
+                continue
+            self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
+            batch.add_leader_and_isr(self.context.assignments[tp], tp)
+            written.append(tp)
+        return written
+
+    @defer.inlineCallbacks
+    def _fenced(self, method, states):
+        try:
+            result = yield self.zk.call(method, states, self.context.epoch, self.context.epoch_zk_version)
+        except Exception as error:
+            if type(error).__name__ == "ControllerMovedError":
+                log.warning("[Controller id=%d] controller moved; resigning", self.broker_id)
+                self._resign()
+                raise ControllerMoved(str(error)) from None
+            raise
+        return result
+
+    # -- requests ---------------------------------------------------------------------------------
+
+    def _new_batch(self):
+        return ControllerRequestBatch(self.context, self.broker_id)
+
+    def _send(self, batch):
+        if not self.active:
+            return
+        for broker, (api_key, version), body in batch.requests():
+            self.channels.send(broker, api_key, version, body, self._on_response)
+
+    def _on_response(self, broker, response):
+        errors = [p for p in response.get("partition_errors") or [] if p["error_code"]]
+        if response.get("error_code") or errors:
+            log.warning("[Controller id=%d] broker %d answered with errors: %s %s", self.broker_id, broker,
+                        response.get("error_code"), errors[:5])
+
+    # -- shutdown ---------------------------------------------------------------------------------
+
+    def shutdown(self):
+        self.events.clear()
+        if self.active:
+            self._resign()
+        return defer.succeed(None)
+
+
+def _znode_state(leadership):
+    return LeaderIsrAndControllerEpoch(leadership.leader, leadership.leader_epoch, list(leadership.isr),
+                                       leadership.controller_epoch, leadership.zk_version)

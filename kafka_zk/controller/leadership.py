@@ -1,0 +1,67 @@
+"""Pure leadership decisions: initial leaders for new partitions, elections, and ISR shrink on failure."""
+
+from kafka_zk.controller.context import LeaderIsr
+from kafka_zk.controller import election
+
+NO_LEADER = -1
+
+
+def initial_leadership(context, partitions):
+    """For NewPartition -> OnlinePartition: {tp: LeaderIsr} with zk_version -1 (to create), and the
+    partitions that have no live replica (they stay NewPartition)."""
+    live = context.live_broker_ids
+    decided, failed = {}, []
+    for tp in partitions:
+        live_replicas = [replica for replica in context.assignments[tp] if replica in live]
+        if not live_replicas:
+            failed.append(tp)
+            continue
+        decided[tp] = LeaderIsr(live_replicas[0], 0, live_replicas, context.epoch, -1)
+    return decided, failed
+
+
+def elect(context, partitions, strategy, unclean_enabled=lambda topic: False):
+    """Elect new leaders for partitions that have a LeaderIsr. Returns ({tp: new LeaderIsr}, failed).
+
+    strategy: "offline", "preferred", "controlled_shutdown" or "reassign".
+    The new LeaderIsr keeps the old zk_version: the write is conditioned on it.
+    """
+    live = context.live_broker_ids
+    decided, failed = {}, []
+    for tp in partitions:
+        current = context.leadership.get(tp)
+        if current is None:
+            failed.append(tp)
+            continue
+        assignment = context.assignments[tp]
+        if strategy == "offline":
+            result = election.offline_partition_leader(assignment, current.isr, live, unclean_enabled(tp[0]))
+        elif strategy == "preferred":
+            result = election.preferred_replica_leader(assignment, current.isr, live)
+        elif strategy == "controlled_shutdown":
+            result = election.controlled_shutdown_leader(assignment, current.isr,
+                                                         context.live_or_shutting_down_broker_ids,
+                                                         context.shutting_down)
+        elif strategy == "reassign":
+            result = election.reassign_partition_leader(assignment, current.isr, live)
+        else:
+            raise ValueError("unknown election strategy %s" % strategy)
+        if result.leader is None:
+            failed.append(tp)
+            continue
+        decided[tp] = LeaderIsr(result.leader, current.leader_epoch + 1, list(result.isr),
+                                context.epoch, current.zk_version)
+    return decided, failed
+
+
+def remove_replica_from_isr(current, broker, controller_epoch):
+    """The LeaderIsr after a replica goes offline, or None if nothing changes.
+
+    A leader that leaves makes the partition leaderless (-1); the last ISR member is kept so that a
+    clean election can still find it when it returns.
+    """
+    if broker not in current.isr and current.leader != broker:
+        return None
+    leader = NO_LEADER if current.leader == broker else current.leader
+    isr = current.isr if len(current.isr) == 1 else [replica for replica in current.isr if replica != broker]
+    return LeaderIsr(leader, current.leader_epoch + 1, isr, controller_epoch, current.zk_version)

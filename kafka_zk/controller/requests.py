@@ -1,0 +1,101 @@
+"""Builds the controller's batched LeaderAndIsr / UpdateMetadata / StopReplica request bodies."""
+
+LEADER_AND_ISR = (4, 4)  # (api key, version) for inter.broker.protocol.version 2.5
+STOP_REPLICA = (5, 2)
+UPDATE_METADATA = (6, 6)
+
+SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
+
+
+def _grouped(partition_states):
+    topics = {}
+    for (topic, _), state in sorted(partition_states.items()):
+        topics.setdefault(topic, []).append(state)
+    return [{"topic_name": topic, "partition_states": states} for topic, states in topics.items()]
+
+
+class ControllerRequestBatch:
+    """Collects per-broker partition states during one event, then emits one request per broker and kind."""
+
+    def __init__(self, context, controller_id):
+        self.context = context
+        self.controller_id = controller_id
+        self.leader_and_isr = {}  # broker -> {tp: state}
+        self.update_metadata_brokers = set()
+        self.update_metadata_partitions = {}  # tp -> state, or None for "all partitions"
+        self.stop_replica = {}  # broker -> {"delete": bool, "partitions": set}
+
+    def add_leader_and_isr(self, brokers, tp, is_new=False):
+        leadership = self.context.leadership[tp]
+        state = {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
+                 "leader": leadership.leader, "leader_epoch": leadership.leader_epoch,
+                 "isr": list(leadership.isr), "zk_version": leadership.zk_version,
+                 "replicas": list(self.context.assignments[tp]), "adding_replicas": [],
+                 "removing_replicas": [], "is_new": is_new}
+        for broker in brokers:
+            if broker in self.context.live_brokers:
+                self.leader_and_isr.setdefault(broker, {})[tp] = state
+        self.add_update_metadata(self.context.live_brokers, [tp])
+
+    def add_update_metadata(self, brokers, partitions=None):
+        self.update_metadata_brokers.update(b for b in brokers if b in self.context.live_brokers)
+        if partitions is None:
+            partitions = [tp for tp in self.context.leadership]
+        for tp in partitions:
+            self.update_metadata_partitions[tp] = self._metadata_state(tp)
+
+    def _metadata_state(self, tp):
+        leadership = self.context.leadership[tp]
+        replicas = list(self.context.assignments[tp])
+        return {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
+                "leader": leadership.leader, "leader_epoch": leadership.leader_epoch,
+                "isr": list(leadership.isr), "zk_version": leadership.zk_version, "replicas": replicas,
+                "offline_replicas": [r for r in replicas if r not in self.context.live_brokers]}
+
+    def add_stop_replica(self, broker, tp, delete):
+        entry = self.stop_replica.setdefault((broker, delete), set())
+        entry.add(tp)
+
+    def _live_brokers_body(self):
+        brokers = []
+        for broker_id, live in sorted(self.context.live_brokers.items()):
+            brokers.append({"id": broker_id, "rack": live.info.rack, "endpoints": [
+                {"port": endpoint.port, "host": endpoint.host, "listener": endpoint.listener_name,
+                 "security_protocol": SECURITY_PROTOCOL_IDS.get(endpoint.security_protocol, 0)}
+                for endpoint in live.info.endpoints]})
+        return brokers
+
+    def requests(self):
+        """[(broker, (api_key, version), body)] in the order Kafka sends them."""
+        out = []
+        epoch = self.context.epoch
+        live_leaders = []
+        for broker_id, live in sorted(self.context.live_brokers.items()):
+            endpoint = live.info.endpoints[0]
+            live_leaders.append({"broker_id": broker_id, "host_name": endpoint.host, "port": endpoint.port})
+        for broker, states in sorted(self.leader_and_isr.items()):
+            leaders = {state["leader"] for state in states.values()}
+            out.append((broker, LEADER_AND_ISR, {
+                "controller_id": self.controller_id, "controller_epoch": epoch,
+                "broker_epoch": self.context.live_brokers[broker].epoch,
+                "topic_states": _grouped(states),
+                "live_leaders": [leader for leader in live_leaders if leader["broker_id"] in leaders]}))
+        if self.update_metadata_brokers:
+            topic_states = _grouped(self.update_metadata_partitions)
+            live_brokers = self._live_brokers_body()
+            for broker in sorted(self.update_metadata_brokers):
+                out.append((broker, UPDATE_METADATA, {
+                    "controller_id": self.controller_id, "controller_epoch": epoch,
+                    "broker_epoch": self.context.live_brokers[broker].epoch,
+                    "topic_states": topic_states, "live_brokers": live_brokers}))
+        for (broker, delete), partitions in sorted(self.stop_replica.items()):
+            if broker not in self.context.live_brokers:
+                continue
+            topics = {}
+            for topic, partition in sorted(partitions):
+                topics.setdefault(topic, []).append(partition)
+            out.append((broker, STOP_REPLICA, {
+                "controller_id": self.controller_id, "controller_epoch": epoch,
+                "broker_epoch": self.context.live_brokers[broker].epoch, "delete_partitions": delete,
+                "topics": [{"name": topic, "partition_indexes": indexes} for topic, indexes in topics.items()]}))
+        return out

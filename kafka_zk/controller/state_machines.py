@@ -1,0 +1,84 @@
+"""Partition and replica state machines: the tables of valid previous states, and checked transitions."""
+
+NON_EXISTENT_PARTITION = "NonExistentPartition"
+NEW_PARTITION = "NewPartition"
+ONLINE_PARTITION = "OnlinePartition"
+OFFLINE_PARTITION = "OfflinePartition"
+
+PARTITION_VALID_PREVIOUS = {
+    NEW_PARTITION: {NON_EXISTENT_PARTITION},
+    ONLINE_PARTITION: {NEW_PARTITION, ONLINE_PARTITION, OFFLINE_PARTITION},
+    OFFLINE_PARTITION: {NEW_PARTITION, ONLINE_PARTITION, OFFLINE_PARTITION},
+    NON_EXISTENT_PARTITION: {OFFLINE_PARTITION},
+}
+
+NEW_REPLICA = "NewReplica"
+ONLINE_REPLICA = "OnlineReplica"
+OFFLINE_REPLICA = "OfflineReplica"
+REPLICA_DELETION_STARTED = "ReplicaDeletionStarted"
+REPLICA_DELETION_SUCCESSFUL = "ReplicaDeletionSuccessful"
+REPLICA_DELETION_INELIGIBLE = "ReplicaDeletionIneligible"
+NON_EXISTENT_REPLICA = "NonExistentReplica"
+
+REPLICA_VALID_PREVIOUS = {
+    NEW_REPLICA: {NON_EXISTENT_REPLICA},
+    ONLINE_REPLICA: {NEW_REPLICA, ONLINE_REPLICA, OFFLINE_REPLICA, REPLICA_DELETION_INELIGIBLE},
+    OFFLINE_REPLICA: {NEW_REPLICA, ONLINE_REPLICA, OFFLINE_REPLICA, REPLICA_DELETION_INELIGIBLE},
+    REPLICA_DELETION_STARTED: {OFFLINE_REPLICA},
+    REPLICA_DELETION_SUCCESSFUL: {REPLICA_DELETION_STARTED},
+    REPLICA_DELETION_INELIGIBLE: {OFFLINE_REPLICA, REPLICA_DELETION_STARTED},
+    NON_EXISTENT_REPLICA: {REPLICA_DELETION_SUCCESSFUL},
+}
+
+
+class IllegalStateTransition(Exception):
+    pass
+
+
+def partition_state(context, tp):
+    return context.partition_states.get(tp, NON_EXISTENT_PARTITION)
+
+
+def replica_state(context, tp, broker):
+    return context.replica_states.get((tp[0], tp[1], broker), NON_EXISTENT_REPLICA)
+
+
+def valid_partition_transitions(context, partitions, target):
+    """Split partitions into (valid, invalid) for a move to target."""
+    allowed = PARTITION_VALID_PREVIOUS[target]
+    valid, invalid = [], []
+    for tp in partitions:
+        (valid if partition_state(context, tp) in allowed else invalid).append(tp)
+    return valid, invalid
+
+
+def valid_replica_transitions(context, replicas, target):
+    """replicas: iterable of (tp, broker). Returns (valid, invalid)."""
+    allowed = REPLICA_VALID_PREVIOUS[target]
+    valid, invalid = [], []
+    for tp, broker in replicas:
+        (valid if replica_state(context, tp, broker) in allowed else invalid).append((tp, broker))
+    return valid, invalid
+
+
+def set_partition_state(context, tp, target):
+    current = partition_state(context, tp)
+    if current not in PARTITION_VALID_PREVIOUS[target]:
+        raise IllegalStateTransition("Partition %s-%d cannot move from %s to %s"
+                                     % (tp[0], tp[1], current, target))
+    if target == NON_EXISTENT_PARTITION:
+        context.partition_states.pop(tp, None)
+    else:
+        context.partition_states[tp] = target
+
+
+def set_replica_state(context, tp, broker, target):
+    current = replica_state(context, tp, broker)
+    if current not in REPLICA_VALID_PREVIOUS[target]:
+        raise IllegalStateTransition("Replica %d of %s-%d cannot move from %s to %s"
+                                     % (broker, tp[0], tp[1], current, target))
+    key = (tp[0], tp[1], broker)
+    if target == NON_EXISTENT_REPLICA:
+        context.replica_states.pop(key, None)
+    else:
+        context.replica_states[key] = target

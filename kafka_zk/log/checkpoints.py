@@ -1,0 +1,195 @@
+"""Checkpoint files of a log dir and a partition dir, and meta.properties: text formats, atomic writes."""
+
+import os
+import time
+
+CHECKPOINT_VERSION = 0
+RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
+REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"
+CLEANER_OFFSET_CHECKPOINT = "cleaner-offset-checkpoint"
+LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
+META_PROPERTIES = "meta.properties"
+META_PROPERTIES_VERSION = 0
+
+
+class MalformedCheckpointError(ValueError):
+    """A checkpoint or meta.properties file that cannot be parsed."""
+
+
+def _fsync_dir(path):
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_atomically(path, text):
+    """Write ``text`` to ``path`` via ``path.tmp``: flush, fsync, rename, fsync the directory."""
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(os.path.dirname(os.path.abspath(path)))
+
+
+class _CheckpointFile:
+    """``0``, the entry count, then one entry per line; an absent or empty file holds no entries."""
+
+    fields = 0
+
+    def __init__(self, path):
+        self.path = path
+
+    def _write_lines(self, lines):
+        text = "%d\n%d\n" % (CHECKPOINT_VERSION, len(lines)) + "".join(line + "\n" for line in lines)
+        write_atomically(self.path, text)
+
+    def _read_rows(self):
+        try:
+            with open(self.path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        if not lines:
+            return []
+        if len(lines) < 2:
+            raise MalformedCheckpointError("checkpoint file %s has no entry count" % self.path)
+        try:
+            version = int(lines[0].strip())
+            expected = int(lines[1].strip())
+        except ValueError:
+            raise MalformedCheckpointError("malformed header in checkpoint file %s" % self.path) from None
+        if version != CHECKPOINT_VERSION:
+            raise MalformedCheckpointError("unrecognised version %d in checkpoint file %s" % (version, self.path))
+        rows = [line.split() for line in lines[2:] if line.strip()]
+        for row in rows:
+            if len(row) != self.fields:
+                raise MalformedCheckpointError("malformed line %r in checkpoint file %s" % (" ".join(row), self.path))
+        if len(rows) != expected:
+            raise MalformedCheckpointError("expected %d entries in checkpoint file %s but found %d"
+                                           % (expected, self.path, len(rows)))
+        return rows
+
+
+class OffsetCheckpointFile(_CheckpointFile):
+    """Lines ``<topic> <partition> <offset>``: recovery points, high watermarks, log start and cleaner offsets."""
+
+    fields = 3
+
+    def write(self, offsets):
+        """Replace the file with ``offsets``: a mapping (topic, partition) -> offset."""
+        self._write_lines(["%s %d %d" % (topic, partition, offset)
+                           for (topic, partition), offset in sorted(offsets.items())])
+
+    def read(self):
+        result = {}
+        for topic, partition, offset in self._read_rows():
+            try:
+                result[(topic, int(partition))] = int(offset)
+            except ValueError:
+                raise MalformedCheckpointError("malformed line %r in checkpoint file %s"
+                                               % (" ".join((topic, partition, offset)), self.path)) from None
+        return result
+
+
+class LeaderEpochCheckpointFile(_CheckpointFile):
+    """Lines ``<epoch> <start offset>`` in epoch order, per partition dir."""
+
+    fields = 2
+
+    def write(self, entries):
+        self._write_lines(["%d %d" % (epoch, start_offset) for epoch, start_offset in entries])
+
+    def read(self):
+        try:
+            return [(int(epoch), int(start)) for epoch, start in self._read_rows()]
+        except ValueError:
+            raise MalformedCheckpointError("malformed entry in checkpoint file %s" % self.path) from None
+
+
+# English names regardless of locale, as java.util.Date.toString prints them.
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_PROPERTY_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f",
+                     "=": "\\=", ":": "\\:", "#": "\\#", "!": "\\!"}
+_PROPERTY_UNESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f"}
+
+
+def _escape_property(text):
+    return "".join(_PROPERTY_ESCAPES.get(ch, ch) for ch in text)
+
+
+def _unescape_property(text):
+    out = []
+    chars = iter(text)
+    for ch in chars:
+        if ch == "\\":
+            nxt = next(chars, "")
+            out.append(_PROPERTY_UNESCAPES.get(nxt, nxt))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def parse_properties(text):
+    """Parse Java properties text (``key=value`` or ``key:value``, ``#``/``!`` comments)."""
+    props = {}
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        split_at = len(line)
+        escaped = False
+        for i, ch in enumerate(line):
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch in "=:":
+                split_at = i
+                break
+        props[_unescape_property(line[:split_at].strip())] = _unescape_property(line[split_at + 1:].strip())
+    return props
+
+
+def format_properties(props, now_ms):
+    """Java properties text with the empty comment and timestamp comment lines Properties.store writes."""
+    t = time.gmtime(now_ms // 1000)
+    stamp = "%s %s %02d %02d:%02d:%02d UTC %d" % (_DAYS[t.tm_wday], _MONTHS[t.tm_mon - 1], t.tm_mday,
+                                                  t.tm_hour, t.tm_min, t.tm_sec, t.tm_year)
+    lines = ["#", "#" + stamp]
+    lines += ["%s=%s" % (_escape_property(key), _escape_property(value)) for key, value in props.items()]
+    return "\n".join(lines) + "\n"
+
+
+def read_meta_properties(path):
+    """Return {"broker_id": int, "cluster_id": str or None} from meta.properties, or None if absent."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            props = parse_properties(f.read())
+    except FileNotFoundError:
+        return None
+    try:
+        version = int(props["version"])
+        broker_id = int(props["broker.id"])
+    except (KeyError, ValueError):
+        raise MalformedCheckpointError("meta.properties %s needs integer version and broker.id" % path) from None
+    if version != META_PROPERTIES_VERSION:
+        raise MalformedCheckpointError("unrecognised version %d in %s" % (version, path))
+    return {"broker_id": broker_id, "cluster_id": props.get("cluster.id")}
+
+
+def write_meta_properties(path, broker_id, cluster_id, now_ms):
+    props = {"version": str(META_PROPERTIES_VERSION), "broker.id": str(broker_id)}
+    if cluster_id is not None:
+        props["cluster.id"] = cluster_id
+    write_atomically(path, format_properties(props, now_ms))

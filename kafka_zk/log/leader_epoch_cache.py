@@ -1,0 +1,101 @@
+"""Per-partition leader epoch -> start offset entries, kept in the leader-epoch-checkpoint file."""
+
+from collections import namedtuple
+
+UNDEFINED_EPOCH = -1
+UNDEFINED_EPOCH_OFFSET = -1
+
+EpochEntry = namedtuple("EpochEntry", "epoch start_offset")
+
+
+class LeaderEpochFileCache:
+    """Entries increase in both epoch and start offset; every change is written to the checkpoint."""
+
+    def __init__(self, checkpoint):
+        self._checkpoint = checkpoint
+        self._entries = []
+        for epoch, start_offset in checkpoint.read():
+            self._assign(EpochEntry(epoch, start_offset))
+
+    @property
+    def entries(self):
+        return list(self._entries)
+
+    @property
+    def latest_entry(self):
+        return self._entries[-1] if self._entries else None
+
+    @property
+    def earliest_entry(self):
+        return self._entries[0] if self._entries else None
+
+    @property
+    def latest_epoch(self):
+        """The latest epoch, or None when the cache is empty."""
+        return self._entries[-1].epoch if self._entries else None
+
+    def assign(self, epoch, start_offset):
+        """Record that ``epoch`` starts at ``start_offset``.
+
+        Nothing changes when the latest entry already has this epoch at an offset <= start_offset.
+        Otherwise entries whose epoch or start offset is not below the new one are dropped first.
+        """
+        if self._assign(EpochEntry(epoch, start_offset)):
+            self.flush()
+
+    def _assign(self, entry):
+        if entry.epoch < 0 or entry.start_offset < 0:
+            raise ValueError("invalid leader epoch entry %r" % (entry,))
+        last = self.latest_entry
+        if last is not None and entry.epoch == last.epoch and entry.start_offset >= last.start_offset:
+            return False
+        while self._entries and (self._entries[-1].epoch >= entry.epoch
+                                 or self._entries[-1].start_offset >= entry.start_offset):
+            self._entries.pop()
+        self._entries.append(entry)
+        return True
+
+    def end_offset_for(self, requested_epoch, log_end_offset):
+        """(epoch, end offset) for OffsetForLeaderEpoch.
+
+        The epoch is the largest known epoch <= requested_epoch and the end offset is the start of
+        the first later epoch, or the log end offset when the latest epoch is requested. Unknown:
+        (-1, -1).
+        """
+        if requested_epoch == UNDEFINED_EPOCH or not self._entries:
+            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+        if requested_epoch == self._entries[-1].epoch:
+            return requested_epoch, log_end_offset
+        floor = None
+        for entry in self._entries:
+            if entry.epoch > requested_epoch:
+                if floor is None:
+                    # Older epochs are gone from the log; the first later epoch's start is the answer.
+                    return requested_epoch, entry.start_offset
+                return floor.epoch, entry.start_offset
+            floor = entry
+        return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+
+    def truncate_from_end(self, end_offset):
+        """Remove every entry starting at or after ``end_offset``."""
+        if end_offset < 0 or not self._entries or self._entries[-1].start_offset < end_offset:
+            return
+        while self._entries and self._entries[-1].start_offset >= end_offset:
+            self._entries.pop()
+        self.flush()
+
+    def truncate_from_start(self, start_offset):
+        """Drop entries wholly before ``start_offset``; the epoch covering it now starts there."""
+        removed = None
+        while self._entries and self._entries[0].start_offset <= start_offset:
+            removed = self._entries.pop(0)
+        if removed is not None:
+            self._entries.insert(0, EpochEntry(removed.epoch, start_offset))
+            self.flush()
+
+    def clear_and_flush(self):
+        self._entries = []
+        self.flush()
+
+    def flush(self):
+        self._checkpoint.write(self._entries)

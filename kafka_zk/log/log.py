@@ -1,0 +1,537 @@
+"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery."""
+
+import bisect
+import dataclasses
+import logging
+import os
+import shutil
+import uuid
+
+from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
+from kafka_zk.log.index_file import CorruptIndexError
+from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
+from kafka_zk.log.segment import (
+    CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX,
+    FetchDataInfo, LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
+from kafka_zk.record.batch_header import InvalidRecordError, iter_batch_headers
+
+logger = logging.getLogger(__name__)
+
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+NO_TIMESTAMP = -1
+DELETE_DIR_SUFFIX = "-delete"
+_LONG_MAX = 2 ** 63 - 1
+_WEEK_MS = 7 * 24 * 60 * 60 * 1000
+
+
+class OffsetOutOfRangeError(Exception):
+    """An offset outside [log start offset, log end offset] (OFFSET_OUT_OF_RANGE)."""
+
+
+class RecordBatchTooLargeError(Exception):
+    """A set of batches larger than segment.bytes (RECORD_LIST_TOO_LARGE)."""
+
+
+class UnexpectedAppendOffsetError(Exception):
+    """Batches whose first offset is below the log end offset."""
+
+
+@dataclasses.dataclass
+class LogConfig:
+    """Per-log settings; defaults are Kafka 2.5's broker defaults."""
+
+    segment_bytes: int = 1024 * 1024 * 1024
+    segment_ms: int = _WEEK_MS
+    retention_ms: int = _WEEK_MS
+    retention_bytes: int = -1
+    index_interval_bytes: int = 4096
+    max_index_size: int = 10 * 1024 * 1024
+    max_message_bytes: int = 1048588
+    cleanup_policy: str = "delete"
+    file_delete_delay_ms: int = 60000
+    flush_ms: int = _LONG_MAX
+
+    @property
+    def delete_enabled(self):
+        return "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
+
+    def with_overrides(self, props):
+        """A copy with topic-level overrides (``{"retention.ms": "1000", ...}``) applied; others ignored."""
+        changes = {}
+        for name, value in props.items():
+            field = TOPIC_CONFIG_FIELDS.get(name)
+            if field is not None:
+                changes[field] = value.strip().lower() if field == "cleanup_policy" else int(value)
+        return dataclasses.replace(self, **changes)
+
+
+TOPIC_CONFIG_FIELDS = {
+    "segment.bytes": "segment_bytes",
+    "segment.ms": "segment_ms",
+    "retention.ms": "retention_ms",
+    "retention.bytes": "retention_bytes",
+    "index.interval.bytes": "index_interval_bytes",
+    "segment.index.bytes": "max_index_size",
+    "max.message.bytes": "max_message_bytes",
+    "cleanup.policy": "cleanup_policy",
+    "file.delete.delay.ms": "file_delete_delay_ms",
+    "flush.ms": "flush_ms",
+}
+
+
+def log_dir_name(topic, partition):
+    return "%s-%d" % (topic, partition)
+
+
+def parse_topic_partition(dir_name):
+    """(topic, partition) from ``<topic>-<partition>``; ValueError for anything else."""
+    topic, sep, partition = dir_name.rpartition("-")
+    if not sep or not topic or not partition.isdigit():
+        raise ValueError("%r is not a <topic>-<partition> directory name" % dir_name)
+    return topic, int(partition)
+
+
+def delete_dir_name(topic, partition):
+    return "%s.%s%s" % (log_dir_name(topic, partition), uuid.uuid4().hex, DELETE_DIR_SUFFIX)
+
+
+def _base_offset_of(name, suffix):
+    stem = name[:-len(suffix)]
+    if name.endswith(suffix) and len(stem) == 20 and stem.isdigit():
+        return int(stem)
+    return None
+
+
+class Log:
+    """An append-only sequence of segments; the last one is active.
+
+    Offsets are assigned by the caller. Deleted segments are renamed ``.deleted`` at once and
+    their files removed ``file_delete_delay_ms`` later by remove_deleted_segments(now_ms), so
+    slices handed out just before stay readable. ``clock()`` returns the time in ms.
+    """
+
+    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False):
+        self.dir = dir_path
+        self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
+        self.config = config
+        self._clock = clock
+        self.log_start_offset = log_start_offset
+        self.recovery_point = recovery_point
+        self.last_flush_ms = clock()
+        self._segments = []
+        self._bases = []
+        self._pending_deletes = []
+        os.makedirs(dir_path, exist_ok=True)
+        self.leader_epoch_cache = LeaderEpochFileCache(
+            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)))
+        self._load(clean_shutdown)
+
+    def __repr__(self):
+        return "Log(%s, start=%d, end=%d)" % (self.dir, self.log_start_offset, self.log_end_offset)
+
+    # -- segments ----------------------------------------------------------------------------
+
+    @property
+    def segments(self):
+        return tuple(self._segments)
+
+    @property
+    def active_segment(self):
+        return self._segments[-1]
+
+    @property
+    def size(self):
+        return sum(segment.size for segment in self._segments)
+
+    @property
+    def log_end_offset(self):
+        return self._leo.offset
+
+    @property
+    def log_end_offset_metadata(self):
+        return self._leo
+
+    def _new_segment(self, base_offset, file_suffix=""):
+        return LogSegment(self.dir, base_offset, self._clock(), self.config.index_interval_bytes,
+                          self.config.max_index_size, file_suffix)
+
+    def _add_segment(self, segment):
+        i = bisect.bisect_left(self._bases, segment.base_offset)
+        self._bases.insert(i, segment.base_offset)
+        self._segments.insert(i, segment)
+
+    def _floor_index(self, offset):
+        """Index of the segment whose base offset is the largest <= offset (-1 if none)."""
+        return bisect.bisect_right(self._bases, offset) - 1
+
+    def _delete_segments(self, segments, now_ms, immediately=False):
+        for segment in segments:
+            i = self._bases.index(segment.base_offset)
+            del self._bases[i]
+            del self._segments[i]
+            segment.change_file_suffixes("", DELETED_SUFFIX)
+            if immediately:
+                segment.delete()
+            else:
+                self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
+        self.remove_deleted_segments(now_ms)
+
+    def remove_deleted_segments(self, now_ms):
+        """Remove the files of segments deleted at least file_delete_delay_ms ago."""
+        due = [segment for when, segment in self._pending_deletes if when <= now_ms]
+        self._pending_deletes = [(when, s) for when, s in self._pending_deletes if when > now_ms]
+        for segment in due:
+            segment.delete()
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _load(self, clean_shutdown):
+        swap_bases = self._remove_temp_files()
+        truncated_on_load = self._load_segment_files()
+        for base_offset in swap_bases:
+            self._complete_swap(base_offset)
+        if not clean_shutdown:
+            self._recover_unflushed(truncated_on_load)
+        now = self._clock()
+        if self._segments and self.active_segment.next_offset() < self.log_start_offset:
+            logger.warning("%s: log end offset %d is below log start offset %d; deleting all segments",
+                           self.dir, self.active_segment.next_offset(), self.log_start_offset)
+            self._delete_segments(list(self._segments), now, immediately=True)
+        if not self._segments:
+            self._add_segment(self._new_segment(self.log_start_offset))
+        active = self.active_segment
+        active.resize_indexes(self.config.max_index_size)
+        self._leo = LogOffsetMetadata(active.next_offset(), active.base_offset, active.size)
+        self.recovery_point = self._leo.offset
+        self.leader_epoch_cache.truncate_from_end(self._leo.offset)
+        self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
+        self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
+
+    def _remove_temp_files(self):
+        """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases."""
+        swap_bases = []
+        for name in os.listdir(self.dir):
+            path = os.path.join(self.dir, name)
+            if name.endswith(DELETED_SUFFIX) or name.endswith(CLEANED_SUFFIX):
+                os.remove(path)
+            elif name.endswith(SWAP_SUFFIX):
+                base_offset = _base_offset_of(name[:-len(SWAP_SUFFIX)], LOG_SUFFIX)
+                if base_offset is None:
+                    os.remove(path)
+                else:
+                    swap_bases.append(base_offset)
+        return sorted(swap_bases)
+
+    def _load_segment_files(self):
+        """Open every segment; rebuild missing or corrupt indexes. Returns {segment: bytes truncated}."""
+        names = sorted(os.listdir(self.dir))
+        log_bases = {_base_offset_of(name, LOG_SUFFIX) for name in names} - {None}
+        for name in names:
+            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+                base_offset = _base_offset_of(name, suffix)
+                if base_offset is not None and base_offset not in log_bases:
+                    os.remove(os.path.join(self.dir, name))
+        truncated = {}
+        for base_offset in sorted(log_bases):
+            had_indexes = LogSegment.index_files_exist(self.dir, base_offset)
+            segment = self._new_segment(base_offset)
+            try:
+                if not had_indexes:
+                    raise CorruptIndexError("missing index files")
+                segment.sanity_check()
+            except CorruptIndexError as exc:
+                logger.info("%s: rebuilding indexes of segment %d (%s)", self.dir, base_offset, exc)
+                truncated[segment] = segment.recover(epoch_cache=self.leader_epoch_cache)
+            self._add_segment(segment)
+        return truncated
+
+    def _complete_swap(self, base_offset):
+        """Finish a cleaner's replace interrupted by a crash: the ``.swap`` segment replaces the ones it covers."""
+        swap = self._new_segment(base_offset, SWAP_SUFFIX)
+        swap.recover()
+        end = swap.next_offset()
+        replaced = [s for s in self._segments if base_offset <= s.base_offset < end]
+        self._delete_segments(replaced, self._clock(), immediately=True)
+        swap.change_file_suffixes(SWAP_SUFFIX, "")
+        self._add_segment(swap)
+
+    def _recover_unflushed(self, truncated_on_load):
+        start = max(0, self._floor_index(self.recovery_point))
+        unflushed = self._segments[start:]
+        for i, segment in enumerate(unflushed):
+            if segment in truncated_on_load:
+                truncated = truncated_on_load[segment]
+            else:
+                logger.info("%s: recovering unflushed segment %d", self.dir, segment.base_offset)
+                truncated = segment.recover(epoch_cache=self.leader_epoch_cache)
+            if truncated > 0:
+                logger.warning("%s: corruption in segment %d, truncated %d bytes to offset %d",
+                               self.dir, segment.base_offset, truncated, segment.next_offset())
+                self._delete_segments(unflushed[i + 1:], self._clock(), immediately=True)
+                return
+
+    # -- appending ---------------------------------------------------------------------------
+
+    def append(self, records, last_offset, max_timestamp, offset_of_max_timestamp):
+        """Append complete v2 batches whose offsets the caller assigned (first offset >= log end offset).
+
+        Rolls a new segment first when needed. Returns the LogOffsetMetadata of the first batch.
+        """
+        headers = list(iter_batch_headers(records))
+        if not headers or headers[-1][0] + headers[-1][1].size != len(records):
+            raise InvalidRecordError("append needs whole record batches")
+        first_offset = headers[0][1].base_offset
+        if headers[-1][1].last_offset != last_offset:
+            raise ValueError("last_offset %d does not match the batches' %d" % (last_offset, headers[-1][1].last_offset))
+        if first_offset < self._leo.offset:
+            raise UnexpectedAppendOffsetError("first offset %d is below the log end offset %d"
+                                              % (first_offset, self._leo.offset))
+        if len(records) > self.config.segment_bytes:
+            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (len(records), self.config.segment_bytes))
+        segment = self._maybe_roll(len(records), first_offset, last_offset, max_timestamp)
+        position = segment.size
+        segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
+        for _, header in headers:
+            if header.partition_leader_epoch >= 0:
+                self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+        self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
+        return LogOffsetMetadata(first_offset, segment.base_offset, position)
+
+    def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
+        segment = self.active_segment
+        if segment.should_roll(self._clock(), self.config.segment_bytes, self.config.segment_ms,
+                               messages_size, max_timestamp, last_offset):
+            return self.roll(first_offset)
+        return segment
+
+    def roll(self, expected_next_offset=0):
+        """Start a new active segment at max(expected_next_offset, log end offset)."""
+        new_base = max(expected_next_offset, self._leo.offset)
+        active = self.active_segment
+        if new_base == active.base_offset and active.size == 0:
+            return active
+        if new_base <= active.base_offset:
+            raise ValueError("cannot roll to offset %d at or below the active segment %d" % (new_base, active.base_offset))
+        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            stale = os.path.join(self.dir, segment_file_name(new_base, suffix))
+            if os.path.exists(stale):
+                logger.warning("%s: removing stale index file %s before rolling", self.dir, stale)
+                os.remove(stale)
+        active.on_become_inactive()
+        segment = self._new_segment(new_base)
+        self._add_segment(segment)
+        self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
+        return segment
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _check_in_range(self, offset):
+        if offset < self.log_start_offset or offset > self._leo.offset:
+            raise OffsetOutOfRangeError("offset %d is outside [%d, %d] of %s"
+                                        % (offset, self.log_start_offset, self._leo.offset, self.dir))
+
+    def read(self, start_offset, max_bytes, max_offset=None, min_one_message=True):
+        """Batches from the one holding ``start_offset``, as a FetchDataInfo with a FileSlice.
+
+        ``max_offset`` (exclusive; an int or a LogOffsetMetadata, e.g. the high watermark) stops
+        the read before the batch that holds it. Reads stay within one segment.
+        """
+        self._check_in_range(start_offset)
+        if isinstance(max_offset, LogOffsetMetadata):
+            limit = max_offset
+        elif max_offset is None or max_offset >= self._leo.offset:
+            limit = self._leo
+        elif start_offset >= max_offset:
+            return FetchDataInfo(self.offset_metadata(start_offset), EMPTY_SLICE, False)
+        else:
+            limit = self.offset_metadata(max_offset)
+        if start_offset == limit.offset:
+            return FetchDataInfo(limit, EMPTY_SLICE, False)
+        if start_offset > limit.offset:
+            return FetchDataInfo(self.offset_metadata(start_offset), EMPTY_SLICE, False)
+        for segment in self._segments[max(0, self._floor_index(start_offset)):]:
+            max_position = limit.position if limit.segment_base_offset == segment.base_offset else segment.size
+            info = segment.read(start_offset, max_bytes, max_position, min_one_message)
+            if info is not None:
+                return info
+        return FetchDataInfo(self._leo, EMPTY_SLICE, False)
+
+    def offset_metadata(self, offset):
+        """LogOffsetMetadata of ``offset``: the segment and position of the batch holding it."""
+        self._check_in_range(offset)
+        if offset == self._leo.offset:
+            return self._leo
+        for segment in self._segments[max(0, self._floor_index(offset)):]:
+            found = segment.translate_offset(offset)
+            if found is not None:
+                return LogOffsetMetadata(offset, segment.base_offset, found[0])
+        return self._leo
+
+    def iter_batch_headers(self, start_offset=0):
+        """Yield the BatchHeader of every batch from the segment holding start_offset on (headers only)."""
+        for segment in self._segments[max(0, self._floor_index(start_offset)):]:
+            for _, header in segment._iter_headers(0):
+                if header.last_offset >= start_offset:
+                    yield header
+
+    def bytes_between(self, start_offset, end_offset):
+        """Bytes of the batches from start_offset up to end_offset; a lower bound when they span segments."""
+        if end_offset <= start_offset:
+            return 0
+        start = self.offset_metadata(start_offset)
+        end = self.offset_metadata(end_offset)
+        if start.segment_base_offset == end.segment_base_offset:
+            return end.position - start.position
+        return max(1, self.segments[self._floor_index(start_offset)].size - start.position)
+
+    def fetch_offset_by_timestamp(self, timestamp):
+        """ListOffsets: -2 earliest, -1 latest, else the first record with timestamp >= ``timestamp``.
+
+        Returns OffsetAndTimestamp(offset, timestamp, leader_epoch) (-1 where unknown) or None.
+        """
+        cache = self.leader_epoch_cache
+        if timestamp == EARLIEST_TIMESTAMP:
+            earliest = cache.earliest_entry
+            epoch = earliest.epoch if earliest is not None and earliest.start_offset <= self.log_start_offset else -1
+            return OffsetAndTimestamp(self.log_start_offset, NO_TIMESTAMP, epoch)
+        if timestamp == LATEST_TIMESTAMP:
+            latest = cache.latest_epoch
+            return OffsetAndTimestamp(self._leo.offset, NO_TIMESTAMP, -1 if latest is None else latest)
+        for segment in self._segments:
+            if segment.largest_timestamp >= timestamp:
+                return segment.find_offset_by_timestamp(timestamp, self.log_start_offset)
+        return None
+
+    def end_offset_for_epoch(self, leader_epoch):
+        """(epoch, end offset) for OffsetForLeaderEpoch; (-1, -1) when unknown."""
+        return self.leader_epoch_cache.end_offset_for(leader_epoch, self._leo.offset)
+
+    # -- retention ---------------------------------------------------------------------------
+
+    def delete_old_segments(self, now_ms, max_offset=None):
+        """Apply retention.ms and retention.bytes (policy delete) and the log start offset.
+
+        Only whole segments before the active one go, and only those wholly below ``max_offset``
+        (e.g. the high watermark) when given. Returns how many segments were deleted.
+        """
+        deleted = 0
+        if self.config.delete_enabled:
+            retention_ms = self.config.retention_ms
+            if retention_ms >= 0:
+                deleted += self._delete_old(
+                    lambda segment, following: now_ms - segment.largest_timestamp > retention_ms,
+                    now_ms, max_offset, "retention.ms %d" % retention_ms)
+            deleted += self._delete_retention_size_breached(now_ms, max_offset)
+        deleted += self._delete_old(
+            lambda segment, following: following.base_offset <= self.log_start_offset,
+            now_ms, max_offset, "log start offset %d" % self.log_start_offset)
+        return deleted
+
+    def _delete_retention_size_breached(self, now_ms, max_offset):
+        retention = self.config.retention_bytes
+        size = self.size
+        if retention < 0 or size < retention:
+            return 0
+        excess = size - retention
+
+        def over_size(segment, following):
+            nonlocal excess
+            if excess - segment.size >= 0:
+                excess -= segment.size
+                return True
+            return False
+
+        return self._delete_old(over_size, now_ms, max_offset, "retention.bytes %d" % retention)
+
+    def _delete_old(self, predicate, now_ms, max_offset, reason):
+        """Delete the leading non-active segments for which predicate(segment, following) holds."""
+        upper_limit = self._leo.offset if max_offset is None else min(max_offset, self._leo.offset)
+        deletable = []
+        for segment, following in zip(self._segments, self._segments[1:]):
+            if following.base_offset > upper_limit or not predicate(segment, following):
+                break
+            deletable.append(segment)
+        if deletable:
+            logger.info("%s: deleting segments %s (%s)", self.dir, [s.base_offset for s in deletable], reason)
+            self._delete_segments(deletable, now_ms)
+            self.maybe_increment_log_start_offset(self._segments[0].base_offset)
+        return len(deletable)
+
+    def maybe_increment_log_start_offset(self, new_start_offset):
+        """Raise the log start offset (retention, DeleteRecords); returns True if it moved."""
+        if new_start_offset > self._leo.offset:
+            raise OffsetOutOfRangeError("log start offset %d beyond log end offset %d"
+                                        % (new_start_offset, self._leo.offset))
+        if new_start_offset <= self.log_start_offset:
+            return False
+        self.log_start_offset = new_start_offset
+        self.leader_epoch_cache.truncate_from_start(new_start_offset)
+        return True
+
+    # -- truncation --------------------------------------------------------------------------
+
+    def truncate_to(self, target_offset):
+        """Remove everything at or after ``target_offset``; returns False if there was nothing to remove."""
+        if target_offset < 0:
+            raise ValueError("cannot truncate to negative offset %d" % target_offset)
+        if target_offset >= self._leo.offset:
+            return False
+        if self._segments[0].base_offset > target_offset:
+            self.truncate_fully_and_start_at(target_offset)
+            return True
+        now = self._clock()
+        self._delete_segments(self._segments[self._floor_index(target_offset) + 1:], now)
+        active = self.active_segment
+        active.truncate_to(target_offset, now)
+        self._leo = LogOffsetMetadata(target_offset, active.base_offset, active.size)
+        self.recovery_point = min(target_offset, self.recovery_point)
+        self.log_start_offset = min(target_offset, self.log_start_offset)
+        self.leader_epoch_cache.truncate_from_end(target_offset)
+        return True
+
+    def truncate_fully_and_start_at(self, new_offset):
+        """Delete every segment and start empty at ``new_offset`` (also the new log start offset)."""
+        self._delete_segments(list(self._segments), self._clock())
+        self._add_segment(self._new_segment(new_offset))
+        self._leo = LogOffsetMetadata(new_offset, new_offset, 0)
+        self.leader_epoch_cache.clear_and_flush()
+        self.log_start_offset = new_offset
+        self.recovery_point = min(new_offset, self.recovery_point)
+
+    # -- durability and lifecycle ------------------------------------------------------------
+
+    def flush(self, up_to_offset=None):
+        """fsync the segments holding [recovery_point, up_to_offset) and move the recovery point there."""
+        offset = self._leo.offset if up_to_offset is None else up_to_offset
+        if offset <= self.recovery_point:
+            return
+        start = max(0, self._floor_index(self.recovery_point))
+        for segment in self._segments[start:]:
+            if segment.base_offset >= offset:
+                break
+            segment.flush()
+        self.recovery_point = offset
+        self.last_flush_ms = self._clock()
+
+    def close(self):
+        """Remove pending deleted files and close every segment (indexes trimmed)."""
+        for _, segment in self._pending_deletes:
+            segment.delete()
+        self._pending_deletes = []
+        for segment in self._segments:
+            segment.close()
+
+    def delete(self):
+        """Rename the dir to ``<topic>-<partition>.<uuid>-delete``, then remove it and everything in it."""
+        new_dir = os.path.join(os.path.dirname(self.dir), delete_dir_name(self.topic, self.partition))
+        os.rename(self.dir, new_dir)
+        self.dir = new_dir
+        for _, segment in self._pending_deletes:
+            segment.delete()
+        for segment in self._segments:
+            segment.delete()
+        self._pending_deletes = []
+        self._segments = []
+        self._bases = []
+        shutil.rmtree(new_dir, ignore_errors=True)

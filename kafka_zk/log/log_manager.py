@@ -1,0 +1,209 @@
+"""All partition logs of a broker across its log dirs: loading, placement, checkpoints, retention, flush, shutdown.
+
+Nothing here runs on a timer: the server calls cleanup_logs, flush_dirty_logs and the
+checkpoint methods periodically.
+"""
+
+import logging
+import os
+import shutil
+
+from kafka_zk.log.checkpoints import (
+    LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT, MalformedCheckpointError,
+    OffsetCheckpointFile, read_meta_properties, write_meta_properties)
+from kafka_zk.log.log import DELETE_DIR_SUFFIX, Log, log_dir_name, parse_topic_partition
+
+logger = logging.getLogger(__name__)
+
+CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+
+
+class InconsistentBrokerIdError(Exception):
+    """meta.properties holds a different broker.id than the configured one (or dirs disagree)."""
+
+
+class InconsistentClusterIdError(Exception):
+    """meta.properties holds a different cluster.id than the one in ZooKeeper."""
+
+
+class LogManager:
+    """Owns the Log objects of this broker, keyed by (topic, partition)."""
+
+    def __init__(self, log_dirs, default_config, clock):
+        self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.default_config = default_config
+        self._clock = clock
+        self._logs = {}
+        self._dir_of = {}
+        for log_dir in self.log_dirs:
+            os.makedirs(log_dir, exist_ok=True)
+
+    # -- broker metadata ---------------------------------------------------------------------
+
+    def stored_broker_id(self):
+        """The broker.id recorded in the dirs' meta.properties, or None; raises if dirs disagree."""
+        ids = {meta["broker_id"] for meta in self._read_metas().values() if meta is not None}
+        if len(ids) > 1:
+            raise InconsistentBrokerIdError("log dirs %s record different broker ids %s"
+                                            % (self.log_dirs, sorted(ids)))
+        return ids.pop() if ids else None
+
+    def check_meta(self, broker_id, cluster_id):
+        """Check every dir's meta.properties against this broker and cluster; write it where absent."""
+        now = self._clock()
+        for log_dir, meta in self._read_metas().items():
+            path = os.path.join(log_dir, META_PROPERTIES)
+            if meta is not None:
+                stored_cluster = meta["cluster_id"]
+                if cluster_id is not None and stored_cluster is not None and stored_cluster != cluster_id:
+                    raise InconsistentClusterIdError(
+                        "cluster id %s does not match cluster.id %s stored in %s: this broker's data belongs "
+                        "to another cluster (check zookeeper.connect)" % (cluster_id, stored_cluster, path))
+                if meta["broker_id"] != broker_id:
+                    raise InconsistentBrokerIdError(
+                        "configured broker.id %d does not match broker.id %d stored in %s; if the data was "
+                        "moved, configure the stored id, otherwise empty log.dirs for a new broker"
+                        % (broker_id, meta["broker_id"], path))
+                if stored_cluster is not None or cluster_id is None:
+                    continue
+            write_meta_properties(path, broker_id, cluster_id, now)
+
+    def _read_metas(self):
+        return {d: read_meta_properties(os.path.join(d, META_PROPERTIES)) for d in self.log_dirs}
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _read_offsets(self, log_dir, name):
+        checkpoint = OffsetCheckpointFile(os.path.join(log_dir, name))
+        try:
+            return checkpoint.read()
+        except MalformedCheckpointError as exc:
+            logger.warning("ignoring %s: %s", checkpoint.path, exc)
+            return {}
+
+    def load_logs(self, config_for=None):
+        """Open every partition dir; logs in a dir without the clean-shutdown marker are recovered.
+
+        ``config_for(topic)`` gives a topic's LogConfig (default: the manager's default config).
+        Leftover ``-delete`` dirs are removed. Returns {log_dir: had_clean_shutdown}.
+        """
+        clean_by_dir = {}
+        for log_dir in self.log_dirs:
+            marker = os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)
+            clean = os.path.exists(marker)
+            recovery_points = self._read_offsets(log_dir, RECOVERY_POINT_CHECKPOINT)
+            log_start_offsets = self._read_offsets(log_dir, LOG_START_OFFSET_CHECKPOINT)
+            for name in sorted(os.listdir(log_dir)):
+                path = os.path.join(log_dir, name)
+                if not os.path.isdir(path):
+                    continue
+                if name.endswith(DELETE_DIR_SUFFIX):
+                    shutil.rmtree(path, ignore_errors=True)
+                    continue
+                try:
+                    tp = parse_topic_partition(name)
+                except ValueError:
+                    continue
+                if tp in self._logs:
+                    raise RuntimeError("partition %s-%d found in both %s and %s"
+                                       % (tp[0], tp[1], self._dir_of[tp], log_dir))
+                config = config_for(tp[0]) if config_for is not None else self.default_config
+                self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
+                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean)
+                self._dir_of[tp] = log_dir
+            if clean:
+                os.remove(marker)
+            clean_by_dir[log_dir] = clean
+        return clean_by_dir
+
+    # -- access ------------------------------------------------------------------------------
+
+    def get_log(self, topic, partition):
+        return self._logs.get((topic, partition))
+
+    def all_logs(self):
+        return list(self._logs.values())
+
+    def log_dir_of(self, topic, partition):
+        return self._dir_of.get((topic, partition))
+
+    def _next_log_dir(self):
+        counts = {d: 0 for d in self.log_dirs}
+        for log_dir in self._dir_of.values():
+            counts[log_dir] += 1
+        return min(self.log_dirs, key=lambda d: counts[d])
+
+    def get_or_create_log(self, topic, partition, config=None):
+        """The partition's log, created empty in the dir holding the fewest partitions if new."""
+        tp = (topic, partition)
+        log = self._logs.get(tp)
+        if log is None:
+            log_dir = self._next_log_dir()
+            log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
+                      self._clock)
+            self._logs[tp] = log
+            self._dir_of[tp] = log_dir
+        return log
+
+    def _logs_in(self, log_dir):
+        return {tp: self._logs[tp] for tp, d in self._dir_of.items() if d == log_dir}
+
+    # -- periodic work -----------------------------------------------------------------------
+
+    def checkpoint_recovery_points(self):
+        for log_dir in self.log_dirs:
+            OffsetCheckpointFile(os.path.join(log_dir, RECOVERY_POINT_CHECKPOINT)).write(
+                {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()})
+
+    def checkpoint_log_start_offsets(self):
+        """Record log start offsets that are above the first segment's base (after DeleteRecords)."""
+        for log_dir in self.log_dirs:
+            OffsetCheckpointFile(os.path.join(log_dir, LOG_START_OFFSET_CHECKPOINT)).write(
+                {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
+                 if log.log_start_offset > log.segments[0].base_offset})
+
+    def cleanup_logs(self, now_ms, max_offsets=None):
+        """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
+
+        Also removes files of segments deleted more than file.delete.delay.ms ago. Returns the
+        number of segments deleted.
+        """
+        deleted = 0
+        for tp, log in list(self._logs.items()):
+            max_offset = max_offsets.get(tp) if max_offsets is not None else None
+            deleted += log.delete_old_segments(now_ms, max_offset)
+            log.remove_deleted_segments(now_ms)
+        return deleted
+
+    def flush_dirty_logs(self, now_ms):
+        """fsync logs not flushed for flush.ms, and rolled segments not yet flushed."""
+        for log in list(self._logs.values()):
+            if now_ms - log.last_flush_ms >= log.config.flush_ms:
+                log.flush()
+            elif log.recovery_point < log.active_segment.base_offset:
+                log.flush(log.active_segment.base_offset)
+
+    def async_delete(self, topic, partition):
+        """Remove a partition's log: its dir is renamed ``...-delete`` and then deleted. False if unknown."""
+        tp = (topic, partition)
+        log = self._logs.pop(tp, None)
+        if log is None:
+            return False
+        del self._dir_of[tp]
+        log.delete()
+        self.checkpoint_recovery_points()
+        self.checkpoint_log_start_offsets()
+        return True
+
+    def shutdown(self):
+        """Flush and close every log, write the checkpoints, then the clean-shutdown marker in each dir."""
+        for log in self._logs.values():
+            log.flush()
+            log.close()
+        self.checkpoint_recovery_points()
+        self.checkpoint_log_start_offsets()
+        for log_dir in self.log_dirs:
+            with open(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE), "wb") as f:
+                os.fsync(f.fileno())
+        self._logs = {}
+        self._dir_of = {}

@@ -1,0 +1,450 @@
+"""One log segment: a `.log` file of v2 record batches with its `.index` and `.timeindex`."""
+
+import os
+from collections import namedtuple
+
+import crc32c
+
+from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
+from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
+from kafka_zk.record.batch_header import (
+    ATTRIBUTES_POS, BATCH_HEADER_SIZE, MAGIC_POS, MIN_BATCH_LENGTH, InvalidRecordError, compute_crc, read_batch_header)
+from kafka_zk.record.records import decode_batch
+
+LOG_SUFFIX = ".log"
+INDEX_SUFFIX = ".index"
+TIME_INDEX_SUFFIX = ".timeindex"
+DELETED_SUFFIX = ".deleted"
+CLEANED_SUFFIX = ".cleaned"
+SWAP_SUFFIX = ".swap"
+
+DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024
+_SCAN_CHUNK = 8 * 1024
+_RECOVERY_CHUNK = 1024 * 1024
+
+
+def _open_or_create(path, flags):
+    return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+
+
+def segment_file_name(base_offset, suffix):
+    """``00000000000000000042.log`` and friends: the base offset as 20 zero-padded digits."""
+    return "%020d%s" % (base_offset, suffix)
+
+
+LogOffsetMetadata = namedtuple("LogOffsetMetadata", "offset segment_base_offset position")
+OffsetAndTimestamp = namedtuple("OffsetAndTimestamp", "offset timestamp leader_epoch")
+
+
+class FileSlice:
+    """``size`` bytes at ``position`` of an open segment file: what a fetch response sends.
+
+    ``file`` is the segment's unbuffered file object (None for an empty slice); send it with
+    ``os.sendfile(sock, slice.fileno(), slice.position, slice.size)`` or copy it with read_bytes().
+    """
+
+    __slots__ = ("file", "position", "size")
+
+    def __init__(self, file, position, size):
+        self.file = file
+        self.position = position
+        self.size = size
+
+    def __len__(self):
+        return self.size
+
+    def __repr__(self):
+        return "FileSlice(%s, position=%d, size=%d)" % (getattr(self.file, "name", None), self.position, self.size)
+
+    def fileno(self):
+        return self.file.fileno()
+
+    def read_bytes(self):
+        """The slice's bytes (fewer if the file was truncated since the slice was made)."""
+        if self.size == 0:
+            return b""
+        return os.pread(self.file.fileno(), self.size, self.position)
+
+
+EMPTY_SLICE = FileSlice(None, 0, 0)
+
+
+class FetchDataInfo(namedtuple("FetchDataInfo", "offset_metadata records first_entry_incomplete")):
+    """A read's result: where it started, the file slice to send, and whether max_bytes cut the first batch."""
+
+    __slots__ = ()
+
+    def read_bytes(self):
+        return self.records.read_bytes()
+
+
+class LogSegment:
+    """Appends offset-assigned batches, keeps the sparse indexes, reads slices, and recovers itself."""
+
+    def __init__(self, dir_path, base_offset, now_ms, index_interval_bytes=4096,
+                 max_index_size=DEFAULT_MAX_INDEX_SIZE, file_suffix=""):
+        self.dir = dir_path
+        self.base_offset = base_offset
+        self.index_interval_bytes = index_interval_bytes
+        self.max_index_size = max_index_size
+        self.log_path = os.path.join(dir_path, segment_file_name(base_offset, LOG_SUFFIX + file_suffix))
+        self._file = open(self.log_path, "r+b", buffering=0, opener=_open_or_create)
+        self._size = os.fstat(self._file.fileno()).st_size
+        self.offset_index = OffsetIndex(
+            os.path.join(dir_path, segment_file_name(base_offset, INDEX_SUFFIX + file_suffix)),
+            base_offset, max_index_size)
+        self.time_index = TimeIndex(
+            os.path.join(dir_path, segment_file_name(base_offset, TIME_INDEX_SUFFIX + file_suffix)),
+            base_offset, max_index_size)
+        self.created_ms = now_ms
+        self._rolling_based_timestamp = None
+        self._bytes_since_last_index_entry = 0
+        # Loaded lazily: a segment that is about to be recovered should not be scanned first.
+        self._max_timestamp = None
+        self._offset_of_max_timestamp = None
+        self._next_offset = None
+
+    @staticmethod
+    def index_files_exist(dir_path, base_offset, file_suffix=""):
+        return all(os.path.exists(os.path.join(dir_path, segment_file_name(base_offset, suffix + file_suffix)))
+                   for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX))
+
+    def __repr__(self):
+        return "LogSegment(%s, size=%d)" % (self.log_path, self._size)
+
+    @property
+    def size(self):
+        return self._size
+
+    @property
+    def file(self):
+        return self._file
+
+    # -- appending ---------------------------------------------------------------------------
+
+    def can_convert_to_relative_offset(self, offset):
+        return 0 <= offset - self.base_offset <= INT32_MAX
+
+    def append(self, largest_offset, largest_timestamp, offset_of_max_timestamp, records):
+        """Write ``records`` (complete batches whose offsets are assigned) at the end of the file."""
+        if not records:
+            return
+        if not self.can_convert_to_relative_offset(largest_offset):
+            raise InvalidRecordError("offset %d does not fit in segment %d" % (largest_offset, self.base_offset))
+        position = self._size
+        if position == 0:
+            self._rolling_based_timestamp = largest_timestamp
+        self._load_max_timestamp()
+        view = memoryview(records)
+        fd = self._file.fileno()
+        written = 0
+        while written < len(view):
+            written += os.pwrite(fd, view[written:], position + written)
+        self._size += len(view)
+        if largest_timestamp > self._max_timestamp:
+            self._max_timestamp = largest_timestamp
+            self._offset_of_max_timestamp = offset_of_max_timestamp
+        if self._bytes_since_last_index_entry > self.index_interval_bytes:
+            self.offset_index.append(largest_offset, position)
+            self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            self._bytes_since_last_index_entry = 0
+        self._bytes_since_last_index_entry += len(view)
+        self._next_offset = largest_offset + 1
+
+    # -- scanning ----------------------------------------------------------------------------
+
+    def _iter_headers(self, start, end=None):
+        """Yield (position, BatchHeader) for the complete batches in [start, end), reading headers only."""
+        end = self._size if end is None else end
+        fd = self._file.fileno()
+        pos = start
+        buf = b""
+        buf_start = start
+        while pos + BATCH_HEADER_SIZE <= end:
+            off = pos - buf_start
+            if off + BATCH_HEADER_SIZE > len(buf):
+                buf = os.pread(fd, max(BATCH_HEADER_SIZE, min(_SCAN_CHUNK, end - pos)), pos)
+                buf_start, off = pos, 0
+                if len(buf) < BATCH_HEADER_SIZE:
+                    return
+            header = read_batch_header(buf, off)
+            if header.batch_length < MIN_BATCH_LENGTH or header.magic != 2:
+                raise InvalidRecordError("bad batch header at position %d of %s" % (pos, self.log_path))
+            if pos + header.size > end:
+                return
+            yield pos, header
+            pos += header.size
+
+    def _last_index_position(self):
+        index = self.offset_index
+        return index.entry(index.entries - 1).position if index.entries else 0
+
+    def translate_offset(self, offset, starting_position=0):
+        """(position, header) of the first batch whose last offset >= ``offset``, or None."""
+        start = max(self.offset_index.lookup(offset).position, starting_position)
+        for position, header in self._iter_headers(start):
+            if header.last_offset >= offset:
+                return position, header
+        return None
+
+    def next_offset(self):
+        """The offset after the last batch in this segment (the base offset when empty)."""
+        if self._next_offset is None:
+            next_offset = self.base_offset
+            for _, header in self._iter_headers(self._last_index_position()):
+                next_offset = header.next_offset
+            self._next_offset = next_offset
+        return self._next_offset
+
+    def _load_max_timestamp(self):
+        if self._max_timestamp is not None:
+            return
+        last = self.time_index.last_entry
+        max_timestamp, offset = last.timestamp, last.offset
+        for _, header in self._iter_headers(self.offset_index.lookup(last.offset).position):
+            if header.max_timestamp > max_timestamp:
+                max_timestamp, offset = header.max_timestamp, header.last_offset
+        self._max_timestamp, self._offset_of_max_timestamp = max_timestamp, offset
+
+    @property
+    def max_timestamp_so_far(self):
+        self._load_max_timestamp()
+        return self._max_timestamp
+
+    @property
+    def last_modified_ms(self):
+        return os.stat(self.log_path).st_mtime_ns // 1_000_000
+
+    @property
+    def largest_timestamp(self):
+        """The largest record timestamp, or the file's modification time if there is none."""
+        self._load_max_timestamp()
+        if self._max_timestamp >= 0:
+            return self._max_timestamp
+        return self.last_modified_ms
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, start_offset, max_size, max_position=None, min_one_message=True):
+        """A slice starting at the batch holding ``start_offset``; None if the offset is past this segment.
+
+        At most ``max_size`` bytes and never past ``max_position``; with ``min_one_message`` the
+        first batch is returned whole even if it is larger than max_size.
+        """
+        if max_size < 0:
+            raise ValueError("invalid max_size %d" % max_size)
+        found = self.translate_offset(start_offset)
+        if found is None:
+            return None
+        position, header = found
+        metadata = LogOffsetMetadata(start_offset, self.base_offset, position)
+        adjusted_max = max(max_size, header.size) if min_one_message else max_size
+        if adjusted_max == 0:
+            return FetchDataInfo(metadata, EMPTY_SLICE, False)
+        limit = self._size if max_position is None else max_position
+        fetch_size = max(0, min(limit - position, adjusted_max))
+        return FetchDataInfo(metadata, FileSlice(self._file, position, fetch_size), adjusted_max < header.size)
+
+    def find_offset_by_timestamp(self, timestamp, starting_offset=0):
+        """The first record at or after ``starting_offset`` whose timestamp >= ``timestamp``, or None."""
+        indexed = self.time_index.lookup(timestamp)
+        position = self.offset_index.lookup(max(indexed.offset, starting_offset)).position
+        fd = self._file.fileno()
+        for batch_position, header in self._iter_headers(position):
+            if header.max_timestamp < timestamp:
+                continue
+            _, records = decode_batch(os.pread(fd, header.size, batch_position), verify_crc=False)
+            for record in records:
+                if record.timestamp >= timestamp and record.offset >= starting_offset:
+                    epoch = header.partition_leader_epoch if header.partition_leader_epoch >= 0 else -1
+                    return OffsetAndTimestamp(record.offset, record.timestamp, epoch)
+        return None
+
+    # -- rolling -----------------------------------------------------------------------------
+
+    def time_waited_for_roll(self, now_ms, message_timestamp):
+        """Time since the first batch's timestamp (by the new records' clock), else since creation."""
+        if self._rolling_based_timestamp is None and self._size > 0:
+            for _, header in self._iter_headers(0):
+                self._rolling_based_timestamp = header.max_timestamp
+                break
+        if self._rolling_based_timestamp is not None and self._rolling_based_timestamp >= 0:
+            return message_timestamp - self._rolling_based_timestamp
+        return now_ms - self.created_ms
+
+    def should_roll(self, now_ms, segment_bytes, segment_ms, messages_size, max_timestamp_in_messages,
+                    max_offset_in_messages):
+        reached_roll_ms = self.time_waited_for_roll(now_ms, max_timestamp_in_messages) > segment_ms
+        return (self._size > segment_bytes - messages_size
+                or (self._size > 0 and reached_roll_ms)
+                or self.offset_index.is_full
+                or self.time_index.is_full
+                or not self.can_convert_to_relative_offset(max_offset_in_messages))
+
+    def _append_final_time_index_entry(self):
+        if self._max_timestamp is not None and self._max_timestamp >= 0:
+            self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp, skip_full_check=True)
+
+    def on_become_inactive(self):
+        """Called when a newer segment takes over: final time index entry, indexes trimmed."""
+        self._load_max_timestamp()
+        self._append_final_time_index_entry()
+        self.offset_index.trim_to_valid_size()
+        self.time_index.trim_to_valid_size()
+
+    def resize_indexes(self, size):
+        self.offset_index.resize(size)
+        self.time_index.resize(size)
+
+    # -- recovery and truncation -------------------------------------------------------------
+
+    def sanity_check(self):
+        """Raise CorruptIndexError if either index cannot be trusted."""
+        self.offset_index.sanity_check()
+        self.time_index.sanity_check()
+
+    def _iter_checked_batches(self, max_message_size):
+        """Yield (position, header) for each valid batch from the start; stop at the first bad one."""
+        fd = self._file.fileno()
+        size = self._size
+        pos = 0
+        buf = b""
+        buf_start = 0
+        expected_offset = self.base_offset
+        while pos + BATCH_HEADER_SIZE <= size:
+            off = pos - buf_start
+            if off + BATCH_HEADER_SIZE > len(buf):
+                buf = os.pread(fd, min(_RECOVERY_CHUNK, size - pos), pos)
+                buf_start, off = pos, 0
+            header = read_batch_header(buf, off)
+            if (header.batch_length < MIN_BATCH_LENGTH or pos + header.size > size
+                    or buf[off + MAGIC_POS] != 2
+                    or (max_message_size is not None and header.size > max_message_size)
+                    or header.base_offset < expected_offset or header.last_offset_delta < 0
+                    or not self.can_convert_to_relative_offset(header.last_offset)):
+                return
+            if off + header.size > len(buf) and header.size <= _RECOVERY_CHUNK:
+                buf = os.pread(fd, min(_RECOVERY_CHUNK, size - pos), pos)
+                buf_start, off = pos, 0
+            if off + header.size <= len(buf):
+                crc = compute_crc(buf, off, header.size)
+            else:
+                crc = self._chunked_crc(pos, header.size)
+            if crc != header.crc:
+                return
+            yield pos, header
+            expected_offset = header.next_offset
+            pos += header.size
+
+    def _chunked_crc(self, pos, size):
+        """CRC-32C of a batch too large for one read window, computed piecewise."""
+        fd = self._file.fileno()
+        crc = 0
+        cur = pos + ATTRIBUTES_POS
+        end = pos + size
+        while cur < end:
+            chunk = os.pread(fd, min(_RECOVERY_CHUNK, end - cur), cur)
+            if not chunk:
+                break
+            crc = crc32c.crc32c(chunk, crc)
+            cur += len(chunk)
+        return crc
+
+    def recover(self, max_message_size=None, epoch_cache=None):
+        """Re-validate every batch (size, magic, offsets, CRC), rebuild both indexes, and cut the
+        file at the first bad batch. Returns the number of bytes truncated.
+
+        Batches carrying a leader epoch above ``epoch_cache``'s latest are assigned to it.
+        """
+        self.offset_index.reset()
+        self.time_index.reset()
+        max_timestamp, offset_of_max = NO_TIMESTAMP, self.base_offset
+        valid_bytes = 0
+        last_index_entry = 0
+        next_offset = self.base_offset
+        for position, header in self._iter_checked_batches(max_message_size):
+            if header.max_timestamp > max_timestamp:
+                max_timestamp, offset_of_max = header.max_timestamp, header.last_offset
+            if position - last_index_entry > self.index_interval_bytes:
+                self.offset_index.append(header.last_offset, position)
+                self.time_index.maybe_append(max_timestamp, offset_of_max)
+                last_index_entry = position
+            epoch = header.partition_leader_epoch
+            if epoch_cache is not None and epoch >= 0 and (
+                    epoch_cache.latest_epoch is None or epoch > epoch_cache.latest_epoch):
+                epoch_cache.assign(epoch, header.base_offset)
+            valid_bytes = position + header.size
+            next_offset = header.next_offset
+        truncated = self._size - valid_bytes
+        if truncated:
+            os.ftruncate(self._file.fileno(), valid_bytes)
+            self._size = valid_bytes
+        self._max_timestamp, self._offset_of_max_timestamp = max_timestamp, offset_of_max
+        self._next_offset = next_offset
+        self._rolling_based_timestamp = None
+        self._bytes_since_last_index_entry = valid_bytes - last_index_entry
+        self.offset_index.trim_to_valid_size()
+        self._append_final_time_index_entry()
+        self.time_index.trim_to_valid_size()
+        return truncated
+
+    def truncate_to(self, offset, now_ms):
+        """Remove the batch holding ``offset`` and everything after it; returns bytes removed.
+
+        The indexes are re-expanded, as this segment becomes the active one.
+        """
+        found = self.translate_offset(offset)
+        self.offset_index.truncate_to(offset)
+        self.time_index.truncate_to(offset)
+        self.resize_indexes(self.max_index_size)
+        truncated = 0
+        if found is not None:
+            position = found[0]
+            truncated = self._size - position
+            os.ftruncate(self._file.fileno(), position)
+            self._size = position
+        if self._size == 0:
+            self.created_ms = now_ms
+            self._rolling_based_timestamp = None
+        self._bytes_since_last_index_entry = 0
+        self._max_timestamp = self._offset_of_max_timestamp = None
+        self._next_offset = None
+        return truncated
+
+    # -- files -------------------------------------------------------------------------------
+
+    def flush(self):
+        os.fsync(self._file.fileno())
+        self.offset_index.flush()
+        self.time_index.flush()
+
+    def close(self):
+        """Append the final time index entry, trim both indexes, and close all three files."""
+        if not self._file.closed:
+            self._append_final_time_index_entry()
+            self.offset_index.close()
+            self.time_index.close()
+            self._file.close()
+
+    def delete(self):
+        """Close and remove all three files (whatever their current suffix)."""
+        self.offset_index.delete()
+        self.time_index.delete()
+        self._file.close()
+        try:
+            os.remove(self.log_path)
+        except FileNotFoundError:
+            pass
+
+    def change_file_suffixes(self, old_suffix, new_suffix):
+        """Rename ``X.log<old>`` to ``X.log<new>`` (likewise the indexes), e.g. '' -> '.deleted'."""
+        def renamed(path):
+            if old_suffix and not path.endswith(old_suffix):
+                raise ValueError("%s does not end with %r" % (path, old_suffix))
+            return path[:len(path) - len(old_suffix)] + new_suffix
+
+        new_log_path = renamed(self.log_path)
+        os.rename(self.log_path, new_log_path)
+        self.log_path = new_log_path
+        self.offset_index.rename_to(renamed(self.offset_index.path))
+        self.time_index.rename_to(renamed(self.time_index.path))

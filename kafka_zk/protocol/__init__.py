@@ -1,0 +1,1 @@
+"""Kafka wire protocol codecs: primitives, declarative schemas, one module per API, headers, errors."""

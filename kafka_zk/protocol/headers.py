@@ -1,0 +1,107 @@
+"""Request and response headers, and whole-message encode/decode built on the API registry.
+
+Everything here works on one message *without* its int32 frame length: framing is the
+transport's job.
+"""
+
+from collections import namedtuple
+
+from kafka_zk.protocol.api_keys import HEADER_VERSIONS, get_spec, request_header_version, response_header_version
+from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
+
+RequestHeader = namedtuple("RequestHeader", "api_key api_version correlation_id client_id")
+
+
+def _skip_tagged_fields(reader):
+    for _ in range(reader.read_uvarint()):
+        reader.read_uvarint()  # tag
+        reader.skip(reader.read_uvarint())
+
+
+def _read_request_header(reader):
+    api_key = reader.read_int16()
+    api_version = reader.read_int16()
+    correlation_id = reader.read_int32()
+    versions = HEADER_VERSIONS.get((api_key, api_version))
+    if versions is None:
+        # Read the rest as a v1 header, best effort: the caller only needs the correlation id
+        # to answer (ApiVersions) or to log before closing the connection.
+        start = reader.pos
+        try:
+            client_id = reader.read_nullable_string()
+        except ProtocolDecodeError:
+            reader.pos = start
+            client_id = None
+        return RequestHeader(api_key, api_version, correlation_id, client_id)
+    header_version = versions[0]
+    client_id = reader.read_nullable_string() if header_version >= 1 else None
+    if header_version >= 2:
+        _skip_tagged_fields(reader)
+    return RequestHeader(api_key, api_version, correlation_id, client_id)
+
+
+def decode_request_header(buf):
+    """(RequestHeader, body_offset) for one request frame's payload.
+
+    An unknown api key or unsupported version still yields the header (read as v1, client_id
+    None if even that fails) so the server can answer or close; only a frame too short for the
+    key, version and correlation id raises ProtocolDecodeError.
+    """
+    reader = Reader(buf)
+    header = _read_request_header(reader)
+    return header, reader.pos
+
+
+def decode_request(buf):
+    """(RequestHeader, body dict); UnsupportedVersionError for APIs or versions we do not serve."""
+    reader = Reader(buf)
+    header = _read_request_header(reader)
+    spec = get_spec(header.api_key, header.api_version)
+    return header, spec.request.decode_from(reader, header.api_version)
+
+
+def encode_request(api_key, version, correlation_id, client_id, body):
+    """A request header plus body, as bytes without the frame length."""
+    spec = get_spec(api_key, version)
+    header_version = request_header_version(api_key, version)
+    writer = Writer()
+    writer.write_int16(api_key)
+    writer.write_int16(version)
+    writer.write_int32(correlation_id)
+    if header_version >= 1:
+        writer.write_nullable_string(client_id)
+    if header_version >= 2:
+        writer.write_uvarint(0)
+    spec.request.encode_into(writer, body, version)
+    return writer.getvalue()
+
+
+def _response_writer(api_key, version, correlation_id, body):
+    spec = get_spec(api_key, version)
+    writer = Writer()
+    writer.write_int32(correlation_id)
+    if response_header_version(api_key, version) >= 1:
+        writer.write_uvarint(0)
+    spec.response.encode_into(writer, body, version)
+    return writer
+
+
+def encode_response(api_key, version, correlation_id, body):
+    """A response header plus body, as bytes without the frame length."""
+    return _response_writer(api_key, version, correlation_id, body).getvalue()
+
+
+def encode_response_chunks(api_key, version, correlation_id, body):
+    """Like encode_response, as a list of bytes-like pieces: large records chunks are passed
+    through uncopied. The frame length is the sum of the pieces' lengths."""
+    return _response_writer(api_key, version, correlation_id, body).chunks()
+
+
+def decode_response(api_key, version, buf):
+    """(correlation_id, body dict) of one response frame's payload, for our own client."""
+    spec = get_spec(api_key, version)
+    reader = Reader(buf)
+    correlation_id = reader.read_int32()
+    if response_header_version(api_key, version) >= 1:
+        _skip_tagged_fields(reader)
+    return correlation_id, spec.response.decode_from(reader, version)

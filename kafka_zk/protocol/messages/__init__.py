@@ -1,0 +1,1 @@
+"""One module per Kafka API key, each defining API_KEY, NAME, REQUEST and RESPONSE schemas."""

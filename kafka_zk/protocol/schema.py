@@ -1,0 +1,379 @@
+"""Declarative message schemas: fields with version ranges, compiled per version into codecs."""
+
+import struct
+
+from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer
+
+MISSING = object()
+
+INTEGER_TYPES = ("int8", "int16", "int32", "int64", "uint16", "uint32")
+PRIMITIVE_TYPES = INTEGER_TYPES + ("float64", "bool", "string", "bytes", "records")
+
+
+class UnsupportedVersionError(ValueError):
+    """A message was asked for at a version outside its schema's valid range."""
+
+
+class Versions:
+    """A version range in Kafka's notation: "0+", "3-5", "7" or "none"."""
+
+    __slots__ = ("low", "high", "text")
+
+    def __init__(self, text):
+        self.text = text
+        text = text.strip()
+        if text == "none":
+            self.low, self.high = 0, -1
+        elif text.endswith("+"):
+            self.low, self.high = int(text[:-1]), None
+        elif "-" in text:
+            low, high = text.split("-", 1)
+            self.low, self.high = int(low), int(high)
+        else:
+            self.low = self.high = int(text)
+
+    def __contains__(self, version):
+        return self.low <= version and (self.high is None or version <= self.high)
+
+    def __repr__(self):
+        return "Versions(%r)" % self.text
+
+
+NO_VERSIONS = Versions("none")
+
+
+class Array:
+    """An array type: of a primitive type name, or of a struct given as a list of Fields."""
+
+    __slots__ = ("element",)
+
+    def __init__(self, element):
+        if isinstance(element, str) and element not in PRIMITIVE_TYPES:
+            raise ValueError("unknown element type %r" % element)
+        self.element = element
+
+    def __repr__(self):
+        return "Array(%r)" % (self.element,)
+
+
+class Field:
+    """One field of a struct. ``name`` is the snake_case dict key; ``type`` a primitive name,
+    an ``Array``, or a nested struct as a list of Fields."""
+
+    __slots__ = ("name", "type", "versions", "nullable_versions", "tagged_versions", "tag", "default")
+
+    def __init__(self, name, type, versions="0+", nullable_versions=None, tagged_versions=None,
+                 tag=None, default=MISSING):
+        if isinstance(type, str) and type not in PRIMITIVE_TYPES:
+            raise ValueError("field %s: unknown type %r" % (name, type))
+        if (tagged_versions is None) != (tag is None):
+            raise ValueError("field %s: tag and tagged_versions go together" % name)
+        self.name = name
+        self.type = type
+        self.versions = Versions(versions)
+        self.nullable_versions = Versions(nullable_versions) if nullable_versions else NO_VERSIONS
+        self.tagged_versions = Versions(tagged_versions) if tagged_versions else NO_VERSIONS
+        self.tag = tag
+        self.default = default
+
+    def present_in(self, version):
+        return version in self.versions
+
+    def nullable_in(self, version):
+        return version in self.nullable_versions
+
+    def tagged_in(self, version):
+        return version in self.tagged_versions
+
+    def __repr__(self):
+        return "Field(%r, %r, %r)" % (self.name, self.type, self.versions.text)
+
+
+def _zero_value(type_):
+    if isinstance(type_, Array):
+        return []
+    if type_ == "bool":
+        return False
+    if type_ == "float64":
+        return 0.0
+    if type_ == "string":
+        return ""
+    if type_ in ("bytes", "records"):
+        return b""
+    if type_ in INTEGER_TYPES:
+        return 0
+    return {}  # a nested struct: every field at its default
+
+
+def decode_default(field):
+    """The value a decoded dict holds for ``field`` when the wire did not carry it."""
+    if field.default is not MISSING:
+        return field.default
+    if field.type in ("string", "bytes", "records") and field.nullable_versions is not NO_VERSIONS:
+        return None
+    return _zero_value(field.type)
+
+
+def encode_default(field, version):
+    """The value written for ``field`` at ``version`` when the dict has no such key."""
+    value = decode_default(field)
+    if value is None and not field.nullable_in(version):
+        value = _zero_value(field.type)
+    return value
+
+
+def _fresh(value):
+    return list(value) if isinstance(value, list) else (dict(value) if isinstance(value, dict) else value)
+
+
+# Readers and writers per primitive type: (plain, nullable, compact, compact nullable).
+_STRING_READERS = (Reader.read_string, Reader.read_nullable_string,
+                   Reader.read_compact_string, Reader.read_compact_nullable_string)
+_STRING_WRITERS = (Writer.write_string, Writer.write_nullable_string,
+                   Writer.write_compact_string, Writer.write_compact_nullable_string)
+_BYTES_READERS = (Reader.read_bytes, Reader.read_nullable_bytes,
+                  Reader.read_compact_bytes, Reader.read_compact_nullable_bytes)
+_BYTES_WRITERS = (Writer.write_bytes, Writer.write_nullable_bytes,
+                  Writer.write_compact_bytes, Writer.write_compact_nullable_bytes)
+_FIXED = {
+    "int8": (Reader.read_int8, Writer.write_int8),
+    "int16": (Reader.read_int16, Writer.write_int16),
+    "int32": (Reader.read_int32, Writer.write_int32),
+    "int64": (Reader.read_int64, Writer.write_int64),
+    "uint16": (Reader.read_uint16, Writer.write_uint16),
+    "uint32": (Reader.read_uint32, Writer.write_uint32),
+    "float64": (Reader.read_float64, Writer.write_float64),
+    "bool": (Reader.read_bool, Writer.write_bool),
+}
+
+
+def _records_codec(nullable, flexible):
+    read = Reader.read_compact_records if flexible else Reader.read_records
+
+    def read_records(reader):
+        value = read(reader)
+        if value is None and not nullable:
+            raise ProtocolDecodeError("null records where a value is required")
+        return value
+
+    def write_records(writer, value):
+        writer.write_records(value, nullable, flexible)
+
+    return read_records, write_records
+
+
+def _int32_array_codec(nullable, flexible):
+    def read_array(reader):
+        count = reader.array_length(nullable, flexible)
+        return None if count is None else reader.read_int32_array_items(count)
+
+    def write_array(writer, value):
+        if value is None:
+            if not nullable:
+                raise ProtocolEncodeError("array is not nullable here")
+            writer.write_array_length(None, flexible)
+            return
+        writer.write_array_length(len(value), flexible)
+        writer.buf += struct.pack(">%di" % len(value), *value)
+
+    return read_array, write_array
+
+
+def _array_codec(read_item, write_item, nullable, flexible):
+    def read_array(reader):
+        count = reader.array_length(nullable, flexible)
+        if count is None:
+            return None
+        return [read_item(reader) for _ in range(count)]
+
+    def write_array(writer, value):
+        if value is None:
+            if not nullable:
+                raise ProtocolEncodeError("array is not nullable here")
+            writer.write_array_length(None, flexible)
+            return
+        writer.write_array_length(len(value), flexible)
+        for item in value:
+            write_item(writer, item)
+
+    return read_array, write_array
+
+
+def _type_codec(type_, nullable, version, flexible, path):
+    """(read(reader), write(writer, value)) for one type at one version."""
+    if isinstance(type_, Array):
+        element = type_.element
+        if element == "int32":
+            return _int32_array_codec(nullable, flexible)
+        read_item, write_item = _type_codec(element, False, version, flexible, path + "[]")
+        return _array_codec(read_item, write_item, nullable, flexible)
+    if isinstance(type_, list):
+        codec = StructCodec(type_, version, flexible, path)
+        return codec.decode, codec.encode
+    if type_ in _FIXED:
+        return _FIXED[type_]
+    if type_ == "records":
+        return _records_codec(nullable, flexible)
+    variant = (2 if flexible else 0) + (1 if nullable else 0)
+    if type_ == "string":
+        return _STRING_READERS[variant], _STRING_WRITERS[variant]
+    return _BYTES_READERS[variant], _BYTES_WRITERS[variant]
+
+
+def _located(path, key, exc):
+    error = ProtocolEncodeError("%s.%s: %s" % (path, key, exc))
+    error.located = True
+    return error
+
+
+class StructCodec:
+    """A struct's fields compiled for one version into reader and writer functions."""
+
+    __slots__ = ("path", "flexible", "readers", "writers", "absent", "tagged", "tagged_defaults")
+
+    def __init__(self, fields, version, flexible, path):
+        self.path = path
+        self.flexible = flexible
+        self.readers = []   # (key, read)
+        self.writers = []   # (key, write, default when the key is missing)
+        self.absent = []    # (key, default) for fields the version does not carry
+        self.tagged = {}    # tag -> (key, read, write, default)
+        seen = set()
+        for field in fields:
+            if field.name in seen:
+                raise ValueError("%s: duplicate field %s" % (path, field.name))
+            seen.add(field.name)
+            if not field.present_in(version):
+                self.absent.append((field.name, decode_default(field)))
+                continue
+            read, write = _type_codec(field.type, field.nullable_in(version), version, flexible,
+                                      path + "." + field.name)
+            default = encode_default(field, version)
+            if flexible and field.tagged_in(version):
+                if field.tag in self.tagged:
+                    raise ValueError("%s: duplicate tag %d" % (path, field.tag))
+                self.tagged[field.tag] = (field.name, read, write, default)
+            else:
+                self.writers.append((field.name, write, default))
+                self.readers.append((field.name, read))
+        self.tagged = dict(sorted(self.tagged.items()))
+        self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
+
+    def decode(self, reader):
+        result = {key: read(reader) for key, read in self.readers}
+        if self.flexible:
+            for key, default in self.tagged_defaults:
+                result[key] = _fresh(default)
+            self._read_tagged(reader, result)
+        for key, default in self.absent:
+            result[key] = _fresh(default)
+        return result
+
+    def _read_tagged(self, reader, result):
+        count = reader.read_uvarint()
+        if count > reader.remaining():
+            raise ProtocolDecodeError("%d tagged fields cannot fit in %d bytes" % (count, reader.remaining()))
+        for _ in range(count):
+            tag = reader.read_uvarint()
+            size = reader.read_uvarint()
+            if size > reader.remaining():
+                raise ProtocolDecodeError("tagged field %d of %d bytes overruns the message" % (tag, size))
+            spec = self.tagged.get(tag)
+            if spec is None:
+                reader.pos += size
+                continue
+            end = reader.pos + size
+            result[spec[0]] = spec[1](reader)
+            if reader.pos != end:
+                raise ProtocolDecodeError("tagged field %d: size %d does not match its contents" % (tag, size))
+
+    def encode(self, writer, obj):
+        key = None
+        try:
+            for key, write, default in self.writers:
+                write(writer, obj.get(key, default))
+            if self.flexible:
+                key = "<tagged fields>"
+                if self.tagged:
+                    self._write_tagged(writer, obj)
+                else:
+                    writer.buf.append(0)
+        except ProtocolEncodeError as exc:
+            if getattr(exc, "located", False):
+                raise
+            raise _located(self.path, key, exc) from None
+        except (struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise _located(self.path, key, exc) from None
+
+    def _write_tagged(self, writer, obj):
+        present = []
+        for tag, (key, _, write, default) in self.tagged.items():
+            value = obj.get(key, default)
+            if value != default:
+                inner = Writer()
+                write(inner, value)
+                present.append((tag, inner.getvalue()))
+        writer.write_uvarint(len(present))
+        for tag, data in present:
+            writer.write_uvarint(tag)
+            writer.write_uvarint(len(data))
+            writer.write_raw(data)
+
+
+class Schema:
+    """One request or response body: its fields, valid versions and flexible versions.
+
+    Bodies are dicts keyed by field name. Decoding fills fields a version lacks with their
+    defaults; encoding takes the default for any missing key and ignores keys the version lacks.
+    """
+
+    def __init__(self, name, fields, valid_versions, flexible_versions="none"):
+        self.name = name
+        self.fields = fields
+        self.valid_versions = Versions(valid_versions)
+        self.flexible_versions = Versions(flexible_versions)
+        if self.valid_versions.high is None:
+            raise ValueError("%s: valid versions need an upper bound" % name)
+        self.min_version = self.valid_versions.low
+        self.max_version = self.valid_versions.high
+        self._codecs = {}
+
+    def is_flexible(self, version):
+        return version in self.flexible_versions
+
+    def flexible_min(self):
+        """The first flexible version within the valid range, or None."""
+        low = self.flexible_versions.low
+        return low if low in self.valid_versions and low in self.flexible_versions else None
+
+    def codec(self, version):
+        codec = self._codecs.get(version)
+        if codec is None:
+            if version not in self.valid_versions:
+                raise UnsupportedVersionError("%s does not support version %d" % (self.name, version))
+            codec = StructCodec(self.fields, version, self.is_flexible(version),
+                                "%s v%d" % (self.name, version))
+            self._codecs[version] = codec
+        return codec
+
+    def encode(self, obj, version):
+        writer = Writer()
+        self.codec(version).encode(writer, obj)
+        return writer.getvalue()
+
+    def encode_into(self, writer, obj, version):
+        self.codec(version).encode(writer, obj)
+
+    def decode(self, buf, version):
+        """Decode a whole body; trailing bytes after the last field are ignored, as Kafka does."""
+        return self.codec(version).decode(Reader(buf))
+
+    def decode_from(self, reader, version):
+        return self.codec(version).decode(reader)
+
+    def defaults(self, version):
+        """The dict a body with every field at its default decodes to."""
+        return self.decode(self.encode({}, version), version)
+
+    def __repr__(self):
+        return "Schema(%r, %s)" % (self.name, self.valid_versions.text)

@@ -1,0 +1,183 @@
+"""The broker's check of a partition's produce records, and offset assignment done in place."""
+
+from kafka_zk.record.batch_header import (
+    MAGIC_POS, NO_PRODUCER_ID, NO_SEQUENCE, TIMESTAMP_TYPE_MASK, InvalidRecordError, check_crc, read_batch_header,
+    set_base_offset, set_max_timestamp, set_partition_leader_epoch)
+from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
+from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
+from kafka_zk.record.records import (
+    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header)
+
+__all__ = ["RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
+           "down_convert"]
+
+DEFAULT_MAX_MESSAGE_BYTES = 1048588
+
+
+class RecordTooLargeError(ValueError):
+    """A batch (or legacy message) larger than max.message.bytes (MESSAGE_TOO_LARGE)."""
+
+
+class InvalidTimestampError(ValueError):
+    """A producer-set LogAppendTime, or a CreateTime too far from now (INVALID_TIMESTAMP)."""
+
+
+class ValidatedRecords:
+    """A produce request's records for one partition, checked, as one v2 batch ready to append.
+
+    ``buffer`` is a bytearray copy the caller owns; assign_offsets patches it in place.
+    """
+    __slots__ = ("buffer", "batches", "record_count", "max_timestamp", "producer_id", "producer_epoch",
+                 "base_sequence", "is_transactional", "_log_append_time", "_now_ms", "_max_timestamp_stale")
+
+    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale):
+        self.buffer = buffer
+        self.batches = [(0, header)]
+        self.record_count = header.record_count
+        self.max_timestamp = max_timestamp
+        self.producer_id = header.producer_id
+        self.producer_epoch = header.producer_epoch
+        self.base_sequence = header.base_sequence
+        self.is_transactional = header.is_transactional
+        self._log_append_time = log_append_time
+        self._now_ms = now_ms
+        self._max_timestamp_stale = max_timestamp_stale
+
+    @property
+    def shallow_count(self):
+        return len(self.batches)
+
+    @property
+    def size(self):
+        return len(self.buffer)
+
+    @property
+    def last_sequence(self):
+        if self.base_sequence == NO_SEQUENCE:
+            return NO_SEQUENCE
+        return self.batches[-1][1].last_sequence
+
+    def assign_offsets(self, base_offset, partition_leader_epoch, log_append_time_ms=None):
+        """Stamp baseOffset and partitionLeaderEpoch into the buffer; return the last offset.
+
+        With LogAppendTime the batch's maxTimestamp becomes ``log_append_time_ms`` (default: the
+        now_ms given to validation) and the CRC is recomputed; with CreateTime the CRC-covered
+        bytes are left alone unless a compressed batch declared a wrong maxTimestamp.
+        """
+        if self._log_append_time:
+            self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
+        next_offset = base_offset
+        assigned = []
+        for pos, header in self.batches:
+            set_base_offset(self.buffer, pos, next_offset)
+            set_partition_leader_epoch(self.buffer, pos, partition_leader_epoch)
+            if self._log_append_time or self._max_timestamp_stale:
+                set_max_timestamp(self.buffer, pos, self.max_timestamp, self._log_append_time)
+            header = read_batch_header(self.buffer, pos)
+            assigned.append((pos, header))
+            next_offset = header.next_offset
+        self.batches = assigned
+        return next_offset - 1
+
+
+def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, timestamp_type="CreateTime",
+                             codec_for_topic=None, compacted=False, timestamp_diff_max_ms=None, from_client=True,
+                             max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+    """Check one partition's produce records as Kafka's broker does; return ValidatedRecords.
+
+    ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
+    magic 0/1 message set, which is up-converted to one v2 batch. An uncompressed v2 batch is only
+    checked through its header and CRC: its records are decoded only when the topic is compacted
+    (keys required), ``timestamp_diff_max_ms`` is set, or ``codec_for_topic`` (a codec id or
+    compression.type name; None or "producer" keeps the producer's codec) asks for recompression.
+    Raises InvalidRecordError (CORRUPT_MESSAGE), RecordTooLargeError (MESSAGE_TOO_LARGE),
+    InvalidTimestampError (INVALID_TIMESTAMP) or compression.UnsupportedCodecError.
+    ``from_client`` False (coordinator writes) allows control batches and skips producer checks.
+    """
+    if len(buf) <= MAGIC_POS:
+        raise InvalidRecordError("produce records of %d bytes hold no batch" % len(buf))
+    magic = buf[MAGIC_POS]
+    if magic < 2:
+        _check_legacy(buf, max_message_bytes)
+        data = bytearray(up_convert(buf, max_decompressed))
+    else:
+        data = bytearray(buf)
+    header = read_full_header(data)
+    if header.size != len(data):
+        raise InvalidRecordError("produce records must be exactly one batch (%d bytes after a batch of %d)"
+                                 % (len(data) - header.size, header.size))
+    if header.size > max_message_bytes:
+        raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (header.size, max_message_bytes))
+    check_crc(data, 0, header)
+    if from_client:
+        _check_client_batch(header)
+    if header.is_log_append_time:
+        raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
+
+    source_codec = header.compression
+    target_codec = codec_from_name(codec_for_topic)
+    if target_codec is None or header.is_control:
+        target_codec = source_codec
+    create_time = timestamp_type == "CreateTime"
+    max_timestamp = header.max_timestamp
+    max_timestamp_stale = False
+    if (source_codec != NONE or target_codec != source_codec or compacted
+            or (timestamp_diff_max_ms is not None and create_time)):
+        records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
+        _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None)
+        if source_codec != NONE:
+            max_timestamp = max((record.timestamp for record in records), default=NO_TIMESTAMP)
+            max_timestamp_stale = max_timestamp != header.max_timestamp
+        if target_codec != source_codec:
+            data = bytearray(_recompress(records, header, target_codec))
+            header = read_batch_header(data)
+            if header.size > max_message_bytes:
+                raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
+                                          % (header.size, max_message_bytes))
+            max_timestamp = header.max_timestamp
+            max_timestamp_stale = False
+    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale)
+
+
+def _check_legacy(buf, max_message_bytes):
+    for message in iter_messages(buf, verify_crc=False):
+        if message.size > max_message_bytes:
+            raise RecordTooLargeError("message of %d bytes exceeds max.message.bytes %d"
+                                      % (message.size, max_message_bytes))
+        if message.magic == 1 and message.attributes & TIMESTAMP_TYPE_MASK:
+            raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
+
+
+def _check_client_batch(header):
+    if header.record_count <= 0:
+        raise InvalidRecordError("invalid record count %d" % header.record_count)
+    if header.last_offset_delta + 1 != header.record_count:
+        raise InvalidRecordError("lastOffsetDelta %d inconsistent with record count %d"
+                                 % (header.last_offset_delta, header.record_count))
+    if header.producer_id != NO_PRODUCER_ID and header.base_sequence < 0:
+        raise InvalidRecordError("invalid sequence %d for producer id %d" % (header.base_sequence, header.producer_id))
+    if header.is_control:
+        raise InvalidRecordError("clients may not write control batches")
+
+
+def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms):
+    compressed = header.compression != NONE
+    for index, record in enumerate(records):
+        if compressed and record.offset - header.base_offset != index:
+            raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d"
+                                     % (record.offset - header.base_offset, index))
+        if compacted and record.key is None:
+            raise InvalidRecordError("a compacted topic cannot accept a record without a key")
+        if (timestamp_diff_max_ms is not None and record.timestamp != NO_TIMESTAMP
+                and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
+            raise InvalidTimestampError("timestamp %d is more than %d ms from now %d"
+                                        % (record.timestamp, timestamp_diff_max_ms, now_ms))
+
+
+def _recompress(records, header, codec):
+    return encode_batch(
+        [(record.key, record.value, record.headers, record.timestamp) for record in records],
+        compression=codec, timestamp_type=CREATE_TIME, producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch, base_sequence=header.base_sequence,
+        is_transactional=header.is_transactional, is_control=header.is_control,
+        first_timestamp=header.first_timestamp)

@@ -1,0 +1,202 @@
+"""Topic administration on behalf of clients: CreateTopics, DeleteTopics and auto-creation."""
+
+import logging
+from collections import namedtuple
+
+from twisted.internet import defer
+
+from kafka_zk.controller.assignment import (
+    InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas)
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.config import ConfigError
+from kafka_zk.server.topic_config import validate_topic_configs
+from kafka_zk.server.topic_names import InvalidTopicName, collides, validate_topic_name
+
+log = logging.getLogger(__name__)
+
+CreateOutcome = namedtuple("CreateOutcome", "name error message num_partitions replication_factor configs")
+
+# Until partition replication lands, a topic's partitions live on exactly one broker.
+MAX_SUPPORTED_REPLICATION_FACTOR = 1
+
+
+class TopicExists(Exception):
+    pass
+
+
+class _Waiter:
+    def __init__(self, names, condition, done):
+        self.names = names
+        self.condition = condition
+        self.done = done
+        self.timer = None
+
+
+class AdminManager:
+    def __init__(self, server):
+        self.server = server
+        self._waiters = []
+
+    @property
+    def cache(self):
+        return self.server.metadata_cache
+
+    def _validate(self, name, num_partitions, replication_factor, assignment, configs):
+        """Returns (assignment, typed configs) or raises (error code, message)."""
+        config = self.server.config
+        try:
+            validate_topic_name(name)
+        except InvalidTopicName as error:
+            raise _Refused(Errors.INVALID_TOPIC_EXCEPTION, str(error))
+        if self.cache.contains_topic(name):
+            raise _Refused(Errors.TOPIC_ALREADY_EXISTS, "Topic '%s' already exists." % name)
+        other = collides(name, self.cache.topics())
+        if other is not None:
+            raise _Refused(Errors.INVALID_TOPIC_EXCEPTION,
+                           "Topic '%s' collides with existing topics: %s" % (name, other))
+        if assignment and (num_partitions != -1 or replication_factor != -1):
+            raise _Refused(Errors.INVALID_REQUEST, "Both numPartitions or replicationFactor and "
+                           "replicasAssignments were set. Both cannot be used at the same time.")
+        try:
+            typed_configs = validate_topic_configs(configs)
+        except ConfigError as error:
+            raise _Refused(Errors.INVALID_CONFIG, str(error))
+        live = self.cache.alive_broker_ids()
+        if assignment:
+            if sorted(assignment) != list(range(len(assignment))):
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
+                               "Unexpected existing replica assignment: partitions must be consecutive from 0")
+            unknown = sorted({b for replicas in assignment.values() for b in replicas} - set(live))
+            if unknown:
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
+                               "Unknown broker(s) in replica assignment: %s." % ", ".join(map(str, unknown)))
+            for replicas in assignment.values():
+                if len(set(replicas)) != len(replicas) or not replicas:
+                    raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
+                                   "Duplicate or empty replica list in assignment: %s" % replicas)
+        else:
+            partitions = config["num.partitions"] if num_partitions == -1 else num_partitions
+            factor = config["default.replication.factor"] if replication_factor == -1 else replication_factor
+            try:
+                assignment = assign_replicas(partitions, factor, live)
+            except InvalidPartitionsError as error:
+                raise _Refused(Errors.INVALID_PARTITIONS, str(error))
+            except InvalidReplicationFactorError as error:
+                raise _Refused(Errors.INVALID_REPLICATION_FACTOR, str(error))
+        factor = len(next(iter(assignment.values())))
+        if factor > MAX_SUPPORTED_REPLICATION_FACTOR:
+            raise _Refused(Errors.INVALID_REPLICATION_FACTOR,
+                           "Replication factor: %d is not supported yet; this cluster replicates "
+                           "partitions with a factor of at most %d." % (factor, MAX_SUPPORTED_REPLICATION_FACTOR))
+        return assignment, typed_configs
+
+    @defer.inlineCallbacks
+    def create_topics(self, specs, timeout_ms, validate_only):
+        """specs: [(name, num_partitions, replication_factor, {partition: replicas}, {config: value})]."""
+        outcomes = []
+        created = []
+        for name, num_partitions, replication_factor, assignment, configs in specs:
+            try:
+                final, typed = self._validate(name, num_partitions, replication_factor, assignment, configs)
+                if not validate_only:
+                    yield self._write_topic(name, final, configs)
+                    created.append(name)
+            except _Refused as refused:
+                outcomes.append(CreateOutcome(name, refused.code, refused.message, -1, -1, {}))
+                continue
+            effective = dict(self.server.config.log_config_defaults())
+            sources = {key: (value, 5) for key, value in effective.items()}  # 5 = DEFAULT_CONFIG
+            sources.update({key: (value, 1) for key, value in typed.items()})  # 1 = DYNAMIC_TOPIC_CONFIG
+            outcomes.append(CreateOutcome(name, Errors.NONE, None, len(final), len(final[0]), sources))
+        if created and timeout_ms > 0:
+            timed_out = yield self._wait(set(created), self._topics_have_leaders, timeout_ms)
+            outcomes = [outcome._replace(error=Errors.REQUEST_TIMED_OUT,
+                                         message="Timed out waiting for the topic to have leaders")
+                        if outcome.name in timed_out else outcome for outcome in outcomes]
+        return outcomes
+
+    @defer.inlineCallbacks
+    def _write_topic(self, name, assignment, configs):
+        try:
+            yield self.server.zk.call("create_topic_assignment", name, assignment, configs)
+        except Exception as error:
+            if type(error).__name__ in ("TopicExistsError", "NodeExistsError"):
+                raise _Refused(Errors.TOPIC_ALREADY_EXISTS, "Topic '%s' already exists." % name)
+            raise
+
+    @defer.inlineCallbacks
+    def auto_create_topic(self, name):
+        """Create a topic with broker defaults for Metadata; returns the error code to report."""
+        try:
+            yield self.create_topics([(name, -1, -1, {}, {})], 0, False)
+        except Exception:
+            log.exception("auto-creation of topic %s failed", name)
+            return Errors.UNKNOWN_SERVER_ERROR
+        return Errors.LEADER_NOT_AVAILABLE
+
+    @defer.inlineCallbacks
+    def delete_topics(self, names, timeout_ms):
+        outcomes = []
+        marked = []
+        for name in names:
+            if not self.server.config["delete.topic.enable"]:
+                outcomes.append((name, Errors.TOPIC_DELETION_DISABLED))
+            elif not self.cache.contains_topic(name):
+                outcomes.append((name, Errors.UNKNOWN_TOPIC_OR_PARTITION))
+            else:
+                marked.append(name)
+        if marked:
+            yield self.server.zk.call("mark_topic_for_deletion", marked)
+        timed_out = set()
+        if marked and timeout_ms > 0:
+            timed_out = yield self._wait(set(marked), self._topics_gone, timeout_ms)
+        outcomes.extend((name, Errors.REQUEST_TIMED_OUT if name in timed_out else Errors.NONE)
+                        for name in marked)
+        return outcomes
+
+    def _topics_have_leaders(self, names):
+        live = set(self.cache.alive_broker_ids())
+        return {name for name in names if self.cache.contains_topic(name) and all(
+            info.leader in live for info in self.cache.partitions[name].values())}
+
+    def _topics_gone(self, names):
+        return {name for name in names if not self.cache.contains_topic(name)}
+
+    def _wait(self, names, condition, timeout_ms):
+        """A Deferred firing with the names not satisfied when the timeout passed (empty if all were)."""
+        done = defer.Deferred()
+        waiter = _Waiter(set(names), condition, done)
+        waiter.names -= condition(waiter.names)
+        if not waiter.names:
+            done.callback(set())
+            return done
+        self._waiters.append(waiter)
+        waiter.timer = self.server.reactor.callLater(timeout_ms / 1000.0, self._expire, waiter)
+        return done
+
+    def _expire(self, waiter):
+        if waiter in self._waiters:
+            self._waiters.remove(waiter)
+            waiter.done.callback(set(waiter.names))
+
+    def on_metadata_updated(self):
+        for waiter in list(self._waiters):
+            waiter.names -= waiter.condition(waiter.names)
+            if not waiter.names:
+                self._waiters.remove(waiter)
+                if waiter.timer.active():
+                    waiter.timer.cancel()
+                waiter.done.callback(set())
+
+    def shutdown(self):
+        for waiter in self._waiters:
+            if waiter.timer is not None and waiter.timer.active():
+                waiter.timer.cancel()
+        self._waiters = []
+
+
+class _Refused(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+        self.message = message

@@ -1,0 +1,16 @@
+"""The registry of request handlers, one module per API key; ApiVersions advertises exactly these."""
+
+from kafka_zk.protocol.api_keys import API_SPECS
+from kafka_zk.server.apis import (
+    api_versions, create_topics, delete_topics, fetch, init_producer_id, leader_and_isr, list_offsets,
+    metadata, produce, stop_replica, update_metadata)
+
+HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
+                   api_versions, create_topics, delete_topics, init_producer_id]
+
+HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}
+
+
+def supported_versions():
+    """[(api_key, min_version, max_version)] for every API with a handler."""
+    return [(key, API_SPECS[key].min_version, API_SPECS[key].max_version) for key in sorted(HANDLERS)]

@@ -1,0 +1,49 @@
+"""Fetch (key 1): read records below the high watermark for consumers (to the log end for followers)."""
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.validation import down_convert
+
+API_KEY = 1
+_NO_LIMIT = 0x7FFFFFFF
+
+
+def handle(server, request):
+    body = request.body
+    version = request.api_version
+    if body.get("session_epoch", -1) > 0 and body.get("session_id", 0) != 0:
+        return {"throttle_time_ms": 0, "error_code": Errors.FETCH_SESSION_ID_NOT_FOUND, "session_id": 0,
+                "responses": []}
+    fetch_infos = []
+    unknown = []
+    for topic_data in body["topics"]:
+        topic = topic_data["topic"]
+        for partition_data in topic_data["partitions"]:
+            tp = (topic, partition_data["partition"])
+            if not server.metadata_cache.contains_topic(topic) and server.replica_manager.get_partition(*tp) is None:
+                unknown.append(tp)
+                continue
+            fetch_infos.append((tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
+                                partition_data.get("current_leader_epoch", -1)))
+    max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
+    result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
+                                                   fetch_infos, body["replica_id"])
+
+    def build(results):
+        topics = {}
+        for tp in unknown:
+            topics.setdefault(tp[0], []).append(_partition(tp[1], Errors.UNKNOWN_TOPIC_OR_PARTITION))
+        for tp, outcome in results.items():
+            records = outcome.records
+            if version <= 3 and records:
+                records = down_convert(records, 0 if version <= 1 else 1)
+            entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records)
+            topics.setdefault(tp[0], []).append(entry)
+        return {"throttle_time_ms": 0, "error_code": Errors.NONE, "session_id": 0,
+                "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
+    return result.addCallback(build)
+
+
+def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b""):
+    return {"partition_index": index, "error_code": error, "high_watermark": high_watermark,
+            "last_stable_offset": high_watermark, "log_start_offset": log_start_offset,
+            "aborted_transactions": [], "preferred_read_replica": -1, "records": records}

@@ -1,0 +1,29 @@
+"""LeaderAndIsr (key 4): the controller tells this broker which partitions it leads or follows."""
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.apis.control_requests import fencing_error, partition_states
+
+API_KEY = 4
+
+
+def handle(server, request):
+    body = request.body
+    error = fencing_error(server, body)
+    states = list(partition_states(body))
+    if error is not None:
+        return {"error_code": error,
+                "partition_errors": [{"topic_name": topic, "partition_index": s["partition_index"],
+                                      "error_code": error} for topic, s in states]}
+    server.replica_manager.check_controller_epoch(body["controller_epoch"])
+    normalized = [{"topic": topic, "partition": s["partition_index"], "leader": s["leader"],
+                   "leader_epoch": s["leader_epoch"], "isr": s["isr"], "replicas": s["replicas"],
+                   "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"]}
+                  for topic, s in states]
+    result = server.prepare_topic_configs({state["topic"] for state in normalized})
+
+    def apply(_):
+        errors = server.replica_manager.become_leader_or_follower(normalized)
+        return {"error_code": Errors.NONE,
+                "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
+                                     for tp, code in errors.items()]}
+    return result.addCallback(apply)

@@ -1,0 +1,57 @@
+"""ListOffsets (key 2): offsets by timestamp, earliest (-2) and latest (-1)."""
+
+from kafka_zk.protocol.errors import Errors, KafkaError
+
+API_KEY = 2
+LATEST = -1
+EARLIEST = -2
+
+
+def handle(server, request):
+    body = request.body
+    version = request.api_version
+    is_follower = body["replica_id"] >= 0
+    topics = []
+    for topic_data in body["topics"]:
+        partitions = []
+        for partition_data in topic_data["partitions"]:
+            partitions.append(_list_offset(server, topic_data["name"], partition_data, version, is_follower,
+                                           body.get("isolation_level", 0)))
+        topics.append({"name": topic_data["name"], "partitions": partitions})
+    return {"throttle_time_ms": 0, "topics": topics}
+
+
+def _list_offset(server, topic, data, version, is_follower, isolation_level):
+    index = data["partition_index"]
+    answer = {"partition_index": index, "error_code": Errors.NONE, "old_style_offsets": [],
+              "timestamp": -1, "offset": -1, "leader_epoch": -1}
+    try:
+        partition = server.replica_manager.get_partition(topic, index)
+        if partition is None:
+            raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        if is_follower:
+            if partition.log is None:
+                raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        else:
+            partition.check_leader(data.get("current_leader_epoch", -1))
+        log = partition.log
+        timestamp = data["timestamp"]
+        upper = log.log_end_offset if is_follower else partition.high_watermark
+        if timestamp == LATEST:
+            found = (-1, upper)
+        elif timestamp == EARLIEST:
+            found = (-1, log.log_start_offset)
+        else:
+            match = log.fetch_offset_by_timestamp(timestamp)
+            found = None if match is None or match.offset >= upper else (match.timestamp, match.offset)
+        if version == 0:
+            if found is None:
+                answer["old_style_offsets"] = []
+            else:
+                answer["old_style_offsets"] = [found[1]]
+        elif found is not None:
+            answer["timestamp"], answer["offset"] = found
+            answer["leader_epoch"] = partition.leader_epoch if timestamp in (LATEST, EARLIEST) else match.leader_epoch
+    except KafkaError as error:
+        answer["error_code"] = error.code
+    return answer

@@ -1,0 +1,65 @@
+"""Produce (key 0): append record batches to partition leaders, answering per acks."""
+
+from kafka_zk.protocol.errors import Errors
+
+API_KEY = 0
+
+
+def handle(server, request):
+    body = request.body
+    acks = body["acks"]
+    if acks not in (0, 1, -1):
+        return _respond_all(body, Errors.INVALID_REQUIRED_ACKS) if acks != 0 else None
+    entries = {}
+    early = {}
+    for topic_data in body["topics"]:
+        topic = topic_data["name"]
+        for partition_data in topic_data["partitions"]:
+            tp = (topic, partition_data["partition_index"])
+            records = partition_data["records"]
+            if not server.metadata_cache.contains_topic(topic) and server.replica_manager.get_partition(*tp) is None:
+                early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            elif records is None or len(records) == 0:
+                early[tp] = Errors.CORRUPT_MESSAGE
+            elif request.api_version < 7 and _is_zstd(records):
+                early[tp] = Errors.UNSUPPORTED_COMPRESSION_TYPE
+            else:
+                entries[tp] = records
+    if body.get("transactional_id"):
+        for tp in entries:
+            early[tp] = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        entries = {}
+    result = server.replica_manager.append_records(body["timeout_ms"], acks, entries)
+    if acks == 0:
+        return None
+
+    def build(results):
+        responses = {}
+        for tp, code in early.items():
+            responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,
+                                                    "base_offset": -1, "log_append_time_ms": -1,
+                                                    "log_start_offset": -1})
+        for tp, outcome in results.items():
+            responses.setdefault(tp[0], []).append({
+                "partition_index": tp[1], "error_code": outcome.error, "base_offset": outcome.base_offset,
+                "log_append_time_ms": outcome.log_append_time, "log_start_offset": outcome.log_start_offset,
+                "error_message": outcome.message if outcome.error else None})
+        return {"responses": [{"name": topic, "partitions": partitions}
+                              for topic, partitions in responses.items()],
+                "throttle_time_ms": 0}
+    return result.addCallback(build)
+
+
+def _respond_all(body, code):
+    return {"responses": [{"name": topic["name"],
+                           "partitions": [{"partition_index": p["partition_index"], "error_code": code,
+                                           "base_offset": -1, "log_append_time_ms": -1,
+                                           "log_start_offset": -1}
+                                          for p in topic["partitions"]]}
+                          for topic in body["topics"]],
+            "throttle_time_ms": 0}
+
+
+def _is_zstd(records):
+    """zstd batches need Produce v7+ (the low byte of a v2 batch's attributes is at offset 22)."""
+    return len(records) > 22 and records[16] == 2 and records[22] & 0x07 == 4

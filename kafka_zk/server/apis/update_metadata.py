@@ -1,0 +1,31 @@
+"""UpdateMetadata (key 6): the controller's view of live brokers and partition leaders."""
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.apis.control_requests import fencing_error, partition_states
+from kafka_zk.server.metadata_cache import BrokerEndpoints, PartitionInfo
+
+API_KEY = 6
+
+
+def handle(server, request):
+    body = request.body
+    error = fencing_error(server, body)
+    if error is not None:
+        return {"error_code": error}
+    server.replica_manager.check_controller_epoch(body["controller_epoch"])
+    brokers = []
+    for broker in body["live_brokers"]:
+        if request.api_version == 0:
+            endpoints = {"PLAINTEXT": (broker["v0_host"], broker["v0_port"])}
+        else:
+            endpoints = {(endpoint.get("listener") or "PLAINTEXT").upper(): (endpoint["host"], endpoint["port"])
+                         for endpoint in broker["endpoints"]}
+        brokers.append(BrokerEndpoints(broker["id"], endpoints, broker.get("rack")))
+    states = [(topic, state["partition_index"],
+               PartitionInfo(state["leader"], state["leader_epoch"], list(state["isr"]), list(state["replicas"]),
+                             list(state.get("offline_replicas") or []), state["controller_epoch"],
+                             state["zk_version"]))
+              for topic, state in partition_states(body)]
+    server.metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
+    server.on_metadata_updated()
+    return {"error_code": Errors.NONE}

@@ -1,0 +1,273 @@
+"""Broker configuration: server.properties names, types and Kafka 2.5 defaults, and topic-level LogConfig."""
+
+from collections import namedtuple
+
+from kafka_zk.common.properties import read_properties
+
+ConfigKey = namedtuple("ConfigKey", "name type default validator")
+
+
+class ConfigError(ValueError):
+    """A config value that does not parse or is out of range."""
+
+
+def _at_least(minimum):
+    def check(name, value):
+        if value < minimum:
+            raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s"
+                              % (value, name, minimum))
+    return check
+
+
+def _one_of(*choices):
+    def check(name, value):
+        values = value if isinstance(value, list) else [value]
+        for item in values:
+            if item not in choices:
+                raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
+                                  % (item, name, ", ".join(choices)))
+    return check
+
+
+_COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+_TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
+
+BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
+    ("broker.id", "int", -1, None),
+    ("broker.id.generation.enable", "bool", True, None),
+    ("reserved.broker.max.id", "int", 1000, _at_least(0)),
+    ("broker.rack", "string", None, None),
+    ("listeners", "list", ["PLAINTEXT://:9092"], None),
+    ("advertised.listeners", "list", None, None),
+    ("listener.security.protocol.map", "list",
+     ["PLAINTEXT:PLAINTEXT", "SSL:SSL", "SASL_PLAINTEXT:SASL_PLAINTEXT", "SASL_SSL:SASL_SSL"], None),
+    ("inter.broker.listener.name", "string", None, None),
+    ("inter.broker.protocol.version", "string", "2.5", None),
+    ("log.dirs", "list", None, None),
+    ("log.dir", "list", ["/tmp/kafka-logs"], None),
+    ("zookeeper.connect", "string", None, None),
+    ("zookeeper.session.timeout.ms", "int", 18000, _at_least(1)),
+    ("zookeeper.connection.timeout.ms", "int", None, None),
+    ("zookeeper.max.in.flight.requests", "int", 10, _at_least(1)),
+    ("num.partitions", "int", 1, _at_least(1)),
+    ("default.replication.factor", "int", 1, _at_least(1)),
+    ("auto.create.topics.enable", "bool", True, None),
+    ("delete.topic.enable", "bool", True, None),
+    ("min.insync.replicas", "int", 1, _at_least(1)),
+    ("unclean.leader.election.enable", "bool", False, None),
+    ("replica.lag.time.max.ms", "long", 30000, _at_least(0)),
+    ("replica.fetch.max.bytes", "int", 1048576, _at_least(0)),
+    ("replica.fetch.response.max.bytes", "int", 10485760, _at_least(0)),
+    ("replica.fetch.wait.max.ms", "int", 500, _at_least(0)),
+    ("replica.fetch.min.bytes", "int", 1, _at_least(0)),
+    ("replica.fetch.backoff.ms", "int", 1000, _at_least(0)),
+    ("replica.socket.timeout.ms", "int", 30000, None),
+    ("replica.high.watermark.checkpoint.interval.ms", "long", 5000, _at_least(1)),
+    ("num.replica.fetchers", "int", 1, _at_least(1)),
+    ("num.network.threads", "int", 3, _at_least(1)),
+    ("num.io.threads", "int", 8, _at_least(1)),
+    ("num.recovery.threads.per.data.dir", "int", 1, _at_least(1)),
+    ("log.segment.bytes", "int", 1073741824, _at_least(14)),
+    ("log.roll.ms", "long", None, _at_least(1)),
+    ("log.roll.hours", "int", 168, _at_least(1)),
+    ("log.retention.ms", "long", None, None),
+    ("log.retention.minutes", "int", None, None),
+    ("log.retention.hours", "int", 168, None),
+    ("log.retention.bytes", "long", -1, None),
+    ("log.retention.check.interval.ms", "long", 300000, _at_least(1)),
+    ("log.segment.delete.delay.ms", "long", 60000, _at_least(0)),
+    ("log.index.interval.bytes", "int", 4096, _at_least(0)),
+    ("log.index.size.max.bytes", "int", 10485760, _at_least(4)),
+    ("log.cleanup.policy", "list", ["delete"], _one_of("delete", "compact")),
+    ("log.cleaner.enable", "bool", True, None),
+    ("log.flush.interval.messages", "long", 9223372036854775807, _at_least(1)),
+    ("log.flush.interval.ms", "long", None, None),
+    ("log.flush.scheduler.interval.ms", "long", 9223372036854775807, None),
+    ("log.flush.offset.checkpoint.interval.ms", "int", 60000, _at_least(0)),
+    ("log.flush.start.offset.checkpoint.interval.ms", "int", 60000, _at_least(0)),
+    ("log.message.timestamp.type", "string", "CreateTime", _one_of(*_TIMESTAMP_TYPES)),
+    ("log.message.timestamp.difference.max.ms", "long", 9223372036854775807, _at_least(0)),
+    ("log.message.format.version", "string", "2.5", None),
+    ("log.preallocate", "bool", False, None),
+    ("compression.type", "string", "producer", _one_of(*_COMPRESSION_TYPES)),
+    ("message.max.bytes", "int", 1048588, _at_least(0)),
+    ("socket.request.max.bytes", "int", 104857600, _at_least(1)),
+    ("socket.send.buffer.bytes", "int", 102400, None),
+    ("socket.receive.buffer.bytes", "int", 102400, None),
+    ("connections.max.idle.ms", "long", 600000, None),
+    ("request.timeout.ms", "int", 30000, None),
+    ("offsets.topic.num.partitions", "int", 50, _at_least(1)),
+    ("offsets.topic.replication.factor", "short", 3, _at_least(1)),
+    ("offsets.topic.segment.bytes", "int", 104857600, _at_least(1)),
+    ("offsets.retention.minutes", "int", 10080, _at_least(1)),
+    ("transaction.state.log.num.partitions", "int", 50, _at_least(1)),
+    ("transaction.state.log.replication.factor", "short", 3, _at_least(1)),
+    ("transaction.state.log.min.isr", "int", 2, _at_least(1)),
+    ("transactional.id.expiration.ms", "int", 604800000, _at_least(1)),
+    ("producer.id.expiration.ms", "int", 86400000, _at_least(1)),
+    ("group.initial.rebalance.delay.ms", "int", 3000, None),
+    ("group.min.session.timeout.ms", "int", 6000, None),
+    ("group.max.session.timeout.ms", "int", 1800000, None),
+    ("controlled.shutdown.enable", "bool", True, None),
+    ("controlled.shutdown.max.retries", "int", 3, None),
+    ("controlled.shutdown.retry.backoff.ms", "long", 5000, None),
+    ("controller.socket.timeout.ms", "int", 30000, None),
+    ("auto.leader.rebalance.enable", "bool", True, None),
+    ("leader.imbalance.check.interval.seconds", "long", 300, _at_least(1)),
+    ("leader.imbalance.per.broker.percentage", "int", 10, None),
+    ("fetch.max.bytes", "int", 57671680, _at_least(1024)),
+    ("queued.max.requests", "int", 500, _at_least(1)),
+]]
+
+_BY_NAME = {key.name: key for key in BROKER_CONFIGS}
+
+
+def _parse(key, raw):
+    if raw is None:
+        return None
+    kind = key.type
+    text = raw.strip() if isinstance(raw, str) else raw
+    try:
+        if kind in ("int", "long", "short"):
+            return int(text)
+        if kind == "bool":
+            lowered = str(text).lower()
+            if lowered not in ("true", "false"):
+                raise ValueError(text)
+            return lowered == "true"
+        if kind == "list":
+            if isinstance(text, list):
+                return text
+            return [item.strip() for item in text.split(",") if item.strip()]
+        if kind == "double":
+            return float(text)
+        return text
+    except ValueError:
+        raise ConfigError("Invalid value %s for configuration %s: Expected value to be a %s"
+                          % (raw, key.name, {"list": "list", "bool": "boolean"}.get(kind, "number")
+                             if kind != "string" else "string")) from None
+
+
+Endpoint = namedtuple("Endpoint", "listener_name host port security_protocol")
+
+
+def parse_endpoints(values, protocol_map):
+    endpoints = []
+    for value in values:
+        if "://" not in value:
+            raise ConfigError("Unable to parse %s to a broker endpoint" % value)
+        name, rest = value.split("://", 1)
+        host, _, port = rest.rpartition(":")
+        if not port.isdigit():
+            raise ConfigError("Unable to parse %s to a broker endpoint" % value)
+        name = name.upper()
+        if name not in protocol_map:
+            raise ConfigError("No security protocol defined for listener %s" % name)
+        endpoints.append(Endpoint(name, host.strip("[]"), int(port), protocol_map[name]))
+    return endpoints
+
+
+class KafkaConfig:
+    """Typed, validated broker configuration; unknown keys are kept (Kafka logs and ignores them)."""
+
+    def __init__(self, props):
+        self.originals = dict(props)
+        self.values = {}
+        for key in BROKER_CONFIGS:
+            value = _parse(key, props.get(key.name)) if key.name in props else key.default
+            if value is not None and key.validator is not None:
+                key.validator(key.name, value)
+            self.values[key.name] = value
+        if not self.values["zookeeper.connect"]:
+            raise ConfigError("Missing required configuration \"zookeeper.connect\" which has no default value.")
+        protocol_map = {}
+        for entry in self.values["listener.security.protocol.map"]:
+            name, _, protocol = entry.partition(":")
+            protocol_map[name.strip().upper()] = protocol.strip().upper()
+        self.listeners = parse_endpoints(self.values["listeners"], protocol_map)
+        advertised = self.values["advertised.listeners"]
+        self.advertised_listeners = (parse_endpoints(advertised, protocol_map) if advertised
+                                     else list(self.listeners))
+        if len({endpoint.listener_name for endpoint in self.listeners}) != len(self.listeners):
+            raise ConfigError("Each listener must have a different name, listeners: %s"
+                              % ",".join(self.values["listeners"]))
+        self.inter_broker_listener_name = (self.values["inter.broker.listener.name"] or
+                                           self.advertised_listeners[0].listener_name).upper()
+        if self.broker_id < -1:
+            raise ConfigError("Invalid value %d for configuration broker.id: must be >= -1" % self.broker_id)
+
+    @classmethod
+    def from_file(cls, path, overrides=None):
+        props = read_properties(path)
+        props.update(overrides or {})
+        return cls(props)
+
+    def __getitem__(self, name):
+        if name in self.values:
+            return self.values[name]
+        return self.originals[name]
+
+    def get(self, name, default=None):
+        if name in self.values:
+            return self.values[name]
+        return self.originals.get(name, default)
+
+    @property
+    def broker_id(self):
+        return self.values["broker.id"]
+
+    @property
+    def log_dirs(self):
+        return self.values["log.dirs"] or self.values["log.dir"]
+
+    @property
+    def zookeeper_session_timeout_ms(self):
+        return self.values["zookeeper.session.timeout.ms"]
+
+    @property
+    def zookeeper_connection_timeout_ms(self):
+        return self.values["zookeeper.connection.timeout.ms"] or self.zookeeper_session_timeout_ms
+
+    @property
+    def log_roll_ms(self):
+        return self.values["log.roll.ms"] or self.values["log.roll.hours"] * 3600 * 1000
+
+    @property
+    def log_retention_ms(self):
+        if self.values["log.retention.ms"] is not None:
+            return self.values["log.retention.ms"]
+        if self.values["log.retention.minutes"] is not None:
+            return self.values["log.retention.minutes"] * 60 * 1000
+        return self.values["log.retention.hours"] * 3600 * 1000
+
+    def log_config_defaults(self):
+        """Broker-level defaults for every topic-level config (values as typed Python objects)."""
+        return {
+            "segment.bytes": self["log.segment.bytes"],
+            "segment.ms": self.log_roll_ms,
+            "segment.jitter.ms": 0,
+            "segment.index.bytes": self["log.index.size.max.bytes"],
+            "index.interval.bytes": self["log.index.interval.bytes"],
+            "retention.ms": self.log_retention_ms,
+            "retention.bytes": self["log.retention.bytes"],
+            "max.message.bytes": self["message.max.bytes"],
+            "cleanup.policy": ",".join(self["log.cleanup.policy"]),
+            "min.insync.replicas": self["min.insync.replicas"],
+            "unclean.leader.election.enable": self["unclean.leader.election.enable"],
+            "message.timestamp.type": self["log.message.timestamp.type"],
+            "message.timestamp.difference.max.ms": self["log.message.timestamp.difference.max.ms"],
+            "compression.type": self["compression.type"],
+            "file.delete.delay.ms": self["log.segment.delete.delay.ms"],
+            "flush.messages": self["log.flush.interval.messages"],
+            "flush.ms": self["log.flush.interval.ms"] if self["log.flush.interval.ms"] is not None
+            else 9223372036854775807,
+            "message.format.version": self["log.message.format.version"],
+            "preallocate": self["log.preallocate"],
+            "delete.retention.ms": 86400000,
+            "min.compaction.lag.ms": 0,
+            "max.compaction.lag.ms": 9223372036854775807,
+            "min.cleanable.dirty.ratio": 0.5,
+            "message.downconversion.enable": True,
+            "leader.replication.throttled.replicas": "",
+            "follower.replication.throttled.replicas": "",
+        }

@@ -1,0 +1,188 @@
+"""KafkaServer: one broker's service tree (ZooKeeper session, logs, replica manager, controller, listener)."""
+
+import logging
+import os
+
+
+from twisted.application import service
+from twisted.internet import defer, task
+
+from kafka_zk.controller.controller import KafkaController
+from kafka_zk.log.checkpoints import OffsetCheckpointFile
+from kafka_zk.log.log_manager import LogManager
+from kafka_zk.server import apis
+from kafka_zk.server.admin_manager import AdminManager
+from kafka_zk.server.metadata_cache import MetadataCache
+from kafka_zk.server.producer_ids import ProducerIdManager
+from kafka_zk.server.replica_manager import ReplicaManager
+from kafka_zk.server.socket_server import KafkaServerFactory
+from kafka_zk.server.topic_config import effective_topic_config, to_log_config
+from kafka_zk.server.zk_bridge import ZkBridge
+from kafka_zk.zk.client import KafkaZkClient
+from kafka_zk.zk.znodes import BrokerInfo, EndPoint
+
+log = logging.getLogger(__name__)
+
+HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
+
+
+class KafkaServer(service.Service):
+    """Starts its parts in order and stops them in reverse; see start() and stop()."""
+
+    def __init__(self, config, reactor, zk_client_factory=KafkaZkClient):
+        self.config = config
+        self.reactor = reactor
+        self.zk_client_factory = zk_client_factory
+        self.broker_id = config.broker_id
+        self.broker_epoch = -1
+        self.cluster_id = None
+        self.listener_name = config.listeners[0].listener_name
+        self.handlers = apis.HANDLERS
+        self.topic_overrides = {}
+        self._port = None
+        self._tasks = []
+        self.started = defer.Deferred()
+
+    # -- dispatcher interface for the socket server -----------------------------------------------
+
+    def now_ms(self):
+        return int(self.reactor.seconds() * 1000)
+
+    def supported_versions(self):
+        return apis.supported_versions()
+
+    def handle(self, request):
+        return self.handlers[request.api_key](self, request)
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+
+    def startService(self):
+        super().startService()
+        self.start().addCallbacks(self.started.callback, self._start_failed)
+
+    def _start_failed(self, failure):
+        log.error("broker failed to start: %s", failure.getTraceback())
+        self.started.errback(failure)
+
+    @defer.inlineCallbacks
+    def start(self):
+        config = self.config
+        zk_client = self.zk_client_factory(config["zookeeper.connect"],
+                                           session_timeout_ms=config.zookeeper_session_timeout_ms)
+        self.zk = ZkBridge(zk_client, self.reactor)
+        yield self.zk.call("start", config.zookeeper_connection_timeout_ms / 1000.0)
+        yield self.zk.call("create_persistent_paths")
+        self.cluster_id = yield self.zk.call("get_or_create_cluster_id")
+        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
+        self.broker_id = yield self._resolve_broker_id()
+        self.log_manager.check_meta(self.broker_id, self.cluster_id)
+        self.log_manager.load_logs()
+        self.metadata_cache = MetadataCache(self.broker_id)
+        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.topic_config, self.reactor,
+                                              self._read_high_watermarks())
+        self.admin = AdminManager(self)
+        self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
+        endpoint = config.listeners[0]
+        factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
+        self._port = self.reactor.listenTCP(endpoint.port, factory, interface=endpoint.host or "0.0.0.0")
+        self.bound_port = self._port.getHost().port
+        self.broker_epoch = yield self.zk.call("register_broker", self._broker_info(), self.now_ms())
+        log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
+                 self.broker_id, self.broker_epoch, self.bound_port)
+        self.controller = KafkaController(self)
+        yield self.controller.startup()
+        self._schedule(config["log.retention.check.interval.ms"], self._retention)
+        self._schedule(config["replica.high.watermark.checkpoint.interval.ms"], self.checkpoint_high_watermarks)
+        self._schedule(config["log.flush.offset.checkpoint.interval.ms"], self.log_manager.checkpoint_recovery_points)
+        self._schedule(config["log.flush.start.offset.checkpoint.interval.ms"],
+                       self.log_manager.checkpoint_log_start_offsets)
+        self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
+        log.info("[KafkaServer id=%d] started", self.broker_id)
+        return self
+
+    @defer.inlineCallbacks
+    def _resolve_broker_id(self):
+        stored = self.log_manager.stored_broker_id()
+        configured = self.config.broker_id
+        if configured >= 0:
+            return configured
+        if stored is not None:
+            return stored
+        generated = yield self.zk.call("generate_broker_id", self.config["reserved.broker.max.id"])
+        return generated
+
+    def _broker_info(self):
+        endpoints = []
+        for listener, advertised in zip(self.config.listeners, self.config.advertised_listeners):
+            host = advertised.host or "localhost"
+            port = self.bound_port if advertised.port == 0 else advertised.port
+            endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
+        return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
+
+    def _schedule(self, interval_ms, function):
+        loop = task.LoopingCall(function)
+        loop.clock = self.reactor
+        loop.start(interval_ms / 1000.0, now=False).addErrback(
+            lambda failure: log.error("periodic task failed: %s", failure.getTraceback()))
+        self._tasks.append(loop)
+
+    def _retention(self):
+        self.log_manager.cleanup_logs(self.now_ms(), self.replica_manager.high_watermark_snapshot())
+
+    def _read_high_watermarks(self):
+        marks = {}
+        for directory in self.config.log_dirs:
+            path = os.path.join(directory, HIGH_WATERMARK_CHECKPOINT)
+            if os.path.exists(path):
+                marks.update(OffsetCheckpointFile(path).read())
+        return marks
+
+    def checkpoint_high_watermarks(self):
+        by_dir = {directory: {} for directory in self.config.log_dirs}
+        for tp, mark in self.replica_manager.high_watermark_snapshot().items():
+            directory = self.log_manager.log_dir_of(*tp)
+            if directory in by_dir:
+                by_dir[directory][tp] = mark
+        for directory, marks in by_dir.items():
+            OffsetCheckpointFile(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT)).write(marks)
+
+    # -- topic configs -----------------------------------------------------------------------------
+
+    def topic_config(self, topic):
+        return effective_topic_config(self.config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+
+    @defer.inlineCallbacks
+    def prepare_topic_configs(self, topics):
+        """Read the /config/topics overrides of topics we have not seen yet (before creating logs)."""
+        for topic in topics:
+            if topic not in self.topic_overrides:
+                self.topic_overrides[topic] = yield self.zk.call("get_entity_config", "topics", topic)
+
+    def on_metadata_updated(self):
+        self.admin.on_metadata_updated()
+
+    # -- shutdown ----------------------------------------------------------------------------------
+
+    @defer.inlineCallbacks
+    def stopService(self):
+        super().stopService()
+        log.info("[KafkaServer id=%d] shutting down", self.broker_id)
+        for loop in self._tasks:
+            if loop.running:
+                loop.stop()
+        if getattr(self, "controller", None) is not None:
+            yield self.controller.shutdown()
+        if self._port is not None:
+            yield self._port.stopListening()
+        if getattr(self, "admin", None) is not None:
+            self.admin.shutdown()
+        if getattr(self, "replica_manager", None) is not None:
+            self.replica_manager.shutdown()
+            self.checkpoint_high_watermarks()
+        if getattr(self, "log_manager", None) is not None:
+            self.log_manager.shutdown()
+        if getattr(self, "zk", None) is not None:
+            yield self.zk.call("close")
+        log.info("[KafkaServer id=%d] shut down completed", self.broker_id)
+
+

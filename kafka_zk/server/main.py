@@ -1,0 +1,62 @@
+"""Entry point of one broker process: kafka-server-start server.properties [--override k=v ...]."""
+
+import argparse
+import logging
+import sys
+
+from kafka_zk.server.config import ConfigError, KafkaConfig
+
+
+def configure_logging(level=logging.INFO):
+    logging.basicConfig(level=level, stream=sys.stdout,
+                        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+    logging.getLogger("kazoo").setLevel(logging.WARNING)
+
+
+def parse_overrides(values):
+    overrides = {}
+    for value in values:
+        if "=" not in value:
+            raise ConfigError("Invalid override %r: expected key=value" % value)
+        key, _, item = value.partition("=")
+        overrides[key.strip()] = item.strip()
+    return overrides
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="kafka-server-start",
+                                     description="Start a kafka-zk broker from a server.properties file.")
+    parser.add_argument("config", help="server.properties")
+    parser.add_argument("--override", action="append", default=[], metavar="key=value",
+                        help="override a property from the file")
+    args = parser.parse_args(argv)
+    configure_logging()
+    try:
+        config = KafkaConfig.from_file(args.config, parse_overrides(args.override))
+    except (ConfigError, OSError) as error:
+        print("kafka-server-start: %s" % error, file=sys.stderr)
+        return 1
+
+    from twisted.internet import reactor
+    from kafka_zk.server.kafka_server import KafkaServer
+
+    server = KafkaServer(config, reactor)
+    exit_code = [0]
+
+    def failed(failure):
+        exit_code[0] = 1
+        print("kafka-server-start: broker failed to start: %s" % failure.getErrorMessage(), file=sys.stderr)
+        reactor.stop()
+
+    def start():
+        server.startService()
+        server.started.addErrback(failed)
+
+    reactor.callWhenRunning(start)
+    reactor.addSystemEventTrigger("before", "shutdown", server.stopService)
+    reactor.run()
+    return exit_code[0]
+
+
+if __name__ == "__main__":
+    sys.exit(main())

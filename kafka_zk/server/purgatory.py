@@ -1,0 +1,90 @@
+"""Delayed operations (DelayedProduce, DelayedFetch, ...) that complete exactly once, watched by key."""
+
+from collections import defaultdict
+
+
+class DelayedOperation:
+    """Subclasses implement try_complete() -> bool (calling force_complete() when done),
+    on_complete() and on_expiration(). The timeout is scheduled on the injected clock."""
+
+    def __init__(self, delay_ms):
+        self.delay_ms = delay_ms
+        self.completed = False
+        self._timer = None
+
+    def force_complete(self):
+        """Complete now if nobody has; returns True only for the caller that completed it."""
+        if self.completed:
+            return False
+        self.completed = True
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self._timer = None
+        self.on_complete()
+        return True
+
+    def _expire(self):
+        self._timer = None
+        if not self.completed:
+            self.on_expiration()
+            self.force_complete()
+
+    def try_complete(self):
+        raise NotImplementedError
+
+    def on_complete(self):
+        raise NotImplementedError
+
+    def on_expiration(self):
+        pass
+
+
+class DelayedOperationPurgatory:
+    """Holds operations until a key they watch is checked and they can complete, or they time out."""
+
+    def __init__(self, name, clock):
+        self.name = name
+        self.clock = clock
+        self._watchers = defaultdict(list)
+
+    def try_complete_else_watch(self, operation, keys):
+        """Complete the operation now if possible, else watch it under each key and start its timer."""
+        if operation.try_complete():
+            return True
+        for key in keys:
+            self._watchers[key].append(operation)
+        if operation.try_complete():
+            return True
+        if not operation.completed:
+            operation._timer = self.clock.callLater(operation.delay_ms / 1000.0, operation._expire)
+        return False
+
+    def check_and_complete(self, key):
+        """Try to complete the operations watching key; returns how many completed."""
+        watchers = self._watchers.get(key)
+        if not watchers:
+            return 0
+        completed = 0
+        remaining = []
+        for operation in watchers:
+            if operation.completed:
+                continue
+            if operation.try_complete():
+                completed += 1
+            else:
+                remaining.append(operation)
+        if remaining:
+            self._watchers[key] = remaining
+        else:
+            del self._watchers[key]
+        return completed
+
+    def watched(self):
+        return sum(1 for ops in self._watchers.values() for op in ops if not op.completed)
+
+    def shutdown(self):
+        for operations in list(self._watchers.values()):
+            for operation in operations:
+                if operation._timer is not None and operation._timer.active():
+                    operation._timer.cancel()
+        self._watchers.clear()

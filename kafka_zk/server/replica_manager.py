@@ -1,0 +1,228 @@
+"""ReplicaManager: the partitions this broker hosts, appends from producers, reads for fetchers."""
+
+import logging
+
+from twisted.internet import defer
+
+from kafka_zk.log.log import OffsetOutOfRangeError
+from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.record.batch_header import InvalidRecordError
+from kafka_zk.record.compression import UnsupportedCodecError
+from kafka_zk.record.validation import InvalidTimestampError, RecordTooLargeError, validate_produce_records
+from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
+from kafka_zk.server.partition import Partition
+from kafka_zk.server.purgatory import DelayedOperationPurgatory
+from kafka_zk.server.topic_config import to_log_config
+
+log = logging.getLogger(__name__)
+
+
+class ProduceResult:
+    __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset")
+
+    def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
+                 log_append_time=-1, log_start_offset=-1):
+        self.error = error
+        self.message = message
+        self.base_offset = base_offset
+        self.last_offset = last_offset
+        self.log_append_time = log_append_time
+        self.log_start_offset = log_start_offset
+
+
+class FetchResult:
+    __slots__ = ("error", "records", "high_watermark", "log_start_offset", "log_end_offset")
+
+    def __init__(self, error=Errors.NONE, records=b"", high_watermark=-1, log_start_offset=-1,
+                 log_end_offset=-1):
+        self.error = error
+        self.records = records
+        self.high_watermark = high_watermark
+        self.log_start_offset = log_start_offset
+        self.log_end_offset = log_end_offset
+
+
+class ReplicaManager:
+    def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None):
+        self.broker_id = broker_id
+        self.log_manager = log_manager
+        self.topic_config = topic_config  # callable(topic) -> effective topic config dict
+        self.clock = clock
+        self.partitions = {}
+        self.controller_epoch = 0
+        self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
+        self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
+        self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
+
+    def now_ms(self):
+        return int(self.clock.seconds() * 1000)
+
+    def get_partition(self, topic, partition):
+        return self.partitions.get((topic, partition))
+
+    def leader_partition(self, topic, partition):
+        found = self.partitions.get((topic, partition))
+        if found is None:
+            raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        found.check_leader()
+        return found
+
+    # -- produce -----------------------------------------------------------------------------
+
+    def append_records(self, timeout_ms, required_acks, entries):
+        """entries: {(topic, partition): records buffer}. Returns a Deferred of {tp: ProduceResult}
+        that fires at once for acks 0/1 and when the ISR has the records for acks=-1."""
+        results = {}
+        now = self.now_ms()
+        for tp, records in entries.items():
+            results[tp] = self._append_to_partition(tp, records, required_acks, now)
+        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        for tp in appended:
+            self.fetch_purgatory.check_and_complete(tp)
+        if required_acks != -1 or not appended:
+            return defer.succeed(results)
+        done = defer.Deferred()
+        operation = DelayedProduce(timeout_ms, self, results, done)
+        self.produce_purgatory.try_complete_else_watch(operation, appended)
+        return done
+
+    def _append_to_partition(self, tp, records, required_acks, now_ms):
+        topic = tp[0]
+        partition = self.partitions.get(tp)
+        if partition is None:
+            return ProduceResult(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+        if not partition.is_leader:
+            return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
+        config = self.topic_config(topic)
+        try:
+            validated = validate_produce_records(
+                records, now_ms, max_message_bytes=config["max.message.bytes"],
+                timestamp_type=config["message.timestamp.type"],
+                codec_for_topic=config["compression.type"],
+                timestamp_diff_max_ms=_diff_limit(config["message.timestamp.difference.max.ms"]))
+        except RecordTooLargeError as error:
+            return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
+        except InvalidTimestampError as error:
+            return ProduceResult(Errors.INVALID_TIMESTAMP, str(error))
+        except UnsupportedCodecError as error:
+            return ProduceResult(Errors.UNSUPPORTED_COMPRESSION_TYPE, str(error))
+        except InvalidRecordError as error:
+            return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
+        log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
+        try:
+            appended = partition.append_as_leader(validated, required_acks, config["min.insync.replicas"],
+                                                  log_append_time)
+        except KafkaError as error:
+            return ProduceResult(error.code, error.message)
+        return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
+                             appended.log_append_time, appended.log_start_offset)
+
+    # -- fetch --------------------------------------------------------------------------------
+
+    def read_partitions(self, fetch_infos, replica_id, max_bytes, hard_max_bytes_limit=False):
+        """fetch_infos: list of (tp, fetch_offset, partition_max_bytes, current_leader_epoch).
+        Returns ({tp: FetchResult}, bytes_read)."""
+        results = {}
+        remaining = max_bytes
+        bytes_read = 0
+        for tp, fetch_offset, partition_max_bytes, leader_epoch in fetch_infos:
+            partition = self.partitions.get(tp)
+            if partition is None:
+                results[tp] = FetchResult(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                continue
+            try:
+                partition.check_leader(leader_epoch)
+                limit = min(partition_max_bytes, remaining)
+                info, hw, log_start, leo = partition.read(
+                    fetch_offset, limit, for_follower=replica_id >= 0,
+                    min_one_message=not hard_max_bytes_limit and bytes_read == 0)
+            except KafkaError as error:
+                results[tp] = FetchResult(error.code)
+                continue
+            except OffsetOutOfRangeError:
+                results[tp] = FetchResult(Errors.OFFSET_OUT_OF_RANGE, b"", partition.high_watermark,
+                                          partition.log.log_start_offset, partition.log.log_end_offset)
+                continue
+            data = info.read_bytes() if info is not None else b""
+            bytes_read += len(data)
+            remaining = max(0, remaining - len(data))
+            results[tp] = FetchResult(Errors.NONE, data, hw, log_start, leo)
+        return results, bytes_read
+
+    def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1):
+        """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data."""
+        results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes)
+        errors = any(result.error != Errors.NONE for result in results.values())
+        if max_wait_ms <= 0 or not fetch_infos or bytes_read >= min_bytes or errors:
+            return defer.succeed(results)
+        done = defer.Deferred()
+        operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done)
+        self.fetch_purgatory.try_complete_else_watch(operation, [info[0] for info in fetch_infos])
+        return done
+
+    # -- control plane --------------------------------------------------------------------------
+
+    def check_controller_epoch(self, controller_epoch):
+        if controller_epoch < self.controller_epoch:
+            raise KafkaError(Errors.STALE_CONTROLLER_EPOCH,
+                             "Received a request with controller epoch %d older than %d"
+                             % (controller_epoch, self.controller_epoch))
+        self.controller_epoch = controller_epoch
+
+    def become_leader_or_follower(self, partition_states):
+        """partition_states: list of dicts with topic, partition, leader, leader_epoch, isr, replicas,
+        zk_version, controller_epoch. Returns {tp: error code}."""
+        errors = {}
+        for state in partition_states:
+            tp = (state["topic"], state["partition"])
+            partition = self.partitions.get(tp)
+            if partition is not None and state["leader_epoch"] < partition.leader_epoch:
+                errors[tp] = Errors.STALE_CONTROLLER_EPOCH
+                continue
+            if self.broker_id not in state["replicas"]:
+                errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            if partition is None:
+                partition = Partition(tp[0], tp[1], self.broker_id, self._create_log)
+                self.partitions[tp] = partition
+            elif partition.log is not None:
+                partition.log.config = to_log_config(self.topic_config(tp[0]))
+            try:
+                if state["leader"] == self.broker_id:
+                    partition.make_leader(state, self.high_watermarks.get(tp, 0))
+                else:
+                    partition.make_follower(state, self.high_watermarks.get(tp, 0))
+                errors[tp] = Errors.NONE
+            except Exception:
+                log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
+                errors[tp] = Errors.KAFKA_STORAGE_ERROR
+            self.produce_purgatory.check_and_complete(tp)
+            self.fetch_purgatory.check_and_complete(tp)
+        return errors
+
+    def _create_log(self, topic, partition):
+        return self.log_manager.get_or_create_log(topic, partition, to_log_config(self.topic_config(topic)))
+
+    def stop_replica(self, topic, partition, delete):
+        tp = (topic, partition)
+        found = self.partitions.pop(tp, None)
+        if found is not None:
+            found.close()
+        self.high_watermarks.pop(tp, None)
+        if delete:
+            self.log_manager.async_delete(topic, partition)
+        self.produce_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete(tp)
+        return Errors.NONE
+
+    def high_watermark_snapshot(self):
+        return {tp: partition.high_watermark for tp, partition in self.partitions.items()
+                if partition.log is not None}
+
+    def shutdown(self):
+        self.produce_purgatory.shutdown()
+        self.fetch_purgatory.shutdown()
+
+
+def _diff_limit(value):
+    return None if value >= 0x7FFFFFFFFFFFFFFF else value

@@ -1,0 +1,132 @@
+"""The client-facing listener: decodes request frames, dispatches them, and answers in request order."""
+
+import logging
+from collections import deque
+
+from twisted.internet import defer, protocol
+
+from kafka_zk.protocol import api_keys
+from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
+from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
+from kafka_zk.server.framing import FramedProtocol
+
+log = logging.getLogger(__name__)
+
+API_VERSIONS_KEY = 18
+
+
+class Request:
+    """One decoded request as handlers see it."""
+
+    __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "body", "client_host",
+                 "received_ms", "size")
+
+    def __init__(self, header, body, client_host, received_ms, size):
+        self.api_key = header.api_key
+        self.api_version = header.api_version
+        self.correlation_id = header.correlation_id
+        self.client_id = header.client_id
+        self.body = body
+        self.client_host = client_host
+        self.received_ms = received_ms
+        self.size = size
+
+
+class KafkaServerProtocol(FramedProtocol):
+    """One client connection. Responses leave in the order their requests arrived."""
+
+    def __init__(self, dispatcher, max_frame_size):
+        self.dispatcher = dispatcher
+        self.max_frame_size = max_frame_size
+        self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
+
+    def connectionMade(self):
+        super().connectionMade()
+        peer = self.transport.getPeer()
+        self.client_host = getattr(peer, "host", "")
+
+    def frame_received(self, frame):
+        try:
+            header, body_offset = decode_request_header(frame)
+        except Exception as error:  # a header that does not parse: Kafka closes the connection
+            log.info("closing connection from %s: invalid request header (%s)", self.client_host, error)
+            self.transport.abortConnection()
+            return
+        spec = api_keys.API_SPECS.get(header.api_key)
+        handler = self.dispatcher.handlers.get(header.api_key)
+        if handler is None or spec is None:
+            log.info("closing connection from %s: unknown api key %d", self.client_host, header.api_key)
+            self.transport.abortConnection()
+            return
+        if not spec.min_version <= header.api_version <= spec.max_version:
+            if header.api_key == API_VERSIONS_KEY:
+                self._enqueue_ready(None, encode_unsupported_api_versions(
+                    header.correlation_id, self.dispatcher.supported_versions()))
+                return
+            log.info("closing connection from %s: unsupported version %d of api %s",
+                     self.client_host, header.api_version, spec.name)
+            self.transport.abortConnection()
+            return
+        try:
+            body = spec.request.decode(memoryview(frame)[body_offset:], header.api_version)
+        except Exception as error:
+            log.info("closing connection from %s: cannot decode %s v%d request (%s)",
+                     self.client_host, spec.name, header.api_version, error)
+            self.transport.abortConnection()
+            return
+        request = Request(header, body, self.client_host, self.dispatcher.now_ms(), len(frame))
+        try:
+            result = self.dispatcher.handle(request)
+        except Exception:
+            log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
+            self.transport.abortConnection()
+            return
+        entry = [None, header, False]
+        self._pending.append(entry)
+        if isinstance(result, defer.Deferred):
+            result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
+        else:
+            self._completed(result, entry)
+
+    def _enqueue_ready(self, header, payload):
+        self._pending.append([payload, header, True])
+        self._flush()
+
+    def _completed(self, body, entry):
+        header = entry[1]
+        if body is None:
+            entry[0] = None  # no response (e.g. acks=0)
+        else:
+            entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+        entry[2] = True
+        self._flush()
+
+    def _failed(self, failure, entry):
+        header = entry[1]
+        log.error("error handling api %d v%d: %s", header.api_key, header.api_version,
+                  failure.getTraceback())
+        if self.transport is not None:
+            self.transport.abortConnection()
+
+    def _flush(self):
+        pending = self._pending
+        while pending and pending[0][2]:
+            payload = pending.popleft()[0]
+            if payload is not None and self.transport is not None and self.connected:
+                self.send_frame(payload)
+
+    def frame_size_invalid(self, size):
+        log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
+                 self.max_frame_size)
+        self.transport.abortConnection()
+
+
+class KafkaServerFactory(protocol.ServerFactory):
+    def __init__(self, dispatcher, max_frame_size):
+        self.dispatcher = dispatcher
+        self.max_frame_size = max_frame_size
+
+    def buildProtocol(self, addr):
+        proto = KafkaServerProtocol(self.dispatcher, self.max_frame_size)
+        proto.factory = self
+        return proto

@@ -1,0 +1,99 @@
+"""Topic-level config names (Kafka's LogConfig): types, validation, and merging over broker defaults."""
+
+from kafka_zk.log.log import LogConfig
+from kafka_zk.server.config import ConfigError
+
+# name -> (type, allowed values or None)
+TOPIC_CONFIGS = {
+    "segment.bytes": ("int", None),
+    "segment.ms": ("long", None),
+    "segment.jitter.ms": ("long", None),
+    "segment.index.bytes": ("int", None),
+    "index.interval.bytes": ("int", None),
+    "retention.ms": ("long", None),
+    "retention.bytes": ("long", None),
+    "max.message.bytes": ("int", None),
+    "cleanup.policy": ("list", ("delete", "compact")),
+    "min.insync.replicas": ("int", None),
+    "unclean.leader.election.enable": ("bool", None),
+    "message.timestamp.type": ("string", ("CreateTime", "LogAppendTime")),
+    "message.timestamp.difference.max.ms": ("long", None),
+    "compression.type": ("string", ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")),
+    "file.delete.delay.ms": ("long", None),
+    "flush.messages": ("long", None),
+    "flush.ms": ("long", None),
+    "message.format.version": ("string", None),
+    "preallocate": ("bool", None),
+    "delete.retention.ms": ("long", None),
+    "min.compaction.lag.ms": ("long", None),
+    "max.compaction.lag.ms": ("long", None),
+    "min.cleanable.dirty.ratio": ("double", None),
+    "message.downconversion.enable": ("bool", None),
+    "leader.replication.throttled.replicas": ("string", None),
+    "follower.replication.throttled.replicas": ("string", None),
+}
+
+_MINIMUMS = {"segment.bytes": 14, "segment.ms": 1, "segment.index.bytes": 4, "min.insync.replicas": 1,
+             "max.message.bytes": 0, "index.interval.bytes": 0, "retention.ms": -1,
+             "retention.bytes": -1, "file.delete.delay.ms": 0, "flush.messages": 0, "flush.ms": 0,
+             "delete.retention.ms": 0, "min.compaction.lag.ms": 0, "max.compaction.lag.ms": 1}
+
+
+def parse_topic_config_value(name, raw):
+    """Parse and validate one topic config value given as a string; raises ConfigError."""
+    if name not in TOPIC_CONFIGS:
+        raise ConfigError("Unknown topic config name: %s" % name)
+    kind, allowed = TOPIC_CONFIGS[name]
+    text = str(raw).strip()
+    try:
+        if kind in ("int", "long"):
+            value = int(text)
+        elif kind == "double":
+            value = float(text)
+        elif kind == "bool":
+            if text.lower() not in ("true", "false"):
+                raise ValueError(text)
+            value = text.lower() == "true"
+        elif kind == "list":
+            value = [item.strip() for item in text.split(",") if item.strip()]
+        else:
+            value = text
+    except ValueError:
+        raise ConfigError("Invalid value %s for configuration %s: Expected value to be a %s"
+                          % (raw, name, "boolean" if kind == "bool" else "number")) from None
+    if allowed is not None:
+        for item in (value if isinstance(value, list) else [value]):
+            if item not in allowed:
+                raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
+                                  % (raw, name, ", ".join(allowed)))
+    minimum = _MINIMUMS.get(name)
+    if minimum is not None and value < minimum:
+        raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s"
+                          % (raw, name, minimum))
+    if kind == "list":
+        value = ",".join(value)
+    return value
+
+
+def validate_topic_configs(configs):
+    """Validate a {name: string} dict; return the typed values."""
+    return {name: parse_topic_config_value(name, value) for name, value in configs.items()}
+
+
+def effective_topic_config(broker_defaults, overrides):
+    """Broker defaults with the topic's own overrides (strings from ZooKeeper) on top."""
+    merged = dict(broker_defaults)
+    for name, raw in overrides.items():
+        if name in TOPIC_CONFIGS:
+            merged[name] = parse_topic_config_value(name, raw)
+    return merged
+
+
+def to_log_config(effective):
+    """The LogConfig the log package needs, from an effective topic config dict."""
+    return LogConfig(
+        segment_bytes=effective["segment.bytes"], segment_ms=effective["segment.ms"],
+        retention_ms=effective["retention.ms"], retention_bytes=effective["retention.bytes"],
+        index_interval_bytes=effective["index.interval.bytes"], max_index_size=effective["segment.index.bytes"],
+        max_message_bytes=effective["max.message.bytes"], cleanup_policy=effective["cleanup.policy"],
+        file_delete_delay_ms=effective["file.delete.delay.ms"], flush_ms=effective["flush.ms"])

@@ -1,0 +1,39 @@
+"""Real broker processes for tests: a cluster over the session's ZooKeeper, in a private chroot."""
+
+import time
+
+import pytest
+
+from kafka_zk.tools.local_cluster import LocalCluster
+from tests.zk_support import create_chroot, free_port
+
+
+def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):
+    """Poll condition() until it returns a truthy value; fail the test after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %.0fs waiting for %s" % (timeout, message))
+        time.sleep(interval)
+
+
+def start_cluster(directory, zookeeper_server, brokers=3, overrides=None):
+    cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
+                           broker_ports=[free_port() for _ in range(brokers)], overrides=overrides)
+    try:
+        cluster.start(timeout=60)
+    except Exception:
+        cluster.kill()
+        raise
+    return cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, zookeeper_server):
+    """Three brokers shared by the tests of one module."""
+    running = start_cluster(tmp_path_factory.mktemp("cluster"), zookeeper_server)
+    yield running
+    running.stop()

@@ -1,0 +1,67 @@
+from twisted.internet import task
+
+from kafka_zk.controller.event_manager import ControllerEventManager
+from kafka_zk.server.purgatory import DelayedOperation, DelayedOperationPurgatory
+from twisted.internet import defer
+
+
+class Waiting(DelayedOperation):
+    def __init__(self, delay_ms, ready):
+        super().__init__(delay_ms)
+        self.ready = ready
+        self.outcome = []
+
+    def try_complete(self):
+        if self.ready():
+            return self.force_complete()
+        return False
+
+    def on_complete(self):
+        self.outcome.append("complete")
+
+    def on_expiration(self):
+        self.outcome.append("expired")
+
+
+def test_operation_completes_once_when_checked():
+    clock = task.Clock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    flag = []
+    operation = Waiting(1000, lambda: bool(flag))
+    assert not purgatory.try_complete_else_watch(operation, ["a", "b"])
+    assert purgatory.watched() == 2
+    flag.append(1)
+    assert purgatory.check_and_complete("a") == 1
+    assert purgatory.check_and_complete("b") == 0
+    clock.advance(2)
+    assert operation.outcome == ["complete"]
+
+
+def test_operation_expires_on_the_injected_clock():
+    clock = task.Clock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    operation = Waiting(500, lambda: False)
+    purgatory.try_complete_else_watch(operation, ["a"])
+    clock.advance(0.499)
+    assert operation.outcome == []
+    clock.advance(0.002)
+    assert operation.outcome == ["expired", "complete"]
+    assert purgatory.check_and_complete("a") == 0
+
+
+def test_event_manager_runs_events_one_at_a_time_in_order():
+    events = ControllerEventManager()
+    log = []
+    gate = defer.Deferred()
+
+    def first():
+        log.append("first-start")
+        return gate.addCallback(lambda _: log.append("first-end"))
+
+    events.put("first", first)
+    events.put("second", lambda: log.append("second"))
+    events.put("broken", lambda: 1 / 0)
+    events.put("third", lambda: log.append("third"))
+    assert log == ["first-start"]
+    gate.callback(None)
+    assert log == ["first-start", "first-end", "second", "third"]

@@ -1,0 +1,401 @@
+"""Launcher for a real Apache ZooKeeper server: finds its jars, writes zoo.cfg, starts, probes, stops.
+
+Stdlib only, so the shell scripts can run it with any Python 3. Usable as a library
+(`ZooKeeperServer`, `find_zookeeper_classpath`, `zkcli_command`) and as a command:
+
+    python -m zookeeper.launcher start  --data-dir D --port P [--host H] [--daemon]
+    python -m zookeeper.launcher start  --config zookeeper.properties [--daemon]
+    python -m zookeeper.launcher stop   --data-dir D | --config zookeeper.properties
+    python -m zookeeper.launcher status --data-dir D | --config zookeeper.properties
+    python -m zookeeper.launcher shell  HOST:PORT[/chroot] [zkCli command ...]
+    python -m zookeeper.launcher classpath
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib.util
+import os
+import re
+import shutil
+import signal
+import socket
+import string
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TEMPLATE = HERE / "zoo.cfg.template"
+LOG4J2_CONFIG = HERE / "log4j2.properties"
+LOGBACK_CONFIG = HERE / "logback.xml"
+
+SERVER_MAIN = "org.apache.zookeeper.server.quorum.QuorumPeerMain"
+CLI_MAIN = "org.apache.zookeeper.ZooKeeperMain"
+HEAP_OPTS = ["-Xms32m", "-Xmx256m"]
+
+# Artifacts a ZooKeeper 3.9 server and its zkCli need (checked against the jars the pyspark wheel
+# ships): metrics-core and snappy-java are loaded at server start, commons-cli by the shell's
+# command parser, netty-handler/netty-common because the client config touches netty's SslContext.
+REQUIRED_ARTIFACTS = (
+    "zookeeper", "zookeeper-jute", "slf4j-api", "metrics-core", "snappy-java",
+    "commons-cli", "netty-handler", "netty-common",
+)
+# An slf4j binding; without one ZooKeeper still runs but logs nothing.
+LOGGING_BINDINGS = (
+    ("log4j-slf4j2-impl", "log4j-api", "log4j-core"),
+    ("log4j-slf4j-impl", "log4j-api", "log4j-core"),
+    ("logback-classic", "logback-core"),
+)
+_JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[^/]*)\.jar$")
+
+PID_FILE = "zookeeper.pid"
+LOG_FILE = "zookeeper.log"
+CFG_FILE = "zoo.cfg"
+
+
+class ZooKeeperError(RuntimeError):
+    """ZooKeeper could not be found, started or stopped."""
+
+
+def _pyspark_jars_dir() -> Path | None:
+    # find_spec on a top-level package locates it without importing it (pyspark is slow to import).
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    jars = Path(list(spec.submodule_search_locations)[0]) / "jars"
+    return jars if jars.is_dir() else None
+
+
+def _select_jars(jars_dir: Path) -> list[str]:
+    """The minimal jar list from a directory of many jars, or the whole directory if one is missing."""
+    by_artifact: dict[str, str] = {}
+    for path in sorted(jars_dir.glob("*.jar")):
+        match = _JAR_NAME.match(path.name)
+        if match:
+            by_artifact.setdefault(match.group("artifact"), str(path))
+    if not all(name in by_artifact for name in REQUIRED_ARTIFACTS):
+        return [str(jars_dir / "*")]
+    chosen = [by_artifact[name] for name in REQUIRED_ARTIFACTS]
+    for binding in LOGGING_BINDINGS:
+        if all(name in by_artifact for name in binding):
+            chosen.extend(by_artifact[name] for name in binding)
+            break
+    return chosen
+
+
+def find_zookeeper_classpath() -> list[str]:
+    """Classpath entries for ZooKeeper: $ZOOKEEPER_HOME, then the pyspark wheel, then Debian's package."""
+    home = os.environ.get("ZOOKEEPER_HOME")
+    if home:
+        jars = sorted(glob.glob(os.path.join(home, "lib", "*.jar"))) + sorted(glob.glob(os.path.join(home, "*.jar")))
+        if not any(Path(j).name.startswith("zookeeper-") for j in jars):
+            raise ZooKeeperError(f"ZOOKEEPER_HOME={home} has no zookeeper-*.jar in lib/ or at its top")
+        return jars
+    jars_dir = _pyspark_jars_dir()
+    if jars_dir is not None and any(jars_dir.glob("zookeeper-[0-9]*.jar")):
+        return _select_jars(jars_dir)
+    debian_jars = sorted(glob.glob("/usr/share/zookeeper/*.jar"))
+    if debian_jars or os.path.exists("/usr/share/java/zookeeper.jar"):
+        return debian_jars + ["/usr/share/java/*"]
+    raise ZooKeeperError(
+        "ZooKeeper jars not found: set ZOOKEEPER_HOME, install pyspark into the venv, or install Debian's zookeeper")
+
+
+def _java() -> str:
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home and os.access(os.path.join(java_home, "bin", "java"), os.X_OK):
+        return os.path.join(java_home, "bin", "java")
+    found = shutil.which("java")
+    if not found:
+        raise ZooKeeperError("no java found: install a JRE (17+) or set JAVA_HOME")
+    return found
+
+
+def _logging_opts(level: str, stream: str) -> list[str]:
+    return [
+        f"-Dlog4j2.configurationFile={LOG4J2_CONFIG}",
+        f"-Dlogback.configurationFile={LOGBACK_CONFIG}",
+        f"-Dzookeeper.log.level={level}",
+        f"-Dzookeeper.log.stream={stream}",
+    ]
+
+
+def server_command(cfg_path: str | os.PathLike) -> list[str]:
+    """The java command line that runs a ZooKeeper server with the given zoo.cfg."""
+    return [_java(), *HEAP_OPTS, "-cp", os.pathsep.join(find_zookeeper_classpath()),
+            *_logging_opts("INFO", "OUT"), SERVER_MAIN, str(cfg_path)]
+
+
+def zkcli_command(server: "ZooKeeperServer | str") -> list[str]:
+    """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server or "host:port[/chroot]"."""
+    connect = server.connect_string if isinstance(server, ZooKeeperServer) else server
+    return [_java(), "-Xmx128m", "-cp", os.pathsep.join(find_zookeeper_classpath()),
+            *_logging_opts("WARN", "ERR"), "-Dzookeeper.admin.enableServer=false", CLI_MAIN, "-server", connect]
+
+
+def four_letter_word(host: str, port: int, word: str, timeout: float = 2.0) -> str:
+    """Send a four-letter command (ruok, srvr, stat, mntr) and return the whole answer."""
+    with socket.create_connection((host, port), timeout=timeout) as sock:
+        sock.sendall(word.encode("ascii"))
+        chunks = []
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
+
+
+def is_serving(host: str, port: int) -> bool:
+    """True when a ZooKeeper answers ruok with imok and srvr reports a mode (it serves requests)."""
+    try:
+        return four_letter_word(host, port, "ruok") == "imok" and "Mode: " in four_letter_word(host, port, "srvr")
+    except OSError:
+        return False
+
+
+def _port_in_use(host: str, port: int) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def _pid_is_zookeeper(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            return SERVER_MAIN.encode() in cmdline.read_bytes()
+        except OSError:
+            return False
+    return True
+
+
+def read_properties(path: str | os.PathLike) -> dict[str, str]:
+    """key=value (or key: value) lines of a Java-style properties file; # and ! start comments."""
+    props: dict[str, str] = {}
+    for raw in Path(path).read_text().splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        key, _, value = line.partition("=") if "=" in line else line.partition(":")
+        props[key.strip()] = value.strip()
+    return props
+
+
+def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | None = None) -> str:
+    """zoo.cfg text: the template filled in, then each extra key replacing its line or appended."""
+    text = string.Template(TEMPLATE.read_text()).substitute(
+        data_dir=data_dir, client_port=port, client_address=host)
+    lines = text.splitlines()
+    for key, value in (extra or {}).items():
+        setting = f"{key}={value}"
+        for index, line in enumerate(lines):
+            if line.split("=", 1)[0].strip() == key and not line.lstrip().startswith("#"):
+                lines[index] = setting
+                break
+        else:
+            lines.append(setting)
+    return "\n".join(lines) + "\n"
+
+
+class ZooKeeperServer:
+    """One standalone ZooKeeper server whose config, pid file and log live in `data_dir`."""
+
+    def __init__(self, data_dir: str | os.PathLike, port: int = 2181, host: str = "127.0.0.1",
+                 extra_config: dict[str, str] | None = None):
+        self.data_dir = Path(data_dir).resolve()
+        self.port = int(port)
+        self.host = host
+        self.extra_config = dict(extra_config or {})
+        self._process: subprocess.Popen | None = None
+
+    @property
+    def connect_string(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.data_dir / PID_FILE
+
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / LOG_FILE
+
+    @property
+    def cfg_file(self) -> Path:
+        return self.data_dir / CFG_FILE
+
+    def pid(self) -> int | None:
+        """The server's pid if the pid file names a live ZooKeeper process."""
+        if self._process is not None and self._process.poll() is None:
+            return self._process.pid
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if _pid_is_zookeeper(pid) else None
+
+    def is_running(self) -> bool:
+        return self.pid() is not None
+
+    def write_config(self) -> Path:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.cfg_file.write_text(render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config))
+        return self.cfg_file
+
+    def start(self, timeout: float = 30.0) -> "ZooKeeperServer":
+        """Start the server in the background and wait until it serves requests."""
+        if self.is_running():
+            raise ZooKeeperError(f"ZooKeeper already running from {self.data_dir} (pid {self.pid()})")
+        if _port_in_use(self.host, self.port):
+            raise ZooKeeperError(f"port {self.connect_string} is already in use")
+        command = server_command(self.write_config())
+        with open(self.log_file, "ab") as log:
+            self._process = subprocess.Popen(
+                command, cwd=self.data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True)
+        self.pid_file.write_text(f"{self._process.pid}\n")
+        deadline = time.monotonic() + timeout
+        while not is_serving(self.host, self.port):
+            if self._process.poll() is not None:
+                raise ZooKeeperError(
+                    f"ZooKeeper exited with code {self._process.returncode}; log tail:\n{self.log_tail()}")
+            if time.monotonic() > deadline:
+                self.kill()
+                raise ZooKeeperError(f"ZooKeeper not serving after {timeout}s; log tail:\n{self.log_tail()}")
+            time.sleep(0.05)
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM, wait up to `timeout` seconds, then SIGKILL."""
+        pid = self.pid()
+        if pid is None:
+            self._forget()
+            return
+        os.kill(pid, signal.SIGTERM)
+        if not self._wait_exit(pid, timeout):
+            os.kill(pid, signal.SIGKILL)
+            self._wait_exit(pid, timeout)
+        self._forget()
+
+    def kill(self) -> None:
+        """SIGKILL at once (for fault tests)."""
+        pid = self.pid()
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            self._wait_exit(pid, 10.0)
+        self._forget()
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def _wait_exit(self, pid: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        if self._process is not None and self._process.pid == pid:
+            try:
+                self._process.wait(timeout)
+                return True
+            except subprocess.TimeoutExpired:
+                return False
+        while _pid_is_zookeeper(pid):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+        return True
+
+    def _forget(self) -> None:
+        self._process = None
+        self.pid_file.unlink(missing_ok=True)
+
+    def __repr__(self) -> str:
+        return f"ZooKeeperServer({str(self.data_dir)!r}, port={self.port}, host={self.host!r})"
+
+
+def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
+    extra: dict[str, str] = {}
+    data_dir, port, host = args.data_dir, args.port, args.host
+    if args.config:
+        extra = read_properties(args.config)
+        data_dir = extra.pop("dataDir", data_dir)
+        port = int(extra.pop("clientPort", port))
+        host = extra.pop("clientPortAddress", host)
+    if not data_dir:
+        raise SystemExit("--data-dir or a --config with dataDir is required")
+    return ZooKeeperServer(data_dir, port=port, host=host, extra_config=extra)
+
+
+def _run_foreground(server: ZooKeeperServer) -> None:
+    """Replace this process with the JVM (same pid, logs on the console), as Kafka's script does."""
+    if _port_in_use(server.host, server.port):
+        raise SystemExit(f"port {server.connect_string} is already in use")
+    command = server_command(server.write_config())
+    server.pid_file.write_text(f"{os.getpid()}\n")
+    os.chdir(server.data_dir)
+    os.execv(command[0], command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m zookeeper.launcher", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="action", required=True)
+    for action in ("start", "stop", "status"):
+        p = sub.add_parser(action)
+        p.add_argument("--data-dir")
+        p.add_argument("--port", type=int, default=2181)
+        p.add_argument("--host", default="127.0.0.1")
+        p.add_argument("--config", help="Kafka-style zookeeper.properties (dataDir, clientPort, other zoo.cfg keys)")
+        if action == "start":
+            p.add_argument("--daemon", action="store_true", help="run in the background, log to <data-dir>/zookeeper.log")
+            p.add_argument("--timeout", type=float, default=30.0)
+    shell = sub.add_parser("shell")
+    shell.add_argument("connect", help="host:port[/chroot]")
+    shell.add_argument("command", nargs=argparse.REMAINDER)
+    sub.add_parser("classpath")
+    args = parser.parse_args(argv)
+
+    try:
+        if args.action == "classpath":
+            print(os.pathsep.join(find_zookeeper_classpath()))
+            return 0
+        if args.action == "shell":
+            command = zkcli_command(args.connect) + list(args.command)
+            os.execv(command[0], command)
+        server = _server_from_args(args)
+        if args.action == "start":
+            if not args.daemon:
+                _run_foreground(server)
+            server.start(timeout=args.timeout)
+            print(f"ZooKeeper serving on {server.connect_string} (pid {server.pid()}, log {server.log_file})")
+            return 0
+        if args.action == "stop":
+            running = server.is_running()
+            server.stop()
+            print("ZooKeeper stopped" if running else "ZooKeeper was not running")
+            return 0
+        pid = server.pid()
+        if pid is None:
+            print("ZooKeeper not running")
+            return 1
+        state = "serving" if is_serving(server.host, server.port) else "not serving"
+        print(f"ZooKeeper running (pid {pid}) on {server.connect_string}, {state}")
+        return 0
+    except ZooKeeperError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
