@@ -144,7 +144,7 @@ class Producer:
         value = _as_bytes(value)
         headers = [(k, _as_bytes(v)) for k, v in (headers or [])]
         if partition is None:
-            partitions = self.cluster.partitions_for(topic)
+            partitions = self.cluster.partitions_for(topic, allow_auto_create=True)
             partition = self._partitioner.partition(topic, key, partitions, self.cluster.available_partitions(topic))
         timestamp = self._now_ms() if timestamp_ms is None else timestamp_ms
         future = ProduceFuture(self, topic, partition, key, value)
@@ -217,6 +217,8 @@ class Producer:
 
     def _drain(self, force, raise_errors=True):
         """Send due batches (all when ``force``) until none is left to retry; returns the failures."""
+        if not self._batches:
+            return []
         self._ensure_producer_id()
         failures = []
         round_no = 0

@@ -132,6 +132,14 @@ class KafkaController:
         endpoint = broker.endpoint(self.server.config.inter_broker_listener_name) or broker.endpoints[0]
         self.channels.add_broker(broker.id, endpoint.host, endpoint.port)
 
+    def on_session_expired(self):
+        """Our ephemeral /controller is gone with the session: stop acting as controller now."""
+        self.events.clear()
+        self.events.put("Expire", lambda: self._resign() if self.active else None)
+
+    def on_new_session(self):
+        self.events.put("Reelect", self._elect)
+
     # -- broker membership ------------------------------------------------------------------------
 
     def _on_brokers_changed(self, *_):

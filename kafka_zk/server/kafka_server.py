@@ -5,6 +5,7 @@ import os
 
 
 from twisted.application import service
+from kazoo.exceptions import NodeExistsError
 from twisted.internet import defer, task
 
 from kafka_zk.controller.controller import KafkaController
@@ -86,11 +87,13 @@ class KafkaServer(service.Service):
         factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
         self._port = self.reactor.listenTCP(endpoint.port, factory, interface=endpoint.host or "0.0.0.0")
         self.bound_port = self._port.getHost().port
-        self.broker_epoch = yield self.zk.call("register_broker", self._broker_info(), self.now_ms())
+        self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.controller = KafkaController(self)
         yield self.controller.startup()
+        self._session_lost = False
+        zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
         self._schedule(config["log.retention.check.interval.ms"], self._retention)
         self._schedule(config["replica.high.watermark.checkpoint.interval.ms"], self.checkpoint_high_watermarks)
         self._schedule(config["log.flush.offset.checkpoint.interval.ms"], self.log_manager.checkpoint_recovery_points)
@@ -99,6 +102,21 @@ class KafkaServer(service.Service):
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
+
+    @defer.inlineCallbacks
+    def _register(self):
+        """Create /brokers/ids/<id>. A previous incarnation killed without closing its session leaves
+        its ephemeral znode until that session times out: wait for it rather than fail."""
+        deadline = self.reactor.seconds() + self.config.zookeeper_session_timeout_ms * 1.5 / 1000 + 5
+        while True:
+            try:
+                epoch = yield self.zk.call("register_broker", self._broker_info(), self.now_ms())
+                return epoch
+            except NodeExistsError as error:
+                if self.reactor.seconds() > deadline:
+                    raise
+                log.info("[KafkaServer id=%d] %s; waiting for that session to expire", self.broker_id, error)
+                yield task.deferLater(self.reactor, 0.5, lambda: None)
 
     @defer.inlineCallbacks
     def _resolve_broker_id(self):
@@ -118,6 +136,24 @@ class KafkaServer(service.Service):
             port = self.bound_port if advertised.port == 0 else advertised.port
             endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
         return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
+
+    def _on_session_state(self, state):
+        """After an expired session, kazoo opens a new one: register again and rejoin the election."""
+        if state == "LOST":
+            log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.broker_id)
+            self._session_lost = True
+            self.controller.on_session_expired()
+        elif state == "CONNECTED" and self._session_lost and self.running:
+            self._session_lost = False
+            self._reregister().addErrback(
+                lambda failure: log.error("re-registration failed: %s", failure.getTraceback()))
+
+    @defer.inlineCallbacks
+    def _reregister(self):
+        self.broker_epoch = yield self._register()
+        log.info("[KafkaServer id=%d] re-registered at epoch %d after session expiry",
+                 self.broker_id, self.broker_epoch)
+        self.controller.on_new_session()
 
     def _schedule(self, interval_ms, function):
         loop = task.LoopingCall(function)

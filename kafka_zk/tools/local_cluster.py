@@ -240,10 +240,13 @@ def main(argv=None):
     parser.add_argument("--data", default=os.environ.get("KAFKA_ZK_DATA", DEFAULT_DATA),
                         help="folder for data and logs (default ./data)")
     parser.add_argument("--brokers", type=int, default=3)
+    parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
+    parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
+                        help="port of broker 0; broker N listens on base+N (default 9092)")
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
     parser.add_argument("command", nargs="*", help="start (default) | stop | status | broker ID start|stop|kill")
     args = parser.parse_args(argv)
-    cluster = LocalCluster(args.data, brokers=args.brokers)
+    cluster = LocalCluster(args.data, brokers=args.brokers, zk_port=args.zk_port, base_port=args.base_port)
     command = args.command or ["start"]
     try:
         if command[0] == "start":

@@ -1,0 +1,162 @@
+"""The two clusters a benchmark compares (kafka-zk and librdkafka's mock cluster) and shared bench helpers."""
+
+import argparse
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+
+MOCK_BROKERS = 3
+KZ_BROKERS = 3
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def quiet_logger():
+    """A logger for librdkafka that drops its chatter (the mock cluster's notice, connection noise)."""
+    import logging
+    logger = logging.getLogger("librdkafka-bench")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+    return logger
+
+
+class KafkaZkTarget:
+    """A kafka-zk cluster: our own LocalCluster in a temp dir on free ports, or an existing one (--bootstrap)."""
+
+    name = "kafka-zk"
+
+    def __init__(self, bootstrap=None, keep_data=False):
+        self._given = bootstrap
+        self._keep_data = keep_data
+        self.cluster = None
+        self.data_dir = None
+
+    def start(self):
+        if self._given:
+            return self
+        self.data_dir = tempfile.mkdtemp(prefix="kafka-zk-bench-")
+        ports = [free_port() for _ in range(KZ_BROKERS)]
+        self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports)
+        self.cluster.start()
+        return self
+
+    @property
+    def bootstrap_servers(self):
+        return self._given or self.cluster.bootstrap_servers
+
+    def broker_logs(self):
+        if self.cluster is None:
+            return []
+        return [broker.log_file for broker in self.cluster.brokers]
+
+    def stop(self):
+        if self.cluster is None:
+            return
+        self.cluster.stop()
+        self.cluster = None
+        if not self._keep_data:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+class MockTarget:
+    """librdkafka's in-process mock cluster, owned by a holder client; other clients bootstrap to its brokers."""
+
+    name = "mock"
+
+    def __init__(self):
+        self._holder = None
+        self.bootstrap_servers = None
+
+    def start(self):
+        self._holder = Producer({"test.mock.num.brokers": MOCK_BROKERS, "log_level": 3}, logger=quiet_logger())
+        brokers = self._holder.list_topics(timeout=10).brokers.values()
+        self.bootstrap_servers = ",".join("%s:%d" % (broker.host, broker.port) for broker in brokers)
+        return self
+
+    def broker_logs(self):
+        return []
+
+    def stop(self):
+        self._holder = None
+
+
+def create_topic(bootstrap, topic, partitions, replication_factor, timeout=30.0):
+    """Create `topic` and wait until every partition has a leader in the metadata."""
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    futures = admin.create_topics([NewTopic(topic, partitions, replication_factor)], operation_timeout=timeout)
+    futures[topic].result(timeout)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        meta = admin.list_topics(topic, timeout=5).topics.get(topic)
+        if (meta is not None and meta.error is None and len(meta.partitions) == partitions
+                and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
+            return
+        time.sleep(0.1)
+    raise RuntimeError("topic %s has no leaders after %.0fs" % (topic, timeout))
+
+
+def unique_topic(prefix):
+    return "%s-%d-%d" % (prefix, os.getpid(), time.monotonic_ns() % 10**9)
+
+
+def add_common_args(parser):
+    parser.add_argument("--bootstrap", help="use this running kafka-zk cluster instead of starting one")
+    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--replication-factor", type=int, default=1,
+                        help="kafka-zk refuses RF>1 for now, so the default is 1 on both targets")
+    parser.add_argument("--only", choices=["kafka-zk", "mock"], help="run one target only")
+    parser.add_argument("--keep-data", action="store_true", help="keep the kafka-zk temp dir (broker logs)")
+
+
+def make_targets(args):
+    targets = []
+    if args.only in (None, "kafka-zk"):
+        targets.append(KafkaZkTarget(args.bootstrap, args.keep_data))
+    if args.only in (None, "mock"):
+        targets.append(MockTarget())
+    return targets
+
+
+def report_broker_problems(target):
+    """Print WARN/ERROR lines of the kafka-zk broker logs (before they are removed)."""
+    for path in target.broker_logs():
+        try:
+            lines = Path(path).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        bad = [line for line in lines if " ERROR " in line or " WARN " in line or "Traceback" in line]
+        if bad:
+            print("  %s: %d WARN/ERROR lines, first ones:" % (path, len(bad)))
+            for line in bad[:5]:
+                print("    " + line[:200])
+
+
+def ratio(ours, theirs):
+    if not ours or not theirs:
+        return "-"
+    return "%.2f" % (ours / theirs)
+
+
+def print_table(headers, rows):
+    widths = [max(len(str(row[i])) for row in [headers] + rows) for i in range(len(headers))]
+    for row in [headers] + rows:
+        print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
+
+
+def parser_for(description):
+    return argparse.ArgumentParser(description=description)

@@ -1,0 +1,114 @@
+"""The listener protocol in memory: framing, ordering, and what happens to bad input."""
+
+import struct
+
+from twisted.internet import defer, task
+from twisted.internet.testing import StringTransport
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.headers import decode_response, encode_request
+from kafka_zk.server import apis
+from kafka_zk.server.socket_server import KafkaServerFactory
+
+
+class Dispatcher:
+    def __init__(self, handlers):
+        self.handlers = handlers
+        self.clock = task.Clock()
+
+    def now_ms(self):
+        return int(self.clock.seconds() * 1000)
+
+    def supported_versions(self):
+        return apis.supported_versions()
+
+    def handle(self, request):
+        return self.handlers[request.api_key](self, request)
+
+
+def connect(dispatcher, max_frame=1024 * 1024):
+    protocol = KafkaServerFactory(dispatcher, max_frame).buildProtocol(None)
+    transport = StringTransport()
+    protocol.makeConnection(transport)
+    return protocol, transport
+
+
+def frame(payload):
+    return struct.pack(">i", len(payload)) + payload
+
+
+def responses(transport):
+    data = transport.value()
+    out = []
+    while data:
+        size = struct.unpack(">i", data[:4])[0]
+        out.append(data[4:4 + size])
+        data = data[4 + size:]
+    return out
+
+
+def api_versions_request(version, correlation_id=1):
+    return frame(encode_request(18, version, correlation_id, "test", {}))
+
+
+def test_api_versions_advertises_exactly_the_registered_handlers():
+    protocol, transport = connect(Dispatcher(apis.HANDLERS))
+    protocol.dataReceived(api_versions_request(3))
+    [payload] = responses(transport)
+    correlation_id, body = decode_response(18, 3, payload)
+    assert correlation_id == 1 and body["error_code"] == Errors.NONE
+    advertised = {entry["api_key"]: (entry["min_version"], entry["max_version"]) for entry in body["api_keys"]}
+    assert advertised == {key: (low, high) for key, low, high in apis.supported_versions()}
+    assert advertised[0] == (0, 8) and advertised[1] == (0, 11) and advertised[3] == (0, 9)
+
+
+def test_unsupported_api_versions_version_gets_error_35_in_v0_layout():
+    protocol, transport = connect(Dispatcher(apis.HANDLERS))
+    request = bytearray(encode_request(18, 0, 7, "test", {}))
+    struct.pack_into(">h", request, 2, 99)
+    protocol.dataReceived(frame(bytes(request)))
+    [payload] = responses(transport)
+    correlation_id, body = decode_response(18, 0, payload)
+    assert correlation_id == 7
+    assert body["error_code"] == Errors.UNSUPPORTED_VERSION
+    assert {entry["api_key"] for entry in body["api_keys"]} == set(apis.HANDLERS)
+
+
+def test_frames_split_across_reads_and_pipelined_requests_are_answered_in_order():
+    gate = defer.Deferred()
+
+    def slow(dispatcher, request):
+        return gate.addCallback(lambda _: {"error_code": 0, "api_keys": [], "throttle_time_ms": 0})
+
+    handlers = dict(apis.HANDLERS)
+    protocol, transport = connect(Dispatcher(handlers))
+    handlers[18] = slow
+    first = api_versions_request(0, correlation_id=1)
+    protocol.dataReceived(first[:3])
+    protocol.dataReceived(first[3:])
+    handlers[18] = apis.HANDLERS[18]
+    protocol.dataReceived(api_versions_request(0, correlation_id=2))
+    assert responses(transport) == []  # the second waits for the first
+    gate.callback(None)
+    assert [decode_response(18, 0, payload)[0] for payload in responses(transport)] == [1, 2]
+
+
+def test_bad_input_closes_the_connection():
+    for data in [struct.pack(">i", -1), struct.pack(">i", 10 * 1024 * 1024),  # negative, oversize
+                 frame(struct.pack(">hhi", 999, 0, 1) + b"\x00\x00"),  # unknown api key
+                 frame(encode_request(3, 0, 1, "c", {"topics": [{"name": "t"}]})[:-2]),  # truncated
+                 frame(b"\x01"),  # header too short
+                 frame(struct.pack(">hhi", 3, 42, 1) + b"\x00\x00")]:  # unsupported Metadata version
+        protocol, transport = connect(Dispatcher(apis.HANDLERS))
+        protocol.dataReceived(data)
+        assert transport.disconnecting, data
+        assert transport.value() == b""
+
+
+def test_a_handler_exception_closes_only_that_connection():
+    def broken(dispatcher, request):
+        raise RuntimeError("boom")
+
+    protocol, transport = connect(Dispatcher({**apis.HANDLERS, 18: broken}))
+    protocol.dataReceived(api_versions_request(1))
+    assert transport.disconnecting
