@@ -1,6 +1,5 @@
 """The two clusters a benchmark compares (kafka-zk and librdkafka's mock cluster) and shared bench helpers."""
 
-import argparse
 import os
 import shutil
 import socket
@@ -59,6 +58,10 @@ class KafkaZkTarget:
     def bootstrap_servers(self):
         return self._given or self.cluster.bootstrap_servers
 
+    def create_topic(self, topic, partitions, replication_factor):
+        create_topic(self.bootstrap_servers, topic, partitions, replication_factor)
+        return partitions, replication_factor
+
     def broker_logs(self):
         if self.cluster is None:
             return []
@@ -88,6 +91,15 @@ class MockTarget:
         self.bootstrap_servers = ",".join("%s:%d" % (broker.host, broker.port) for broker in brokers)
         return self
 
+    def create_topic(self, topic, partitions, replication_factor):
+        """The mock cluster names controller 0, which it does not have, so CreateTopics never finds it; the
+        topic is auto-created by a metadata request instead, with the mock's fixed defaults."""
+        producer = Producer(client_config(self.bootstrap_servers, **{"allow.auto.create.topics": True}))
+        meta = producer.list_topics(topic, timeout=10).topics[topic]
+        wait_for_leaders(producer, topic, len(meta.partitions), 30.0)
+        meta = producer.list_topics(topic, timeout=10).topics[topic]
+        return len(meta.partitions), len(meta.partitions[0].replicas)
+
     def broker_logs(self):
         return []
 
@@ -95,14 +107,25 @@ class MockTarget:
         self._holder = None
 
 
+def client_config(bootstrap, **extra):
+    """Client settings for a bench client: librdkafka's INFO chatter (disconnect notices) is left out."""
+    config = {"bootstrap.servers": bootstrap, "log_level": 5}
+    config.update(extra)
+    return config
+
+
 def create_topic(bootstrap, topic, partitions, replication_factor, timeout=30.0):
-    """Create `topic` and wait until every partition has a leader in the metadata."""
-    admin = AdminClient({"bootstrap.servers": bootstrap})
+    """Create `topic` with CreateTopics and wait until every partition has a leader in the metadata."""
+    admin = AdminClient(client_config(bootstrap))
     futures = admin.create_topics([NewTopic(topic, partitions, replication_factor)], operation_timeout=timeout)
     futures[topic].result(timeout)
+    wait_for_leaders(admin, topic, partitions, timeout)
+
+
+def wait_for_leaders(client, topic, partitions, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        meta = admin.list_topics(topic, timeout=5).topics.get(topic)
+        meta = client.list_topics(topic, timeout=5).topics.get(topic)
         if (meta is not None and meta.error is None and len(meta.partitions) == partitions
                 and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
             return
@@ -116,7 +139,8 @@ def unique_topic(prefix):
 
 def add_common_args(parser):
     parser.add_argument("--bootstrap", help="use this running kafka-zk cluster instead of starting one")
-    parser.add_argument("--partitions", type=int, default=6)
+    parser.add_argument("--partitions", type=int, default=4,
+                        help="kafka-zk partitions; the mock always auto-creates 4")
     parser.add_argument("--replication-factor", type=int, default=1,
                         help="kafka-zk refuses RF>1 for now, so the default is 1 on both targets")
     parser.add_argument("--only", choices=["kafka-zk", "mock"], help="run one target only")
@@ -157,6 +181,3 @@ def print_table(headers, rows):
     for row in [headers] + rows:
         print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
 
-
-def parser_for(description):
-    return argparse.ArgumentParser(description=description)

@@ -1,6 +1,7 @@
 """Shared command-line plumbing of the Kafka-style tools: option parsing that fails like Kafka's, key=value args."""
 
 import argparse
+import os
 import sys
 
 
@@ -51,4 +52,9 @@ def run_tool(parser, run, argv=None, out=None, err=None):
     except UsageError as exc:
         print(exc, file=err)
         parser.print_usage(err)
+        return 1
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, and keep the interpreter's final flush quiet too.
+        if out is sys.stdout:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -322,6 +322,8 @@ def run(args, out, err):
                 dump_txn_index(path, out)
             else:
                 print("Ignoring unknown file %s" % path, file=err)
+        except BrokenPipeError:
+            raise
         except OSError as exc:
             print("Error while dumping %s: %s" % (path, exc), file=err)
             return 1

@@ -5,7 +5,7 @@ import sys
 from collections import namedtuple
 
 from kafka_zk.client.admin import AdminClient, NewTopic
-from kafka_zk.client.errors import KafkaResponseError
+from kafka_zk.client.errors import KafkaResponseError, UnsupportedVersionError
 from kafka_zk.client.topic_names import filter_topics, has_collision_chars, is_internal
 from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.controller.assignment import parse_replica_assignment
@@ -253,12 +253,15 @@ def run_with_admin(action, args, admin, out):
         _ensure_topic_exists(found, args.topic, args)
         if not found:
             return
-        configs = admin.describe_configs(found)
+        try:
+            configs = admin.describe_configs(found)
+        except UnsupportedVersionError:  # a broker without DescribeConfigs: describe without configs
+            configs = {}
         brokers, _, _ = admin.describe_cluster()
         infos = admin.describe_topics(found)
         try:
             reassignments = admin.list_partition_reassignments()
-        except KafkaResponseError:
+        except (KafkaResponseError, UnsupportedVersionError):  # Kafka also ignores these here
             reassignments = {}
         descriptions = [description_from_metadata(infos[name], configs.get(name), reassignments) for name in found]
         for line in describe_lines(args, descriptions, set(brokers)):
