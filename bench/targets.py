@@ -1,6 +1,8 @@
 """The two clusters a benchmark compares (kafka-zk and librdkafka's mock cluster) and shared bench helpers."""
 
+import logging
 import os
+import re
 import shutil
 import socket
 import sys
@@ -15,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 
+PROBLEM_LINE = re.compile(r"\[[^]]*\] (?:WARN|WARNING|ERROR|CRITICAL) (.*)")
 MOCK_BROKERS = 3
 KZ_BROKERS = 3
 
@@ -27,7 +30,6 @@ def free_port():
 
 def quiet_logger():
     """A logger for librdkafka that drops its chatter (the mock cluster's notice, connection noise)."""
-    import logging
     logger = logging.getLogger("librdkafka-bench")
     logger.addHandler(logging.NullHandler())
     logger.propagate = False
@@ -71,6 +73,7 @@ class KafkaZkTarget:
         if self.cluster is None:
             return
         self.cluster.stop()
+        report_broker_problems(self)
         self.cluster = None
         if not self._keep_data:
             shutil.rmtree(self.data_dir, ignore_errors=True)
@@ -157,17 +160,23 @@ def make_targets(args):
 
 
 def report_broker_problems(target):
-    """Print WARN/ERROR lines of the kafka-zk broker logs (before they are removed)."""
+    """Print the distinct WARNING/ERROR lines (and tracebacks) of the kafka-zk broker logs."""
     for path in target.broker_logs():
         try:
             lines = Path(path).read_text(errors="replace").splitlines()
         except OSError:
             continue
-        bad = [line for line in lines if " ERROR " in line or " WARN " in line or "Traceback" in line]
-        if bad:
-            print("  %s: %d WARN/ERROR lines, first ones:" % (path, len(bad)))
-            for line in bad[:5]:
-                print("    " + line[:200])
+        distinct = {}
+        for line in lines:
+            match = PROBLEM_LINE.match(line)
+            if match:
+                distinct.setdefault(match.group(1), line)
+            elif line.startswith("Traceback") or line.startswith("  File "):
+                distinct.setdefault(line, line)
+        if distinct:
+            print("  %s: %d distinct WARNING/ERROR lines:" % (path, len(distinct)))
+            for line in list(distinct.values())[:8]:
+                print("    " + line[:220])
 
 
 def ratio(ours, theirs):

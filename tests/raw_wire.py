@@ -129,10 +129,18 @@ def produce(bootstrap, topic, partition, records, acks=1):
     return result["error_code"], result["base_offset"]
 
 
-def latest_offset(bootstrap, topic, partition):
+def _list_latest(bootstrap, topic, partition):
     response = request(bootstrap, 2, 5, {"replica_id": -1, "isolation_level": 0, "topics": [
         {"name": topic, "partitions": [{"partition_index": partition, "timestamp": -1}]}]})
-    result = response["topics"][0]["partitions"][0]
+    return response["topics"][0]["partitions"][0]
+
+
+def list_offsets_error(bootstrap, topic, partition):
+    return _list_latest(bootstrap, topic, partition)["error_code"]
+
+
+def latest_offset(bootstrap, topic, partition):
+    result = _list_latest(bootstrap, topic, partition)
     assert result["error_code"] == 0, result
     return result["offset"]
 

@@ -9,8 +9,8 @@ import pytest
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
-from tests.raw_wire import (RawConnection, api_versions_ok, create_topic, fetch_records, latest_offset, metadata,
-                            partition_leaders, produce, produce_body)
+from tests.raw_wire import (RawConnection, api_versions_ok, create_topic, fetch_records, latest_offset,
+                            list_offsets_error, metadata, partition_leaders, produce, produce_body)
 
 CORRUPT_MESSAGE = 2
 UNKNOWN_TOPIC_OR_PARTITION = 3
@@ -170,7 +170,9 @@ def test_produce_to_an_unknown_topic_is_refused_and_metadata_auto_creates(cluste
 def test_requests_to_a_non_leader_get_not_leader_for_partition(cluster):
     topic = _pinned_topic(cluster, 2, "not-leader")
     for follower in cluster.brokers[:2]:
-        assert produce(follower.bootstrap, topic, 0, _batch([b"misdirected"]))[0] == NOT_LEADER_FOR_PARTITION
-        assert fetch_records(follower.bootstrap, topic, 0)[0] == NOT_LEADER_FOR_PARTITION
+        errors = {"produce": produce(follower.bootstrap, topic, 0, _batch([b"misdirected"]))[0],
+                  "fetch": fetch_records(follower.bootstrap, topic, 0)[0],
+                  "list_offsets": list_offsets_error(follower.bootstrap, topic, 0)}
+        assert errors == dict.fromkeys(errors, NOT_LEADER_FOR_PARTITION), "broker %d" % follower.broker_id
         _assert_healthy(follower)
     assert latest_offset(cluster.brokers[2].bootstrap, topic, 0) == 0

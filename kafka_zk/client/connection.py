@@ -70,8 +70,10 @@ class BrokerConnection:
         self.connect()
         ours = API_SPECS.get(api_key)
         theirs = self._broker_versions.get(api_key)
-        if ours is None or theirs is None:
-            raise UnsupportedVersionError("API key %d is not supported by %s" % (api_key, self._who()))
+        if ours is None:
+            raise UnsupportedVersionError("API key %d is unknown to this client" % api_key)
+        if theirs is None:
+            raise UnsupportedVersionError("The %s does not support %s (API key %d)" % (self._who(), ours.name, api_key))
         version = min(ours.max_version, theirs[1])
         if version < max(ours.min_version, theirs[0]):
             raise UnsupportedVersionError("%s: no common version with %s (ours %d-%d, broker %d-%d)" % (
@@ -84,7 +86,7 @@ class BrokerConnection:
         self.connect()
         theirs = self._broker_versions.get(api_key)
         if theirs is None or not theirs[0] <= version <= theirs[1]:
-            raise UnsupportedVersionError("%s does not support API key %d at version %d"
+            raise UnsupportedVersionError("The %s does not support API key %d at version %d"
                                           % (self._who(), api_key, version))
         return version
 

@@ -139,6 +139,8 @@ class KafkaServer(service.Service):
 
     def _on_session_state(self, state):
         """After an expired session, kazoo opens a new one: register again and rejoin the election."""
+        if not self.running:
+            return
         if state == "LOST":
             log.warning("[KafkaServer id=%d] ZooKeeper session expired", self.broker_id)
             self._session_lost = True

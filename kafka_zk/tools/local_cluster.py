@@ -134,9 +134,9 @@ class BrokerProcess:
             os.kill(pid, signum)
         return pid
 
-    def stop(self, timeout=60.0):
+    def stop(self, timeout=60.0, already_signalled=False):
         """Clean shutdown (SIGTERM), waiting for the process to exit; SIGKILL after timeout."""
-        pid = self.signal(signal.SIGTERM)
+        pid = self.pid() if already_signalled else self.signal(signal.SIGTERM)
         if pid is not None and not self._wait_exit(pid, timeout):
             os.kill(pid, signal.SIGKILL)
             self._wait_exit(pid, 10)
@@ -214,7 +214,7 @@ class LocalCluster:
         for broker in self.brokers:
             broker.signal(signal.SIGTERM)
         for broker in self.brokers:
-            broker.stop()
+            broker.stop(already_signalled=True)
         if self.zookeeper is not None:
             self.zookeeper.stop()
 
