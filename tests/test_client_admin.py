@@ -5,7 +5,7 @@ import json
 import pytest
 
 from kafka_zk.client.admin import AdminClient, NewTopic
-from kafka_zk.client.topic_names import InvalidTopicError, filter_topics, validate_topic_name
+from kafka_zk.client.topic_names import InvalidTopicName, filter_topics, validate_topic_name
 from kafka_zk.client.zk_admin import AdminOperationError, InvalidReplicaAssignmentError, ZkAdmin
 from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError
 from kafka_zk.protocol.errors import Errors
@@ -64,7 +64,7 @@ def test_topic_name_rules():
     validate_topic_name("ok.name_1-x")
     for bad, message in [("", "empty"), ("..", "cannot be"), ("a" * 250, "longer than 249"),
                          ("a b", "character other than")]:
-        with pytest.raises(InvalidTopicError, match=message):
+        with pytest.raises(InvalidTopicName, match=message):
             validate_topic_name(bad)
     topics = ["__consumer_offsets", "orders", "orders-eu", "payments"]
     assert filter_topics(topics, "orders.*") == ["orders", "orders-eu"]
@@ -98,7 +98,7 @@ def test_zk_create_writes_config_then_assignment(zk_admin):
     with pytest.raises(TopicExistsError, match="already exists"):
         zk_admin.create_topic("orders", 1, 1)
     zk_admin.create_topic("my.topic", 1, 1)
-    with pytest.raises(InvalidTopicError, match="collides with existing topics: my.topic"):
+    with pytest.raises(InvalidTopicName, match="collides with existing topics: my.topic"):
         zk_admin.create_topic("my_topic", 1, 1)
     with pytest.raises(InvalidReplicationFactorError, match="larger than available brokers: 3"):
         zk_admin.create_topic("big", 1, 4)

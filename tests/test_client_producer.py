@@ -67,15 +67,14 @@ def test_linger_holds_records_until_time_passes(fake):
 
 
 def test_null_keys_stick_to_a_partition_per_batch(fake):
-    with _producer(fake, batch_size=200, linger_ms=60000) as producer:
+    # 40-byte values: five records fill a 400-byte batch, and the sixth moves to another partition.
+    with _producer(fake, batch_size=400, linger_ms=60000) as producer:
         futures = [producer.send("t", b"x" * 40) for _ in range(40)]
     partitions = [f.get().partition for f in futures]
-    runs = [partitions[0]]
-    for p in partitions[1:]:
-        if p != runs[-1]:
-            runs.append(p)
-    assert 1 < len(runs) < len(partitions) / 2  # several records per partition before it moves on
-    assert all(a != b for a, b in zip(runs, runs[1:]))
+    runs = [partitions[i:i + 5] for i in range(0, 40, 5)]
+    assert all(len(set(run)) == 1 for run in runs)
+    assert all(a[0] != b[0] for a, b in zip(runs, runs[1:]))
+    assert [len(fake.logs[("t", p)]) for p in range(4)] == [partitions[::5].count(p) for p in range(4)]
 
 
 def test_acks_zero_sends_without_waiting(fake):

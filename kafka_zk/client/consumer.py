@@ -177,7 +177,7 @@ class Consumer:
             remaining_ms = max(0, int((deadline - self._clock()) * 1000))
             wait_ms = min(self.max_wait_ms, remaining_ms) // max(1, len(by_node))
             records = []
-            healthy = complete
+            healthy = complete and bool(by_node)
             for node, tps in by_node.items():
                 fetched, ok = self._fetch_from(node, tps, wait_ms)
                 records.extend(fetched)

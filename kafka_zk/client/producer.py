@@ -143,32 +143,38 @@ class Producer:
         key = _as_bytes(key)
         value = _as_bytes(value)
         headers = [(k, _as_bytes(v)) for k, v in (headers or [])]
-        if partition is None:
-            partitions = self.cluster.partitions_for(topic, allow_auto_create=True)
-            partition = self._partitioner.partition(topic, key, partitions, self.cluster.available_partitions(topic))
-        timestamp = self._now_ms() if timestamp_ms is None else timestamp_ms
-        future = ProduceFuture(self, topic, partition, key, value)
         size = (_RECORD_OVERHEAD + len(key or b"") + len(value or b"")
                 + sum(len(k) + len(v or b"") + 2 for k, v in headers))
+        if partition is None:
+            partition = self._choose_partition(topic, key, size)
+        timestamp = self._now_ms() if timestamp_ms is None else timestamp_ms
+        future = ProduceFuture(self, topic, partition, key, value)
         queue = self._batches.setdefault((topic, partition), [])
-        if not queue or queue[-1].full or (queue[-1].records and queue[-1].size + size > self.batch_size):
-            if queue and not queue[-1].full:
-                self._close_batch(queue[-1])
+        if self._needs_new_batch(queue, size):
+            if queue:
+                queue[-1].full = True
             queue.append(_Batch(topic, partition, self._now_ms()))
         batch = queue[-1]
         batch.append((key, value, headers, timestamp), future, size)
         if batch.size >= self.batch_size:
-            self._close_batch(batch)
+            batch.full = True
         self._send_due()
         return future
 
-    def _close_batch(self, batch):
-        batch.full = True
-        if batch.records and batch.records[0][0] is None:
-            partitions = sorted(self.cluster.topics[batch.topic].partitions) if batch.topic in self.cluster.topics \
-                else [batch.partition]
-            self._partitioner.on_new_batch(batch.topic, partitions, self.cluster.available_partitions(batch.topic),
-                                           batch.partition)
+    def _needs_new_batch(self, queue, size):
+        return not queue or queue[-1].full or queue[-1].size + size > self.batch_size
+
+    def _choose_partition(self, topic, key, size):
+        """The default partitioner; a null-key record that would start a new batch moves the sticky partition
+        first, as Kafka's producer does."""
+        partitions = self.cluster.partitions_for(topic, allow_auto_create=True)
+        available = self.cluster.available_partitions(topic)
+        partition = self._partitioner.partition(topic, key, partitions, available)
+        if key is None:
+            if self._needs_new_batch(self._batches.get((topic, partition)), size):
+                self._partitioner.on_new_batch(topic, partitions, available, partition)
+                partition = self._partitioner.partition(topic, key, partitions, available)
+        return partition
 
     def _send_due(self):
         now = self._now_ms()

@@ -1,37 +1,14 @@
-"""Topic name rules shared by admin paths: legality, '.'/'_' collisions, internal topics, include-list regexes."""
+"""Topic selection for the admin tools (Kafka's include-list regexes); name legality lives in kafka_zk.server.topic_names."""
 
 import re
 
-INTERNAL_TOPICS = frozenset({"__consumer_offsets", "__transaction_state"})
-MAX_NAME_LENGTH = 249
-_LEGAL = re.compile(r"[a-zA-Z0-9._-]+")
-
-
-class InvalidTopicError(ValueError):
-    """A topic name Kafka would reject (InvalidTopicException)."""
-
-
-def validate_topic_name(name):
-    """Raise InvalidTopicError with Kafka's wording if ``name`` is not a legal topic name."""
-    if not name:
-        raise InvalidTopicError("Topic name is illegal, it can't be empty")
-    if name in (".", ".."):
-        raise InvalidTopicError('Topic name cannot be "." or ".."')
-    if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicError("Topic name is illegal, it can't be longer than %d characters, topic name: %s"
-                                % (MAX_NAME_LENGTH, name))
-    if not _LEGAL.fullmatch(name):
-        raise InvalidTopicError('Topic name "%s" is illegal, it contains a character other than '
-                                "ASCII alphanumerics, '.', '_' and '-'" % name)
+from kafka_zk.server.topic_names import (  # noqa: F401  (re-exported for client callers)
+    INTERNAL_TOPICS, InvalidTopicName, collides, validate_topic_name)
 
 
 def has_collision_chars(name):
     """Names with '.' or '_' can collide in metric names ('a.b' and 'a_b')."""
     return "." in name or "_" in name
-
-
-def collides(first, second):
-    return first.replace(".", "_") == second.replace(".", "_")
 
 
 def is_internal(name):

@@ -1,7 +1,7 @@
 """ZkAdmin: topic administration written straight to ZooKeeper, like Kafka 2.5's AdminZkClient (--zookeeper mode)."""
 
 from kafka_zk.client.topic_names import (
-    INTERNAL_TOPICS, InvalidTopicError, collides, has_collision_chars, validate_topic_name)
+    INTERNAL_TOPICS, InvalidTopicName, collides, has_collision_chars, validate_topic_name)
 from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import DeleteTopicZNode
@@ -88,9 +88,9 @@ class ZkAdmin:
         if self.is_marked_for_deletion(topic):
             raise TopicExistsError("Topic '%s' is marked for deletion." % topic)
         if has_collision_chars(topic):
-            colliding = [t for t in self.zk.get_topics() if t != topic and collides(t, topic)]
-            if colliding:
-                raise InvalidTopicError("Topic '%s' collides with existing topics: %s" % (topic, ", ".join(colliding)))
+            colliding = collides(topic, self.zk.get_topics())
+            if colliding is not None:
+                raise InvalidTopicName("Topic '%s' collides with existing topics: %s" % (topic, colliding))
         if self.zk.get_topic_assignment(topic):
             raise TopicExistsError("Topic '%s' already exists." % topic)
         _check_assignment_shape(assignment)
@@ -128,7 +128,7 @@ class ZkAdmin:
         the new partitions) places the new ones, else Kafka's assignment continues from partition 0's leader."""
         existing = self.zk.get_topic_assignment(topic)
         if not existing:
-            raise InvalidTopicError("The topic %s does not exist" % topic)
+            raise InvalidTopicName("The topic %s does not exist" % topic)
         to_add = total_partitions - len(existing)
         if to_add <= 0:
             raise InvalidPartitionsError(

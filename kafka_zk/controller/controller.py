@@ -17,6 +17,8 @@ log = logging.getLogger(__name__)
 BROKER_IDS_PATH = "/brokers/ids"
 TOPICS_PATH = "/brokers/topics"
 CONTROLLER_PATH = "/controller"
+ISR_CHANGE_PATH = "/isr_change_notification"
+LEADERSHIP_WRITE_ATTEMPTS = 3
 
 
 class ControllerMoved(Exception):
@@ -93,6 +95,7 @@ class KafkaController:
         if not self._watches_registered:
             yield self.zk.call("watch_children", BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
             yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
+            yield self.zk.call("watch_children", ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
             self._watches_registered = True
         brokers = yield self.zk.call("get_all_brokers")
         for broker in brokers:
@@ -101,6 +104,7 @@ class KafkaController:
         assignments = yield self.zk.call("get_topic_assignments", topics)
         for topic, assignment in assignments.items():
             context.add_topic(topic, assignment)
+        context.topic_configs.update((yield self.zk.call("get_entity_configs", "topics", topics)))
         states = yield self.zk.call("get_partition_states", list(context.assignments))
         for tp, state in states.items():
             if state is not None:
@@ -181,21 +185,27 @@ class KafkaController:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
         yield self._trigger_online_partitions(batch)
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
-        shrunk = {}
-        for tp, replicas in context.assignments.items():
-            failed_here = [broker for broker in brokers if broker in replicas]
-            for broker in failed_here:
-                sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
-            current = context.leadership.get(tp)
-            if current is None or not failed_here:
-                continue
-            proposal = current
-            for broker in failed_here:
-                proposal = remove_replica_from_isr(proposal, broker, context.epoch) or proposal
-            if proposal is not current:
-                shrunk[tp] = proposal._replace(leader_epoch=current.leader_epoch + 1)
-        if shrunk:
-            yield self._write_leadership(shrunk, batch)
+        affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)]
+        for tp in affected:
+            for broker in brokers:
+                if broker in context.assignments[tp]:
+                    sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
+        yield self._refresh_leadership(affected)
+
+        def shrink(partitions):
+            proposals = {}
+            for tp in partitions:
+                current = context.leadership.get(tp)
+                if current is None:
+                    continue
+                proposal = current
+                for broker in brokers:
+                    proposal = remove_replica_from_isr(proposal, broker, context.epoch) or proposal
+                if proposal is not current:
+                    proposals[tp] = proposal._replace(leader_epoch=current.leader_epoch + 1)
+            return proposals
+
+        yield self._write_leadership(shrink(affected), batch, shrink)
         batch.add_update_metadata(context.live_brokers)
         self._send(batch)
 
@@ -227,6 +237,7 @@ class KafkaController:
         if not new_topics:
             return
         assignments = yield self.zk.call("get_topic_assignments", new_topics)
+        self.context.topic_configs.update((yield self.zk.call("get_entity_configs", "topics", new_topics)))
         partitions = []
         for topic, assignment in assignments.items():
             self.context.add_topic(topic, assignment)
@@ -243,6 +254,26 @@ class KafkaController:
             for replica in self.context.assignments[tp]:
                 if replica in self.context.live_brokers:
                     sm.set_replica_state(self.context, tp, replica, sm.ONLINE_REPLICA)
+        self._send(batch)
+
+    # -- ISR changes made by partition leaders -----------------------------------------------------
+
+    def _on_isr_changes(self, *_):
+        self.events.put("IsrChangeNotification", self._handle_isr_changes)
+
+    @defer.inlineCallbacks
+    def _handle_isr_changes(self):
+        if not self.active:
+            return
+        names = yield self.zk.call("get_isr_change_notifications")
+        if not names:
+            return
+        partitions = yield self.zk.call("read_isr_change_notifications", names)
+        yield self.zk.call("delete_isr_change_notifications", names, self.context.epoch_zk_version)
+        known = [tp for tp in partitions if tp in self.context.assignments]
+        yield self._refresh_leadership(known)
+        batch = self._new_batch()
+        batch.add_update_metadata(self.context.live_brokers, known)
         self._send(batch)
 
     # -- partition state machine --------------------------------------------------------------------
@@ -265,11 +296,13 @@ class KafkaController:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
                 batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
         if offline:
+            yield self._refresh_leadership(offline)
             decided, failed = elect(context, offline, "offline", self._unclean_enabled)
             if failed:
                 log.info("[Controller id=%d] partitions without an eligible leader stay offline: %s",
                          self.broker_id, sorted(failed))
-            written = yield self._write_leadership(decided, batch)
+            written = yield self._write_leadership(
+                decided, batch, lambda tps: elect(context, tps, "offline", self._unclean_enabled)[0])
             for tp in written:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
 
@@ -296,22 +329,44 @@ class KafkaController:
         return created
 
     @defer.inlineCallbacks
-    def _write_leadership(self, decided, batch):
-        """Conditionally update state znodes; on success update the context and queue LeaderAndIsr."""
-        if not decided:
-            return []
-        states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
-        results = yield self._fenced("update_partition_states", states)
+    def _write_leadership(self, decided, batch, recompute=None):
+        """Conditionally update state znodes; on success update the context and queue LeaderAndIsr.
+
+        A version conflict means a leader changed the ISR meanwhile: re-read those partitions and, when
+        recompute(tps) is given, decide again and retry."""
         written = []
-        for tp, outcome in results.items():
-            if isinstance(outcome, Exception):
-                log.warning("[Controller id=%d] conditional update of %s-%d failed: %r",
-                            self.broker_id, tp[0], tp[1], outcome)
-                continue
-            self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
-            batch.add_leader_and_isr(self.context.assignments[tp], tp)
-            written.append(tp)
+        for _ in range(LEADERSHIP_WRITE_ATTEMPTS):
+            if not decided:
+                break
+            states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
+            results = yield self._fenced("update_partition_states", states)
+            conflicts = []
+            for tp, outcome in results.items():
+                if isinstance(outcome, Exception):
+                    if type(outcome).__name__ == "BadVersionError":
+                        conflicts.append(tp)
+                    else:
+                        log.warning("[Controller id=%d] update of %s-%d failed: %r", self.broker_id,
+                                    tp[0], tp[1], outcome)
+                    continue
+                self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
+                batch.add_leader_and_isr(self.context.assignments[tp], tp)
+                written.append(tp)
+            if not conflicts or recompute is None:
+                break
+            yield self._refresh_leadership(conflicts)
+            decided = recompute(conflicts)
         return written
+
+    @defer.inlineCallbacks
+    def _refresh_leadership(self, partitions):
+        """Re-read state znodes: leaders change ISRs without telling the controller first."""
+        if not partitions:
+            return
+        states = yield self.zk.call("get_partition_states", list(partitions))
+        for tp, state in states.items():
+            self.context.leadership[tp] = LeaderIsr(state.leader, state.leader_epoch, list(state.isr),
+                                                    state.controller_epoch, state.zk_version)
 
     @defer.inlineCallbacks
     def _fenced(self, method, states):

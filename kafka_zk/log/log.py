@@ -193,6 +193,9 @@ class Log:
             self._complete_swap(base_offset)
         if not clean_shutdown:
             self._recover_unflushed(truncated_on_load)
+        elif self._segments and not self.active_segment.tail_is_intact():
+            truncated = self.active_segment.recover(epoch_cache=self.leader_epoch_cache)
+            logger.warning("%s: damaged tail after a clean shutdown; truncated %d bytes", self.dir, truncated)
         now = self._clock()
         if self._segments and self.active_segment.next_offset() < self.log_start_offset:
             logger.warning("%s: log end offset %d is below log start offset %d; deleting all segments",

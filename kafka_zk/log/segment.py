@@ -175,6 +175,16 @@ class LogSegment:
             yield pos, header
             pos += header.size
 
+    def tail_is_intact(self):
+        """True when the bytes after the last index entry are whole, well-formed batch headers."""
+        end = self._last_index_position()
+        try:
+            for pos, header in self._iter_headers(end):
+                end = pos + header.size
+        except InvalidRecordError:
+            return False
+        return end == self._size
+
     def _last_index_position(self):
         index = self.offset_index
         return index.entry(index.entries - 1).position if index.entries else 0

@@ -16,9 +16,6 @@ log = logging.getLogger(__name__)
 
 CreateOutcome = namedtuple("CreateOutcome", "name error message num_partitions replication_factor configs")
 
-# Until partition replication lands, a topic's partitions live on exactly one broker.
-MAX_SUPPORTED_REPLICATION_FACTOR = 1
-
 
 class TopicExists(Exception):
     pass
@@ -83,11 +80,6 @@ class AdminManager:
                 raise _Refused(Errors.INVALID_PARTITIONS, str(error))
             except InvalidReplicationFactorError as error:
                 raise _Refused(Errors.INVALID_REPLICATION_FACTOR, str(error))
-        factor = len(next(iter(assignment.values())))
-        if factor > MAX_SUPPORTED_REPLICATION_FACTOR:
-            raise _Refused(Errors.INVALID_REPLICATION_FACTOR,
-                           "Replication factor: %d is not supported yet; this cluster replicates "
-                           "partitions with a factor of at most %d." % (factor, MAX_SUPPORTED_REPLICATION_FACTOR))
         return assignment, typed_configs
 
     @defer.inlineCallbacks

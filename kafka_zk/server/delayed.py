@@ -20,6 +20,8 @@ class DelayedProduce(DelayedOperation):
                 result.error = Errors.NOT_LEADER_FOR_PARTITION
                 self.pending.discard(tp)
             elif partition.high_watermark > result.last_offset:
+                if len(partition.isr) < result.min_isr:
+                    result.error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
                 self.pending.discard(tp)
         if not self.pending:
             return self.force_complete()
@@ -45,7 +47,8 @@ class DelayedFetch(DelayedOperation):
 
     def _available_bytes(self):
         total = 0
-        for tp, fetch_offset, _, _ in self.fetch_infos:
+        for info in self.fetch_infos:
+            tp, fetch_offset = info.tp, info.fetch_offset
             partition = self.replica_manager.get_partition(*tp)
             if partition is None or not partition.is_leader or partition.log is None:
                 return None  # leadership moved: answer now with the error

@@ -15,16 +15,18 @@ from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
+from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.socket_server import KafkaServerFactory
 from kafka_zk.server.topic_config import effective_topic_config, to_log_config
 from kafka_zk.server.zk_bridge import ZkBridge
 from kafka_zk.zk.client import KafkaZkClient
-from kafka_zk.zk.znodes import BrokerInfo, EndPoint
+from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
 
 log = logging.getLogger(__name__)
 
 HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
+ISR_CHANGE_PROPAGATION_MS = 500
 
 
 class KafkaServer(service.Service):
@@ -79,8 +81,12 @@ class KafkaServer(service.Service):
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
-        self.replica_manager = ReplicaManager(self.broker_id, self.log_manager, self.topic_config, self.reactor,
-                                              self._read_high_watermarks())
+        self.replica_manager = ReplicaManager(
+            self.broker_id, self.log_manager, self.topic_config, self.reactor, self._read_high_watermarks(),
+            replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
+            knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
+        self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
+        self._isr_changes = set()
         self.admin = AdminManager(self)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
         endpoint = config.listeners[0]
@@ -95,6 +101,8 @@ class KafkaServer(service.Service):
         self._session_lost = False
         zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
         self._schedule(config["log.retention.check.interval.ms"], self._retention)
+        self._schedule(config["replica.lag.time.max.ms"] / 2, self.replica_manager.shrink_isrs)
+        self._schedule(ISR_CHANGE_PROPAGATION_MS, self._propagate_isr_changes)
         self._schedule(config["replica.high.watermark.checkpoint.interval.ms"], self.checkpoint_high_watermarks)
         self._schedule(config["log.flush.offset.checkpoint.interval.ms"], self.log_manager.checkpoint_recovery_points)
         self._schedule(config["log.flush.start.offset.checkpoint.interval.ms"],
@@ -183,6 +191,28 @@ class KafkaServer(service.Service):
                 by_dir[directory][tp] = mark
         for directory, marks in by_dir.items():
             OffsetCheckpointFile(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT)).write(marks)
+
+    # -- ISR changes by this broker as a partition leader ----------------------------------------
+
+    @defer.inlineCallbacks
+    def write_isr(self, partition, new_isr):
+        """Conditionally update the partition's state znode; returns the new zk version or None."""
+        state = LeaderIsrAndControllerEpoch(partition.leader_id, partition.leader_epoch, list(new_isr),
+                                            partition.controller_epoch, partition.zk_version)
+        written, zk_version = yield self.zk.call("conditional_update_partition_state", partition.topic,
+                                                 partition.partition, state)
+        if not written:
+            return None
+        self._isr_changes.add(partition.tp)
+        return zk_version
+
+    @defer.inlineCallbacks
+    def _propagate_isr_changes(self):
+        """Tell the controller, through one /isr_change_notification entry, which ISRs changed."""
+        if not self._isr_changes:
+            return
+        changed, self._isr_changes = sorted(self._isr_changes), set()
+        yield self.zk.call("create_isr_change_notification", changed)
 
     # -- topic configs -----------------------------------------------------------------------------
 

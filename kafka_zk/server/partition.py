@@ -6,12 +6,37 @@ from collections import namedtuple
 from kafka_zk.log.producer_state import (
     OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager, UnknownProducerIdError)
 from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.record.batch_header import check_crc, iter_batch_headers
 
 log = logging.getLogger(__name__)
 
 NO_LEADER = -1
 
 AppendResult = namedtuple("AppendResult", "base_offset last_offset log_append_time log_start_offset")
+
+
+class FollowerState:
+    """What the leader knows of one follower, from its fetches (Kafka's Replica)."""
+
+    __slots__ = ("log_end_offset", "log_start_offset", "last_caught_up_ms", "last_fetch_leader_leo",
+                 "last_fetch_ms")
+
+    def __init__(self, last_caught_up_ms=0):
+        self.log_end_offset = -1
+        self.log_start_offset = -1
+        self.last_caught_up_ms = last_caught_up_ms
+        self.last_fetch_leader_leo = -1
+        self.last_fetch_ms = 0
+
+    def update(self, fetch_offset, log_start_offset, now_ms, leader_leo):
+        if fetch_offset >= leader_leo:
+            self.last_caught_up_ms = max(self.last_caught_up_ms, now_ms)
+        elif fetch_offset >= self.last_fetch_leader_leo:
+            self.last_caught_up_ms = max(self.last_caught_up_ms, self.last_fetch_ms)
+        self.log_end_offset = fetch_offset
+        self.log_start_offset = log_start_offset
+        self.last_fetch_leader_leo = leader_leo
+        self.last_fetch_ms = now_ms
 
 
 class Partition:
@@ -23,13 +48,15 @@ class Partition:
         self.log = None
         self.leader_id = NO_LEADER
         self.leader_epoch = -1
+        self.leader_epoch_start_offset = -1
         self.isr = []
         self.replicas = []
         self.zk_version = -1
         self.controller_epoch = -1
         self.high_watermark = 0
         self.producer_state = ProducerStateManager()
-        self.follower_leos = {}
+        self.followers = {}
+        self.isr_update_in_flight = False
 
     @property
     def tp(self):
@@ -51,22 +78,28 @@ class Partition:
         for header in self.log.iter_batch_headers(self.log.log_start_offset):
             self.producer_state.record_header(header)
 
-    def make_leader(self, state, initial_high_watermark=0):
+    # -- leadership changes ----------------------------------------------------------------------
+
+    def make_leader(self, state, now_ms, initial_high_watermark=0):
         """Apply a LeaderAndIsr naming this broker leader. Returns True if leadership changed."""
         self._ensure_log(initial_high_watermark)
         changed = not self.is_leader or state["leader_epoch"] > self.leader_epoch
         self._apply_state(state)
-        self.follower_leos = {replica: -1 for replica in self.replicas if replica != self.broker_id}
         if changed:
+            self.leader_epoch_start_offset = self.log.log_end_offset
             self.log.leader_epoch_cache.assign(self.leader_epoch, self.log.log_end_offset)
-        self.maybe_advance_high_watermark()
+            self.followers = {replica: FollowerState(now_ms if replica in self.isr else 0)
+                              for replica in self.replicas if replica != self.broker_id}
+        self.maybe_advance_high_watermark(now_ms, 0)
         return changed
 
     def make_follower(self, state, initial_high_watermark=0):
+        """Apply a LeaderAndIsr naming another leader. Returns True if the leader or epoch changed."""
         self._ensure_log(initial_high_watermark)
         changed = self.leader_id != state["leader"] or state["leader_epoch"] > self.leader_epoch
         self._apply_state(state)
-        self.follower_leos = {}
+        self.followers = {}
+        self.isr_update_in_flight = False
         return changed
 
     def _apply_state(self, state):
@@ -80,13 +113,18 @@ class Partition:
     def check_leader(self, current_leader_epoch=-1):
         if not self.is_leader or self.log is None:
             raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        self.check_epoch(current_leader_epoch)
+
+    def check_epoch(self, current_leader_epoch):
         if current_leader_epoch >= 0:
             if current_leader_epoch < self.leader_epoch:
                 raise KafkaError(Errors.FENCED_LEADER_EPOCH)
             if current_leader_epoch > self.leader_epoch:
                 raise KafkaError(Errors.UNKNOWN_LEADER_EPOCH)
 
-    def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms):
+    # -- leader: appends and the high watermark ---------------------------------------------------
+
+    def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms, now_ms):
         """Assign offsets in place and append. Raises KafkaError for leader/ISR/sequence failures."""
         self.check_leader()
         if required_acks == -1 and len(self.isr) < min_insync_replicas:
@@ -117,27 +155,105 @@ class Partition:
             self.producer_state.record(producer_id, validated.producer_epoch, validated.base_sequence,
                                        validated.last_sequence, base_offset, last_offset,
                                        validated.max_timestamp)
-        self.maybe_advance_high_watermark()
+        self.maybe_advance_high_watermark(now_ms, None)
         return AppendResult(base_offset, last_offset,
                             log_append_time_ms if log_append_time_ms is not None else -1,
                             self.log.log_start_offset)
 
-    def maybe_advance_high_watermark(self):
-        """HW = the smallest log end offset among ISR members. Returns True if it moved."""
+    def maybe_advance_high_watermark(self, now_ms, max_lag_ms):
+        """HW = the smallest log end offset among the leader, the ISR and followers caught up within
+        max_lag_ms (None: ISR only). Returns True if it moved."""
         if not self.is_leader:
             return False
         candidates = [self.log.log_end_offset]
-        for replica in self.isr:
-            if replica != self.broker_id:
-                candidates.append(self.follower_leos.get(replica, -1))
+        for replica, follower in self.followers.items():
+            caught_up = max_lag_ms is not None and now_ms - follower.last_caught_up_ms <= max_lag_ms
+            if replica in self.isr or caught_up:
+                candidates.append(follower.log_end_offset)
         new_hw = min(candidates)
         if new_hw > self.high_watermark:
             self.high_watermark = new_hw
             return True
         return False
 
+    def update_follower(self, replica_id, fetch_offset, log_start_offset, now_ms):
+        """Record a follower's fetch position. Returns the follower state, or None if not a replica."""
+        follower = self.followers.get(replica_id)
+        if follower is not None:
+            follower.update(fetch_offset, log_start_offset, now_ms, self.log.log_end_offset)
+        return follower
+
+    def isr_to_expand(self, replica_id):
+        """The ISR with replica_id added, if it has caught up to the HW within this leader epoch."""
+        follower = self.followers.get(replica_id)
+        if (follower is None or replica_id in self.isr or self.isr_update_in_flight
+                or follower.log_end_offset < self.high_watermark
+                or follower.log_end_offset < self.leader_epoch_start_offset):
+            return None
+        return sorted(self.isr + [replica_id])
+
+    def isr_to_shrink(self, now_ms, max_lag_ms):
+        """The ISR without followers that have not caught up for max_lag_ms, or None."""
+        if not self.is_leader or self.isr_update_in_flight:
+            return None
+        lagging = [replica for replica in self.isr if replica != self.broker_id and
+                   now_ms - self.followers.get(replica, FollowerState()).last_caught_up_ms > max_lag_ms]
+        if not lagging:
+            return None
+        return [replica for replica in self.isr if replica not in lagging]
+
+    def apply_isr(self, isr, zk_version):
+        self.isr = list(isr)
+        self.zk_version = zk_version
+
+    # -- follower: appends from the leader --------------------------------------------------------
+
+    def append_as_follower(self, records, leader_high_watermark, leader_log_start_offset):
+        """Append whole batches fetched from the leader (offsets already assigned). Returns bytes appended.
+
+        A trailing partial batch is dropped; a batch with a bad CRC raises InvalidRecordError.
+        """
+        view = memoryview(records)
+        leo = self.log.log_end_offset
+        start = end = None
+        last = None
+        for pos, header in iter_batch_headers(view):
+            if header.last_offset < leo:
+                continue
+            check_crc(view, pos, header)
+            if start is None:
+                start = pos
+            end = pos + header.size
+            last = header
+        appended = 0
+        if start is not None:
+            chunk = bytes(view[start:end])
+            self.log.append(chunk, last.last_offset, last.max_timestamp, last.last_offset)
+            for _, header in iter_batch_headers(chunk):
+                self.producer_state.record_header(header)
+            appended = len(chunk)
+        if leader_log_start_offset > self.log.log_start_offset:
+            self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset))
+        self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log.log_end_offset))
+        return appended
+
+    def truncate_to(self, offset):
+        if offset < self.log.log_end_offset:
+            log.info("[Partition %s-%d broker=%d] truncating from %d to %d", self.topic, self.partition,
+                     self.broker_id, self.log.log_end_offset, offset)
+            self.log.truncate_to(offset)
+            self.rebuild_producer_state()
+        self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
+
+    def truncate_fully_and_start_at(self, offset):
+        self.log.truncate_fully_and_start_at(offset)
+        self.producer_state.truncate()
+        self.high_watermark = offset
+
+    # -- reads ------------------------------------------------------------------------------------
+
     def read(self, fetch_offset, max_bytes, for_follower, min_one_message=True):
-        """Return (FetchDataInfo or None, high_watermark, log_start_offset, log_end_offset)."""
+        """Return (FetchDataInfo, high_watermark, log_start_offset, log_end_offset)."""
         upper = None if for_follower else self.high_watermark
         info = self.log.read(fetch_offset, max_bytes, max_offset=upper, min_one_message=min_one_message)
         return info, self.high_watermark, self.log.log_start_offset, self.log.log_end_offset

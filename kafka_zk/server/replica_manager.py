@@ -1,6 +1,7 @@
-"""ReplicaManager: the partitions this broker hosts, appends from producers, reads for fetchers."""
+"""ReplicaManager: the partitions this broker hosts, leader appends, reads, follower state and the ISR."""
 
 import logging
+from collections import namedtuple
 
 from twisted.internet import defer
 
@@ -16,18 +17,22 @@ from kafka_zk.server.topic_config import to_log_config
 
 log = logging.getLogger(__name__)
 
+FetchInfo = namedtuple("FetchInfo", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
+
 
 class ProduceResult:
-    __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset")
+    __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset",
+                 "min_isr")
 
     def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
-                 log_append_time=-1, log_start_offset=-1):
+                 log_append_time=-1, log_start_offset=-1, min_isr=1):
         self.error = error
         self.message = message
         self.base_offset = base_offset
         self.last_offset = last_offset
         self.log_append_time = log_append_time
         self.log_start_offset = log_start_offset
+        self.min_isr = min_isr
 
 
 class FetchResult:
@@ -43,7 +48,8 @@ class FetchResult:
 
 
 class ReplicaManager:
-    def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None):
+    def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None,
+                 replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False):
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.topic_config = topic_config  # callable(topic) -> effective topic config dict
@@ -51,6 +57,10 @@ class ReplicaManager:
         self.partitions = {}
         self.controller_epoch = 0
         self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
+        self.replica_lag_time_max_ms = replica_lag_time_max_ms
+        self.isr_writer = isr_writer  # callable(partition, new_isr) -> Deferred(new zk_version or None)
+        self.fetchers = None  # ReplicaFetcherManager, set by the server
+        self.knows_partition = knows_partition  # callable(tp) -> bool: the metadata cache has it
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
 
@@ -60,12 +70,9 @@ class ReplicaManager:
     def get_partition(self, topic, partition):
         return self.partitions.get((topic, partition))
 
-    def leader_partition(self, topic, partition):
-        found = self.partitions.get((topic, partition))
-        if found is None:
-            raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
-        found.check_leader()
-        return found
+    def missing_partition_error(self, tp):
+        """Kafka's answer for a partition with no replica here: known to the cluster means not leader."""
+        return Errors.NOT_LEADER_FOR_PARTITION if self.knows_partition(tp) else Errors.UNKNOWN_TOPIC_OR_PARTITION
 
     # -- produce -----------------------------------------------------------------------------
 
@@ -90,7 +97,7 @@ class ReplicaManager:
         topic = tp[0]
         partition = self.partitions.get(tp)
         if partition is None:
-            return ProduceResult(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            return ProduceResult(self.missing_partition_error(tp))
         if not partition.is_leader:
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
         config = self.topic_config(topic)
@@ -109,33 +116,32 @@ class ReplicaManager:
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
+        min_isr = config["min.insync.replicas"]
         try:
-            appended = partition.append_as_leader(validated, required_acks, config["min.insync.replicas"],
-                                                  log_append_time)
+            appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
-                             appended.log_append_time, appended.log_start_offset)
+                             appended.log_append_time, appended.log_start_offset, min_isr)
 
     # -- fetch --------------------------------------------------------------------------------
 
-    def read_partitions(self, fetch_infos, replica_id, max_bytes, hard_max_bytes_limit=False):
-        """fetch_infos: list of (tp, fetch_offset, partition_max_bytes, current_leader_epoch).
-        Returns ({tp: FetchResult}, bytes_read)."""
+    def read_partitions(self, fetch_infos, replica_id, max_bytes):
+        """Returns ({tp: FetchResult}, bytes_read) for a list of FetchInfo."""
         results = {}
         remaining = max_bytes
         bytes_read = 0
-        for tp, fetch_offset, partition_max_bytes, leader_epoch in fetch_infos:
+        for info in fetch_infos:
+            tp = info.tp
             partition = self.partitions.get(tp)
             if partition is None:
-                results[tp] = FetchResult(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+                results[tp] = FetchResult(self.missing_partition_error(tp))
                 continue
             try:
-                partition.check_leader(leader_epoch)
-                limit = min(partition_max_bytes, remaining)
-                info, hw, log_start, leo = partition.read(
-                    fetch_offset, limit, for_follower=replica_id >= 0,
-                    min_one_message=not hard_max_bytes_limit and bytes_read == 0)
+                partition.check_leader(info.current_leader_epoch)
+                data, hw, log_start, leo = partition.read(
+                    info.fetch_offset, min(info.max_bytes, remaining), for_follower=replica_id >= 0,
+                    min_one_message=bytes_read == 0)
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
                 continue
@@ -143,22 +149,79 @@ class ReplicaManager:
                 results[tp] = FetchResult(Errors.OFFSET_OUT_OF_RANGE, b"", partition.high_watermark,
                                           partition.log.log_start_offset, partition.log.log_end_offset)
                 continue
-            data = info.read_bytes() if info is not None else b""
-            bytes_read += len(data)
-            remaining = max(0, remaining - len(data))
-            results[tp] = FetchResult(Errors.NONE, data, hw, log_start, leo)
+            records = data.read_bytes() if data is not None else b""
+            bytes_read += len(records)
+            remaining = max(0, remaining - len(records))
+            results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo)
         return results, bytes_read
 
     def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1):
-        """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data."""
+        """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
+        A follower's fetch (replica_id >= 0) also reports how far that follower has got."""
+        if replica_id >= 0:
+            self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes)
         errors = any(result.error != Errors.NONE for result in results.values())
         if max_wait_ms <= 0 or not fetch_infos or bytes_read >= min_bytes or errors:
             return defer.succeed(results)
         done = defer.Deferred()
         operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done)
-        self.fetch_purgatory.try_complete_else_watch(operation, [info[0] for info in fetch_infos])
+        self.fetch_purgatory.try_complete_else_watch(operation, [info.tp for info in fetch_infos])
         return done
+
+    def _update_followers(self, replica_id, fetch_infos):
+        now = self.now_ms()
+        for info in fetch_infos:
+            partition = self.partitions.get(info.tp)
+            if partition is None or not partition.is_leader or partition.log is None:
+                continue
+            if partition.update_follower(replica_id, info.fetch_offset, info.log_start_offset, now) is None:
+                continue
+            expanded = partition.isr_to_expand(replica_id)
+            if expanded is not None:
+                self._change_isr(partition, expanded, "expand")
+            self._advance_high_watermark(partition, now)
+
+    def _advance_high_watermark(self, partition, now_ms):
+        if partition.maybe_advance_high_watermark(now_ms, self.replica_lag_time_max_ms):
+            self.produce_purgatory.check_and_complete(partition.tp)
+            self.fetch_purgatory.check_and_complete(partition.tp)
+
+    # -- the ISR --------------------------------------------------------------------------------
+
+    def shrink_isrs(self):
+        """Periodic: drop followers that have not caught up within replica.lag.time.max.ms."""
+        now = self.now_ms()
+        for partition in list(self.partitions.values()):
+            shrunk = partition.isr_to_shrink(now, self.replica_lag_time_max_ms)
+            if shrunk is not None:
+                self._change_isr(partition, shrunk, "shrink")
+
+    def _change_isr(self, partition, new_isr, reason):
+        if self.isr_writer is None:
+            return
+        log.info("[ReplicaManager broker=%d] %s ISR of %s-%d from %s to %s", self.broker_id, reason,
+                 partition.topic, partition.partition, partition.isr, new_isr)
+        partition.isr_update_in_flight = True
+        leader_epoch = partition.leader_epoch
+
+        def written(zk_version):
+            if partition.leader_epoch != leader_epoch or not partition.is_leader:
+                return  # leadership moved while the write was in flight
+            partition.isr_update_in_flight = False
+            if zk_version is None:
+                log.info("[ReplicaManager broker=%d] ISR update of %s-%d lost a race; waiting for the "
+                         "controller", self.broker_id, partition.topic, partition.partition)
+                return
+            partition.apply_isr(new_isr, zk_version)
+            self._advance_high_watermark(partition, self.now_ms())
+
+        def failed(failure):
+            partition.isr_update_in_flight = False
+            log.error("ISR update of %s-%d failed: %s", partition.topic, partition.partition,
+                      failure.getErrorMessage())
+
+        self.isr_writer(partition, new_isr).addCallbacks(written, failed)
 
     # -- control plane --------------------------------------------------------------------------
 
@@ -169,10 +232,12 @@ class ReplicaManager:
                              % (controller_epoch, self.controller_epoch))
         self.controller_epoch = controller_epoch
 
-    def become_leader_or_follower(self, partition_states):
-        """partition_states: list of dicts with topic, partition, leader, leader_epoch, isr, replicas,
-        zk_version, controller_epoch. Returns {tp: error code}."""
+    def become_leader_or_follower(self, partition_states, leader_endpoints):
+        """partition_states: dicts with topic, partition, leader, leader_epoch, isr, replicas, zk_version,
+        controller_epoch; leader_endpoints: {broker id: (host, port)}. Returns {tp: error code}."""
         errors = {}
+        now = self.now_ms()
+        new_leaders, new_followers = [], {}
         for state in partition_states:
             tp = (state["topic"], state["partition"])
             partition = self.partitions.get(tp)
@@ -188,16 +253,30 @@ class ReplicaManager:
             elif partition.log is not None:
                 partition.log.config = to_log_config(self.topic_config(tp[0]))
             try:
+                initial_hw = self.high_watermarks.get(tp, 0)
                 if state["leader"] == self.broker_id:
-                    partition.make_leader(state, self.high_watermarks.get(tp, 0))
+                    partition.make_leader(state, now, initial_hw)
+                    new_leaders.append(tp)
                 else:
-                    partition.make_follower(state, self.high_watermarks.get(tp, 0))
+                    if partition.make_follower(state, initial_hw) and state["leader"] >= 0:
+                        new_followers[tp] = partition
                 errors[tp] = Errors.NONE
             except Exception:
                 log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
             self.produce_purgatory.check_and_complete(tp)
             self.fetch_purgatory.check_and_complete(tp)
+        if self.fetchers is not None:
+            self.fetchers.remove_partitions(new_leaders + list(new_followers))
+            by_leader = {}
+            for tp, partition in new_followers.items():
+                endpoint = leader_endpoints.get(partition.leader_id)
+                if endpoint is None:
+                    log.warning("no endpoint for leader %d of %s-%d", partition.leader_id, *tp)
+                    continue
+                by_leader.setdefault((partition.leader_id, endpoint), []).append(partition)
+            for (leader_id, endpoint), partitions in by_leader.items():
+                self.fetchers.add_partitions(leader_id, endpoint, partitions)
         return errors
 
     def _create_log(self, topic, partition):
@@ -205,6 +284,8 @@ class ReplicaManager:
 
     def stop_replica(self, topic, partition, delete):
         tp = (topic, partition)
+        if self.fetchers is not None:
+            self.fetchers.remove_partitions([tp])
         found = self.partitions.pop(tp, None)
         if found is not None:
             found.close()
@@ -220,6 +301,8 @@ class ReplicaManager:
                 if partition.log is not None}
 
     def shutdown(self):
+        if self.fetchers is not None:
+            self.fetchers.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
 

@@ -2,6 +2,7 @@
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.validation import down_convert
+from kafka_zk.server.replica_manager import FetchInfo
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
@@ -22,8 +23,8 @@ def handle(server, request):
             if not server.metadata_cache.contains_topic(topic) and server.replica_manager.get_partition(*tp) is None:
                 unknown.append(tp)
                 continue
-            fetch_infos.append((tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
-                                partition_data.get("current_leader_epoch", -1)))
+            fetch_infos.append(FetchInfo(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
+                                         partition_data["current_leader_epoch"], partition_data["log_start_offset"]))
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
                                                    fetch_infos, body["replica_id"])

@@ -22,7 +22,8 @@ def handle(server, request):
     result = server.prepare_topic_configs({state["topic"] for state in normalized})
 
     def apply(_):
-        errors = server.replica_manager.become_leader_or_follower(normalized)
+        leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
+        errors = server.replica_manager.become_leader_or_follower(normalized, leaders)
         return {"error_code": Errors.NONE,
                 "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
                                      for tp, code in errors.items()]}

@@ -28,7 +28,7 @@ def _list_offset(server, topic, data, version, is_follower, isolation_level):
     try:
         partition = server.replica_manager.get_partition(topic, index)
         if partition is None:
-            raise KafkaError(Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            raise KafkaError(server.replica_manager.missing_partition_error((topic, index)))
         if is_follower:
             if partition.log is None:
                 raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)

@@ -1,0 +1,27 @@
+"""OffsetForLeaderEpoch (key 23): the end offset of a leader epoch, for follower truncation."""
+
+from kafka_zk.protocol.errors import Errors, KafkaError
+
+API_KEY = 23
+
+
+def handle(server, request):
+    topics = []
+    for topic_data in request.body["topics"]:
+        topic = topic_data["topic"]
+        partitions = []
+        for data in topic_data["partitions"]:
+            index = data["partition"]
+            answer = {"error_code": Errors.NONE, "partition": index, "leader_epoch": -1, "end_offset": -1}
+            try:
+                partition = server.replica_manager.get_partition(topic, index)
+                if partition is None:
+                    raise KafkaError(server.replica_manager.missing_partition_error((topic, index)))
+                partition.check_leader(data["current_leader_epoch"])
+                answer["leader_epoch"], answer["end_offset"] = partition.log.end_offset_for_epoch(
+                    data["leader_epoch"])
+            except KafkaError as error:
+                answer["error_code"] = error.code
+            partitions.append(answer)
+        topics.append({"topic": topic, "partitions": partitions})
+    return {"throttle_time_ms": 0, "topics": topics}

@@ -1,0 +1,264 @@
+"""Follower replication: fetchers that truncate to the leader's epoch boundary, then fetch and append."""
+
+import logging
+
+from twisted.internet import defer, task
+
+from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.batch_header import InvalidRecordError
+from kafka_zk.server.broker_client import BrokerConnection
+
+log = logging.getLogger(__name__)
+
+FETCH = (1, 11)
+LIST_OFFSETS = (2, 5)
+OFFSET_FOR_LEADER_EPOCH = (23, 3)
+_WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADER_EPOCH,
+                            Errors.UNKNOWN_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION}
+
+
+class PartitionFetchState:
+    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until")
+
+    def __init__(self, partition):
+        self.partition = partition
+        self.leader_epoch = partition.leader_epoch
+        self.truncating = True
+        self.delayed_until = 0.0
+
+
+def truncation_offset(log, high_watermark, leader_epoch, leader_end_offset):
+    """Kafka's follower truncation rule. Returns (offset to truncate to, truncation complete?)."""
+    leo = log.log_end_offset
+    if leader_end_offset == UNDEFINED_EPOCH_OFFSET:
+        return min(high_watermark, leo), True
+    if leader_epoch == UNDEFINED_EPOCH:
+        return min(leader_end_offset, leo), True
+    follower_epoch, follower_end = log.end_offset_for_epoch(leader_epoch)
+    if follower_epoch == UNDEFINED_EPOCH:
+        return min(leader_end_offset, leo), True
+    if follower_epoch != leader_epoch:
+        return min(follower_end, leo), False
+    return min(leader_end_offset, follower_end), True
+
+
+class ReplicaFetcher:
+    """Fetches a set of partitions from one leader over one connection, in one loop."""
+
+    def __init__(self, manager, leader_id, host, port, fetcher_id):
+        self.manager = manager
+        self.config = manager.config
+        self.reactor = manager.reactor
+        self.broker_id = manager.broker_id
+        self.leader_id = leader_id
+        self.endpoint = (host, port)
+        self.connection = BrokerConnection(self.reactor, host, port,
+                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
+        self.partitions = {}
+        self.running = False
+        self._wakeup = None
+        self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
+
+    def add(self, partition):
+        self.partitions[partition.tp] = PartitionFetchState(partition)
+        self._wake()
+
+    def remove(self, tps):
+        for tp in tps:
+            self.partitions.pop(tp, None)
+
+    def start(self):
+        self.running = True
+        self._loop().addErrback(lambda failure: log.error("fetcher loop died: %s", failure.getTraceback()))
+
+    def stop(self):
+        self.running = False
+        self.connection.close()
+        self._wake()
+
+    def _wake(self):
+        if self._wakeup is not None and not self._wakeup.called:
+            waiter, self._wakeup = self._wakeup, None
+            waiter.callback(None)
+
+    def _sleep(self, seconds):
+        self._wakeup = defer.Deferred()
+        timer = self.reactor.callLater(seconds, self._wake)
+        return self._wakeup.addBoth(lambda _: timer.cancel() if timer.active() else None)
+
+    @defer.inlineCallbacks
+    def _loop(self):
+        while self.running:
+            now = self.reactor.seconds()
+            ready = {tp: state for tp, state in self.partitions.items() if state.delayed_until <= now}
+            if not ready:
+                yield self._sleep(self.backoff_s if self.partitions else 3600)
+                continue
+            try:
+                truncating = {tp: state for tp, state in ready.items() if state.truncating}
+                if truncating:
+                    yield self._truncate(truncating)
+                fetching = {tp: state for tp, state in ready.items()
+                            if not state.truncating and self.partitions.get(tp) is state}
+                if fetching:
+                    yield self._fetch(fetching)
+            except Exception as error:  # connection trouble: back off and try again
+                if self.running:
+                    log.info("[ReplicaFetcher broker=%d leader=%d] %s; retrying in %.1fs", self.broker_id,
+                             self.leader_id, error, self.backoff_s)
+                    self.connection.close()
+                    yield self._sleep(self.backoff_s)
+
+    def _delay(self, state):
+        state.delayed_until = self.reactor.seconds() + self.backoff_s
+
+    def _grouped(self, states, fields):
+        topics = {}
+        for (topic, index), state in sorted(states.items()):
+            topics.setdefault(topic, []).append(dict(fields(state), partition=index))
+        return [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]
+
+    @defer.inlineCallbacks
+    def _truncate(self, states):
+        needs_request = {}
+        for tp, state in states.items():
+            latest = state.partition.log.leader_epoch_cache.latest_epoch
+            if latest is None:
+                self._finish_truncation(state, state.partition.high_watermark)
+            else:
+                needs_request[tp] = (state, latest)
+        if not needs_request:
+            return
+        body = {"replica_id": self.broker_id, "topics": self._grouped(
+            {tp: entry for tp, entry in needs_request.items()},
+            lambda entry: {"current_leader_epoch": entry[0].leader_epoch, "leader_epoch": entry[1]})}
+        response = yield self.connection.request(*OFFSET_FOR_LEADER_EPOCH, body)
+        for topic in response["topics"]:
+            for answer in topic["partitions"]:
+                tp = (topic["topic"], answer["partition"])
+                state = needs_request.get(tp, (None,))[0]
+                if state is None or self.partitions.get(tp) is not state:
+                    continue
+                if answer["error_code"] != Errors.NONE:
+                    self._delay(state)
+                    continue
+                offset, complete = truncation_offset(state.partition.log, state.partition.high_watermark,
+                                                     answer["leader_epoch"], answer["end_offset"])
+                if complete:
+                    self._finish_truncation(state, offset)
+                else:
+                    state.partition.truncate_to(offset)
+
+    def _finish_truncation(self, state, offset):
+        state.partition.truncate_to(offset)
+        state.truncating = False
+
+    @defer.inlineCallbacks
+    def _fetch(self, states):
+        config = self.config
+        body = {"replica_id": self.broker_id, "max_wait_ms": config["replica.fetch.wait.max.ms"],
+                "min_bytes": config["replica.fetch.min.bytes"],
+                "max_bytes": config["replica.fetch.response.max.bytes"], "isolation_level": 0,
+                "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "",
+                "topics": self._grouped(states, lambda state: {
+                    "current_leader_epoch": state.leader_epoch,
+                    "fetch_offset": state.partition.log.log_end_offset,
+                    "log_start_offset": state.partition.log.log_start_offset,
+                    "partition_max_bytes": config["replica.fetch.max.bytes"]})}
+        response = yield self.connection.request(*FETCH, body)
+        if response["error_code"] != Errors.NONE:
+            raise RuntimeError("fetch failed with error %d" % response["error_code"])
+        for topic in response["responses"]:
+            for answer in topic["partitions"]:
+                tp = (topic["topic"], answer["partition_index"])
+                state = states.get(tp)
+                if state is None or self.partitions.get(tp) is not state:
+                    continue
+                yield self._handle_partition(tp, state, answer)
+
+    @defer.inlineCallbacks
+    def _handle_partition(self, tp, state, answer):
+        partition = state.partition
+        error = answer["error_code"]
+        if error == Errors.NONE:
+            try:
+                partition.append_as_follower(answer["records"] or b"", answer["high_watermark"],
+                                                        answer["log_start_offset"])
+            except InvalidRecordError as failure:
+                log.error("[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
+                          self.broker_id, self.leader_id, tp[0], tp[1], failure)
+                self._delay(state)
+                return
+        elif error == Errors.OFFSET_OUT_OF_RANGE:
+            yield self._reset_out_of_range(tp, state)
+        elif error in _WAIT_FOR_LEADER_AND_ISR:
+            self._delay(state)
+        else:
+            log.warning("[ReplicaFetcher broker=%d] fetch of %s-%d from %d failed with %s", self.broker_id,
+                        tp[0], tp[1], self.leader_id, Errors.from_code(error).name)
+            self._delay(state)
+
+    @defer.inlineCallbacks
+    def _reset_out_of_range(self, tp, state):
+        partition = state.partition
+        leader_end = yield self._leader_offset(tp, state, -1)
+        if leader_end is None:
+            return
+        if leader_end < partition.log.log_end_offset:
+            log.warning("[ReplicaFetcher broker=%d] truncating %s-%d to the leader's end offset %d",
+                        self.broker_id, tp[0], tp[1], leader_end)
+            partition.truncate_to(leader_end)
+            return
+        leader_start = yield self._leader_offset(tp, state, -2)
+        if leader_start is not None and leader_start > partition.log.log_end_offset:
+            partition.truncate_fully_and_start_at(leader_start)
+
+    @defer.inlineCallbacks
+    def _leader_offset(self, tp, state, timestamp):
+        body = {"replica_id": self.broker_id, "isolation_level": 0, "topics": [
+            {"name": tp[0], "partitions": [{"partition_index": tp[1], "current_leader_epoch": state.leader_epoch,
+                                            "timestamp": timestamp}]}]}
+        response = yield self.connection.request(*LIST_OFFSETS, body)
+        answer = response["topics"][0]["partitions"][0]
+        if answer["error_code"] != Errors.NONE:
+            self._delay(state)
+            return None
+        return answer["offset"]
+
+
+class ReplicaFetcherManager:
+    """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
+
+    def __init__(self, config, reactor, broker_id):
+        self.config = config
+        self.reactor = reactor
+        self.broker_id = broker_id
+        self.fetchers = {}
+
+    def _fetcher_id(self, tp):
+        return (sum(map(ord, tp[0])) * 31 + tp[1]) % self.config["num.replica.fetchers"]
+
+    def add_partitions(self, leader_id, endpoint, partitions):
+        for partition in partitions:
+            key = (leader_id, self._fetcher_id(partition.tp))
+            fetcher = self.fetchers.get(key)
+            if fetcher is not None and fetcher.endpoint != tuple(endpoint):
+                fetcher.stop()
+                fetcher = None
+            if fetcher is None:
+                fetcher = self.fetchers[key] = ReplicaFetcher(self, leader_id, endpoint[0], endpoint[1], key[1])
+                fetcher.start()
+            fetcher.add(partition)
+
+    def remove_partitions(self, tps):
+        for key, fetcher in list(self.fetchers.items()):
+            fetcher.remove(tps)
+            if not fetcher.partitions:
+                fetcher.stop()
+                del self.fetchers[key]
+
+    def shutdown(self):
+        for fetcher in self.fetchers.values():
+            fetcher.stop()
+        self.fetchers = {}
