@@ -33,6 +33,36 @@ TOPIC_CONFIGS = {
     "follower.replication.throttled.replicas": ("string", None),
 }
 
+# The broker configs that set each topic config's default, highest precedence first.
+BROKER_SYNONYMS = {
+    "segment.bytes": ["log.segment.bytes"],
+    "segment.ms": ["log.roll.ms", "log.roll.hours"],
+    "segment.jitter.ms": ["log.roll.jitter.ms", "log.roll.jitter.hours"],
+    "segment.index.bytes": ["log.index.size.max.bytes"],
+    "index.interval.bytes": ["log.index.interval.bytes"],
+    "retention.ms": ["log.retention.ms", "log.retention.minutes", "log.retention.hours"],
+    "retention.bytes": ["log.retention.bytes"],
+    "max.message.bytes": ["message.max.bytes"],
+    "cleanup.policy": ["log.cleanup.policy"],
+    "min.insync.replicas": ["min.insync.replicas"],
+    "unclean.leader.election.enable": ["unclean.leader.election.enable"],
+    "message.timestamp.type": ["log.message.timestamp.type"],
+    "message.timestamp.difference.max.ms": ["log.message.timestamp.difference.max.ms"],
+    "compression.type": ["compression.type"],
+    "file.delete.delay.ms": ["log.segment.delete.delay.ms"],
+    "flush.messages": ["log.flush.interval.messages"],
+    "flush.ms": ["log.flush.interval.ms"],
+    "message.format.version": ["log.message.format.version"],
+    "preallocate": ["log.preallocate"],
+    "delete.retention.ms": ["log.cleaner.delete.retention.ms"],
+    "min.compaction.lag.ms": ["log.cleaner.min.compaction.lag.ms"],
+    "max.compaction.lag.ms": ["log.cleaner.max.compaction.lag.ms"],
+    "min.cleanable.dirty.ratio": ["log.cleaner.min.cleanable.ratio"],
+    "message.downconversion.enable": ["log.message.downconversion.enable"],
+    "leader.replication.throttled.replicas": [],
+    "follower.replication.throttled.replicas": [],
+}
+
 _MINIMUMS = {"segment.bytes": 14, "segment.ms": 1, "segment.index.bytes": 4, "min.insync.replicas": 1,
              "max.message.bytes": 0, "index.interval.bytes": 0, "retention.ms": -1,
              "retention.bytes": -1, "file.delete.delay.ms": 0, "flush.messages": 0, "flush.ms": 0,
@@ -97,3 +127,12 @@ def to_log_config(effective):
         index_interval_bytes=effective["index.interval.bytes"], max_index_size=effective["segment.index.bytes"],
         max_message_bytes=effective["max.message.bytes"], cleanup_policy=effective["cleanup.policy"],
         file_delete_delay_ms=effective["file.delete.delay.ms"], flush_ms=effective["flush.ms"])
+
+
+def format_config_value(value):
+    """A typed config value as Kafka prints it (booleans lower-case)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(value)

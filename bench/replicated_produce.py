@@ -1,0 +1,212 @@
+"""acks=-1 produce throughput to an RF=3 topic on 3 kafka-zk brokers next to librdkafka's 3-broker mock cluster."""
+
+import argparse
+import logging
+import shutil
+import socket
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from confluent_kafka import Consumer, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient, NewTopic
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+
+VALUE_SIZE = 100
+BROKERS = 3
+RUN_TIMEOUT = 300.0
+# (acks, linger.ms, batch.size); 1,000,000 rather than 1 MiB keeps a batch under message.max.bytes.
+CASES = [
+    (-1, 5, 16384),
+    (-1, 20, 1000000),
+    (1, 5, 16384),
+    (1, 20, 1000000),
+]
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def quiet_logger():
+    logger = logging.getLogger("librdkafka-replicated-bench")
+    logger.addHandler(logging.NullHandler())
+    logger.propagate = False
+    return logger
+
+
+def case_label(case):
+    acks, linger, batch = case
+    return "acks=%d linger=%dms batch=%s" % (acks, linger, "16KiB" if batch == 16384 else "1MB")
+
+
+def wait_for_leaders(client, topic, partitions, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        meta = client.list_topics(topic, timeout=5).topics.get(topic)
+        if (meta is not None and meta.error is None and len(meta.partitions) == partitions
+                and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
+            return meta
+        time.sleep(0.1)
+    raise RuntimeError("topic %s has no leaders after %.0fs" % (topic, timeout))
+
+
+class KafkaZk:
+    name = "kafka-zk"
+
+    def __init__(self, partitions, min_isr, keep):
+        self.partitions = partitions
+        self.min_isr = min_isr
+        self.keep = keep
+        self.data_dir = tempfile.mkdtemp(prefix="kz-replicated-")
+        self.cluster = LocalCluster(self.data_dir, brokers=BROKERS, zk_port=free_port(),
+                                    broker_ports=[free_port() for _ in range(BROKERS)])
+        self.bootstrap = None
+
+    def start(self):
+        self.cluster.start()
+        self.bootstrap = self.cluster.bootstrap_servers
+        return self
+
+    def create_topic(self, topic):
+        admin = AdminClient({"bootstrap.servers": self.bootstrap})
+        new = NewTopic(topic, self.partitions, BROKERS, config={"min.insync.replicas": str(self.min_isr)})
+        admin.create_topics([new], operation_timeout=30)[topic].result(40)
+        meta = wait_for_leaders(admin, topic, self.partitions, 30)
+        return len(meta.partitions), len(meta.partitions[0].replicas)
+
+    def stop(self):
+        self.cluster.stop()
+        if not self.keep:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+class Mock:
+    """The mock cluster auto-creates topics (4 partitions, RF min(3, brokers)); its CreateTopics never finds a
+    controller. It keeps one log per partition and answers acks=-1 without waiting for any follower."""
+
+    name = "mock"
+
+    def __init__(self):
+        self.holder = None
+        self.bootstrap = None
+
+    def start(self):
+        self.holder = Producer({"test.mock.num.brokers": BROKERS, "log_level": 3}, logger=quiet_logger())
+        brokers = self.holder.list_topics(timeout=10).brokers.values()
+        self.bootstrap = ",".join("%s:%d" % (b.host, b.port) for b in brokers)
+        return self
+
+    def create_topic(self, topic):
+        client = Producer({"bootstrap.servers": self.bootstrap, "allow.auto.create.topics": True, "log_level": 3},
+                          logger=quiet_logger())
+        count = len(client.list_topics(topic, timeout=10).topics[topic].partitions)
+        meta = wait_for_leaders(client, topic, count, 30)
+        return len(meta.partitions), len(meta.partitions[0].replicas)
+
+    def stop(self):
+        self.holder = None
+
+
+def produce_run(bootstrap, topic, records, case):
+    """Produce `records` values; returns (seconds, undelivered, first error)."""
+    acks, linger, batch = case
+    errors = []
+    producer = Producer({
+        "bootstrap.servers": bootstrap, "acks": acks, "linger.ms": linger, "batch.size": batch,
+        "queue.buffering.max.messages": 1000000, "delivery.report.only.error": True, "log_level": 3,
+        "on_delivery": lambda err, msg: errors.append(err)}, logger=quiet_logger())
+    producer.list_topics(topic, timeout=10)
+    value = b"v" * VALUE_SIZE
+    start = time.perf_counter()
+    deadline = start + RUN_TIMEOUT
+    for index in range(records):
+        while True:
+            try:
+                producer.produce(topic, value)
+                break
+            except BufferError:
+                producer.poll(0.005)
+                if time.perf_counter() > deadline:
+                    return time.perf_counter() - start, records - index, "timed out queueing"
+        if index % 20000 == 0:
+            producer.poll(0)
+    left = producer.flush(max(1.0, deadline - time.perf_counter()))
+    return time.perf_counter() - start, left + len(errors), (errors[0] if errors else None)
+
+
+def replication_check(bootstrap, topic):
+    """(sum of high watermarks, smallest ISR size) as the cluster reports them after a run."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "replicated-bench-check", "log_level": 3},
+                        logger=quiet_logger())
+    try:
+        meta = consumer.list_topics(topic, timeout=10).topics[topic]
+        total = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in meta.partitions)
+        return total, min(len(p.isrs) for p in meta.partitions.values())
+    finally:
+        consumer.close()
+
+
+def bench(target, args):
+    results = {}
+    for case in CASES:
+        runs = []
+        for attempt in range(args.repeat):
+            topic = "repl-%d-%d" % (case[0] + 1, time.monotonic_ns() % 10**9)
+            partitions, replicas = target.create_topic(topic)
+            seconds, missing, error = produce_run(target.bootstrap, topic, args.records, case)
+            rate = (args.records - missing) / seconds
+            hw, min_isr = replication_check(target.bootstrap, topic)
+            runs.append(rate)
+            print("  %-8s %-30s %9.0f rec/s  %d partitions RF %d; high watermarks %d, min ISR %d%s"
+                  % (target.name, case_label(case), rate, partitions, replicas, hw, min_isr,
+                     "; %d undelivered (%s)" % (missing, error) if missing else ""))
+        results[case] = sorted(runs)[len(runs) // 2]
+    return results
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=200000)
+    parser.add_argument("--partitions", type=int, default=6, help="kafka-zk partitions (the mock makes 4)")
+    parser.add_argument("--min-isr", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=1, help="runs per case; the median is reported")
+    parser.add_argument("--only", choices=["kafka-zk", "mock"])
+    parser.add_argument("--keep-data", action="store_true")
+    args = parser.parse_args()
+    print("%d records of %d-byte values per case; kafka-zk: %d brokers, RF %d, min.insync.replicas=%d"
+          % (args.records, VALUE_SIZE, BROKERS, BROKERS, args.min_isr))
+    targets = []
+    if args.only in (None, "kafka-zk"):
+        targets.append(KafkaZk(args.partitions, args.min_isr, args.keep_data))
+    if args.only in (None, "mock"):
+        targets.append(Mock())
+    by_target = {}
+    for target in targets:
+        print("starting %s ..." % target.name)
+        target.start()
+        try:
+            by_target[target.name] = bench(target, args)
+        finally:
+            target.stop()
+    ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
+    print()
+    header = "%-30s %14s %8s %14s %8s %8s" % ("case", "kafka-zk rec/s", "MB/s", "mock rec/s", "MB/s", "kz/mock")
+    print(header)
+    for case in CASES:
+        ours_rate, mock_rate = ours.get(case, 0), mock.get(case, 0)
+        print("%-30s %14.0f %8.1f %14.0f %8.1f %8s" % (
+            case_label(case), ours_rate, ours_rate * VALUE_SIZE / 1e6, mock_rate, mock_rate * VALUE_SIZE / 1e6,
+            "%.2f" % (ours_rate / mock_rate) if ours_rate and mock_rate else "-"))
+    if ours.get(CASES[0]) and ours.get(CASES[2]):
+        print("kafka-zk acks=-1 / acks=1 (linger 5ms, 16KiB): %.2f" % (ours[CASES[0]] / ours[CASES[2]]))
+
+
+if __name__ == "__main__":
+    main()
