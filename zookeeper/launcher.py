@@ -165,20 +165,42 @@ def _port_in_use(host: str, port: int) -> bool:
         return False
 
 
-def _pid_is_zookeeper(pid: int) -> bool:
+def process_running(pid: int, marker: str | None = None) -> bool:
+    """True if `pid` is alive, not a zombie, and (when given) has `marker` in its command line."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    cmdline = Path(f"/proc/{pid}/cmdline")
-    if cmdline.exists():
-        try:
-            return SERVER_MAIN.encode() in cmdline.read_bytes()
-        except OSError:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[-1].split()[0] == "Z":
             return False
+        return marker is None or marker.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return True
+
+
+def wait_for_exit(pid: int, timeout: float, process: subprocess.Popen | None = None,
+                  marker: str | None = None) -> bool:
+    """Wait up to `timeout` seconds for `pid` to exit (reaping it when it is our child `process`)."""
+    if process is not None and process.pid == pid:
+        try:
+            process.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    deadline = time.monotonic() + timeout
+    while process_running(pid, marker):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
     return True
+
+
+def _pid_is_zookeeper(pid: int) -> bool:
+    return process_running(pid, SERVER_MAIN)
 
 
 def read_properties(path: str | os.PathLike) -> dict[str, str]:
@@ -304,18 +326,7 @@ class ZooKeeperServer:
             return "(no log)"
 
     def _wait_exit(self, pid: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        if self._process is not None and self._process.pid == pid:
-            try:
-                self._process.wait(timeout)
-                return True
-            except subprocess.TimeoutExpired:
-                return False
-        while _pid_is_zookeeper(pid):
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-        return True
+        return wait_for_exit(pid, timeout, self._process, SERVER_MAIN)
 
     def _forget(self) -> None:
         self._process = None

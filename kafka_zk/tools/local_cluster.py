@@ -8,30 +8,17 @@ import sys
 import time
 from pathlib import Path
 
-from zookeeper.launcher import ZooKeeperServer, ZooKeeperError
+from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running, wait_for_exit
 
 DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
 DEFAULT_BASE_PORT = 9092
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
+BROKER_MAIN = "kafka_zk.server.main"
 
 
 class ClusterError(RuntimeError):
     pass
-
-
-def _pid_alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child counts as gone
-        with open("/proc/%d/stat" % pid) as handle:
-            return handle.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 class BrokerProcess:
@@ -93,7 +80,7 @@ class BrokerProcess:
             pid = int(self.pid_file.read_text().strip())
         except (OSError, ValueError):
             return None
-        return pid if _pid_alive(pid) else None
+        return pid if process_running(pid, BROKER_MAIN) else None
 
     def is_running(self):
         return self.pid() is not None
@@ -105,7 +92,7 @@ class BrokerProcess:
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
         with open(self.log_file, "ab") as log:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "kafka_zk.server.main", str(self.config_path)],
+                [sys.executable, "-m", BROKER_MAIN, str(self.config_path)],
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 cwd=str(self.folder))
         self.pid_file.write_text("%d\n" % self._process.pid)
@@ -149,18 +136,7 @@ class BrokerProcess:
         self._forget()
 
     def _wait_exit(self, pid, timeout):
-        deadline = time.monotonic() + timeout
-        if self._process is not None and self._process.pid == pid:
-            try:
-                self._process.wait(timeout)
-                return True
-            except subprocess.TimeoutExpired:
-                return False
-        while _pid_alive(pid):
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.05)
-        return True
+        return wait_for_exit(pid, timeout, self._process, BROKER_MAIN)
 
     def _forget(self):
         self._process = None
