@@ -6,7 +6,7 @@ import os
 
 from twisted.application import service
 from kazoo.exceptions import NodeExistsError
-from twisted.internet import defer, task
+from twisted.internet import defer, task, threads
 
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
@@ -183,14 +183,20 @@ class KafkaServer(service.Service):
                 marks.update(OffsetCheckpointFile(path).read())
         return marks
 
-    def checkpoint_high_watermarks(self):
-        by_dir = {directory: {} for directory in self.config.log_dirs}
+    def _high_watermark_checkpoints(self):
+        """[(checkpoint path, {tp: high watermark})] for every log dir, from the reactor's view now."""
+        by_dir = {directory: {} for directory in self.log_manager.log_dirs}
         for tp, mark in self.replica_manager.high_watermark_snapshot().items():
             directory = self.log_manager.log_dir_of(*tp)
             if directory in by_dir:
                 by_dir[directory][tp] = mark
-        for directory, marks in by_dir.items():
-            OffsetCheckpointFile(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT)).write(marks)
+        return [(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT), marks) for directory, marks in by_dir.items()]
+
+    def checkpoint_high_watermarks(self):
+        """Periodic: snapshot on the reactor, write and fsync on a pool thread (an fsync stalls requests)."""
+        checkpoints = self._high_watermark_checkpoints()
+        return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), _write_checkpoints,
+                                         checkpoints)
 
     # -- ISR changes by this broker as a partition leader ----------------------------------------
 
@@ -246,7 +252,7 @@ class KafkaServer(service.Service):
             self.admin.shutdown()
         if getattr(self, "replica_manager", None) is not None:
             self.replica_manager.shutdown()
-            self.checkpoint_high_watermarks()
+            _write_checkpoints(self._high_watermark_checkpoints())
         if getattr(self, "log_manager", None) is not None:
             self.log_manager.shutdown()
         if getattr(self, "zk", None) is not None:
@@ -254,3 +260,8 @@ class KafkaServer(service.Service):
         log.info("[KafkaServer id=%d] shut down completed", self.broker_id)
 
 
+
+
+def _write_checkpoints(checkpoints):
+    for path, marks in checkpoints:
+        OffsetCheckpointFile(path).write(marks)

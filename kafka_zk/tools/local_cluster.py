@@ -8,6 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from kafka_zk.client.connection import BrokerConnection
+from kafka_zk.client.errors import KafkaClientError
 from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running, wait_for_exit
 
 DEFAULT_DATA = "data"
@@ -15,6 +17,7 @@ DEFAULT_ZK_PORT = 2181
 DEFAULT_BASE_PORT = 9092
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
+METADATA_API_KEY = 3
 
 
 class ClusterError(RuntimeError):
@@ -98,6 +101,7 @@ class BrokerProcess:
         self.pid_file.write_text("%d\n" % self._process.pid)
         if wait:
             self.wait_started(offset, timeout)
+            self.wait_serving([self.broker_id], timeout)
         return self
 
     def wait_started(self, log_offset=0, timeout=60.0):
@@ -113,6 +117,27 @@ class BrokerProcess:
             if time.monotonic() > deadline:
                 raise ClusterError("broker %d not started after %.0fs; log tail:\n%s"
                                    % (self.broker_id, timeout, self.log_tail()))
+            time.sleep(0.05)
+
+    def wait_serving(self, broker_ids, timeout=60.0):
+        """Wait until this broker's metadata (from the controller) lists every broker in broker_ids."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                connection = BrokerConnection(self.host, self.port, timeout=5)
+                try:
+                    response = connection.request(METADATA_API_KEY, {"topics": []}, version=1)
+                finally:
+                    connection.close()
+                if set(broker_ids) <= {broker["node_id"] for broker in response["brokers"]}:
+                    return
+            except KafkaClientError:
+                pass
+            if not self.is_running():
+                raise ClusterError("broker %d exited; log tail:\n%s" % (self.broker_id, self.log_tail()))
+            if time.monotonic() > deadline:
+                raise ClusterError("broker %d does not see brokers %s after %.0fs"
+                                   % (self.broker_id, sorted(broker_ids), timeout))
             time.sleep(0.05)
 
     def signal(self, signum):
@@ -184,6 +209,9 @@ class LocalCluster:
         for broker in self.brokers:
             if broker.broker_id in offsets:
                 broker.wait_started(offsets[broker.broker_id], timeout)
+        ids = [broker.broker_id for broker in self.brokers]
+        for broker in self.brokers:
+            broker.wait_serving(ids, timeout)
         return self
 
     def stop(self):
