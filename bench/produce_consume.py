@@ -60,12 +60,15 @@ def produce_run(bootstrap, topic, records, case):
 def consume_run(bootstrap, topic, partitions):
     """Read every partition from its log start until all records it held at the start arrived.
 
-    The mock cluster keeps only about 5 MiB per partition, so the count to read is taken from the watermarks;
-    returns (seconds, records read, records expected)."""
+    The mock cluster keeps only about 5 MiB per partition, so the count to read is taken from the watermarks.
+    fetch.queue.backoff.ms is lowered from librdkafka's 1000 ms: once its local queue passes queued.min.messages
+    it would otherwise pause fetching for a second in the middle of the run. Returns (seconds, read, expected)."""
     consumer = Consumer(client_config(bootstrap, **{
         "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
-        "enable.auto.offset.store": False}))
+        "enable.auto.offset.store": False, "fetch.queue.backoff.ms": 10}))
     try:
+        # Known leaders before assign: otherwise librdkafka retries the offset lookup only after 500 ms.
+        consumer.list_topics(topic, timeout=10)
         expected = 0
         for partition in range(partitions):
             low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=10)
@@ -90,7 +93,7 @@ def consume_run(bootstrap, topic, partitions):
 
 
 def bench_target(target, args):
-    """All produce cases, then consumes of the first case's topic; {label: (records/s, MB/s, note)}.
+    """All produce cases, then consumes of the first case's topic; {label: (records/s, MB/s, CPU ms, note)}.
 
     Each figure is the median of --repeat runs (a fresh topic per produce run)."""
     results = {}
@@ -100,28 +103,36 @@ def bench_target(target, args):
         for _ in range(args.repeat):
             topic = unique_topic("bench-produce")
             partitions, replicas = target.create_topic(topic, args.partitions, args.replication_factor)
+            cpu_before = target.broker_cpu_seconds()
             seconds, missing = produce_run(target.bootstrap_servers, topic, args.records, case)
-            runs.append(((args.records - missing) / seconds, missing))
+            runs.append(((args.records - missing) / seconds, missing, _cpu_used(target, cpu_before)))
             if first_topic is None:
                 first_topic = (topic, partitions)
-        rate, missing = sorted(runs)[len(runs) // 2]
+        rate, missing, cpu = sorted(runs)[len(runs) // 2]
         note = "" if not missing else "%d undelivered" % missing
-        results["produce " + case_label(case)] = (rate, rate * VALUE_SIZE / 1e6, note)
+        results["produce " + case_label(case)] = (rate, rate * VALUE_SIZE / 1e6, cpu, note)
         print("  %-8s produce %-32s %9.0f rec/s  (runs: %s; %d partitions, RF %d) %s"
               % (target.name, case_label(case), rate, " ".join("%.0f" % run[0] for run in runs),
                  partitions, replicas, note))
     runs = []
     for _ in range(args.repeat):
+        cpu_before = target.broker_cpu_seconds()
         seconds, count, expected = consume_run(target.bootstrap_servers, *first_topic)
-        runs.append((count / seconds, count, expected))
-    rate, count, expected = sorted(runs)[len(runs) // 2]
+        runs.append((count / seconds, count, expected, _cpu_used(target, cpu_before)))
+    rate, count, expected, cpu = sorted(runs)[len(runs) // 2]
     note = "%d of %d read" % (count, expected) if count < expected else ""
     if expected < args.records:
         note += " log held %d of %d" % (expected, args.records)
-    results["consume from beginning"] = (rate, rate * VALUE_SIZE / 1e6, note.strip())
+    results["consume from beginning"] = (rate, rate * VALUE_SIZE / 1e6, cpu, note.strip())
     print("  %-8s consume %-32s %9.0f rec/s  (runs: %s) %s" % (target.name, "%d records" % expected, rate,
                                                               " ".join("%.0f" % run[0] for run in runs), note))
     return results
+
+
+def _cpu_used(target, before):
+    """Broker CPU milliseconds since `before`, for the records of one run (None for the mock cluster)."""
+    after = target.broker_cpu_seconds()
+    return None if before is None or after is None else (after - before) * 1000
 
 
 def main():
@@ -144,11 +155,13 @@ def main():
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
     for label in (ours or mock):
-        zk_rate, zk_mb, zk_note = ours.get(label, (0, 0, ""))
-        mk_rate, mk_mb, mk_note = mock.get(label, (0, 0, ""))
-        rows.append([label, "%.0f" % zk_rate, "%.1f" % zk_mb, "%.0f" % mk_rate, "%.1f" % mk_mb,
-                     ratio(zk_rate, mk_rate), (zk_note + " " + mk_note).strip()])
-    print_table(["case", "kafka-zk rec/s", "MB/s", "mock rec/s", "MB/s", "ratio kz/mock", "notes"], rows)
+        zk_rate, zk_mb, zk_cpu, zk_note = ours.get(label, (0, 0, None, ""))
+        mk_rate, mk_mb, _, mk_note = mock.get(label, (0, 0, None, ""))
+        rows.append([label, "%.0f" % zk_rate, "%.1f" % zk_mb, "-" if zk_cpu is None else "%.0f" % zk_cpu,
+                     "%.0f" % mk_rate, "%.1f" % mk_mb, ratio(zk_rate, mk_rate), (zk_note + " " + mk_note).strip()])
+    print_table(["case", "kafka-zk rec/s", "MB/s", "broker CPU ms", "mock rec/s", "MB/s", "ratio kz/mock",
+                 "notes"], rows)
+    print("broker CPU ms: user+system time of the three kafka-zk broker processes during the median run")
 
 
 if __name__ == "__main__":

@@ -64,6 +64,20 @@ class KafkaZkTarget:
         create_topic(self.bootstrap_servers, topic, partitions, replication_factor)
         return partitions, replication_factor
 
+    def broker_cpu_seconds(self):
+        """User + system CPU seconds used so far by the brokers this target started (None with --bootstrap)."""
+        if self.cluster is None:
+            return None
+        total = 0.0
+        for broker in self.cluster.brokers:
+            pid = broker.pid()
+            if pid is None:
+                continue
+            with open("/proc/%d/stat" % pid) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return total
+
     def broker_logs(self):
         if self.cluster is None:
             return []
@@ -102,6 +116,9 @@ class MockTarget:
         wait_for_leaders(producer, topic, len(meta.partitions), 30.0)
         meta = producer.list_topics(topic, timeout=10).topics[topic]
         return len(meta.partitions), len(meta.partitions[0].replicas)
+
+    def broker_cpu_seconds(self):
+        return None
 
     def broker_logs(self):
         return []

@@ -10,11 +10,13 @@ import pytest
 from kazoo.client import KazooClient
 
 from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, metadata
+from tests.raw_wire import create_topic, metadata, produce
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION_TIMEOUT_MS = 6000
 LAG_MS = 3000
+UNKNOWN_TOPIC_OR_PARTITION = 3
+NOT_LEADER_FOR_PARTITION = 6
 NOT_ENOUGH_REPLICAS = 19
 STALE_CONTROLLER_EPOCH = 11
 
@@ -35,6 +37,15 @@ class ReplicationCluster:
         self.cluster = start_cluster(directory, zookeeper_server, brokers=brokers, overrides=overrides)
         self.zk = KazooClient(hosts=self.cluster.zk_connect)
         self.zk.start(10)
+        try:
+            # CreateTopics places replicas on the brokers the receiving broker has heard of from the controller.
+            ids = sorted(b.broker_id for b in self.cluster.brokers)
+            for broker in self.cluster.brokers:
+                wait_for(lambda b=broker: sorted(n["node_id"] for n in metadata(b.bootstrap, [])["brokers"]) == ids,
+                         30, message="broker %d to see every broker" % broker.broker_id)
+        except BaseException:
+            self.close()
+            raise
 
     def __getattr__(self, name):
         return getattr(self.cluster, name)
@@ -147,3 +158,11 @@ def shell_get(zk_connect, path):
 
 def shell_state(zk_connect, topic, partition=0):
     return shell_get(zk_connect, "/brokers/topics/%s/partitions/%d/state" % (topic, partition))
+
+
+def produce_when_led(bootstrap, topic, records, acks):
+    """Produce to partition 0, retrying only while the broker does not lead it yet (nothing appended)."""
+    def attempt():
+        result = produce(bootstrap, topic, 0, records, acks=acks)
+        return None if result[0] in (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_FOR_PARTITION) else result
+    return wait_for(attempt, 30, message="%s to be led at %s" % (topic, bootstrap))

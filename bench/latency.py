@@ -1,0 +1,165 @@
+"""End-to-end latency (produce to consume) at a fixed rate, kafka-zk next to librdkafka's mock cluster."""
+
+import argparse
+import struct
+import threading
+import time
+import uuid
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
+from targets import add_common_args, client_config, make_targets, print_table, ratio, unique_topic
+
+VALUE_SIZE = 100
+STAMP = struct.Struct(">qB")  # send time (perf_counter_ns) and 1 for a measured record, 0 for warm-up
+PADDING = b"p" * (VALUE_SIZE - STAMP.size)
+DRAIN_TIMEOUT = 30.0
+
+
+class LatencyConsumer(threading.Thread):
+    """Reads the topic from the start and keeps receive - send of every measured record, in nanoseconds."""
+
+    def __init__(self, bootstrap, topic, partitions, fetch_wait_ms):
+        super().__init__(daemon=True)
+        self.consumer = Consumer(client_config(bootstrap, **{
+            "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
+            "enable.auto.offset.store": False, "fetch.wait.max.ms": fetch_wait_ms, "fetch.min.bytes": 1}))
+        self.consumer.list_topics(topic, timeout=10)
+        self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
+                              for partition in range(partitions)])
+        self.latencies = []
+        self.errors = []
+        self.expected = None  # set by the producer side once it knows how many measured records it sent
+        self.deadline = None
+        self.ready = threading.Event()
+
+    def run(self):
+        try:
+            while not self._finished():
+                # poll, not consume(n): consume waits for n records or the whole timeout, whichever comes first
+                message = self.consumer.poll(0.05)
+                received = time.perf_counter_ns()
+                self.ready.set()
+                if message is None:
+                    continue
+                if message.error():
+                    self.errors.append(message.error())
+                    continue
+                sent, measured = STAMP.unpack_from(message.value())
+                if measured:
+                    self.latencies.append(received - sent)
+        finally:
+            self.consumer.close()
+
+    def _finished(self):
+        if self.expected is None:
+            return False
+        return len(self.latencies) >= self.expected or time.monotonic() > self.deadline
+
+
+def paced_produce(producer, topic, rate, seconds, measured):
+    """Send rate*seconds records at even intervals; returns (records sent, achieved rate)."""
+    count = int(rate * seconds)
+    start = time.perf_counter()
+    for index in range(count):
+        due = start + index / rate
+        while True:
+            ahead = due - time.perf_counter()
+            if ahead <= 0:
+                break
+            time.sleep(min(ahead, 0.002))
+        value = STAMP.pack(time.perf_counter_ns(), measured) + PADDING
+        while True:
+            try:
+                producer.produce(topic, value)
+                break
+            except BufferError:
+                producer.poll(0.001)
+        producer.poll(0)
+    return count, count / (time.perf_counter() - start)
+
+
+def run_case(target, args, acks):
+    topic = unique_topic("bench-latency")
+    partitions, replicas = target.create_topic(topic, args.partitions, args.replication_factor)
+    consumer = LatencyConsumer(target.bootstrap_servers, topic, partitions, args.fetch_wait_ms)
+    consumer.start()
+    consumer.ready.wait(10)
+    failed = []
+    producer = Producer(client_config(target.bootstrap_servers, **{
+        "acks": acks, "linger.ms": args.linger_ms, "delivery.report.only.error": True,
+        "on_delivery": lambda err, msg: failed.append(err)}))
+    producer.list_topics(topic, timeout=10)
+    paced_produce(producer, topic, args.rate, args.warmup, 0)
+    sent, achieved = paced_produce(producer, topic, args.rate, args.seconds, 1)
+    consumer.deadline = time.monotonic() + DRAIN_TIMEOUT
+    consumer.expected = sent
+    producer.flush(DRAIN_TIMEOUT)
+    consumer.join(DRAIN_TIMEOUT + 5)
+    latencies = sorted(consumer.latencies)
+    notes = []
+    if failed:
+        notes.append("%d delivery errors (%s)" % (len(failed), failed[0]))
+    if len(latencies) < sent:
+        notes.append("%d of %d received" % (len(latencies), sent))
+    if consumer.errors:
+        notes.append("%d consume errors (%s)" % (len(consumer.errors), consumer.errors[0]))
+    if achieved < 0.95 * args.rate:
+        notes.append("send rate only %.0f/s" % achieved)
+    figures = {name: _percentile(latencies, fraction) for name, fraction in
+               (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999), ("max", 1.0))}
+    print("  %-8s acks=%-2d %s  (%d partitions, RF %d) %s"
+          % (target.name, acks, "  ".join("%s %.2f ms" % item for item in figures.items()),
+             partitions, replicas, "; ".join(notes)))
+    return figures, "; ".join(notes)
+
+
+def _percentile(sorted_ns, fraction):
+    if not sorted_ns:
+        return float("nan")
+    index = min(len(sorted_ns) - 1, int(round(fraction * (len(sorted_ns) - 1))))
+    return sorted_ns[index] / 1e6
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rate", type=float, default=2000.0, help="records per second")
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds")
+    parser.add_argument("--warmup", type=float, default=1.0, help="seconds sent first and not measured")
+    parser.add_argument("--acks", default="1,-1", help="comma-separated acks settings to run")
+    parser.add_argument("--linger-ms", type=int, default=0)
+    parser.add_argument("--fetch-wait-ms", type=int, default=5, help="consumer fetch.wait.max.ms")
+    add_common_args(parser)
+    args = parser.parse_args()
+    acks_list = [int(value) for value in args.acks.split(",")]
+    print("%.0f records/s of %d bytes for %.0f s (after %.0f s warm-up), linger.ms=%d, fetch.wait.max.ms=%d; "
+          "topics RF %d (kafka-zk refuses RF>1 for now, so acks=-1 waits for the leader only)"
+          % (args.rate, VALUE_SIZE, args.seconds, args.warmup, args.linger_ms, args.fetch_wait_ms,
+             args.replication_factor))
+    by_target = {}
+    for target in make_targets(args):
+        print("starting %s ..." % target.name)
+        target.start()
+        try:
+            by_target[target.name] = {acks: run_case(target, args, acks) for acks in acks_list}
+        finally:
+            target.stop()
+    print()
+    ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
+    rows = []
+    for acks in acks_list:
+        zk_figures, zk_note = ours.get(acks, ({}, ""))
+        mk_figures, mk_note = mock.get(acks, ({}, ""))
+        for name in ("p50", "p99", "p99.9", "max"):
+            zk_value, mk_value = zk_figures.get(name), mk_figures.get(name)
+            rows.append(["acks=%d %s" % (acks, name), _ms(zk_value), _ms(mk_value), ratio(zk_value, mk_value),
+                         (zk_note + " " + mk_note).strip() if name == "p50" else ""])
+    print_table(["latency", "kafka-zk ms", "mock ms", "ratio kz/mock", "notes"], rows)
+
+
+def _ms(value):
+    return "-" if value is None else "%.2f" % value
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""The controller in memory: a fenced write that fails the epoch check makes it resign and send nothing."""
+
+from twisted.internet import defer
+from twisted.internet.testing import MemoryReactorClock
+
+from kafka_zk.controller.controller import KafkaController
+from kafka_zk.server.config import KafkaConfig
+from kafka_zk.zk.session import ControllerMovedError
+from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
+
+
+class FakeZk:
+    """Answers KafkaZkClient calls from a table; watches are remembered so tests can fire them."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.calls = []
+        self.watches = {}
+
+    def call(self, method, *args):
+        self.calls.append(method)
+        if method.startswith("watch_"):
+            self.watches[args[0]] = args[1]
+            return defer.succeed(None)
+        answer = self.answers[method]
+        try:
+            return defer.succeed(answer(*args) if callable(answer) else answer)
+        except Exception as error:
+            return defer.fail(error)
+
+    def on_reactor(self, handler):
+        return handler
+
+
+class Server:
+    def __init__(self, zk):
+        self.zk = zk
+        self.reactor = MemoryReactorClock()
+        self.broker_id = 0
+        self.listener_name = "PLAINTEXT"
+        self.config = KafkaConfig({"zookeeper.connect": "z"})
+
+    def now_ms(self):
+        return 0
+
+
+def broker(broker_id):
+    return BrokerInfo(broker_id, [EndPoint("PLAINTEXT", "127.0.0.1", 9092 + broker_id, "PLAINTEXT")], None, 100)
+
+
+def moved(*args):
+    raise ControllerMovedError("/controller_epoch version 4 expected, found 5")
+
+
+def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
+    topics = {"before": {0: [0]}}
+    zk = FakeZk({
+        "try_elect_controller": (True, 3, 4), "get_controller_id": 0,
+        "get_all_brokers": [broker(0), broker(1)], "get_topics": lambda: list(topics),
+        "get_topic_assignments": lambda names: {name: topics[name] for name in names},
+        "get_entity_configs": lambda kind, names: {name: {} for name in names},
+        "get_partition_states": lambda tps: {("before", 0): LeaderIsrAndControllerEpoch(0, 0, [0], 2, 7)},
+        "create_partition_states": moved,
+    })
+    server = Server(zk)
+    controller = KafkaController(server)
+    controller.startup()
+    assert controller.active and controller.context.epoch == 3
+    sent_before = sum(len(channel.queue) for channel in controller.channels.channels.values())
+    assert sent_before > 0  # LeaderAndIsr/UpdateMetadata of the loaded state are queued
+
+    topics["after"] = {0: [1], 1: [0]}
+    zk.watches["/brokers/topics"](list(topics))
+    assert "create_partition_states" in zk.calls
+    assert not controller.active
+    assert controller.channels is None
+    assert controller.context.assignments == {}
