@@ -107,3 +107,23 @@ def test_dump_log_reads_a_brokers_segment(cluster):
     assert dumped.stdout.startswith("Dumping %s" % segment)
     assert "baseOffset: 0" in dumped.stdout
     assert "payload: alpha" in dumped.stdout and "payload: beta" in dumped.stdout
+
+
+@pytest.mark.timeout(120)
+def test_kafka_topics_alter_adds_partitions_in_both_modes(cluster):
+    bootstrap = cluster.brokers[0].bootstrap
+    assert tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--create", "--topic", "grow",
+                "--partitions", 1).returncode == 0
+    wait_for(lambda: len(partition_leaders(bootstrap, "grow")) == 1, message="grow leader")
+    altered = tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--alter", "--topic", "grow",
+                   "--partitions", 3)
+    assert altered.returncode == 0, altered.stdout + altered.stderr
+    wait_for(lambda: len(partition_leaders(bootstrap, "grow")) == 3, message="3 partitions with leaders")
+    altered = tool("kafka-topics.sh", "--zookeeper", cluster.zk_connect, "--alter", "--topic", "grow",
+                   "--partitions", 5)
+    assert altered.returncode == 0, altered.stdout + altered.stderr
+    wait_for(lambda: len(partition_leaders(bootstrap, "grow")) == 5, message="5 partitions with leaders")
+    shrink = tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--alter", "--topic", "grow",
+                  "--partitions", 2)
+    assert shrink.returncode == 1
+    assert "Topic currently has 5 partitions, which is higher than the requested 2." in shrink.stdout + shrink.stderr

@@ -37,6 +37,7 @@ class KafkaController:
         self.active = False
         self.active_controller_id = -1
         self._watches_registered = False
+        self._topic_watches = {}
 
     @property
     def is_active(self):
@@ -130,6 +131,7 @@ class KafkaController:
         self._send(batch)
         log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers", self.broker_id,
                  len(assignments), len(context.assignments), len(context.live_brokers))
+        yield self._watch_topics(sorted(assignments))
 
     def _add_live_broker(self, broker):
         self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
@@ -244,6 +246,12 @@ class KafkaController:
             partitions.extend((topic, partition) for partition in assignment)
         log.info("[Controller id=%d] new topics %s with %d partitions", self.broker_id, new_topics,
                  len(partitions))
+        yield self._on_new_partitions(partitions)
+        yield self._watch_topics(new_topics)
+
+    @defer.inlineCallbacks
+    def _on_new_partitions(self, partitions):
+        """NewPartition/NewReplica, then OnlinePartition with initial leaders, LeaderAndIsr and metadata."""
         for tp in partitions:
             sm.set_partition_state(self.context, tp, sm.NEW_PARTITION)
             for replica in self.context.assignments[tp]:
@@ -255,6 +263,32 @@ class KafkaController:
                 if replica in self.context.live_brokers:
                     sm.set_replica_state(self.context, tp, replica, sm.ONLINE_REPLICA)
         self._send(batch)
+
+    @defer.inlineCallbacks
+    def _watch_topics(self, topics):
+        """Watch each topic's znode for partitions added to it (kafka-topics --alter, CreatePartitions)."""
+        for topic in topics:
+            if topic not in self._topic_watches:
+                self._topic_watches[topic] = yield self.zk.call(
+                    "watch_data", TOPICS_PATH + "/" + topic,
+                    self.zk.on_reactor(lambda data, stat, topic=topic: self._on_topic_modified(topic, stat)))
+
+    def _on_topic_modified(self, topic, stat):
+        if stat is not None:
+            self.events.put("PartitionModifications", lambda: self._handle_partition_modifications(topic))
+
+    @defer.inlineCallbacks
+    def _handle_partition_modifications(self, topic):
+        if not self.active or topic not in self.context.topics():
+            return
+        assignment = yield self.zk.call("get_topic_assignment", topic)
+        added = {partition: replicas for partition, replicas in assignment.items()
+                 if (topic, partition) not in self.context.assignments}
+        if not added:
+            return
+        log.info("[Controller id=%d] partitions %s added to topic %s", self.broker_id, sorted(added), topic)
+        self.context.add_topic(topic, added)
+        yield self._on_new_partitions([(topic, partition) for partition in sorted(added)])
 
     # -- ISR changes made by partition leaders -----------------------------------------------------
 

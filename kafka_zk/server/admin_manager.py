@@ -146,6 +146,64 @@ class AdminManager:
                         for name in marked)
         return outcomes
 
+    @defer.inlineCallbacks
+    def create_partitions(self, requests, timeout_ms, validate_only):
+        """requests: [(topic, total count, [[broker ids] per new partition] or None)] -> [(topic, code, msg)]."""
+        outcomes = []
+        waiting = {}
+        for topic, count, new_assignment in requests:
+            try:
+                current = yield self._added_assignment(topic, count, new_assignment)
+            except _Refused as refused:
+                outcomes.append((topic, refused.code, refused.message))
+                continue
+            if not validate_only:
+                yield self.server.zk.call("set_topic_assignment", topic, current)
+                waiting[topic] = count
+            outcomes.append((topic, Errors.NONE, None))
+        if waiting and timeout_ms > 0:
+            timed_out = yield self._wait(set(waiting), lambda names: {
+                name for name in names if self.cache.partition_count(name) >= waiting[name]
+                and name in self._topics_have_leaders({name})}, timeout_ms)
+            outcomes = [(topic, Errors.REQUEST_TIMED_OUT, "Timed out waiting for the new partitions")
+                        if topic in timed_out else (topic, code, message) for topic, code, message in outcomes]
+        return outcomes
+
+    @defer.inlineCallbacks
+    def _added_assignment(self, topic, count, new_assignment):
+        """The topic's full assignment with count partitions, or raises _Refused."""
+        if not self.cache.contains_topic(topic):
+            raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
+        existing = yield self.server.zk.call("get_topic_assignment", topic)
+        if count < len(existing):
+            raise _Refused(Errors.INVALID_PARTITIONS, "Topic currently has %d partitions, which is higher "
+                           "than the requested %d." % (len(existing), count))
+        if count == len(existing):
+            raise _Refused(Errors.INVALID_PARTITIONS, "Topic already has %d partitions." % count)
+        factor = len(existing[0])
+        live = self.cache.alive_broker_ids()
+        added = count - len(existing)
+        if new_assignment is not None:
+            if len(new_assignment) != added:
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Increasing the number of partitions by %d "
+                               "but %d assignments provided." % (added, len(new_assignment)))
+            unknown = sorted({b for replicas in new_assignment for b in replicas} - set(live))
+            if unknown:
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %s."
+                               % ", ".join(map(str, unknown)))
+            if any(len(replicas) != factor or len(set(replicas)) != factor for replicas in new_assignment):
+                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Inconsistent replication factor between "
+                               "partitions, partition 0 has %d." % factor)
+            additions = {len(existing) + index: list(replicas) for index, replicas in enumerate(new_assignment)}
+        else:
+            try:
+                additions = assign_replicas(added, factor, live, start_partition=len(existing))
+            except InvalidReplicationFactorError as error:
+                raise _Refused(Errors.INVALID_REPLICATION_FACTOR, str(error))
+        full = dict(existing)
+        full.update(additions)
+        return full
+
     def _topics_have_leaders(self, names):
         live = set(self.cache.alive_broker_ids())
         return {name for name in names if self.cache.contains_topic(name) and all(
