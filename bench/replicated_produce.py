@@ -141,14 +141,23 @@ def produce_run(bootstrap, topic, records, case):
     return time.perf_counter() - start, left + len(errors), (errors[0] if errors else None)
 
 
-def replication_check(bootstrap, topic):
-    """(sum of high watermarks, smallest ISR size) as the cluster reports them after a run."""
+def replication_check(bootstrap, topic, records, timeout=30.0):
+    """(sum of high watermarks, seconds until they covered `records`, smallest ISR size) after a run.
+
+    The high watermark moves only when followers have the records, so the wait is the replication lag left
+    when the producer's flush returned (zero for acks=-1)."""
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "replicated-bench-check", "log_level": 3},
                         logger=quiet_logger())
     try:
-        meta = consumer.list_topics(topic, timeout=10).topics[topic]
-        total = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10)[1] for p in meta.partitions)
-        return total, min(len(p.isrs) for p in meta.partitions.values())
+        start = time.perf_counter()
+        while True:
+            meta = consumer.list_topics(topic, timeout=10).topics[topic]
+            total = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                        for p in meta.partitions)
+            waited = time.perf_counter() - start
+            if total >= records or waited > timeout:
+                return total, waited, min(len(p.isrs) for p in meta.partitions.values())
+            time.sleep(0.02)
     finally:
         consumer.close()
 
@@ -162,10 +171,10 @@ def bench(target, args):
             partitions, replicas = target.create_topic(topic)
             seconds, missing, error = produce_run(target.bootstrap, topic, args.records, case)
             rate = (args.records - missing) / seconds
-            hw, min_isr = replication_check(target.bootstrap, topic)
+            hw, waited, min_isr = replication_check(target.bootstrap, topic, args.records - missing)
             runs.append(rate)
-            print("  %-8s %-30s %9.0f rec/s  %d partitions RF %d; high watermarks %d, min ISR %d%s"
-                  % (target.name, case_label(case), rate, partitions, replicas, hw, min_isr,
+            print("  %-8s %-30s %9.0f rec/s  %d partitions RF %d; high watermarks %d (+%.2fs), min ISR %d%s"
+                  % (target.name, case_label(case), rate, partitions, replicas, hw, waited, min_isr,
                      "; %d undelivered (%s)" % (missing, error) if missing else ""))
         results[case] = sorted(runs)[len(runs) // 2]
     return results

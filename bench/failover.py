@@ -1,0 +1,361 @@
+"""Controller failover and partition-leader failover times on local kafka-zk brokers with many partitions.
+
+One run: create the partitions, then (a) kill -9 the controller, (b) kill -9 the non-controller broker leading
+the most partitions, (c) SIGTERM another one; each time until ZooKeeper's state znodes, then a surviving
+broker's Metadata, give every partition the broker led a live leader. Killed brokers are restarted between cases.
+"""
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+from confluent_kafka.admin import AdminClient, NewTopic
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from kafka_zk.client.connection import BrokerConnection  # noqa: E402
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+
+METADATA_API_KEY = 3
+POLL_PAUSE = 0.02
+LOG_TIME_FORMAT = "%Y-%m-%d %H:%M:%S,%f"
+# A replica holds three descriptors: its segment file, and one each for the offset and time index, because
+# Python's mmap keeps a dup of the descriptor it maps (kafka_zk/log/index_file.py, _map).
+FDS_PER_REPLICA = 3
+SPARE_FDS = 200
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class ZkView:
+    """Batched async reads of the partition state znodes (what the controller has decided)."""
+
+    def __init__(self, connect, partitions):
+        self.zk = KazooClient(hosts=connect, timeout=30)
+        self.zk.start(30)
+        self.partitions = partitions
+
+    def controller(self):
+        try:
+            return json.loads(self.zk.get("/controller")[0])["brokerid"]
+        except NoNodeError:
+            return None
+
+    def states(self, partitions=None):
+        """{(topic, partition): (leader, isr)}; a missing state znode maps to None."""
+        partitions = self.partitions if partitions is None else partitions
+        pending = [(tp, self.zk.get_async("/brokers/topics/%s/partitions/%d/state" % tp)) for tp in partitions]
+        out = {}
+        for tp, result in pending:
+            try:
+                state = json.loads(result.get(timeout=60)[0])
+                out[tp] = (state["leader"], state["isr"])
+            except NoNodeError:
+                out[tp] = None
+        return out
+
+    def close(self):
+        self.zk.stop()
+        self.zk.close()
+
+
+def metadata_leaders(broker, topics):
+    """{(topic, partition): leader} from one broker's Metadata answer (its metadata cache); -1 on an error."""
+    connection = BrokerConnection(broker.host, broker.port, client_id="failover-bench", timeout=60)
+    try:
+        response = connection.request(METADATA_API_KEY, {
+            "topics": [{"name": topic} for topic in topics], "allow_auto_topic_creation": False,
+            "include_cluster_authorized_operations": False, "include_topic_authorized_operations": False})
+    finally:
+        connection.close()
+    out = {}
+    for topic in response["topics"]:
+        for partition in topic["partitions"]:
+            ok = topic["error_code"] == 0 and partition["error_code"] == 0
+            out[(topic["name"], partition["partition_index"])] = partition["leader_id"] if ok else -1
+    return out
+
+
+def wait_until(condition, timeout, what):
+    """Poll condition() until it is true; returns the seconds it took, the number of polls, and how long
+    the last poll took (the resolution of the measurement)."""
+    start = time.monotonic()
+    polls = 0
+    while True:
+        polls += 1
+        poll_start = time.monotonic()
+        if condition():
+            return time.monotonic() - start, polls, time.monotonic() - poll_start
+        if time.monotonic() - start > timeout:
+            raise RuntimeError("%s not reached after %.0fs" % (what, timeout))
+        time.sleep(POLL_PAUSE)
+
+
+def log_line_time(broker, marker, offset):
+    """Wall-clock time of the first server.log line after `offset` containing `marker`, or None."""
+    with open(broker.log_file, "rb") as handle:
+        handle.seek(offset)
+        for raw in handle:
+            line = raw.decode(errors="replace")
+            if marker in line and line.startswith("["):
+                stamp = line[1:line.index("]")]
+                return datetime.strptime(stamp, LOG_TIME_FORMAT).timestamp()
+    return None
+
+
+def log_offsets(cluster):
+    return {b.broker_id: (b.log_file.stat().st_size if b.log_file.exists() else 0) for b in cluster.brokers}
+
+
+def cpu_seconds(pid):
+    with open("/proc/%d/stat" % pid) as handle:
+        fields = handle.read().split(")")[-1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def idle_cpu(cluster, seconds):
+    """Each broker's CPU use (percent of one core) over `seconds` with no client traffic."""
+    pids = [b.pid() for b in cluster.brokers]
+    before = [cpu_seconds(pid) for pid in pids]
+    time.sleep(seconds)
+    return [100.0 * (cpu_seconds(pid) - used) / seconds for pid, used in zip(pids, before)]
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+# ZooKeeper expires a session timeout after the last heartbeat it received (kazoo sends one about every
+# third of the timeout when idle), so after a kill -9 detection takes between ~2/3 of the timeout and the timeout
+# plus one tick; the times below are also given from the moment the controller reacted (its log line).
+
+
+class FailoverWatch:
+    """After a broker dies: when the controller's ZooKeeper state, then a survivor's Metadata, show live
+    leaders for every partition the dead broker led. Each time is the finish of the first poll that saw it,
+    so it is late by at most one poll; ZooKeeper polls re-read only the partitions not moved yet, and the
+    Metadata polls start once ZooKeeper is done (the controller writes ZooKeeper before telling brokers)."""
+
+    def __init__(self, view, survivor, topics, dead, led, timeout):
+        self.view, self.survivor, self.topics = view, survivor, topics
+        self.dead, self.led, self.timeout = dead, set(led), timeout
+
+    def _moved(self, leader):
+        return leader >= 0 and leader != self.dead
+
+    def run(self, start):
+        pending = set(self.led)
+
+        def zk_moved():
+            states = self.view.states(sorted(pending))
+            pending.difference_update(tp for tp, s in states.items() if s is not None and self._moved(s[0]))
+            return not pending
+
+        def metadata_moved():
+            try:
+                leaders = metadata_leaders(self.survivor, self.topics)
+            except Exception:
+                return False
+            return all(self._moved(leaders.get(tp, -1)) for tp in self.led)
+
+        zk_polls = wait_until(zk_moved, self.timeout, "ZooKeeper leaders")[1:]
+        results = {"zk": (time.monotonic() - start, zk_polls)}
+        metadata_polls = wait_until(metadata_moved, self.timeout, "Metadata leaders")[1:]
+        results["metadata"] = (time.monotonic() - start, metadata_polls)
+        return results
+
+
+def led_by(states, broker_id):
+    return [tp for tp, state in states.items() if state is not None and state[0] == broker_id]
+
+
+def full_isr(view, rf, timeout):
+    return wait_until(lambda: all(s is not None and len(s[1]) == rf for s in view.states().values()),
+                      timeout, "full ISRs")[0]
+
+
+def create_topics(cluster, topics, per_topic, rf, timeout):
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "log_level": 3})
+    futures = admin.create_topics([NewTopic(t, per_topic, rf) for t in topics],
+                                  operation_timeout=timeout, request_timeout=timeout + 30)
+    for future in futures.values():
+        future.result(timeout + 60)
+
+
+def controller_failover(cluster, view, topics, args, session_s):
+    controller = view.controller()
+    states = view.states()
+    led = led_by(states, controller)
+    survivor = next(b for b in cluster.brokers if b.broker_id != controller)
+    offsets = log_offsets(cluster)
+    watch = FailoverWatch(view, survivor, topics, controller, led, args.timeout)
+    wall0, start = time.time(), time.monotonic()
+    cluster.broker(controller).kill()
+    new_controller = None
+
+    def moved():
+        nonlocal new_controller
+        new_controller = view.controller()
+        return new_controller is not None and new_controller != controller
+    # Polled before the leader watch: the new controller's id names the log to read afterwards.
+    wait_until(moved, args.timeout, "a new controller")
+    znode_seconds = time.monotonic() - start
+    results = watch.run(start)
+    new = cluster.broker(new_controller)
+    elected = log_line_time(new, "elected controller with epoch", offsets[new_controller])
+    loaded = log_line_time(new, "] loaded ", offsets[new_controller])
+    print("(a) controller failover: killed controller %d (led %d partitions); new controller %d"
+          % (controller, len(led), new_controller))
+    print("    new controller znode after %.2fs" % znode_seconds)
+    if elected and loaded:
+        print("    'elected controller' log line at +%.2fs; state loaded (and offline partitions elected) "
+              "%.3fs later" % (elected - wall0, loaded - elected))
+    for key in ("zk", "metadata"):
+        seconds, polls = results[key]
+        print("    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
+              "timeout, %s after the election; %d polls, last %.2fs)" % (
+                  len(led), key, seconds, seconds - session_s, session_s,
+                  "%.2fs" % (seconds - (elected - wall0)) if elected else "?", *polls))
+    return controller, {"load": loaded - elected if elected and loaded else None,
+                        "zk": results["zk"][0], "metadata": results["metadata"][0]}
+
+
+def restart(cluster, view, broker_id, rf, args):
+    start = time.monotonic()
+    cluster.broker(broker_id).start(timeout=args.timeout)
+    started = time.monotonic() - start
+    isr = full_isr(view, rf, args.timeout)
+    print("    restarted broker %d in %.2fs; all ISRs full again %.2fs later" % (broker_id, started, isr))
+    return started, isr
+
+
+def leader_failover(cluster, view, topics, args, session_s, clean):
+    controller = view.controller()
+    states = view.states()
+    candidates = [b.broker_id for b in cluster.brokers if b.broker_id != controller]
+    victim = max(candidates, key=lambda b: len(led_by(states, b)))
+    led = led_by(states, victim)
+    survivor = next(b for b in cluster.brokers if b.broker_id != victim)
+    offsets = log_offsets(cluster)
+    watch = FailoverWatch(view, survivor, topics, victim, led, args.timeout)
+    wall0, start = time.time(), time.monotonic()
+    exited = []
+    if clean:
+        def stop():
+            cluster.broker(victim).stop()
+            exited.append(time.monotonic() - start)
+        stopper = threading.Thread(target=stop)
+        stopper.start()
+    else:
+        cluster.broker(victim).kill()
+    results = watch.run(start)
+    if clean:
+        stopper.join()
+    stopped = exited[0] if exited else None
+    noticed = log_line_time(cluster.broker(controller), "broker change:", offsets[controller])
+    label = "(c) clean shutdown (SIGTERM; no ControlledShutdown request)" if clean else "(b) leader kill -9"
+    print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))
+    if noticed:
+        print("    controller logged the broker change at +%.2fs" % (noticed - wall0))
+    if stopped is not None:
+        print("    the broker process exited after %.2fs" % stopped)
+    for key in ("zk", "metadata"):
+        seconds, polls = results[key]
+        print("    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
+              "timeout, %s after the controller noticed; %d polls, last %.2fs)" % (
+                  len(led), key, seconds, seconds - session_s, session_s,
+                  "%.2fs" % (seconds - (noticed - wall0)) if noticed else "?", *polls))
+    return victim, {"zk": results["zk"][0], "metadata": results["metadata"][0]}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--partitions", type=int, default=1000, help="partitions in total")
+    parser.add_argument("--topics", type=int, default=1, help="spread the partitions over this many topics")
+    parser.add_argument("--replication-factor", type=int, default=3)
+    parser.add_argument("--brokers", type=int, default=3)
+    parser.add_argument("--session-timeout-ms", type=int, default=6000)
+    parser.add_argument("--timeout", type=float, default=600.0, help="bound on every wait, seconds")
+    parser.add_argument("--no-clean", action="store_true", help="skip the clean-shutdown case")
+    parser.add_argument("--keep-data", action="store_true")
+    args = parser.parse_args()
+    session_s = args.session_timeout_ms / 1000.0
+    per_topic = args.partitions // args.topics
+    topics = ["failover-%d" % i for i in range(args.topics)]
+    partitions = [(t, p) for t in topics for p in range(per_topic)]
+    needed = FDS_PER_REPLICA * -(-len(partitions) * args.replication_factor // args.brokers) + SPARE_FDS
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if needed > limit:
+        sys.exit("each broker would need about %d file descriptors (%d per replica) but the limit is %d: use "
+                 "more --brokers or a smaller --replication-factor" % (needed, FDS_PER_REPLICA, limit))
+    data_dir = tempfile.mkdtemp(prefix="kz-failover-")
+    cluster = LocalCluster(data_dir, brokers=args.brokers, zk_port=free_port(),
+                           broker_ports=[free_port() for _ in range(args.brokers)],
+                           overrides={"zookeeper.session.timeout.ms": args.session_timeout_ms})
+    view = None
+    print("%d partitions (%d topics x %d), RF %d, %d brokers, zookeeper.session.timeout.ms=%d; data in %s"
+          % (len(partitions), args.topics, per_topic, args.replication_factor, args.brokers,
+             args.session_timeout_ms, data_dir))
+    print("about %d file descriptors per broker (limit %d)" % (needed, limit))
+    try:
+        start = time.monotonic()
+        cluster.start(timeout=args.timeout)
+        print("cluster started in %.2fs" % (time.monotonic() - start))
+        view = ZkView(cluster.zk_connect, partitions)
+        start = time.monotonic()
+        create_topics(cluster, topics, per_topic, args.replication_factor, args.timeout)
+        answered = time.monotonic() - start
+        wait_until(lambda: all(s is not None and s[0] >= 0 for s in view.states().values()),
+                   args.timeout, "leaders of new partitions")
+        in_zk = time.monotonic() - start
+        for broker in cluster.brokers:
+            wait_until(lambda: all(v >= 0 for v in metadata_leaders(broker, topics).values()),
+                       args.timeout, "Metadata leaders")
+        in_metadata = time.monotonic() - start
+        full_isr(view, args.replication_factor, args.timeout)
+        print("creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
+              "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start))
+        print("idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s"
+              % (" ".join("%.0f" % c for c in idle_cpu(cluster, 5.0)),
+                 " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers)))
+        killed, ctrl = controller_failover(cluster, view, topics, args, session_s)
+        restarted = restart(cluster, view, killed, args.replication_factor, args)
+        killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)
+        restart(cluster, view, killed, args.replication_factor, args)
+        clean = None if args.no_clean else leader_failover(cluster, view, topics, args, session_s, clean=True)[1]
+        print("summary: %d partitions RF %d on %d brokers | create %.1fs | controller kill: state load %s, "
+              "leaders zk/metadata %.1f/%.1fs after kill | leader kill: %.1f/%.1fs | clean stop: %s | "
+              "restart after kill -9 %.1fs" % (
+                  len(partitions), args.replication_factor, args.brokers, in_metadata,
+                  "%.2fs" % ctrl["load"] if ctrl["load"] is not None else "?", ctrl["zk"], ctrl["metadata"],
+                  lead["zk"], lead["metadata"],
+                  "%.1f/%.1fs" % (clean["zk"], clean["metadata"]) if clean else "-", restarted[0]))
+    finally:
+        if view is not None:
+            view.close()
+        cluster.stop()
+        if not args.keep_data:
+            shutil.rmtree(data_dir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
