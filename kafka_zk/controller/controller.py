@@ -185,14 +185,15 @@ class KafkaController:
         led = [tp for tp, leadership in context.leadership.items() if leadership.leader in brokers]
         for tp in led:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
-        yield self._trigger_online_partitions(batch)
+        elected = yield self._trigger_online_partitions(batch)
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
         affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)]
         for tp in affected:
             for broker in brokers:
                 if broker in context.assignments[tp]:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
-        yield self._refresh_leadership(affected)
+        # Partitions just elected were written in this event: their state is already fresh.
+        yield self._refresh_leadership([tp for tp in affected if tp not in elected])
 
         def shrink(partitions):
             proposals = {}
@@ -314,18 +315,21 @@ class KafkaController:
 
     @defer.inlineCallbacks
     def _trigger_online_partitions(self, batch, partitions=None):
-        """Move New and Offline partitions (all, or the given ones) to OnlinePartition where possible."""
+        """Move New and Offline partitions (all, or the given ones) to OnlinePartition where possible.
+        Returns the set of partitions whose state znode this wrote."""
         context = self.context
         if partitions is None:
             partitions = [tp for tp, state in context.partition_states.items()
                           if state in (sm.NEW_PARTITION, sm.OFFLINE_PARTITION)]
         new = [tp for tp in partitions if sm.partition_state(context, tp) == sm.NEW_PARTITION]
         offline = [tp for tp in partitions if sm.partition_state(context, tp) == sm.OFFLINE_PARTITION]
+        changed = set()
         if new:
             decided, failed = initial_leadership(context, new)
             if failed:
                 log.info("[Controller id=%d] no live replica for new partitions %s", self.broker_id, failed)
             created = yield self._create_leadership(decided)
+            changed.update(created)
             for tp in created:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
                 batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
@@ -337,8 +341,10 @@ class KafkaController:
                          self.broker_id, sorted(failed))
             written = yield self._write_leadership(
                 decided, batch, lambda tps: elect(context, tps, "offline", self._unclean_enabled)[0])
+            changed.update(written)
             for tp in written:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
+        return changed
 
     def _unclean_enabled(self, topic):
         value = self.context.topic_configs.get(topic, {}).get("unclean.leader.election.enable")
