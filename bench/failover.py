@@ -10,7 +10,6 @@ import json
 import os
 import resource
 import shutil
-import socket
 import sys
 import tempfile
 import threading
@@ -26,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+from targets import free_port  # noqa: E402
 
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
@@ -34,12 +34,6 @@ LOG_TIME_FORMAT = "%Y-%m-%d %H:%M:%S,%f"
 # Python's mmap keeps a dup of the descriptor it maps (kafka_zk/log/index_file.py, _map).
 FDS_PER_REPLICA = 3
 SPARE_FDS = 200
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class ZkView:

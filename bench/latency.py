@@ -133,7 +133,7 @@ def main():
     args = parser.parse_args()
     acks_list = [int(value) for value in args.acks.split(",")]
     print("%.0f records/s of %d bytes for %.0f s (after %.0f s warm-up), linger.ms=%d, fetch.wait.max.ms=%d; "
-          "topics RF %d (kafka-zk refuses RF>1 for now, so acks=-1 waits for the leader only)"
+          "kafka-zk topics RF %d (the mock auto-creates RF 3)"
           % (args.rate, VALUE_SIZE, args.seconds, args.warmup, args.linger_ms, args.fetch_wait_ms,
              args.replication_factor))
     by_target = {}

@@ -1,9 +1,7 @@
 """acks=-1 produce throughput to an RF=3 topic on 3 kafka-zk brokers next to librdkafka's 3-broker mock cluster."""
 
 import argparse
-import logging
 import shutil
-import socket
 import sys
 import tempfile
 import time
@@ -15,6 +13,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+from targets import free_port, quiet_logger, timed_produce  # noqa: E402
 
 VALUE_SIZE = 100
 BROKERS = 3
@@ -26,19 +25,6 @@ CASES = [
     (1, 5, 16384),
     (1, 20, 1000000),
 ]
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def quiet_logger():
-    logger = logging.getLogger("librdkafka-replicated-bench")
-    logger.addHandler(logging.NullHandler())
-    logger.propagate = False
-    return logger
 
 
 def case_label(case):
@@ -123,22 +109,8 @@ def produce_run(bootstrap, topic, records, case):
         "queue.buffering.max.messages": 1000000, "delivery.report.only.error": True, "log_level": 3,
         "on_delivery": lambda err, msg: errors.append(err)}, logger=quiet_logger())
     producer.list_topics(topic, timeout=10)
-    value = b"v" * VALUE_SIZE
-    start = time.perf_counter()
-    deadline = start + RUN_TIMEOUT
-    for index in range(records):
-        while True:
-            try:
-                producer.produce(topic, value)
-                break
-            except BufferError:
-                producer.poll(0.005)
-                if time.perf_counter() > deadline:
-                    return time.perf_counter() - start, records - index, "timed out queueing"
-        if index % 20000 == 0:
-            producer.poll(0)
-    left = producer.flush(max(1.0, deadline - time.perf_counter()))
-    return time.perf_counter() - start, left + len(errors), (errors[0] if errors else None)
+    elapsed, left, note = timed_produce(producer, topic, records, b"v" * VALUE_SIZE, RUN_TIMEOUT)
+    return elapsed, left + len(errors), note or (errors[0] if errors else None)
 
 
 def replication_check(bootstrap, topic, records, timeout=30.0):

@@ -161,8 +161,8 @@ def add_common_args(parser):
     parser.add_argument("--bootstrap", help="use this running kafka-zk cluster instead of starting one")
     parser.add_argument("--partitions", type=int, default=4,
                         help="kafka-zk partitions; the mock always auto-creates 4")
-    parser.add_argument("--replication-factor", type=int, default=1,
-                        help="kafka-zk refuses RF>1 for now, so the default is 1 on both targets")
+    parser.add_argument("--replication-factor", type=int, default=3,
+                        help="kafka-zk topics' replication factor; 3 by default, like the mock's topics")
     parser.add_argument("--only", choices=["kafka-zk", "mock"], help="run one target only")
     parser.add_argument("--keep-data", action="store_true", help="keep the kafka-zk temp dir (broker logs)")
 
@@ -207,3 +207,24 @@ def print_table(headers, rows):
     for row in [headers] + rows:
         print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
 
+
+
+def timed_produce(producer, topic, records, value, timeout):
+    """Produce `records` copies of `value` as fast as the client takes them, then flush.
+
+    Returns (seconds, records not delivered, note): note says why the loop gave up, if it did."""
+    start = time.perf_counter()
+    deadline = start + timeout
+    for index in range(records):
+        while True:
+            try:
+                producer.produce(topic, value)
+                break
+            except BufferError:
+                producer.poll(0.005)
+                if time.perf_counter() > deadline:
+                    return time.perf_counter() - start, records - index, "timed out queueing"
+        if index % 20000 == 0:
+            producer.poll(0)
+    left = producer.flush(max(1.0, deadline - time.perf_counter()))
+    return time.perf_counter() - start, left, None
