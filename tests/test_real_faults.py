@@ -3,7 +3,6 @@
 import collections
 import json
 import random
-import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -16,6 +15,7 @@ from kafka_zk.record.records import encode_batch
 from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import (create_topic, latest_offset, metadata, partition_leaders, produce, read_all,
                             request)
+from tests.replication_support import shell_get
 
 SESSION_TIMEOUT_S = 6
 STALE_CONTROLLER_EPOCH = 11
@@ -226,27 +226,12 @@ def test_kill9_controller_fails_over_and_the_old_epoch_is_fenced(fast_cluster, z
     assert _controller_id(zk) == new_id
 
 
-def _shell_get(zk_connect, path):
-    """The one JSON value ZooKeeper's own shell prints for `get path`."""
-    result = subprocess.run([str(ROOT / "scripts" / "zookeeper-shell.sh"), zk_connect, "get", path],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    values = []
-    for line in result.stdout.splitlines():
-        try:
-            values.append(json.loads(line))
-        except ValueError:
-            continue
-    assert len(values) == 1, "expected one JSON line for %s in:\n%s" % (path, result.stdout)
-    return values[0]
-
-
 @pytest.mark.timeout(120)
 def test_zookeeper_shell_shows_kafka_znode_shapes(fast_cluster, zk):
     topic = _pinned_topic(fast_cluster, 1, "shapes")
     connect = fast_cluster.zk_connect
 
-    broker = _shell_get(connect, "/brokers/ids/0")
+    broker = shell_get(connect, "/brokers/ids/0")
     assert set(broker) == {"version", "host", "port", "endpoints", "jmx_port", "timestamp",
                            "listener_security_protocol_map"}
     first = fast_cluster.brokers[0]
@@ -255,18 +240,18 @@ def test_zookeeper_shell_shows_kafka_znode_shapes(fast_cluster, zk):
     assert isinstance(broker["timestamp"], str) and broker["timestamp"].isdigit()
     assert broker["listener_security_protocol_map"] == {"PLAINTEXT": "PLAINTEXT"}
 
-    _assert_controller_shape(_shell_get(connect, "/controller"))
-    epoch = _shell_get(connect, "/controller_epoch")
+    _assert_controller_shape(shell_get(connect, "/controller"))
+    epoch = shell_get(connect, "/controller_epoch")
     assert type(epoch) is int and epoch >= 1
 
-    cluster_id = _shell_get(connect, "/cluster/id")
+    cluster_id = shell_get(connect, "/cluster/id")
     assert set(cluster_id) == {"version", "id"} and cluster_id["version"] == "1"
     assert isinstance(cluster_id["id"], str) and len(cluster_id["id"]) == 22
 
-    assert _shell_get(connect, "/brokers/topics/%s" % topic) == {
+    assert shell_get(connect, "/brokers/topics/%s" % topic) == {
         "version": 2, "partitions": {"0": [1]}, "adding_replicas": {}, "removing_replicas": {}}
 
-    state = _shell_get(connect, "/brokers/topics/%s/partitions/0/state" % topic)
+    state = shell_get(connect, "/brokers/topics/%s/partitions/0/state" % topic)
     assert set(state) == {"controller_epoch", "leader", "version", "leader_epoch", "isr"}
     assert all(type(state[key]) is int for key in ("controller_epoch", "leader", "version", "leader_epoch"))
     assert (state["version"], state["leader"], state["isr"]) == (1, 1, [1])

@@ -2,7 +2,7 @@
 
 import logging
 
-from twisted.internet import defer, task
+from twisted.internet import defer
 
 from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka_zk.protocol.errors import Errors
