@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
 # Stops every kafka-zk broker on this machine with SIGTERM (a clean shutdown), like Kafka's script.
-pids=$(pgrep -f "kafka_zk.server.main" || true)
-if [ -z "$pids" ]; then
-    echo "No kafka server to stop"
-    exit 1
-fi
-kill -s TERM $pids
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+cd "$ROOT"
+exec "$(python_or_system)" -c "import sys; from kafka_zk.server.main import stop_main; sys.exit(stop_main())"

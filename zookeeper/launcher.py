@@ -408,5 +408,31 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def server_start_main(argv: list[str] | None = None) -> int:
+    """Console entry point with Kafka's shape: zookeeper-server-start [-daemon] zookeeper.properties."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    daemon = bool(args) and args[0] == "-daemon"
+    args = args[1:] if daemon else args
+    if len(args) != 1:
+        print("USAGE: zookeeper-server-start [-daemon] zookeeper.properties", file=sys.stderr)
+        return 1
+    return main(["start", "--config", args[0]] + (["--daemon"] if daemon else []))
+
+
+def server_stop_main(argv: list[str] | None = None) -> int:
+    """zookeeper-server-stop [zookeeper.properties] (default config/zookeeper.properties)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    return main(["stop", "--config", args[0] if args else os.path.join("config", "zookeeper.properties")])
+
+
+def shell_main(argv: list[str] | None = None) -> int:
+    """zookeeper-shell HOST:PORT[/chroot] [zkCli command ...]."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        print("USAGE: zookeeper-shell zookeeper_host:port[/path] [args...]", file=sys.stderr)
+        return 1
+    return main(["shell"] + args)
+
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,7 +26,7 @@ def parse_overrides(values):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="kafka-server-start",
                                      description="Start a kafka-zk broker from a server.properties file.")
-    parser.add_argument("config", help="server.properties")
+    parser.add_argument("config", metavar="server.properties", help="the broker configuration file")
     parser.add_argument("--override", action="append", default=[], metavar="key=value",
                         help="override a property from the file")
     args = parser.parse_args(argv)
@@ -56,6 +56,23 @@ def main(argv=None):
     reactor.addSystemEventTrigger("before", "shutdown", server.stopService)
     reactor.run()
     return exit_code[0]
+
+
+def stop_main(argv=None):
+    """kafka-server-stop: a clean shutdown (SIGTERM) of every kafka-zk broker on this machine."""
+    import os
+    import signal
+
+    from zookeeper.launcher import process_running
+
+    pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != os.getpid()
+            and process_running(int(entry), "kafka_zk.server.main")]
+    if not pids:
+        print("No kafka server to stop")
+        return 1
+    for pid in pids:
+        os.kill(pid, signal.SIGTERM)
+    return 0
 
 
 if __name__ == "__main__":
