@@ -9,7 +9,8 @@ from kafka_zk.controller.channel_manager import ControllerChannelManager
 from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
-from kafka_zk.controller.requests import ControllerRequestBatch
+from kafka_zk.controller.requests import STOP_REPLICA, ControllerRequestBatch
+from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ class KafkaController:
         self.active_controller_id = -1
         self._watches_registered = False
         self._topic_watches = {}
+        self.deletion = TopicDeletionManager(self)
 
     @property
     def is_active(self):
@@ -97,6 +99,7 @@ class KafkaController:
             yield self.zk.call("watch_children", BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
             yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
             yield self.zk.call("watch_children", ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
+            yield self.zk.call("watch_children", DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
             self._watches_registered = True
         brokers = yield self.zk.call("get_all_brokers")
         for broker in brokers:
@@ -132,6 +135,9 @@ class KafkaController:
         log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers", self.broker_id,
                  len(assignments), len(context.assignments), len(context.live_brokers))
         yield self._watch_topics(sorted(assignments))
+        # Work left by the previous controller: ISR changes not yet propagated, deletions not finished.
+        self._on_isr_changes()
+        self._on_topic_deletions()
 
     def _add_live_broker(self, broker):
         self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
@@ -187,7 +193,13 @@ class KafkaController:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
         elected = yield self._trigger_online_partitions(batch)
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
-        affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)]
+        affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)
+                    and not self.deletion.is_deleting(tp[0])]
+        for tp, replicas in context.assignments.items():
+            if self.deletion.is_deleting(tp[0]):
+                for broker in brokers:
+                    if sm.replica_state(context, tp, broker) == sm.REPLICA_DELETION_STARTED:
+                        sm.set_replica_state(context, tp, broker, sm.REPLICA_DELETION_INELIGIBLE)
         for tp in affected:
             for broker in brokers:
                 if broker in context.assignments[tp]:
@@ -218,6 +230,8 @@ class KafkaController:
         batch = self._new_batch()
         batch.add_update_metadata(context.live_brokers)
         for tp, replicas in context.assignments.items():
+            if self.deletion.is_deleting(tp[0]):
+                continue
             for broker in brokers:
                 if broker in replicas:
                     sm.set_replica_state(context, tp, broker, sm.ONLINE_REPLICA)
@@ -225,6 +239,7 @@ class KafkaController:
                         batch.add_leader_and_isr([broker], tp)
         yield self._trigger_online_partitions(batch)
         self._send(batch)
+        yield self.deletion.resume()
 
     # -- topics ------------------------------------------------------------------------------------
 
@@ -280,7 +295,7 @@ class KafkaController:
 
     @defer.inlineCallbacks
     def _handle_partition_modifications(self, topic):
-        if not self.active or topic not in self.context.topics():
+        if not self.active or topic not in self.context.topics() or self.deletion.is_deleting(topic):
             return
         assignment = yield self.zk.call("get_topic_assignment", topic)
         added = {partition: replicas for partition, replicas in assignment.items()
@@ -290,6 +305,18 @@ class KafkaController:
         log.info("[Controller id=%d] partitions %s added to topic %s", self.broker_id, sorted(added), topic)
         self.context.add_topic(topic, added)
         yield self._on_new_partitions([(topic, partition) for partition in sorted(added)])
+
+    # -- topic deletion ------------------------------------------------------------------------------
+
+    def _on_topic_deletions(self, *_):
+        self.events.put("TopicDeletion", lambda: self.deletion.on_marked() if self.active else None)
+
+    def forget_topic(self, topic):
+        """A deleted topic leaves the controller's context and stops being watched."""
+        self.context.remove_topic(topic)
+        watch = self._topic_watches.pop(topic, None)
+        if watch is not None:
+            watch.cancel()
 
     # -- ISR changes made by partition leaders -----------------------------------------------------
 
@@ -321,6 +348,7 @@ class KafkaController:
         if partitions is None:
             partitions = [tp for tp, state in context.partition_states.items()
                           if state in (sm.NEW_PARTITION, sm.OFFLINE_PARTITION)]
+        partitions = [tp for tp in partitions if not self.deletion.is_deleting(tp[0])]
         new = [tp for tp in partitions if sm.partition_state(context, tp) == sm.NEW_PARTITION]
         offline = [tp for tp in partitions if sm.partition_state(context, tp) == sm.OFFLINE_PARTITION]
         changed = set()
@@ -428,8 +456,14 @@ class KafkaController:
     def _send(self, batch):
         if not self.active:
             return
-        for broker, (api_key, version), body in batch.requests():
-            self.channels.send(broker, api_key, version, body, self._on_response)
+        for broker, api, body in batch.requests():
+            callback = self._on_stop_replica_response if api == STOP_REPLICA else self._on_response
+            self.channels.send(broker, api[0], api[1], body, callback)
+
+    def _on_stop_replica_response(self, broker, response):
+        self._on_response(broker, response)
+        self.events.put("StopReplicaResponse",
+                        lambda: self.deletion.on_stop_replica_response(broker, response) if self.active else None)
 
     def _on_response(self, broker, response):
         errors = [p for p in response.get("partition_errors") or [] if p["error_code"]]

@@ -1,8 +1,12 @@
 """Builds the controller's batched LeaderAndIsr / UpdateMetadata / StopReplica request bodies."""
 
+from kafka_zk.controller.context import LeaderIsr
+
 LEADER_AND_ISR = (4, 4)  # (api key, version) for inter.broker.protocol.version 2.5
 STOP_REPLICA = (5, 2)
 UPDATE_METADATA = (6, 6)
+
+LEADER_DURING_DELETE = -2
 
 SECURITY_PROTOCOL_IDS = {"PLAINTEXT": 0, "SSL": 1, "SASL_PLAINTEXT": 2, "SASL_SSL": 3}
 
@@ -45,11 +49,13 @@ class ControllerRequestBatch:
             self.update_metadata_partitions[tp] = self._metadata_state(tp)
 
     def _metadata_state(self, tp):
-        leadership = self.context.leadership[tp]
+        leadership = self.context.leadership.get(tp) or LeaderIsr(-1, -1, [], self.context.epoch, -1)
         replicas = list(self.context.assignments[tp])
+        # Partitions of a topic being deleted go out with leader -2: brokers drop them from their metadata.
+        deleting = tp[0] in self.context.topics_to_delete
         return {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
-                "leader": leadership.leader, "leader_epoch": leadership.leader_epoch,
-                "isr": list(leadership.isr), "zk_version": leadership.zk_version, "replicas": replicas,
+                "leader": LEADER_DURING_DELETE if deleting else leadership.leader,
+                "leader_epoch": leadership.leader_epoch, "isr": list(leadership.isr), "zk_version": leadership.zk_version, "replicas": replicas,
                 "offline_replicas": [r for r in replicas if r not in self.context.live_brokers]}
 
     def add_stop_replica(self, broker, tp, delete):
