@@ -11,6 +11,7 @@ from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
 from kafka_zk.controller.requests import STOP_REPLICA, ControllerRequestBatch
 from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
+from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch
 
 log = logging.getLogger(__name__)
@@ -306,6 +307,61 @@ class KafkaController:
         self.context.add_topic(topic, added)
         yield self._on_new_partitions([(topic, partition) for partition in sorted(added)])
 
+    # -- controlled shutdown ---------------------------------------------------------------------------
+
+    def controlled_shutdown(self, broker_id, broker_epoch):
+        """Move leadership off a broker that is shutting down. A Deferred of (error, remaining partitions):
+        the replicated partitions it still leads (others could not take over)."""
+        result = defer.Deferred()
+        self.events.put("ControlledShutdown", lambda: self._handle_controlled_shutdown(
+            broker_id, broker_epoch).chainDeferred(result))
+        return result
+
+    @defer.inlineCallbacks
+    def _handle_controlled_shutdown(self, broker_id, broker_epoch):
+        context = self.context
+        if not self.active:
+            return Errors.NOT_CONTROLLER, []
+        live = context.live_brokers.get(broker_id)
+        if live is None:
+            return Errors.BROKER_NOT_AVAILABLE, []
+        if broker_epoch != -1 and broker_epoch < live.epoch:
+            return Errors.STALE_BROKER_EPOCH, []
+        context.shutting_down.add(broker_id)
+        log.info("[Controller id=%d] controlled shutdown of broker %d", self.broker_id, broker_id)
+        replicated = [tp for tp in context.partitions_on_broker(broker_id)
+                      if len(context.assignments[tp]) > 1 and tp in context.leadership
+                      and not self.deletion.is_deleting(tp[0])]
+        yield self._refresh_leadership(replicated)
+        led = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
+        followed = [tp for tp in replicated if context.leadership[tp].leader != broker_id]
+        batch = self._new_batch()
+
+        def move(partitions):
+            return elect(context, partitions, "controlled_shutdown")[0]
+
+        yield self._write_leadership(move(led), batch, move)
+
+        def leave_isr(partitions):
+            proposals = {}
+            for tp in partitions:
+                current = context.leadership[tp]
+                proposal = remove_replica_from_isr(current, broker_id, context.epoch)
+                if proposal is not None and proposal.leader != -1:
+                    proposals[tp] = proposal
+            return proposals
+
+        yield self._write_leadership(leave_isr(followed), batch, leave_isr)
+        # The leaving broker stops serving and fetching its replicated partitions: it can then neither
+        # accept writes as a stale leader nor be added back to an ISR by a late fetch.
+        for tp in replicated:
+            sm.set_replica_state(context, tp, broker_id, sm.OFFLINE_REPLICA)
+            batch.add_stop_replica(broker_id, tp, delete=False)
+        batch.add_update_metadata(context.live_brokers)
+        self._send(batch)
+        remaining = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
+        return Errors.NONE, remaining
+
     # -- topic deletion ------------------------------------------------------------------------------
 
     def _on_topic_deletions(self, *_):
@@ -474,10 +530,10 @@ class KafkaController:
     # -- shutdown ---------------------------------------------------------------------------------
 
     def shutdown(self):
+        """Resign once the event in progress (if any) has finished."""
         self.events.clear()
-        if self.active:
-            self._resign()
-        return defer.succeed(None)
+        self.events.put("Shutdown", lambda: self._resign() if self.active else None)
+        return self.events.when_idle()
 
 
 def _znode_state(leadership):

@@ -37,7 +37,7 @@ class ControllerRequestBatch:
                  "replicas": list(self.context.assignments[tp]), "adding_replicas": [],
                  "removing_replicas": [], "is_new": is_new}
         for broker in brokers:
-            if broker in self.context.live_brokers:
+            if broker in self.context.live_brokers and broker not in self.context.shutting_down:
                 self.leader_and_isr.setdefault(broker, {})[tp] = state
         self.add_update_metadata(self.context.live_brokers, [tp])
 

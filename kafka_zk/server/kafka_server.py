@@ -4,15 +4,17 @@ import logging
 import os
 
 
-from twisted.application import service
 from kazoo.exceptions import NodeExistsError
+from twisted.application import service
 from twisted.internet import defer, task, threads
 
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
 from kafka_zk.log.log_manager import LogManager
+from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
+from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
@@ -238,12 +240,46 @@ class KafkaServer(service.Service):
     # -- shutdown ----------------------------------------------------------------------------------
 
     @defer.inlineCallbacks
+    def _controlled_shutdown(self):
+        """Ask the controller to move our leaderships away before we leave (Kafka's controlled shutdown)."""
+        config = self.config
+        for attempt in range(1, config["controlled.shutdown.max.retries"] + 1):
+            controller_id = self.metadata_cache.controller_id
+            endpoint = self.metadata_cache.endpoint(controller_id, config.inter_broker_listener_name) \
+                if controller_id is not None else None
+            if endpoint is not None:
+                connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1],
+                                              "controlled-shutdown-%d" % self.broker_id)
+                try:
+                    response = yield connection.request(*CONTROLLED_SHUTDOWN, {
+                        "broker_id": self.broker_id, "broker_epoch": self.broker_epoch}).addTimeout(
+                        config["controller.socket.timeout.ms"] / 1000.0, self.reactor)
+                    if response["error_code"] == Errors.NONE and not response["remaining_partitions"]:
+                        log.info("[KafkaServer id=%d] controlled shutdown succeeded", self.broker_id)
+                        return
+                    log.info("[KafkaServer id=%d] controlled shutdown attempt %d: error %s, %d partitions "
+                             "still led here", self.broker_id, attempt, Errors.from_code(response["error_code"]).name,
+                             len(response["remaining_partitions"]))
+                except Exception as error:
+                    log.info("[KafkaServer id=%d] controlled shutdown attempt %d failed: %r",
+                             self.broker_id, attempt, error)
+                finally:
+                    connection.close()
+            if attempt < config["controlled.shutdown.max.retries"]:
+                yield task.deferLater(self.reactor, config["controlled.shutdown.retry.backoff.ms"] / 1000.0,
+                                      lambda: None)
+        log.warning("[KafkaServer id=%d] proceeding to do an unclean shutdown as all the controlled shutdown "
+                    "attempts failed", self.broker_id)
+
+    @defer.inlineCallbacks
     def stopService(self):
         super().stopService()
         log.info("[KafkaServer id=%d] shutting down", self.broker_id)
         for loop in self._tasks:
             if loop.running:
                 loop.stop()
+        if getattr(self, "controller", None) is not None and self.config["controlled.shutdown.enable"]:
+            yield self._controlled_shutdown()
         if getattr(self, "controller", None) is not None:
             yield self.controller.shutdown()
         if self._port is not None:
@@ -260,6 +296,9 @@ class KafkaServer(service.Service):
         log.info("[KafkaServer id=%d] shut down completed", self.broker_id)
 
 
+
+
+CONTROLLED_SHUTDOWN = (7, 3)
 
 
 def _write_checkpoints(checkpoints):
