@@ -94,3 +94,17 @@ def test_state_machine_tables_reject_invalid_transitions():
     sm.set_replica_state(context, tp, 1, sm.REPLICA_DELETION_STARTED)
     valid, invalid = sm.valid_replica_transitions(context, [(tp, 1), (tp, 2)], sm.REPLICA_DELETION_SUCCESSFUL)
     assert valid == [(tp, 1)] and invalid == [(tp, 2)]
+
+
+def test_imbalance_picks_partitions_whose_preferred_leader_is_back_in_sync():
+    from kafka_zk.controller.leader_elections import imbalanced_partitions
+    context = _context(live=(1, 2, 3))
+    for index in range(4):
+        tp = ("t", index)
+        context.assignments[tp] = [1, 2, 3] if index < 2 else [2, 3, 1]
+    context.leadership[("t", 0)] = LeaderIsr(2, 1, [1, 2, 3], 4, 0)  # preferred 1 is in the ISR
+    context.leadership[("t", 1)] = LeaderIsr(2, 1, [2, 3], 4, 0)  # preferred 1 is not
+    context.leadership[("t", 2)] = LeaderIsr(2, 0, [1, 2, 3], 4, 0)
+    context.leadership[("t", 3)] = LeaderIsr(2, 0, [1, 2, 3], 4, 0)
+    assert imbalanced_partitions(context, 0.1) == [("t", 0)]
+    assert imbalanced_partitions(context, 1.0) == []

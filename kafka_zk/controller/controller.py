@@ -8,6 +8,7 @@ from kafka_zk.controller import state_machines as sm
 from kafka_zk.controller.channel_manager import ControllerChannelManager
 from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.event_manager import ControllerEventManager
+from kafka_zk.controller.leader_elections import PREFERRED_ELECTION_PATH, LeaderElections
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
 from kafka_zk.controller.requests import STOP_REPLICA, ControllerRequestBatch
 from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
@@ -41,6 +42,7 @@ class KafkaController:
         self._watches_registered = False
         self._topic_watches = {}
         self.deletion = TopicDeletionManager(self)
+        self.elections = LeaderElections(self)
 
     @property
     def is_active(self):
@@ -83,6 +85,7 @@ class KafkaController:
     def _resign(self):
         log.info("[Controller id=%d] resigning", self.broker_id)
         self.active = False
+        self.elections.stop()
         if self.channels is not None:
             self.channels.shutdown()
             self.channels = None
@@ -101,6 +104,8 @@ class KafkaController:
             yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
             yield self.zk.call("watch_children", ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
             yield self.zk.call("watch_children", DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
+            yield self.zk.call("watch_exists", PREFERRED_ELECTION_PATH,
+                               self.zk.on_reactor(self._on_preferred_election_znode))
             self._watches_registered = True
         brokers = yield self.zk.call("get_all_brokers")
         for broker in brokers:
@@ -139,6 +144,8 @@ class KafkaController:
         # Work left by the previous controller: ISR changes not yet propagated, deletions not finished.
         self._on_isr_changes()
         self._on_topic_deletions()
+        self._on_preferred_election_znode(True)
+        self.elections.start()
 
     def _add_live_broker(self, broker):
         self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
@@ -361,6 +368,28 @@ class KafkaController:
         self._send(batch)
         remaining = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
         return Errors.NONE, remaining
+
+    # -- leader elections on request ---------------------------------------------------------------
+
+    def _on_preferred_election_znode(self, exists):
+        if exists:
+            self.events.put("PreferredReplicaLeaderElection", self.elections.on_znode)
+
+    def elect_leaders(self, election_type, partitions):
+        """ElectLeaders: a Deferred of {tp: error code}; partitions None means every partition."""
+        result = defer.Deferred()
+
+        def process():
+            if not self.active:
+                return {tp: Errors.NOT_CONTROLLER for tp in partitions or []}
+            return self.elections.elect(election_type, sorted(self.context.assignments)
+                                        if partitions is None else partitions)
+
+        self.events.put("ReplicaLeaderElection", lambda: defer.maybeDeferred(process).chainDeferred(result))
+        return result
+
+    def mark_online(self, tp):
+        sm.set_partition_state(self.context, tp, sm.ONLINE_PARTITION)
 
     # -- topic deletion ------------------------------------------------------------------------------
 

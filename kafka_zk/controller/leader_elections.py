@@ -1,0 +1,122 @@
+"""Elections on request: preferred leaders (znode, ElectLeaders, auto rebalance) and unclean ones."""
+
+import logging
+
+from twisted.internet import defer, task
+
+from kafka_zk.controller import election
+from kafka_zk.controller.leadership import elect
+from kafka_zk.protocol.errors import Errors
+
+log = logging.getLogger(__name__)
+
+PREFERRED_ELECTION_PATH = "/admin/preferred_replica_election"
+PREFERRED = 0
+UNCLEAN = 1
+
+
+def imbalanced_partitions(context, max_imbalance_ratio):
+    """Partitions whose preferred replica does not lead them, for brokers whose share of such partitions
+    exceeds max_imbalance_ratio (leader.imbalance.per.broker.percentage / 100)."""
+    by_preferred = {}
+    for tp, replicas in context.assignments.items():
+        if replicas and tp in context.leadership and tp[0] not in context.topics_to_delete:
+            by_preferred.setdefault(replicas[0], []).append(tp)
+    chosen = []
+    for broker, partitions in sorted(by_preferred.items()):
+        if broker not in context.live_broker_ids:
+            continue
+        not_led = [tp for tp in partitions if context.leadership[tp].leader != broker]
+        if partitions and len(not_led) / len(partitions) > max_imbalance_ratio:
+            chosen.extend(tp for tp in not_led if broker in context.leadership[tp].isr)
+    return chosen
+
+
+class LeaderElections:
+    def __init__(self, controller):
+        self.controller = controller
+        self._rebalance = None
+
+    @property
+    def context(self):
+        return self.controller.context
+
+    def start(self):
+        """Schedule automatic preferred-leader rebalancing while this broker is the controller."""
+        config = self.controller.server.config
+        if config["auto.leader.rebalance.enable"] and self._rebalance is None:
+            self._rebalance = task.LoopingCall(self.controller.events.put, "AutoPreferredReplicaLeaderElection",
+                                               self._auto_rebalance)
+            self._rebalance.clock = self.controller.reactor
+            self._rebalance.start(config["leader.imbalance.check.interval.seconds"], now=False)
+
+    def stop(self):
+        if self._rebalance is not None and self._rebalance.running:
+            self._rebalance.stop()
+        self._rebalance = None
+
+    def _auto_rebalance(self):
+        if not self.controller.active:
+            return None
+        ratio = self.controller.server.config["leader.imbalance.per.broker.percentage"] / 100.0
+        partitions = imbalanced_partitions(self.context, ratio)
+        if not partitions:
+            return None
+        log.info("[Controller id=%d] rebalancing %d partitions to their preferred leaders",
+                 self.controller.broker_id, len(partitions))
+        return self.elect(PREFERRED, partitions)
+
+    @defer.inlineCallbacks
+    def on_znode(self):
+        """/admin/preferred_replica_election appeared: elect those partitions, then remove the znode."""
+        controller = self.controller
+        if not controller.active:
+            return
+        partitions = yield controller.zk.call("get_preferred_replica_election")
+        if partitions is None or not partitions:
+            return
+        yield self.elect(PREFERRED, [tp for tp in partitions if tp in self.context.assignments])
+        yield controller.zk.call("delete_preferred_replica_election", self.context.epoch_zk_version)
+
+    @defer.inlineCallbacks
+    def elect(self, election_type, partitions):
+        """Run one kind of election for partitions; returns {tp: error code} (NONE when it moved)."""
+        controller, context = self.controller, self.context
+        results = {}
+        candidates = []
+        yield controller._refresh_leadership([tp for tp in partitions if tp in context.assignments])
+        live = context.live_broker_ids
+        for tp in partitions:
+            if tp not in context.assignments or tp[0] in context.topics_to_delete:
+                results[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            current = context.leadership.get(tp)
+            assignment = context.assignments[tp]
+            if election_type == PREFERRED:
+                if current is not None and current.leader == assignment[0]:
+                    results[tp] = Errors.ELECTION_NOT_NEEDED
+                elif current is None or \
+                        election.preferred_replica_leader(assignment, current.isr, live).leader is None:
+                    results[tp] = Errors.PREFERRED_LEADER_NOT_AVAILABLE
+                else:
+                    candidates.append(tp)
+            else:
+                if current is not None and current.leader in live:
+                    results[tp] = Errors.ELECTION_NOT_NEEDED
+                elif not any(replica in live for replica in assignment):
+                    results[tp] = Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                else:
+                    candidates.append(tp)
+        strategy = "preferred" if election_type == PREFERRED else "offline"
+
+        def decide(tps):
+            return elect(context, tps, strategy, lambda topic: election_type == UNCLEAN)[0]
+
+        batch = controller._new_batch()
+        written = yield controller._write_leadership(decide(candidates), batch, decide)
+        controller._send(batch)
+        for tp in candidates:
+            results[tp] = Errors.NONE if tp in written else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+        for tp in written:
+            controller.mark_online(tp)
+        return results
