@@ -6,7 +6,7 @@ from twisted.internet.testing import MemoryReactorClock
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.server.config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
-from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
+from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch, TopicAssignment
 
 
 class FakeZk:
@@ -58,6 +58,8 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
         "try_elect_controller": (True, 3, 4), "get_controller_id": 0,
         "get_all_brokers": [broker(0), broker(1)], "get_topics": lambda: list(topics),
         "get_topic_assignments": lambda names: {name: topics[name] for name in names},
+        "get_full_topic_assignments": lambda names: {name: TopicAssignment(topics[name]) for name in names},
+        "get_partition_reassignment": {},
         "get_entity_configs": lambda kind, names: {name: {} for name in names},
         "get_partition_states": lambda tps: {("before", 0): LeaderIsrAndControllerEpoch(0, 0, [0], 2, 7)},
         "create_partition_states": moved,

@@ -10,6 +10,7 @@ from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.leader_elections import PREFERRED_ELECTION_PATH, LeaderElections
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
+from kafka_zk.controller.reassignment import REASSIGN_PARTITIONS_PATH, PartitionReassignments
 from kafka_zk.controller.requests import STOP_REPLICA, ControllerRequestBatch
 from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
 from kafka_zk.protocol.errors import Errors
@@ -43,6 +44,7 @@ class KafkaController:
         self._topic_watches = {}
         self.deletion = TopicDeletionManager(self)
         self.elections = LeaderElections(self)
+        self.reassignments = PartitionReassignments(self)
 
     @property
     def is_active(self):
@@ -86,6 +88,7 @@ class KafkaController:
         log.info("[Controller id=%d] resigning", self.broker_id)
         self.active = False
         self.elections.stop()
+        self.reassignments.reset()
         if self.channels is not None:
             self.channels.shutdown()
             self.channels = None
@@ -106,12 +109,15 @@ class KafkaController:
             yield self.zk.call("watch_children", DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
             yield self.zk.call("watch_exists", PREFERRED_ELECTION_PATH,
                                self.zk.on_reactor(self._on_preferred_election_znode))
+            yield self.zk.call("watch_exists", REASSIGN_PARTITIONS_PATH,
+                               self.zk.on_reactor(self._on_reassignment_znode))
             self._watches_registered = True
         brokers = yield self.zk.call("get_all_brokers")
         for broker in brokers:
             self._add_live_broker(broker)
         topics = yield self.zk.call("get_topics")
-        assignments = yield self.zk.call("get_topic_assignments", topics)
+        full_assignments = yield self.zk.call("get_full_topic_assignments", topics)
+        assignments = {topic: full.partitions for topic, full in full_assignments.items()}
         for topic, assignment in assignments.items():
             context.add_topic(topic, assignment)
         context.topic_configs.update((yield self.zk.call("get_entity_configs", "topics", topics)))
@@ -146,6 +152,9 @@ class KafkaController:
         self._on_topic_deletions()
         self._on_preferred_election_znode(True)
         self.elections.start()
+        self.reassignments.reset()
+        yield self.reassignments.resume(full_assignments)
+        self._on_reassignment_znode(True)
 
     def _add_live_broker(self, broker):
         self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
@@ -319,16 +328,13 @@ class KafkaController:
     def controlled_shutdown(self, broker_id, broker_epoch):
         """Move leadership off a broker that is shutting down. A Deferred of (error, remaining partitions):
         the replicated partitions it still leads (others could not take over)."""
-        result = defer.Deferred()
-        self.events.put("ControlledShutdown", lambda: self._handle_controlled_shutdown(
-            broker_id, broker_epoch).chainDeferred(result))
-        return result
+        return self._on_queue("ControlledShutdown",
+                              lambda: self._handle_controlled_shutdown(broker_id, broker_epoch),
+                              (Errors.NOT_CONTROLLER, []))
 
     @defer.inlineCallbacks
     def _handle_controlled_shutdown(self, broker_id, broker_epoch):
         context = self.context
-        if not self.active:
-            return Errors.NOT_CONTROLLER, []
         live = context.live_brokers.get(broker_id)
         if live is None:
             return Errors.BROKER_NOT_AVAILABLE, []
@@ -377,15 +383,27 @@ class KafkaController:
 
     def elect_leaders(self, election_type, partitions):
         """ElectLeaders: a Deferred of {tp: error code}; partitions None means every partition."""
+        return self._on_queue("ReplicaLeaderElection", lambda: self.elections.elect(
+            election_type, sorted(self.context.assignments) if partitions is None else partitions),
+            {tp: Errors.NOT_CONTROLLER for tp in partitions or []})
+
+    def _on_reassignment_znode(self, exists):
+        if exists:
+            self.events.put("PartitionReassignment", lambda: self.reassignments.on_znode() if self.active else None)
+
+    def alter_reassignments(self, targets):
+        """AlterPartitionReassignments: a Deferred of {tp: error code} (targets: {tp: replicas or None})."""
+        return self._on_queue("AlterPartitionReassignments", lambda: self.reassignments.start(targets),
+                              {tp: Errors.NOT_CONTROLLER for tp in targets})
+
+    def list_reassignments(self, partitions):
+        return self._on_queue("ListPartitionReassignments", lambda: self.reassignments.listing(partitions), None)
+
+    def _on_queue(self, name, work, if_not_controller):
+        """Run work() as a controller event; a Deferred of its result (if_not_controller when not active)."""
         result = defer.Deferred()
-
-        def process():
-            if not self.active:
-                return {tp: Errors.NOT_CONTROLLER for tp in partitions or []}
-            return self.elections.elect(election_type, sorted(self.context.assignments)
-                                        if partitions is None else partitions)
-
-        self.events.put("ReplicaLeaderElection", lambda: defer.maybeDeferred(process).chainDeferred(result))
+        self.events.put(name, lambda: defer.maybeDeferred(
+            lambda: work() if self.active else if_not_controller).chainDeferred(result))
         return result
 
     def mark_online(self, tp):
@@ -399,6 +417,8 @@ class KafkaController:
     def forget_topic(self, topic):
         """A deleted topic leaves the controller's context and stops being watched."""
         self.context.remove_topic(topic)
+        for tp in [tp for tp in self.reassignments.in_progress if tp[0] == topic]:
+            del self.reassignments.in_progress[tp]
         watch = self._topic_watches.pop(topic, None)
         if watch is not None:
             watch.cancel()
@@ -422,6 +442,7 @@ class KafkaController:
         batch = self._new_batch()
         batch.add_update_metadata(self.context.live_brokers, known)
         self._send(batch)
+        yield self.reassignments.on_isr_changed(known)
 
     # -- partition state machine --------------------------------------------------------------------
 
