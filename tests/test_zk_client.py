@@ -302,7 +302,8 @@ def test_launcher_stop_start_keeps_data_and_session(tmp_path):
         assert not server.is_running() and not server.pid_file.exists()
         assert states.get(timeout=WAIT) == SUSPENDED
         server.start()
-        assert states.get(timeout=WAIT) == CONNECTED
+        # kazoo's reconnect backoff grows while the server is down; on a loaded machine it can pass WAIT.
+        assert states.get(timeout=3 * WAIT) == CONNECTED
         assert client.session_id == session and client.exists("/brokers/seqid") is not None
         client.close()
 
