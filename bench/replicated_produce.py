@@ -13,7 +13,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from targets import free_port, quiet_logger, timed_produce  # noqa: E402
+from targets import MockTarget, free_port, quiet_logger, timed_produce, wait_for_leaders  # noqa: E402
 
 VALUE_SIZE = 100
 BROKERS = 3
@@ -30,17 +30,6 @@ CASES = [
 def case_label(case):
     acks, linger, batch = case
     return "acks=%d linger=%dms batch=%s" % (acks, linger, "16KiB" if batch == 16384 else "1MB")
-
-
-def wait_for_leaders(client, topic, partitions, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        meta = client.list_topics(topic, timeout=5).topics.get(topic)
-        if (meta is not None and meta.error is None and len(meta.partitions) == partitions
-                and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
-            return meta
-        time.sleep(0.1)
-    raise RuntimeError("topic %s has no leaders after %.0fs" % (topic, timeout))
 
 
 class KafkaZk:
@@ -73,31 +62,17 @@ class KafkaZk:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
 
-class Mock:
+class Mock(MockTarget):
     """The mock cluster auto-creates topics (4 partitions, RF min(3, brokers)); its CreateTopics never finds a
     controller. It keeps one log per partition and answers acks=-1 without waiting for any follower."""
 
-    name = "mock"
-
-    def __init__(self):
-        self.holder = None
-        self.bootstrap = None
-
     def start(self):
-        self.holder = Producer({"test.mock.num.brokers": BROKERS, "log_level": 3}, logger=quiet_logger())
-        brokers = self.holder.list_topics(timeout=10).brokers.values()
-        self.bootstrap = ",".join("%s:%d" % (b.host, b.port) for b in brokers)
+        super().start()
+        self.bootstrap = self.bootstrap_servers
         return self
 
     def create_topic(self, topic):
-        client = Producer({"bootstrap.servers": self.bootstrap, "allow.auto.create.topics": True, "log_level": 3},
-                          logger=quiet_logger())
-        count = len(client.list_topics(topic, timeout=10).topics[topic].partitions)
-        meta = wait_for_leaders(client, topic, count, 30)
-        return len(meta.partitions), len(meta.partitions[0].replicas)
-
-    def stop(self):
-        self.holder = None
+        return super().create_topic(topic, None, None)
 
 
 def produce_run(bootstrap, topic, records, case):

@@ -148,7 +148,7 @@ def wait_for_leaders(client, topic, partitions, timeout):
         meta = client.list_topics(topic, timeout=5).topics.get(topic)
         if (meta is not None and meta.error is None and len(meta.partitions) == partitions
                 and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
-            return
+            return meta
         time.sleep(0.1)
     raise RuntimeError("topic %s has no leaders after %.0fs" % (topic, timeout))
 
