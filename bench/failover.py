@@ -266,7 +266,7 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
         stopper.join()
     stopped = exited[0] if exited else None
     noticed = log_line_time(cluster.broker(controller), "broker change:", offsets[controller])
-    label = "(c) clean shutdown (SIGTERM; no ControlledShutdown request)" if clean else "(b) leader kill -9"
+    label = "(c) clean shutdown (SIGTERM: a controlled shutdown moves leaders first)" if clean else "(b) leader kill -9"
     print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))
     if noticed:
         print("    controller logged the broker change at +%.2fs" % (noticed - wall0))
