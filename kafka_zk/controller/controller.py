@@ -26,7 +26,9 @@ LEADERSHIP_WRITE_ATTEMPTS = 3
 
 
 class ControllerMoved(Exception):
-    pass
+    """A fenced write failed the epoch check: this broker resigned and the event stops here."""
+
+    ends_event_quietly = True
 
 
 class KafkaController:

@@ -46,7 +46,10 @@ class ControllerEventManager:
 
     @staticmethod
     def _failed(failure, name):
-        log.error("controller event %s failed: %s", name, failure.getTraceback())
+        if getattr(failure.value, "ends_event_quietly", False):
+            log.info("controller event %s ended: %s", name, failure.getErrorMessage())
+        else:
+            log.error("controller event %s failed: %s", name, failure.getTraceback())
 
     def when_idle(self):
         waiter = defer.Deferred()
