@@ -30,7 +30,10 @@ def test_replicas_move_and_keep_every_record(make_cluster):
     assert create_topic(brokers.brokers[0].bootstrap, "mover", assignments={0: [0, 1]}) == Errors.NONE
     cluster.wait_state("mover", lambda state: sorted(state["isr"]) == [0, 1])
     leader = brokers.broker(cluster.state("mover")["leader"])
-    for index in range(20):
+    # The state znode can name the leader before it has applied its LeaderAndIsr.
+    wait_for(lambda: produce(leader.bootstrap, "mover", 0, encode_batch([(None, b"r0")]))[0] == Errors.NONE,
+             message="the leader to accept")
+    for index in range(1, 20):
         assert produce(leader.bootstrap, "mover", 0, encode_batch([(None, b"r%d" % index)]))[0] == Errors.NONE
 
     # 1. Through the znode, as kafka-reassign-partitions --zookeeper writes it.

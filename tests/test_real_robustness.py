@@ -162,7 +162,8 @@ def test_produce_to_an_unknown_topic_is_refused_and_metadata_auto_creates(cluste
     assert response["topics"][0]["error_code"] in (0, LEADER_NOT_AVAILABLE)
     leaders = wait_for(lambda: partition_leaders(broker.bootstrap, topic), 30, message="auto-created leader")
     leader = cluster.broker(leaders[0])
-    assert produce(leader.bootstrap, topic, 0, _batch([b"kept"])) == (0, 0)
+    # Another broker's metadata can name the leader before the leader has applied its LeaderAndIsr.
+    wait_for(lambda: produce(leader.bootstrap, topic, 0, _batch([b"kept"])) == (0, 0), 30, message="leader")
     assert produce(leader.bootstrap, topic, 7, _batch([b"no such partition"]))[0] == UNKNOWN_TOPIC_OR_PARTITION
     _assert_healthy(broker)
 

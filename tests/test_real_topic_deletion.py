@@ -49,9 +49,9 @@ def test_delete_topics_removes_metadata_logs_and_znodes(deletion_cluster):
     admin.create_topics([NewTopic("doomed", 3, 2, config={"retention.ms": "100000"})])["doomed"].result(30)
     leaders = wait_for(lambda: len(partition_leaders(bootstrap, "doomed")) == 3 and
                        partition_leaders(bootstrap, "doomed"), message="leaders")
-    for partition, leader in leaders.items():
-        assert produce(cluster.broker(leader).bootstrap, "doomed", partition,
-                       encode_batch([(None, b"x")]))[0] == Errors.NONE
+    for partition, leader in leaders.items():  # a leader may apply its LeaderAndIsr after others learn of it
+        wait_for(lambda: produce(cluster.broker(leader).bootstrap, "doomed", partition,
+                                 encode_batch([(None, b"x")]))[0] == Errors.NONE, message="leader to accept")
     wait_for(lambda: len(log_dirs(cluster, "doomed")) == 6, message="6 replicas on disk")
 
     admin.delete_topics(["doomed"], operation_timeout=30)["doomed"].result(40)

@@ -14,6 +14,7 @@ from kafka_zk.server.topic_names import InvalidTopicName, collides, validate_top
 
 log = logging.getLogger(__name__)
 
+TOPIC_RESOURCE = 2
 CreateOutcome = namedtuple("CreateOutcome", "name error message num_partitions replication_factor configs")
 
 
@@ -203,6 +204,31 @@ class AdminManager:
         full = dict(existing)
         full.update(additions)
         return full
+
+    @defer.inlineCallbacks
+    def alter_configs(self, resources, validate_only):
+        """resources: [(resource type, name, changes)] with changes a function of the current overrides
+        returning the new ones. Only topics (type 2) are dynamic here. Returns [(code, message)]."""
+        outcomes = []
+        for resource_type, name, changes in resources:
+            if resource_type != TOPIC_RESOURCE:
+                outcomes.append((Errors.INVALID_REQUEST, "Only topic configs can be altered on this cluster; "
+                                 "broker configs are static (server.properties)."))
+                continue
+            if not self.cache.contains_topic(name):
+                outcomes.append((Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic %s does not exist." % name))
+                continue
+            current = yield self.server.zk.call("get_entity_config", "topics", name)
+            try:
+                updated = changes(dict(current))
+                validate_topic_configs(updated)
+            except (ConfigError, ValueError) as error:
+                outcomes.append((Errors.INVALID_CONFIG, str(error)))
+                continue
+            if not validate_only:
+                yield self.server.zk.call("set_entity_config", "topics", name, updated, True)
+            outcomes.append((Errors.NONE, None))
+        return outcomes
 
     def _topics_have_leaders(self, names):
         live = set(self.cache.alive_broker_ids())

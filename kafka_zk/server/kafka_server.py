@@ -15,6 +15,7 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
@@ -100,6 +101,7 @@ class KafkaServer(service.Service):
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.controller = KafkaController(self)
         yield self.controller.startup()
+        yield ConfigChangeListener(self).start()
         self._session_lost = False
         zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
         self._schedule(config["log.retention.check.interval.ms"], self._retention)
@@ -233,6 +235,14 @@ class KafkaServer(service.Service):
         for topic in topics:
             if topic not in self.topic_overrides:
                 self.topic_overrides[topic] = yield self.zk.call("get_entity_config", "topics", topic)
+
+    def apply_topic_overrides(self, topic, overrides):
+        """New /config/topics overrides for a topic: later appends and this broker's logs use them."""
+        self.topic_overrides[topic] = dict(overrides)
+        log_config = to_log_config(self.topic_config(topic))
+        for (name, _), partition in self.replica_manager.partitions.items():
+            if name == topic and partition.log is not None:
+                partition.log.config = log_config
 
     def on_metadata_updated(self):
         self.admin.on_metadata_updated()

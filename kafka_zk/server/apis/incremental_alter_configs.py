@@ -1,0 +1,40 @@
+"""IncrementalAlterConfigs (key 44): set, delete, append to or subtract from single topic overrides."""
+
+from twisted.internet import defer
+
+API_KEY = 44
+SET, DELETE, APPEND, SUBTRACT = 0, 1, 2, 3
+
+
+def apply_operations(current, entries):
+    """The overrides after the entries' operations; list values (cleanup.policy, ...) are comma-separated."""
+    updated = dict(current)
+    for entry in entries:
+        name, operation, value = entry["name"], entry["config_operation"], entry["value"]
+        if operation == SET:
+            updated[name] = value
+        elif operation == DELETE:
+            updated.pop(name, None)
+        elif operation in (APPEND, SUBTRACT):
+            items = [item for item in (updated.get(name) or "").split(",") if item]
+            values = [item.strip() for item in (value or "").split(",") if item.strip()]
+            if operation == APPEND:
+                items += [item for item in values if item not in items]
+            else:
+                items = [item for item in items if item not in values]
+            updated[name] = ",".join(items)
+        else:
+            raise ValueError("Unknown config operation %d for %s" % (operation, name))
+    return updated
+
+
+@defer.inlineCallbacks
+def handle(server, request):
+    resources = request.body["resources"]
+    changes = [(resource["resource_type"], resource["resource_name"],
+                lambda current, entries=resource["configs"]: apply_operations(current, entries))
+               for resource in resources]
+    outcomes = yield server.admin.alter_configs(changes, request.body["validate_only"])
+    return {"throttle_time_ms": 0, "responses": [
+        {"error_code": code, "error_message": message, "resource_type": resource["resource_type"],
+         "resource_name": resource["resource_name"]} for resource, (code, message) in zip(resources, outcomes)]}

@@ -1,0 +1,55 @@
+"""Every broker follows /config/changes: topic overrides changed by an admin take effect on its logs."""
+
+import logging
+
+from twisted.internet import defer
+
+log = logging.getLogger(__name__)
+
+CONFIG_CHANGES_PATH = "/config/changes"
+NOTIFICATION_MAX_AGE_MS = 15 * 60 * 1000
+
+
+class ConfigChangeListener:
+    def __init__(self, server):
+        self.server = server
+        self.last_seen = None
+        self._pending = False
+        self._running = False
+
+    def start(self):
+        zk = self.server.zk
+        return zk.call("watch_children", CONFIG_CHANGES_PATH, zk.on_reactor(self._changed))
+
+    def _changed(self, *_):
+        self._pending = True
+        if not self._running:
+            self._run().addErrback(lambda failure: log.error("config change processing failed: %s",
+                                                             failure.getTraceback()))
+
+    @defer.inlineCallbacks
+    def _run(self):
+        self._running = True
+        try:
+            while self._pending:
+                self._pending = False
+                yield self._process()
+        finally:
+            self._running = False
+
+    @defer.inlineCallbacks
+    def _process(self):
+        server = self.server
+        notifications = yield server.zk.call("get_config_change_notifications")
+        fresh = [(name, path) for name, path, _ in notifications if self.last_seen is None or name > self.last_seen]
+        if notifications:
+            self.last_seen = max(name for name, _, _ in notifications)
+        topics = sorted({path.split("/", 1)[1] for _, path in fresh if path.startswith("topics/")})
+        if topics:
+            overrides = yield server.zk.call("get_entity_configs", "topics", topics)
+            for topic in topics:
+                server.apply_topic_overrides(topic, overrides.get(topic, {}))
+            log.info("[KafkaServer id=%d] applied config changes of topics %s", server.broker_id, topics)
+        expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
+        if expired:
+            yield server.zk.call("delete_config_change_notifications", expired)
