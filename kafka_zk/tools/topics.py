@@ -211,17 +211,23 @@ def _raise_response(error, message):
     raise CommandError(message or error.message)
 
 
+def _creation_request(args, out):
+    """(replica assignment or None, configs) of a --create, after Kafka's argument checks and warning."""
+    _check_sizes(args)
+    assignment = _replica_assignment(args)
+    configs = parse_topic_configs(args.config)
+    if has_collision_chars(args.topic):
+        _print(out, COLLISION_WARNING)
+    return assignment, configs
+
+
 def run_with_admin(action, args, admin, out):
     """Carry out ``action`` through an AdminClient (--bootstrap-server)."""
     def topics():
         return filter_topics(admin.list_topics(), args.topic, args.exclude_internal)
 
     if action == "create":
-        _check_sizes(args)
-        assignment = _replica_assignment(args)
-        configs = parse_topic_configs(args.config)
-        if has_collision_chars(args.topic):
-            _print(out, COLLISION_WARNING)
+        assignment, configs = _creation_request(args, out)
         new = NewTopic(args.topic, -1 if args.partitions is None else args.partitions,
                        -1 if args.replication_factor is None else args.replication_factor, assignment, configs)
         error, message = admin.create_topics([new]).get(args.topic, (Errors.UNKNOWN_SERVER_ERROR, None))
@@ -280,11 +286,7 @@ def run_with_zookeeper(action, args, zk_admin, out):
         return filter_topics(zk_admin.list_topics(), args.topic, args.exclude_internal)
 
     if action == "create":
-        _check_sizes(args)
-        assignment = _replica_assignment(args)
-        configs = parse_topic_configs(args.config)
-        if has_collision_chars(args.topic):
-            _print(out, COLLISION_WARNING)
+        assignment, configs = _creation_request(args, out)
         try:
             if assignment:
                 zk_admin.create_topic_with_assignment(args.topic, assignment, configs)
