@@ -36,9 +36,9 @@ def test_zookeeper_entry_points_start_query_and_stop(tmp_path):
 
 
 def test_every_kafka_script_has_an_entry_point():
-    for name in ("kafka-server-start", "kafka-server-stop", "kafka-topics", "kafka-console-producer",
-                 "kafka-console-consumer", "kafka-dump-log", "zookeeper-server-start", "zookeeper-server-stop",
-                 "zookeeper-shell"):
+    for name in ("kafka-server-start", "kafka-server-stop", "kafka-topics", "kafka-configs",
+                 "kafka-console-producer", "kafka-console-consumer", "kafka-dump-log", "zookeeper-server-start",
+                 "zookeeper-server-stop", "zookeeper-shell"):
         assert (BIN / name).exists(), name
         assert (Path(__file__).resolve().parent.parent / "scripts" / (name + ".sh")).exists(), name
     usage = run("kafka-server-start")

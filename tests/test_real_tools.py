@@ -127,3 +127,33 @@ def test_kafka_topics_alter_adds_partitions_in_both_modes(cluster):
                   "--partitions", 2)
     assert shrink.returncode == 1
     assert "Topic currently has 5 partitions, which is higher than the requested 2." in shrink.stdout + shrink.stderr
+
+
+@pytest.mark.timeout(120)
+def test_kafka_configs_alters_and_describes_topic_overrides(cluster):
+    bootstrap = cluster.brokers[0].bootstrap
+    assert tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--create", "--topic", "configured",
+                "--partitions", 1).returncode == 0
+    wait_for(lambda: partition_leaders(bootstrap, "configured"), message="configured leader")
+    altered = tool("kafka-configs.sh", "--bootstrap-server", bootstrap, "--entity-type", "topics",
+                   "--entity-name", "configured", "--alter", "--add-config",
+                   "retention.ms=5000,cleanup.policy=[compact,delete]")
+    assert altered.returncode == 0, altered.stderr
+    assert altered.stdout.strip() == "Completed updating config for topic configured."
+    described = tool("kafka-configs.sh", "--zookeeper", cluster.zk_connect, "--entity-type", "topics",
+                     "--entity-name", "configured", "--describe")
+    assert described.stdout.strip() == \
+        "Configs for topic 'configured' are cleanup.policy=compact,delete,retention.ms=5000"
+    removed = tool("kafka-configs.sh", "--zookeeper", cluster.zk_connect, "--entity-type", "topics",
+                   "--entity-name", "configured", "--alter", "--delete-config", "cleanup.policy")
+    assert removed.stdout.strip() == "Completed Updating config for entity: topic 'configured'."
+    wait_for(lambda: "  retention.ms=5000 sensitive=false" in tool(
+        "kafka-configs.sh", "--bootstrap-server", bootstrap, "--entity-type", "topics", "--entity-name",
+        "configured", "--describe").stdout, message="the broker to describe the override")
+    described = tool("kafka-configs.sh", "--bootstrap-server", bootstrap, "--entity-type", "topics",
+                     "--entity-name", "configured", "--describe").stdout
+    assert described.splitlines()[0] == "Dynamic configs for topic configured are:"
+    assert "cleanup.policy" not in described
+    bad = tool("kafka-configs.sh", "--bootstrap-server", bootstrap, "--entity-type", "topics",
+               "--entity-name", "configured", "--alter", "--add-config", "cleanup.policy=shred")
+    assert bad.returncode == 1 and "cleanup.policy" in bad.stderr

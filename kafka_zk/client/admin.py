@@ -7,7 +7,8 @@ from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
-    create_partitions, create_topics, delete_topics, describe_configs, list_partition_reassignments)
+    create_partitions, create_topics, delete_topics, describe_configs, incremental_alter_configs,
+    list_partition_reassignments)
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
 TOPIC_RESOURCE_TYPE = 2
@@ -135,6 +136,17 @@ class AdminClient:
                             c["read_only"], c["is_sensitive"], c["config_source"])
                 for c in resource["configs"]]
         return result
+
+    def incremental_alter_configs(self, topic, set_configs=None, delete_configs=()):
+        """Set and delete a topic's config overrides (IncrementalAlterConfigs); raises on the broker's error."""
+        entries = [{"name": name, "config_operation": 0, "value": value}
+                   for name, value in (set_configs or {}).items()]
+        entries += [{"name": name, "config_operation": 1, "value": None} for name in delete_configs]
+        body = {"resources": [{"resource_type": TOPIC_RESOURCE_TYPE, "resource_name": topic, "configs": entries}],
+                "validate_only": False}
+        _, response = self.cluster.any_request(incremental_alter_configs.API_KEY, lambda version: body)
+        result = response["responses"][0]
+        raise_for_error(result["error_code"], result.get("error_message"), topic)
 
     def list_partition_reassignments(self, timeout_ms=30000):
         """{(topic, partition): Reassignment} of every reassignment in progress."""
