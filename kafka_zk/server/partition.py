@@ -216,7 +216,7 @@ class Partition:
         view = memoryview(records)
         leo = self.log.log_end_offset
         start = end = None
-        last = None
+        headers = []
         for pos, header in iter_batch_headers(view):
             if header.last_offset < leo:
                 continue
@@ -224,14 +224,15 @@ class Partition:
             if start is None:
                 start = pos
             end = pos + header.size
-            last = header
+            headers.append(header)
         appended = 0
-        if start is not None:
-            chunk = bytes(view[start:end])
-            self.log.append(chunk, last.last_offset, last.max_timestamp, last.last_offset)
-            for _, header in iter_batch_headers(chunk):
+        if headers:
+            newest = max(headers, key=lambda header: header.max_timestamp)
+            self.log.append(bytes(view[start:end]), headers[-1].last_offset, newest.max_timestamp,
+                            newest.last_offset)
+            for header in headers:
                 self.producer_state.record_header(header)
-            appended = len(chunk)
+            appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
             self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset))
         self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log.log_end_offset))
