@@ -4,6 +4,8 @@ import socket
 import struct
 import threading
 
+import pytest
+
 from kafka_zk.protocol.api_keys import supported_api_versions
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_request, encode_response
@@ -241,3 +243,12 @@ class FakeBroker:
             error = Errors.UNKNOWN_TOPIC_OR_PARTITION if self.cluster.topics.pop(name, None) is None else Errors.NONE
             results.append({"name": name, "error_code": error})
         return {"responses": results}
+
+
+@pytest.fixture
+def fake():
+    """Two in-process brokers with topic t: partition 0 led by broker 0, partition 1 by broker 1."""
+    cluster = FakeCluster(broker_count=2)
+    cluster.create_topic("t", 2, leader=[0, 1])
+    yield cluster
+    cluster.stop()

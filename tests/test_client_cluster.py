@@ -5,15 +5,8 @@ import pytest
 from kafka_zk.client.cluster import ClusterClient, parse_bootstrap_servers
 from kafka_zk.client.errors import KafkaConnectionError, KafkaResponseError
 from kafka_zk.protocol.errors import Errors
-from tests.client_fake_broker import FakeCluster
+from tests.client_fake_broker import fake  # noqa: F401  (fixture)
 
-
-@pytest.fixture
-def fake():
-    cluster = FakeCluster(broker_count=2)
-    cluster.create_topic("t", 2, leader=[0, 1])
-    yield cluster
-    cluster.stop()
 
 
 def test_parse_bootstrap_servers():

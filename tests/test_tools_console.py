@@ -7,15 +7,8 @@ import pytest
 from kafka_zk.client.consumer import ConsumerRecord
 from kafka_zk.tools import console_consumer, console_producer
 from kafka_zk.tools.command_line import UsageError, run_tool
-from tests.client_fake_broker import FakeCluster
+from tests.client_fake_broker import fake  # noqa: F401  (fixture)
 
-
-@pytest.fixture
-def fake():
-    cluster = FakeCluster(broker_count=2)
-    cluster.create_topic("t", 2, leader=[0, 1])
-    yield cluster
-    cluster.stop()
 
 
 def run_producer(argv, stdin):
