@@ -23,3 +23,32 @@ ensure_venv() {
 python_or_system() {
     if [ -x "$PY" ]; then echo "$PY"; else echo python3; fi
 }
+
+# require_java: ZooKeeper (and Spark) run on Java; without it, say so in one line and stop.
+require_java() {
+    if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then
+        return 0
+    fi
+    if ! command -v java >/dev/null 2>&1; then
+        echo "$(basename "$0"): java not found: ZooKeeper needs a Java runtime (17 or newer); install one (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME" >&2
+        exit 1
+    fi
+}
+
+# ensure_zookeeper: make Apache ZooKeeper's jars available to the launcher. When neither ZOOKEEPER_HOME, nor
+# Debian's zookeeper package, nor the pyspark wheel (whose jars include ZooKeeper) is there, install the
+# project's `zookeeper` extra into the venv, telling the user what is being downloaded.
+ensure_zookeeper() {
+    if "$PY" -m zookeeper.launcher classpath >/dev/null 2>&1; then
+        return 0
+    fi
+    echo "ZooKeeper jars not found: installing the project's [zookeeper] extra into $VENV" >&2
+    echo "(the pyspark package, about 320 MB, which carries Apache ZooKeeper's jars; this happens once)" >&2
+    "$PY" -m pip install --progress-bar off -e "$ROOT[zookeeper]" 2>&1 \
+        | grep --line-buffered -E '^ *(Collecting|Downloading|Building|Installing|Successfully|ERROR)' >&2 || true
+    if ! "$PY" -m zookeeper.launcher classpath >/dev/null 2>&1; then
+        echo "$(basename "$0"): could not install ZooKeeper; set ZOOKEEPER_HOME to an Apache ZooKeeper release or install Debian's zookeeper package" >&2
+        exit 1
+    fi
+    echo "ZooKeeper is installed" >&2
+}

@@ -2,10 +2,7 @@
 # Install what is missing and run the whole test suite (unit, in-memory and real-cluster tests).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-if ! command -v java >/dev/null 2>&1; then
-    echo "java is required (ZooKeeper runs on it); install a JDK 17" >&2
-    exit 1
-fi
+require_java
 if ! command -v kcat >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing kcat from Debian" >&2
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kcat) >/dev/null 2>&1 \

@@ -198,28 +198,41 @@ class LocalCluster:
                 return broker
         raise ClusterError("no broker %d in this cluster" % broker_id)
 
-    def start(self, timeout=60.0):
+    def start(self, timeout=60.0, progress=None):
+        """Start what is not running and wait until every broker serves metadata; ``progress(line)`` hears
+        each step."""
+        say = progress or (lambda line: None)
         if self.zookeeper is not None and not self.zookeeper.is_running():
+            say("starting ZooKeeper on %s" % self.zookeeper.connect_string)
             self.zookeeper.start()
+            say("ZooKeeper is serving (pid %d)" % self.zookeeper.pid())
         offsets = {}
         for broker in self.brokers:
             if not broker.is_running():
                 offsets[broker.broker_id] = broker.log_file.stat().st_size if broker.log_file.exists() else 0
+                say("starting broker %d on %s" % (broker.broker_id, broker.bootstrap))
                 broker.start(wait=False)
         for broker in self.brokers:
             if broker.broker_id in offsets:
                 broker.wait_started(offsets[broker.broker_id], timeout)
+                say("broker %d started (pid %d)" % (broker.broker_id, broker.pid()))
         ids = [broker.broker_id for broker in self.brokers]
         for broker in self.brokers:
             broker.wait_serving(ids, timeout)
+        say("every broker serves metadata of brokers %s" % ",".join(map(str, ids)))
         return self
 
-    def stop(self):
+    def stop(self, progress=None):
+        say = progress or (lambda line: None)
         for broker in self.brokers:
+            if broker.is_running():
+                say("stopping broker %d (controlled shutdown)" % broker.broker_id)
             broker.signal(signal.SIGTERM)
         for broker in self.brokers:
             broker.stop(already_signalled=True)
         if self.zookeeper is not None:
+            if self.zookeeper.is_running():
+                say("stopping ZooKeeper")
             self.zookeeper.stop()
 
     def kill(self):
@@ -256,7 +269,7 @@ def main(argv=None):
         if command[0] == "start":
             return _start(cluster, args.daemon)
         if command[0] == "stop":
-            cluster.stop()
+            cluster.stop(progress=_progress)
             print("stopped")
             return 0
         if command[0] == "status":
@@ -275,8 +288,12 @@ def main(argv=None):
     return 2
 
 
+def _progress(line):
+    print(line, flush=True)
+
+
 def _start(cluster, daemon):
-    cluster.start()
+    cluster.start(progress=_progress)
     print("ZooKeeper: %s" % cluster.zookeeper.connect_string)
     for broker in cluster.brokers:
         print("broker %d: %s (log %s)" % (broker.broker_id, broker.bootstrap, broker.log_file))
@@ -295,7 +312,7 @@ def _start(cluster, daemon):
     while not stopping:
         signal.pause()
     print("stopping...")
-    cluster.stop()
+    cluster.stop(progress=_progress)
     print("stopped")
     return 0
 
