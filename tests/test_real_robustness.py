@@ -177,3 +177,29 @@ def test_requests_to_a_non_leader_get_not_leader_for_partition(cluster):
         assert errors == dict.fromkeys(errors, NOT_LEADER_FOR_PARTITION), "broker %d" % follower.broker_id
         _assert_healthy(follower)
     assert latest_offset(cluster.brokers[2].bootstrap, topic, 0) == 0
+
+
+def test_negative_timeouts_are_answered_at_once_not_dropped(cluster):
+    """acks=-1 with timeout_ms < 0 expires at once (REQUEST_TIMED_OUT unless already replicated); a fetch with
+    max_wait_ms < 0 answers at once. Either way the client gets its answer and the broker stays up."""
+    topic = "negative-timeout-%s" % uuid.uuid4().hex[:8]
+    assert create_topic(cluster.brokers[0].bootstrap, topic, assignments={0: [0, 1, 2]}) == 0
+    leader = cluster.brokers[0]
+    wait_for(lambda: produce(leader.bootstrap, topic, 0, _batch([b"warm-up"]), acks=-1) == (0, 0), 30,
+             message="a leader accepting acks=-1")
+    body = produce_body(topic, 0, _batch([b"in a hurry"]), acks=-1)
+    body["timeout_ms"] = -1
+    with RawConnection(leader.bootstrap) as conn:
+        result = conn.request(0, 7, body)["responses"][0]["partitions"][0]
+    assert result["error_code"] in (0, 7), result  # NONE if replicated in time, else REQUEST_TIMED_OUT
+    wait_for(lambda: latest_offset(leader.bootstrap, topic, 0) == 2, 30, message="the record in the log")
+
+    fetch = {"replica_id": -1, "max_wait_ms": -5, "min_bytes": 1 << 20, "max_bytes": 1 << 20, "isolation_level": 0,
+             "session_id": 0, "session_epoch": -1, "rack_id": "",
+             "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 2,
+                                                         "partition_max_bytes": 1 << 20}]}]}
+    with RawConnection(leader.bootstrap) as conn:
+        answered = conn.request(1, 11, fetch)
+    assert answered["responses"][0]["partitions"][0]["error_code"] == 0
+    for broker in cluster.brokers:
+        _assert_healthy(broker)

@@ -49,6 +49,24 @@ def test_operation_expires_on_the_injected_clock():
     assert purgatory.check_and_complete("a") == 0
 
 
+class ReactorLikeClock(task.Clock):
+    """task.Clock that, like the real reactor, refuses a delay in the past."""
+
+    def callLater(self, delay, *args, **kwargs):
+        assert delay >= 0, "negative delay %r" % delay
+        return super().callLater(delay, *args, **kwargs)
+
+
+def test_operation_with_a_timeout_in_the_past_expires_at_once():
+    clock = ReactorLikeClock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    operation = Waiting(-250, lambda: False)
+    assert not purgatory.try_complete_else_watch(operation, ["a"])
+    assert operation.outcome == []
+    clock.advance(0)
+    assert operation.outcome == ["expired", "complete"]
+
+
 def test_event_manager_runs_events_one_at_a_time_in_order():
     events = ControllerEventManager()
     log = []

@@ -56,7 +56,8 @@ class DelayedOperationPurgatory:
         if operation.try_complete():
             return True
         if not operation.completed:
-            operation._timer = self.clock.callLater(operation.delay_ms / 1000.0, operation._expire)
+            # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
+            operation._timer = self.clock.callLater(max(0.0, operation.delay_ms / 1000.0), operation._expire)
         return False
 
     def check_and_complete(self, key):
