@@ -145,6 +145,13 @@ class KafkaController:
         for tp in context.leadership:
             batch.add_leader_and_isr(context.assignments[tp], tp)
         yield self._trigger_online_partitions(batch)
+        # Replicas on brokers that died before this controller was elected leave their ISRs now, not
+        # when their leaders' lag checks notice (Kafka's replica state machine startup).
+        dead = {broker for leadership in context.leadership.values() for broker in leadership.isr
+                if broker not in live}
+        holding_dead = [tp for tp, leadership in context.leadership.items()
+                        if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])]
+        yield self._remove_from_isrs(holding_dead, sorted(dead), batch)
         self._send(batch)
         log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers", self.broker_id,
                  len(assignments), len(context.assignments), len(context.live_brokers))
@@ -225,10 +232,18 @@ class KafkaController:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
         # Partitions just elected were written in this event: their state is already fresh.
         yield self._refresh_leadership([tp for tp in affected if tp not in elected])
+        yield self._remove_from_isrs(affected, brokers, batch)
+        batch.add_update_metadata(context.live_brokers)
+        self._send(batch)
 
-        def shrink(partitions):
+    def _remove_from_isrs(self, partitions, brokers, batch):
+        """Offline replicas (on ``brokers``) leave the ISRs of ``partitions``, as Kafka's OfflineReplica
+        transition does: one new leader epoch per partition, written fenced, LeaderAndIsr queued."""
+        context = self.context
+
+        def shrink(tps):
             proposals = {}
-            for tp in partitions:
+            for tp in tps:
                 current = context.leadership.get(tp)
                 if current is None:
                     continue
@@ -239,9 +254,7 @@ class KafkaController:
                     proposals[tp] = proposal._replace(leader_epoch=current.leader_epoch + 1)
             return proposals
 
-        yield self._write_leadership(shrink(affected), batch, shrink)
-        batch.add_update_metadata(context.live_brokers)
-        self._send(batch)
+        return self._write_leadership(shrink(partitions), batch, shrink)
 
     @defer.inlineCallbacks
     def _on_brokers_startup(self, brokers):
