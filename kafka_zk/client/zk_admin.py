@@ -123,6 +123,31 @@ class ZkAdmin:
     def get_topic_config(self, topic):
         return self.zk.get_entity_config("topics", topic)
 
+    # -- reassignment (Kafka 2.5's ReassignPartitionsCommand over ZooKeeper) ----------------------
+
+    def partition_reassignment(self):
+        """{(topic, partition): target replicas} of /admin/reassign_partitions; {} when none is in progress."""
+        return self.zk.get_partition_reassignment()
+
+    def start_partition_reassignment(self, reassignment):
+        """Create /admin/reassign_partitions; raises kazoo's NodeExistsError when one is in progress."""
+        self.zk.create_partition_reassignment(reassignment)
+
+    def topic_assignments(self, topics):
+        """{topic: {partition: replicas}} of the topics that exist."""
+        return self.zk.get_topic_assignments(topics)
+
+    def brokers(self):
+        """{broker id: rack or None} of the live brokers."""
+        return {info.id: info.rack for info in self.zk.get_all_brokers()}
+
+    def get_broker_config(self, broker_id):
+        return self.zk.get_entity_config("brokers", str(broker_id))
+
+    def change_broker_config(self, broker_id, configs):
+        """Replace /config/brokers/<id> and notify the brokers."""
+        self.zk.set_entity_config("brokers", str(broker_id), dict(configs))
+
     def add_partitions(self, topic, total_partitions, replica_assignment=None):
         """Grow ``topic`` to ``total_partitions``; ``replica_assignment`` ({p: replicas}, covering all or only
         the new partitions) places the new ones, else Kafka's assignment continues from partition 0's leader."""
