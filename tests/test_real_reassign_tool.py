@@ -9,6 +9,7 @@ import time
 import pytest
 from kazoo.client import KazooClient
 
+from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import start_cluster, wait_for
@@ -87,7 +88,8 @@ def test_generate_execute_verify_list_and_bad_input(env):
     make_topic(cluster, "moves", {0: [0, 1], 1: [1, 2]})
 
     topics_file = write(files, "topics.json", {"topics": [{"topic": "moves"}], "version": 1})
-    current_json = ('{"version":1,"partitions":[{"topic":"moves","partition":0,"replicas":[0,1],"log_dirs":["any","any"]},'
+    current_json = ('{"version":1,"partitions":['
+                    '{"topic":"moves","partition":0,"replicas":[0,1],"log_dirs":["any","any"]},'
                     '{"topic":"moves","partition":1,"replicas":[1,2],"log_dirs":["any","any"]}]}')
     for connect in (["--zookeeper", zk_connect], ["--bootstrap-server", bootstrap]):
         generated = tool(TOOL, *connect, "--generate", "--topics-to-move-json-file", topics_file,
@@ -288,3 +290,77 @@ def test_cancel_stops_a_throttled_reassignment(env):
     assert "leader.replication.throttled.replicas" not in config_of(zk, "topics/cancelme")
     again = tool(TOOL, "--bootstrap-server", bootstrap, "--cancel", "--reassignment-json-file", move_file)
     assert lines(again) == ["None of the specified partition reassignments are active."]
+
+
+def fill(cluster, topic, batches):
+    leader = cluster.broker(partition_leaders(cluster.brokers[0].bootstrap, topic)[0])
+    chunk = [(None, bytes([i % 251]) * 10_000) for i in range(50)]        # 500 kB per batch
+    wait_for(lambda: produce(leader.bootstrap, topic, 0, encode_batch(chunk))[0] == Errors.NONE,
+             message="the leader to accept")
+    for _ in range(batches - 1):
+        assert produce(leader.bootstrap, topic, 0, encode_batch(chunk), acks=-1)[0] == Errors.NONE
+
+
+def applied_changes(broker, topic=None):
+    """(topic config changes of ``topic``, broker config changes) the broker has logged applying so far."""
+    text = broker.log_file.read_text(errors="replace")
+    return (text.count("applied config changes of topics ['%s']" % topic) if topic else 0,
+            text.count("applied dynamic broker config changes"))
+
+
+def measured_move_rate(cluster, zk, topic, target, new_broker):
+    """Bytes/second of the new replica's log between 10% and 90% of its final size."""
+    samples = []
+    started = time.monotonic()
+    while zk.exists("/admin/reassign_partitions") is not None or assignment(zk, topic)[0] != target:
+        samples.append((time.monotonic(), log_bytes(cluster.broker(new_broker), topic, 0)))
+        assert time.monotonic() - started < 120, "the throttled move took too long"
+        time.sleep(0.05)
+    samples.append((time.monotonic(), log_bytes(cluster.broker(new_broker), topic, 0)))
+    final = samples[-1][1]
+    t10 = next(t for t, size in samples if size >= 0.1 * final)
+    t90 = next(t for t, size in samples if size >= 0.9 * final)
+    return final, 0.8 * final / (t90 - t10)
+
+
+# Kafka's replication quota divides the bytes of its live windows by the time since the oldest one began, so a
+# quota that moved data a few seconds ago allows a burst of up to limit x that age. Each case below therefore
+# throttles a broker whose quota on that side has not moved data in this module yet: broker 2 leads, broker 0 follows.
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("side, initial, target, new_broker, replicas", [
+    ("leader", [2, 0], [2, 1], 1, "0:2,0:0"),
+    ("follower", [1, 2], [0, 2], 0, "0:0"),
+])
+def test_each_side_of_the_throttle_limits_the_move_on_its_own(env, side, initial, target, new_broker, replicas):
+    """Only one side's rate and replica list are set (as kafka-configs would): that side alone holds the move
+    to its rate, whether it acts on the leader's answers or on the follower's requests."""
+    cluster, zk, files = env
+    topic, limit = "one-side-" + side, 600_000
+    make_topic(cluster, topic, {0: initial})
+    wait_for(lambda: partition_leaders(cluster.brokers[0].bootstrap, topic)[0] == initial[0],
+             message="the preferred leader")
+    fill(cluster, topic, 8)                                               # ~4 MB
+    admin = ZkAdmin(cluster.zk_connect)
+    try:
+        before = [applied_changes(broker) for broker in cluster.brokers]
+        admin.change_topic_config(topic, {side + ".replication.throttled.replicas": replicas})
+        for broker_id in (0, 1, 2):
+            admin.change_broker_config(broker_id, {side + ".replication.throttled.rate": str(limit)})
+        # Unthrottled, these 4 MB would move in well under a second: start once every broker has the configs.
+        for broker, (topics_before, brokers_before) in zip(cluster.brokers, before):
+            wait_for(lambda b=broker: applied_changes(b, topic)[0] > topics_before and
+                     applied_changes(b)[1] > brokers_before,
+                     message="broker %d to apply the throttle" % broker.broker_id)
+        move_file = write(files, topic + ".json", reassignment(topic, {0: target}))
+        executed = tool(TOOL, "--zookeeper", cluster.zk_connect, "--execute", "--reassignment-json-file", move_file)
+        assert executed.returncode == 0, executed.stderr
+        final, rate = measured_move_rate(cluster, zk, topic, target, new_broker)
+        print("\n%s-side throttle only: %d bytes moved at %.0f B/s (limit %d B/s, %.1f%%)"
+              % (side, final, rate, limit, 100.0 * rate / limit))
+        assert final > 3_500_000
+        assert 0.8 * limit <= rate <= 1.2 * limit
+    finally:
+        admin.change_topic_config(topic, {})
+        for broker_id in (0, 1, 2):
+            admin.change_broker_config(broker_id, {})
+        admin.close()

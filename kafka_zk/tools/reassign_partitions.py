@@ -300,7 +300,8 @@ class BrokerBackend:
             self.admin.incremental_alter_configs(broker_id, configs, deletions, resource_type=BROKER_RESOURCE_TYPE)
         except KafkaResponseError as error:
             if error.error != Errors.INVALID_REQUEST or configs:
-                raise ReassignmentError("Unable to set the throttle on broker %s: %s" % (broker_id, error.message)) from None
+                raise ReassignmentError("Unable to set the throttle on broker %s: %s"
+                                        % (broker_id, error.message)) from None
             return False
         return True
 
@@ -386,9 +387,7 @@ def execute(backend, args, out):
 
 
 def _apply_throttles(backend, args, current, proposed):
-    if args.throttle >= 0:
-        for topic, (leader, follower) in throttled_replicas(current, proposed).items():
-            backend.set_topic_configs(topic, {LEADER_REPLICAS: leader, FOLLOWER_REPLICAS: follower})
+    """Broker rates first (a broker that refuses them leaves no topic half-throttled), then the replica lists."""
     brokers = sorted({b for tp in proposed for b in current.get(tp, [])} |
                      {b for replicas in proposed.values() for b in replicas})
     rates = {}
@@ -398,6 +397,9 @@ def _apply_throttles(backend, args, current, proposed):
         rates[ALTER_LOG_DIRS_RATE] = str(args.replica_alter_log_dirs_throttle)
     for broker_id in brokers:
         backend.set_broker_configs(broker_id, rates)
+    if args.throttle >= 0:
+        for topic, (leader, follower) in throttled_replicas(current, proposed).items():
+            backend.set_topic_configs(topic, {LEADER_REPLICAS: leader, FOLLOWER_REPLICAS: follower})
 
 
 def verify(backend, args, out):
