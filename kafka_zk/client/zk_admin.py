@@ -1,5 +1,7 @@
 """ZkAdmin: topic administration written straight to ZooKeeper, like Kafka 2.5's AdminZkClient (--zookeeper mode)."""
 
+from kazoo.exceptions import NodeExistsError
+
 from kafka_zk.client.topic_names import (
     INTERNAL_TOPICS, InvalidTopicName, collides, has_collision_chars, validate_topic_name)
 from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas
@@ -13,6 +15,10 @@ class InvalidReplicaAssignmentError(ValueError):
 
 class AdminOperationError(Exception):
     """An admin request that is not allowed (e.g. deleting an internal topic)."""
+
+
+class ReassignmentInProgressError(AdminOperationError):
+    """/admin/reassign_partitions already exists."""
 
 
 def _check_assignment_shape(assignment):
@@ -130,8 +136,11 @@ class ZkAdmin:
         return self.zk.get_partition_reassignment()
 
     def start_partition_reassignment(self, reassignment):
-        """Create /admin/reassign_partitions; raises kazoo's NodeExistsError when one is in progress."""
-        self.zk.create_partition_reassignment(reassignment)
+        """Create /admin/reassign_partitions; ReassignmentInProgressError when one is already there."""
+        try:
+            self.zk.create_partition_reassignment(reassignment)
+        except NodeExistsError:
+            raise ReassignmentInProgressError("Partition reassignment currently in progress") from None
 
     def topic_assignments(self, topics):
         """{topic: {partition: replicas}} of the topics that exist."""

@@ -4,11 +4,9 @@ through ZooKeeper (/admin/reassign_partitions) or a broker (the KIP-455 APIs).""
 import json
 import sys
 
-from kazoo.exceptions import NodeExistsError
-
 from kafka_zk.client.admin import BROKER_RESOURCE_TYPE, AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
-from kafka_zk.client.zk_admin import ZkAdmin
+from kafka_zk.client.zk_admin import ReassignmentInProgressError, ZkAdmin
 from kafka_zk.controller.assignment import InvalidReplicationFactorError, assign_replicas
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
@@ -235,7 +233,7 @@ class ZkBackend:
     def start(self, proposed, additional, timeout_ms):
         try:
             self.admin.start_partition_reassignment(proposed)
-        except NodeExistsError:
+        except ReassignmentInProgressError:
             raise ReassignmentError(EXISTING_MESSAGE) from None
 
     def set_broker_configs(self, broker_id, configs, deletions=()):
