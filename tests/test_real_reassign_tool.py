@@ -138,6 +138,9 @@ def test_generate_execute_verify_list_and_bad_input(env):
                    "Unable to parse the reassignment-json file")
     one_line_error(tool(TOOL, "--bootstrap-server", bootstrap, "--execute", "--reassignment-json-file",
                         write(files, "badbroker.json", reassignment("moves", {0: [2, 7]}))),
+                   "Unknown broker id 7")
+    one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--execute", "--reassignment-json-file",
+                        write(files, "badbroker.json", reassignment("moves", {0: [2, 7]}))),
                    "The proposed assignment contains non-existent brokerIDs: 7")
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--execute", "--reassignment-json-file",
                         write(files, "notopic.json", reassignment("nope", {0: [1]}))),
@@ -148,7 +151,7 @@ def test_generate_execute_verify_list_and_bad_input(env):
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--generate", "--topics-to-move-json-file", topics_file,
                         "--broker-list", "0,0"), "Broker list contains duplicate entries: 0")
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--cancel", "--reassignment-json-file", move_file),
-                   'Option "[zookeeper]" can\'t be used with option "[cancel]"')
+                   'Option "[zookeeper]" can\'t be used with action "[cancel]"')
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--reassignment-json-file", move_file),
                    "Command must include exactly one action")
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--generate", "--broker-list", "0"),
@@ -157,6 +160,16 @@ def test_generate_execute_verify_list_and_bad_input(env):
     one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--execute", "--reassignment-json-file", move_file,
                         "--throttle", "fast"), "Cannot parse argument 'fast' of option throttle")
     assert tool(TOOL).returncode == 1
+    one_line_error(tool(TOOL, "--bootstrap-server", bootstrap, "--generate", "--broker-list", "0,1",
+                        "--topics-to-move-json-file", write(files, "missing.json", {"topics": [{"topic": "nope"}]})),
+                   "Topic nope not found.")
+    one_line_error(tool(TOOL, "--zookeeper", zk_connect, "--generate", "--broker-list", "0,1",
+                        "--topics-to-move-json-file", malformed), "The input string is not a valid JSON")
+    both = tool(TOOL, "--bootstrap-server", bootstrap, "--zookeeper", zk_connect, "--generate",
+                "--topics-to-move-json-file", topics_file, "--broker-list", "0,1,2")
+    assert both.returncode == 0 and lines(both)[:2] == [
+        "Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  The "
+        "--zookeeper option will be removed in a future version of Kafka.", "Current partition replica assignment"]
 
 
 def log_bytes(broker, topic, partition):
@@ -285,11 +298,14 @@ def test_cancel_stops_a_throttled_reassignment(env):
     cancelled = tool(TOOL, "--bootstrap-server", bootstrap, "--cancel", "--reassignment-json-file", move_file)
     assert cancelled.returncode == 0, cancelled.stderr
     assert lines(cancelled) == ["Successfully cancelled partition reassignment for: cancelme-0",
-                                "Throttle was removed."]
+                                "None of the specified partition moves are active.",
+                                "Clearing broker-level throttles on brokers 0,1,2",
+                                "Clearing topic-level throttles on topic cancelme"]
     wait_for(lambda: assignment(zk, "cancelme")[0] == [0, 1], message="the original replicas back")
     assert "leader.replication.throttled.replicas" not in config_of(zk, "topics/cancelme")
     again = tool(TOOL, "--bootstrap-server", bootstrap, "--cancel", "--reassignment-json-file", move_file)
-    assert lines(again) == ["None of the specified partition reassignments are active."]
+    assert lines(again)[:2] == ["None of the specified partition reassignments are active.",
+                                "None of the specified partition moves are active."]
 
 
 def fill(cluster, topic, batches):

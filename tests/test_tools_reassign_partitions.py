@@ -41,6 +41,7 @@ def test_reassignment_json_is_compact_and_sorted_like_kafkas():
     ('{"partitions":[{"topic":"t","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}',
      "Size of replicas list [1, 2] is different from size of log dirs list ['any'] for partition t-0"),
     ("not json", "Unable to parse the reassignment-json file"),
+    ('{"version":2,"partitions":[{"topic":"t","partition":0,"replicas":[1]}]}', "Not supported version field value 2"),
 ])
 def test_bad_reassignment_files_are_refused_with_one_message(tmp_path, content, message):
     path = tmp_path / "r.json"
@@ -59,14 +60,17 @@ def test_reassignment_file_keeps_its_order(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--zookeeper", "z", "--execute", "--verify", "--reassignment-json-file", "f"],
-     "Command must include exactly one action: --generate, --execute, --verify, --cancel, or --list"),
-    (["--zookeeper", "z", "--list"], 'Option "[zookeeper]" can\'t be used with option "[list]"'),
+     "Command must include exactly one action: --generate, --execute, --verify, --cancel, --list"),
+    (["--zookeeper", "z", "--list"], 'Option "[zookeeper]" can\'t be used with action "[list]"'),
     (["--bootstrap-server", "b", "--verify", "--reassignment-json-file", "f", "--throttle", "5"],
-     'Option "[throttle]" can\'t be used with option "[verify]"'),
+     'Option "[throttle]" can\'t be used with action "[verify]"'),
+    (["--bootstrap-server", "b", "--verify", "--reassignment-json-file", "f", "--timeout", "5"],
+     'Option "[timeout]" can\'t be used with action "[verify]"'),
     (["--bootstrap-server", "b", "--generate", "--topics-to-move-json-file", "f"],
      'Missing required argument "[broker-list]"'),
     (["--zookeeper", "z", "--execute", "--reassignment-json-file", "f", "--additional"],
-     'Option "[additional]" can\'t be used with option "[zookeeper]"'),
+     'You must specify --bootstrap-server when using "[additional]"'),
+    (["--execute", "--reassignment-json-file", "f"], "Please specify --bootstrap-server"),
 ])
 def test_bad_option_combinations_exit_one_with_kafkas_message(argv, message):
     code, out, err = run(*argv)

@@ -45,12 +45,12 @@ def build_parser():
     parser.add_argument("--broker-list", help="The list of brokers to which the partitions need to be reassigned "
                                               "in the form \"0,1,2\".")
     parser.add_argument("--disable-rack-aware", action="store_true", help="Disable rack aware replica assignment")
-    parser.add_argument("--throttle", type=_long("throttle"), default=-1,
+    parser.add_argument("--throttle", type=_long("throttle"), default=None,
                         help="The movement of partitions between brokers will be throttled to this value (bytes/sec).")
     parser.add_argument("--replica-alter-log-dirs-throttle", type=_long("replica-alter-log-dirs-throttle"),
-                        default=-1, help="The movement of replicas between log directories on the same broker will "
+                        default=None, help="The movement of replicas between log directories on the same broker will "
                                          "be throttled to this value (bytes/sec).")
-    parser.add_argument("--timeout", type=_long("timeout"), default=10000,
+    parser.add_argument("--timeout", type=_long("timeout"), default=None,
                         help="The maximum time in ms to wait for partition reassignment execution to be initiated")
     parser.add_argument("--additional", action="store_true",
                         help="Execute this reassignment in addition to any other ongoing ones.")
@@ -68,47 +68,52 @@ def _long(name):
     return convert
 
 
-_INVALID_WITH = {
-    "generate": ("reassignment_json_file", "throttle", "replica_alter_log_dirs_throttle", "additional",
-                 "preserve_throttles"),
-    "execute": ("topics_to_move_json_file", "broker_list", "disable_rack_aware", "preserve_throttles"),
-    "verify": ("topics_to_move_json_file", "broker_list", "disable_rack_aware", "throttle",
-               "replica_alter_log_dirs_throttle", "additional"),
-    "cancel": ("topics_to_move_json_file", "broker_list", "disable_rack_aware", "throttle",
-               "replica_alter_log_dirs_throttle", "additional", "zookeeper"),
-    "list": ("reassignment_json_file", "topics_to_move_json_file", "broker_list", "disable_rack_aware", "throttle",
-             "replica_alter_log_dirs_throttle", "additional", "preserve_throttles", "zookeeper"),
-}
+_OPTIONS = ("bootstrap_server", "zookeeper", "reassignment_json_file", "topics_to_move_json_file", "broker_list",
+            "disable_rack_aware", "throttle", "replica_alter_log_dirs_throttle", "timeout", "additional",
+            "preserve_throttles")
 _REQUIRED = {"generate": ("topics_to_move_json_file", "broker_list"), "execute": ("reassignment_json_file",),
              "verify": ("reassignment_json_file",), "cancel": ("reassignment_json_file",), "list": ()}
-_DEFAULTS = {"throttle": -1, "replica_alter_log_dirs_throttle": -1}
+# Besides the required ones; --replica-alter-log-dirs-throttle and --timeout stay usable with --zookeeper, as in 2.5.
+_PERMITTED = {
+    "verify": ("bootstrap_server", "preserve_throttles", "zookeeper"),
+    "generate": ("bootstrap_server", "disable_rack_aware", "zookeeper"),
+    "execute": ("additional", "bootstrap_server", "throttle", "replica_alter_log_dirs_throttle", "timeout",
+                "zookeeper"),
+    "cancel": ("bootstrap_server", "preserve_throttles", "timeout"),
+    "list": ("bootstrap_server",),
+}
+_BOOTSTRAP_ONLY = ("additional", "cancel", "list")
+_DEFAULTS = {"throttle": -1, "replica_alter_log_dirs_throttle": -1, "timeout": 10000}
+ZOOKEEPER_IGNORED = ("Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  "
+                     "The --zookeeper option will be removed in a future version of Kafka.")
 
 
 def _given(args, dest):
-    value = getattr(args, dest)
-    return value not in (None, False) and value != _DEFAULTS.get(dest, None)
+    return getattr(args, dest) not in (None, False)
 
 
 def validate(args):
-    """Kafka's argument checks; returns the action."""
+    """Kafka's argument checks, in Kafka's order; returns the action and fills in the defaults."""
     actions = [action for action in ACTIONS if getattr(args, action)]
     if len(actions) != 1:
         raise UsageError("Command must include exactly one action: --generate, --execute, --verify, --cancel, "
-                         "or --list")
+                         "--list")
     action = actions[0]
-    if args.bootstrap_server and args.zookeeper:
-        raise UsageError("Please specify either --bootstrap-server or --zookeeper, but not both.")
     if not (args.bootstrap_server or args.zookeeper):
         raise UsageError("Please specify --bootstrap-server")
-    for dest in _INVALID_WITH[action]:
-        if _given(args, dest):
-            raise UsageError("Option \"[%s]\" can't be used with option \"[%s]\""
-                             % (dest.replace("_", "-"), action))
     for dest in _REQUIRED[action]:
         if not _given(args, dest):
             raise UsageError("Missing required argument \"[%s]\"" % dest.replace("_", "-"))
-    if args.zookeeper and args.additional:
-        raise UsageError("Option \"[additional]\" can't be used with option \"[zookeeper]\"")
+    for dest in _OPTIONS:
+        if _given(args, dest) and dest not in _REQUIRED[action] + _PERMITTED[action]:
+            raise UsageError("Option \"[%s]\" can't be used with action \"[%s]\"" % (dest.replace("_", "-"), action))
+    if not args.bootstrap_server:
+        for name in _BOOTSTRAP_ONLY:
+            if getattr(args, name):
+                raise UsageError("You must specify --bootstrap-server when using \"[%s]\"" % name)
+    for dest, default in _DEFAULTS.items():
+        if getattr(args, dest) is None:
+            setattr(args, dest, default)
     return action
 
 
@@ -127,7 +132,13 @@ def _read_json(path, what):
 
 
 def parse_topics_to_move(path):
-    data = _read_json(path, "topics-to-move-json")
+    try:
+        data = _read_json(path, "topics-to-move-json")
+    except ReassignmentError as error:
+        if "Unable to read" in str(error):
+            raise
+        raise ReassignmentError("The input string is not a valid JSON") from None
+    _check_version(data)
     try:
         topics = [entry["topic"] for entry in data["topics"]]
         if not all(isinstance(topic, str) for topic in topics):
@@ -144,6 +155,7 @@ def parse_topics_to_move(path):
 def parse_reassignment(path):
     """[((topic, partition), [replicas])] in file order, checked as Kafka checks it."""
     data = _read_json(path, "reassignment-json")
+    _check_version(data)
     entries = []
     try:
         for item in data.get("partitions") or []:
@@ -177,6 +189,12 @@ def parse_reassignment(path):
         raise ReassignmentError("Partition replica lists may not contain duplicate entries: %s" % ". ".join(
             "%s contains multiple entries for %s" % (_name(tp), ",".join(map(str, dup))) for tp, dup in repeated))
     return entries
+
+
+def _check_version(data):
+    version = data.get("version", 1) if isinstance(data, dict) else 1
+    if version != 1:
+        raise ReassignmentError("Not supported version field value %s" % version)
 
 
 def _name(tp):
@@ -323,9 +341,7 @@ def generate(backend, args, out):
         raise ReassignmentError("Broker list contains duplicate entries: %s" % ",".join(map(str, duplicates)))
     topics = parse_topics_to_move(args.topics_to_move_json_file)
     live = backend.brokers()
-    unknown = [b for b in broker_list if b not in live]
-    if unknown:
-        raise ReassignmentError("The given broker list contains unknown broker ids: %s" % ",".join(map(str, unknown)))
+    broker_list = [b for b in broker_list if b in live]   # Kafka leaves out brokers it cannot find
     racks = [live[b] for b in broker_list]
     if not args.disable_rack_aware and any(racks) and not all(racks):
         raise ReassignmentError("Not all brokers have rack information. Add --disable-rack-aware in command line "
@@ -333,7 +349,7 @@ def generate(backend, args, out):
     current = backend.assignment(topics)
     missing = [t for t in topics if not any(tp[0] == t for tp in current)]
     if missing:
-        raise ReassignmentError("Topic %s not found" % missing[0])
+        raise ReassignmentError("Topic %s not found." % missing[0])
     proposed = {}
     for topic in topics:
         partitions = sorted(p for t, p in current if t == topic)
@@ -357,6 +373,8 @@ def _validated_proposal(backend, entries):
                                 % ",".join(_name(tp) for tp in missing))
     live = backend.brokers()
     unknown = sorted({b for replicas in proposed.values() for b in replicas if b not in live})
+    if unknown and isinstance(backend, BrokerBackend):
+        raise ReassignmentError("Unknown broker id %d" % unknown[0])
     if unknown:
         raise ReassignmentError("The proposed assignment contains non-existent brokerIDs: %s"
                                 % ",".join(map(str, unknown)))
@@ -423,10 +441,10 @@ def verify(backend, args, out):
     return 0
 
 
-def _remove_throttles(backend, topics):
+def _remove_throttles(backend, topics, brokers=None):
     """Kafka's removeThrottle: the rates from every broker, the replica lists from the moved topics."""
     changed = False
-    for broker_id in sorted(backend.brokers()):
+    for broker_id in sorted(backend.brokers()) if brokers is None else brokers:
         changed |= bool(backend.set_broker_configs(broker_id, {}, BROKER_THROTTLES))
     for topic in topics:
         changed |= bool(backend.set_topic_configs(topic, {}, TOPIC_THROTTLES))
@@ -435,20 +453,28 @@ def _remove_throttles(backend, topics):
 
 def cancel(backend, args, out):
     proposed = dict(parse_reassignment(args.reassignment_json_file))
-    results = backend.cancel(sorted(proposed), args.timeout)
-    cancelled = sorted(tp for tp, (error, _) in results.items() if error == Errors.NONE)
-    failed = {tp: result for tp, result in results.items()
-              if result[0] not in (Errors.NONE, Errors.NO_REASSIGNMENT_IN_PROGRESS)}
-    if failed:
-        raise ReassignmentError("Error cancelling partition reassignment(s):\n" + "\n".join(
-            "%s: %s" % (_name(tp), message or error.name) for tp, (error, message) in sorted(failed.items())))
-    if cancelled:
+    active = sorted(tp for tp, state in backend.listing().items()
+                    if tp in proposed and (state.adding_replicas or state.removing_replicas))
+    if active:
+        results = backend.cancel(active, args.timeout)
+        failed = {tp: result for tp, result in results.items() if result[0] != Errors.NONE}
+        if failed:
+            raise ReassignmentError("Error cancelling partition reassignment%s for:\n%s" % (
+                "" if len(failed) == 1 else "s", "\n".join("%s: %s" % (_name(tp), message or error.message)
+                                                          for tp, (error, message) in sorted(failed.items()))))
         print("Successfully cancelled partition reassignment%s for: %s" % (
-            "" if len(cancelled) == 1 else "s", ",".join(_name(tp) for tp in cancelled)), file=out)
+            "" if len(active) == 1 else "s", ",".join(_name(tp) for tp in active)), file=out)
     else:
         print("None of the specified partition reassignments are active.", file=out)
-    if not args.preserve_throttles and _remove_throttles(backend, sorted({tp[0] for tp in proposed})):
-        print("Throttle was removed.", file=out)
+    print("None of the specified partition moves are active.", file=out)
+    if not args.preserve_throttles:
+        brokers = sorted(set(backend.brokers()) | {b for replicas in proposed.values() for b in replicas})
+        topics = sorted({tp[0] for tp in proposed})
+        print("Clearing broker-level throttles on broker%s %s" % ("" if len(brokers) == 1 else "s",
+                                                                 ",".join(map(str, brokers))), file=out)
+        print("Clearing topic-level throttles on topic%s %s" % ("" if len(topics) == 1 else "s", ",".join(topics)),
+              file=out)
+        _remove_throttles(backend, topics, brokers)
     return 0
 
 
@@ -459,9 +485,10 @@ def list_reassignments(backend, args, out):
         return 0
     print("Current partition reassignments:", file=out)
     for tp, state in sorted(listing.items()):
-        print("%s: replicas: %s. adding: %s. removing: %s." % (
-            _name(tp), ",".join(map(str, state.replicas)), ",".join(map(str, state.adding_replicas)),
-            ",".join(map(str, state.removing_replicas))), file=out)
+        adding = " adding: %s." % ",".join(map(str, state.adding_replicas)) if state.adding_replicas else ""
+        removing = (" removing: %s." % ",".join(map(str, state.removing_replicas))
+                    if state.removing_replicas else "")
+        print("%s: replicas: %s.%s%s" % (_name(tp), ",".join(map(str, state.replicas)), adding, removing), file=out)
     return 0
 
 
@@ -470,6 +497,9 @@ _RUNNERS = {"generate": generate, "execute": execute, "verify": verify, "cancel"
 
 def run(args, out, err, zk_backend=ZkBackend, broker_backend=BrokerBackend):
     action = validate(args)
+    if args.bootstrap_server and args.zookeeper:
+        print(ZOOKEEPER_IGNORED, file=out)
+        args.zookeeper = None
     try:
         backend = zk_backend(args.zookeeper) if args.zookeeper else broker_backend(args.bootstrap_server)
     except Exception as error:  # an unreachable ZooKeeper or broker
