@@ -7,11 +7,12 @@ from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
-    create_partitions, create_topics, delete_topics, describe_configs, incremental_alter_configs,
-    list_partition_reassignments)
+    alter_partition_reassignments, create_partitions, create_topics, delete_topics, describe_configs,
+    incremental_alter_configs, list_partition_reassignments)
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
 TOPIC_RESOURCE_TYPE = 2
+BROKER_RESOURCE_TYPE = 4
 DEFAULT_CONFIG_SOURCE = 5
 
 ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source")
@@ -137,16 +138,40 @@ class AdminClient:
                 for c in resource["configs"]]
         return result
 
-    def incremental_alter_configs(self, topic, set_configs=None, delete_configs=()):
-        """Set and delete a topic's config overrides (IncrementalAlterConfigs); raises on the broker's error."""
+    def incremental_alter_configs(self, topic, set_configs=None, delete_configs=(),
+                                  resource_type=TOPIC_RESOURCE_TYPE):
+        """Set and delete a topic's (or, with BROKER_RESOURCE_TYPE, a broker id's) config overrides
+        (IncrementalAlterConfigs); raises on the broker's error."""
         entries = [{"name": name, "config_operation": 0, "value": value}
                    for name, value in (set_configs or {}).items()]
         entries += [{"name": name, "config_operation": 1, "value": None} for name in delete_configs]
-        body = {"resources": [{"resource_type": TOPIC_RESOURCE_TYPE, "resource_name": topic, "configs": entries}],
+        body = {"resources": [{"resource_type": resource_type, "resource_name": str(topic), "configs": entries}],
                 "validate_only": False}
         _, response = self.cluster.any_request(incremental_alter_configs.API_KEY, lambda version: body)
         result = response["responses"][0]
-        raise_for_error(result["error_code"], result.get("error_message"), topic)
+        raise_for_error(result["error_code"], result.get("error_message"), str(topic))
+
+    def alter_partition_reassignments(self, reassignments, timeout_ms=30000):
+        """Start ({(topic, partition): [replicas]}) or cancel ({tp: None}) reassignments through the controller;
+        returns {tp: (Errors member, message or None)}."""
+        topics = {}
+        for (topic, partition), replicas in sorted(reassignments.items()):
+            topics.setdefault(topic, []).append(
+                {"partition_index": partition, "replicas": None if replicas is None else list(replicas)})
+        body = {"timeout_ms": timeout_ms, "topics": [{"name": topic, "partitions": partitions}
+                                                     for topic, partitions in topics.items()]}
+
+        def attempt():
+            response = self.cluster.request(self.cluster.controller(), alter_partition_reassignments.API_KEY, body,
+                                            timeout=self.cluster.timeout + timeout_ms / 1000.0)
+            if response["error_code"] == Errors.NOT_CONTROLLER:
+                self.cluster.controller_id = -1
+            raise_for_error(response["error_code"], response.get("error_message"))
+            return response
+
+        response = self.cluster.with_retries(attempt, [])
+        return {(t["name"], p["partition_index"]): (Errors.from_code(p["error_code"]), p.get("error_message"))
+                for t in response["responses"] for p in t["partitions"]}
 
     def list_partition_reassignments(self, timeout_ms=30000):
         """{(topic, partition): Reassignment} of every reassignment in progress."""

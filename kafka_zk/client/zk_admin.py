@@ -1,5 +1,7 @@
 """ZkAdmin: topic administration written straight to ZooKeeper, like Kafka 2.5's AdminZkClient (--zookeeper mode)."""
 
+from kazoo.exceptions import NodeExistsError
+
 from kafka_zk.client.topic_names import (
     INTERNAL_TOPICS, InvalidTopicName, collides, has_collision_chars, validate_topic_name)
 from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas
@@ -13,6 +15,10 @@ class InvalidReplicaAssignmentError(ValueError):
 
 class AdminOperationError(Exception):
     """An admin request that is not allowed (e.g. deleting an internal topic)."""
+
+
+class ReassignmentInProgressError(AdminOperationError):
+    """/admin/reassign_partitions already exists."""
 
 
 def _check_assignment_shape(assignment):
@@ -122,6 +128,34 @@ class ZkAdmin:
 
     def get_topic_config(self, topic):
         return self.zk.get_entity_config("topics", topic)
+
+    # -- reassignment (Kafka 2.5's ReassignPartitionsCommand over ZooKeeper) ----------------------
+
+    def partition_reassignment(self):
+        """{(topic, partition): target replicas} of /admin/reassign_partitions; {} when none is in progress."""
+        return self.zk.get_partition_reassignment()
+
+    def start_partition_reassignment(self, reassignment):
+        """Create /admin/reassign_partitions; ReassignmentInProgressError when one is already there."""
+        try:
+            self.zk.create_partition_reassignment(reassignment)
+        except NodeExistsError:
+            raise ReassignmentInProgressError("Partition reassignment currently in progress") from None
+
+    def topic_assignments(self, topics):
+        """{topic: {partition: replicas}} of the topics that exist."""
+        return self.zk.get_topic_assignments(topics)
+
+    def brokers(self):
+        """{broker id: rack or None} of the live brokers."""
+        return {info.id: info.rack for info in self.zk.get_all_brokers()}
+
+    def get_broker_config(self, broker_id):
+        return self.zk.get_entity_config("brokers", str(broker_id))
+
+    def change_broker_config(self, broker_id, configs):
+        """Replace /config/brokers/<id> and notify the brokers."""
+        self.zk.set_entity_config("brokers", str(broker_id), dict(configs))
 
     def add_partitions(self, topic, total_partitions, replica_assignment=None):
         """Grow ``topic`` to ``total_partitions``; ``replica_assignment`` ({p: replicas}, covering all or only

@@ -50,6 +50,9 @@ class ConfigChangeListener:
             for topic in topics:
                 server.apply_topic_overrides(topic, overrides.get(topic, {}))
             log.info("[KafkaServer id=%d] applied config changes of topics %s", server.broker_id, topics)
+        if any(path.startswith("brokers/") for _, path in fresh):
+            yield server.reload_broker_configs()
+            log.info("[KafkaServer id=%d] applied dynamic broker config changes", server.broker_id)
         expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
         if expired:
             yield server.zk.call("delete_config_change_notifications", expired)

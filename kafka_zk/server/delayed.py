@@ -55,7 +55,8 @@ class DelayedFetch(DelayedOperation):
             end = partition.log.log_end_offset if self.replica_id >= 0 else partition.high_watermark
             if end < fetch_offset:
                 return None
-            if end > fetch_offset:
+            if end > fetch_offset and not (self.replica_id >= 0 and
+                                           self.replica_manager.should_leader_throttle(partition, self.replica_id)):
                 total += partition.log.bytes_between(fetch_offset, end)
         return total
 

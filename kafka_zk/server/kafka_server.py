@@ -16,10 +16,12 @@ from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.config_changes import ConfigChangeListener
+from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replica_manager import ReplicaManager
+from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
 from kafka_zk.server.topic_config import effective_topic_config, to_log_config
 from kafka_zk.server.zk_bridge import ZkBridge
@@ -84,11 +86,17 @@ class KafkaServer(service.Service):
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
+        self.dynamic_config = DynamicBrokerConfig(config, self.broker_id)
+        yield self.reload_broker_configs()
+        self.replication_quotas = ReplicationQuotas(self.broker_id, self.now_ms)
+        self.dynamic_config.add_listener(BROKER_CONFIG_NAMES, self.replication_quotas.on_broker_config)
         self.replica_manager = ReplicaManager(
             self.broker_id, self.log_manager, self.topic_config, self.reactor, self._read_high_watermarks(),
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
+        self.replica_manager.replication_quotas = self.replication_quotas
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
+        self.replica_manager.fetchers.quota = self.replication_quotas.follower
         self._isr_changes = set()
         self.admin = AdminManager(self)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
@@ -235,14 +243,23 @@ class KafkaServer(service.Service):
         for topic in topics:
             if topic not in self.topic_overrides:
                 self.topic_overrides[topic] = yield self.zk.call("get_entity_config", "topics", topic)
+                self.replication_quotas.on_topic_config(topic, self.topic_overrides[topic])
 
     def apply_topic_overrides(self, topic, overrides):
         """New /config/topics overrides for a topic: later appends and this broker's logs use them."""
         self.topic_overrides[topic] = dict(overrides)
+        self.replication_quotas.on_topic_config(topic, self.topic_overrides[topic])
         log_config = to_log_config(self.topic_config(topic))
         for (name, _), partition in self.replica_manager.partitions.items():
             if name == topic and partition.log is not None:
                 partition.log.config = log_config
+
+    @defer.inlineCallbacks
+    def reload_broker_configs(self):
+        """Read /config/brokers/<default> and /config/brokers/<id> into the dynamic config."""
+        default_name, own_name = self.dynamic_config.entity_names()
+        overrides = yield self.zk.call("get_entity_configs", "brokers", [default_name, own_name])
+        self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     def on_metadata_updated(self):
         self.admin.on_metadata_updated()

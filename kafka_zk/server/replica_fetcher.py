@@ -8,6 +8,7 @@ from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFF
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.replication_quota import should_throttle
 
 log = logging.getLogger(__name__)
 
@@ -19,13 +20,18 @@ _WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADE
 
 
 class PartitionFetchState:
-    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until")
+    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag")
 
     def __init__(self, partition):
         self.partition = partition
         self.leader_epoch = partition.leader_epoch
         self.truncating = True
         self.delayed_until = 0.0
+        self.lag = None  # the leader's high watermark minus our log end after the last fetch
+
+    @property
+    def in_sync(self):
+        return self.lag is not None and self.lag <= 0
 
 
 def truncation_offset(log, high_watermark, leader_epoch, leader_end_offset):
@@ -100,15 +106,23 @@ class ReplicaFetcher:
                 if truncating:
                     yield self._truncate(truncating)
                 fetching = {tp: state for tp, state in ready.items()
-                            if not state.truncating and self.partitions.get(tp) is state}
+                            if not state.truncating and self.partitions.get(tp) is state
+                            and not self._throttled(tp, state)}
                 if fetching:
                     yield self._fetch(fetching)
+                elif not truncating:
+                    yield self._sleep(self.backoff_s)  # every ready partition is throttled: back off
             except Exception as error:  # connection trouble: back off and try again
                 if self.running:
                     log.info("[ReplicaFetcher broker=%d leader=%d] %s; retrying in %.1fs", self.broker_id,
                              self.leader_id, error, self.backoff_s)
                     self.connection.close()
                     yield self._sleep(self.backoff_s)
+
+    def _throttled(self, tp, state):
+        """Kafka's shouldFollowerThrottle: an out-of-sync throttled partition sits out while over the quota."""
+        quota = self.manager.quota
+        return quota is not None and should_throttle(quota, tp, state.in_sync)
 
     def _delay(self, state):
         state.delayed_until = self.reactor.seconds() + self.backoff_s
@@ -182,14 +196,18 @@ class ReplicaFetcher:
         partition = state.partition
         error = answer["error_code"]
         if error == Errors.NONE:
+            records = answer["records"] or b""
             try:
-                partition.append_as_follower(answer["records"] or b"", answer["high_watermark"],
-                                                        answer["log_start_offset"])
+                partition.append_as_follower(records, answer["high_watermark"], answer["log_start_offset"])
             except InvalidRecordError as failure:
                 log.error("[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
                 self._delay(state)
                 return
+            state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
+            quota = self.manager.quota
+            if records and quota is not None and quota.is_throttled(tp):
+                quota.record(len(records))
         elif error == Errors.OFFSET_OUT_OF_RANGE:
             yield self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
@@ -235,6 +253,7 @@ class ReplicaFetcherManager:
         self.reactor = reactor
         self.broker_id = broker_id
         self.fetchers = {}
+        self.quota = None  # the follower ReplicationQuota, set by the server
 
     def _fetcher_id(self, tp):
         return (sum(map(ord, tp[0])) * 31 + tp[1]) % self.config["num.replica.fetchers"]

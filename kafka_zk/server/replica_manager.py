@@ -13,6 +13,7 @@ from kafka_zk.record.validation import InvalidTimestampError, RecordTooLargeErro
 from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
+from kafka_zk.server.replication_quota import should_throttle
 from kafka_zk.server.topic_config import to_log_config
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class ReplicaManager:
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self.isr_writer = isr_writer  # callable(partition, new_isr) -> Deferred(new zk_version or None)
         self.fetchers = None  # ReplicaFetcherManager, set by the server
+        self.replication_quotas = None  # ReplicationQuotas, set by the server
         self.knows_partition = knows_partition  # callable(tp) -> bool: the metadata cache has it
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
@@ -139,6 +141,10 @@ class ReplicaManager:
                 continue
             try:
                 partition.check_leader(info.current_leader_epoch)
+                if replica_id >= 0 and self.should_leader_throttle(partition, replica_id):
+                    results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
+                                              partition.log.log_start_offset, partition.log.log_end_offset)
+                    continue
                 data, hw, log_start, leo = partition.read(
                     info.fetch_offset, min(info.max_bytes, remaining), for_follower=replica_id >= 0,
                     min_one_message=bytes_read == 0)
@@ -151,6 +157,10 @@ class ReplicaManager:
                 continue
             records = data.read_bytes() if data is not None else b""
             bytes_read += len(records)
+            if replica_id >= 0 and records and self.replication_quotas is not None:
+                leader_quota = self.replication_quotas.leader
+                if leader_quota.is_throttled(tp):
+                    leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
             results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo)
         return results, bytes_read
@@ -168,6 +178,13 @@ class ReplicaManager:
         operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done)
         self.fetch_purgatory.try_complete_else_watch(operation, [info.tp for info in fetch_infos])
         return done
+
+    def should_leader_throttle(self, partition, replica_id):
+        """Kafka's shouldLeaderThrottle: leave a follower that is out of the ISR without this throttled
+        partition's data while the leader replication quota is exceeded."""
+        if self.replication_quotas is None:
+            return False
+        return should_throttle(self.replication_quotas.leader, partition.tp, replica_id in partition.isr)
 
     def _update_followers(self, replica_id, fetch_infos):
         now = self.now_ms()

@@ -29,8 +29,8 @@ TOPIC_CONFIGS = {
     "max.compaction.lag.ms": ("long", None),
     "min.cleanable.dirty.ratio": ("double", None),
     "message.downconversion.enable": ("bool", None),
-    "leader.replication.throttled.replicas": ("string", None),
-    "follower.replication.throttled.replicas": ("string", None),
+    "leader.replication.throttled.replicas": ("list", None),
+    "follower.replication.throttled.replicas": ("list", None),
 }
 
 # The broker configs that set each topic config's default, highest precedence first.
@@ -100,9 +100,26 @@ def parse_topic_config_value(name, raw):
     if minimum is not None and value < minimum:
         raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s"
                           % (raw, name, minimum))
+    if name in _THROTTLED_REPLICA_LISTS:
+        _check_throttled_replicas(name, raw, value)
     if kind == "list":
         value = ",".join(value)
     return value
+
+
+_THROTTLED_REPLICA_LISTS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
+
+
+def _check_throttled_replicas(name, raw, items):
+    """Kafka's ThrottledReplicaListValidator: the literal '*' or partitionId:brokerId pairs."""
+    if items == ["*"]:
+        return
+    for item in items:
+        partition, sep, broker = item.partition(":")
+        if not (sep and partition.strip().isdigit() and broker.strip().isdigit()):
+            raise ConfigError("Invalid value %s for configuration %s: %s must be the literal '*' or a list of "
+                              "replicas in the following format: [partitionId]:[brokerId],[partitionId]:"
+                              "[brokerId],..." % (raw, name, name))
 
 
 def validate_topic_configs(configs):

@@ -312,6 +312,11 @@ class KafkaZkClient(ZkSession):
         found = self.get_data(ReassignPartitionsZNode.PATH)
         return {} if found is None else ReassignPartitionsZNode.decode(found[0])
 
+    def create_partition_reassignment(self, reassignment: Mapping[TopicPartition, Sequence[int]]) -> None:
+        """Create /admin/reassign_partitions as Kafka's tool does; NodeExistsError if one is in progress."""
+        self._retry(self._zk.create, ReassignPartitionsZNode.PATH, ReassignPartitionsZNode.encode(reassignment),
+                    makepath=True)
+
     def delete_partition_reassignment(self, epoch_zk_version: int) -> None:
         self._fenced_batch([ReassignPartitionsZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
 
