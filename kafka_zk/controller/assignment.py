@@ -11,6 +11,19 @@ class InvalidPartitionsError(ValueError):
     pass
 
 
+# ZooKeeper refuses a znode larger than jute.maxbuffer (1 MiB less one byte by default); a topic's assignment
+# is one znode, and each partition costs at least `"p":[b],` in it.
+ZNODE_MAX_BYTES = 0xFFFFF
+
+
+def check_assignment_fits(partition_count, replication_factor):
+    smallest_entry = 6 + 2 * max(1, replication_factor)
+    if partition_count * smallest_entry > ZNODE_MAX_BYTES:
+        raise InvalidPartitionsError(
+            "Number of partitions %d with replication factor %d does not fit in the topic's ZooKeeper znode "
+            "(at most %d bytes)." % (partition_count, replication_factor, ZNODE_MAX_BYTES))
+
+
 def _replica_index(first_index, shift, replica, broker_count):
     step = 1 + (shift + replica) % (broker_count - 1)
     return (first_index + step) % broker_count
@@ -27,6 +40,7 @@ def assign_replicas(partition_count, replication_factor, broker_ids, start_index
     if replication_factor <= 0:
         raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
     brokers = sorted(broker_ids)
+    check_assignment_fits(start_partition + partition_count, replication_factor)
     if replication_factor > len(brokers):
         raise InvalidReplicationFactorError(
             "Replication factor: %d larger than available brokers: %d."

@@ -220,6 +220,23 @@ def _type_codec(type_, nullable, version, flexible, path):
     return _BYTES_READERS[variant], _BYTES_WRITERS[variant]
 
 
+# Free-text messages for people: one that echoes a huge input (e.g. a 32767-character topic name in "The topic
+# '...' does not exist.") is shortened to what an int16-length string holds rather than making the response
+# impossible to encode.
+HUMAN_MESSAGE_FIELDS = frozenset(("error_message",))
+MAX_STRING_BYTES = 0x7FFF
+
+
+def _clipped(write):
+    def write_clipped(writer, value):
+        if value is not None and len(value) > MAX_STRING_BYTES // 4:
+            data = value.encode("utf-8")
+            if len(data) > MAX_STRING_BYTES:
+                value = data[:MAX_STRING_BYTES - 3].decode("utf-8", "ignore") + "..."
+        write(writer, value)
+    return write_clipped
+
+
 def _located(path, key, exc):
     error = ProtocolEncodeError("%s.%s: %s" % (path, key, exc))
     error.located = True
@@ -248,6 +265,8 @@ class StructCodec:
                 continue
             read, write = _type_codec(field.type, field.nullable_in(version), version, flexible,
                                       path + "." + field.name)
+            if field.name in HUMAN_MESSAGE_FIELDS:
+                write = _clipped(write)
             default = encode_default(field, version)
             if flexible and field.tagged_in(version):
                 if field.tag in self.tagged:

@@ -6,7 +6,7 @@ from collections import namedtuple
 from twisted.internet import defer
 
 from kafka_zk.controller.assignment import (
-    InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas)
+    InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas, check_assignment_fits)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config import ConfigError
 from kafka_zk.server.topic_config import validate_topic_configs
@@ -176,14 +176,20 @@ class AdminManager:
         if not self.cache.contains_topic(topic):
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         existing = yield self.server.zk.call("get_topic_assignment", topic)
+        if not existing:
+            raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         if count < len(existing):
             raise _Refused(Errors.INVALID_PARTITIONS, "Topic currently has %d partitions, which is higher "
                            "than the requested %d." % (len(existing), count))
         if count == len(existing):
             raise _Refused(Errors.INVALID_PARTITIONS, "Topic already has %d partitions." % count)
-        factor = len(existing[0])
+        factor = len(next(iter(existing.values())))
         live = self.cache.alive_broker_ids()
         added = count - len(existing)
+        try:
+            check_assignment_fits(count, factor)
+        except InvalidPartitionsError as error:
+            raise _Refused(Errors.INVALID_PARTITIONS, str(error))
         if new_assignment is not None:
             if len(new_assignment) != added:
                 raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Increasing the number of partitions by %d "

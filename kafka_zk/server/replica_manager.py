@@ -15,6 +15,7 @@ from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
 from kafka_zk.server.replication_quota import should_throttle
 from kafka_zk.server.topic_config import to_log_config
+from kafka_zk.server.topic_names import is_valid_topic_partition
 
 log = logging.getLogger(__name__)
 
@@ -145,9 +146,12 @@ class ReplicaManager:
                     results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
                                               partition.log.log_start_offset, partition.log.log_end_offset)
                     continue
+                limit = min(info.max_bytes, remaining)
+                if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
+                    results[tp] = FetchResult(Errors.UNKNOWN_SERVER_ERROR)
+                    continue
                 data, hw, log_start, leo = partition.read(
-                    info.fetch_offset, min(info.max_bytes, remaining), for_follower=replica_id >= 0,
-                    min_one_message=bytes_read == 0)
+                    info.fetch_offset, limit, for_follower=replica_id >= 0, min_one_message=bytes_read == 0)
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
                 continue
@@ -257,8 +261,12 @@ class ReplicaManager:
         new_leaders, new_followers = [], {}
         for state in partition_states:
             tp = (state["topic"], state["partition"])
+            if not is_valid_topic_partition(*tp):  # would name a directory outside the log's rules
+                errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
             partition = self.partitions.get(tp)
-            if partition is not None and state["leader_epoch"] < partition.leader_epoch:
+            current_epoch = partition.leader_epoch if partition is not None else 0
+            if state["leader_epoch"] < max(current_epoch, 0):  # epochs start at 0; older ones are stale
                 errors[tp] = Errors.STALE_CONTROLLER_EPOCH
                 continue
             if self.broker_id not in state["replicas"]:

@@ -24,6 +24,17 @@ def validate_topic_name(name):
                                "alphanumerics, '.', '_' and '-'" % name)
 
 
+def is_valid_topic_partition(topic, partition):
+    """Whether (topic, partition) can name a log directory `<topic>-<partition>`."""
+    if partition < 0:
+        return False
+    try:
+        validate_topic_name(topic)
+    except InvalidTopicName:
+        return False
+    return True
+
+
 def collides(name, existing):
     """The existing topic that differs from name only by '.' versus '_', if any."""
     key = name.replace(".", "_")
