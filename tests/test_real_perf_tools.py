@@ -157,12 +157,16 @@ def test_producer_perf_payload_file_and_delimiter(cluster, tmp_path):
     payload_file = tmp_path / "payloads.txt"
     payload_file.write_text("alpha,beta,gamma,delta\n")
     produced = produce_perf(cluster, "payloads", "--num-records", 300, "--payload-file", payload_file,
-                            "--payload-delimiter", ",", "--throughput", -1)
+                            "--payload-delimiter", ",", "--throughput", -1, "--print-metrics")
     assert produced.returncode == 0, produced.stderr
     lines = produced.stdout.splitlines()
     assert lines[0] == "Reading payloads from: %s" % payload_file
     assert lines[1] == "Number of messages read: 4"
-    assert int(total_of("\n".join(lines[2:])).group(1)) == 300
+    end = lines.index("")  # --print-metrics: a blank line, then Kafka's metrics table
+    assert int(total_of("\n".join(lines[2:end])).group(1)) == 300
+    assert re.match(r"^Metric Name +Value$", lines[end + 1])
+    metrics = dict(re.match(r"^(\S+) +: (\d+\.\d{3})$", line).groups() for line in lines[end + 2:])
+    assert metrics["producer-metrics:record-send-total:{client-id=producer-1}"] == "300.000"
     # Kafka's choice of payload per record: Random(0).nextInt(4), in send order (one partition keeps it).
     payloads = [b"alpha", b"beta", b"gamma", b"delta\n"]
     random = JavaRandom(0)

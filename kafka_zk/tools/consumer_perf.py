@@ -250,9 +250,9 @@ def summary_line(start_ms, end_ms, result, date_format):
         java_fixed(java_divide(float(result.messages), fetch_ms / 1000.0), 4))
 
 
-def print_metrics(result, start_ms, end_ms, out):
+def print_metrics(result, start_ms, end_ms, client_id, out):
     """Kafka's ToolsUtils.printMetrics layout for the consumer-fetch-manager-metrics this tool measures itself."""
-    client = "{client-id=perf-consumer}"
+    client = "{client-id=%s}" % client_id
     seconds = max(1e-9, (end_ms - start_ms) / 1000.0)
     metrics = {
         "consumer-fetch-manager-metrics:records-consumed-total:%s" % client: float(result.messages),
@@ -284,7 +284,7 @@ def run(args, out, err, consumer_factory=Consumer):
     if not config.show_detailed_stats:
         print(summary_line(start_ms, end_ms, result, config.date_format), file=out, flush=True)
     if config.print_metrics:
-        print_metrics(result, start_ms, end_ms, out)
+        print_metrics(result, start_ms, end_ms, settings.get("client.id", "consumer-%s-1" % config.group), out)
     return 0
 
 

@@ -212,9 +212,9 @@ class PerfRun:
         return stats
 
 
-def print_metrics(stats, out):
+def print_metrics(stats, client_id, out):
     """Kafka's ToolsUtils.printMetrics layout for the producer-metrics this tool measures itself."""
-    client = "{client-id=perf-producer}"
+    client = "{client-id=%s}" % client_id
     elapsed_s = max(1e-9, (int(time.time() * 1000) - stats.start) / 1000.0)
     metrics = {
         "producer-metrics:record-send-total:%s" % client: float(stats.count),
@@ -255,7 +255,7 @@ def run(args, out, err, producer_factory=Producer):
                               "Timeout expired after %dmilliseconds while awaiting InitProducerId" % max_block_ms)
         raise ToolFailure("org.apache.kafka.common.KafkaException", error.str() if error is not None else str(exc))
     if args.print_metrics:
-        print_metrics(stats, out)
+        print_metrics(stats, settings.get("client.id", "producer-1"), out)
     return 0
 
 
