@@ -173,12 +173,12 @@ class PerfRun:
 
     def run(self, random):
         args = self.args
+        transactions = args.transaction_duration_ms > 0
+        if transactions:  # before the clock starts, as in Kafka's tool
+            self.producer.init_transactions(self.max_block_ms / 1000.0)
         stats = ProducerStats(args.num_records, REPORTING_INTERVAL_MS, self._now_ms, self.out)
         start_ms = self._now_ms()
         throttler = ThroughputThrottler(args.throughput, start_ms, self._nanotime, self._wait)
-        transactions = args.transaction_duration_ms > 0
-        if transactions:
-            self.producer.init_transactions(self.max_block_ms / 1000.0)
         in_transaction = 0
         transaction_start = 0
         payload = self.payload
