@@ -417,6 +417,7 @@ class Cleaner:
                         break
                     if offset_map.full:
                         break
+                    self._check_abort(plan)
                     self.throttler.maybe_throttle(len(raw))
                     if header.is_control:
                         offset_map.latest_offset = max(offset_map.latest_offset, header.last_offset)
@@ -455,6 +456,7 @@ class Cleaner:
         fd = self._open(info)
         try:
             for header, raw in _read_batches(fd, info.size, self.io_buffer_size):
+                self._check_abort(plan)
                 result.bytes_read += len(raw)
                 self.throttler.maybe_throttle(len(raw))
                 out, max_timestamp, offset_of_max, count = self._filter_batch(plan, header, raw, retain_deletes)

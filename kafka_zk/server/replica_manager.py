@@ -5,7 +5,7 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
-from kafka_zk.log.log import OffsetOutOfRangeError
+from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
@@ -127,6 +127,8 @@ class ReplicaManager:
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
+        except RecordBatchTooLargeError as error:
+            return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                              appended.log_append_time, appended.log_start_offset, min_isr)
 
