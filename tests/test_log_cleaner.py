@@ -6,7 +6,7 @@ import pytest
 
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, OffsetCheckpointFile
 from kafka_zk.log.cleaner import (
-    CleanAbortedError, Cleaner, CleaningPlan, OffsetMap, SegmentInfo, apply_cleaning, grab_filthiest,
+    CleanAbortedError, Cleaner, CleaningPlan, OffsetMap, SegmentInfo, Throttler, apply_cleaning, grab_filthiest,
     group_segments_by_size, log_to_clean)
 from kafka_zk.log.log import Log, LogConfig
 from kafka_zk.record.compression import GZIP
@@ -426,3 +426,35 @@ def test_first_dirty_offset_starts_from_the_checkpoint(tmp_path):
     assert log_to_clean("t", 0, log, 99, clock.now).first_dirty_offset == 0  # past the end: reset
     log.maybe_increment_log_start_offset(1)
     assert log_to_clean("t", 0, log, 0, clock.now).first_dirty_offset == 1  # below the start
+
+
+def test_throttler_sleeps_to_hold_the_byte_rate():
+    clock = Clock(0)
+    slept = []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock.now += int(seconds * 1000)
+
+    throttler = Throttler(1000.0, clock, sleep, check_interval_ms=100)  # 1000 bytes per second
+    throttler.maybe_throttle(0)
+    clock.now += 100
+    throttler.maybe_throttle(500)  # 500 bytes in 100 ms: half a second is owed
+    assert slept == [pytest.approx(0.4)]
+    unlimited = Throttler(1.7976931348623157e308, clock, sleep)
+    unlimited.maybe_throttle(10 ** 12)
+    assert len(slept) == 1
+
+
+def test_truncation_is_noted_for_the_cleaner_checkpoint(tmp_path):
+    clock = Clock()
+    log = new_log(tmp_path, clock)
+    fill(log, clock, rounds=3)
+    assert log.truncated_to is None
+    log.truncate_to(12)
+    log.truncate_to(20)  # nothing past the end: no truncation
+    log.truncate_to(5)
+    assert log.truncated_to == 5
+    log.truncated_to = None
+    log.truncate_fully_and_start_at(40)
+    assert log.truncated_to == 40

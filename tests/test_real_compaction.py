@@ -18,6 +18,8 @@ KEYS = 1000
 def broker(tmp_path_factory, zookeeper_server):
     cluster = start_cluster(tmp_path_factory.mktemp("compaction"), zookeeper_server, brokers=1, overrides={
         "log.cleaner.backoff.ms": "100", "log.segment.delete.delay.ms": "0",
+        # A throttled cleaner (1 MB/s) makes its passes long enough for a kill to land in one.
+        "log.cleaner.io.max.bytes.per.second": "1000000",
         "zookeeper.session.timeout.ms": "6000"})
     yield cluster.brokers[0]
     cluster.stop()

@@ -146,6 +146,8 @@ class Log:
         self._segments = []
         self._bases = []
         self._pending_deletes = []
+        # The lowest offset truncated to since the cleaner last looked (it lowers its checkpoint there).
+        self.truncated_to = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
             LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)))
@@ -539,6 +541,7 @@ class Log:
             self.truncate_fully_and_start_at(target_offset)
             return True
         now = self._clock()
+        self._note_truncation(target_offset)
         self._delete_segments(self._segments[self._floor_index(target_offset) + 1:], now)
         active = self.active_segment
         active.truncate_to(target_offset, now)
@@ -548,8 +551,12 @@ class Log:
         self.leader_epoch_cache.truncate_from_end(target_offset)
         return True
 
+    def _note_truncation(self, offset):
+        self.truncated_to = offset if self.truncated_to is None else min(self.truncated_to, offset)
+
     def truncate_fully_and_start_at(self, new_offset):
         """Delete every segment and start empty at ``new_offset`` (also the new log start offset)."""
+        self._note_truncation(new_offset)
         self._delete_segments(list(self._segments), self._clock())
         self._add_segment(self._new_segment(new_offset))
         self._leo = LogOffsetMetadata(new_offset, new_offset, 0)

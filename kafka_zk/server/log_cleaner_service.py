@@ -91,6 +91,12 @@ class LogCleanerService:
         candidates = []
         for log in self.log_manager.all_logs():
             tp = (log.topic, log.partition)
+            if log.truncated_to is not None:
+                # Kafka's maybeTruncateCheckpoint: what follows the truncation point is new, dirty data.
+                if self.checkpoints.get(tp, -1) > log.truncated_to:
+                    self.checkpoints[tp] = log.truncated_to
+                    self._write_checkpoint(self.log_manager.log_dir_of(*tp))
+                log.truncated_to = None
             if not log.config.compact or tp in self.in_progress or tp in self.uncleanable:
                 continue
             if tp not in high_watermarks:
