@@ -212,3 +212,26 @@ def test_kill9_while_cleaning_loses_nothing(broker):
     records = consume_all(broker, topic, sentinel)
     assert {key: (offset, value) for offset, (key, value) in records.items()} == latest(written)
     assert not any(p.suffix in (".cleaned", ".swap") for p in partition_dir.iterdir())
+
+
+@pytest.mark.timeout(300)
+def test_deleting_a_topic_while_it_is_cleaned_aborts_the_pass(broker):
+    topic = create_compacted_topic(broker, "deleted", **{"min.compaction.lag.ms": "3600000"})
+    produce(broker, topic, [(b"key-%04d" % (n % KEYS), b"value-%06d" % n) for n in range(40_000)])
+    roll_active_segment(broker, topic)
+    partition_dir = broker.log_dir / (topic + "-0")
+    set_topic_config(broker, topic, "min.compaction.lag.ms", "0")
+    wait_for(lambda: any(partition_dir.glob("*.cleaned")), 60, 0.002, message="a pass writing .cleaned files")
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    admin.delete_topics([topic])[topic].result(30)
+    wait_for(lambda: not any(broker.log_dir.glob(topic + "-0*")), 60, message="the partition dir to go")
+    log_text = broker.log_file.read_text()
+    assert "Unexpected error cleaning %s-0" % topic not in log_text
+    assert "Error finishing the cleaning of %s-0" % topic not in log_text
+    # The broker keeps cleaning other topics.
+    other = create_compacted_topic(broker, "after-delete")
+    written = produce(broker, other, [(b"k%d" % (n % 10), b"v%d" % n) for n in range(1000)])
+    sentinel = roll_active_segment(broker, other)
+    wait_cleaned_to(broker, other, sentinel)
+    records = consume_all(broker, other, sentinel)
+    assert {key: (offset, value) for offset, (key, value) in records.items()} == latest(written)

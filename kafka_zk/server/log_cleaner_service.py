@@ -119,11 +119,17 @@ class LogCleanerService:
         logger.info("Beginning cleaning of log %s-%d (first dirty offset %d, uncleanable from %d, ratio %.2f)",
                     ltc.topic, ltc.partition, ltc.first_dirty_offset, ltc.first_uncleanable_offset,
                     ltc.cleanable_ratio)
+        log = ltc.log
+
+        def should_abort(_plan):
+            # Read from the cleaner thread: a stop, or the log deleted or replaced meanwhile.
+            return self._stopping or self.log_manager.get_log(*tp) is not log
+
         cleaner = Cleaner(self.dedupe_buffer_size, self.now_ms, self.load_factor, self.io_buffer_size,
-                          self.max_io_bytes_per_second, time.sleep, lambda _plan: self._stopping)
+                          self.max_io_bytes_per_second, time.sleep, should_abort)
         started_ms = self.now_ms()
         d = threads.deferToThreadPool(self.reactor, self._pool, cleaner.clean, plan)
-        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, started_ms), errbackArgs=(tp,))
+        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, started_ms), errbackArgs=(tp, log))
         d.addBoth(self._done, tp)
 
     # -- finishing (reactor thread) ----------------------------------------------------------
@@ -146,8 +152,8 @@ class LogCleanerService:
                     log.size, result.records_written, result.records_read,
                     result.bytes_read / 1048.576 / elapsed, elapsed)
 
-    def _failed(self, failure, tp):
-        if failure.check(CleanAbortedError):
+    def _failed(self, failure, tp, log):
+        if failure.check(CleanAbortedError) or self.log_manager.get_log(*tp) is not log:
             logger.info("Cleaning of %s-%d aborted: %s", tp[0], tp[1], failure.value)
             return
         if self._stopping:
