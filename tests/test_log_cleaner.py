@@ -458,3 +458,16 @@ def test_truncation_is_noted_for_the_cleaner_checkpoint(tmp_path):
     log.truncated_to = None
     log.truncate_fully_and_start_at(40)
     assert log.truncated_to == 40
+
+
+@pytest.mark.parametrize("policy,deleted", [("compact", 0), ("compact,delete", 2)])
+def test_time_retention_applies_to_compact_delete_only(tmp_path, policy, deleted):
+    clock = Clock()
+    log = new_log(tmp_path, clock, cleanup_policy=policy, segment_bytes=4096, retention_ms=1000)
+    for _ in range(2):
+        produce(log, [(b"a", b"1")], clock)
+        log.roll()
+    produce(log, [(b"a", b"2")], clock)
+    clock.now += 5000
+    assert log.delete_old_segments(clock.now) == deleted
+    assert log.config.compact
