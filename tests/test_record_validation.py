@@ -14,7 +14,7 @@ from kafka_zk.record.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD, compress
 from kafka_zk.record.legacy import encode_message_set
 from kafka_zk.record.records import Record, control_marker_record, decode_batch, encode_batch
 from kafka_zk.record.validation import (
-    InvalidTimestampError, RecordTooLargeError, down_convert, validate_produce_records)
+    InvalidTimestampError, MissingKeyError, RecordTooLargeError, down_convert, validate_produce_records)
 from kafka_zk.record.varint import encode_varint
 
 NOW = 1_700_000_000_000
@@ -178,8 +178,10 @@ def test_timestamp_difference_and_compacted_keys():
                                     timestamp_type="LogAppendTime").record_count == 3
     keyless = encode_batch([(None, b"v")])
     assert validate_produce_records(keyless, NOW).record_count == 1
-    with pytest.raises(InvalidRecordError, match="key"):
+    with pytest.raises(MissingKeyError, match="Compacted topic cannot accept message without key"):
         validate_produce_records(keyless, NOW, compacted=True)
+    with pytest.raises(MissingKeyError):
+        validate_produce_records(encode_batch([(None, b"v")], compression=GZIP), NOW, compacted=True)
 
 
 @pytest.mark.parametrize("target", ["lz4", "uncompressed", ZSTD])

@@ -51,10 +51,25 @@ class LogConfig:
     cleanup_policy: str = "delete"
     file_delete_delay_ms: int = 60000
     flush_ms: int = _LONG_MAX
+    min_cleanable_dirty_ratio: float = 0.5
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = _LONG_MAX
+    delete_retention_ms: int = 86400000
 
     @property
     def delete_enabled(self):
         return "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
+
+    @property
+    def compact(self):
+        return "compact" in [p.strip() for p in self.cleanup_policy.split(",")]
+
+    @property
+    def max_segment_ms(self):
+        """segment.ms, lowered to max.compaction.lag.ms for compacted logs (KIP-354)."""
+        if self.compact and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
 
     def with_overrides(self, props):
         """A copy with topic-level overrides (``{"retention.ms": "1000", ...}``) applied; others ignored."""
@@ -62,7 +77,12 @@ class LogConfig:
         for name, value in props.items():
             field = TOPIC_CONFIG_FIELDS.get(name)
             if field is not None:
-                changes[field] = value.strip().lower() if field == "cleanup_policy" else int(value)
+                if field == "cleanup_policy":
+                    changes[field] = value.strip().lower()
+                elif field == "min_cleanable_dirty_ratio":
+                    changes[field] = float(value)
+                else:
+                    changes[field] = int(value)
         return dataclasses.replace(self, **changes)
 
 
@@ -77,6 +97,10 @@ TOPIC_CONFIG_FIELDS = {
     "cleanup.policy": "cleanup_policy",
     "file.delete.delay.ms": "file_delete_delay_ms",
     "flush.ms": "flush_ms",
+    "min.cleanable.dirty.ratio": "min_cleanable_dirty_ratio",
+    "min.compaction.lag.ms": "min_compaction_lag_ms",
+    "max.compaction.lag.ms": "max_compaction_lag_ms",
+    "delete.retention.ms": "delete_retention_ms",
 }
 
 
@@ -122,6 +146,8 @@ class Log:
         self._segments = []
         self._bases = []
         self._pending_deletes = []
+        # The lowest offset truncated to since the cleaner last looked (it lowers its checkpoint there).
+        self.truncated_to = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
             LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)))
@@ -212,11 +238,23 @@ class Log:
         self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
 
     def _remove_temp_files(self):
-        """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases."""
+        """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases.
+
+        As Kafka, a ``.swap`` segment at or above the lowest ``.cleaned`` file's base offset
+        belongs to an operation that never finished writing, so it is deleted too.
+        """
         swap_bases = []
+        min_cleaned = None
         for name in os.listdir(self.dir):
             path = os.path.join(self.dir, name)
             if name.endswith(DELETED_SUFFIX) or name.endswith(CLEANED_SUFFIX):
+                if name.endswith(CLEANED_SUFFIX):
+                    stem = name[:-len(CLEANED_SUFFIX)]
+                    base = next((b for b in (_base_offset_of(stem, sfx) for sfx in (LOG_SUFFIX, INDEX_SUFFIX,
+                                                                                   TIME_INDEX_SUFFIX))
+                                 if b is not None), None)
+                    if base is not None and (min_cleaned is None or base < min_cleaned):
+                        min_cleaned = base
                 os.remove(path)
             elif name.endswith(SWAP_SUFFIX):
                 base_offset = _base_offset_of(name[:-len(SWAP_SUFFIX)], LOG_SUFFIX)
@@ -224,6 +262,13 @@ class Log:
                     os.remove(path)
                 else:
                     swap_bases.append(base_offset)
+        for base_offset in [b for b in swap_bases if min_cleaned is not None and b >= min_cleaned]:
+            logger.info("%s: deleting swap segment %d of an unfinished operation", self.dir, base_offset)
+            swap_bases.remove(base_offset)
+            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+                path = os.path.join(self.dir, segment_file_name(base_offset, suffix + SWAP_SUFFIX))
+                if os.path.exists(path):
+                    os.remove(path)
         return sorted(swap_bases)
 
     def _load_segment_files(self):
@@ -258,6 +303,18 @@ class Log:
         self._delete_segments(replaced, self._clock(), immediately=True)
         swap.change_file_suffixes(SWAP_SUFFIX, "")
         self._add_segment(swap)
+
+    def replace_segments(self, new_segment, old_segments):
+        """Swap a cleaned ``.cleaned`` segment in for ``old_segments`` as Kafka does, crash-safely.
+
+        The new files are renamed ``.swap``; the old segments leave the log (renamed ``.deleted``,
+        removed file.delete.delay.ms later); then the ``.swap`` suffix is dropped. A crash at any
+        point is finished or undone by the next load (see _remove_temp_files and _complete_swap).
+        """
+        new_segment.change_file_suffixes(CLEANED_SUFFIX, SWAP_SUFFIX)
+        self._delete_segments([s for s in old_segments if s in self._segments], self._clock())
+        self._add_segment(new_segment)
+        new_segment.change_file_suffixes(SWAP_SUFFIX, "")
 
     def _recover_unflushed(self, truncated_on_load):
         start = max(0, self._floor_index(self.recovery_point))
@@ -303,7 +360,7 @@ class Log:
 
     def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
         segment = self.active_segment
-        if segment.should_roll(self._clock(), self.config.segment_bytes, self.config.segment_ms,
+        if segment.should_roll(self._clock(), self.config.segment_bytes, self.config.max_segment_ms,
                                messages_size, max_timestamp, last_offset):
             return self.roll(first_offset)
         return segment
@@ -484,6 +541,7 @@ class Log:
             self.truncate_fully_and_start_at(target_offset)
             return True
         now = self._clock()
+        self._note_truncation(target_offset)
         self._delete_segments(self._segments[self._floor_index(target_offset) + 1:], now)
         active = self.active_segment
         active.truncate_to(target_offset, now)
@@ -493,8 +551,12 @@ class Log:
         self.leader_epoch_cache.truncate_from_end(target_offset)
         return True
 
+    def _note_truncation(self, offset):
+        self.truncated_to = offset if self.truncated_to is None else min(self.truncated_to, offset)
+
     def truncate_fully_and_start_at(self, new_offset):
         """Delete every segment and start empty at ``new_offset`` (also the new log start offset)."""
+        self._note_truncation(new_offset)
         self._delete_segments(list(self._segments), self._clock())
         self._add_segment(self._new_segment(new_offset))
         self._leo = LogOffsetMetadata(new_offset, new_offset, 0)

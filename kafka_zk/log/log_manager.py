@@ -134,9 +134,14 @@ class LogManager:
         return min(self.log_dirs, key=lambda d: counts[d])
 
     def get_or_create_log(self, topic, partition, config=None):
-        """The partition's log, created empty in the dir holding the fewest partitions if new."""
+        """The partition's log, created empty in the dir holding the fewest partitions if new.
+
+        An existing log (loaded at startup with the default config) takes ``config`` when given.
+        """
         tp = (topic, partition)
         log = self._logs.get(tp)
+        if log is not None and config is not None:
+            log.config = config
         if log is None:
             log_dir = self._next_log_dir()
             log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,

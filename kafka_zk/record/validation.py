@@ -8,7 +8,7 @@ from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
     CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header)
 
-__all__ = ["RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
+__all__ = ["MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
            "down_convert"]
 
 DEFAULT_MAX_MESSAGE_BYTES = 1048588
@@ -16,6 +16,10 @@ DEFAULT_MAX_MESSAGE_BYTES = 1048588
 
 class RecordTooLargeError(ValueError):
     """A batch (or legacy message) larger than max.message.bytes (MESSAGE_TOO_LARGE)."""
+
+
+class MissingKeyError(InvalidRecordError):
+    """A record without a key for a compacted topic (INVALID_RECORD, as Kafka 2.4+ answers)."""
 
 
 class InvalidTimestampError(ValueError):
@@ -167,7 +171,7 @@ def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms):
             raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d"
                                      % (record.offset - header.base_offset, index))
         if compacted and record.key is None:
-            raise InvalidRecordError("a compacted topic cannot accept a record without a key")
+            raise MissingKeyError("Compacted topic cannot accept message without key.")
         if (timestamp_diff_max_ms is not None and record.timestamp != NO_TIMESTAMP
                 and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
             raise InvalidTimestampError("timestamp %d is more than %d ms from now %d"

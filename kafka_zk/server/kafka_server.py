@@ -17,6 +17,7 @@ from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
+from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
@@ -120,6 +121,9 @@ class KafkaServer(service.Service):
         self._schedule(config["log.flush.start.offset.checkpoint.interval.ms"],
                        self.log_manager.checkpoint_log_start_offsets)
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
+        self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
+                                             self.now_ms)
+        self.log_cleaner.start()
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
 
@@ -313,6 +317,8 @@ class KafkaServer(service.Service):
             yield self._port.stopListening()
         if getattr(self, "admin", None) is not None:
             self.admin.shutdown()
+        if getattr(self, "log_cleaner", None) is not None:
+            self.log_cleaner.stop()
         if getattr(self, "replica_manager", None) is not None:
             self.replica_manager.shutdown()
             _write_checkpoints(self._high_watermark_checkpoints())

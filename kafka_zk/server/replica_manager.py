@@ -5,11 +5,12 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
-from kafka_zk.log.log import OffsetOutOfRangeError
+from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
-from kafka_zk.record.validation import InvalidTimestampError, RecordTooLargeError, validate_produce_records
+from kafka_zk.record.validation import (
+    InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
 from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
@@ -109,6 +110,7 @@ class ReplicaManager:
                 records, now_ms, max_message_bytes=config["max.message.bytes"],
                 timestamp_type=config["message.timestamp.type"],
                 codec_for_topic=config["compression.type"],
+                compacted="compact" in config["cleanup.policy"].split(","),
                 timestamp_diff_max_ms=_diff_limit(config["message.timestamp.difference.max.ms"]))
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
@@ -116,6 +118,8 @@ class ReplicaManager:
             return ProduceResult(Errors.INVALID_TIMESTAMP, str(error))
         except UnsupportedCodecError as error:
             return ProduceResult(Errors.UNSUPPORTED_COMPRESSION_TYPE, str(error))
+        except MissingKeyError as error:
+            return ProduceResult(Errors.INVALID_RECORD, str(error))
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
@@ -124,6 +128,8 @@ class ReplicaManager:
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
+        except RecordBatchTooLargeError as error:
+            return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                              appended.log_append_time, appended.log_start_offset, min_isr)
 

@@ -143,7 +143,11 @@ def to_log_config(effective):
         retention_ms=effective["retention.ms"], retention_bytes=effective["retention.bytes"],
         index_interval_bytes=effective["index.interval.bytes"], max_index_size=effective["segment.index.bytes"],
         max_message_bytes=effective["max.message.bytes"], cleanup_policy=effective["cleanup.policy"],
-        file_delete_delay_ms=effective["file.delete.delay.ms"], flush_ms=effective["flush.ms"])
+        file_delete_delay_ms=effective["file.delete.delay.ms"], flush_ms=effective["flush.ms"],
+        min_cleanable_dirty_ratio=effective["min.cleanable.dirty.ratio"],
+        min_compaction_lag_ms=effective["min.compaction.lag.ms"],
+        max_compaction_lag_ms=effective["max.compaction.lag.ms"],
+        delete_retention_ms=effective["delete.retention.ms"])
 
 
 def format_config_value(value):
