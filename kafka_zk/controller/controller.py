@@ -485,7 +485,8 @@ class KafkaController:
     def _unclean_enabled(self, topic):
         value = self.context.topic_configs.get(topic, {}).get("unclean.leader.election.enable")
         if value is None:
-            return self.server.config["unclean.leader.election.enable"]
+            dynamic = getattr(self.server, "dynamic_config", None)
+            return (dynamic.value if dynamic is not None else self.server.config.get)("unclean.leader.election.enable")
         return str(value).lower() == "true"
 
     @defer.inlineCallbacks

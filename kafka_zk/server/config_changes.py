@@ -1,4 +1,4 @@
-"""Every broker follows /config/changes: topic overrides changed by an admin take effect on its logs."""
+"""Every broker follows /config/changes: topic overrides and dynamic broker configs take effect live."""
 
 import logging
 
@@ -50,6 +50,13 @@ class ConfigChangeListener:
             for topic in topics:
                 server.apply_topic_overrides(topic, overrides.get(topic, {}))
             log.info("[KafkaServer id=%d] applied config changes of topics %s", server.broker_id, topics)
+        brokers = sorted({path.split("/", 1)[1] for _, path in fresh if path.startswith("brokers/")}
+                         & {"<default>", str(server.broker_id)})
+        if brokers:
+            configs = yield server.zk.call("get_entity_configs", "brokers", brokers)
+            for entity in sorted(brokers, key=lambda name: name != "<default>"):
+                server.apply_broker_config(entity, configs.get(entity, {}))
+            log.info("[KafkaServer id=%d] applied dynamic broker configs of %s", server.broker_id, brokers)
         expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
         if expired:
             yield server.zk.call("delete_config_change_notifications", expired)

@@ -16,6 +16,7 @@ from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.config_changes import ConfigChangeListener
+from kafka_zk.server.dynamic_broker_config import DEFAULT_ENTITY, DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
@@ -45,6 +46,7 @@ class KafkaServer(service.Service):
         self.listener_name = config.listeners[0].listener_name
         self.handlers = apis.HANDLERS
         self.topic_overrides = {}
+        self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)
         self._port = None
         self._tasks = []
         self.started = defer.Deferred()
@@ -82,6 +84,7 @@ class KafkaServer(service.Service):
         self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
+        yield self._load_dynamic_config()
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
         self.replica_manager = ReplicaManager(
@@ -114,6 +117,30 @@ class KafkaServer(service.Service):
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
+
+    @defer.inlineCallbacks
+    def _load_dynamic_config(self):
+        """Read /config/brokers/<default> and /config/brokers/<id> before the logs and replicas start."""
+        self.dynamic_config = DynamicBrokerConfig(self.config, self.broker_id)
+        stored = yield self.zk.call("get_entity_configs", "brokers", [DEFAULT_ENTITY, str(self.broker_id)])
+        self.dynamic_config.update(DEFAULT_ENTITY, stored.get(DEFAULT_ENTITY, {}))
+        self.dynamic_config.update(str(self.broker_id), stored.get(str(self.broker_id), {}))
+        self.log_manager.default_config = to_log_config(self.topic_config(None))
+        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
+
+    def apply_broker_config(self, entity, props):
+        """New /config/brokers/<entity> contents from a change notification."""
+        self.dynamic_config.update(entity, props)
+
+    def _on_log_defaults_changed(self, _values):
+        """Dynamic log.* defaults changed: every log without its own override follows them."""
+        if getattr(self, "log_manager", None) is not None:
+            self.log_manager.default_config = to_log_config(self.topic_config(None))
+        if getattr(self, "replica_manager", None) is None:
+            return
+        for (topic, _), partition in self.replica_manager.partitions.items():
+            if partition.log is not None:
+                partition.log.config = to_log_config(self.topic_config(topic))
 
     @defer.inlineCallbacks
     def _register(self):
@@ -227,7 +254,7 @@ class KafkaServer(service.Service):
     # -- topic configs -----------------------------------------------------------------------------
 
     def topic_config(self, topic):
-        return effective_topic_config(self.config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+        return effective_topic_config(self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
 
     @defer.inlineCallbacks
     def prepare_topic_configs(self, topics):
