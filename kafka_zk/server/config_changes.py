@@ -57,6 +57,10 @@ class ConfigChangeListener:
             for entity in sorted(brokers, key=lambda name: name != "<default>"):
                 server.apply_broker_config(entity, configs.get(entity, {}))
             log.info("[KafkaServer id=%d] applied dynamic broker configs of %s", server.broker_id, brokers)
+        quota_entities = sorted({path for _, path in fresh if path.startswith(("clients/", "users/"))})
+        if quota_entities:
+            yield server.reload_quota_configs(quota_entities)
+            log.info("[KafkaServer id=%d] applied quota configs of %s", server.broker_id, quota_entities)
         expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
         if expired:
             yield server.zk.call("delete_config_change_notifications", expired)

@@ -15,6 +15,7 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.dynamic_broker_config import DEFAULT_ENTITY, DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.metadata_cache import MetadataCache
@@ -47,6 +48,9 @@ class KafkaServer(service.Service):
         self.handlers = apis.HANDLERS
         self.topic_overrides = {}
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)
+        window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
+        self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
+        self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
         self._port = None
         self._tasks = []
         self.started = defer.Deferred()
@@ -85,6 +89,7 @@ class KafkaServer(service.Service):
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         yield self._load_dynamic_config()
+        yield self._load_quota_configs()
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
         self.replica_manager = ReplicaManager(
@@ -127,6 +132,32 @@ class KafkaServer(service.Service):
         self.dynamic_config.update(str(self.broker_id), stored.get(str(self.broker_id), {}))
         self.log_manager.default_config = to_log_config(self.topic_config(None))
         self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
+
+    @defer.inlineCallbacks
+    def _load_quota_configs(self):
+        """Every client and user quota stored under /config/clients and /config/users."""
+        entities = ["clients/" + name for name in (yield self.zk.call("get_children", "/config/clients"))]
+        for user in (yield self.zk.call("get_children", "/config/users")):
+            entities.append("users/" + user)
+            entities.extend("users/%s/clients/%s" % (user, client) for client in
+                            (yield self.zk.call("get_children", "/config/users/%s/clients" % user)))
+        yield self.reload_quota_configs(entities)
+
+    @defer.inlineCallbacks
+    def reload_quota_configs(self, entity_paths):
+        """Re-read the quota configs of entity paths such as "clients/c" or "users/u/clients/c"."""
+        for entity_path in entity_paths:
+            entity_type, _, name = entity_path.partition("/")
+            config = yield self.zk.call("get_entity_config", entity_type, name)
+            parts = entity_path.split("/")
+            user = parts[1] if parts[0] == "users" else None
+            client = parts[1] if parts[0] == "clients" else (parts[3] if len(parts) == 4 else None)
+            for manager in (self.produce_quotas, self.fetch_quotas):
+                raw = config.get(manager.config_name)
+                try:
+                    manager.update_quota(user, client, None if raw is None else float(raw))
+                except ValueError:
+                    log.warning("ignoring invalid quota %s=%s of %s", manager.config_name, raw, entity_path)
 
     def apply_broker_config(self, entity, props):
         """New /config/brokers/<entity> contents from a change notification."""
