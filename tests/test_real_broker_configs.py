@@ -237,3 +237,41 @@ def test_bad_quota_and_entity_input(cluster, args, stderr):
     assert refused.returncode == 1
     assert stderr in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.timeout(120)
+def test_broker_logger_levels(cluster):
+    name = "kafka_zk.server.kafka_server"
+    before = configs(cluster, "--entity-type", "broker-loggers", "--entity-name", "1", "--describe")
+    assert before.returncode == 0, before.stderr
+    lines = before.stdout.splitlines()
+    assert lines[0] == "Dynamic configs for broker-logger 1 are:"
+    root = [line for line in lines if line.startswith("  root=")][0]
+    root_level = root.split("=")[1].split()[0]
+    assert root == "  root=%s sensitive=false synonyms={DYNAMIC_BROKER_LOGGER_CONFIG:root=%s}" % (root_level, root_level)
+
+    altered = configs(cluster, "--entity-type", "broker-loggers", "--entity-name", "1", "--alter",
+                      "--add-config", "%s=TRACE" % name)
+    assert altered.returncode == 0, altered.stderr
+    assert altered.stdout.strip() == "Completed updating config for broker-logger 1."
+    levels = describe_configs(cluster.broker(1).bootstrap, 8, "1", [name, "root"])
+    assert levels[name][:2] == ("TRACE", 6) and levels["root"][0] == root_level
+    assert describe_configs(cluster.broker(0).bootstrap, 8, "0", [name])[name][0] != "TRACE"  # only broker 1
+
+    reset = configs(cluster, "--entity-type", "broker-loggers", "--entity-name", "1", "--alter",
+                    "--delete-config", name)
+    assert reset.returncode == 0, reset.stderr
+    assert describe_configs(cluster.broker(1).bootstrap, 8, "1", [name])[name][0] == root_level
+
+    bad_level = configs(cluster, "--entity-type", "broker-loggers", "--entity-name", "1", "--alter",
+                        "--add-config", "%s=LOUD" % name)
+    assert bad_level.returncode == 1
+    assert ("Cannot set the log level of %s to LOUD as it is not a supported log level. Valid log4j levels are "
+            "OFF, FATAL, ERROR, WARN, INFO, DEBUG, TRACE, ALL" % name) in bad_level.stderr
+    legacy = request(cluster.broker(1).bootstrap, 33, 1, {"resources": [{
+        "resource_type": 8, "resource_name": "1", "configs": [{"name": name, "value": "DEBUG"}]}],
+        "validate_only": False})["responses"][0]
+    assert (legacy["error_code"], legacy["error_message"]) == (
+        Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER")
+    with_zk = zk_configs(cluster, "--entity-type", "broker-loggers", "--entity-name", "1", "--describe")
+    assert with_zk.returncode == 1 and "Invalid entity type broker-loggers" in with_zk.stderr

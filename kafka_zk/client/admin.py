@@ -18,6 +18,7 @@ ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sens
                          defaults=((),))
 ConfigSynonym = namedtuple("ConfigSynonym", "name value source")
 BROKER_RESOURCE_TYPE = 4
+BROKER_LOGGER_RESOURCE_TYPE = 8
 Reassignment = namedtuple("Reassignment", "replicas adding_replicas removing_replicas")
 
 
@@ -142,7 +143,7 @@ class AdminClient:
 
     def _resource_request(self, resource_type, name, api_key, body_for_version):
         """A broker resource goes to that broker (a number) or any broker (""), everything else to any."""
-        if resource_type == BROKER_RESOURCE_TYPE and name != "":
+        if resource_type in (BROKER_RESOURCE_TYPE, BROKER_LOGGER_RESOURCE_TYPE) and name != "":
             self.cluster.metadata([])
             node = int(name)
             if node not in self.cluster.brokers:
@@ -174,14 +175,16 @@ class AdminClient:
         result = response["responses"][0]
         raise_for_error(result["error_code"], result.get("error_message"), name)
 
-    def incremental_alter_configs(self, topic, set_configs=None, delete_configs=()):
-        """Set and delete a topic's config overrides (IncrementalAlterConfigs); raises on the broker's error."""
+    def incremental_alter_configs(self, topic, set_configs=None, delete_configs=(), resource_type=TOPIC_RESOURCE_TYPE):
+        """Set and delete a topic's config overrides (IncrementalAlterConfigs; other resource types by
+        resource_type, e.g. a broker's loggers); raises on the broker's error."""
         entries = [{"name": name, "config_operation": 0, "value": value}
                    for name, value in (set_configs or {}).items()]
         entries += [{"name": name, "config_operation": 1, "value": None} for name in delete_configs]
-        body = {"resources": [{"resource_type": TOPIC_RESOURCE_TYPE, "resource_name": topic, "configs": entries}],
+        body = {"resources": [{"resource_type": resource_type, "resource_name": topic, "configs": entries}],
                 "validate_only": False}
-        _, response = self.cluster.any_request(incremental_alter_configs.API_KEY, lambda version: body)
+        _, response = self._resource_request(resource_type, topic, incremental_alter_configs.API_KEY,
+                                             lambda version: body)
         result = response["responses"][0]
         raise_for_error(result["error_code"], result.get("error_message"), topic)
 

@@ -218,6 +218,10 @@ class AdminManager:
                 outcome = yield self._alter_broker_configs(name, changes, validate_only)
                 outcomes.append(outcome)
                 continue
+            if resource_type == BROKER_LOGGER_RESOURCE:
+                outcomes.append((Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the "
+                                 "resource type BROKER_LOGGER"))
+                continue
             if resource_type != TOPIC_RESOURCE:
                 outcomes.append((Errors.INVALID_REQUEST, "Unsupported resource type %d" % resource_type))
                 continue

@@ -18,7 +18,8 @@ from kafka_zk.server.topic_config import TOPIC_CONFIGS, validate_topic_configs
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")
-TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
+TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE = 2, 4, 8
+RESOURCE_TYPES = {"topics": TOPIC_RESOURCE, "brokers": BROKER_RESOURCE, "broker-loggers": BROKER_LOGGER_RESOURCE}
 SOURCE_NAMES = {0: "UNKNOWN", 1: "DYNAMIC_TOPIC_CONFIG", 2: "DYNAMIC_BROKER_CONFIG",
                 3: "DYNAMIC_DEFAULT_BROKER_CONFIG", 4: "STATIC_BROKER_CONFIG", 5: "DEFAULT_CONFIG",
                 6: "DYNAMIC_BROKER_LOGGER_CONFIG"}
@@ -96,7 +97,10 @@ def check_args(args):
     if args.bootstrap_server and ("clients" in types or "users" in types):
         raise UsageError("Missing required argument \"[zookeeper]\"")
     if args.all and not args.bootstrap_server:
-        raise UsageError("Option \"[all]\" can't be used with option \"[zookeeper]\"")
+        raise CommandFailure("--bootstrap-server must be specified for --all")
+    if args.zookeeper and "broker-loggers" in types:
+        raise CommandFailure("Invalid entity type broker-loggers, the entity type must be one of "
+                             "topics,clients,users,brokers with the --zookeeper argument")
     if args.alter:
         if any(kind in types for kind in ("users", "clients", "brokers", "broker-loggers")):
             if not args.entity_names:
@@ -329,12 +333,13 @@ def _with_broker(args, additions, deletions, out, admin_factory):
         raise CommandFailure("Exactly one entity type (out of topics,brokers,broker-loggers) must be specified "
                              "with --bootstrap-server")
     entity_type = types[0]
-    if entity_type == "broker-loggers":
-        raise ExecutionFailure("java.lang.UnsupportedOperationException: broker-loggers are not supported by "
-                               "this cluster")
     name = args.entity_names[0] if args.entity_names else None
-    if entity_type == "brokers" and name not in (None, "") and not name.isdigit():
-        raise CommandFailure("The entity name for brokers must be a valid integer broker id, found: %s" % name)
+    if entity_type != "topics" and name not in (None, "") and not name.isdigit():
+        raise CommandFailure("The entity name for %s must be a valid integer broker id, found: %s"
+                             % (entity_type, name))
+    if entity_type == "broker-loggers" and not name:
+        raise CommandFailure("an entity name must be specified with --%s of broker-loggers"
+                             % ("describe" if args.describe else "alter"))
     if args.alter and entity_type == "topics" and name == "":
         raise CommandFailure("--entity-name must be specified with --alter of %s" % _scala_buffer(types))
     admin = admin_factory(args.bootstrap_server)
@@ -342,7 +347,7 @@ def _with_broker(args, additions, deletions, out, admin_factory):
         if args.describe:
             _describe_through_broker(admin, entity_type, name, args.all, out)
             return 0
-        resource = TOPIC_RESOURCE if entity_type == "topics" else BROKER_RESOURCE
+        resource = RESOURCE_TYPES[entity_type]
         if entity_type == "topics":
             unknown = [key for key in additions if key not in TOPIC_CONFIGS]
             if unknown:
@@ -351,8 +356,8 @@ def _with_broker(args, additions, deletions, out, admin_factory):
         missing = [key for key in deletions if key not in current]
         if missing:
             raise CommandFailure("Invalid config(s): %s" % ",".join(missing))
-        if entity_type == "topics":
-            admin.incremental_alter_configs(name, additions, deletions)
+        if entity_type != "brokers":
+            admin.incremental_alter_configs(name, additions, deletions, resource)
         else:
             updated = {key: entry.value for key, entry in current.items() if key not in deletions}
             updated.update(additions)
@@ -371,10 +376,10 @@ def _with_broker(args, additions, deletions, out, admin_factory):
 
 
 def _resource_configs(admin, entity_type, name, include_synonyms, describe_all):
-    resource = TOPIC_RESOURCE if entity_type == "topics" else BROKER_RESOURCE
-    wanted = 1 if entity_type == "topics" else (2 if name != "" else 3)
-    entries = admin.describe_resource_configs(resource, name, include_synonyms)
-    return sorted((entry for entry in entries if describe_all or entry.source == wanted), key=lambda e: e.name)
+    wanted = {"topics": 1, "brokers": 2 if name != "" else 3}.get(entity_type)  # broker-loggers: every logger
+    entries = admin.describe_resource_configs(RESOURCE_TYPES[entity_type], name, include_synonyms)
+    return sorted((entry for entry in entries if describe_all or wanted is None or entry.source == wanted),
+                  key=lambda e: e.name)
 
 
 def _describe_through_broker(admin, entity_type, name, describe_all, out):

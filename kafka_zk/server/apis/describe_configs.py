@@ -3,6 +3,7 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.broker_loggers import logger_levels
 from kafka_zk.server.dynamic_broker_config import (
     ALL_DYNAMIC_CONFIGS, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
 from kafka_zk.server.topic_config import BROKER_SYNONYMS, effective_topic_config, format_config_value
@@ -15,6 +16,7 @@ BROKER_LOGGER = 8
 DYNAMIC_TOPIC_CONFIG = 1
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
+DYNAMIC_BROKER_LOGGER_CONFIG = 6
 
 
 @defer.inlineCallbacks
@@ -39,8 +41,15 @@ def handle(server, request):
             else:
                 result["configs"] = _broker_configs(server, name, include_synonyms)
         elif kind == BROKER_LOGGER:
-            result["error_code"] = Errors.INVALID_REQUEST
-            result["error_message"] = "Broker logger configs are not supported by this broker"
+            if name != str(server.broker_id):
+                result["error_code"] = Errors.INVALID_REQUEST
+                result["error_message"] = "Unexpected broker id, expected %d, but received %s" % (
+                    server.broker_id, name)
+            else:
+                result["configs"] = [
+                    _entry(logger, level, DYNAMIC_BROKER_LOGGER_CONFIG,
+                           [{"name": logger, "value": level, "source": DYNAMIC_BROKER_LOGGER_CONFIG}]
+                           if include_synonyms else []) for logger, level in logger_levels().items()]
         else:
             result["error_code"] = Errors.INVALID_REQUEST
             result["error_message"] = "Unsupported resource type %d" % kind
