@@ -54,13 +54,14 @@ def test_dynamic_broker_configs_through_the_brokers(cluster, zk):
     described = wait_for(lambda: (lambda out: "log.retention.ms" in out and out)(configs(
         cluster, "--entity-type", "brokers", "--entity-name", "1", "--describe").stdout),
         message="broker 1 to describe its dynamic config")
-    # As in Kafka, the retention synonyms (hours, minutes, ms) all take their source from the highest one set.
-    synonyms = "synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=7200000, DEFAULT_CONFIG:log.retention.hours=168}"
+    # Kafka's synonyms start at the config's own name: log.retention.hours stays a DEFAULT_CONFIG.
     assert described.splitlines() == [
         "Dynamic configs for broker 1 are:",
-        "  log.retention.hours=168 sensitive=false " + synonyms,
-        "  log.retention.minutes=null sensitive=false " + synonyms,
-        "  log.retention.ms=7200000 sensitive=false " + synonyms]
+        "  log.retention.ms=7200000 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.retention.ms=7200000, "
+        "DEFAULT_CONFIG:log.retention.hours=168}"]
+    hours = describe_configs(cluster.broker(1).bootstrap, 4, "1", ["log.retention.hours", "log.retention.minutes"])
+    assert hours == {"log.retention.hours": ("168", 5, [(5, "log.retention.hours", "168")]),
+                     "log.retention.minutes": (None, 5, [])}
 
     default = configs(cluster, "--entity-type", "brokers", "--entity-default", "--alter",
                       "--add-config", "log.segment.bytes=2000,log.retention.ms=3600000")

@@ -76,3 +76,14 @@ def test_invalid_values_in_zookeeper_are_ignored():
     assert config.value("log.segment.bytes") == 1073741824
     assert config.value("log.retention.ms") == 9
     assert config.value("broker.id") == 0
+
+
+def test_synonyms_start_at_the_configs_own_name():
+    config = make(log_retention_hours="2")
+    config.update("0", {"log.retention.ms": "1000"})
+    assert config.sources("log.retention.ms") == [
+        ("log.retention.ms", "1000", DYNAMIC_BROKER_CONFIG), ("log.retention.hours", "2", STATIC_BROKER_CONFIG),
+        ("log.retention.hours", "168", DEFAULT_CONFIG)]
+    assert config.sources("log.retention.hours") == [
+        ("log.retention.hours", "2", STATIC_BROKER_CONFIG), ("log.retention.hours", "168", DEFAULT_CONFIG)]
+    assert config.sources("log.retention.minutes") == []

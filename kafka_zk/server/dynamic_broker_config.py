@@ -220,19 +220,19 @@ class DynamicBrokerConfig:
             return raw
 
     def sources(self, name):
-        """[(name, text value, source)] of every level that sets this config or a synonym, precedence first."""
-        found = []
-        for synonym in broker_config_synonyms(name):
-            if synonym in self.per_broker:
-                found.append((synonym, self.per_broker[synonym], DYNAMIC_BROKER_CONFIG))
-            if synonym in self.cluster_default:
-                found.append((synonym, self.cluster_default[synonym], DYNAMIC_DEFAULT_BROKER_CONFIG))
-            if synonym in self.static.originals:
-                found.append((synonym, str(self.static.originals[synonym]), STATIC_BROKER_CONFIG))
-            default = _STATIC_KEYS[synonym].default if synonym in _STATIC_KEYS else (
-                _EXTRA_DYNAMIC[synonym][1] if synonym in _EXTRA_DYNAMIC else None)
-            if default is not None:
-                found.append((synonym, _text(default), DEFAULT_CONFIG))
+        """[(name, text value, source)] as Kafka's DescribeConfigs synonyms: each level (per-broker, cluster
+        default, static, default) in turn over the config's synonyms, starting at the config's own name."""
+        synonyms = broker_config_synonyms(name)
+        defaults = {synonym: _text(_STATIC_KEYS[synonym].default if synonym in _STATIC_KEYS else
+                                   _EXTRA_DYNAMIC[synonym][1] if synonym in _EXTRA_DYNAMIC else None)
+                    for synonym in synonyms}
+        levels = [(self.per_broker, DYNAMIC_BROKER_CONFIG), (self.cluster_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
+                  ({key: str(value) for key, value in self.static.originals.items()}, STATIC_BROKER_CONFIG),
+                  ({key: value for key, value in defaults.items() if value is not None}, DEFAULT_CONFIG)]
+        found = [(synonym, level[synonym], source) for level, source in levels for synonym in synonyms
+                 if synonym in level]
+        while found and found[0][0] != name:
+            found.pop(0)
         return found
 
     def all_names(self):

@@ -74,12 +74,9 @@ def _topic_configs(server, overrides, include_synonyms):
         if name in overrides:
             synonyms.append({"name": name, "value": overrides[name], "source": DYNAMIC_TOPIC_CONFIG})
         broker_names = BROKER_SYNONYMS.get(name, [])
-        levels = [found for broker_name in broker_names[:1] for found in dynamic.sources(broker_name)]
-        synonyms.extend({"name": synonym, "value": text, "source": level} for synonym, text, level in levels
-                        if level != DEFAULT_CONFIG)
-        synonyms.append({"name": (broker_names or [name])[0],
-                         "value": format_config_value(defaults[name]), "source": DEFAULT_CONFIG})
-        source = synonyms[0]["source"]
+        synonyms.extend({"name": synonym, "value": text, "source": level}
+                        for synonym, text, level in (dynamic.sources(broker_names[0]) if broker_names else []))
+        source = synonyms[0]["source"] if synonyms else DEFAULT_CONFIG
         entries.append(_entry(name, format_config_value(effective[name]), source,
                               synonyms if include_synonyms else []))
     return entries
