@@ -62,22 +62,26 @@ def build_parser():
 
 
 def parse_add_config(text):
-    """Kafka's --add-config syntax: comma-separated k=v, with [a,b] for a list value."""
+    """Kafka's --add-config syntax: comma-separated key=val; [a,b] groups a value holding commas or '='."""
     configs = {}
     depth = 0
     item = ""
+    separators = []
     for char in (text or "") + ",":
         if char == "," and depth == 0:
             if item.strip():
-                key, sep, value = item.partition("=")
-                if not sep:
+                if len(separators) != 1:
                     raise CommandFailure("requirement failed: Invalid entity config: all configs to be added must "
                                          "be in the format \"key=val\".")
-                configs[key.strip()] = value.strip().replace("[", "").replace("]", "").strip()
+                key, value = item[:separators[0]], item[separators[0] + 1:]
+                configs[key.strip()] = value.replace("[", "").replace("]", "").strip()
             item = ""
+            separators = []
             continue
         depth += char == "["
         depth -= char == "]"
+        if char == "=" and depth == 0:
+            separators.append(len(item))
         item += char
     return configs
 
