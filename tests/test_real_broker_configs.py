@@ -74,8 +74,10 @@ def test_dynamic_broker_configs_through_the_brokers(cluster, zk):
     assert {"version": 2, "entity_path": "brokers/1"} in notes
     assert configs(cluster, "--entity-type", "brokers", "--entity-default", "--describe").stdout.splitlines() == [
         "Default configs for brokers in the cluster are:",
-        "  log.retention.ms=3600000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=3600000}",
-        "  log.segment.bytes=2000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.segment.bytes=2000}"]
+        "  log.retention.ms=3600000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=3600000, "
+        "DEFAULT_CONFIG:log.retention.hours=168}",
+        "  log.segment.bytes=2000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.segment.bytes=2000, "
+        "DEFAULT_CONFIG:log.segment.bytes=1073741824}"]
 
     # Every broker applies it live: a topic without overrides inherits it, per-broker still wins on broker 1.
     for broker in cluster.brokers:

@@ -126,7 +126,7 @@ class KafkaServer(service.Service):
     @defer.inlineCallbacks
     def _load_dynamic_config(self):
         """Read /config/brokers/<default> and /config/brokers/<id> before the logs and replicas start."""
-        self.dynamic_config = DynamicBrokerConfig(self.config, self.broker_id)
+        self.dynamic_config.broker_id = self.broker_id  # a generated id is known only now
         stored = yield self.zk.call("get_entity_configs", "brokers", [DEFAULT_ENTITY, str(self.broker_id)])
         self.dynamic_config.update(DEFAULT_ENTITY, stored.get(DEFAULT_ENTITY, {}))
         self.dynamic_config.update(str(self.broker_id), stored.get(str(self.broker_id), {}))

@@ -5,7 +5,7 @@ from twisted.internet import defer
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.broker_loggers import logger_levels
 from kafka_zk.server.dynamic_broker_config import (
-    ALL_DYNAMIC_CONFIGS, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
+    ALL_DYNAMIC_CONFIGS, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
 from kafka_zk.server.topic_config import BROKER_SYNONYMS, effective_topic_config, format_config_value
 
 API_KEY = 32
@@ -90,7 +90,8 @@ def _broker_configs(server, name, include_synonyms):
         for key in sorted(dynamic.cluster_default):
             sensitive = is_sensitive(key)
             value = None if sensitive else dynamic.cluster_default[key]
-            synonyms = [{"name": key, "value": value, "source": DYNAMIC_DEFAULT_BROKER_CONFIG}]
+            synonyms = [{"name": synonym, "value": None if sensitive else text, "source": level}
+                        for synonym, text, level in dynamic.sources(key) if level != DYNAMIC_BROKER_CONFIG]
             entries.append(_entry(key, value, DYNAMIC_DEFAULT_BROKER_CONFIG, synonyms if include_synonyms else [],
                                   sensitive=sensitive))
         return entries
