@@ -389,6 +389,18 @@ class KafkaController:
             election_type, sorted(self.context.assignments) if partitions is None else partitions),
             {tp: Errors.NOT_CONTROLLER for tp in partitions or []})
 
+    def enable_default_unclean_election(self):
+        """unclean.leader.election.enable was turned on for the brokers: offline partitions may elect now."""
+        self.events.put("UncleanLeaderElectionEnable", self._elect_offline_partitions)
+
+    @defer.inlineCallbacks
+    def _elect_offline_partitions(self):
+        if not self.active:
+            return
+        batch = self._new_batch()
+        yield self._trigger_online_partitions(batch)
+        self._send(batch)
+
     def _on_reassignment_znode(self, exists):
         if exists:
             self.events.put("PartitionReassignment", lambda: self.reassignments.on_znode() if self.active else None)

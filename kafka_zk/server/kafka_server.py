@@ -109,6 +109,7 @@ class KafkaServer(service.Service):
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.controller = KafkaController(self)
         yield self.controller.startup()
+        self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
         yield ConfigChangeListener(self).start()
         self._session_lost = False
         zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
@@ -162,6 +163,11 @@ class KafkaServer(service.Service):
     def apply_broker_config(self, entity, props):
         """New /config/brokers/<entity> contents from a change notification."""
         self.dynamic_config.update(entity, props)
+
+    def _on_unclean_default_changed(self, values):
+        """As Kafka's DynamicLogConfig: enabling unclean election lets the controller elect offline partitions."""
+        if values["unclean.leader.election.enable"] and getattr(self, "controller", None) is not None:
+            self.controller.enable_default_unclean_election()
 
     def _on_log_defaults_changed(self, _values):
         """Dynamic log.* defaults changed: every log without its own override follows them."""
