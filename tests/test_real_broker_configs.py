@@ -106,6 +106,13 @@ def test_dynamic_broker_configs_through_the_brokers(cluster, zk):
             "DEFAULT_CONFIG:log.segment.bytes=1073741824}") in lines
     assert any(line.startswith("  broker.id=0 sensitive=false synonyms={STATIC_BROKER_CONFIG:broker.id=0") for line in lines)
 
+    every_broker = configs(cluster, "--entity-type", "brokers", "--describe").stdout.splitlines()
+    headers = [line for line in every_broker if not line.startswith("  ")]
+    assert headers == ["Dynamic configs for broker 0 are:", "Dynamic configs for broker 1 are:",
+                       "Dynamic configs for broker 2 are:", "Default configs for brokers in the cluster are:"]
+    every_topic = configs(cluster, "--entity-type", "topics", "--describe").stdout
+    assert "Dynamic configs for topic rolling are:" in every_topic.splitlines()
+
     removed = configs(cluster, "--entity-type", "brokers", "--entity-default", "--alter", "--delete-config",
                       "log.segment.bytes")
     assert removed.returncode == 0, removed.stderr
