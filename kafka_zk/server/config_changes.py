@@ -50,13 +50,9 @@ class ConfigChangeListener:
             for topic in topics:
                 server.apply_topic_overrides(topic, overrides.get(topic, {}))
             log.info("[KafkaServer id=%d] applied config changes of topics %s", server.broker_id, topics)
-        brokers = sorted({path.split("/", 1)[1] for _, path in fresh if path.startswith("brokers/")}
-                         & {"<default>", str(server.broker_id)})
-        if brokers:
-            configs = yield server.zk.call("get_entity_configs", "brokers", brokers)
-            for entity in sorted(brokers, key=lambda name: name != "<default>"):
-                server.apply_broker_config(entity, configs.get(entity, {}))
-            log.info("[KafkaServer id=%d] applied dynamic broker configs of %s", server.broker_id, brokers)
+        if any(path.startswith("brokers/") for _, path in fresh):
+            yield server.reload_broker_configs()
+            log.info("[KafkaServer id=%d] applied dynamic broker config changes", server.broker_id)
         quota_entities = sorted({path for _, path in fresh if path.startswith(("clients/", "users/"))})
         if quota_entities:
             yield server.reload_quota_configs(quota_entities)

@@ -255,11 +255,11 @@ class DynamicBrokerConfig:
             merged.update({name: value for name, value in level.items() if name in _STATIC_KEYS})
         return KafkaConfig(merged)
 
-    def update(self, entity, props):
-        """New contents of /config/brokers/<entity> (this broker's id or <default>); calls listeners."""
-        props = {name: str(value) for name, value in (props or {}).items()}
+    def _usable(self, entity, props):
+        """The stored configs of one entity that this broker can apply (others are logged and skipped)."""
         usable = {}
-        for name, raw in props.items():
+        for name, raw in (props or {}).items():
+            raw = str(raw)
             if name in NON_DYNAMIC_CONFIGS:
                 log.warning("ignoring non-dynamic broker config %s stored in ZooKeeper for %s", name, entity)
                 continue
@@ -269,26 +269,37 @@ class DynamicBrokerConfig:
                 log.warning("ignoring invalid dynamic broker config for %s: %s", entity, error)
                 continue
             usable[name] = raw
-        before = {listener: {name: self.value(name) for name in listener[0]} for listener in self._listeners}
-        if entity == DEFAULT_ENTITY:
-            self.cluster_default = usable
-        elif entity == str(self.broker_id):
-            self.per_broker = usable
-        else:
-            return
+        return usable
+
+    def entity_names(self):
+        """The /config/brokers entities this broker follows: the cluster default and its own id."""
+        return [DEFAULT_ENTITY, str(self.broker_id)]
+
+    def update(self, default_overrides, broker_overrides):
+        """New contents of /config/brokers/<default> and /config/brokers/<id>; calls the listeners whose
+        names' effective values changed."""
+        before = [{name: self.value(name) for name in names} for names, _ in self._listeners]
+        self.cluster_default = self._usable(DEFAULT_ENTITY, default_overrides)
+        self.per_broker = self._usable(str(self.broker_id), broker_overrides)
         try:
             self._effective = self._merged_config(self.cluster_default, self.per_broker)
         except ConfigError as error:
-            log.warning("dynamic broker configs of %s rejected, keeping the previous ones: %s", entity, error)
-        for listener in list(self._listeners):
-            names, callback = listener
+            log.warning("dynamic broker configs rejected, keeping server.properties: %s", error)
+            self._effective = self.static
+        for (names, callback), old in zip(list(self._listeners), before):
             now = {name: self.value(name) for name in names}
-            if now != before.get(listener):
+            if now != old:
                 callback(now)
+
+    def update_entity(self, entity, props):
+        """New contents of one entity, /config/brokers/<entity> (this broker's id or <default>)."""
+        if entity == DEFAULT_ENTITY:
+            self.update(props, self.per_broker)
+        elif entity == str(self.broker_id):
+            self.update(self.cluster_default, props)
 
     def add_listener(self, names, callback):
         """callback({name: effective value}) now, and whenever one of those names' effective value changes."""
-        listener = (tuple(names), callback)
-        self._listeners.append(listener)
-        callback({name: self.value(name) for name in listener[0]})
-        return listener
+        names = list(names)
+        self._listeners.append((names, callback))
+        callback({name: self.value(name) for name in names})

@@ -88,7 +88,9 @@ class KafkaServer(service.Service):
         self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
-        yield self._load_dynamic_config()
+        self.dynamic_config.broker_id = self.broker_id  # a generated id is known only now
+        yield self.reload_broker_configs()
+        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
         yield self._load_quota_configs()
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
@@ -125,14 +127,11 @@ class KafkaServer(service.Service):
         return self
 
     @defer.inlineCallbacks
-    def _load_dynamic_config(self):
-        """Read /config/brokers/<default> and /config/brokers/<id> before the logs and replicas start."""
-        self.dynamic_config.broker_id = self.broker_id  # a generated id is known only now
-        stored = yield self.zk.call("get_entity_configs", "brokers", [DEFAULT_ENTITY, str(self.broker_id)])
-        self.dynamic_config.update(DEFAULT_ENTITY, stored.get(DEFAULT_ENTITY, {}))
-        self.dynamic_config.update(str(self.broker_id), stored.get(str(self.broker_id), {}))
-        self.log_manager.default_config = to_log_config(self.topic_config(None))
-        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
+    def reload_broker_configs(self):
+        """Read /config/brokers/<default> and /config/brokers/<id> into the dynamic config."""
+        default_name, own_name = self.dynamic_config.entity_names()
+        overrides = yield self.zk.call("get_entity_configs", "brokers", [default_name, own_name])
+        self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     @defer.inlineCallbacks
     def _load_quota_configs(self):
@@ -160,10 +159,6 @@ class KafkaServer(service.Service):
                 except ValueError:
                     log.warning("ignoring invalid quota %s=%s of %s", manager.config_name, raw, entity_path)
 
-    def apply_broker_config(self, entity, props):
-        """New /config/brokers/<entity> contents from a change notification."""
-        self.dynamic_config.update(entity, props)
-
     def _on_unclean_default_changed(self, values):
         """As Kafka's DynamicLogConfig: enabling unclean election lets the controller elect offline partitions."""
         if values["unclean.leader.election.enable"] and getattr(self, "controller", None) is not None:
@@ -171,13 +166,11 @@ class KafkaServer(service.Service):
 
     def _on_log_defaults_changed(self, _values):
         """Dynamic log.* defaults changed: every log without its own override follows them."""
-        if getattr(self, "log_manager", None) is not None:
-            self.log_manager.default_config = to_log_config(self.topic_config(None))
-        if getattr(self, "replica_manager", None) is None:
+        if getattr(self, "log_manager", None) is None:
             return
-        for (topic, _), partition in self.replica_manager.partitions.items():
-            if partition.log is not None:
-                partition.log.config = to_log_config(self.topic_config(topic))
+        self.log_manager.default_config = to_log_config(self.topic_config(None))
+        for log_ in self.log_manager.all_logs():
+            log_.config = to_log_config(self.topic_config(log_.topic))
 
     @defer.inlineCallbacks
     def _register(self):
