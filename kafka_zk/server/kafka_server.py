@@ -17,7 +17,7 @@ from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
-from kafka_zk.server.dynamic_broker_config import DEFAULT_ENTITY, DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
+from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
@@ -47,7 +47,7 @@ class KafkaServer(service.Service):
         self.listener_name = config.listeners[0].listener_name
         self.handlers = apis.HANDLERS
         self.topic_overrides = {}
-        self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)
+        self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
         self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
         self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
@@ -88,12 +88,12 @@ class KafkaServer(service.Service):
         self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
-        self.dynamic_config.broker_id = self.broker_id  # a generated id is known only now
+        self.log_manager.load_logs()
+        self.metadata_cache = MetadataCache(self.broker_id)
+        self.dynamic_config = DynamicBrokerConfig(config, self.broker_id)
         yield self.reload_broker_configs()
         self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
         yield self._load_quota_configs()
-        self.log_manager.load_logs()
-        self.metadata_cache = MetadataCache(self.broker_id)
         self.replica_manager = ReplicaManager(
             self.broker_id, self.log_manager, self.topic_config, self.reactor, self._read_high_watermarks(),
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
@@ -125,13 +125,6 @@ class KafkaServer(service.Service):
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
-
-    @defer.inlineCallbacks
-    def reload_broker_configs(self):
-        """Read /config/brokers/<default> and /config/brokers/<id> into the dynamic config."""
-        default_name, own_name = self.dynamic_config.entity_names()
-        overrides = yield self.zk.call("get_entity_configs", "brokers", [default_name, own_name])
-        self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     @defer.inlineCallbacks
     def _load_quota_configs(self):
@@ -300,6 +293,13 @@ class KafkaServer(service.Service):
         for (name, _), partition in self.replica_manager.partitions.items():
             if name == topic and partition.log is not None:
                 partition.log.config = log_config
+
+    @defer.inlineCallbacks
+    def reload_broker_configs(self):
+        """Read /config/brokers/<default> and /config/brokers/<id> into the dynamic config."""
+        default_name, own_name = self.dynamic_config.entity_names()
+        overrides = yield self.zk.call("get_entity_configs", "brokers", [default_name, own_name])
+        self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     def on_metadata_updated(self):
         self.admin.on_metadata_updated()
