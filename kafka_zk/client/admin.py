@@ -7,15 +7,19 @@ from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
-    alter_partition_reassignments, create_partitions, create_topics, delete_topics, describe_configs,
-    incremental_alter_configs, list_partition_reassignments)
+    alter_configs, alter_partition_reassignments, create_partitions, create_topics, delete_topics,
+    describe_configs, incremental_alter_configs, list_partition_reassignments)
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
 TOPIC_RESOURCE_TYPE = 2
 BROKER_RESOURCE_TYPE = 4
 DEFAULT_CONFIG_SOURCE = 5
 
-ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source")
+ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source synonyms",
+                         defaults=((),))
+ConfigSynonym = namedtuple("ConfigSynonym", "name value source")
+BROKER_RESOURCE_TYPE = 4
+BROKER_LOGGER_RESOURCE_TYPE = 8
 Reassignment = namedtuple("Reassignment", "replicas adding_replicas removing_replicas")
 
 
@@ -138,16 +142,51 @@ class AdminClient:
                 for c in resource["configs"]]
         return result
 
+    def _resource_request(self, resource_type, name, api_key, body_for_version):
+        """A broker resource goes to that broker (a number) or any broker (""), everything else to any."""
+        if resource_type in (BROKER_RESOURCE_TYPE, BROKER_LOGGER_RESOURCE_TYPE) and name != "":
+            self.cluster.metadata([])
+            node = int(name)
+            if node not in self.cluster.brokers:
+                raise KafkaResponseError(Errors.INVALID_REQUEST, "Broker %s is not in the cluster" % name)
+            connection = self.cluster.connection(node)
+            return connection.request_with_version(api_key, body_for_version)
+        return self.cluster.any_request(api_key, body_for_version)
+
+    def describe_resource_configs(self, resource_type, name, include_synonyms=True):
+        """[ConfigEntry] of one resource (topic, or broker id / "" for the cluster default) with synonyms."""
+        def body(version):
+            return {"resources": [{"resource_type": resource_type, "resource_name": name,
+                                   "configuration_keys": None}], "include_synonyms": include_synonyms}
+
+        version, response = self._resource_request(resource_type, name, describe_configs.API_KEY, body)
+        resource = response["results"][0]
+        raise_for_error(resource["error_code"], resource.get("error_message"), name)
+        return [ConfigEntry(c["name"], c["value"],
+                            c["is_default"] if version == 0 else c["config_source"] == DEFAULT_CONFIG_SOURCE,
+                            c["read_only"], c["is_sensitive"], c["config_source"],
+                            tuple(ConfigSynonym(s["name"], s["value"], s["source"]) for s in c["synonyms"] or ()))
+                for c in resource["configs"]]
+
+    def alter_resource_configs(self, resource_type, name, configs):
+        """Replace a resource's dynamic configs with {name: value} (AlterConfigs); raises on the broker's error."""
+        body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configs": [
+            {"name": key, "value": value} for key, value in configs.items()]}], "validate_only": False}
+        _, response = self._resource_request(resource_type, name, alter_configs.API_KEY, lambda version: body)
+        result = response["responses"][0]
+        raise_for_error(result["error_code"], result.get("error_message"), name)
+
     def incremental_alter_configs(self, topic, set_configs=None, delete_configs=(),
                                   resource_type=TOPIC_RESOURCE_TYPE):
-        """Set and delete a topic's (or, with BROKER_RESOURCE_TYPE, a broker id's) config overrides
-        (IncrementalAlterConfigs); raises on the broker's error."""
+        """Set and delete a topic's config overrides (IncrementalAlterConfigs; other resource types by
+        resource_type, e.g. a broker's loggers); raises on the broker's error."""
         entries = [{"name": name, "config_operation": 0, "value": value}
                    for name, value in (set_configs or {}).items()]
         entries += [{"name": name, "config_operation": 1, "value": None} for name in delete_configs]
         body = {"resources": [{"resource_type": resource_type, "resource_name": str(topic), "configs": entries}],
                 "validate_only": False}
-        _, response = self.cluster.any_request(incremental_alter_configs.API_KEY, lambda version: body)
+        _, response = self._resource_request(resource_type, topic, incremental_alter_configs.API_KEY,
+                                             lambda version: body)
         result = response["responses"][0]
         raise_for_error(result["error_code"], result.get("error_message"), str(topic))
 

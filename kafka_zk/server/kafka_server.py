@@ -15,8 +15,9 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
-from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
+from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
@@ -48,6 +49,10 @@ class KafkaServer(service.Service):
         self.listener_name = config.listeners[0].listener_name
         self.handlers = apis.HANDLERS
         self.topic_overrides = {}
+        self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
+        window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
+        self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
+        self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
         self._port = None
         self._tasks = []
         self.started = defer.Deferred()
@@ -89,6 +94,8 @@ class KafkaServer(service.Service):
         self.metadata_cache = MetadataCache(self.broker_id)
         self.dynamic_config = DynamicBrokerConfig(config, self.broker_id)
         yield self.reload_broker_configs()
+        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
+        yield self._load_quota_configs()
         self.replication_quotas = ReplicationQuotas(self.broker_id, self.now_ms)
         self.dynamic_config.add_listener(BROKER_CONFIG_NAMES, self.replication_quotas.on_broker_config)
         self.replica_manager = ReplicaManager(
@@ -110,6 +117,7 @@ class KafkaServer(service.Service):
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.controller = KafkaController(self)
         yield self.controller.startup()
+        self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
         yield ConfigChangeListener(self).start()
         self._session_lost = False
         zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
@@ -126,6 +134,45 @@ class KafkaServer(service.Service):
         self.log_cleaner.start()
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
+
+    @defer.inlineCallbacks
+    def _load_quota_configs(self):
+        """Every client and user quota stored under /config/clients and /config/users."""
+        entities = ["clients/" + name for name in (yield self.zk.call("get_children", "/config/clients"))]
+        for user in (yield self.zk.call("get_children", "/config/users")):
+            entities.append("users/" + user)
+            entities.extend("users/%s/clients/%s" % (user, client) for client in
+                            (yield self.zk.call("get_children", "/config/users/%s/clients" % user)))
+        yield self.reload_quota_configs(entities)
+
+    @defer.inlineCallbacks
+    def reload_quota_configs(self, entity_paths):
+        """Re-read the quota configs of entity paths such as "clients/c" or "users/u/clients/c"."""
+        for entity_path in entity_paths:
+            entity_type, _, name = entity_path.partition("/")
+            config = yield self.zk.call("get_entity_config", entity_type, name)
+            parts = entity_path.split("/")
+            user = parts[1] if parts[0] == "users" else None
+            client = parts[1] if parts[0] == "clients" else (parts[3] if len(parts) == 4 else None)
+            for manager in (self.produce_quotas, self.fetch_quotas):
+                raw = config.get(manager.config_name)
+                try:
+                    manager.update_quota(user, client, None if raw is None else float(raw))
+                except ValueError:
+                    log.warning("ignoring invalid quota %s=%s of %s", manager.config_name, raw, entity_path)
+
+    def _on_unclean_default_changed(self, values):
+        """As Kafka's DynamicLogConfig: enabling unclean election lets the controller elect offline partitions."""
+        if values["unclean.leader.election.enable"] and getattr(self, "controller", None) is not None:
+            self.controller.enable_default_unclean_election()
+
+    def _on_log_defaults_changed(self, _values):
+        """Dynamic log.* defaults changed: every log without its own override follows them."""
+        if getattr(self, "log_manager", None) is None:
+            return
+        self.log_manager.default_config = to_log_config(self.topic_config(None))
+        for log_ in self.log_manager.all_logs():
+            log_.config = to_log_config(self.topic_config(log_.topic))
 
     @defer.inlineCallbacks
     def _register(self):
@@ -239,7 +286,7 @@ class KafkaServer(service.Service):
     # -- topic configs -----------------------------------------------------------------------------
 
     def topic_config(self, topic):
-        return effective_topic_config(self.config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+        return effective_topic_config(self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
 
     @defer.inlineCallbacks
     def prepare_topic_configs(self, topics):
