@@ -7,7 +7,7 @@ from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
-    alter_partition_reassignments, create_partitions, create_topics, delete_topics, describe_configs,
+    alter_partition_reassignments, create_partitions, create_topics, delete_records, delete_topics, describe_configs,
     incremental_alter_configs, list_partition_reassignments)
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
@@ -186,3 +186,36 @@ class AdminClient:
         return {(t["name"], p["partition_index"]): Reassignment(p["replicas"], p["adding_replicas"],
                                                                  p["removing_replicas"])
                 for t in response["topics"] for p in t["partitions"]}
+
+    def delete_records(self, offsets, timeout_ms=30000):
+        """Delete records before ``{(topic, partition): offset}`` (-1: the high watermark) on the partitions'
+        leaders; returns {tp: (Errors member, low watermark or -1)}. Like Kafka's admin client, a topic
+        unknown to the metadata or a partition without a leader fails without a request."""
+        offsets = dict(offsets)
+        response = self.cluster.metadata(sorted({topic for topic, _ in offsets}))
+        topic_errors = {t["name"]: Errors.from_code(t["error_code"]) for t in response["topics"]}
+        results = {}
+        by_leader = {}
+        for tp, offset in offsets.items():
+            topic_error = topic_errors.get(tp[0], Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            info = self.cluster.topics.get(tp[0])
+            part = info.partitions.get(tp[1]) if info is not None else None
+            if topic_error != Errors.NONE:
+                results[tp] = (topic_error, -1)
+            elif part is None or part.leader < 0:
+                results[tp] = (Errors.LEADER_NOT_AVAILABLE, -1)
+            else:
+                by_leader.setdefault(part.leader, {})[tp] = offset
+        for leader, partitions in by_leader.items():
+            topics = {}
+            for (topic, partition), offset in partitions.items():
+                topics.setdefault(topic, []).append({"partition_index": partition, "offset": offset})
+            body = {"topics": [{"name": topic, "partitions": parts} for topic, parts in topics.items()],
+                    "timeout_ms": timeout_ms}
+            answer = self.cluster.request(leader, delete_records.API_KEY, body,
+                                          timeout=self.cluster.timeout + max(0, timeout_ms) / 1000.0)
+            for topic in answer["topics"]:
+                for p in topic["partitions"]:
+                    results[(topic["name"], p["partition_index"])] = (Errors.from_code(p["error_code"]),
+                                                                      p["low_watermark"])
+        return {tp: results.get(tp, (Errors.UNKNOWN_SERVER_ERROR, -1)) for tp in offsets}

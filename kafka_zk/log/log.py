@@ -461,6 +461,12 @@ class Log:
             self.maybe_increment_log_start_offset(self._segments[0].base_offset)
         return len(deletable)
 
+    def delete_segments_below_log_start(self, now_ms=None):
+        """Delete (``.deleted`` rename, files removed later) the segments wholly below the log start offset."""
+        now_ms = self._clock() if now_ms is None else now_ms
+        return self._delete_old(lambda segment, following: following.base_offset <= self.log_start_offset,
+                                now_ms, None, "log start offset %d" % self.log_start_offset)
+
     def maybe_increment_log_start_offset(self, new_start_offset):
         """Raise the log start offset (retention, DeleteRecords); returns True if it moved."""
         if new_start_offset > self._leo.offset:

@@ -95,6 +95,7 @@ class KafkaServer(service.Service):
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
         self.replica_manager.replication_quotas = self.replication_quotas
+        self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
         self._isr_changes = set()

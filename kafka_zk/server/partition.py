@@ -160,6 +160,36 @@ class Partition:
                             log_append_time_ms if log_append_time_ms is not None else -1,
                             self.log.log_start_offset)
 
+    def delete_records_on_leader(self, offset, now_ms):
+        """DeleteRecords: move the log start offset to ``offset`` (-1: the high watermark) and delete the
+        segments wholly below it. Returns the offset the low watermark must reach (Kafka's
+        Partition.deleteRecordsOnLeader)."""
+        if not self.is_leader or self.log is None:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        if not self.log.config.delete_enabled:
+            raise KafkaError(Errors.POLICY_VIOLATION, "Records of partition %s-%d can not be deleted due to "
+                             "the configured policy" % (self.topic, self.partition))
+        requested = self.high_watermark if offset == -1 else offset
+        if requested < 0:
+            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE, "The offset %d for partition %s-%d is not valid"
+                             % (requested, self.topic, self.partition))
+        if requested > self.high_watermark:
+            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE,
+                             "Cannot increment the log start offset to %d of partition %s-%d since it is "
+                             "larger than the high watermark %d"
+                             % (requested, self.topic, self.partition, self.high_watermark))
+        if self.log.maybe_increment_log_start_offset(requested):
+            self.log.delete_segments_below_log_start(now_ms)
+            self.rebuild_producer_state()
+        return requested
+
+    def low_watermark(self, is_alive=lambda broker_id: True):
+        """The smallest log start offset of the leader and its live followers (-1 while one is unknown)."""
+        if not self.is_leader or self.log is None:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        starts = [follower.log_start_offset for replica, follower in self.followers.items() if is_alive(replica)]
+        return min(starts + [self.log.log_start_offset])
+
     def maybe_advance_high_watermark(self, now_ms, max_lag_ms):
         """HW = the smallest log end offset among the leader, the ISR and followers caught up within
         max_lag_ms (None: ISR only). Returns True if it moved."""
@@ -234,7 +264,8 @@ class Partition:
                 self.producer_state.record_header(header)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
-            self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset))
+            if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):
+                self.log.delete_segments_below_log_start()
         self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log.log_end_offset))
         return appended
 
