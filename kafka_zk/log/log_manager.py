@@ -145,6 +145,11 @@ class LogManager:
             self._dir_of[tp] = log_dir
         return log
 
+    def logs_in_dir(self, log_dir):
+        """[((topic, partition), Log, is_future)] of the replicas in ``log_dir``, sorted."""
+        return sorted(((tp, self._logs[tp], False) for tp, d in self._dir_of.items() if d == log_dir),
+                      key=lambda entry: entry[0])
+
     def _logs_in(self, log_dir):
         return {tp: self._logs[tp] for tp, d in self._dir_of.items() if d == log_dir}
 

@@ -121,10 +121,10 @@ def run(args, out, err, admin_factory=AdminClient):
     try:
         options = {}
         if args.command_config:
-            props = _read_file(args.command_config, read_properties)
+            props = read_tool_file(args.command_config, read_properties)
             if "request.timeout.ms" in props:
                 options["timeout"] = int(props["request.timeout.ms"]) / 1000.0
-        entries = parse_offset_json(_read_file(args.offset_json_file, lambda path: open(path, encoding="utf-8").read()))
+        entries = parse_offset_json(read_tool_file(args.offset_json_file, lambda path: open(path, encoding="utf-8").read()))
         seen, duplicates = set(), []
         for topic, partition, _ in entries:
             name = "%s-%d" % (topic, partition)
@@ -156,7 +156,7 @@ def run(args, out, err, admin_factory=AdminClient):
     return 0
 
 
-def _read_file(path, reader):
+def read_tool_file(path, reader):
     try:
         return reader(path)
     except FileNotFoundError:

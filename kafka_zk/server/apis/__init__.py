@@ -3,15 +3,17 @@
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.server.apis import (
     alter_configs, alter_partition_reassignments, api_versions, controlled_shutdown, create_partitions,
-    create_topics, delete_records, delete_topics, describe_configs, elect_leaders, fetch, find_coordinator,
+    create_topics, delete_topics, describe_configs, elect_leaders, fetch, find_coordinator,
     incremental_alter_configs, init_producer_id, leader_and_isr, list_offsets, list_partition_reassignments,
     metadata, offset_for_leader_epoch, produce, stop_replica, update_metadata)
+from kafka_zk.server.apis import delete_records, describe_log_dirs
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
-                   controlled_shutdown, find_coordinator, api_versions, create_topics, delete_records, delete_topics,
+                   controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
                    init_producer_id, offset_for_leader_epoch, describe_configs, create_partitions, elect_leaders,
                    alter_partition_reassignments, list_partition_reassignments, alter_configs,
-                   incremental_alter_configs, delete_records]
+                   incremental_alter_configs]
+HANDLER_MODULES += [delete_records, describe_log_dirs]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}
 
