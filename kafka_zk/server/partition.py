@@ -258,8 +258,8 @@ class Partition:
         appended = 0
         if headers:
             newest = max(headers, key=lambda header: header.max_timestamp)
-            self.log.append(bytes(view[start:end]), headers[-1].last_offset, newest.max_timestamp,
-                            newest.last_offset)
+            self.log.append_copied(bytes(view[start:end]), headers[0].base_offset, headers[-1].last_offset,
+                                   newest.max_timestamp, newest.last_offset)
             for header in headers:
                 self.producer_state.record_header(header)
             appended = end - start
