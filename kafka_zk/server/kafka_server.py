@@ -20,6 +20,7 @@ from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
+from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
@@ -98,6 +99,9 @@ class KafkaServer(service.Service):
         self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
+        self.replica_manager.log_dir_mover = ReplicaAlterLogDirsManager(
+            self.reactor, self.replica_manager, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
+            bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"])
         self._isr_changes = set()
         self.admin = AdminManager(self)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)

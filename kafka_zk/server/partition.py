@@ -3,6 +3,7 @@
 import logging
 from collections import namedtuple
 
+from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
     OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager, UnknownProducerIdError)
 from kafka_zk.protocol.errors import Errors, KafkaError
@@ -46,6 +47,7 @@ class Partition:
         self.broker_id = broker_id
         self._log_provider = log_provider  # callable(topic, partition) -> Log (created if missing)
         self.log = None
+        self.future_log = None  # set while the replica moves to another log dir of this broker
         self.leader_id = NO_LEADER
         self.leader_epoch = -1
         self.leader_epoch_start_offset = -1
@@ -274,11 +276,15 @@ class Partition:
             log.info("[Partition %s-%d broker=%d] truncating from %d to %d", self.topic, self.partition,
                      self.broker_id, self.log.log_end_offset, offset)
             self.log.truncate_to(offset)
+            if self.future_log is not None:
+                follow_truncation(self.future_log, offset)
             self.rebuild_producer_state()
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset):
         self.log.truncate_fully_and_start_at(offset)
+        if self.future_log is not None:
+            self.future_log.truncate_fully_and_start_at(offset)
         self.producer_state.truncate()
         self.high_watermark = offset
 
@@ -292,3 +298,4 @@ class Partition:
 
     def close(self):
         self.log = None
+        self.future_log = None

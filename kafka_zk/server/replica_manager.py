@@ -5,7 +5,7 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
-from kafka_zk.log.log import OffsetOutOfRangeError
+from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
@@ -77,6 +77,7 @@ class ReplicaManager:
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
         self.is_broker_alive = lambda broker_id: True  # set by the server from its metadata cache
+        self.log_dir_mover = None  # ReplicaAlterLogDirsManager, set by the server
 
     def now_ms(self):
         return int(self.clock.seconds() * 1000)
@@ -135,6 +136,8 @@ class ReplicaManager:
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
+        except RecordBatchTooLargeError as error:  # larger than segment.bytes (Kafka's RecordBatchTooLargeException)
+            return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                              appended.log_append_time, appended.log_start_offset, min_isr)
 
@@ -329,6 +332,8 @@ class ReplicaManager:
             self.produce_purgatory.check_and_complete(tp)
             self.fetch_purgatory.check_and_complete(tp)
             self.delete_records_purgatory.check_and_complete(tp)
+            if self.log_dir_mover is not None and self.log_manager.get_future_log(*tp) is not None:
+                self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
         if self.fetchers is not None:
             self.fetchers.remove_partitions(new_leaders + list(new_followers))
             by_leader = {}
@@ -349,6 +354,8 @@ class ReplicaManager:
         tp = (topic, partition)
         if self.fetchers is not None:
             self.fetchers.remove_partitions([tp])
+        if self.log_dir_mover is not None:
+            self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
         if found is not None:
             found.close()
@@ -367,6 +374,8 @@ class ReplicaManager:
     def shutdown(self):
         if self.fetchers is not None:
             self.fetchers.shutdown()
+        if self.log_dir_mover is not None:
+            self.log_dir_mover.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
         self.delete_records_purgatory.shutdown()
