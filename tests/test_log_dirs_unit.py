@@ -111,3 +111,24 @@ def test_a_future_log_follows_truncation_and_survives_a_restart(manager):
     assert reopened.get_future_log("t", 1).log_end_offset == current.log_end_offset
     assert reopened.log_dir_of("t", 1) == a and reopened.future_log_dir_of("t", 1) == b
     assert reopened.remove_future_log("t", 1) and not [n for n in os.listdir(b) if n.startswith("t-1")]
+
+
+def test_a_swap_interrupted_after_the_old_log_went_completes_on_load(manager):
+    logs, (a, b) = manager
+    logs.maybe_update_preferred_dir("t", 2, a)
+    current = logs.get_or_create_log("t", 2)
+    fill(current, 4)
+    future = logs.create_future_log("t", 2, b)
+    while not caught_up(current, future):
+        copy_step(current, future, 1 << 20)
+    expected = all_values(current)
+    future.flush()
+    logs.shutdown()
+    # The crash window of the swap: the old log is already renamed -delete, the future one not yet renamed.
+    os.rename(current.dir, os.path.join(a, "t-2.%s-delete" % ("0" * 32)))
+    reopened = LogManager([a, b], LogConfig(), lambda: 0)
+    reopened.load_logs()
+    assert reopened.log_dir_of("t", 2) == b and reopened.get_future_log("t", 2) is None
+    assert reopened.get_log("t", 2).dir == os.path.join(b, "t-2")
+    assert all_values(reopened.get_log("t", 2)) == expected
+    assert not [n for n in os.listdir(a) if n.startswith("t-2")]

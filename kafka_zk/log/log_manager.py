@@ -129,7 +129,17 @@ class LogManager:
             if clean:
                 os.remove(marker)
             clean_by_dir[log_dir] = clean
+        for tp in [tp for tp in self._future_logs if tp not in self._logs]:
+            self._promote_orphan_future(tp)
         return clean_by_dir
+
+    def _promote_orphan_future(self, tp):
+        """A future log without a current one was interrupted in the swap: it becomes the current log."""
+        future, log_dir = self._future_logs.pop(tp), self._future_dir_of.pop(tp)
+        logger.warning("%s: completing the interrupted move of %s-%d into %s", future.dir, tp[0], tp[1], log_dir)
+        future.rename_dir(os.path.join(log_dir, log_dir_name(*tp)))
+        self._logs[tp] = future
+        self._dir_of[tp] = log_dir
 
     # -- access ------------------------------------------------------------------------------
 
@@ -228,9 +238,12 @@ class LogManager:
                              % (topic, partition, future.log_end_offset, current.log_end_offset))
         destination = self._future_dir_of[tp]
         copy_leader_epochs(current, future)
-        future.rename_dir(os.path.join(destination, log_dir_name(topic, partition)))
+        future.flush()
+        # The old log goes first: a crash in between leaves a caught-up future log and no current one,
+        # which load_logs promotes (two current dirs of one partition would stop the broker instead).
         old_dir = current.dir
         current.rename_dir(os.path.join(os.path.dirname(old_dir), delete_dir_name(topic, partition)))
+        future.rename_dir(os.path.join(destination, log_dir_name(topic, partition)))
         replaced = future
         del self._future_logs[tp]
         del self._future_dir_of[tp]
@@ -292,8 +305,8 @@ class LogManager:
         if log is None:
             return False
         del self._dir_of[tp]
+        self.remove_future_log(topic, partition)  # first, so a crash leaves no future log to promote
         log.delete()
-        self.remove_future_log(topic, partition)
         self.preferred_dirs.pop(tp, None)
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
