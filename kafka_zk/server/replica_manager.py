@@ -10,7 +10,8 @@ from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import InvalidTimestampError, RecordTooLargeError, validate_produce_records
-from kafka_zk.server.delayed import DelayedDeleteRecords, DelayedFetch, DelayedProduce
+from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
+from kafka_zk.server.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
 from kafka_zk.server.replication_quota import should_throttle
@@ -136,7 +137,7 @@ class ReplicaManager:
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
-        except RecordBatchTooLargeError as error:  # larger than segment.bytes (Kafka's RecordBatchTooLargeException)
+        except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                              appended.log_append_time, appended.log_start_offset, min_isr)
