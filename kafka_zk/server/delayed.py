@@ -69,4 +69,3 @@ class DelayedFetch(DelayedOperation):
     def on_complete(self):
         results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes)
         self.done.callback(results)
-
