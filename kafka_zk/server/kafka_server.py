@@ -22,6 +22,7 @@ from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
+from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
@@ -103,8 +104,12 @@ class KafkaServer(service.Service):
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
         self.replica_manager.replication_quotas = self.replication_quotas
+        self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
+        self.replica_manager.log_dir_mover = ReplicaAlterLogDirsManager(
+            self.reactor, self.replica_manager, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
+            bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"])
         self._isr_changes = set()
         self.admin = AdminManager(self)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
