@@ -151,7 +151,8 @@ class Log:
     slices handed out just before stay readable. ``clock()`` returns the time in ms.
     """
 
-    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False):
+    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False,
+                 epoch_checkpoints=None):
         self.dir = dir_path
         self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
         self.config = config
@@ -166,7 +167,7 @@ class Log:
         self.truncated_to = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
-            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)))
+            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
         self._load(clean_shutdown)
 
     def __repr__(self):

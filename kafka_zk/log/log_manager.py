@@ -31,10 +31,13 @@ class InconsistentClusterIdError(Exception):
 class LogManager:
     """Owns the Log objects of this broker, keyed by (topic, partition)."""
 
-    def __init__(self, log_dirs, default_config, clock):
+    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None):
+        """``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
+        broker writes them in batches off the reactor); without one each is written at once."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
         self.default_config = default_config
         self._clock = clock
+        self.epoch_checkpoints = epoch_checkpoints
         self._logs = {}
         self._dir_of = {}
         self._future_logs = {}  # replicas being moved to another dir: (topic, partition) -> Log
@@ -117,14 +120,16 @@ class LogManager:
                                            % (tp[0], tp[1], self._future_dir_of[tp], log_dir))
                     self._future_logs[tp] = Log(path, config, self._clock,
                                                 log_start_offset=log_start_offsets.get(tp, 0),
-                                                recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean)
+                                                recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                                epoch_checkpoints=self.epoch_checkpoints)
                     self._future_dir_of[tp] = log_dir
                     continue
                 if tp in self._logs:
                     raise RuntimeError("partition %s-%d found in both %s and %s"
                                        % (tp[0], tp[1], self._dir_of[tp], log_dir))
                 self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
-                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean)
+                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                     epoch_checkpoints=self.epoch_checkpoints)
                 self._dir_of[tp] = log_dir
             if clean:
                 os.remove(marker)
@@ -173,7 +178,7 @@ class LogManager:
         if log is None:
             log_dir = self._next_log_dir(tp)
             log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
-                      self._clock)
+                      self._clock, epoch_checkpoints=self.epoch_checkpoints)
             self._logs[tp] = log
             self._dir_of[tp] = log_dir
         return log
@@ -217,7 +222,8 @@ class LogManager:
             return future
         current = self._logs.get(tp)
         config = config or (current.config if current is not None else self.default_config)
-        future = Log(os.path.join(log_dir, future_dir_name(topic, partition)), config, self._clock)
+        future = Log(os.path.join(log_dir, future_dir_name(topic, partition)), config, self._clock,
+                     epoch_checkpoints=self.epoch_checkpoints)
         self._future_logs[tp] = future
         self._future_dir_of[tp] = log_dir
         return future
@@ -322,6 +328,8 @@ class LogManager:
         for log in list(self._logs.values()) + list(self._future_logs.values()):
             log.flush()
             log.close()
+        if self.epoch_checkpoints is not None:
+            self.epoch_checkpoints.write(self.epoch_checkpoints.drain())
         self.remove_deleted_logs(0, everything=True)
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()

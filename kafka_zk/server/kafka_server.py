@@ -10,6 +10,7 @@ from twisted.internet import defer, task, threads
 
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
+from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
@@ -56,6 +57,7 @@ class KafkaServer(service.Service):
         self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
         self._port = None
         self._tasks = []
+        self._epoch_checkpoint_batch = None  # the Deferred of the epoch checkpoint batch being written
         self.started = defer.Deferred()
 
     # -- dispatcher interface for the socket server -----------------------------------------------
@@ -88,7 +90,10 @@ class KafkaServer(service.Service):
         yield self.zk.call("start", config.zookeeper_connection_timeout_ms / 1000.0)
         yield self.zk.call("create_persistent_paths")
         self.cluster_id = yield self.zk.call("get_or_create_cluster_id")
-        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
+        self._epoch_checkpoints = DeferredCheckpoints()
+        self._epoch_checkpoints.on_pending = self._schedule_epoch_checkpoints
+        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms,
+                                      self._epoch_checkpoints)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         self.log_manager.load_logs()
@@ -260,6 +265,26 @@ class KafkaServer(service.Service):
                 by_dir[directory][tp] = mark
         return [(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT), marks) for directory, marks in by_dir.items()]
 
+    def _schedule_epoch_checkpoints(self):
+        if self._epoch_checkpoint_batch is None:
+            self._epoch_checkpoint_batch = task.deferLater(self.reactor, 0, self._write_epoch_checkpoints)
+
+    @defer.inlineCallbacks
+    def _write_epoch_checkpoints(self):
+        """Leader epoch checkpoints changed since the last batch, written together on a pool thread; one
+        batch at a time, so a file's newest entries are always written last."""
+        try:
+            while True:
+                items = self._epoch_checkpoints.drain()
+                if not items:
+                    break
+                yield threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(),
+                                                DeferredCheckpoints.write, items)
+        except Exception:
+            log.exception("[KafkaServer id=%d] writing leader epoch checkpoints failed", self.broker_id)
+        finally:
+            self._epoch_checkpoint_batch = None
+
     def checkpoint_high_watermarks(self):
         """Periodic: snapshot on the reactor, write and fsync on a pool thread (an fsync stalls requests)."""
         checkpoints = self._high_watermark_checkpoints()
@@ -375,6 +400,8 @@ class KafkaServer(service.Service):
             self.replica_manager.shutdown()
             _write_checkpoints(self._high_watermark_checkpoints())
         if getattr(self, "log_manager", None) is not None:
+            if self._epoch_checkpoint_batch is not None:
+                yield self._epoch_checkpoint_batch  # older entries must not land after the final ones
             self.log_manager.shutdown()
         if getattr(self, "zk", None) is not None:
             yield self.zk.call("close")
