@@ -177,3 +177,18 @@ def test_flushed_entries_are_in_the_file_before_close(tmp_path):
     index.append(3, 70)
     index.flush()
     assert path.read_bytes()[:8] == bytes.fromhex("00000003 00000046")
+
+
+def test_a_preallocated_index_left_by_a_crash_is_not_read_whole(tmp_path):
+    """Reopening an active segment's index after kill -9 (10 MB, sparse) reads only its written part, and the
+    zero tail still fails the sanity check so that recovery rebuilds it, as in Kafka."""
+    path = str(tmp_path / "00000000000000000000.index")
+    index = OffsetIndex(path, 0, 10 * 1024 * 1024)
+    index.append(5, 100)
+    index.flush()
+    reopened = OffsetIndex(path, 0, 10 * 1024 * 1024)
+    assert reopened.entries == 10 * 1024 * 1024 // 8
+    assert len(reopened._buf) < 64 * 1024
+    assert reopened.entry(0) == (5, 100) and reopened.entry(reopened.entries - 1) == (0, 0)
+    with pytest.raises(CorruptIndexError):
+        reopened.sanity_check()

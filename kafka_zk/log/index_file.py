@@ -1,6 +1,7 @@
 """The preallocated file of fixed-size entries shared by the offset and time indexes, held in memory."""
 
 import os
+import struct
 
 
 class CorruptIndexError(Exception):
@@ -17,6 +18,18 @@ class InvalidOffsetError(ValueError):
 
 def round_down(size, entry_size):
     return size - size % entry_size
+
+
+def _read_written_part(path):
+    """The file's bytes up to its first hole: a preallocated index left by a crash is mostly a sparse
+    run of zeros (10 MB by default) that need not be read into memory."""
+    with open(path, "rb") as existing:
+        try:
+            written = os.lseek(existing.fileno(), 0, os.SEEK_HOLE)
+        except (AttributeError, OSError):  # no hole support: read it all
+            written = None
+        existing.seek(0)
+        return bytearray(existing.read() if written is None else existing.read(written))
 
 
 class IndexFile:
@@ -39,9 +52,8 @@ class IndexFile:
         self.base_offset = base_offset
         self.max_index_size = max_index_size
         if os.path.exists(path):
-            with open(path, "rb") as existing:
-                self._buf = bytearray(existing.read())
-            self._set_length(len(self._buf))
+            self._buf = _read_written_part(path)
+            self._set_length(os.path.getsize(path))
             self._entries = self._max_entries
         else:
             length = round_down(max_index_size, self.entry_size)
@@ -77,7 +89,10 @@ class IndexFile:
         return self._entries >= self._max_entries
 
     def _unpack(self, struct_, n):
-        return struct_.unpack_from(self._buf, n * self.entry_size)
+        try:
+            return struct_.unpack_from(self._buf, n * self.entry_size)
+        except struct.error:  # a slot in the never-written (zero) tail of a preallocated file
+            return struct_.unpack(bytes(struct_.size))
 
     def _write(self, struct_, *values):
         """Append one entry, growing the file if it is exactly full (the time index's reserved slot)."""
