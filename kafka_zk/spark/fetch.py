@@ -39,25 +39,26 @@ def data_loss_message(topic, partition, wanted, available):
 
 
 def records_to_batch(messages, topic, partition, include_headers, schema):
-    """An Arrow RecordBatch with Spark's Kafka schema from confluent-kafka Messages (no per-field Python objects
-    beyond the ones the client hands out)."""
+    """An Arrow RecordBatch with Spark's Kafka schema from a non-empty list of confluent-kafka Messages.
+
+    Columns are gathered with map() over the Message methods (no per-record Python frames), then handed to
+    Arrow in one call each; topic and partition are constant columns."""
+    from confluent_kafka import Message
     count = len(messages)
-    stamps = [m.timestamp() for m in messages]
-    millis = pa.array([s[1] for s in stamps], pa.int64())
+    types, millis = zip(*map(Message.timestamp, messages))
     columns = [
-        pa.array([m.key() for m in messages], pa.binary()),
-        pa.array([m.value() for m in messages], pa.binary()),
+        pa.array(list(map(Message.key, messages)), pa.binary()),
+        pa.array(list(map(Message.value, messages)), pa.binary()),
         pa.repeat(pa.scalar(topic, pa.string()), count),
         pa.repeat(pa.scalar(partition, pa.int32()), count),
-        pa.array([m.offset() for m in messages], pa.int64()),
-        pc.multiply(millis, 1000).cast(pa.timestamp("us", tz="UTC")),
-        pc.subtract(pa.array([s[0] for s in stamps], pa.int32()), 1),
+        pa.array(list(map(Message.offset, messages)), pa.int64()),
+        pc.multiply(pa.array(millis, pa.int64()), 1000).cast(pa.timestamp("us", tz="UTC")),
+        # librdkafka: 1 CreateTime, 2 LogAppendTime (0 not available); Spark: 0 CreateTime, 1 LogAppendTime.
+        pc.subtract(pa.array(types, pa.int32()), 1),
     ]
     if include_headers:
-        headers = []
-        for m in messages:
-            pairs = m.headers()
-            headers.append([{"key": k, "value": v} for k, v in pairs] if pairs else None)
+        headers = [[{"key": k, "value": v} for k, v in pairs] if pairs else None
+                   for pairs in map(Message.headers, messages)]
         columns.append(pa.array(headers, schema.field("headers").type))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
@@ -96,7 +97,9 @@ class OffsetRangeFetcher:
             consumer.assign([TopicPartition(self.topic, self.partition, position)])
             last_progress = self._clock()
             while position < self.end:
-                messages = consumer.consume(num_messages=RECORDS_PER_BATCH, timeout=1.0)
+                # Asking for no more than the range still holds lets the last call return as soon as it is read.
+                wanted = max(1, min(RECORDS_PER_BATCH, self.end - position))
+                messages = consumer.consume(num_messages=wanted, timeout=1.0)
                 records = []
                 eof_at = None
                 out_of_range = False
