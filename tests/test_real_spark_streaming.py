@@ -9,6 +9,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from confluent_kafka import Consumer, TopicPartition
 
 from spark_jobs.topic_to_parquet import start_query
 from tests.cluster_support import start_cluster, wait_for
@@ -19,9 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture(scope="module")
 def fast_cluster(tmp_path_factory, zookeeper_server):
-    """Three brokers whose ZooKeeper sessions expire after 6 s, so a killed leader is replaced quickly."""
+    """Three brokers whose ZooKeeper sessions expire after 6 s, so a killed leader is replaced quickly, and whose
+    retention runs twice a second."""
     running = start_cluster(tmp_path_factory.mktemp("spark-stream"), zookeeper_server,
-                            overrides={"zookeeper.session.timeout.ms": "6000"})
+                            overrides={"zookeeper.session.timeout.ms": "6000",
+                                       "log.retention.check.interval.ms": "500", "log.segment.delete.delay.ms": "0"})
     yield running
     running.stop()
 
@@ -126,3 +129,47 @@ def test_broker_killed_during_streaming_read_loses_and_repeats_nothing(spark, fa
         if not fast_cluster.broker(0).is_running():
             fast_cluster.broker(0).start()
     _assert_exactly(_output(spark, args.output), delivered)
+
+
+def _watermarks(bootstrap, topic):
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "spark-tests-meta"})
+    try:
+        return consumer.get_watermark_offsets(TopicPartition(topic, 0), timeout=10, cached=False)
+    finally:
+        consumer.close()
+
+
+def test_records_deleted_by_retention_fail_the_query_or_are_skipped(spark, fast_cluster):
+    bootstrap = fast_cluster.bootstrap_servers
+    create_topic(bootstrap, "retained", 1, configs={"segment.bytes": "2000", "retention.bytes": "2000"})
+    # Small batches, so segments roll often and retention has whole old segments to delete.
+    for start in range(0, 400, 20):
+        produce(bootstrap, "retained", _records(start, 20, b"r"))
+    low, high = wait_for(lambda: (lambda w: w if w[0] > 0 else None)(_watermarks(bootstrap, "retained")), 60,
+                         message="retention to delete the first segments")
+    from_zero = '{"retained":{"0":0}}'
+
+    def batch(fail):
+        return (spark.read.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
+                .option("subscribe", "retained").option("startingOffsets", from_zero)
+                .option("endingOffsets", '{"retained":{"0":%d}}' % high).option("failOnDataLoss", fail).load())
+
+    with pytest.raises(Exception, match="Some data may have been lost"):
+        batch("true").count()
+    offsets = [r.offset for r in batch("false").select("offset").collect()]
+    assert offsets and min(offsets) >= low and max(offsets) == high - 1 and len(offsets) == len(set(offsets))
+
+    def stream(fail, name):
+        df = (spark.readStream.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
+              .option("subscribe", "retained").option("startingOffsets", from_zero).option("failOnDataLoss", fail)
+              .load())
+        return df.writeStream.format("memory").queryName(name).trigger(availableNow=True).start()
+
+    failing = stream("true", "retained_strict")
+    with pytest.raises(Exception, match="Some data may have been lost"):
+        failing.awaitTermination(120)
+    lenient = stream("false", "retained_lenient")
+    lenient.awaitTermination(120)
+    assert lenient.exception() is None
+    read = [r.offset for r in spark.sql("select offset from retained_lenient").collect()]
+    assert read and min(read) >= low and len(read) == len(set(read)) and max(read) >= high - 1
