@@ -92,3 +92,18 @@ def test_batch_write_is_read_back_by_confluent_kafka(spark, cluster):
     found = consume_all(bootstrap, "spark-sink", PARTITIONS)
     assert sorted((k.decode(), v.decode(), p) for (p, _), (k, v, _) in found.items()) == sorted(rows)
     assert all(h == [("h", v)] for (k, v, h) in found.values())
+
+
+def test_starting_offsets_by_timestamp_and_timestamp_column(spark, cluster):
+    from confluent_kafka import Producer
+    bootstrap = cluster.bootstrap_servers
+    create_topic(bootstrap, "stamped", 1)
+    base = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
+    for i in range(100):
+        producer.produce("stamped", b"v%d" % i, timestamp=base + i * 1000)
+    assert producer.flush(30) == 0
+    df = _read(spark, bootstrap, subscribe="stamped",
+               startingOffsetsByTimestamp='{"stamped":{"0":%d}}' % (base + 50_500))
+    rows = sorted(df.select("offset", F.unix_millis("timestamp").alias("ms")).collect())
+    assert [(r.offset, r.ms) for r in rows] == [(i, base + i * 1000) for i in range(51, 100)]
