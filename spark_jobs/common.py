@@ -44,7 +44,8 @@ def spark_session(args, app_name):
             raise JobError("--conf expects KEY=VALUE, got %s" % item)
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    # A failed query is reported by run_job in one line; Spark's own ERROR log of it would repeat it at length.
+    spark.sparkContext.setLogLevel("FATAL")
     spark.dataSource.register(KafkaZkDataSource)
     return spark
 

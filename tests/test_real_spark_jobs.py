@@ -167,3 +167,14 @@ def test_sink_errors_reach_the_driver(spark, cluster):
     _expect_error(lambda: spark.createDataFrame([(1,)], "v int").write.format("kafka_zk").mode("append")
                   .option("kafka.bootstrap.servers", bootstrap).option("topic", "sink-errors").save(),
                   "Required attribute 'value' not found")
+
+
+def test_job_with_unreachable_cluster_says_so_in_one_line(tmp_path):
+    command = [sys.executable, "-m", "spark_jobs.topic_to_parquet", "--bootstrap-server", "127.0.0.1:%d" % free_port(),
+               "--master", "local[1]", "--topic", "t", "--output", str(tmp_path / "out"),
+               "--checkpoint", str(tmp_path / "checkpoint"), "--available-now"]
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    assert result.returncode == 1
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: ") and "Cannot reach the Kafka cluster" in last
+    assert "\tat org.apache" not in result.stderr and "Traceback" not in result.stderr
