@@ -141,6 +141,8 @@ def test_bad_input_is_a_clear_error_not_a_hang(spark, cluster):
                   .load().count(), "Only one of the following options can be specified")
     _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", startingOffsets='{"bad-input":{"0":')
                   .load().count(), "Expected e.g.", "startingOffsets")
+    _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", **{"kafka.no.such.setting": "1"})
+                  .load().count(), "Invalid kafka.* client setting", "no.such.setting")
     _expect_error(lambda: _reader(spark, bootstrap, subscribe="no-such-topic").load().count(),
                   "Topic no-such-topic does not exist")
     _expect_error(lambda: _reader(spark, "127.0.0.1:%d" % free_port(), subscribe="bad-input").load().count(),

@@ -32,6 +32,16 @@ def consumer_config(bootstrap_servers, client_settings):
     return config
 
 
+def check_consumer_settings(bootstrap_servers, client_settings):
+    """Fail on the driver, before any task runs, when a kafka.* setting is unknown to the client or invalid."""
+    from confluent_kafka import Consumer, KafkaException
+    try:
+        Consumer(consumer_config(bootstrap_servers, client_settings)).close()
+    except (KafkaException, ValueError, TypeError) as exc:
+        from kafka_zk.spark.options import KafkaZkOptionError
+        raise KafkaZkOptionError("Invalid kafka.* client setting: %s" % exc) from None
+
+
 def data_loss_message(topic, partition, wanted, available):
     return ("Some data may have been lost because they are not available in Kafka any more: offsets %d..%d of %s-%d "
             "are gone (the log now starts at %d). If you want your streaming query to continue when data is lost, "

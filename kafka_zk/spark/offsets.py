@@ -4,7 +4,7 @@ import time
 
 from kafka_zk.client.cluster import ClusterClient
 from kafka_zk.client.consumer import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, Consumer
-from kafka_zk.client.errors import KafkaClientError, KafkaConnectionError, KafkaResponseError
+from kafka_zk.client.errors import KafkaConnectionError, KafkaResponseError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.spark.options import EARLIEST, LATEST
 
@@ -160,9 +160,3 @@ class PartitionOffsets:
             result.update(fill)
         return result
 
-
-def describe_client_error(exc):
-    """One line for a client exception (KafkaClientError or a confluent-kafka KafkaException)."""
-    if isinstance(exc, KafkaClientError):
-        return str(exc)
-    return "%s: %s" % (type(exc).__name__, exc)

@@ -4,9 +4,10 @@ from pyspark.sql.datasource import DataSource
 
 from kafka_zk.spark.options import (SINK_OPTIONS, SOURCE_OPTIONS, check_known_options, parse_sink_options,
                                     parse_source_options, parse_bool)
+from kafka_zk.spark.fetch import check_consumer_settings
 from kafka_zk.spark.reader import KafkaZkBatchReader, KafkaZkStreamReader
 from kafka_zk.spark.schema import read_schema
-from kafka_zk.spark.writer import KafkaZkBatchWriter, KafkaZkStreamWriter, check_sink_schema
+from kafka_zk.spark.writer import KafkaZkBatchWriter, KafkaZkStreamWriter, check_producer_settings, check_sink_schema
 
 
 class KafkaZkDataSource(DataSource):
@@ -20,15 +21,21 @@ class KafkaZkDataSource(DataSource):
         check_known_options(self.options, SOURCE_OPTIONS | SINK_OPTIONS, "source")
         return read_schema(parse_bool(self.options, "includeheaders", False))
 
+    def _source(self, streaming):
+        opts = parse_source_options(self.options, streaming)
+        check_consumer_settings(opts.bootstrap_servers, opts.client_settings)
+        return opts
+
     def reader(self, schema):
-        return KafkaZkBatchReader(parse_source_options(self.options, streaming=False))
+        return KafkaZkBatchReader(self._source(streaming=False))
 
     def streamReader(self, schema):
-        return KafkaZkStreamReader(parse_source_options(self.options, streaming=True))
+        return KafkaZkStreamReader(self._source(streaming=True))
 
     def _sink(self, schema):
         opts = parse_sink_options(self.options)
         check_sink_schema(schema, opts.topic)
+        check_producer_settings(opts)
         return opts
 
     def writer(self, schema, overwrite):

@@ -59,6 +59,15 @@ def producer_config(bootstrap_servers, client_settings):
     return config
 
 
+def check_producer_settings(opts):
+    """Fail on the driver, before any task runs, when a kafka.* setting is unknown to the client or invalid."""
+    from confluent_kafka import KafkaException, Producer
+    try:
+        Producer(producer_config(opts.bootstrap_servers, opts.client_settings)).flush(0)
+    except (KafkaException, ValueError, TypeError) as exc:
+        raise KafkaZkOptionError("Invalid kafka.* client setting: %s" % exc) from None
+
+
 def _column(batch, name):
     index = batch.schema.get_field_index(name)
     if index < 0:
