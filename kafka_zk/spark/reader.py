@@ -143,19 +143,18 @@ class KafkaZkStreamReader(_OffsetRangeReading, DataSourceStreamReader, SupportsT
         return ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self):
-        self._target = self._latest_with_new_partitions({})
+        self._target = self._latest()
 
-    def _latest_with_new_partitions(self, start):
-        """{tp: latest offset} of every partition now subscribed; partitions new to ``start`` begin at earliest."""
-        tps = self.offsets.topic_partitions()
-        return self.offsets.latest(tps)
+    def _latest(self):
+        """{tp: latest offset} of every partition subscribed now (partitions added since the last call included)."""
+        return self.offsets.latest(self.offsets.topic_partitions())
 
     def latestOffset(self, start, limit):
         start = offsets_from_json(start)
         if self._target is not None:
             latest = dict(self._target)
         else:
-            latest = self._latest_with_new_partitions(start)
+            latest = self._latest()
         new = [tp for tp in latest if tp not in start]
         begin = dict(start)
         begin.update(self.offsets.earliest(new))
