@@ -174,8 +174,10 @@ def main():
               % (read_s, n / read_s, " ".join("%.2f" % r[0] for r in reads), reads[0][1], reads[0][2]))
         write_topic = unique_topic("bench-spark-write")
         target.create_topic(write_topic, args.partitions, args.replication_factor)
-        write_s = spark_write(spark, bootstrap, write_topic, n, args.partitions)
-        print("  Spark sink write               %7.2f s  %9.0f rec/s" % (write_s, n / write_s))
+        writes = [spark_write(spark, bootstrap, write_topic, n, args.partitions) for _ in range(3)]
+        write_s = statistics.median(writes)
+        print("  Spark sink write               %7.2f s  %9.0f rec/s  (runs %s)"
+              % (write_s, n / write_s, " ".join("%.2f" % w for w in writes)))
         stream_s, rows, latencies = streaming_ingest(spark, bootstrap, topic, args.max_offsets_per_trigger)
         print("  topic_to_parquet availableNow  %7.2f s  %9.0f rec/s  (%d rows, %d batches of <= %d, batch "
               "latency median %d ms, max %d ms)" % (stream_s, rows / stream_s, rows, len(latencies),
