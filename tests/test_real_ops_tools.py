@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from kazoo.client import KazooClient
 
 from kafka_zk.protocol.api_keys import API_SPECS
 from tests.cluster_support import start_cluster, wait_for
@@ -60,6 +61,16 @@ def bounce(cluster, broker_id, topic, partition):
     assert partition_state(bootstrap, topic)[partition][0] != broker_id
 
 
+def cluster_zk_get(cluster, path):
+    zk = KazooClient(hosts=cluster.zk_connect)
+    zk.start(timeout=30)
+    try:
+        return zk.get(path)[0].decode()
+    finally:
+        zk.stop()
+        zk.close()
+
+
 def write_json(tmp_path, name, document):
     path = tmp_path / name
     path.write_text(document if isinstance(document, str) else json.dumps(document))
@@ -98,6 +109,15 @@ def test_leader_election_moves_leadership_back_to_the_preferred_replica(cluster,
         "org.apache.kafka.common.errors.UnknownTopicOrPartitionException: The partition does not exist."]
     assert missing.stderr.splitlines() == [
         'Exception in thread "main" kafka.common.AdminCommandFailedException: 1 replica(s) could not be elected']
+
+    # A broker that is not the controller answers NOT_CONTROLLER per partition with no top-level error (2.5).
+    controller_id = json.loads(cluster_zk_get(cluster, "/controller"))["brokerid"]
+    other = next(b for b in cluster.brokers if b.broker_id != controller_id)
+    answer = request(other.bootstrap, 43, 1, {"election_type": 0, "timeout_ms": 30000,
+                                              "topic_partitions": [{"topic": "elect", "partition_id": [0]}]})
+    assert answer["error_code"] == 0
+    assert [(p["partition_id"], p["error_code"]) for p in answer["replica_election_results"][0]["partition_result"]] \
+        == [(0, 41)]
 
     everything = tool("kafka-leader-election.sh", "--bootstrap-server", bootstrap, "--election-type", "preferred",
                       "--all-topic-partitions")

@@ -108,7 +108,8 @@ def test_dump_log_with_the_offsets_decoder_and_decoder_classes(tmp_path):
     code, lines, _ = dump("--value-decoder-class", "kafka.serializer.StringDecoder")
     assert code == 0 and any(" payload: " in line for line in lines)
     code, lines, err = dump("--key-decoder-class", "com.example.Missing")
-    assert code == 1 and err.strip() == 'Exception in thread "main" java.lang.ClassNotFoundException: com.example.Missing'
+    assert code == 1
+    assert err.strip() == 'Exception in thread "main" java.lang.ClassNotFoundException: com.example.Missing'
 
 
 def test_leader_election_json_and_output_lines():

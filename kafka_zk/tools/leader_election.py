@@ -174,7 +174,7 @@ def run_election(bootstrap_server, admin_config, election, partitions, out, admi
             admin.close()
     except KafkaClientError as error:
         raise ToolFailure("kafka.common.AdminCommandFailedException",
-                          "Timeout waiting for election results (%s)" % error) from None
+                          "Timeout waiting for election results\nCaused by: %s" % error) from None
     lines, failures = format_results(election_name, results)
     for line in lines:
         print(line, file=out)
