@@ -330,6 +330,11 @@ class KafkaZkClient(ZkSession):
         found = self.get_data(PreferredReplicaElectionZNode.PATH)
         return [] if found is None else PreferredReplicaElectionZNode.decode(found[0])
 
+    def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
+        """Create /admin/preferred_replica_election as Kafka's tool does; NodeExistsError if one is in progress."""
+        self._retry(self._zk.create, PreferredReplicaElectionZNode.PATH,
+                    PreferredReplicaElectionZNode.encode(partitions), makepath=True)
+
     def delete_preferred_replica_election(self, epoch_zk_version: int) -> None:
         self._fenced_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
 
