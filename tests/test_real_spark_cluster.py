@@ -6,6 +6,7 @@ import os
 import pytest
 from pyspark.sql import functions as F
 
+from tests.cluster_support import wait_for
 from tests.spark_support import consume_all, create_topic, make_spark_session, produce
 
 
@@ -19,8 +20,9 @@ def cluster_spark():
 def test_read_and_write_run_on_executors(cluster_spark, cluster):
     spark = cluster_spark
     bootstrap = cluster.bootstrap_servers
-    executors = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1
-    assert executors == 2
+    # The executor JVMs register with the driver a while after the session starts (the driver counts as one).
+    wait_for(lambda: spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1 == 2, timeout=120,
+             message="two executors registered")
     create_topic(bootstrap, "on-cluster", 4)
     delivered = produce(bootstrap, "on-cluster", [(b"k%d" % (i % 10), b"v%d" % i, None) for i in range(20000)])
     df = (spark.read.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
