@@ -21,6 +21,55 @@ def job_parser(description):
     return parser
 
 
+def add_stream_options(parser):
+    """The options of a streaming job: where it starts, how much a batch takes, when batches run, when it stops."""
+    parser.add_argument("--starting-offsets", default="earliest",
+                        help="where a new query starts: earliest (default), latest, or Spark's offsets JSON")
+    parser.add_argument("--max-offsets-per-trigger", type=int, default=None,
+                        help="at most this many records per micro-batch")
+    parser.add_argument("--trigger-seconds", type=float, default=None,
+                        help="run a micro-batch every N seconds and keep running (default: as fast as possible)")
+    parser.add_argument("--available-now", action="store_true",
+                        help="process what the topics hold now, in as many batches as needed, then stop")
+    parser.add_argument("--timeout", type=float, default=None, help="stop a running job after N seconds")
+
+
+def stream_source(spark, args, topics):
+    """The kafka_zk streaming DataFrame reader for ``topics`` with the stream options of ``args``."""
+    source = (spark.readStream.format("kafka_zk")
+              .option("kafka.bootstrap.servers", args.bootstrap_server)
+              .option("subscribe", ",".join(topics))
+              .option("startingOffsets", args.starting_offsets))
+    if args.max_offsets_per_trigger:
+        source = source.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
+    return source
+
+
+def start_stream(writer, args):
+    """Start ``writer`` with the trigger ``args`` ask for."""
+    if args.available_now:
+        writer = writer.trigger(availableNow=True)
+    elif args.trigger_seconds:
+        writer = writer.trigger(processingTime="%s seconds" % args.trigger_seconds)
+    return writer.start()
+
+
+def run_streaming_job(args, app_name, start_query):
+    """A streaming job's life: its session, ``start_query(spark)``, a progress line per batch until it ends,
+    the query's failure raised, the session stopped."""
+    if args.max_offsets_per_trigger is not None and args.max_offsets_per_trigger < 1:
+        raise JobError("--max-offsets-per-trigger must be positive")
+    spark = spark_session(args, app_name)
+    try:
+        query = start_query(spark)
+        run_stream(query, args.available_now, args.timeout)
+        if query.exception() is not None:
+            raise query.exception()
+    finally:
+        spark.stop()
+    return 0
+
+
 def split_topics(values):
     topics = [t.strip() for value in values for t in value.split(",") if t.strip()]
     if not topics:

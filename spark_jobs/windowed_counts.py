@@ -8,7 +8,7 @@ by the key, through the kafka_zk sink (at least once: a batch replayed after a c
 
 import sys
 
-from spark_jobs.common import JobError, job_parser, run_job, run_stream, spark_session
+from spark_jobs.common import add_stream_options, job_parser, run_job, run_streaming_job, start_stream, stream_source
 
 
 def build_parser():
@@ -22,11 +22,7 @@ def build_parser():
     parser.add_argument("--window", default="1 minute", help="window length (default: 1 minute)")
     parser.add_argument("--slide", default=None, help="slide interval for sliding windows (default: tumbling)")
     parser.add_argument("--watermark", default="1 minute", help="allowed lateness (default: 1 minute)")
-    parser.add_argument("--starting-offsets", default="earliest", help="earliest (default), latest or offsets JSON")
-    parser.add_argument("--max-offsets-per-trigger", type=int, default=None)
-    parser.add_argument("--available-now", action="store_true", help="process what the topic holds now, then stop")
-    parser.add_argument("--trigger-seconds", type=float, default=None)
-    parser.add_argument("--timeout", type=float, default=None, help="stop after N seconds")
+    add_stream_options(parser)
     return parser
 
 
@@ -52,39 +48,19 @@ def window_counts(events, key_field, time_field, window, slide, watermark):
 
 
 def start_query(spark, args):
-    source = (spark.readStream.format("kafka_zk")
-              .option("kafka.bootstrap.servers", args.bootstrap_server)
-              .option("subscribe", args.topic)
-              .option("startingOffsets", args.starting_offsets))
-    if args.max_offsets_per_trigger:
-        source = source.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
-    counts = window_counts(source.load(), args.key_field, args.time_field, args.window, args.slide, args.watermark)
-    writer = (counts.writeStream.format("kafka_zk")
-              .option("kafka.bootstrap.servers", args.bootstrap_server)
-              .option("topic", args.output_topic)
-              .option("checkpointLocation", args.checkpoint)
-              .outputMode("append")
-              .queryName("windowed_counts"))
-    if args.available_now:
-        writer = writer.trigger(availableNow=True)
-    elif args.trigger_seconds:
-        writer = writer.trigger(processingTime="%s seconds" % args.trigger_seconds)
-    return writer.start()
+    counts = window_counts(stream_source(spark, args, [args.topic]).load(), args.key_field, args.time_field,
+                           args.window, args.slide, args.watermark)
+    return start_stream(counts.writeStream.format("kafka_zk")
+                        .option("kafka.bootstrap.servers", args.bootstrap_server)
+                        .option("topic", args.output_topic)
+                        .option("checkpointLocation", args.checkpoint)
+                        .outputMode("append")
+                        .queryName("windowed_counts"), args)
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
-    if args.max_offsets_per_trigger is not None and args.max_offsets_per_trigger < 1:
-        raise JobError("--max-offsets-per-trigger must be positive")
-    spark = spark_session(args, "windowed_counts")
-    try:
-        query = start_query(spark, args)
-        run_stream(query, args.available_now, args.timeout)
-        if query.exception() is not None:
-            raise query.exception()
-    finally:
-        spark.stop()
-    return 0
+    return run_streaming_job(args, "windowed_counts", lambda spark: start_query(spark, args))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ import pytest
 
 from kafka_zk.client.admin import LogDirInfo, ReplicaInfo
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.delete_records import ToolFailure, parse_offset_json
+from kafka_zk.tools.command_line import ToolFailure
+from kafka_zk.tools.delete_records import parse_offset_json
 from kafka_zk.tools.log_dirs import format_as_json
 
 

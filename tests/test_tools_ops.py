@@ -13,7 +13,7 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.tools import broker_api_versions, dump_log, get_offsets, leader_election, preferred_replica_election
 from kafka_zk.tools.command_line import UsageError, run_tool
-from kafka_zk.tools.delete_records import ToolFailure
+from kafka_zk.tools.command_line import ToolFailure
 from kafka_zk.tools.dump_log_decoders import offsets_decoder, parse_record, string_parser, transaction_log_decoder
 from kafka_zk.zk.znodes import PreferredReplicaElectionZNode
 

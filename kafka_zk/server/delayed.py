@@ -1,10 +1,14 @@
-"""DelayedProduce (acks=-1 waits for the ISR) and DelayedFetch (waits for min_bytes or max_wait)."""
+"""Delayed operations of the replica manager: DelayedProduce (acks=-1 waits for the ISR), DelayedFetch
+(waits for min_bytes or max_wait), and the per-partition base that DelayedDeleteRecords shares."""
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.purgatory import DelayedOperation
 
 
-class DelayedProduce(DelayedOperation):
+class DelayedPartitionResults(DelayedOperation):
+    """Waits until every partition whose result has no error yet is settled; ``results``: {tp: result with
+    an ``error``}, handed to ``done`` on completion. Those still pending at the timeout get REQUEST_TIMED_OUT."""
+
     def __init__(self, timeout_ms, replica_manager, results, done):
         super().__init__(timeout_ms)
         self.replica_manager = replica_manager
@@ -12,16 +16,13 @@ class DelayedProduce(DelayedOperation):
         self.done = done
         self.pending = {tp for tp, result in results.items() if result.error == Errors.NONE}
 
+    def settle(self, partition, result):
+        """True once ``result`` is final (filling it in); ``partition`` is None when this broker has none."""
+        raise NotImplementedError
+
     def try_complete(self):
         for tp in list(self.pending):
-            partition = self.replica_manager.get_partition(*tp)
-            result = self.results[tp]
-            if partition is None or not partition.is_leader:
-                result.error = Errors.NOT_LEADER_FOR_PARTITION
-                self.pending.discard(tp)
-            elif partition.high_watermark > result.last_offset:
-                if len(partition.isr) < result.min_isr:
-                    result.error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+            if self.settle(self.replica_manager.get_partition(*tp), self.results[tp]):
                 self.pending.discard(tp)
         if not self.pending:
             return self.force_complete()
@@ -33,6 +34,20 @@ class DelayedProduce(DelayedOperation):
 
     def on_complete(self):
         self.done.callback(self.results)
+
+
+class DelayedProduce(DelayedPartitionResults):
+    """acks=-1: each partition waits until its high watermark passes the appended records."""
+
+    def settle(self, partition, result):
+        if partition is None or not partition.is_leader:
+            result.error = Errors.NOT_LEADER_FOR_PARTITION
+            return True
+        if partition.high_watermark > result.last_offset:
+            if len(partition.isr) < result.min_isr:
+                result.error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
+            return True
+        return False
 
 
 class DelayedFetch(DelayedOperation):

@@ -6,8 +6,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.api_keys import API_SPECS
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
-from kafka_zk.tools.delete_records import ToolFailure, read_properties, read_tool_file
+from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, read_tool_file, run_tool
 
 
 def build_parser():
@@ -68,9 +68,6 @@ def run(args, out, err, admin_factory=AdminClient):
                 out.write("%s -> %s\n" % (node_text(broker), format_node_versions(versions)))
         finally:
             admin.close()
-    except ToolFailure as failure:
-        print('Exception in thread "main" %s: %s' % (failure.java_class, failure.message), file=err)
-        return 1
     except KafkaClientError as error:
         print("Error while executing BrokerApiVersionsCommand: %s" % error, file=err)
         return 1

@@ -1,4 +1,5 @@
-"""Shared command-line plumbing of the Kafka-style tools: option parsing that fails like Kafka's, key=value args."""
+"""Shared command-line plumbing of the Kafka-style tools: option parsing and failures that look like Kafka's,
+key=value args, tool files."""
 
 import argparse
 import os
@@ -7,6 +8,28 @@ import sys
 
 class UsageError(Exception):
     """Bad command-line usage: the tool prints the message and its usage, then exits with 1."""
+
+
+class ToolFailure(Exception):
+    """An exception Kafka's tool dies of: the JVM prints its first line (class and message) and exits 1."""
+
+    def __init__(self, java_class, message):
+        super().__init__(message)
+        self.java_class = java_class
+        self.message = message
+
+    def line(self):
+        return 'Exception in thread "main" %s: %s' % (self.java_class, self.message)
+
+
+def read_tool_file(path, reader):
+    """``reader(path)``, failing as the JVM's file reading does."""
+    try:
+        return reader(path)
+    except FileNotFoundError:
+        raise ToolFailure("java.nio.file.NoSuchFileException", path) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ToolFailure("java.io.IOException", "%s: %s" % (path, error)) from None
 
 
 class ToolArgumentParser(argparse.ArgumentParser):
@@ -52,6 +75,10 @@ def run_tool(parser, run, argv=None, out=None, err=None):
     except UsageError as exc:
         print(exc, file=err)
         parser.print_usage(err)
+        return 1
+    except ToolFailure as failure:
+        out.flush()
+        print(failure.line(), file=err)
         return 1
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep the interpreter's final flush quiet too.

@@ -9,7 +9,8 @@ from confluent_kafka import OFFSET_BEGINNING, OFFSET_END, Consumer, TopicPartiti
 from kafka_zk.common.properties import read_properties
 from kafka_zk.tools import client_config
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError
-from kafka_zk.tools.perf_support import DateFormatError, SimpleDateFormat, ToolFailure, java_divide, java_fixed
+from kafka_zk.tools.command_line import ToolFailure
+from kafka_zk.tools.perf_support import DateFormatError, SimpleDateFormat, java_divide, java_fixed
 
 HELP_MESSAGE = "This tool helps in performance test for the full zookeeper consumer"
 POLL_TIMEOUT_S = 0.1  # Kafka's loop polls with Duration.ofMillis(100)

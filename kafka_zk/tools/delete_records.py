@@ -6,7 +6,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 
 EARLIEST_VERSION = 1
 
@@ -31,15 +32,6 @@ KAFKA_EXCEPTIONS = {
     Errors.INVALID_TOPIC_EXCEPTION: ("org.apache.kafka.common.errors.InvalidTopicException",
                                      "The request attempted to perform an operation on an invalid topic."),
 }
-
-
-class ToolFailure(Exception):
-    """An exception Kafka's tool lets escape (the JVM prints it and exits 1): (java class, message)."""
-
-    def __init__(self, java_class, message):
-        super().__init__(message)
-        self.java_class = java_class
-        self.message = message
 
 
 def build_parser():
@@ -92,20 +84,6 @@ def parse_offset_json(text):
     return [(_field(e, "topic", str), _field(e, "partition", int), _field(e, "offset", int)) for e in partitions]
 
 
-def read_properties(path):
-    """A Java properties file as a dict (``k=v`` or ``k: v`` lines; # and ! comments)."""
-    props = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if not line or line[0] in "#!":
-                continue
-            sep = min((i for i in (line.find("="), line.find(":")) if i >= 0), default=-1)
-            key, value = (line, "") if sep < 0 else (line[:sep], line[sep + 1:])
-            props[key.strip()] = value.strip()
-    return props
-
-
 def describe_error(error):
     java_class, message = KAFKA_EXCEPTIONS.get(
         error, ("org.apache.kafka.common.errors.UnknownServerException",
@@ -141,9 +119,6 @@ def run(args, out, err, admin_factory=AdminClient):
             results = admin.delete_records(offsets)
         finally:
             admin.close()
-    except ToolFailure as failure:
-        print('Exception in thread "main" %s: %s' % (failure.java_class, failure.message), file=err)
-        return 1
     except (KafkaClientError, ValueError) as failure:
         print("Error while executing records delete operation: %s" % failure, file=err)
         return 1
@@ -154,15 +129,6 @@ def run(args, out, err, admin_factory=AdminClient):
         else:
             print("partition: %s-%d\terror: %s" % (topic, partition, describe_error(error)), file=out)
     return 0
-
-
-def read_tool_file(path, reader):
-    try:
-        return reader(path)
-    except FileNotFoundError:
-        raise ToolFailure("java.nio.file.NoSuchFileException", path) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ToolFailure("java.io.IOException", "%s: %s" % (path, error)) from None
 
 
 def main(argv=None):

@@ -7,8 +7,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
-from kafka_zk.tools.delete_records import ToolFailure, read_properties, read_tool_file
+from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 
 ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
 REQUEST_TIMEOUT_SECONDS = 30.0
@@ -186,25 +186,21 @@ def run_election(bootstrap_server, admin_config, election, partitions, out, admi
 
 def run(args, out, err, admin_factory=AdminClient):
     validate(args)
-    try:
-        election = parse_election_type(args.election_type)
-        if args.partition is not None:
-            try:
-                partition = int(args.partition)
-            except ValueError:
-                raise ToolFailure("joptsimple.OptionArgumentConversionException",
-                                  "Cannot parse argument '%s' of option partition" % args.partition) from None
-        if args.path_to_json_file is not None:
-            partitions = parse_election_json(read_tool_file(args.path_to_json_file,
-                                                            lambda path: open(path, encoding="utf-8").read()))
-        elif args.topic is not None:
-            partitions = [(args.topic, partition)]
-        else:
-            partitions = None
-        return run_election(args.bootstrap_server, args.admin_config, election, partitions, out, admin_factory)
-    except ToolFailure as failure:
-        print('Exception in thread "main" %s: %s' % (failure.java_class, failure.message), file=err)
-        return 1
+    election = parse_election_type(args.election_type)
+    if args.partition is not None:
+        try:
+            partition = int(args.partition)
+        except ValueError:
+            raise ToolFailure("joptsimple.OptionArgumentConversionException",
+                              "Cannot parse argument '%s' of option partition" % args.partition) from None
+    if args.path_to_json_file is not None:
+        partitions = parse_election_json(read_tool_file(args.path_to_json_file,
+                                                        lambda path: open(path, encoding="utf-8").read()))
+    elif args.topic is not None:
+        partitions = [(args.topic, partition)]
+    else:
+        partitions = None
+    return run_election(args.bootstrap_server, args.admin_config, election, partitions, out, admin_factory)
 
 
 def main(argv=None):

@@ -6,8 +6,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
-from kafka_zk.tools.delete_records import ToolFailure, read_properties, read_tool_file
+from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 
 # Errors.exceptionName() of the errors a log dir can carry.
 EXCEPTION_NAMES = {
@@ -82,9 +82,6 @@ def run(args, out, err, admin_factory=AdminClient):
             infos = admin.describe_log_dirs(brokers)
         finally:
             admin.close()
-    except ToolFailure as failure:
-        print('Exception in thread "main" %s: %s' % (failure.java_class, failure.message), file=err)
-        return 1
     except (KafkaClientError, ValueError) as failure:
         print('Exception in thread "main" java.util.concurrent.ExecutionException: %s' % failure, file=err)
         return 1

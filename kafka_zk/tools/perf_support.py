@@ -15,17 +15,6 @@ def _int32(value):
     return value - (1 << 32) if value & 0x80000000 else value
 
 
-class ToolFailure(Exception):
-    """An exception Kafka's tool dies of: the tool prints the JVM's first line for it and exits 1."""
-
-    def __init__(self, java_class, message):
-        super().__init__(message)
-        self.java_class = java_class
-
-    def line(self):
-        return 'Exception in thread "main" %s: %s' % (self.java_class, self)
-
-
 class JavaRandom:
     """java.util.Random's documented 48-bit linear congruential generator (same seed, same sequence)."""
 

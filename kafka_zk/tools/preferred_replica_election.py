@@ -9,8 +9,8 @@ from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.client.zk_admin import AdminOperationError, ZkAdmin
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
-from kafka_zk.tools.delete_records import ToolFailure, read_properties, read_tool_file
+from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 from kafka_zk.tools.leader_election import java_exception_text
 
 DEPRECATION = "This tool is deprecated. Please use kafka-leader-election tool. Tracking issue: KAFKA-8405"
@@ -141,22 +141,18 @@ def run(args, out, err, zk_factory=ZkAdmin, admin_factory=AdminClient):
         raise UsageError("Exactly one of '[bootstrap-server]' or '[zookeeper]' must be provided")
     if args.admin_config and not args.bootstrap_server:
         raise UsageError("Option admin.config is only allowed if bootstrap-server is used")
-    try:
-        requested = None
-        if args.path_to_json_file:
-            requested = parse_election_json(read_tool_file(args.path_to_json_file,
-                                                           lambda path: open(path, encoding="utf-8").read()))
-        if args.zookeeper:
-            for line in ZOOKEEPER_DEPRECATION:
-                print(line, file=out)
-            elect_through_zookeeper(args.zookeeper, requested, out, zk_factory)
-        else:
-            if args.admin_config:
-                read_tool_file(args.admin_config, read_properties)
-            elect_through_brokers(args.bootstrap_server, requested, out, admin_factory)
-    except ToolFailure as failure:
-        print('Exception in thread "main" %s: %s' % (failure.java_class, failure.message), file=err)
-        return 1
+    requested = None
+    if args.path_to_json_file:
+        requested = parse_election_json(read_tool_file(args.path_to_json_file,
+                                                       lambda path: open(path, encoding="utf-8").read()))
+    if args.zookeeper:
+        for line in ZOOKEEPER_DEPRECATION:
+            print(line, file=out)
+        elect_through_zookeeper(args.zookeeper, requested, out, zk_factory)
+    else:
+        if args.admin_config:
+            read_tool_file(args.admin_config, read_properties)
+        elect_through_brokers(args.bootstrap_server, requested, out, admin_factory)
     return 0
 
 

@@ -12,7 +12,8 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 from kafka_zk.common.properties import read_properties
 from kafka_zk.tools import client_config
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError
-from kafka_zk.tools.perf_support import (JavaRandom, ProducerStats, ThroughputThrottler, ToolFailure, java_split,
+from kafka_zk.tools.command_line import ToolFailure
+from kafka_zk.tools.perf_support import (JavaRandom, ProducerStats, ThroughputThrottler, java_split,
                                          uppercase_payload)
 
 PROG = "producer-performance"
