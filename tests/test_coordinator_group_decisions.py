@@ -306,3 +306,12 @@ def test_offset_delete():
     connect.transition_to(PREPARING_REBALANCE)
     assert d.decide_offset_delete(connect, OK, group_id="g", partitions=parts)[0] == Errors.NON_EMPTY_GROUP
     assert d.decide_offset_delete(None, OK, group_id="", partitions=parts)[0] == Errors.INVALID_GROUP_ID
+
+
+def test_group_config_from_broker_defaults():
+    from kafka_zk.server.config import KafkaConfig
+    assert d.group_config_from(KafkaConfig({"zookeeper.connect": "localhost:2181"})) == GroupConfig()
+    tuned = KafkaConfig({"zookeeper.connect": "z:2181", "group.max.size": "3", "offset.metadata.max.bytes": "10",
+                         "group.min.session.timeout.ms": "1000"})
+    assert d.group_config_from(tuned) == GroupConfig(min_session_timeout_ms=1000, max_size=3,
+                                                     max_metadata_bytes=10)

@@ -383,3 +383,12 @@ def decide_offset_delete(group, status, *, group_id, partitions, group_not_exist
         eligible = [tp for tp in partitions if not group.is_subscribed_to(tp[0])]
         return Errors.NONE, {tp: Errors.GROUP_SUBSCRIBED_TO_TOPIC for tp in subscribed}, eligible
     return Errors.NON_EMPTY_GROUP, {}, []
+
+
+def group_config_from(config):
+    """GroupConfig from broker settings (anything indexable by Kafka's config names)."""
+    return GroupConfig(min_session_timeout_ms=config["group.min.session.timeout.ms"],
+                       max_session_timeout_ms=config["group.max.session.timeout.ms"],
+                       max_size=config["group.max.size"],
+                       initial_rebalance_delay_ms=config["group.initial.rebalance.delay.ms"],
+                       max_metadata_bytes=config["offset.metadata.max.bytes"])
