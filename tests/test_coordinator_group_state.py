@@ -183,3 +183,14 @@ def test_fetch_offsets_all_or_some_and_unknown():
     assert fetch_offsets(group, [("t", 1)]) == {("t", 1): (-1, -1, "")}
     assert fetch_offsets(None, [("t", 0)]) == {("t", 0): (-1, -1, "")}
     assert fetch_offsets(None, None) == {}
+
+
+def test_a_rejoined_member_replaces_a_leader_that_did_not_rejoin():
+    group = GroupMetadata("g")
+    group.add_member(member("a", instance="static-leader"))
+    group.add_member(member("b"))
+    assert not group.elect_joined_leader()
+    group.get("b").awaiting_join = True
+    assert group.elect_joined_leader() and group.leader_id == "b"
+    group.get("a").awaiting_join = True
+    assert group.elect_joined_leader() and group.leader_id == "b"

@@ -60,6 +60,7 @@ class MemberMetadata:
         self.awaiting_join = False   # a JoinGroup of this member is parked until the rebalance completes
         self.awaiting_sync = False   # a SyncGroup of this member is parked until the leader's assignment
         self.is_new = False
+        self.is_leaving = False
         self.heartbeat_satisfied = False
 
     @property
@@ -166,8 +167,19 @@ class GroupMetadata:
         return [m for m in self.members.values() if not m.awaiting_join]
 
     def all_members_joined(self):
-        return len(self.members) > 0 and all(m.awaiting_join for m in self.members.values()) \
+        return all(m.awaiting_join for m in self.members.values()) \
             and not self.pending_members
+
+    def elect_joined_leader(self):
+        """Keep the leader if it rejoined, else make the first rejoined member leader; False if none rejoined."""
+        if self.leader_id is not None and self.leader_id in self.members \
+                and self.members[self.leader_id].awaiting_join:
+            return True
+        for member in self.members.values():
+            if member.awaiting_join:
+                self.leader_id = member.member_id
+                return True
+        return False
 
     def over_capacity(self, max_size):
         return len(self.members) > max_size
