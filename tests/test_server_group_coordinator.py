@@ -180,12 +180,12 @@ def test_commits_are_visible_after_append_and_survive_unload_and_reload():
     h = Harness()
     leader, follower = h.stable_pair()
     outcome = []
-    h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (42, 3, "meta", None),
-                                                               ("t", 1): (7, -1, "x" * 5000, None)}).addCallback(
+    h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (42, 3, "meta", None, None),
+                                                               ("t", 1): (7, -1, "x" * 5000, None, None)}).addCallback(
         outcome.append)
     assert outcome[0] == {("t", 0): Errors.NONE, ("t", 1): Errors.OFFSET_METADATA_TOO_LARGE}
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {("t", 0): (42, 3, "meta")})
-    assert h.coordinator.handle_commit_offsets("g", leader, None, 9, {("t", 0): (1, -1, "", None)}).result == \
+    assert h.coordinator.handle_commit_offsets("g", leader, None, 9, {("t", 0): (1, -1, "", None, None)}).result == \
         {("t", 0): Errors.ILLEGAL_GENERATION}
     h.coordinator.on_resignation(h.pid)
     assert h.coordinator.handle_heartbeat("g", leader, None, 1) == Errors.NOT_COORDINATOR
@@ -202,7 +202,7 @@ def test_commits_are_visible_after_append_and_survive_unload_and_reload():
 
 def test_simple_commit_creates_group_and_delete_groups_tombstones_it():
     h = Harness()
-    assert h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, None, None)}).result == \
+    assert h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, None, None, None)}).result == \
         {("t", 0): Errors.NONE}
     assert h.coordinator.handle_list_groups() == (Errors.NONE, [("g", "")])
     assert h.coordinator.handle_delete_groups(["g", "nope"]) == {"g": Errors.NONE,
@@ -237,7 +237,7 @@ def test_static_member_restart_keeps_assignment_without_rebalance_and_old_id_is_
 
 def test_offsets_expire_after_retention_once_group_is_empty():
     h = Harness()
-    h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, "", None)})
+    h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, "", None, None)})
     h.clock.advance(7 * 24 * 3600 - 1)
     assert h.manager.expire_offsets() == 0
     h.clock.advance(2)
@@ -247,7 +247,7 @@ def test_offsets_expire_after_retention_once_group_is_empty():
 
 def test_deleted_topic_offsets_are_removed():
     h = Harness()
-    h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, "", None), ("u", 0): (6, -1, "", None)})
+    h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, "", None, None), ("u", 0): (6, -1, "", None, None)})
     h.coordinator.handle_deleted_partitions([("t", 0)])
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {("u", 0): (6, -1, "")})
 
@@ -256,6 +256,6 @@ def test_append_failure_maps_to_coordinator_errors():
     h = Harness()
     leader, _ = h.stable_pair()
     h.rm.fail_with = Errors.NOT_ENOUGH_REPLICAS
-    assert h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (1, -1, "", None)}).result == \
+    assert h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (1, -1, "", None, None)}).result == \
         {("t", 0): Errors.COORDINATOR_NOT_AVAILABLE}
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {})

@@ -210,12 +210,14 @@ class GroupCoordinator:
         old_member_id = group.static_member_id(group_instance_id)
         old_leader = group.leader_id
         old_member = group.get(old_member_id)
-        old_waiter, old_protocols = old_member.awaiting_join, old_member.protocols
+        old_waiter, old_sync, old_protocols = old_member.awaiting_join, old_member.awaiting_sync, old_member.protocols
         member = group.replace_static_member(old_member_id, new_member_id, group_instance_id)
+        # The replaced incarnation's parked JoinGroup or SyncGroup learns at once that it was fenced.
+        member.awaiting_join = member.awaiting_sync = None
         if callable(old_waiter):
-            # The replaced incarnation's parked JoinGroup learns it was fenced.
-            member.awaiting_join = None
             old_waiter(join_result(old_member_id, Errors.FENCED_INSTANCE_ID))
+        if callable(old_sync):
+            old_sync(sync_result(Errors.FENCED_INSTANCE_ID))
         self._schedule_heartbeat(group, member)
         member.protocols = list(protocols)
         if group.is_in(STABLE):
@@ -409,8 +411,8 @@ class GroupCoordinator:
     # -- offsets -----------------------------------------------------------------------------------
 
     def handle_commit_offsets(self, group_id, member_id, group_instance_id, generation_id, offsets):
-        """``offsets``: {tp: (offset, leader_epoch, metadata, expire_timestamp or None)} ->
-        Deferred of {tp: error}."""
+        """``offsets``: {tp: (offset, leader_epoch, metadata, commit_timestamp or None, expire_timestamp or
+        None)} -> Deferred of {tp: error}."""
         group = self.manager.get_group(group_id)
         decision = d.decide_commit(group, self.manager.status(group_id), group_id=group_id, member_id=member_id,
                                    group_instance_id=group_instance_id, generation_id=generation_id)
@@ -425,12 +427,14 @@ class GroupCoordinator:
             self._schedule_heartbeat(group, group.get(decision.member_id))
         now = self.now_ms()
         errors, commits = {}, {}
-        for tp, (offset, leader_epoch, metadata, expire_timestamp) in offsets.items():
+        for tp, (offset, leader_epoch, metadata, commit_timestamp, expire_timestamp) in offsets.items():
             metadata = "" if metadata is None else metadata
             if d.metadata_too_large(metadata, self.config):
                 errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
             else:
-                commits[tp] = CommittedOffset(offset, leader_epoch, metadata, now, expire_timestamp)
+                commits[tp] = CommittedOffset(offset, leader_epoch, metadata,
+                                              now if commit_timestamp is None else commit_timestamp,
+                                              expire_timestamp)
         if not commits:
             return defer.succeed(errors)
 
