@@ -402,6 +402,18 @@ class KafkaController:
             election_type, sorted(self.context.assignments) if partitions is None else partitions),
             {tp: Errors.NOT_CONTROLLER for tp in partitions or []})
 
+    def enable_default_unclean_election(self):
+        """unclean.leader.election.enable was turned on for the brokers: offline partitions may elect now."""
+        self.events.put("UncleanLeaderElectionEnable", self._elect_offline_partitions)
+
+    @defer.inlineCallbacks
+    def _elect_offline_partitions(self):
+        if not self.active:
+            return
+        batch = self._new_batch()
+        yield self._trigger_online_partitions(batch)
+        self._send(batch)
+
     def _on_reassignment_znode(self, exists):
         if exists:
             self.events.put("PartitionReassignment", lambda: self.reassignments.on_znode() if self.active else None)
@@ -498,7 +510,8 @@ class KafkaController:
     def _unclean_enabled(self, topic):
         value = self.context.topic_configs.get(topic, {}).get("unclean.leader.election.enable")
         if value is None:
-            return self.server.config["unclean.leader.election.enable"]
+            dynamic = getattr(self.server, "dynamic_config", None)
+            return (dynamic.value if dynamic is not None else self.server.config.get)("unclean.leader.election.enable")
         return str(value).lower() == "true"
 
     @defer.inlineCallbacks
