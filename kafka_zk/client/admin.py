@@ -8,7 +8,7 @@ from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
     alter_configs, alter_partition_reassignments, alter_replica_log_dirs, create_partitions, create_topics,
-    delete_records, delete_topics, describe_configs, describe_log_dirs, incremental_alter_configs,
+    delete_records, delete_topics, describe_configs, describe_log_dirs, elect_leaders, incremental_alter_configs,
     list_partition_reassignments)
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
@@ -215,6 +215,32 @@ class AdminClient:
         response = self.cluster.with_retries(attempt, [])
         return {(t["name"], p["partition_index"]): (Errors.from_code(p["error_code"]), p.get("error_message"))
                 for t in response["responses"] for p in t["partitions"]}
+
+    def elect_leaders(self, election_type, partitions=None, timeout_ms=30000):
+        """Run preferred (0) or unclean (1) leader elections on the controller for [(topic, partition)] (None:
+        every partition); returns {tp: (Errors member, message or None)}. A top-level error raises."""
+        body = {"election_type": election_type, "timeout_ms": timeout_ms, "topic_partitions": None}
+        if partitions is not None:
+            grouped = {}
+            for topic, partition in partitions:
+                grouped.setdefault(topic, []).append(partition)
+            body["topic_partitions"] = [{"topic": topic, "partition_id": sorted(parts)}
+                                        for topic, parts in sorted(grouped.items())]
+
+        def attempt():
+            response = self.cluster.request(self.cluster.controller(), elect_leaders.API_KEY, body,
+                                            timeout=self.cluster.timeout + timeout_ms / 1000.0)
+            results = [p for t in response["replica_election_results"] for p in t["partition_result"]]
+            if response["error_code"] == Errors.NOT_CONTROLLER or (
+                    results and all(p["error_code"] == Errors.NOT_CONTROLLER for p in results)):
+                self.cluster.controller_id = -1
+                raise KafkaResponseError(Errors.NOT_CONTROLLER)
+            raise_for_error(response["error_code"])
+            return response
+
+        response = self.cluster.with_retries(attempt, [])
+        return {(t["topic"], p["partition_id"]): (Errors.from_code(p["error_code"]), p.get("error_message"))
+                for t in response["replica_election_results"] for p in t["partition_result"]}
 
     def list_partition_reassignments(self, timeout_ms=30000):
         """{(topic, partition): Reassignment} of every reassignment in progress."""

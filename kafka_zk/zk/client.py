@@ -264,11 +264,17 @@ class KafkaZkClient(ZkSession):
         """
         topics = {t for t, _ in states}
         self._create_ignoring_existing(TopicPartitionsZNode.path(t) for t in topics)
-        self._create_ignoring_existing(TopicPartitionZNode.path(t, p) for t, p in states)
         written = {tp: replace(s, controller_epoch=controller_epoch, zk_version=0) for tp, s in states.items()}
-        results = self._fenced_batch(
-            written, lambda tp: [CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))],
-            epoch_zk_version)
+
+        def state_op(tp: TopicPartition) -> CreateOp:
+            return CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))
+
+        # The partition znode and its state in one go; where the partition znode exists already, the state alone.
+        results = self._fenced_batch(written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)],
+                                     epoch_zk_version)
+        parent_existed = [tp for tp, r in results.items()
+                          if isinstance(r, NodeExistsError) and getattr(r, "op_index", None) == 0]
+        results.update(self._fenced_batch(parent_existed, lambda tp: [state_op(tp)], epoch_zk_version))
         return {tp: r if isinstance(r, Exception) else written[tp] for tp, r in results.items()}
 
     def update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
@@ -324,6 +330,11 @@ class KafkaZkClient(ZkSession):
     def get_preferred_replica_election(self) -> list[TopicPartition]:
         found = self.get_data(PreferredReplicaElectionZNode.PATH)
         return [] if found is None else PreferredReplicaElectionZNode.decode(found[0])
+
+    def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
+        """Create /admin/preferred_replica_election as Kafka's tool does; NodeExistsError if one is in progress."""
+        self._retry(self._zk.create, PreferredReplicaElectionZNode.PATH,
+                    PreferredReplicaElectionZNode.encode(partitions), makepath=True)
 
     def delete_preferred_replica_election(self, epoch_zk_version: int) -> None:
         self._fenced_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
