@@ -246,7 +246,8 @@ def group_coordinated_by(cluster, role):
     for _ in range(200):
         group = "failover-" + uuid.uuid4().hex[:6]
         if (offsets_leader(cluster, group) == controller) == (role == "controller"):
-            assert coordinator_id(cluster, group) == offsets_leader(cluster, group)
+            wait_for(lambda: coordinator_id(cluster, group) == offsets_leader(cluster, group), 30,
+                     message="FindCoordinator naming the leader of the group's offsets partition")
             return group, controller
     raise AssertionError("no group id found for a coordinator that is %s" % role)
 
@@ -281,7 +282,8 @@ def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_com
             leader = offsets_leader(cluster, group)
             return (leader,) if leader not in (-1, old_coordinator) else None
         new_leader = wait_for(moved, 60, message="a new leader of the group's offsets partition")[0]
-        assert coordinator_id(cluster, group) == new_leader      # the group moved with its offsets partition
+        wait_for(lambda: coordinator_id(cluster, group) == new_leader, 30,   # the group moved with its partition
+                 message="FindCoordinator naming the new leader %d" % new_leader)
         if role == "controller":
             assert cluster.wait_controller(not_id=old_coordinator) != old_coordinator
 
