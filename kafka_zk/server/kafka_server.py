@@ -9,6 +9,7 @@ from twisted.application import service
 from twisted.internet import defer, task, threads
 
 from kafka_zk.controller.controller import KafkaController
+from kafka_zk.coordinator.group.decisions import group_config_from
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
 from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
 from kafka_zk.log.log_manager import LogManager
@@ -19,6 +20,8 @@ from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
+from kafka_zk.server.group_coordinator import GroupCoordinator
+from kafka_zk.server.group_metadata_manager import GroupMetadataManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
@@ -117,6 +120,9 @@ class KafkaServer(service.Service):
             bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"])
         self._isr_changes = set()
         self.admin = AdminManager(self)
+        self.group_coordinator = GroupCoordinator(
+            self.broker_id, group_config_from(config),
+            GroupMetadataManager(self.broker_id, config, self.replica_manager, self.reactor), self.reactor)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
         endpoint = config.listeners[0]
         factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
@@ -139,6 +145,7 @@ class KafkaServer(service.Service):
         self._schedule(config["log.flush.start.offset.checkpoint.interval.ms"],
                        self.log_manager.checkpoint_log_start_offsets)
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
+        self._schedule(config["offsets.retention.check.interval.ms"], self.group_coordinator.manager.expire_offsets)
         self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
                                              self.now_ms)
         self.log_cleaner.start()
@@ -394,6 +401,8 @@ class KafkaServer(service.Service):
             yield self._port.stopListening()
         if getattr(self, "admin", None) is not None:
             self.admin.shutdown()
+        if getattr(self, "group_coordinator", None) is not None:
+            self.group_coordinator.shutdown()
         if getattr(self, "log_cleaner", None) is not None:
             self.log_cleaner.stop()
         if getattr(self, "replica_manager", None) is not None:

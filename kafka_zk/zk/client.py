@@ -35,6 +35,7 @@ from kafka_zk.zk.znodes import (
     ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityChangeNotificationZNode,
     ConfigEntityZNode,
+    ConsumerOffsetZNode,
     ControllerEpochZNode,
     ControllerZNode,
     DeleteTopicsZNode,
@@ -366,6 +367,31 @@ class KafkaZkClient(ZkSession):
         self._retry(attempt)
         if notify:
             self.create_config_change_notification(f"{entity_type}/{name}")
+
+    # -- old consumer offsets (OffsetCommit/OffsetFetch v0) -----------------------------------------
+
+    def set_or_create_consumer_offset(self, group: str, topic: str, partition: int, offset: int) -> None:
+        path = ConsumerOffsetZNode.path(group, topic, partition)
+        data = ConsumerOffsetZNode.encode(offset)
+
+        def attempt() -> None:
+            try:
+                self._zk.set(path, data)
+            except NoNodeError:
+                try:
+                    self._zk.create(path, data, makepath=True)
+                except NodeExistsError:
+                    self._zk.set(path, data)
+
+        self._retry(attempt)
+
+    def get_consumer_offsets(self, group: str,
+                             partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int | None]:
+        """(topic, partition) -> committed offset, or None without a znode."""
+        paths = {tp: ConsumerOffsetZNode.path(group, *tp) for tp in partitions}
+        found = self.get_many(paths.values())
+        return {tp: None if found[path] is None else ConsumerOffsetZNode.decode(found[path][0])
+                for tp, path in paths.items()}
 
     def create_config_change_notification(self, entity_path: str) -> str:
         """Create config_change_<seq> naming "<type>/<name>"; returns the znode name."""

@@ -2,6 +2,7 @@
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, partition_states
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 4
 
@@ -24,7 +25,23 @@ def handle(server, request):
     def apply(_):
         leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
         errors = server.replica_manager.become_leader_or_follower(normalized, leaders)
+        _notify_group_coordinator(server, normalized, errors)
         return {"error_code": Errors.NONE,
                 "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
                                      for tp, code in errors.items()]}
     return result.addCallback(apply)
+
+
+def _notify_group_coordinator(server, states, errors):
+    """Leading a `__consumer_offsets` partition loads its groups; following it unloads them."""
+    coordinator = getattr(server, "group_coordinator", None)
+    if coordinator is None:
+        return
+    for state in states:
+        tp = (state["topic"], state["partition"])
+        if tp[0] != OFFSETS_TOPIC or errors.get(tp, Errors.NONE) != Errors.NONE:
+            continue
+        if state["leader"] == server.broker_id:
+            coordinator.on_election(tp[1])
+        else:
+            coordinator.on_resignation(tp[1])

@@ -2,6 +2,7 @@
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 5
 
@@ -18,4 +19,9 @@ def handle(server, request):
     errors = [{"topic_name": topic, "partition_index": index,
                "error_code": server.replica_manager.stop_replica(topic, index, body["delete_partitions"])}
               for topic, index in partitions]
+    coordinator = getattr(server, "group_coordinator", None)
+    if coordinator is not None:
+        for topic, index in partitions:
+            if topic == OFFSETS_TOPIC:
+                coordinator.on_resignation(index)
     return {"error_code": Errors.NONE, "partition_errors": errors}

@@ -26,6 +26,9 @@ def handle(server, request):
                              list(state.get("offline_replicas") or []), state["controller_epoch"],
                              state["zk_version"]))
               for topic, state in partition_states(body)]
-    server.metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
+    deleted = server.metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
+    coordinator = getattr(server, "group_coordinator", None)
+    if deleted and coordinator is not None:
+        coordinator.handle_deleted_partitions(deleted)
     server.on_metadata_updated()
     return {"error_code": Errors.NONE}

@@ -1,0 +1,119 @@
+"""Committed offsets of one group: the cache, pending (not yet appended) commits and expiration rules."""
+
+from dataclasses import dataclass
+from typing import Optional
+
+from kafka_zk.coordinator.group.records import NO_LEADER_EPOCH
+
+INVALID_OFFSET = -1
+
+
+@dataclass
+class CommittedOffset:
+    """An offset commit as cached, with the `__consumer_offsets` offset of the record that carries it."""
+
+    offset: int
+    leader_epoch: int = NO_LEADER_EPOCH
+    metadata: str = ""
+    commit_timestamp: int = 0
+    expire_timestamp: Optional[int] = None
+    log_offset: Optional[int] = None     # None until the record's append is known
+
+
+class GroupOffsets:
+    """Offsets a group has committed; commits are pending while their append is in flight."""
+
+    def __init__(self):
+        self.committed = {}   # (topic, partition) -> CommittedOffset
+        self.pending = {}     # (topic, partition) -> count of in-flight commits
+
+    def has_offsets(self):
+        return bool(self.committed) or bool(self.pending)
+
+    def get(self, tp):
+        return self.committed.get(tp)
+
+    def prepare(self, tps):
+        for tp in tps:
+            self.pending[tp] = self.pending.get(tp, 0) + 1
+
+    def _release(self, tp):
+        left = self.pending.get(tp, 0) - 1
+        if left > 0:
+            self.pending[tp] = left
+        else:
+            self.pending.pop(tp, None)
+
+    def on_append(self, tp, commit, succeeded):
+        """The append of a commit finished: cache it when it succeeded and is not older than the cached one."""
+        self._release(tp)
+        if not succeeded:
+            return
+        current = self.committed.get(tp)
+        if current is None or current.log_offset is None or commit.log_offset is None \
+                or commit.log_offset >= current.log_offset:
+            self.committed[tp] = commit
+
+    def load(self, tp, commit):
+        """A commit read back from the log while loading the partition (later records win)."""
+        self.committed[tp] = commit
+
+    def remove(self, tps):
+        """Drop the given partitions' offsets; returns {tp: CommittedOffset} of those removed."""
+        removed = {}
+        for tp in tps:
+            self.pending.pop(tp, None)
+            if tp in self.committed:
+                removed[tp] = self.committed.pop(tp)
+        return removed
+
+    def remove_all(self):
+        return self.remove(list(self.committed) + list(self.pending))
+
+    def expired(self, now_ms, retention_ms, base_timestamp, keep_topics=frozenset()):
+        """Partitions whose commit has expired: an explicit expire time passed, or ``retention_ms`` since
+        ``base_timestamp(commit)``. Pending partitions and topics in ``keep_topics`` never expire."""
+        result = []
+        for tp, commit in self.committed.items():
+            if tp[0] in keep_topics or tp in self.pending:
+                continue
+            if commit.expire_timestamp is not None:
+                if now_ms >= commit.expire_timestamp:
+                    result.append(tp)
+            elif now_ms - base_timestamp(commit) >= retention_ms:
+                result.append(tp)
+        return result
+
+
+def expired_offsets(group, now_ms, retention_ms):
+    """Kafka 2.5's expiration rule (KIP-211) for ``group`` (a GroupMetadata with ``offsets``):
+    an Empty group's offsets expire ``retention_ms`` after it became empty (or after the commit when that
+    time is unknown); a live consumer group's offsets of topics it no longer subscribes to expire after the
+    commit time; a group with no protocol type (simple commits only) expires by commit time."""
+    from kafka_zk.coordinator.group.state import CONSUMER_PROTOCOL_TYPE, EMPTY
+    offsets = group.offsets
+    if group.protocol_type is not None and group.is_in(EMPTY):
+        became_empty = group.state_timestamp_ms
+        return offsets.expired(now_ms, retention_ms,
+                               lambda c: c.commit_timestamp if became_empty is None else became_empty)
+    if group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.subscribed_topics is not None:
+        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp,
+                               keep_topics=frozenset(group.subscribed_topics))
+    if group.protocol_type is None:
+        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp)
+    return []
+
+
+def fetch_offsets(group, partitions):
+    """OffsetFetch answers: {tp: (offset, leader_epoch, metadata)}; ``partitions`` None means all committed.
+    Unknown groups and partitions answer offset -1 with empty metadata."""
+    if group is None or group.is_dead():
+        return {tp: (INVALID_OFFSET, NO_LEADER_EPOCH, "") for tp in (partitions or [])}
+    if partitions is None:
+        partitions = list(group.offsets.committed)
+    result = {}
+    for tp in partitions:
+        commit = group.offsets.get(tp)
+        result[tp] = (INVALID_OFFSET, NO_LEADER_EPOCH, "") if commit is None \
+            else (commit.offset, commit.leader_epoch, commit.metadata)
+    return result

@@ -1,0 +1,26 @@
+"""JoinGroup (key 11): join a group, parked until the rebalance completes."""
+
+from kafka_zk.protocol.errors import Errors
+
+API_KEY = 11
+
+
+def handle(server, request):
+    body = request.body
+    version = request.api_version
+    session_timeout = body["session_timeout_ms"]
+    rebalance_timeout = session_timeout if version == 0 else body["rebalance_timeout_ms"]
+    protocols = [(p["name"], bytes(p["metadata"])) for p in body["protocols"]]
+    result = server.group_coordinator.handle_join_group(
+        body["group_id"], body["member_id"], body.get("group_instance_id"), version, request.client_id or "",
+        "/" + (request.client_host or ""), rebalance_timeout, session_timeout, body["protocol_type"], protocols)
+
+    def build(outcome):
+        response = dict(outcome)
+        response["throttle_time_ms"] = 0
+        if version < 7:
+            response["protocol_name"] = outcome["protocol_name"] or ""
+        if response["error_code"] != Errors.NONE:
+            response["members"] = []
+        return response
+    return result.addCallback(build)

@@ -1,0 +1,46 @@
+"""OffsetCommit (key 8): store a group's consumed offsets in `__consumer_offsets` (acks=-1); v0 in ZooKeeper."""
+
+from twisted.internet import defer
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.zk_consumer_offsets import commit_v0
+
+API_KEY = 8
+
+
+def handle(server, request):
+    body = request.body
+    now = server.now_ms()
+    retention = body.get("retention_time_ms", -1)
+    expire = None if retention is None or retention == -1 else now + retention
+    offsets, unknown = {}, {}
+    order = []
+    for topic in body["topics"]:
+        for p in topic["partitions"]:
+            tp = (topic["name"], p["partition_index"])
+            order.append(tp)
+            if server.metadata_cache.partition_info(*tp) is None:
+                unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            commit_ts = p.get("commit_timestamp", -1)
+            offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
+                           now if commit_ts in (None, -1) else commit_ts, expire)
+    if request.api_version == 0:
+        result = commit_v0(server, body["group_id"],
+                           {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()})
+    elif not offsets:
+        result = defer.succeed({})
+    else:
+        result = server.group_coordinator.handle_commit_offsets(
+            body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
+            body.get("generation_id", -1), offsets)
+
+    def build(errors):
+        errors = dict(errors)
+        errors.update(unknown)
+        topics = {}
+        for tp in order:
+            topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors[tp]})
+        return {"throttle_time_ms": 0,
+                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
+    return result.addCallback(build)
