@@ -1,7 +1,9 @@
-"""kafka-consumer-groups against three real brokers: describe with lag, reset kinds, delete, delete-offsets, bad input."""
+"""kafka-consumer-groups and kafka-console-consumer --group against three real brokers: describe with lag, reset
+kinds, delete, delete-offsets, bad input; console consumers sharing a group, resuming, and the generated group."""
 
 import io
 import os
+import re
 import subprocess
 import time
 import uuid
@@ -200,3 +202,89 @@ def test_shell_wrapper_lists_groups(cluster, active):
                              cluster.bootstrap_servers, "--list"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert group in result.stdout.split() and time.monotonic() - started < 120
+
+
+def console(cluster, topic, *args):
+    """A kafka-console-consumer.sh process printing partition and offset of each record."""
+    return subprocess.Popen([os.path.join(ROOT, "scripts", "kafka-console-consumer.sh"), "--bootstrap-server",
+                             cluster.bootstrap_servers, "--topic", topic, "--property", "print.partition=true",
+                             "--property", "print.offset=true", "--consumer-property", "heartbeat.interval.ms=500",
+                             *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def printed(process, timeout=90):
+    out, err = process.communicate(timeout=timeout)
+    assert process.returncode == 0, err
+    return [tuple(int(field.split(":")[1]) for field in line.split("\t")[:2]) for line in out.splitlines()], err
+
+
+def member_partition_counts(cluster, group):
+    code, out, _ = tool(cluster, "--describe", "--group", group, "--members")
+    return sorted(int(r[4]) for r in rows(out, group)) if code == 0 else []
+
+
+def create_topic(cluster, topic, partitions):
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin.create_topics([NewTopic(topic, partitions, 3)])[topic].result(60)
+
+
+def produce(cluster, topic, partitions, count):
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
+    for partition in range(partitions):
+        for index in range(count):
+            producer.produce(topic, value=b"v%d" % index, partition=partition)
+    assert producer.flush(60) == 0
+
+
+def test_console_consumers_share_a_group_and_a_rerun_resumes(cluster):
+    topic = "console-" + uuid.uuid4().hex[:8]
+    create_topic(cluster, topic, 4)
+    group = "console-group-" + uuid.uuid4().hex[:6]
+    first, second = (console(cluster, topic, "--group", group, "--from-beginning", "--max-messages", 20,
+                             "--timeout-ms", 60000) for _ in range(2))
+    try:
+        wait_for(lambda: member_partition_counts(cluster, group) == [2, 2], 90, interval=0.5,
+                 message="two console consumers sharing four partitions")
+        produce(cluster, topic, 4, 10)
+        (got_first, err_first), (got_second, _) = printed(first), printed(second)
+    finally:
+        for process in (first, second):
+            process.kill() if process.poll() is None else None
+    assert "Processed a total of 20 messages" in err_first
+    assert len({p for p, _ in got_first}) == 2 and not {p for p, _ in got_first} & {p for p, _ in got_second}
+    assert sorted(got_first + got_second) == [(p, o) for p in range(4) for o in range(10)]
+    assert committed(cluster, group, topic, 4) == {p: 10 for p in range(4)}
+
+    produce(cluster, topic, 4, 2)   # a rerun with the same group reads only what came after the commits,
+    again, _ = printed(console(cluster, topic, "--group", group, "--from-beginning", "--max-messages", 8,
+                               "--timeout-ms", 60000))   # --from-beginning notwithstanding
+    assert sorted(again) == [(p, o) for p in range(4) for o in (10, 11)]
+    assert committed(cluster, group, topic, 4) == {p: 12 for p in range(4)}
+
+    produce(cluster, topic, 1, 5)   # partition 0 only: offsets 12..16, of which three get printed
+    partial, _ = printed(console(cluster, topic, "--group", group, "--max-messages", 3, "--timeout-ms", 60000,
+                                 "--consumer-property", "group.id=" + group))
+    assert partial == [(0, 12), (0, 13), (0, 14)]
+    assert committed(cluster, group, topic, 4) == {0: 15, 1: 12, 2: 12, 3: 12}  # fetched, not printed: not committed
+
+
+def test_console_consumer_without_group_uses_a_generated_one_and_commits_nothing(cluster):
+    topic = "console-" + uuid.uuid4().hex[:8]
+    create_topic(cluster, topic, 2)
+    before = set(tool(cluster, "--list")[1].split())
+
+    def generated():
+        return [g for g in set(tool(cluster, "--list")[1].split()) - before
+                if re.fullmatch(r"console-consumer-\d{1,5}", g)]
+
+    process = console(cluster, topic, "--from-beginning", "--max-messages", 6, "--timeout-ms", 60000)
+    try:
+        wait_for(lambda: generated() and member_partition_counts(cluster, generated()[0]) == [2], 90,
+                 interval=0.5, message="the generated console-consumer group")
+        produce(cluster, topic, 2, 3)
+        got, err = printed(process)
+    finally:
+        process.kill() if process.poll() is None else None
+    assert sorted(got) == [(p, o) for p in range(2) for o in range(3)]
+    assert "Processed a total of 6 messages" in err
+    assert committed(cluster, generated()[0], topic) == {0: -1001, 1: -1001}

@@ -193,15 +193,21 @@ class GroupConsumer:
     # -- fetching -------------------------------------------------------------------------------
 
     def poll(self, timeout_ms=0):
-        """Records of the assigned partitions; joins or rejoins the group first when needed."""
+        """Records of the assigned partitions, waiting up to ``timeout_ms``; joins or rejoins the group first when
+        needed, and checks between short fetches whether the heartbeat thread asked for a rejoin."""
         deadline = self._clock() + timeout_ms / 1000.0
-        self.ensure_active()
-        self._maybe_auto_commit()
-        remaining = max(0, int((deadline - self._clock()) * 1000))
-        if not self.fetcher.assignment():
-            self._sleep(min(remaining / 1000.0, 0.1))
-            return []
-        return self.fetcher.poll(remaining)
+        while True:
+            self.ensure_active()
+            self._maybe_auto_commit()
+            remaining = max(0, int((deadline - self._clock()) * 1000))
+            if self.fetcher.assignment():
+                records = self.fetcher.poll(min(remaining, 500))
+                if records or self._clock() >= deadline:
+                    return records
+            elif remaining <= 0:
+                return []
+            else:
+                self._sleep(min(remaining / 1000.0, 0.1))
 
     def position(self, tp):
         return self.fetcher.position(tp)
