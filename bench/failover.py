@@ -30,9 +30,8 @@ from targets import free_port  # noqa: E402
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
 LOG_TIME_FORMAT = "%Y-%m-%d %H:%M:%S,%f"
-# A replica holds three descriptors: its segment file, and one each for the offset and time index, because
-# Python's mmap keeps a dup of the descriptor it maps (kafka_zk/log/index_file.py, _map).
-FDS_PER_REPLICA = 3
+# A replica holds one descriptor per segment (its .log; indexes are held in memory, kafka_zk/log/index_file.py).
+FDS_PER_REPLICA = 1
 SPARE_FDS = 200
 
 
@@ -328,9 +327,10 @@ def main():
         full_isr(view, args.replication_factor, args.timeout)
         print("creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
               "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start))
-        print("idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s"
+        print("idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s; open descriptors: %s"
               % (" ".join("%.0f" % c for c in idle_cpu(cluster, 5.0)),
-                 " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers)))
+                 " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers),
+                 " ".join(str(len(os.listdir("/proc/%d/fd" % b.pid()))) for b in cluster.brokers)))
         killed, ctrl = controller_failover(cluster, view, topics, args, session_s)
         restarted = restart(cluster, view, killed, args.replication_factor, args)
         killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# kafka-configs.sh --bootstrap-server HOST:PORT|--zookeeper HOST:PORT --entity-type topics --entity-name T
-#                  --alter --add-config k=v[,k2=v2] --delete-config k | --describe
+# kafka-configs.sh --bootstrap-server HOST:PORT|--zookeeper HOST:PORT
+#                  --entity-type topics|brokers|broker-loggers|clients|users [--entity-name N|--entity-default]
+#                  --alter --add-config k=v[,k2=[a,b]] --delete-config k | --describe [--all]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"

@@ -186,7 +186,8 @@ def test_heartbeat():
     assert heartbeat(stable, member_id="ghost").error == Errors.UNKNOWN_MEMBER_ID
     assert heartbeat(stable, member_id="b", instance="i1").error == Errors.FENCED_INSTANCE_ID
     assert heartbeat(stable, generation=7).error == Errors.ILLEGAL_GENERATION
-    assert heartbeat(group_in(COMPLETING_REBALANCE)).ok
+    completing = heartbeat(group_in(COMPLETING_REBALANCE))
+    assert completing.error == Errors.REBALANCE_IN_PROGRESS and completing.action is None
     preparing = heartbeat(group_in(PREPARING_REBALANCE), generation=0)
     assert preparing.error == Errors.REBALANCE_IN_PROGRESS and preparing.action == d.RESET_HEARTBEAT
     assert heartbeat(group_in(EMPTY), generation=0).error == Errors.UNKNOWN_MEMBER_ID

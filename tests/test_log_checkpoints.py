@@ -141,3 +141,29 @@ def test_epoch_cache_file_backed(tmp_path):
     cache.assign(5, 77)
     assert (tmp_path / "leader-epoch-checkpoint").read_text() == "0\n2\n0 0\n5 77\n"
     assert LeaderEpochFileCache(checkpoint).entries == [(0, 0), (5, 77)]
+
+
+def test_deferred_epoch_checkpoints_are_written_together_with_the_latest_entries(tmp_path):
+    from kafka_zk.log.checkpoints import LeaderEpochCheckpointFile
+    from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints, LeaderEpochFileCache
+
+    deferred = DeferredCheckpoints()
+    calls = []
+    deferred.on_pending = lambda: calls.append("pending")
+    paths = [tmp_path / ("t-%d" % n) for n in range(3)]
+    caches = []
+    for path in paths:
+        path.mkdir()
+        caches.append(LeaderEpochFileCache(LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")),
+                                           deferred))
+    for cache in caches:
+        cache.assign(0, 0)
+        cache.assign(1, 10)
+    assert calls == ["pending"]  # one notice for the whole batch
+    assert not any((path / "leader-epoch-checkpoint").exists() for path in paths)
+    items = deferred.drain()
+    assert len(items) == 3 and deferred.drain() == []
+    (tmp_path / "t-2" / "leader-epoch-checkpoint").parent.rename(tmp_path / "gone")  # deleted meanwhile
+    DeferredCheckpoints.write(items)
+    for path in paths[:2]:
+        assert LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")).read() == [(0, 0), (1, 10)]

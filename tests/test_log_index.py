@@ -156,3 +156,39 @@ def test_time_index_sanity_check(tmp_path):
     with open(path, "wb") as f:
         f.write(struct.pack(">qi", 100, 1) + struct.pack(">qi", 200, 3))
     TimeIndex(path, 0).sanity_check()
+
+
+def test_an_open_index_holds_no_file_descriptor(tmp_path):
+    """One descriptor per segment at most (its .log): indexes keep their entries in memory, not mapped."""
+    before = len(os.listdir("/proc/self/fd"))
+    indexes = [OffsetIndex(str(tmp_path / ("%020d.index" % base)), base, 4096) for base in range(0, 500, 10)]
+    for index in indexes:
+        index.append(index.base_offset + 1, 100)
+    assert len(os.listdir("/proc/self/fd")) == before
+    for index in indexes:
+        index.close()
+    reopened = OffsetIndex(str(tmp_path / ("%020d.index" % 0)), 0, 4096)
+    assert reopened.entries == 1 and reopened.lookup(5) == (1, 100)
+
+
+def test_flushed_entries_are_in_the_file_before_close(tmp_path):
+    path = tmp_path / "00000000000000000000.index"
+    index = OffsetIndex(str(path), 0, 4096)
+    index.append(3, 70)
+    index.flush()
+    assert path.read_bytes()[:8] == bytes.fromhex("00000003 00000046")
+
+
+def test_a_preallocated_index_left_by_a_crash_is_not_read_whole(tmp_path):
+    """Reopening an active segment's index after kill -9 (10 MB, sparse) reads only its written part, and the
+    zero tail still fails the sanity check so that recovery rebuilds it, as in Kafka."""
+    path = str(tmp_path / "00000000000000000000.index")
+    index = OffsetIndex(path, 0, 10 * 1024 * 1024)
+    index.append(5, 100)
+    index.flush()
+    reopened = OffsetIndex(path, 0, 10 * 1024 * 1024)
+    assert reopened.entries == 10 * 1024 * 1024 // 8
+    assert len(reopened._buf) < 64 * 1024
+    assert reopened.entry(0) == (5, 100) and reopened.entry(reopened.entries - 1) == (0, 0)
+    with pytest.raises(CorruptIndexError):
+        reopened.sanity_check()

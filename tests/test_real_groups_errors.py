@@ -4,6 +4,7 @@ import struct
 import uuid
 
 import pytest
+from kazoo.client import KazooClient
 
 from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import RawConnection, create_topic, partition_leaders, request
@@ -133,3 +134,39 @@ def test_commit_fetch_and_delete_errors(cluster, topic):
     assert request(bootstrap, 42, 1, {"groups_names": [group]})["results"][0]["error_code"] == 69   # GROUP_ID_NOT_FOUND
     assert request(bootstrap, 9, 1, {"group_id": group, "topics": [{"name": topic, "partition_indexes": [0]}]}
                    )["topics"][0]["partitions"][0]["committed_offset"] == -1
+
+
+def test_offset_commit_and_fetch_v0_live_in_zookeeper_on_any_broker(cluster, topic):
+    """Kafka 2.5 serves v0 from /consumers/<group>/offsets/<topic>/<partition>, not from the coordinator."""
+    group = new_group()
+    bootstrap = cluster.brokers[2].bootstrap     # whichever broker: v0 needs no coordinator
+
+    def commit_v0(offset, metadata="", name=topic):
+        answer = request(bootstrap, 8, 0, {"group_id": group, "topics": [{"name": name, "partitions": [
+            {"partition_index": 1, "committed_offset": offset, "committed_metadata": metadata}]}]})
+        return answer["topics"][0]["partitions"][0]["error_code"]
+
+    def fetch(version, partitions=(0, 1), name=topic):
+        answer = request(bootstrap, 9, version, {"group_id": group,
+                                                 "topics": [{"name": name, "partition_indexes": list(partitions)}]})
+        return [(p["partition_index"], p["committed_offset"], p["error_code"])
+                for p in answer["topics"][0]["partitions"]]
+
+    assert commit_v0(7) == 0 and commit_v0(8, metadata="kept nowhere") == 0
+    assert commit_v0(1, metadata="m" * 4097) == 12                       # OFFSET_METADATA_TOO_LARGE
+    assert commit_v0(1, name="no-such-topic") == 3                       # UNKNOWN_TOPIC_OR_PARTITION
+    zk = KazooClient(hosts=cluster.zk_connect)
+    zk.start()
+    try:
+        assert zk.get("/consumers/%s/offsets/%s/1" % (group, topic))[0] == b"8"
+        zk.create("/consumers/%s/offsets/%s/0" % (group, topic), b"3", makepath=True)   # an old consumer's commit
+    finally:
+        zk.stop()
+        zk.close()
+    assert fetch(0) == [(0, 3, 0), (1, 8, 0)]
+    assert fetch(0, partitions=(5,)) == [(5, -1, 3)]                       # unknown partition
+    assert fetch(0, name="no-such-topic") == [(0, -1, 3), (1, -1, 3)]
+    coordinator_bootstrap = coordinator(cluster, group)
+    answer = request(coordinator_bootstrap, 9, 1, {"group_id": group,
+                                                   "topics": [{"name": topic, "partition_indexes": [1]}]})
+    assert answer["topics"][0]["partitions"][0]["committed_offset"] == -1   # v1+ reads __consumer_offsets only

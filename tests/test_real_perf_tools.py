@@ -69,13 +69,15 @@ def total_of(output):
     return total
 
 
-def read_topic(cluster, topic, partitions):
-    """Every record of the topic, read back with our own client: {partition: [records in offset order]}."""
+def read_topic(cluster, topic, partitions, records):
+    """The topic's ``records`` records, read back with our own client: {partition: [records in offset order]}.
+    Producers here use acks=1, so the high watermarks reach ``records`` only once the followers have fetched."""
     consumer = Consumer(cluster.bootstrap_servers, auto_offset_reset="earliest")
     try:
         tps = [(topic, p) for p in range(partitions)]
         consumer.assign(tps)
-        ends = consumer.end_offsets(tps)
+        ends = wait_for(lambda: (lambda e: sum(e.values()) >= records and e)(consumer.end_offsets(tps)),
+                        timeout=60, message="high watermarks of %s at %d" % (topic, records))
         got = {p: [] for p in range(partitions)}
 
         def drained():
@@ -102,7 +104,7 @@ def test_producer_perf_unthrottled_records_and_consumer_perf_reads_them(cluster)
     # What Kafka 2.5's tool writes: 20000 records, null keys, one 100-letter payload drawn from Random(0).
     random = JavaRandom(0)
     expected = bytes(random.next_int(26) + 65 for _ in range(100))
-    records = [r for part in read_topic(cluster, "perf", 3).values() for r in part]
+    records = [r for part in read_topic(cluster, "perf", 3, 20000).values() for r in part]
     assert len(records) == 20000
     assert all(r.key is None and r.value == expected and not r.headers for r in records)
     assert set(expected) <= set(range(ord("A"), ord("Z") + 1))
@@ -171,7 +173,7 @@ def test_producer_perf_payload_file_and_delimiter(cluster, tmp_path):
     payloads = [b"alpha", b"beta", b"gamma", b"delta\n"]
     random = JavaRandom(0)
     expected = [payloads[random.next_int(4)] for _ in range(300)]
-    got = read_topic(cluster, "payloads", 1)[0]
+    got = read_topic(cluster, "payloads", 1, 300)[0]
     assert [r.value for r in got] == expected
     assert all(r.key is None for r in got)
 

@@ -259,3 +259,59 @@ def test_append_failure_maps_to_coordinator_errors():
     assert h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (1, -1, "", None, None)}).result == \
         {("t", 0): Errors.COORDINATOR_NOT_AVAILABLE}
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {})
+
+
+def stable_single(h, client="a"):
+    joined = h.join(client=client)
+    h.clock.advance(3)
+    member = joined[0]["member_id"]
+    assert h.sync(member, 1, {member: b"all"})[0]["assignment"] == b"all" and h.group().is_in(STABLE)
+    return member
+
+
+def test_member_that_heartbeats_but_never_rejoins_holds_the_rebalance_until_its_rebalance_timeout():
+    """The sequence of the broker log of tests/test_real_groups.py: A alone and Stable, B joins; A keeps
+    heartbeating (its client waits for the application to poll before rejoining) but never rejoins. As in Kafka
+    2.5 the heartbeats keep A's session alive, so B's JoinGroup waits the rebalance timeout (30 s here), then A
+    is removed and B leads generation 2 alone."""
+    h = Harness()
+    first = stable_single(h)
+    second = h.join(client="b")
+    assert second == [] and h.group().is_in(PREPARING_REBALANCE)
+    for _ in range(29):
+        h.clock.advance(1)
+        assert h.coordinator.handle_heartbeat("g", first, None, 1) == Errors.REBALANCE_IN_PROGRESS
+    assert second == [] and h.group().has(first)
+    h.clock.advance(1.1)
+    result = second[0]
+    assert (result["error_code"], result["generation_id"], result["leader"]) == (Errors.NONE, 2, "b-1")
+    assert [m["member_id"] for m in result["members"]] == ["b-1"] and not h.group().has(first)
+    assert h.coordinator.handle_heartbeat("g", first, None, 1) == Errors.UNKNOWN_MEMBER_ID
+
+
+def test_rejoin_after_heartbeat_rebalance_in_progress_completes_the_join_at_once_for_both():
+    h = Harness()
+    first = stable_single(h)
+    second = h.join(client="b")
+    h.clock.advance(0.5)
+    assert h.coordinator.handle_heartbeat("g", first, None, 1) == Errors.REBALANCE_IN_PROGRESS
+    assert h.sync(first, 1)[0]["error_code"] == Errors.REBALANCE_IN_PROGRESS
+    rejoined = h.join(member_id=first)
+    assert [r["generation_id"] for r in rejoined + second] == [2, 2]
+    assert rejoined[0]["leader"] == first and len(rejoined[0]["members"]) == 2 and second[0]["members"] == []
+    # CompletingRebalance: heartbeats answer REBALANCE_IN_PROGRESS (Kafka 2.5) and syncs complete the generation.
+    assert h.coordinator.handle_heartbeat("g", "b-1", None, 2) == Errors.REBALANCE_IN_PROGRESS
+    follower_sync = h.sync("b-1", 2)
+    h.sync(first, 2, {first: b"A", "b-1": b"B"})
+    assert follower_sync[0]["assignment"] == b"B" and h.group().is_in(STABLE)
+    assert h.coordinator.handle_heartbeat("g", "b-1", None, 2) == Errors.NONE
+
+
+def test_member_silent_in_completing_rebalance_is_evicted_after_session_timeout():
+    h = Harness()
+    leader, follower = h.stable_pair()
+    h.join(member_id=leader)            # the leader's JoinGroup in Stable starts a rebalance
+    rejoined = h.join(member_id=follower)
+    assert rejoined[0]["generation_id"] == 2 and h.group().is_in(COMPLETING_REBALANCE)
+    h.clock.advance(10.1)               # nobody syncs: both sessions expire, the group empties
+    assert h.group().is_in(EMPTY) and h.group().size() == 0

@@ -330,3 +330,25 @@ def test_server_scripts_start_daemon_and_stop(tmp_path):
         assert not server.is_running()
     finally:
         server.stop()
+
+
+def test_many_partition_states_read_in_multireads_and_written_in_grouped_multis(zk):
+    """1,200 state znodes (several multiRead requests and several fenced multis); conflicts scattered through
+    the groups fail alone while every other write of their group lands."""
+    _, epoch, version = zk.try_elect_controller(1, 1)
+    partitions = [("wide", p) for p in range(1200)]
+    zk.create_topic_assignment("wide", {p: [1, 2] for _, p in partitions})
+    created = zk.create_partition_states({tp: state(1, [1, 2]) for tp in partitions}, epoch, version)
+    assert len(created) == 1200 and all(s.zk_version == 0 for s in created.values())
+
+    states = zk.get_partition_states(partitions + [("wide", 5000), ("absent", 0)])
+    assert zk._multi_read_supported is True
+    assert sorted(states) == sorted(partitions) and states[("wide", 999)].isr == [1, 2]
+
+    stale = {("wide", p) for p in range(0, 1200, 97)}
+    updates = {tp: state(2, [2], 1, zk_version=7 if tp in stale else 0) for tp in partitions}
+    results = zk.update_partition_states(updates, epoch, version)
+    assert {tp for tp, r in results.items() if isinstance(r, BadVersionError)} == stale
+    assert all(results[tp].zk_version == 1 for tp in partitions if tp not in stale)
+    after = zk.get_partition_states(partitions)
+    assert all(after[tp].leader == (1 if tp in stale else 2) for tp in partitions)

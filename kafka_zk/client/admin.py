@@ -8,9 +8,10 @@ from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
-    alter_partition_reassignments, create_partitions, create_topics, delete_groups, delete_topics, describe_configs,
-    describe_groups, incremental_alter_configs, list_groups, list_partition_reassignments, offset_commit, offset_delete,
-    offset_fetch)
+    alter_configs, alter_partition_reassignments, alter_replica_log_dirs, create_partitions, create_topics,
+    delete_groups, delete_records, delete_topics, describe_configs, describe_groups, describe_log_dirs,
+    elect_leaders, incremental_alter_configs, list_groups, list_partition_reassignments, offset_commit,
+    offset_delete, offset_fetch)
 from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
@@ -18,12 +19,19 @@ TOPIC_RESOURCE_TYPE = 2
 BROKER_RESOURCE_TYPE = 4
 DEFAULT_CONFIG_SOURCE = 5
 
-ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source")
+ConfigEntry = namedtuple("ConfigEntry", "name value is_default read_only is_sensitive source synonyms",
+                         defaults=((),))
+ConfigSynonym = namedtuple("ConfigSynonym", "name value source")
+BROKER_RESOURCE_TYPE = 4
+BROKER_LOGGER_RESOURCE_TYPE = 8
 Reassignment = namedtuple("Reassignment", "replicas adding_replicas removing_replicas")
 GroupMember = namedtuple("GroupMember", "member_id group_instance_id client_id host assignment")
 GroupMember.__doc__ = "A member from DescribeGroups; assignment is {topic: [partitions]} ({} when not a consumer's)."
 GroupDescription = namedtuple("GroupDescription", "group_id state protocol_type protocol members coordinator")
 GroupDescription.__doc__ = "A group from DescribeGroups; coordinator is a BrokerAddress; an unknown group is Dead."
+ReplicaInfo = namedtuple("ReplicaInfo", "size offset_lag is_future")
+LogDirInfo = namedtuple("LogDirInfo", "error replicas")
+LogDirInfo.__doc__ = "One log dir of a broker: an Errors member and {(topic, partition): ReplicaInfo}."
 
 
 class NewTopic:
@@ -146,16 +154,51 @@ class AdminClient:
                 for c in resource["configs"]]
         return result
 
+    def _resource_request(self, resource_type, name, api_key, body_for_version):
+        """A broker resource goes to that broker (a number) or any broker (""), everything else to any."""
+        if resource_type in (BROKER_RESOURCE_TYPE, BROKER_LOGGER_RESOURCE_TYPE) and name != "":
+            self.cluster.metadata([])
+            node = int(name)
+            if node not in self.cluster.brokers:
+                raise KafkaResponseError(Errors.INVALID_REQUEST, "Broker %s is not in the cluster" % name)
+            connection = self.cluster.connection(node)
+            return connection.request_with_version(api_key, body_for_version)
+        return self.cluster.any_request(api_key, body_for_version)
+
+    def describe_resource_configs(self, resource_type, name, include_synonyms=True):
+        """[ConfigEntry] of one resource (topic, or broker id / "" for the cluster default) with synonyms."""
+        def body(version):
+            return {"resources": [{"resource_type": resource_type, "resource_name": name,
+                                   "configuration_keys": None}], "include_synonyms": include_synonyms}
+
+        version, response = self._resource_request(resource_type, name, describe_configs.API_KEY, body)
+        resource = response["results"][0]
+        raise_for_error(resource["error_code"], resource.get("error_message"), name)
+        return [ConfigEntry(c["name"], c["value"],
+                            c["is_default"] if version == 0 else c["config_source"] == DEFAULT_CONFIG_SOURCE,
+                            c["read_only"], c["is_sensitive"], c["config_source"],
+                            tuple(ConfigSynonym(s["name"], s["value"], s["source"]) for s in c["synonyms"] or ()))
+                for c in resource["configs"]]
+
+    def alter_resource_configs(self, resource_type, name, configs):
+        """Replace a resource's dynamic configs with {name: value} (AlterConfigs); raises on the broker's error."""
+        body = {"resources": [{"resource_type": resource_type, "resource_name": name, "configs": [
+            {"name": key, "value": value} for key, value in configs.items()]}], "validate_only": False}
+        _, response = self._resource_request(resource_type, name, alter_configs.API_KEY, lambda version: body)
+        result = response["responses"][0]
+        raise_for_error(result["error_code"], result.get("error_message"), name)
+
     def incremental_alter_configs(self, topic, set_configs=None, delete_configs=(),
                                   resource_type=TOPIC_RESOURCE_TYPE):
-        """Set and delete a topic's (or, with BROKER_RESOURCE_TYPE, a broker id's) config overrides
-        (IncrementalAlterConfigs); raises on the broker's error."""
+        """Set and delete a topic's config overrides (IncrementalAlterConfigs; other resource types by
+        resource_type, e.g. a broker's loggers); raises on the broker's error."""
         entries = [{"name": name, "config_operation": 0, "value": value}
                    for name, value in (set_configs or {}).items()]
         entries += [{"name": name, "config_operation": 1, "value": None} for name in delete_configs]
         body = {"resources": [{"resource_type": resource_type, "resource_name": str(topic), "configs": entries}],
                 "validate_only": False}
-        _, response = self.cluster.any_request(incremental_alter_configs.API_KEY, lambda version: body)
+        _, response = self._resource_request(resource_type, topic, incremental_alter_configs.API_KEY,
+                                             lambda version: body)
         result = response["responses"][0]
         raise_for_error(result["error_code"], result.get("error_message"), str(topic))
 
@@ -181,6 +224,32 @@ class AdminClient:
         return {(t["name"], p["partition_index"]): (Errors.from_code(p["error_code"]), p.get("error_message"))
                 for t in response["responses"] for p in t["partitions"]}
 
+    def elect_leaders(self, election_type, partitions=None, timeout_ms=30000):
+        """Run preferred (0) or unclean (1) leader elections on the controller for [(topic, partition)] (None:
+        every partition); returns {tp: (Errors member, message or None)}. A top-level error raises."""
+        body = {"election_type": election_type, "timeout_ms": timeout_ms, "topic_partitions": None}
+        if partitions is not None:
+            grouped = {}
+            for topic, partition in partitions:
+                grouped.setdefault(topic, []).append(partition)
+            body["topic_partitions"] = [{"topic": topic, "partition_id": sorted(parts)}
+                                        for topic, parts in sorted(grouped.items())]
+
+        def attempt():
+            response = self.cluster.request(self.cluster.controller(), elect_leaders.API_KEY, body,
+                                            timeout=self.cluster.timeout + timeout_ms / 1000.0)
+            results = [p for t in response["replica_election_results"] for p in t["partition_result"]]
+            if response["error_code"] == Errors.NOT_CONTROLLER or (
+                    results and all(p["error_code"] == Errors.NOT_CONTROLLER for p in results)):
+                self.cluster.controller_id = -1
+                raise KafkaResponseError(Errors.NOT_CONTROLLER)
+            raise_for_error(response["error_code"])
+            return response
+
+        response = self.cluster.with_retries(attempt, [])
+        return {(t["topic"], p["partition_id"]): (Errors.from_code(p["error_code"]), p.get("error_message"))
+                for t in response["replica_election_results"] for p in t["partition_result"]}
+
     def list_partition_reassignments(self, timeout_ms=30000):
         """{(topic, partition): Reassignment} of every reassignment in progress."""
         body = {"timeout_ms": timeout_ms, "topics": None}
@@ -194,6 +263,85 @@ class AdminClient:
         return {(t["name"], p["partition_index"]): Reassignment(p["replicas"], p["adding_replicas"],
                                                                  p["removing_replicas"])
                 for t in response["topics"] for p in t["partitions"]}
+
+    def delete_records(self, offsets, timeout_ms=30000):
+        """Delete records before ``{(topic, partition): offset}`` (-1: the high watermark) on the partitions'
+        leaders; returns {tp: (Errors member, low watermark or -1)}. Like Kafka's admin client, a topic
+        unknown to the metadata or a partition without a leader fails without a request."""
+        offsets = dict(offsets)
+        response = self.cluster.metadata(sorted({topic for topic, _ in offsets}))
+        topic_errors = {t["name"]: Errors.from_code(t["error_code"]) for t in response["topics"]}
+        results = {}
+        by_leader = {}
+        for tp, offset in offsets.items():
+            topic_error = topic_errors.get(tp[0], Errors.UNKNOWN_TOPIC_OR_PARTITION)
+            info = self.cluster.topics.get(tp[0])
+            part = info.partitions.get(tp[1]) if info is not None else None
+            if topic_error != Errors.NONE:
+                results[tp] = (topic_error, -1)
+            elif part is None or part.leader < 0:
+                results[tp] = (Errors.LEADER_NOT_AVAILABLE, -1)
+            else:
+                by_leader.setdefault(part.leader, {})[tp] = offset
+        for leader, partitions in by_leader.items():
+            topics = {}
+            for (topic, partition), offset in partitions.items():
+                topics.setdefault(topic, []).append({"partition_index": partition, "offset": offset})
+            body = {"topics": [{"name": topic, "partitions": parts} for topic, parts in topics.items()],
+                    "timeout_ms": timeout_ms}
+            answer = self.cluster.request(leader, delete_records.API_KEY, body,
+                                          timeout=self.cluster.timeout + max(0, timeout_ms) / 1000.0)
+            for topic in answer["topics"]:
+                for p in topic["partitions"]:
+                    results[(topic["name"], p["partition_index"])] = (Errors.from_code(p["error_code"]),
+                                                                      p["low_watermark"])
+        return {tp: results.get(tp, (Errors.UNKNOWN_SERVER_ERROR, -1)) for tp in offsets}
+
+    def describe_log_dirs(self, broker_ids, topic_partitions=None):
+        """{broker id: {log dir: LogDirInfo}} from each broker (DescribeLogDirs); ``topic_partitions`` None
+        asks for every replica. Raises KafkaClientError for a broker that is unknown or does not answer."""
+        topics = None
+        if topic_partitions is not None:
+            grouped = {}
+            for topic, partition in topic_partitions:
+                grouped.setdefault(topic, []).append(partition)
+            topics = [{"topic": topic, "partition_index": sorted(parts)} for topic, parts in grouped.items()]
+        self.cluster.metadata([])
+        result = {}
+        for broker_id in broker_ids:
+            if broker_id not in self.cluster.brokers:
+                raise KafkaResponseError(Errors.BROKER_NOT_AVAILABLE, context="broker %d" % broker_id)
+            response = self.cluster.request(broker_id, describe_log_dirs.API_KEY, {"topics": topics})
+            result[broker_id] = {
+                entry["log_dir"]: LogDirInfo(Errors.from_code(entry["error_code"]), {
+                    (topic["name"], p["partition_index"]): ReplicaInfo(p["partition_size"], p["offset_lag"],
+                                                                       p["is_future_key"])
+                    for topic in entry["topics"] for p in topic["partitions"]})
+                for entry in response["results"]}
+        return result
+
+    def alter_replica_log_dirs(self, assignments):
+        """Move replicas between a broker's log dirs: ``{(topic, partition, broker id): log dir}``; returns
+        {(topic, partition, broker id): Errors member}."""
+        by_broker = {}
+        for (topic, partition, broker_id), log_dir in assignments.items():
+            by_broker.setdefault(broker_id, {}).setdefault(log_dir, {}).setdefault(topic, []).append(partition)
+        self.cluster.metadata([])
+        result = {}
+        for broker_id, dirs in by_broker.items():
+            if broker_id not in self.cluster.brokers:
+                for (topic, partition, broker), _ in assignments.items():
+                    if broker == broker_id:
+                        result[(topic, partition, broker)] = Errors.BROKER_NOT_AVAILABLE
+                continue
+            body = {"dirs": [{"path": path, "topics": [{"name": topic, "partitions": sorted(parts)}
+                                                       for topic, parts in topics.items()]}
+                             for path, topics in dirs.items()]}
+            response = self.cluster.request(broker_id, alter_replica_log_dirs.API_KEY, body)
+            for topic in response["results"]:
+                for p in topic["partitions"]:
+                    result[(topic["topic_name"], p["partition_index"], broker_id)] = Errors.from_code(p["error_code"])
+        return result
 
     # -- consumer groups -----------------------------------------------------------------------
 

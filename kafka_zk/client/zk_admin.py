@@ -142,6 +142,16 @@ class ZkAdmin:
         except NodeExistsError:
             raise ReassignmentInProgressError("Partition reassignment currently in progress") from None
 
+    def start_preferred_replica_election(self, partitions):
+        """Create /admin/preferred_replica_election; AdminOperationError naming the partitions of the election
+        in progress when there is one."""
+        try:
+            self.zk.create_preferred_replica_election(partitions)
+        except NodeExistsError:
+            current = ",".join("%s-%d" % tp for tp in self.zk.get_preferred_replica_election())
+            raise AdminOperationError("Preferred replica leader election currently in progress for %s. "
+                                      "Aborting operation" % current) from None
+
     def topic_assignments(self, topics):
         """{topic: {partition: replicas}} of the topics that exist."""
         return self.zk.get_topic_assignments(topics)

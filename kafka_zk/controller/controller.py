@@ -114,6 +114,7 @@ class KafkaController:
             yield self.zk.call("watch_exists", REASSIGN_PARTITIONS_PATH,
                                self.zk.on_reactor(self._on_reassignment_znode))
             self._watches_registered = True
+        started = self.reactor.seconds()
         brokers = yield self.zk.call("get_all_brokers")
         for broker in brokers:
             self._add_live_broker(broker)
@@ -144,7 +145,9 @@ class KafkaController:
         batch.add_update_metadata(context.live_brokers)
         for tp in context.leadership:
             batch.add_leader_and_isr(context.assignments[tp], tp)
-        yield self._trigger_online_partitions(batch)
+        loaded = self.reactor.seconds()
+        yield self._trigger_online_partitions(batch, fresh=True)
+        elected = self.reactor.seconds()
         # Replicas on brokers that died before this controller was elected leave their ISRs now, not
         # when their leaders' lag checks notice (Kafka's replica state machine startup).
         dead = {broker for leadership in context.leadership.values() for broker in leadership.isr
@@ -153,8 +156,10 @@ class KafkaController:
                         if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])]
         yield self._remove_from_isrs(holding_dead, sorted(dead), batch)
         self._send(batch)
-        log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers", self.broker_id,
-                 len(assignments), len(context.assignments), len(context.live_brokers))
+        log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers (state read in %.2fs, "
+                 "offline partitions elected in %.2fs, %d dead replicas out of ISRs in %.2fs)", self.broker_id,
+                 len(assignments), len(context.assignments), len(context.live_brokers), loaded - started,
+                 elected - loaded, len(holding_dead), self.reactor.seconds() - elected)
         yield self._watch_topics(sorted(assignments))
         # Work left by the previous controller: ISR changes not yet propagated, deletions not finished.
         self._on_isr_changes()
@@ -402,6 +407,18 @@ class KafkaController:
             election_type, sorted(self.context.assignments) if partitions is None else partitions),
             {tp: Errors.NOT_CONTROLLER for tp in partitions or []})
 
+    def enable_default_unclean_election(self):
+        """unclean.leader.election.enable was turned on for the brokers: offline partitions may elect now."""
+        self.events.put("UncleanLeaderElectionEnable", self._elect_offline_partitions)
+
+    @defer.inlineCallbacks
+    def _elect_offline_partitions(self):
+        if not self.active:
+            return
+        batch = self._new_batch()
+        yield self._trigger_online_partitions(batch)
+        self._send(batch)
+
     def _on_reassignment_znode(self, exists):
         if exists:
             self.events.put("PartitionReassignment", lambda: self.reassignments.on_znode() if self.active else None)
@@ -462,8 +479,9 @@ class KafkaController:
     # -- partition state machine --------------------------------------------------------------------
 
     @defer.inlineCallbacks
-    def _trigger_online_partitions(self, batch, partitions=None):
+    def _trigger_online_partitions(self, batch, partitions=None, fresh=False):
         """Move New and Offline partitions (all, or the given ones) to OnlinePartition where possible.
+        ``fresh``: the context's leadership was just read, no need to read it again.
         Returns the set of partitions whose state znode this wrote."""
         context = self.context
         if partitions is None:
@@ -483,7 +501,8 @@ class KafkaController:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
                 batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
         if offline:
-            yield self._refresh_leadership(offline)
+            if not fresh:
+                yield self._refresh_leadership(offline)
             decided, failed = elect(context, offline, "offline", self._unclean_enabled)
             if failed:
                 log.info("[Controller id=%d] partitions without an eligible leader stay offline: %s",
@@ -498,7 +517,8 @@ class KafkaController:
     def _unclean_enabled(self, topic):
         value = self.context.topic_configs.get(topic, {}).get("unclean.leader.election.enable")
         if value is None:
-            return self.server.config["unclean.leader.election.enable"]
+            dynamic = getattr(self.server, "dynamic_config", None)
+            return (dynamic.value if dynamic is not None else self.server.config.get)("unclean.leader.election.enable")
         return str(value).lower() == "true"
 
     @defer.inlineCallbacks

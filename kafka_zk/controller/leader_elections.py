@@ -87,8 +87,11 @@ class LeaderElections:
         yield controller._refresh_leadership([tp for tp in partitions if tp in context.assignments])
         live = context.live_broker_ids
         for tp in partitions:
-            if tp not in context.assignments or tp[0] in context.topics_to_delete:
+            if tp not in context.assignments:
                 results[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                continue
+            if tp[0] in context.topics_to_delete:
+                results[tp] = Errors.INVALID_TOPIC_EXCEPTION  # Kafka: "The topic is being deleted"
                 continue
             current = context.leadership.get(tp)
             assignment = context.assignments[tp]
@@ -116,7 +119,9 @@ class LeaderElections:
         written = yield controller._write_leadership(decide(candidates), batch, decide)
         controller._send(batch)
         for tp in candidates:
-            results[tp] = Errors.NONE if tp in written else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+            results[tp] = Errors.NONE if tp in written else (
+                Errors.PREFERRED_LEADER_NOT_AVAILABLE if election_type == PREFERRED
+                else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE)
         for tp in written:
             controller.mark_online(tp)
         return results

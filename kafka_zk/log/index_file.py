@@ -1,7 +1,7 @@
-"""The memory-mapped, preallocated file of fixed-size entries shared by the offset and time indexes."""
+"""The preallocated file of fixed-size entries shared by the offset and time indexes, held in memory."""
 
-import mmap
 import os
+import struct
 
 
 class CorruptIndexError(Exception):
@@ -20,12 +20,29 @@ def round_down(size, entry_size):
     return size - size % entry_size
 
 
+def _read_written_part(path):
+    """The file's bytes up to its first hole: a preallocated index left by a crash is mostly a sparse
+    run of zeros (10 MB by default) that need not be read into memory."""
+    with open(path, "rb") as existing:
+        try:
+            written = os.lseek(existing.fileno(), 0, os.SEEK_HOLE)
+        except (AttributeError, OSError):  # no hole support: read it all
+            written = None
+        existing.seek(0)
+        return bytearray(existing.read() if written is None else existing.read(written))
+
+
 class IndexFile:
     """Entries of ``entry_size`` bytes, sorted by key, in a file preallocated to ``max_index_size``.
 
-    A new file is created at full size; an existing one is mapped at its current length and
-    holds ``length // entry_size`` entries (files are trimmed to their entries when a segment is
-    rolled or closed). ``resize`` re-expands a file for appends.
+    A new file is created at full size (sparse, as Kafka preallocates); an existing one is read at its
+    current length and holds ``length // entry_size`` entries (files are trimmed to their entries when a
+    segment is rolled or closed). ``resize`` re-expands a file for appends.
+
+    The entries live in memory and no descriptor stays open: appends are written back to the file on
+    ``flush``, ``resize`` and ``close``. (A memory map would cost a duplicated descriptor per index; an
+    entry lost to a crash is rebuilt by recovery, which redoes the index of every segment past the
+    recovery point, and the recovery point only moves after a flush.)
     """
 
     entry_size = 0  # set by subclasses
@@ -34,21 +51,22 @@ class IndexFile:
         self.path = path
         self.base_offset = base_offset
         self.max_index_size = max_index_size
-        self._mm = None
-        newly_created = not os.path.exists(path)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            if newly_created:
-                os.ftruncate(fd, round_down(max_index_size, self.entry_size))
-            self._map(fd, os.fstat(fd).st_size)
-        finally:
-            os.close(fd)
-        self._entries = 0 if newly_created else self._max_entries
+        if os.path.exists(path):
+            self._buf = _read_written_part(path)
+            self._set_length(os.path.getsize(path))
+            self._entries = self._max_entries
+        else:
+            length = round_down(max_index_size, self.entry_size)
+            with open(path, "wb") as created:
+                created.truncate(length)
+            self._buf = bytearray()
+            self._set_length(length)
+            self._entries = 0
+        self._unwritten_from = None  # first entry slot changed in memory but not yet in the file
 
-    def _map(self, fd, length):
+    def _set_length(self, length):
         self._length = length
         self._max_entries = length // self.entry_size
-        self._mm = mmap.mmap(fd, length) if length > 0 else None
 
     @property
     def entries(self):
@@ -71,13 +89,21 @@ class IndexFile:
         return self._entries >= self._max_entries
 
     def _unpack(self, struct_, n):
-        return struct_.unpack_from(self._mm, n * self.entry_size)
+        try:
+            return struct_.unpack_from(self._buf, n * self.entry_size)
+        except struct.error:  # a slot in the never-written (zero) tail of a preallocated file
+            return struct_.unpack(bytes(struct_.size))
 
     def _write(self, struct_, *values):
         """Append one entry, growing the file if it is exactly full (the time index's reserved slot)."""
         if self._entries >= self._max_entries:
             self.resize((self._entries + 1) * self.entry_size)
-        struct_.pack_into(self._mm, self._entries * self.entry_size, *values)
+        end = (self._entries + 1) * self.entry_size
+        if len(self._buf) < end:
+            self._buf.extend(bytes(end - len(self._buf)))
+        struct_.pack_into(self._buf, self._entries * self.entry_size, *values)
+        if self._unwritten_from is None:
+            self._unwritten_from = self._entries
         self._entries += 1
 
     def _largest_lower_bound_slot(self, target, key_of):
@@ -95,20 +121,35 @@ class IndexFile:
 
     def _truncate_to_entries(self, n):
         self._entries = min(n, self._entries)
+        del self._buf[self._entries * self.entry_size:]
+        if self._unwritten_from is not None and self._unwritten_from >= self._entries:
+            self._unwritten_from = None
+
+    def _write_back(self, sync=False):
+        """Write the entries appended since the last write-back to the file (and fsync when asked)."""
+        start = self._unwritten_from
+        if start is None and not sync:
+            return
+        fd = os.open(self.path, os.O_WRONLY)
+        try:
+            if start is not None:
+                os.pwrite(fd, self._buf[start * self.entry_size:self._entries * self.entry_size],
+                          start * self.entry_size)
+                self._unwritten_from = None
+            if sync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def resize(self, new_size):
         """Set the file length (rounded down to whole entries); returns False if it was already so."""
         new_length = round_down(new_size, self.entry_size)
         if new_length == self._length:
             return False
-        self._unmap()
-        fd = os.open(self.path, os.O_RDWR)
-        try:
-            os.ftruncate(fd, new_length)
-            self._map(fd, new_length)
-        finally:
-            os.close(fd)
-        self._entries = min(self._entries, self._max_entries)
+        self._write_back()
+        os.truncate(self.path, new_length)
+        self._set_length(new_length)
+        self._truncate_to_entries(min(self._entries, self._max_entries))
         return True
 
     def trim_to_valid_size(self):
@@ -120,21 +161,14 @@ class IndexFile:
         self.resize(self.max_index_size)
 
     def flush(self):
-        if self._mm is not None:
-            self._mm.flush()
-
-    def _unmap(self):
-        if self._mm is not None:
-            self._mm.flush()
-            self._mm.close()
-            self._mm = None
+        self._write_back(sync=True)
 
     def close(self):
         self.trim_to_valid_size()
-        self._unmap()
+        self._write_back()
 
     def delete(self):
-        self._unmap()
+        self._unwritten_from = None
         try:
             os.remove(self.path)
         except FileNotFoundError:

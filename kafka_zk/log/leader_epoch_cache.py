@@ -8,11 +8,42 @@ UNDEFINED_EPOCH_OFFSET = -1
 EpochEntry = namedtuple("EpochEntry", "epoch start_offset")
 
 
-class LeaderEpochFileCache:
-    """Entries increase in both epoch and start offset; every change is written to the checkpoint."""
+class DeferredCheckpoints:
+    """Epoch checkpoint writes gathered so that many are done together and away from the thread that asked
+    (a LeaderAndIsr for thousands of partitions must not fsync each on the reactor). ``on_pending()`` is
+    called when the first write starts waiting; the latest entries of a file replace earlier ones."""
 
-    def __init__(self, checkpoint):
+    def __init__(self):
+        self._pending = {}
+        self.on_pending = None
+
+    def add(self, checkpoint, entries):
+        first = not self._pending
+        self._pending[id(checkpoint)] = (checkpoint, list(entries))
+        if first and self.on_pending is not None:
+            self.on_pending()
+
+    def drain(self):
+        items, self._pending = list(self._pending.values()), {}
+        return items
+
+    @staticmethod
+    def write(items):
+        """Write drained items (on any thread); a log deleted meanwhile has nothing left to write to."""
+        for checkpoint, entries in items:
+            try:
+                checkpoint.write(entries)
+            except FileNotFoundError:
+                pass
+
+
+class LeaderEpochFileCache:
+    """Entries increase in both epoch and start offset; every change is written to the checkpoint, at once
+    or, given ``deferred``, with the next batch of DeferredCheckpoints."""
+
+    def __init__(self, checkpoint, deferred=None):
         self._checkpoint = checkpoint
+        self._deferred = deferred
         self._entries = []
         for epoch, start_offset in checkpoint.read():
             self._assign(EpochEntry(epoch, start_offset))
@@ -98,4 +129,7 @@ class LeaderEpochFileCache:
         self.flush()
 
     def flush(self):
-        self._checkpoint.write(self._entries)
+        if self._deferred is not None:
+            self._deferred.add(self._checkpoint, self._entries)
+        else:
+            self._checkpoint.write(self._entries)

@@ -21,6 +21,7 @@ EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
+FUTURE_DIR_SUFFIX = "-future"
 _LONG_MAX = 2 ** 63 - 1
 _WEEK_MS = 7 * 24 * 60 * 60 * 1000
 
@@ -109,7 +110,13 @@ def log_dir_name(topic, partition):
 
 
 def parse_topic_partition(dir_name):
-    """(topic, partition) from ``<topic>-<partition>``; ValueError for anything else."""
+    """(topic, partition) from ``<topic>-<partition>``, also with a ``.<uuid>-future`` or ``.<uuid>-delete``
+    suffix; ValueError for anything else."""
+    for suffix in (FUTURE_DIR_SUFFIX, DELETE_DIR_SUFFIX):
+        stem, dot, unique = dir_name[:-len(suffix)].rpartition(".")
+        if dir_name.endswith(suffix) and dot and len(unique) == 32 and all(c in "0123456789abcdef" for c in unique):
+            dir_name = stem
+            break
     topic, sep, partition = dir_name.rpartition("-")
     if not sep or not topic or not partition.isdigit():
         raise ValueError("%r is not a <topic>-<partition> directory name" % dir_name)
@@ -118,6 +125,15 @@ def parse_topic_partition(dir_name):
 
 def delete_dir_name(topic, partition):
     return "%s.%s%s" % (log_dir_name(topic, partition), uuid.uuid4().hex, DELETE_DIR_SUFFIX)
+
+
+def future_dir_name(topic, partition):
+    """``<topic>-<partition>.<uuid>-future``: a replica being moved into another log dir of this broker."""
+    return "%s.%s%s" % (log_dir_name(topic, partition), uuid.uuid4().hex, FUTURE_DIR_SUFFIX)
+
+
+def is_future_dir(dir_name):
+    return dir_name.endswith(FUTURE_DIR_SUFFIX)
 
 
 def _base_offset_of(name, suffix):
@@ -135,7 +151,8 @@ class Log:
     slices handed out just before stay readable. ``clock()`` returns the time in ms.
     """
 
-    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False):
+    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False,
+                 epoch_checkpoints=None):
         self.dir = dir_path
         self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
         self.config = config
@@ -150,7 +167,7 @@ class Log:
         self.truncated_to = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
-            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)))
+            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
         self._load(clean_shutdown)
 
     def __repr__(self):
@@ -358,6 +375,20 @@ class Log:
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
+    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp):
+        """Append whole batches copied from another replica of this partition.
+
+        When the log is empty at a start offset that falls inside the first batch (DeleteRecords moved
+        the start offset into a batch), the log restarts at the batch and keeps its start offset.
+        """
+        if first_offset < self._leo.offset and self._leo.offset == self.log_start_offset:
+            start = self.log_start_offset
+            self.truncate_fully_and_start_at(first_offset)
+            self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+            self.maybe_increment_log_start_offset(start)
+            return
+        self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+
     def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
         segment = self.active_segment
         if segment.should_roll(self._clock(), self.config.segment_bytes, self.config.max_segment_ms,
@@ -518,6 +549,12 @@ class Log:
             self.maybe_increment_log_start_offset(self._segments[0].base_offset)
         return len(deletable)
 
+    def delete_segments_below_log_start(self, now_ms=None):
+        """Delete (``.deleted`` rename, files removed later) the segments wholly below the log start offset."""
+        now_ms = self._clock() if now_ms is None else now_ms
+        return self._delete_old(lambda segment, following: following.base_offset <= self.log_start_offset,
+                                now_ms, None, "log start offset %d" % self.log_start_offset)
+
     def maybe_increment_log_start_offset(self, new_start_offset):
         """Raise the log start offset (retention, DeleteRecords); returns True if it moved."""
         if new_start_offset > self._leo.offset:
@@ -586,6 +623,24 @@ class Log:
         self._pending_deletes = []
         for segment in self._segments:
             segment.close()
+
+    def rename_dir(self, new_dir):
+        """Rename this log's dir (e.g. to ``...-delete`` or out of ``...-future``), keeping every open file
+        and every path the segments, indexes and epoch checkpoint hold pointing at the right place."""
+        old_dir = self.dir
+        os.rename(old_dir, new_dir)
+        self.dir = new_dir
+
+        def moved(path):
+            return os.path.join(new_dir, os.path.relpath(path, old_dir))
+
+        for segment in list(self._segments) + [s for _, s in self._pending_deletes]:
+            segment.dir = new_dir
+            segment.log_path = moved(segment.log_path)
+            segment.offset_index.path = moved(segment.offset_index.path)
+            segment.time_index.path = moved(segment.time_index.path)
+        checkpoint = self.leader_epoch_cache._checkpoint
+        checkpoint.path = moved(checkpoint.path)
 
     def delete(self):
         """Rename the dir to ``<topic>-<partition>.<uuid>-delete``, then remove it and everything in it."""

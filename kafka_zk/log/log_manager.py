@@ -11,7 +11,9 @@ import shutil
 from kafka_zk.log.checkpoints import (
     LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT, MalformedCheckpointError,
     OffsetCheckpointFile, read_meta_properties, write_meta_properties)
-from kafka_zk.log.log import DELETE_DIR_SUFFIX, Log, log_dir_name, parse_topic_partition
+from kafka_zk.log.future_log import copy_leader_epochs
+from kafka_zk.log.log import (
+    DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name, parse_topic_partition)
 
 logger = logging.getLogger(__name__)
 
@@ -29,12 +31,19 @@ class InconsistentClusterIdError(Exception):
 class LogManager:
     """Owns the Log objects of this broker, keyed by (topic, partition)."""
 
-    def __init__(self, log_dirs, default_config, clock):
+    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None):
+        """``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
+        broker writes them in batches off the reactor); without one each is written at once."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
         self.default_config = default_config
         self._clock = clock
+        self.epoch_checkpoints = epoch_checkpoints
         self._logs = {}
         self._dir_of = {}
+        self._future_logs = {}  # replicas being moved to another dir: (topic, partition) -> Log
+        self._future_dir_of = {}
+        self.preferred_dirs = {}  # AlterReplicaLogDirs for a replica not created yet: tp -> log dir
+        self._deleted_logs = []  # (due ms, Log) of replaced logs renamed -delete, removed after the delay
         for log_dir in self.log_dirs:
             os.makedirs(log_dir, exist_ok=True)
 
@@ -104,17 +113,38 @@ class LogManager:
                     tp = parse_topic_partition(name)
                 except ValueError:
                     continue
+                config = config_for(tp[0]) if config_for is not None else self.default_config
+                if is_future_dir(name):
+                    if tp in self._future_logs:
+                        raise RuntimeError("future replicas of %s-%d found in both %s and %s"
+                                           % (tp[0], tp[1], self._future_dir_of[tp], log_dir))
+                    self._future_logs[tp] = Log(path, config, self._clock,
+                                                log_start_offset=log_start_offsets.get(tp, 0),
+                                                recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                                epoch_checkpoints=self.epoch_checkpoints)
+                    self._future_dir_of[tp] = log_dir
+                    continue
                 if tp in self._logs:
                     raise RuntimeError("partition %s-%d found in both %s and %s"
                                        % (tp[0], tp[1], self._dir_of[tp], log_dir))
-                config = config_for(tp[0]) if config_for is not None else self.default_config
                 self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
-                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean)
+                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                     epoch_checkpoints=self.epoch_checkpoints)
                 self._dir_of[tp] = log_dir
             if clean:
                 os.remove(marker)
             clean_by_dir[log_dir] = clean
+        for tp in [tp for tp in self._future_logs if tp not in self._logs]:
+            self._promote_orphan_future(tp)
         return clean_by_dir
+
+    def _promote_orphan_future(self, tp):
+        """A future log without a current one was interrupted in the swap: it becomes the current log."""
+        future, log_dir = self._future_logs.pop(tp), self._future_dir_of.pop(tp)
+        logger.warning("%s: completing the interrupted move of %s-%d into %s", future.dir, tp[0], tp[1], log_dir)
+        future.rename_dir(os.path.join(log_dir, log_dir_name(*tp)))
+        self._logs[tp] = future
+        self._dir_of[tp] = log_dir
 
     # -- access ------------------------------------------------------------------------------
 
@@ -127,7 +157,10 @@ class LogManager:
     def log_dir_of(self, topic, partition):
         return self._dir_of.get((topic, partition))
 
-    def _next_log_dir(self):
+    def _next_log_dir(self, tp=None):
+        preferred = self.preferred_dirs.pop(tp, None)
+        if preferred is not None and preferred in self.log_dirs:
+            return preferred
         counts = {d: 0 for d in self.log_dirs}
         for log_dir in self._dir_of.values():
             counts[log_dir] += 1
@@ -143,15 +176,100 @@ class LogManager:
         if log is not None and config is not None:
             log.config = config
         if log is None:
-            log_dir = self._next_log_dir()
+            log_dir = self._next_log_dir(tp)
             log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
-                      self._clock)
+                      self._clock, epoch_checkpoints=self.epoch_checkpoints)
             self._logs[tp] = log
             self._dir_of[tp] = log_dir
         return log
 
+    def logs_in_dir(self, log_dir):
+        """[((topic, partition), Log, is_future)] of the replicas in ``log_dir``, sorted."""
+        current = [(tp, self._logs[tp], False) for tp, d in self._dir_of.items() if d == log_dir]
+        future = [(tp, self._future_logs[tp], True) for tp, d in self._future_dir_of.items() if d == log_dir]
+        return sorted(current + future, key=lambda entry: (entry[0], entry[2]))
+
     def _logs_in(self, log_dir):
-        return {tp: self._logs[tp] for tp, d in self._dir_of.items() if d == log_dir}
+        """{tp: Log} of the current and future logs in one dir (a dir never holds both of one partition)."""
+        logs = {tp: self._logs[tp] for tp, d in self._dir_of.items() if d == log_dir}
+        logs.update({tp: self._future_logs[tp] for tp, d in self._future_dir_of.items() if d == log_dir})
+        return logs
+
+    # -- moving replicas between log dirs ----------------------------------------------------
+
+    def get_future_log(self, topic, partition):
+        return self._future_logs.get((topic, partition))
+
+    def future_log_dir_of(self, topic, partition):
+        return self._future_dir_of.get((topic, partition))
+
+    def future_logs(self):
+        return dict(self._future_logs)
+
+    def maybe_update_preferred_dir(self, topic, partition, log_dir):
+        """Remember ``log_dir`` for a replica that does not exist here yet (Kafka's preferredLogDirs)."""
+        if (topic, partition) not in self._logs:
+            self.preferred_dirs[(topic, partition)] = log_dir
+
+    def create_future_log(self, topic, partition, log_dir, config=None):
+        """An empty ``<topic>-<partition>.<uuid>-future`` log in ``log_dir`` (the existing one if already there)."""
+        tp = (topic, partition)
+        future = self._future_logs.get(tp)
+        if future is not None:
+            if self._future_dir_of[tp] != log_dir:
+                raise ValueError("the future replica of %s-%d is in %s, not %s"
+                                 % (topic, partition, self._future_dir_of[tp], log_dir))
+            return future
+        current = self._logs.get(tp)
+        config = config or (current.config if current is not None else self.default_config)
+        future = Log(os.path.join(log_dir, future_dir_name(topic, partition)), config, self._clock,
+                     epoch_checkpoints=self.epoch_checkpoints)
+        self._future_logs[tp] = future
+        self._future_dir_of[tp] = log_dir
+        return future
+
+    def remove_future_log(self, topic, partition):
+        """Delete the future replica (a cancelled or superseded move). False if there is none."""
+        tp = (topic, partition)
+        future = self._future_logs.pop(tp, None)
+        if future is None:
+            return False
+        del self._future_dir_of[tp]
+        future.delete()
+        return True
+
+    def replace_current_with_future(self, topic, partition, now_ms):
+        """Swap in the caught-up future log: it takes the partition's name in its dir and the old log is
+        renamed ``-delete`` (its files go after file.delete.delay.ms, so slices handed out stay readable).
+        Returns the new current Log."""
+        tp = (topic, partition)
+        current, future = self._logs[tp], self._future_logs[tp]
+        if current.log_end_offset != future.log_end_offset:
+            raise ValueError("future log of %s-%d ends at %d, the current one at %d"
+                             % (topic, partition, future.log_end_offset, current.log_end_offset))
+        destination = self._future_dir_of[tp]
+        copy_leader_epochs(current, future)
+        future.flush()
+        # The old log goes first: a crash in between leaves a caught-up future log and no current one,
+        # which load_logs promotes (two current dirs of one partition would stop the broker instead).
+        old_dir = current.dir
+        current.rename_dir(os.path.join(os.path.dirname(old_dir), delete_dir_name(topic, partition)))
+        future.rename_dir(os.path.join(destination, log_dir_name(topic, partition)))
+        replaced = future
+        del self._future_logs[tp]
+        del self._future_dir_of[tp]
+        self._logs[tp] = replaced
+        self._dir_of[tp] = destination
+        self._deleted_logs.append((now_ms + current.config.file_delete_delay_ms, current))
+        logger.info("replica %s-%d moved from %s to %s", topic, partition, os.path.dirname(old_dir), destination)
+        return replaced
+
+    def remove_deleted_logs(self, now_ms, everything=False):
+        """Remove the ``-delete`` dirs of replaced logs whose delay has passed."""
+        due = [log for when, log in self._deleted_logs if everything or when <= now_ms]
+        self._deleted_logs = [(when, log) for when, log in self._deleted_logs if not (everything or when <= now_ms)]
+        for log in due:
+            log.delete()
 
     # -- periodic work -----------------------------------------------------------------------
 
@@ -178,6 +296,9 @@ class LogManager:
             max_offset = max_offsets.get(tp) if max_offsets is not None else None
             deleted += log.delete_old_segments(now_ms, max_offset)
             log.remove_deleted_segments(now_ms)
+        for log in list(self._future_logs.values()):
+            log.remove_deleted_segments(now_ms)
+        self.remove_deleted_logs(now_ms)
         return deleted
 
     def flush_dirty_logs(self, now_ms):
@@ -195,16 +316,21 @@ class LogManager:
         if log is None:
             return False
         del self._dir_of[tp]
+        self.remove_future_log(topic, partition)  # first, so a crash leaves no future log to promote
         log.delete()
+        self.preferred_dirs.pop(tp, None)
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
         return True
 
     def shutdown(self):
         """Flush and close every log, write the checkpoints, then the clean-shutdown marker in each dir."""
-        for log in self._logs.values():
+        for log in list(self._logs.values()) + list(self._future_logs.values()):
             log.flush()
             log.close()
+        if self.epoch_checkpoints is not None:
+            self.epoch_checkpoints.write(self.epoch_checkpoints.drain())
+        self.remove_deleted_logs(0, everything=True)
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
         for log_dir in self.log_dirs:
@@ -212,3 +338,5 @@ class LogManager:
                 os.fsync(f.fileno())
         self._logs = {}
         self._dir_of = {}
+        self._future_logs = {}
+        self._future_dir_of = {}

@@ -9,12 +9,15 @@ from kafka_zk.controller.assignment import (
     InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas, check_assignment_fits)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config import ConfigError
+from kafka_zk.server.dynamic_broker_config import DEFAULT_ENTITY
 from kafka_zk.server.topic_config import validate_topic_configs
 from kafka_zk.server.topic_names import InvalidTopicName, collides, validate_topic_name
 
 log = logging.getLogger(__name__)
 
 TOPIC_RESOURCE = 2
+BROKER_RESOURCE = 4
+BROKER_LOGGER_RESOURCE = 8
 CreateOutcome = namedtuple("CreateOutcome", "name error message num_partitions replication_factor configs")
 
 
@@ -214,12 +217,19 @@ class AdminManager:
     @defer.inlineCallbacks
     def alter_configs(self, resources, validate_only):
         """resources: [(resource type, name, changes)] with changes a function of the current overrides
-        returning the new ones. Only topics (type 2) are dynamic here. Returns [(code, message)]."""
+        returning the new ones. Topics (type 2) and brokers (type 4). Returns [(code, message)]."""
         outcomes = []
         for resource_type, name, changes in resources:
+            if resource_type == BROKER_RESOURCE:
+                outcome = yield self._alter_broker_configs(name, changes, validate_only)
+                outcomes.append(outcome)
+                continue
+            if resource_type == BROKER_LOGGER_RESOURCE:
+                outcomes.append((Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the "
+                                 "resource type BROKER_LOGGER"))
+                continue
             if resource_type != TOPIC_RESOURCE:
-                outcomes.append((Errors.INVALID_REQUEST, "Only topic configs can be altered on this cluster; "
-                                 "broker configs are static (server.properties)."))
+                outcomes.append((Errors.INVALID_REQUEST, "Unsupported resource type %d" % resource_type))
                 continue
             if not self.cache.contains_topic(name):
                 outcomes.append((Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic %s does not exist." % name))
@@ -235,6 +245,33 @@ class AdminManager:
                 yield self.server.zk.call("set_entity_config", "topics", name, updated, True)
             outcomes.append((Errors.NONE, None))
         return outcomes
+
+    @defer.inlineCallbacks
+    def _alter_broker_configs(self, name, changes, validate_only):
+        """Dynamic configs of this broker (name = its id) or of every broker (name = ""), as Kafka's AdminManager."""
+        server = self.server
+        description = "ConfigResource(type=BROKER, name='%s')" % name
+        if name != "":
+            try:
+                broker_id = int(name)
+            except ValueError:
+                return (Errors.INVALID_REQUEST, "Invalid config value for resource %s: For input string: \"%s\""
+                        % (description, name))
+            if broker_id != server.broker_id:
+                return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
+                        % (server.broker_id, name))
+        entity = name if name != "" else DEFAULT_ENTITY
+        current = yield server.zk.call("get_entity_config", "brokers", entity)
+        try:
+            updated = changes(dict(current))
+            server.dynamic_config.validate(updated, per_broker=name != "")
+        except (ConfigError, ValueError) as error:
+            message = "Invalid config value for resource %s: %s" % (description, error)
+            log.info(message)
+            return (Errors.INVALID_REQUEST, message)
+        if not validate_only:
+            yield server.zk.call("set_entity_config", "brokers", entity, updated, True)
+        return (Errors.NONE, None)
 
     def _topics_have_leaders(self, names):
         live = set(self.cache.alive_broker_ids())

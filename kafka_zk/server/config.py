@@ -139,6 +139,8 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("leader.imbalance.per.broker.percentage", "int", 10, None),
     ("fetch.max.bytes", "int", 57671680, _at_least(1024)),
     ("queued.max.requests", "int", 500, _at_least(1)),
+    ("quota.window.num", "int", 11, _at_least(1)),
+    ("quota.window.size.seconds", "int", 1, _at_least(1)),
 ]]
 
 _BY_NAME = {key.name: key for key in BROKER_CONFIGS}

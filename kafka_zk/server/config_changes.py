@@ -1,4 +1,4 @@
-"""Every broker follows /config/changes: topic overrides changed by an admin take effect on its logs."""
+"""Every broker follows /config/changes: topic overrides and dynamic broker configs take effect live."""
 
 import logging
 
@@ -53,6 +53,10 @@ class ConfigChangeListener:
         if any(path.startswith("brokers/") for _, path in fresh):
             yield server.reload_broker_configs()
             log.info("[KafkaServer id=%d] applied dynamic broker config changes", server.broker_id)
+        quota_entities = sorted({path for _, path in fresh if path.startswith(("clients/", "users/"))})
+        if quota_entities:
+            yield server.reload_quota_configs(quota_entities)
+            log.info("[KafkaServer id=%d] applied quota configs of %s", server.broker_id, quota_entities)
         expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
         if expired:
             yield server.zk.call("delete_config_change_notifications", expired)

@@ -170,7 +170,7 @@ class GroupCoordinator:
         elif action == d.REBALANCE:
             member = group.get(member_id)
             self._update_member(group, member, protocols, respond)
-            self._maybe_prepare_rebalance(group)
+            self._maybe_prepare_rebalance(group, "updating metadata of member %s" % member_id)
         elif action == d.CURRENT_GENERATION:
             respond(self._generation_result(group, member_id, with_members=group.is_leader(member_id)))
         if group.is_in(PREPARING_REBALANCE):
@@ -204,7 +204,8 @@ class GroupCoordinator:
         group.add_member(member)
         self._set_join_waiter(member, respond)
         self._schedule_next_expiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
-        self._maybe_prepare_rebalance(group)
+        self._maybe_prepare_rebalance(
+            group, "adding new member %s with group instance id %s" % (member_id, group_instance_id))
 
     def _update_static_member_and_rebalance(self, group, new_member_id, group_instance_id, protocols, respond):
         old_member_id = group.static_member_id(group_instance_id)
@@ -223,7 +224,7 @@ class GroupCoordinator:
         if group.is_in(STABLE):
             if group.select_protocol() != group.protocol:
                 self._set_join_waiter(member, respond)
-                self._maybe_prepare_rebalance(group)
+                self._maybe_prepare_rebalance(group, "updating metadata of static member %s" % group_instance_id)
                 return
             # A restarted static member gets its old assignment back without a rebalance of the others.
             assignment = {m.member_id: m.assignment for m in group.members.values()}
@@ -241,15 +242,16 @@ class GroupCoordinator:
             stored.addCallback(after_store)
         elif group.is_in(COMPLETING_REBALANCE):
             self._set_join_waiter(member, respond)
-            self._prepare_rebalance(group)
+            self._prepare_rebalance(
+                group, "static member %s rejoining during CompletingRebalance" % group_instance_id)
         else:   # PreparingRebalance: the new id answers when the rebalance completes
             self._set_join_waiter(member, respond)
 
-    def _maybe_prepare_rebalance(self, group):
+    def _maybe_prepare_rebalance(self, group, reason):
         if group.can_move_to(PREPARING_REBALANCE):
-            self._prepare_rebalance(group)
+            self._prepare_rebalance(group, reason)
 
-    def _prepare_rebalance(self, group):
+    def _prepare_rebalance(self, group, reason):
         if group.is_in(COMPLETING_REBALANCE):
             self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
         initial = self.config.initial_rebalance_delay_ms
@@ -258,12 +260,18 @@ class GroupCoordinator:
                                            max(group.rebalance_timeout_ms() - initial, 0))
         else:
             operation = DelayedJoin(self, group, group.rebalance_timeout_ms())
+        log.info("Preparing to rebalance group %s in state %s with old generation %d (__consumer_offsets-%d) "
+                 "(reason: %s)", group.group_id, group.state, group.generation_id,
+                 self.manager.partition_for(group.group_id), reason)
         group.transition_to(PREPARING_REBALANCE, self.now_ms())
-        log.info("Preparing to rebalance group %s with old generation %d", group.group_id, group.generation_id)
         self.join_purgatory.try_complete_else_watch(operation, [("group", group.group_id)])
 
     def on_complete_join(self, group):
-        for member in [m for m in group.not_yet_rejoined() if not m.is_static]:
+        not_rejoined = [m for m in group.not_yet_rejoined() if not m.is_static]
+        if not_rejoined:
+            log.info("Group %s removes dynamic members who haven't joined: %s", group.group_id,
+                     ", ".join(m.member_id for m in not_rejoined))
+        for member in not_rejoined:
             member.is_leaving = True
             self.heartbeat_purgatory.check_and_complete(("member", group.group_id, member.member_id))
             group.remove_member(member.member_id)
@@ -314,7 +322,8 @@ class GroupCoordinator:
                 if group.is_in(COMPLETING_REBALANCE) and group.generation_id == generation:
                     if error != Errors.NONE:
                         self._reset_and_propagate_assignment_error(group, error)
-                        self._maybe_prepare_rebalance(group)
+                        self._maybe_prepare_rebalance(
+                            group, "error when storing group assignment during SyncGroup (member: %s)" % member_id)
                     else:
                         for m in group.members.values():
                             m.assignment = assignment.get(m.member_id, b"")
@@ -374,7 +383,7 @@ class GroupCoordinator:
             waiter(join_result(UNKNOWN_MEMBER_ID, Errors.UNKNOWN_MEMBER_ID))
         group.remove_member(member.member_id)
         if group.is_in(STABLE) or group.is_in(COMPLETING_REBALANCE):
-            self._maybe_prepare_rebalance(group)
+            self._maybe_prepare_rebalance(group, "removing member %s" % member.member_id)
         elif group.is_in(PREPARING_REBALANCE):
             self.join_purgatory.check_and_complete(("group", group.group_id))
 
@@ -510,7 +519,7 @@ class GroupCoordinator:
 
     def on_group_loaded(self, group):
         if group.over_capacity(self.config.max_size):
-            self._prepare_rebalance(group)
+            self._prepare_rebalance(group, "loading an oversized group")
         for member in list(group.members.values()):
             self._schedule_heartbeat(group, member)
 

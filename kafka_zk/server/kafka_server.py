@@ -11,19 +11,22 @@ from twisted.internet import defer, task, threads
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.coordinator.group.decisions import group_config_from
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
+from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
-from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
+from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.group_coordinator import GroupCoordinator
 from kafka_zk.server.group_metadata_manager import GroupMetadataManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
+from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
@@ -51,8 +54,13 @@ class KafkaServer(service.Service):
         self.listener_name = config.listeners[0].listener_name
         self.handlers = apis.HANDLERS
         self.topic_overrides = {}
+        self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
+        window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
+        self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
+        self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
         self._port = None
         self._tasks = []
+        self._epoch_checkpoint_batch = None  # the Deferred of the epoch checkpoint batch being written
         self.started = defer.Deferred()
 
     # -- dispatcher interface for the socket server -----------------------------------------------
@@ -85,13 +93,18 @@ class KafkaServer(service.Service):
         yield self.zk.call("start", config.zookeeper_connection_timeout_ms / 1000.0)
         yield self.zk.call("create_persistent_paths")
         self.cluster_id = yield self.zk.call("get_or_create_cluster_id")
-        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms)
+        self._epoch_checkpoints = DeferredCheckpoints()
+        self._epoch_checkpoints.on_pending = self._schedule_epoch_checkpoints
+        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms,
+                                      self._epoch_checkpoints)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         self.log_manager.load_logs()
         self.metadata_cache = MetadataCache(self.broker_id)
         self.dynamic_config = DynamicBrokerConfig(config, self.broker_id)
         yield self.reload_broker_configs()
+        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
+        yield self._load_quota_configs()
         self.replication_quotas = ReplicationQuotas(self.broker_id, self.now_ms)
         self.dynamic_config.add_listener(BROKER_CONFIG_NAMES, self.replication_quotas.on_broker_config)
         self.replica_manager = ReplicaManager(
@@ -99,8 +112,12 @@ class KafkaServer(service.Service):
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
         self.replica_manager.replication_quotas = self.replication_quotas
+        self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
+        self.replica_manager.log_dir_mover = ReplicaAlterLogDirsManager(
+            self.reactor, self.replica_manager, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
+            bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"])
         self._isr_changes = set()
         self.admin = AdminManager(self)
         self.group_coordinator = GroupCoordinator(
@@ -116,6 +133,7 @@ class KafkaServer(service.Service):
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.controller = KafkaController(self)
         yield self.controller.startup()
+        self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
         yield ConfigChangeListener(self).start()
         self._session_lost = False
         zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
@@ -133,6 +151,45 @@ class KafkaServer(service.Service):
         self.log_cleaner.start()
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
+
+    @defer.inlineCallbacks
+    def _load_quota_configs(self):
+        """Every client and user quota stored under /config/clients and /config/users."""
+        entities = ["clients/" + name for name in (yield self.zk.call("get_children", "/config/clients"))]
+        for user in (yield self.zk.call("get_children", "/config/users")):
+            entities.append("users/" + user)
+            entities.extend("users/%s/clients/%s" % (user, client) for client in
+                            (yield self.zk.call("get_children", "/config/users/%s/clients" % user)))
+        yield self.reload_quota_configs(entities)
+
+    @defer.inlineCallbacks
+    def reload_quota_configs(self, entity_paths):
+        """Re-read the quota configs of entity paths such as "clients/c" or "users/u/clients/c"."""
+        for entity_path in entity_paths:
+            entity_type, _, name = entity_path.partition("/")
+            config = yield self.zk.call("get_entity_config", entity_type, name)
+            parts = entity_path.split("/")
+            user = parts[1] if parts[0] == "users" else None
+            client = parts[1] if parts[0] == "clients" else (parts[3] if len(parts) == 4 else None)
+            for manager in (self.produce_quotas, self.fetch_quotas):
+                raw = config.get(manager.config_name)
+                try:
+                    manager.update_quota(user, client, None if raw is None else float(raw))
+                except ValueError:
+                    log.warning("ignoring invalid quota %s=%s of %s", manager.config_name, raw, entity_path)
+
+    def _on_unclean_default_changed(self, values):
+        """As Kafka's DynamicLogConfig: enabling unclean election lets the controller elect offline partitions."""
+        if values["unclean.leader.election.enable"] and getattr(self, "controller", None) is not None:
+            self.controller.enable_default_unclean_election()
+
+    def _on_log_defaults_changed(self, _values):
+        """Dynamic log.* defaults changed: every log without its own override follows them."""
+        if getattr(self, "log_manager", None) is None:
+            return
+        self.log_manager.default_config = to_log_config(self.topic_config(None))
+        for log_ in self.log_manager.all_logs():
+            log_.config = to_log_config(self.topic_config(log_.topic))
 
     @defer.inlineCallbacks
     def _register(self):
@@ -215,6 +272,26 @@ class KafkaServer(service.Service):
                 by_dir[directory][tp] = mark
         return [(os.path.join(directory, HIGH_WATERMARK_CHECKPOINT), marks) for directory, marks in by_dir.items()]
 
+    def _schedule_epoch_checkpoints(self):
+        if self._epoch_checkpoint_batch is None:
+            self._epoch_checkpoint_batch = task.deferLater(self.reactor, 0, self._write_epoch_checkpoints)
+
+    @defer.inlineCallbacks
+    def _write_epoch_checkpoints(self):
+        """Leader epoch checkpoints changed since the last batch, written together on a pool thread; one
+        batch at a time, so a file's newest entries are always written last."""
+        try:
+            while True:
+                items = self._epoch_checkpoints.drain()
+                if not items:
+                    break
+                yield threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(),
+                                                DeferredCheckpoints.write, items)
+        except Exception:
+            log.exception("[KafkaServer id=%d] writing leader epoch checkpoints failed", self.broker_id)
+        finally:
+            self._epoch_checkpoint_batch = None
+
     def checkpoint_high_watermarks(self):
         """Periodic: snapshot on the reactor, write and fsync on a pool thread (an fsync stalls requests)."""
         checkpoints = self._high_watermark_checkpoints()
@@ -246,7 +323,7 @@ class KafkaServer(service.Service):
     # -- topic configs -----------------------------------------------------------------------------
 
     def topic_config(self, topic):
-        return effective_topic_config(self.config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+        return effective_topic_config(self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
 
     @defer.inlineCallbacks
     def prepare_topic_configs(self, topics):
@@ -332,6 +409,8 @@ class KafkaServer(service.Service):
             self.replica_manager.shutdown()
             _write_checkpoints(self._high_watermark_checkpoints())
         if getattr(self, "log_manager", None) is not None:
+            if self._epoch_checkpoint_batch is not None:
+                yield self._epoch_checkpoint_batch  # older entries must not land after the final ones
             self.log_manager.shutdown()
         if getattr(self, "zk", None) is not None:
             yield self.zk.call("close")

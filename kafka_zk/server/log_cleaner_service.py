@@ -129,14 +129,13 @@ class LogCleanerService:
                           self.max_io_bytes_per_second, time.sleep, should_abort)
         started_ms = self.now_ms()
         d = threads.deferToThreadPool(self.reactor, self._pool, cleaner.clean, plan)
-        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, started_ms), errbackArgs=(tp, log))
+        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms), errbackArgs=(tp, log))
         d.addBoth(self._done, tp)
 
     # -- finishing (reactor thread) ----------------------------------------------------------
 
-    def _finished(self, result, tp, started_ms):
-        log = self.log_manager.get_log(*tp)
-        if log is None or self._stopping:
+    def _finished(self, result, tp, log, started_ms):
+        if self.log_manager.get_log(*tp) is not log or self._stopping:  # deleted, or moved to another dir
             result.discard()
             return
         size_before = log.size

@@ -3,6 +3,7 @@
 import logging
 from collections import namedtuple
 
+from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
     OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager, UnknownProducerIdError)
 from kafka_zk.protocol.errors import Errors, KafkaError
@@ -46,6 +47,7 @@ class Partition:
         self.broker_id = broker_id
         self._log_provider = log_provider  # callable(topic, partition) -> Log (created if missing)
         self.log = None
+        self.future_log = None  # set while the replica moves to another log dir of this broker
         self.leader_id = NO_LEADER
         self.leader_epoch = -1
         self.leader_epoch_start_offset = -1
@@ -160,6 +162,36 @@ class Partition:
                             log_append_time_ms if log_append_time_ms is not None else -1,
                             self.log.log_start_offset)
 
+    def delete_records_on_leader(self, offset, now_ms):
+        """DeleteRecords: move the log start offset to ``offset`` (-1: the high watermark) and delete the
+        segments wholly below it. Returns the offset the low watermark must reach (Kafka's
+        Partition.deleteRecordsOnLeader)."""
+        if not self.is_leader or self.log is None:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        if not self.log.config.delete_enabled:
+            raise KafkaError(Errors.POLICY_VIOLATION, "Records of partition %s-%d can not be deleted due to "
+                             "the configured policy" % (self.topic, self.partition))
+        requested = self.high_watermark if offset == -1 else offset
+        if requested < 0:
+            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE, "The offset %d for partition %s-%d is not valid"
+                             % (requested, self.topic, self.partition))
+        if requested > self.high_watermark:
+            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE,
+                             "Cannot increment the log start offset to %d of partition %s-%d since it is "
+                             "larger than the high watermark %d"
+                             % (requested, self.topic, self.partition, self.high_watermark))
+        if self.log.maybe_increment_log_start_offset(requested):
+            self.log.delete_segments_below_log_start(now_ms)
+            self.rebuild_producer_state()
+        return requested
+
+    def low_watermark(self, is_alive=lambda broker_id: True):
+        """The smallest log start offset of the leader and its live followers (-1 while one is unknown)."""
+        if not self.is_leader or self.log is None:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        starts = [follower.log_start_offset for replica, follower in self.followers.items() if is_alive(replica)]
+        return min(starts + [self.log.log_start_offset])
+
     def maybe_advance_high_watermark(self, now_ms, max_lag_ms):
         """HW = the smallest log end offset among the leader, the ISR and followers caught up within
         max_lag_ms (None: ISR only). Returns True if it moved."""
@@ -228,13 +260,14 @@ class Partition:
         appended = 0
         if headers:
             newest = max(headers, key=lambda header: header.max_timestamp)
-            self.log.append(bytes(view[start:end]), headers[-1].last_offset, newest.max_timestamp,
-                            newest.last_offset)
+            self.log.append_copied(bytes(view[start:end]), headers[0].base_offset, headers[-1].last_offset,
+                                   newest.max_timestamp, newest.last_offset)
             for header in headers:
                 self.producer_state.record_header(header)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
-            self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset))
+            if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):
+                self.log.delete_segments_below_log_start()
         self.high_watermark = max(self.high_watermark, min(leader_high_watermark, self.log.log_end_offset))
         return appended
 
@@ -243,11 +276,15 @@ class Partition:
             log.info("[Partition %s-%d broker=%d] truncating from %d to %d", self.topic, self.partition,
                      self.broker_id, self.log.log_end_offset, offset)
             self.log.truncate_to(offset)
+            if self.future_log is not None:
+                follow_truncation(self.future_log, offset)
             self.rebuild_producer_state()
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset):
         self.log.truncate_fully_and_start_at(offset)
+        if self.future_log is not None:
+            self.future_log.truncate_fully_and_start_at(offset)
         self.producer_state.truncate()
         self.high_watermark = offset
 
@@ -261,3 +298,4 @@ class Partition:
 
     def close(self):
         self.log = None
+        self.future_log = None

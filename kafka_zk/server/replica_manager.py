@@ -12,6 +12,7 @@ from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
 from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
+from kafka_zk.server.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
 from kafka_zk.server.replication_quota import should_throttle
@@ -50,6 +51,16 @@ class FetchResult:
         self.log_end_offset = log_end_offset
 
 
+class DeleteRecordsResult:
+    __slots__ = ("error", "message", "requested_offset", "low_watermark")
+
+    def __init__(self, error=Errors.NONE, message=None, requested_offset=-1, low_watermark=-1):
+        self.error = error
+        self.message = message
+        self.requested_offset = requested_offset
+        self.low_watermark = low_watermark
+
+
 class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None,
                  replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False):
@@ -67,6 +78,9 @@ class ReplicaManager:
         self.knows_partition = knows_partition  # callable(tp) -> bool: the metadata cache has it
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
+        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
+        self.is_broker_alive = lambda broker_id: True  # set by the server from its metadata cache
+        self.log_dir_mover = None  # ReplicaAlterLogDirsManager, set by the server
 
     def now_ms(self):
         return int(self.clock.seconds() * 1000)
@@ -132,6 +146,38 @@ class ReplicaManager:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                              appended.log_append_time, appended.log_start_offset, min_isr)
+
+    # -- delete records -----------------------------------------------------------------------
+
+    def delete_records(self, timeout_ms, offsets):
+        """offsets: {(topic, partition): offset or -1 for the high watermark}. Returns a Deferred of
+        {tp: DeleteRecordsResult} that fires once every replica's log start offset has reached the
+        requested one, or after timeout_ms (REQUEST_TIMED_OUT for those still waiting)."""
+        now = self.now_ms()
+        results = {tp: self._delete_records_on_partition(tp, offset, now) for tp, offset in offsets.items()}
+        waiting = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        if not waiting:
+            return defer.succeed(results)
+        done = defer.Deferred()
+        operation = DelayedDeleteRecords(timeout_ms, self, results, done)
+        self.delete_records_purgatory.try_complete_else_watch(operation, waiting)
+        return done
+
+    def _delete_records_on_partition(self, tp, offset, now_ms):
+        partition = self.partitions.get(tp)
+        if partition is None:
+            return DeleteRecordsResult(self.missing_partition_error(tp))
+        try:
+            requested = partition.delete_records_on_leader(offset, now_ms)
+            low_watermark = partition.low_watermark(self.is_broker_alive)
+        except KafkaError as error:
+            return DeleteRecordsResult(error.code, error.message)
+        except OSError as error:
+            log.error("DeleteRecords on %s-%d failed: %s", tp[0], tp[1], error)
+            return DeleteRecordsResult(Errors.KAFKA_STORAGE_ERROR, str(error))
+        log.info("[ReplicaManager broker=%d] log start offset of %s-%d is now %d", self.broker_id, tp[0], tp[1],
+                 partition.log.log_start_offset)
+        return DeleteRecordsResult(Errors.NONE, None, requested, low_watermark)
 
     # -- fetch --------------------------------------------------------------------------------
 
@@ -208,6 +254,7 @@ class ReplicaManager:
             if expanded is not None:
                 self._change_isr(partition, expanded, "expand")
             self._advance_high_watermark(partition, now)
+            self.delete_records_purgatory.check_and_complete(info.tp)
 
     def _advance_high_watermark(self, partition, now_ms):
         if partition.maybe_advance_high_watermark(now_ms, self.replica_lag_time_max_ms):
@@ -297,6 +344,9 @@ class ReplicaManager:
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
             self.produce_purgatory.check_and_complete(tp)
             self.fetch_purgatory.check_and_complete(tp)
+            self.delete_records_purgatory.check_and_complete(tp)
+            if self.log_dir_mover is not None and self.log_manager.get_future_log(*tp) is not None:
+                self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
         if self.fetchers is not None:
             self.fetchers.remove_partitions(new_leaders + list(new_followers))
             by_leader = {}
@@ -317,6 +367,8 @@ class ReplicaManager:
         tp = (topic, partition)
         if self.fetchers is not None:
             self.fetchers.remove_partitions([tp])
+        if self.log_dir_mover is not None:
+            self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
         if found is not None:
             found.close()
@@ -325,6 +377,7 @@ class ReplicaManager:
             self.log_manager.async_delete(topic, partition)
         self.produce_purgatory.check_and_complete(tp)
         self.fetch_purgatory.check_and_complete(tp)
+        self.delete_records_purgatory.check_and_complete(tp)
         return Errors.NONE
 
     def high_watermark_snapshot(self):
@@ -334,8 +387,11 @@ class ReplicaManager:
     def shutdown(self):
         if self.fetchers is not None:
             self.fetchers.shutdown()
+        if self.log_dir_mover is not None:
+            self.log_dir_mover.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
+        self.delete_records_purgatory.shutdown()
 
 
 def _diff_limit(value):

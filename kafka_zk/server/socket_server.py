@@ -100,6 +100,24 @@ class KafkaServerProtocol(FramedProtocol):
             entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
         entry[2] = True
         self._flush()
+        if body is not None and body.get("throttle_time_ms", 0) > 0 and header.api_key in _QUOTA_APIS:
+            self._mute(body["throttle_time_ms"])
+
+    def _mute(self, throttle_ms):
+        """Kafka's quota throttling: read nothing more from this client until its throttle time has passed."""
+        if self.transport is None or not self.connected:
+            return
+        reactor = self.dispatcher.reactor
+        until = reactor.seconds() + throttle_ms / 1000.0
+        if until <= getattr(self, "_muted_until", 0):
+            return
+        self._muted_until = until
+        self.transport.pauseProducing()
+        reactor.callLater(throttle_ms / 1000.0, self._unmute, until)
+
+    def _unmute(self, until):
+        if until == self._muted_until and self.transport is not None and self.connected:
+            self.transport.resumeProducing()
 
     def _failed(self, failure, entry):
         header = entry[1]
@@ -119,6 +137,9 @@ class KafkaServerProtocol(FramedProtocol):
         log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
                  self.max_frame_size)
         self.transport.abortConnection()
+
+
+_QUOTA_APIS = (0, 1)  # Produce, Fetch
 
 
 class KafkaServerFactory(protocol.ServerFactory):

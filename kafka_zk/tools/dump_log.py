@@ -12,6 +12,8 @@ from kafka_zk.record.compression import CODEC_NAMES
 from kafka_zk.record.records import (
     CONTROL_ABORT, CONTROL_COMMIT, batch_records_data, decode_records, parse_control_key, parse_end_txn_marker)
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.tools.dump_log_decoders import (
+    STRING_DECODER, offsets_decoder, parse_record, string_parser, transaction_log_decoder)
 
 # Bytes needed to see a batch's baseOffset, length and magic (the magic byte is at 16 in every format).
 _HEADER_UP_TO_MAGIC = LOG_OVERHEAD + 5
@@ -26,11 +28,6 @@ _CONTROL_NAMES = {CONTROL_ABORT: "ABORT", CONTROL_COMMIT: "COMMIT"}
 
 def _bool(value):
     return "true" if value else "false"
-
-
-def _text(data):
-    """Kafka's StringDecoder: bytes as UTF-8, invalid sequences replaced."""
-    return data.decode("utf-8", errors="replace")
 
 
 def _start_offset(path):
@@ -118,10 +115,11 @@ def _record_line(header, record, print_contents):
         else:
             parts.append(" controlType: UNKNOWN(%d)" % control_type)
     elif print_contents:
-        if record.key is not None:
-            parts.append(" key: " + _text(record.key))
-        if record.value is not None:
-            parts.append(" payload: " + _text(record.value))
+        key, payload = parse_record(print_contents, record.key, record.value)
+        if key is not None:
+            parts.append(" key: " + key)
+        if payload is not None:
+            parts.append(" payload: " + payload)
     return "".join(parts)
 
 
@@ -159,6 +157,8 @@ class DumpReport:
 
 
 def dump_log(path, out, err, report, deep, print_contents):
+    """Print a .log file's batches (and records when ``deep``); ``print_contents`` is the record parser
+    ((key, value) -> (key text, value text)) when contents are printed, else None."""
     print("Starting offset: %d" % _start_offset(path), file=out)
     with _MappedFile(path) as mapped:
         data = mapped.data
@@ -301,19 +301,57 @@ def build_parser():
                         help="if set, just checks the index sanity without printing its content.")
     parser.add_argument("--max-message-size", type=int, default=5 * 1024 * 1024,
                         help="Size of largest message (accepted for compatibility).")
+    parser.add_argument("--key-decoder-class", metavar="class",
+                        help="if set, used to deserialize the keys. This class should implement "
+                             "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
+                             "directory. (default: kafka.serializer.StringDecoder)")
+    parser.add_argument("--value-decoder-class", metavar="class",
+                        help="if set, used to deserialize the messages. This class should implement "
+                             "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
+                             "directory. (default: kafka.serializer.StringDecoder)")
+    parser.add_argument("--offsets-decoder", action="store_true",
+                        help="if set, log data will be parsed as offset data from the __consumer_offsets topic.")
+    parser.add_argument("--transaction-log-decoder", action="store_true",
+                        help="if set, log data will be parsed as transaction metadata from the "
+                             "__transaction_state topic.")
     return parser
+
+
+class ClassNotFound(Exception):
+    """A decoder class we do not have (the JVM's ClassNotFoundException)."""
+
+
+def record_parser(args):
+    """The record parser the options select, or None when contents are not printed (as Kafka 2.5: any decoder
+    option turns printing on; the offsets decoder wins over the transaction log decoder)."""
+    if not (args.print_data_log or args.offsets_decoder or args.transaction_log_decoder
+            or args.key_decoder_class or args.value_decoder_class):
+        return None
+    if args.offsets_decoder:
+        return offsets_decoder
+    if args.transaction_log_decoder:
+        return transaction_log_decoder
+    for name in (args.key_decoder_class, args.value_decoder_class):
+        if name not in (None, STRING_DECODER):
+            raise ClassNotFound(name)
+    return string_parser
 
 
 def run(args, out, err):
     """Dump every file of ``args.files``; problems found are reported on ``err`` at the end."""
     report = DumpReport()
-    deep = args.deep_iteration or args.print_data_log
+    try:
+        parser = record_parser(args)
+    except ClassNotFound as missing:
+        print('Exception in thread "main" java.lang.ClassNotFoundException: %s' % missing, file=err)
+        return 1
+    deep = args.deep_iteration or parser is not None
     for path in args.files.split(","):
         print("Dumping %s" % path, file=out)
         suffix = os.path.splitext(path)[1]
         try:
             if suffix == ".log":
-                dump_log(path, out, err, report, deep, args.print_data_log)
+                dump_log(path, out, err, report, deep, parser)
             elif suffix == ".index":
                 dump_index(path, out, report, args.index_sanity_check, args.verify_index_only)
             elif suffix == ".timeindex":

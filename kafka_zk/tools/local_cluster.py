@@ -67,8 +67,14 @@ class BrokerProcess:
             "offsets.topic.replication.factor": "1",
             "group.initial.rebalance.delay.ms": "0",
         }
-        props.update({key: str(value) for key, value in self.overrides.items()})
+        # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
+        props.update({key: str(value).replace("{folder}", str(self.folder)) for key, value in self.overrides.items()})
         return props
+
+    @property
+    def log_dirs(self):
+        """Every directory of this broker's log.dirs, as Paths."""
+        return [Path(d.strip()) for d in self.properties()["log.dirs"].split(",") if d.strip()]
 
     def write_config(self):
         self.folder.mkdir(parents=True, exist_ok=True)

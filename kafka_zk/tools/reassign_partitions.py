@@ -9,6 +9,8 @@ from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ReassignmentInProgressError, ZkAdmin
 from kafka_zk.controller.assignment import InvalidReplicationFactorError, assign_replicas
 from kafka_zk.protocol.errors import Errors
+
+DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs source of a per-broker dynamic config
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 LEADER_RATE = "leader.replication.throttled.rate"
@@ -310,15 +312,18 @@ class BrokerBackend:
         return self.admin.alter_partition_reassignments({tp: None for tp in tps}, timeout_ms=timeout_ms)
 
     def set_broker_configs(self, broker_id, configs, deletions=()):
-        """IncrementalAlterConfigs on BROKER <id>. A broker without dynamic broker configs refuses: setting a
-        throttle then fails with its message; removing one has nothing to remove."""
+        """IncrementalAlterConfigs on BROKER <id>, deleting only what is set there; True if anything changed."""
         try:
+            if deletions:
+                current = {e.name for e in self.admin.describe_resource_configs(
+                    BROKER_RESOURCE_TYPE, str(broker_id), include_synonyms=False) if e.source == DYNAMIC_BROKER_CONFIG}
+                deletions = [name for name in deletions if name in current]
+            if not configs and not deletions:
+                return False
             self.admin.incremental_alter_configs(broker_id, configs, deletions, resource_type=BROKER_RESOURCE_TYPE)
         except KafkaResponseError as error:
-            if error.error != Errors.INVALID_REQUEST or configs:
-                raise ReassignmentError("Unable to set the throttle on broker %s: %s"
-                                        % (broker_id, error.message)) from None
-            return False
+            raise ReassignmentError("Unable to set the throttle on broker %s: %s"
+                                    % (broker_id, error.message)) from None
         return True
 
     def set_topic_configs(self, topic, configs, deletions=()):

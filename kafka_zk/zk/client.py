@@ -35,6 +35,7 @@ from kafka_zk.zk.znodes import (
     ConfigEntityChangeNotificationSequenceZNode,
     ConfigEntityChangeNotificationZNode,
     ConfigEntityZNode,
+    ConsumerOffsetZNode,
     ControllerEpochZNode,
     ControllerZNode,
     DeleteTopicsZNode,
@@ -263,11 +264,17 @@ class KafkaZkClient(ZkSession):
         """
         topics = {t for t, _ in states}
         self._create_ignoring_existing(TopicPartitionsZNode.path(t) for t in topics)
-        self._create_ignoring_existing(TopicPartitionZNode.path(t, p) for t, p in states)
         written = {tp: replace(s, controller_epoch=controller_epoch, zk_version=0) for tp, s in states.items()}
-        results = self._fenced_batch(
-            written, lambda tp: [CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))],
-            epoch_zk_version)
+
+        def state_op(tp: TopicPartition) -> CreateOp:
+            return CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))
+
+        # The partition znode and its state in one go; where the partition znode exists already, the state alone.
+        results = self._fenced_batch(written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)],
+                                     epoch_zk_version)
+        parent_existed = [tp for tp, r in results.items()
+                          if isinstance(r, NodeExistsError) and getattr(r, "op_index", None) == 0]
+        results.update(self._fenced_batch(parent_existed, lambda tp: [state_op(tp)], epoch_zk_version))
         return {tp: r if isinstance(r, Exception) else written[tp] for tp, r in results.items()}
 
     def update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
@@ -324,6 +331,11 @@ class KafkaZkClient(ZkSession):
         found = self.get_data(PreferredReplicaElectionZNode.PATH)
         return [] if found is None else PreferredReplicaElectionZNode.decode(found[0])
 
+    def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
+        """Create /admin/preferred_replica_election as Kafka's tool does; NodeExistsError if one is in progress."""
+        self._retry(self._zk.create, PreferredReplicaElectionZNode.PATH,
+                    PreferredReplicaElectionZNode.encode(partitions), makepath=True)
+
     def delete_preferred_replica_election(self, epoch_zk_version: int) -> None:
         self._fenced_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
 
@@ -355,6 +367,31 @@ class KafkaZkClient(ZkSession):
         self._retry(attempt)
         if notify:
             self.create_config_change_notification(f"{entity_type}/{name}")
+
+    # -- old consumer offsets (OffsetCommit/OffsetFetch v0) -----------------------------------------
+
+    def set_or_create_consumer_offset(self, group: str, topic: str, partition: int, offset: int) -> None:
+        path = ConsumerOffsetZNode.path(group, topic, partition)
+        data = ConsumerOffsetZNode.encode(offset)
+
+        def attempt() -> None:
+            try:
+                self._zk.set(path, data)
+            except NoNodeError:
+                try:
+                    self._zk.create(path, data, makepath=True)
+                except NodeExistsError:
+                    self._zk.set(path, data)
+
+        self._retry(attempt)
+
+    def get_consumer_offsets(self, group: str,
+                             partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int | None]:
+        """(topic, partition) -> committed offset, or None without a znode."""
+        paths = {tp: ConsumerOffsetZNode.path(group, *tp) for tp in partitions}
+        found = self.get_many(paths.values())
+        return {tp: None if found[path] is None else ConsumerOffsetZNode.decode(found[path][0])
+                for tp, path in paths.items()}
 
     def create_config_change_notification(self, entity_path: str) -> str:
         """Create config_change_<seq> naming "<type>/<name>"; returns the znode name."""

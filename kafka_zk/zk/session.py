@@ -38,6 +38,7 @@ from kazoo.exceptions import (
 from kazoo.protocol.states import ZnodeStat
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
 
+from kafka_zk.zk.multi_read import MultiRead
 from kafka_zk.zk.znodes import ControllerEpochZNode
 
 log = logging.getLogger(__name__)
@@ -45,6 +46,9 @@ log = logging.getLogger(__name__)
 LOST, SUSPENDED, CONNECTED = KazooState.LOST, KazooState.SUSPENDED, KazooState.CONNECTED
 
 TRANSIENT_ERRORS = (ConnectionLoss, OperationTimeoutError, SessionExpiredError)
+# Ops per fenced multi and paths per multiRead: few round trips, far below ZooKeeper's 1 MB request limit.
+MULTI_OPS = 200
+MULTI_READ_PATHS = 500
 _MULTI_ROLLBACK = (RolledBackError, RuntimeInconsistency)
 _MAX_OPS_PER_MULTI = 500  # keeps a multi request well under ZooKeeper's 1 MiB jute.maxbuffer
 
@@ -142,6 +146,7 @@ class ZkSession:
         self._zk = KazooClient(hosts=connect, timeout=self._session_timeout_s,
                                connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
                                command_retry=retry)
+        self._multi_read_supported: bool | None = None  # learnt from the first multiRead
 
     # -- session -------------------------------------------------------------------------------
 
@@ -233,8 +238,15 @@ class ZkSession:
             return None
 
     def get_many(self, paths: Iterable[str]) -> dict[str, tuple[bytes, ZnodeStat] | None]:
-        """Batched reads: path -> (data, stat), or None if the znode does not exist."""
-        results = self._batch(paths, self._zk.get_async)
+        """Batched reads: path -> (data, stat), or None if the znode does not exist. Through multiRead
+        requests of up to MULTI_READ_PATHS paths when the server has them (ZooKeeper 3.6+), else one
+        pipelined getData per path."""
+        paths = list(dict.fromkeys(paths))
+        results = None
+        if len(paths) > 1 and self._multi_read_supported is not False:
+            results = self._multi_read(paths)
+        if results is None:
+            results = self._batch(paths, self._zk.get_async)
         out = {}
         for path, result in results.items():
             if isinstance(result, NoNodeError):
@@ -244,6 +256,29 @@ class ZkSession:
             else:
                 out[path] = result
         return out
+
+    def _multi_read(self, paths: list[str]) -> dict[str, Any] | None:
+        """path -> (data, stat) or its KazooException; None if the server has no multiRead."""
+        groups = [paths[start:start + MULTI_READ_PATHS] for start in range(0, len(paths), MULTI_READ_PATHS)]
+
+        def issue(index: int):
+            async_result = self._zk.handler.async_result()
+            self._zk._call(MultiRead([self._zk.chroot + path for path in groups[index]]), async_result)
+            return async_result
+
+        try:
+            answers = self._batch(range(len(groups)), issue)
+        except KazooException:
+            answers = None
+        if answers is None or any(isinstance(answer, Exception) for answer in answers.values()):
+            if self._multi_read_supported is None:
+                log.info("ZooKeeper at %s has no multiRead: reading znodes one request each", self.connect)
+                self._multi_read_supported = False
+                return None
+            failure = next(answer for answer in (answers or {}).values() if isinstance(answer, Exception))
+            raise failure
+        self._multi_read_supported = True
+        return {path: result for index, group in enumerate(groups) for path, result in zip(group, answers[index])}
 
     def get_children(self, path: str) -> list[str]:
         """Children names, or [] if the znode does not exist."""
@@ -285,29 +320,48 @@ class ZkSession:
 
     def _fenced_batch(self, keys: Iterable[K], ops_for: Callable[[K], Sequence[Op]],
                       epoch_zk_version: int) -> dict[K, list[Any] | KazooException]:
-        """One fenced multi per key, pipelined: key -> op results (check excluded), or the exception
-        of the failing op. Raises ControllerMovedError if any check failed."""
-        def issue(key: K):
-            transaction = self._zk.transaction()
-            transaction.check(ControllerEpochZNode.PATH, epoch_zk_version)
-            for op in ops_for(key):
-                _add_op(transaction, op)
-            return transaction.commit_async()
-
+        """The ops of each key, fenced, as if each key had its own multi: key -> op results (check excluded),
+        or the exception of its failing op. Keys share multis of up to MULTI_OPS ops, pipelined; the keys
+        of a multi rolled back by another key's failing op go again in the next round.
+        Raises ControllerMovedError if the epoch check failed."""
+        ops = {key: list(ops_for(key)) for key in dict.fromkeys(keys)}
         out: dict[K, list[Any] | KazooException] = {}
-        moved = False
-        for key, results in self._batch(keys, issue).items():
-            if isinstance(results, Exception):
-                out[key] = results
-                continue
-            try:
+        pending = list(ops)
+        while pending:
+            groups: list[list[K]] = [[]]
+            size = 0
+            for key in pending:
+                if groups[-1] and size + len(ops[key]) > MULTI_OPS:
+                    groups.append([])
+                    size = 0
+                groups[-1].append(key)
+                size += len(ops[key])
+
+            def issue(index: int):
+                transaction = self._zk.transaction()
+                transaction.check(ControllerEpochZNode.PATH, epoch_zk_version)
+                for key in groups[index]:
+                    for op in ops[key]:
+                        _add_op(transaction, op)
+                return transaction.commit_async()
+
+            pending = []
+            for index, results in self._batch(range(len(groups)), issue).items():
+                if isinstance(results, Exception):
+                    out.update(dict.fromkeys(groups[index], results))
+                    continue
                 op_results = _fenced_results(results)
-            except ControllerMovedError:
-                moved = True
-                continue
-            out[key] = _indexed_failure(op_results) or op_results
-        if moved:
-            raise ControllerMovedError("controller epoch znode changed: this broker is no longer the controller")
+                failure = first_failure(op_results)
+                position = 0
+                for key in groups[index]:
+                    own = op_results[position:position + len(ops[key])]
+                    position += len(ops[key])
+                    if failure is None:
+                        out[key] = own
+                    elif any(result is failure for result in own):
+                        out[key] = _indexed_failure(own)
+                    else:
+                        pending.append(key)  # rolled back because of another key: try again
         return out
 
     def _ensure_paths(self, paths: Iterable[str]) -> None:

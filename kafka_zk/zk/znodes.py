@@ -572,6 +572,22 @@ class ConsumerPathZNode:
         return ConsumerPathZNode.PATH
 
 
+class ConsumerOffsetZNode:
+    """/consumers/<group>/offsets/<topic>/<partition>: an OffsetCommit v0 offset, as its decimal string."""
+
+    @staticmethod
+    def path(group: str, topic: str, partition: int) -> str:
+        return f"{ConsumerPathZNode.PATH}/{group}/offsets/{topic}/{partition}"
+
+    @staticmethod
+    def encode(offset: int) -> bytes:
+        return str(offset).encode()
+
+    @staticmethod
+    def decode(data: bytes) -> int:
+        return int(data.decode())
+
+
 class AclZNodes:
     """ACL paths: literal patterns under /kafka-acl, others under /kafka-acl-extended/<pattern type>."""
 

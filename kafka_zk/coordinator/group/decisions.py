@@ -202,7 +202,8 @@ def member_generation_error(group, member_id, group_instance_id, generation_id):
 # Heartbeat.
 
 def decide_heartbeat(group, status, *, group_id, member_id, group_instance_id, generation_id):
-    """NONE / REBALANCE_IN_PROGRESS with RESET_HEARTBEAT, or an error. A loading coordinator answers NONE."""
+    """NONE / REBALANCE_IN_PROGRESS with RESET_HEARTBEAT (Stable / PreparingRebalance), or an error (also
+    REBALANCE_IN_PROGRESS in CompletingRebalance). A loading coordinator answers NONE."""
     error = group_status_error(group_id, "Heartbeat", status)
     if error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
         return Decision()
@@ -215,6 +216,8 @@ def decide_heartbeat(group, status, *, group_id, member_id, group_instance_id, g
         return fail(error)
     if group.is_in(EMPTY):
         return fail(Errors.UNKNOWN_MEMBER_ID)
+    if group.is_in(COMPLETING_REBALANCE):
+        return fail(Errors.REBALANCE_IN_PROGRESS)     # Kafka 2.5: no timer reset until the member syncs
     if group.is_in(PREPARING_REBALANCE):
         return Decision(Errors.REBALANCE_IN_PROGRESS, RESET_HEARTBEAT, member_id)
     return act(RESET_HEARTBEAT, member_id)

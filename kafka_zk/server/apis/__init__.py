@@ -6,6 +6,7 @@ from kafka_zk.server.apis import (
     create_topics, delete_topics, describe_configs, elect_leaders, fetch, find_coordinator,
     incremental_alter_configs, init_producer_id, leader_and_isr, list_offsets, list_partition_reassignments,
     metadata, offset_for_leader_epoch, produce, stop_replica, update_metadata)
+from kafka_zk.server.apis import alter_replica_log_dirs, delete_records, describe_log_dirs
 from kafka_zk.server.apis import (
     delete_groups, describe_groups, heartbeat, join_group, leave_group, list_groups, offset_commit, offset_delete,
     offset_fetch, sync_group)
@@ -14,9 +15,10 @@ HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_
                    controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
                    init_producer_id, offset_for_leader_epoch, describe_configs, create_partitions, elect_leaders,
                    alter_partition_reassignments, list_partition_reassignments, alter_configs,
-                   incremental_alter_configs,
-                   offset_commit, offset_fetch, join_group, heartbeat, leave_group, sync_group, describe_groups,
-                   list_groups, delete_groups, offset_delete]
+                   incremental_alter_configs]
+HANDLER_MODULES += [delete_records, describe_log_dirs, alter_replica_log_dirs]
+HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_group, sync_group, describe_groups,
+                    list_groups, delete_groups, offset_delete]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}
 

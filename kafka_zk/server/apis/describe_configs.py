@@ -3,16 +3,20 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.config import BROKER_CONFIGS
+from kafka_zk.server.broker_loggers import logger_levels
+from kafka_zk.server.dynamic_broker_config import (
+    ALL_DYNAMIC_CONFIGS, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
 from kafka_zk.server.topic_config import BROKER_SYNONYMS, effective_topic_config, format_config_value
 
 API_KEY = 32
 TOPIC = 2
 BROKER = 4
+BROKER_LOGGER = 8
 # ConfigSource ids
 DYNAMIC_TOPIC_CONFIG = 1
 STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
+DYNAMIC_BROKER_LOGGER_CONFIG = 6
 
 
 @defer.inlineCallbacks
@@ -35,7 +39,17 @@ def handle(server, request):
                 result["error_message"] = "Unexpected broker id, expected %d, but received %s" % (
                     server.broker_id, name)
             else:
-                result["configs"] = _broker_configs(server, include_synonyms)
+                result["configs"] = _broker_configs(server, name, include_synonyms)
+        elif kind == BROKER_LOGGER:
+            if name != str(server.broker_id):
+                result["error_code"] = Errors.INVALID_REQUEST
+                result["error_message"] = "Unexpected broker id, expected %d, but received %s" % (
+                    server.broker_id, name)
+            else:
+                result["configs"] = [
+                    _entry(logger, level, DYNAMIC_BROKER_LOGGER_CONFIG,
+                           [{"name": logger, "value": level, "source": DYNAMIC_BROKER_LOGGER_CONFIG}]
+                           if include_synonyms else []) for logger, level in logger_levels().items()]
         else:
             result["error_code"] = Errors.INVALID_REQUEST
             result["error_message"] = "Unsupported resource type %d" % kind
@@ -45,38 +59,50 @@ def handle(server, request):
     return {"throttle_time_ms": 0, "results": results}
 
 
-def _entry(name, value, source, synonyms):
-    return {"name": name, "value": value, "read_only": False, "is_default": source == DEFAULT_CONFIG,
-            "config_source": source, "is_sensitive": False, "synonyms": synonyms}
+def _entry(name, value, source, synonyms, read_only=False, sensitive=False):
+    return {"name": name, "value": value, "read_only": read_only, "is_default": source == DEFAULT_CONFIG,
+            "config_source": source, "is_sensitive": sensitive, "synonyms": synonyms}
 
 
 def _topic_configs(server, overrides, include_synonyms):
-    defaults = server.config.log_config_defaults()
+    dynamic = server.dynamic_config
+    defaults = dynamic.log_config_defaults()
     effective = effective_topic_config(defaults, overrides)
-    originals = server.config.originals
     entries = []
     for name in sorted(effective):
         synonyms = []
         if name in overrides:
             synonyms.append({"name": name, "value": overrides[name], "source": DYNAMIC_TOPIC_CONFIG})
-        for broker_name in BROKER_SYNONYMS.get(name, []):
-            if broker_name in originals:
-                synonyms.append({"name": broker_name, "value": originals[broker_name],
-                                 "source": STATIC_BROKER_CONFIG})
-        synonyms.append({"name": (BROKER_SYNONYMS.get(name) or [name])[0],
-                         "value": format_config_value(defaults[name]), "source": DEFAULT_CONFIG})
-        source = synonyms[0]["source"]
+        broker_names = BROKER_SYNONYMS.get(name, [])
+        synonyms.extend({"name": synonym, "value": text, "source": level}
+                        for synonym, text, level in (dynamic.sources(broker_names[0]) if broker_names else []))
+        source = synonyms[0]["source"] if synonyms else DEFAULT_CONFIG
         entries.append(_entry(name, format_config_value(effective[name]), source,
                               synonyms if include_synonyms else []))
     return entries
 
 
-def _broker_configs(server, include_synonyms):
+def _broker_configs(server, name, include_synonyms):
+    """This broker's configs (name = its id) or the cluster-wide dynamic defaults (name = "")."""
+    dynamic = server.dynamic_config
     entries = []
-    for key in BROKER_CONFIGS:
-        value = server.config.values.get(key.name)
-        source = STATIC_BROKER_CONFIG if key.name in server.config.originals else DEFAULT_CONFIG
-        text = None if value is None else format_config_value(value)
-        synonyms = [{"name": key.name, "value": text, "source": source}] if include_synonyms else []
-        entries.append(_entry(key.name, text, source, synonyms))
+    if name == "":
+        for key in sorted(dynamic.cluster_default):
+            sensitive = is_sensitive(key)
+            value = None if sensitive else dynamic.cluster_default[key]
+            synonyms = [{"name": synonym, "value": None if sensitive else text, "source": level}
+                        for synonym, text, level in dynamic.sources(key) if level != DYNAMIC_BROKER_CONFIG]
+            entries.append(_entry(key, value, DYNAMIC_DEFAULT_BROKER_CONFIG, synonyms if include_synonyms else [],
+                                  sensitive=sensitive))
+        return entries
+    for key in dynamic.all_names():
+        sensitive = is_sensitive(key)
+        found = [(synonym, None if sensitive else value, source) for synonym, value, source in dynamic.sources(key)]
+        own = [value for synonym, value, _ in found if synonym == key]
+        value = own[0] if own else None
+        source = found[0][2] if found else DEFAULT_CONFIG
+        synonyms = [{"name": synonym, "value": text, "source": level} for synonym, text, level in found]
+        entries.append(_entry(key, value, source, synonyms if include_synonyms else [],
+                              read_only=key not in ALL_DYNAMIC_CONFIGS, sensitive=sensitive))
     return entries
+

@@ -1,8 +1,10 @@
 """Fetch (key 1): read records below the high watermark for consumers (to the log end for followers)."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.client_quotas import ANONYMOUS
+from kafka_zk.server.quota_configs import sanitize
 from kafka_zk.record.validation import down_convert
-from kafka_zk.server.replica_manager import FetchInfo
+from kafka_zk.server.replica_manager import FetchInfo, FetchResult
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
@@ -30,6 +32,16 @@ def handle(server, request):
                                                    fetch_infos, body["replica_id"])
 
     def build(results):
+        throttle_ms = 0
+        if body["replica_id"] < 0:  # consumers; followers are subject to replication quotas instead
+            client = sanitize(request.client_id or "")
+            size = sum(len(outcome.records or b"") for outcome in results.values())
+            now = server.now_ms()
+            throttle_ms = server.fetch_quotas.record(ANONYMOUS, client, size, now)
+            if throttle_ms > 0:  # as Kafka: a throttled fetch answers without data, which is not counted
+                server.fetch_quotas.unrecord(ANONYMOUS, client, size, now)
+                results = {tp: FetchResult(outcome.error, b"", outcome.high_watermark, outcome.log_start_offset,
+                                           outcome.log_end_offset) for tp, outcome in results.items()}
         topics = {}
         for tp in unknown:
             topics.setdefault(tp[0], []).append(_partition(tp[1], Errors.UNKNOWN_TOPIC_OR_PARTITION))
@@ -39,7 +51,7 @@ def handle(server, request):
                 records = down_convert(records, 0 if version <= 1 else 1)
             entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records)
             topics.setdefault(tp[0], []).append(entry)
-        return {"throttle_time_ms": 0, "error_code": Errors.NONE, "session_id": 0,
+        return {"throttle_time_ms": throttle_ms, "error_code": Errors.NONE, "session_id": 0,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
     return result.addCallback(build)
 

@@ -1,6 +1,9 @@
-"""OffsetCommit (key 8): store a group's consumed offsets in `__consumer_offsets` (acks=-1)."""
+"""OffsetCommit (key 8): store a group's consumed offsets in `__consumer_offsets` (acks=-1); v0 in ZooKeeper."""
+
+from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.zk_consumer_offsets import commit_v0
 
 API_KEY = 8
 
@@ -22,9 +25,15 @@ def handle(server, request):
             commit_ts = p.get("commit_timestamp", -1)
             offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
                            now if commit_ts in (None, -1) else commit_ts, expire)
-    result = server.group_coordinator.handle_commit_offsets(
-        body["group_id"], body.get("member_id", ""), body.get("group_instance_id"), body.get("generation_id", -1),
-        offsets)
+    if request.api_version == 0:
+        result = commit_v0(server, body["group_id"],
+                           {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()})
+    elif not offsets:
+        result = defer.succeed({})
+    else:
+        result = server.group_coordinator.handle_commit_offsets(
+            body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
+            body.get("generation_id", -1), offsets)
 
     def build(errors):
         errors = dict(errors)

@@ -1,6 +1,7 @@
-"""OffsetFetch (key 9): a group's committed offsets (all of them when topics is null, v2+)."""
+"""OffsetFetch (key 9): a group's committed offsets (all of them when topics is null, v2+); v0 from ZooKeeper."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.zk_consumer_offsets import fetch_v0
 
 API_KEY = 9
 
@@ -11,6 +12,8 @@ def handle(server, request):
     requested = None
     if body["topics"] is not None:
         requested = [(t["name"], p) for t in body["topics"] for p in t["partition_indexes"]]
+    if version == 0:
+        return fetch_v0(server, body["group_id"], requested or []).addCallback(_response, None)
     error, offsets = server.group_coordinator.handle_fetch_offsets(body["group_id"], requested)
     if error != Errors.NONE:
         partitions = {}

@@ -1,6 +1,8 @@
 """Produce (key 0): append record batches to partition leaders, answering per acks."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.client_quotas import ANONYMOUS
+from kafka_zk.server.quota_configs import sanitize
 
 API_KEY = 0
 
@@ -34,6 +36,8 @@ def handle(server, request):
         return None
 
     def build(results):
+        throttle_ms = server.produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
+                                                   server.now_ms())
         responses = {}
         for tp, code in early.items():
             responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,
@@ -46,7 +50,7 @@ def handle(server, request):
                 "error_message": outcome.message if outcome.error else None})
         return {"responses": [{"name": topic, "partitions": partitions}
                               for topic, partitions in responses.items()],
-                "throttle_time_ms": 0}
+                "throttle_time_ms": throttle_ms}
     return result.addCallback(build)
 
 

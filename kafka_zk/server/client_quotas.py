@@ -1,0 +1,97 @@
+"""Client byte-rate quotas (Kafka's ClientQuotaManager): quota lookup by user/client-id, sampled rates, throttle time.
+
+Pure: the caller passes the time in milliseconds. Quota entities are keyed as in ZooKeeper: a user and a
+client-id part, each a sanitized name, "<default>", or None (not part of the entity).
+"""
+
+DEFAULT = "<default>"
+ANONYMOUS = "ANONYMOUS"
+
+
+class SampledRate:
+    """Kafka's Rate over a SampledStat: `samples` windows of `window_ms`, the oldest purged as time passes."""
+
+    def __init__(self, samples=11, window_ms=1000):
+        self.num_samples = samples
+        self.window_ms = window_ms
+        self._samples = []  # [window start ms, total], oldest first
+
+    def _purge(self, now_ms):
+        expire_before = now_ms - self.num_samples * self.window_ms
+        self._samples = [sample for sample in self._samples if sample[0] > expire_before]
+
+    def record(self, value, now_ms):
+        self._purge(now_ms)
+        if not self._samples or now_ms >= self._samples[-1][0] + self.window_ms:
+            self._samples.append([now_ms, 0.0])
+            del self._samples[:-self.num_samples]
+        self._samples[-1][1] += value
+
+    def window_size_ms(self, now_ms):
+        """The time the rate is measured over: at least num_samples - 1 full windows (Kafka's Rate.windowSize)."""
+        self._purge(now_ms)
+        oldest = self._samples[0][0] if self._samples else now_ms
+        elapsed = now_ms - oldest
+        full_windows = elapsed // self.window_ms
+        minimum = self.num_samples - 1
+        if full_windows < minimum:
+            elapsed += (minimum - full_windows) * self.window_ms
+        return elapsed
+
+    def measure(self, now_ms):
+        """Units per second."""
+        self._purge(now_ms)
+        total = sum(sample[1] for sample in self._samples)
+        return total / (self.window_size_ms(now_ms) / 1000.0)
+
+
+class ClientQuotaManager:
+    """One quota type (producer_byte_rate or consumer_byte_rate) for every client of a broker."""
+
+    def __init__(self, config_name, samples=11, window_ms=1000):
+        self.config_name = config_name
+        self.samples = samples
+        self.window_ms = window_ms
+        self.quotas = {}  # (user part, client part) -> bytes/second
+        self.rates = {}   # metric entity (user, client-id) -> SampledRate
+
+    def update_quota(self, user, client_id, value):
+        """user / client_id: sanitized name, "<default>" or None; value None removes the quota."""
+        key = (user, client_id)
+        if value is None:
+            self.quotas.pop(key, None)
+        else:
+            self.quotas[key] = float(value)
+        self.rates.clear()  # the quota entity of a client may have changed: start measuring afresh
+
+    def quota_for(self, user, client_id):
+        """(bound, metric entity) of the most specific quota that applies, or (None, None)."""
+        for user_part, client_part in ((user, client_id), (user, DEFAULT), (user, None),
+                                       (DEFAULT, client_id), (DEFAULT, DEFAULT), (DEFAULT, None),
+                                       (None, client_id), (None, DEFAULT)):
+            bound = self.quotas.get((user_part, client_part))
+            if bound is not None:
+                return bound, (user if user_part is not None else "", client_id if client_part is not None else "")
+        return None, None
+
+    def record(self, user, client_id, value, now_ms):
+        """Record bytes; returns the throttle time in ms (0 when within quota)."""
+        bound, entity = self.quota_for(user, client_id)
+        if bound is None:
+            return 0
+        rate = self.rates.get(entity)
+        if rate is None:
+            rate = self.rates[entity] = SampledRate(self.samples, self.window_ms)
+        rate.record(value, now_ms)
+        measured = rate.measure(now_ms)
+        if measured <= bound:
+            return 0
+        throttle = (measured - bound) / bound * rate.window_size_ms(now_ms)
+        return int(round(throttle))
+
+    def unrecord(self, user, client_id, value, now_ms):
+        """Take back bytes recorded for a response that is sent empty because it is throttled."""
+        _, entity = self.quota_for(user, client_id)
+        rate = self.rates.get(entity)
+        if rate is not None:
+            rate.record(-value, now_ms)

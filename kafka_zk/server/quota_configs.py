@@ -1,0 +1,77 @@
+"""Client and user quota configs (Kafka's DynamicConfig.Client / DynamicConfig.User): names, validation, SCRAM."""
+
+import base64
+import hashlib
+import hmac
+import os
+import re
+from urllib.parse import quote, unquote
+
+from kafka_zk.server.config import ConfigError
+
+LONG_MAX = 9223372036854775807
+INT_MAX = 2147483647
+
+# name -> (type, default)
+CLIENT_QUOTA_CONFIGS = {
+    "producer_byte_rate": ("long", LONG_MAX),
+    "consumer_byte_rate": ("long", LONG_MAX),
+    "request_percentage": ("double", float(INT_MAX)),
+}
+SCRAM_MECHANISMS = {"SCRAM-SHA-256": ("sha256", 4096), "SCRAM-SHA-512": ("sha512", 4096)}
+USER_CONFIGS = dict(CLIENT_QUOTA_CONFIGS, **{name: ("password", None) for name in SCRAM_MECHANISMS})
+DEFAULT_SCRAM_ITERATIONS = 4096
+
+
+class UnknownQuotaConfig(ValueError):
+    """A name that is not a config of that entity type (Kafka: a failed requirement)."""
+
+
+def _scala_set(names):
+    return "Set(%s)" % ", ".join(sorted(names))
+
+
+def validate_quota_configs(entity_type, configs):
+    """Validate {name: string} for "clients" or "users" (users may also hold SCRAM credentials)."""
+    known = USER_CONFIGS if entity_type == "users" else CLIENT_QUOTA_CONFIGS
+    unknown = [name for name in configs if name not in known]
+    if unknown:
+        raise UnknownQuotaConfig("requirement failed: Unknown Dynamic Configuration: %s." % _scala_set(unknown))
+    typed = {}
+    for name, raw in configs.items():
+        kind = known[name][0]
+        text = str(raw).strip()
+        try:
+            typed[name] = int(text) if kind == "long" else float(text) if kind == "double" else text
+        except ValueError:
+            raise ConfigError("Invalid value %s for configuration %s: Not a number of type %s"
+                              % (raw, name, kind.upper())) from None
+    return typed
+
+
+def sanitize(name):
+    """Kafka's Sanitizer: URL-encode a user principal or client id for use as a znode name."""
+    return quote(name, safe="").replace("~", "%7E")
+
+
+def desanitize(name):
+    return unquote(name)
+
+
+def scram_credential(mechanism, spec, salt=None):
+    """'[iterations=N,]password=P' -> the stored form 'salt=..,stored_key=..,server_key=..,iterations=N'."""
+    match = re.fullmatch(r"(?:iterations=([0-9]*),)?password=(.*)", spec)
+    if match is None:
+        raise ValueError("Invalid credential property %s=%s" % (mechanism, spec))
+    iterations = int(match.group(1)) if match.group(1) else DEFAULT_SCRAM_ITERATIONS
+    digest, minimum = SCRAM_MECHANISMS[mechanism]
+    if iterations < minimum:
+        raise ValueError("Iterations %d is less than the minimum %d required for %s" % (iterations, minimum, mechanism))
+    salt = salt if salt is not None else os.urandom(24)
+    salted = hashlib.pbkdf2_hmac(digest, match.group(2).encode("utf-8"), salt, iterations)
+    client_key = hmac.new(salted, b"Client Key", digest).digest()
+    stored_key = hashlib.new(digest, client_key).digest()
+    server_key = hmac.new(salted, b"Server Key", digest).digest()
+    encode = lambda raw: base64.b64encode(raw).decode("ascii")  # noqa: E731
+    return "salt=%s,stored_key=%s,server_key=%s,iterations=%d" % (
+        encode(salt), encode(stored_key), encode(server_key), iterations)

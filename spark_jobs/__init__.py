@@ -1,0 +1,1 @@
+"""PySpark jobs over kafka-zk topics, each runnable as `python -m spark_jobs.<name> --help`."""

@@ -1,0 +1,108 @@
+"""Shared pieces of the real Spark tests: one local SparkSession per module, topics, confluent-kafka producing."""
+
+import functools
+import os
+import sys
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+
+from kafka_zk.client.admin import AdminClient, NewTopic
+from tests.cluster_support import wait_for
+
+SPARK_MASTER = "local[2]"
+
+
+def make_spark_session(app_name, master=SPARK_MASTER):
+    """A small local SparkSession with the kafka_zk source registered (PYSPARK_PYTHON set to this interpreter)."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    from kafka_zk.spark import KafkaZkDataSource
+    spark = (SparkSession.builder.master(master).appName(app_name)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.driver.memory", "768m")
+             .config("spark.sql.session.timeZone", "UTC")
+             .config("spark.python.worker.reuse", "true")
+             .config("spark.sql.streaming.stopTimeout", "30s")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.dataSource.register(KafkaZkDataSource)
+    return spark
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = make_spark_session("kafka-zk-tests")
+    yield session
+    session.stop()
+
+
+def create_topic(bootstrap, name, partitions=3, replication_factor=1, configs=None):
+    with AdminClient(bootstrap) as admin:
+        result = admin.create_topics([NewTopic(name, partitions, replication_factor, configs=configs)])
+    error, message = result[name]
+    assert error == 0, (error, message)
+    wait_for(lambda: _has_leaders(bootstrap, name, partitions), 60, message="leaders of %s" % name)
+
+
+def _has_leaders(bootstrap, name, partitions):
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "spark-tests-meta"})
+    try:
+        meta = consumer.list_topics(name, timeout=10)
+        topic = meta.topics.get(name)
+        return topic is not None and topic.error is None and len(topic.partitions) == partitions and \
+            all(p.leader >= 0 for p in topic.partitions.values())
+    finally:
+        consumer.close()
+
+
+def produce(bootstrap, topic, records, acks="all"):
+    """Produce (key, value, headers) tuples with confluent-kafka; returns {(partition, offset): record}."""
+    delivered = {}
+    failures = []
+
+    def on_delivery(headers, error, message):
+        if error is not None:
+            failures.append(error)
+        else:
+            delivered[(message.partition(), message.offset())] = (message.key(), message.value(), headers)
+
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": acks, "linger.ms": 5, "enable.idempotence": True})
+    for key, value, headers in records:
+        while True:
+            try:
+                producer.produce(topic, value, key, headers=headers,
+                                 on_delivery=functools.partial(on_delivery, headers))
+                break
+            except BufferError:
+                producer.poll(0.1)
+        producer.poll(0)
+    assert producer.flush(60) == 0
+    assert not failures, failures[:3]
+    return delivered
+
+
+def consume_all(bootstrap, topic, partitions, timeout=60):
+    """Every record of ``topic`` as {(partition, offset): (key, value, headers)}, read by confluent-kafka."""
+    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "spark-tests-check", "enable.auto.commit": False,
+                         "enable.partition.eof": True})
+    consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
+    found = {}
+    at_end = set()
+    try:
+        def step():
+            for message in consumer.consume(10000, 1.0):
+                if message.error():
+                    if message.error().code() == KafkaError._PARTITION_EOF:
+                        at_end.add(message.partition())
+                    continue
+                at_end.discard(message.partition())
+                found[(message.partition(), message.offset())] = (message.key(), message.value(), message.headers())
+            return len(at_end) == partitions
+        wait_for(step, timeout, interval=0, message="the end of %s" % topic)
+    finally:
+        consumer.close()
+    return found
