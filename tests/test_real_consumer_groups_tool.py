@@ -288,3 +288,53 @@ def test_console_consumer_without_group_uses_a_generated_one_and_commits_nothing
     assert sorted(got) == [(p, o) for p in range(2) for o in range(3)]
     assert "Processed a total of 6 messages" in err
     assert committed(cluster, generated()[0], topic) == {0: -1001, 1: -1001}
+
+
+def test_describe_lag_follows_a_confluent_consumer_that_falls_behind(cluster):
+    topic = make_topic(cluster)
+    group = "behind-" + uuid.uuid4().hex[:6]
+    c = member(cluster, group)
+    try:
+        c.subscribe([topic])
+        consumed = []
+        wait_for(lambda: consumed.extend(m for m in c.consume(7 - len(consumed), 0.5) if not m.error())
+                 or len(consumed) >= 7, 90, message="seven records consumed")
+        c.commit(asynchronous=False)   # the positions of what the application got, not of what was prefetched
+        position = {}
+        for m in consumed:
+            position[m.partition()] = max(position.get(m.partition(), 0), m.offset() + 1)
+        produce(cluster, topic, 1, 5)  # partition 0 grows to 15 while the member does not read
+        wait_for(lambda: {r[2]: r[4] for r in rows(tool(cluster, "--describe", "--group", group)[1], group)}
+                 .get("0") == "15", 30, interval=0.3, message="log end offset 15")
+        code, out, err = tool(cluster, "--describe", "--group", group)
+        assert code == 0 and err == "", err
+        shown = {int(r[2]): (r[3], r[4], r[5]) for r in rows(out, group)}
+        ends = {0: PER_PARTITION + 5, 1: PER_PARTITION}
+        assert shown == {p: (str(position[p]), str(ends[p]), str(ends[p] - position[p])) if p in position
+                         else ("-", str(ends[p]), "-") for p in range(2)}
+    finally:
+        c.close()
+
+
+def test_reset_all_topics_and_partition_lists_with_execute_and_dry_run(cluster):
+    first, second = make_topic(cluster), make_topic(cluster)
+    group = "scope-" + uuid.uuid4().hex[:6]
+    commit_offsets(cluster, group, first, {0: 5, 1: 5})
+    commit_offsets(cluster, group, second, {0: 5, 1: 5})
+
+    code, out, _ = tool(cluster, "--reset-offsets", "--group", group, "--all-topics", "--to-offset", "2",
+                        "--dry-run")
+    assert sorted(r[1:] for r in rows(out, group)) == sorted(
+        [t, str(p), "2"] for t in (first, second) for p in range(2))
+    assert committed(cluster, group, first) == {0: 5, 1: 5} and committed(cluster, group, second) == {0: 5, 1: 5}
+
+    code, out, _ = tool(cluster, "--reset-offsets", "--group", group, "--all-topics", "--to-offset", "2",
+                        "--execute")
+    assert code == 0
+    assert committed(cluster, group, first) == {0: 2, 1: 2} and committed(cluster, group, second) == {0: 2, 1: 2}
+
+    code, out, _ = tool(cluster, "--reset-offsets", "--group", group, "--topic", first + ":0,1", "--topic",
+                        second + ":1", "--to-latest", "--execute")
+    assert sorted(r[1:] for r in rows(out, group)) == sorted(
+        [[first, "0", "10"], [first, "1", "10"], [second, "1", "10"]])
+    assert committed(cluster, group, first) == {0: 10, 1: 10} and committed(cluster, group, second) == {0: 2, 1: 10}
