@@ -338,3 +338,28 @@ def test_reset_all_topics_and_partition_lists_with_execute_and_dry_run(cluster):
     assert sorted(r[1:] for r in rows(out, group)) == sorted(
         [[first, "0", "10"], [first, "1", "10"], [second, "1", "10"]])
     assert committed(cluster, group, first) == {0: 10, 1: 10} and committed(cluster, group, second) == {0: 2, 1: 10}
+
+
+def test_console_consumer_with_roundrobin_shares_a_group_with_a_confluent_member(cluster):
+    topic = "console-rr-" + uuid.uuid4().hex[:8]
+    create_topic(cluster, topic, 4)
+    group = "console-rr-" + uuid.uuid4().hex[:6]
+    process = console(cluster, topic, "--group", group, "--from-beginning", "--max-messages", 10, "--timeout-ms",
+                      60000, "--consumer-property",
+                      "partition.assignment.strategy=org.apache.kafka.clients.consumer.RoundRobinAssignor")
+    other = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group, "client.id": "rr",
+                      "auto.offset.reset": "earliest", "partition.assignment.strategy": "roundrobin",
+                      "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
+    try:
+        other.subscribe([topic])
+        wait_for(lambda: other.poll(0.2) is None and member_partition_counts(cluster, group) == [2, 2], 90,
+                 interval=0.3, message="console and confluent members sharing four partitions")
+        state = rows(tool(cluster, "--describe", "--group", group, "--state")[1], group)[0]
+        assert state[-3:] == ["roundrobin", "Stable", "2"]
+        mine = {tp.partition for tp in other.assignment()}
+        produce(cluster, topic, 4, 5)
+        got, _ = printed(process)
+        assert sorted(got) == [(p, o) for p in range(4) if p not in mine for o in range(5)]
+    finally:
+        process.kill() if process.poll() is None else None
+        other.close()
