@@ -1,4 +1,5 @@
-"""Group APIs' error codes on three real brokers, through raw requests (Kafka 2.5's codes for bad input)."""
+"""Group APIs' error codes on three real brokers, through raw requests (Kafka 2.5's codes for bad input), and
+__consumer_offsets still decodable and loadable afterwards."""
 
 import struct
 import uuid
@@ -6,8 +7,10 @@ import uuid
 import pytest
 from kazoo.client import KazooClient
 
+from kafka_zk.coordinator.group.records import GroupKey, OffsetKey, decode_group_value, decode_key, \
+    decode_offset_value
 from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import RawConnection, create_topic, partition_leaders, request
+from tests.raw_wire import RawConnection, create_topic, partition_leaders, read_all, request
 
 OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "3",
              "group.initial.rebalance.delay.ms": "0"}
@@ -28,11 +31,13 @@ def topic(cluster):
     return "errs"
 
 
-def coordinator(cluster, group):
-    """host:port of the group's coordinator, once FindCoordinator names one."""
+def coordinator(cluster, group, avoid=None):
+    """host:port of the group's coordinator, once a running broker's FindCoordinator names one (not avoid)."""
+    asked = next(b for b in cluster.brokers if b.broker_id != avoid)
+
     def find():
-        answer = request(cluster.brokers[0].bootstrap, 10, 2, {"key": group, "key_type": 0})
-        return answer if answer["error_code"] == 0 else None
+        answer = request(asked.bootstrap, 10, 2, {"key": group, "key_type": 0})
+        return answer if answer["error_code"] == 0 and answer["node_id"] != avoid else None
     answer = wait_for(find, 90, interval=0.5, message="a coordinator for %s" % group)
     return "%s:%d" % (answer["host"], answer["port"])
 
@@ -170,3 +175,73 @@ def test_offset_commit_and_fetch_v0_live_in_zookeeper_on_any_broker(cluster, top
     answer = request(coordinator_bootstrap, 9, 1, {"group_id": group,
                                                    "topics": [{"name": topic, "partition_indexes": [1]}]})
     assert answer["topics"][0]["partitions"][0]["committed_offset"] == -1   # v1+ reads __consumer_offsets only
+
+
+def test_oversize_member_metadata_fails_the_sync_and_the_group_recovers(cluster, topic):
+    """The group record of a member with 1.2 MB of metadata exceeds __consumer_offsets' max.message.bytes:
+    Kafka 2.5's storeGroup maps MESSAGE_TOO_LARGE to UNKNOWN_SERVER_ERROR for SyncGroup and rebalances."""
+    group = new_group()
+    bootstrap = coordinator(cluster, group)
+    oversize = dict(join_body(group), protocols=[{"name": "range", "metadata": b"x" * 1_200_000}])
+    with RawConnection(bootstrap, timeout=60) as conn:
+        joined = conn.request(11, 3, oversize)
+        assert joined["error_code"] == 0 and joined["leader"] == joined["member_id"]
+        member_id = joined["member_id"]
+        sync = {"group_id": group, "generation_id": joined["generation_id"], "member_id": member_id,
+                "group_instance_id": None, "assignments": [{"member_id": member_id, "assignment": b""}]}
+        assert conn.request(14, 3, sync)["error_code"] == -1                      # UNKNOWN_SERVER_ERROR
+        rejoined = conn.request(11, 3, join_body(group, member_id=member_id))     # ordinary metadata again
+        assert rejoined["error_code"] == 0 and rejoined["generation_id"] == joined["generation_id"] + 1
+        synced = conn.request(14, 3, dict(sync, generation_id=rejoined["generation_id"]))
+        assert synced["error_code"] == 0
+    described = request(bootstrap, 15, 0, {"groups": [group]})["groups"][0]
+    assert described["group_state"] == "Stable"
+    assert [len(m["member_metadata"]) for m in described["members"]] == [len(subscription("errs"))]
+
+
+def test_consumer_offsets_stays_decodable_and_loads_after_bad_input(cluster, topic):
+    """Runs last: after every bad request of this module, each __consumer_offsets record decodes in Kafka's
+    formats, and a broker taking over the offsets partition loads the group's commits intact."""
+    group = new_group()
+    bootstrap = coordinator(cluster, group)
+
+    def commit(metadata, offset=5, generation=-1, member="", group_id=group):
+        answer = request(bootstrap, 8, 7, {
+            "group_id": group_id, "generation_id": generation, "member_id": member, "group_instance_id": None,
+            "topics": [{"name": topic, "partitions": [{"partition_index": 1, "committed_offset": offset,
+                                                      "committed_leader_epoch": -1,
+                                                      "committed_metadata": metadata}]}]})
+        return answer["topics"][0]["partitions"][0]["error_code"]
+
+    assert commit("kept") == 0
+    assert commit("m" * 4097, offset=6) == 12                     # OFFSET_METADATA_TOO_LARGE: nothing written
+    assert commit("x", offset=7, generation=3, member="ghost") == 25   # UNKNOWN_MEMBER_ID (group has no members)
+    assert request(bootstrap, 11, 5, join_body(group, session=1))["error_code"] == 26
+    assert request(bootstrap, 11, 5, join_body(""))["error_code"] == 24
+
+    leaders = partition_leaders(cluster.brokers[0].bootstrap, "__consumer_offsets")
+    decoded = []
+    for partition, leader in sorted(leaders.items()):
+        for record in read_all(cluster.broker(leader).bootstrap, "__consumer_offsets", partition):
+            key = decode_key(record.key)
+            value = record.value if record.value is None else bytes(record.value)
+            decoded.append((key, decode_offset_value(value) if isinstance(key, OffsetKey)
+                            else decode_group_value(value)))
+    assert decoded and all(isinstance(key, (OffsetKey, GroupKey)) for key, _ in decoded)
+    ours = [(key.partition, value.offset, value.metadata) for key, value in decoded
+            if isinstance(key, OffsetKey) and key.group == group]
+    assert ours == [(1, 5, "kept")]
+    assert all(len(value.metadata) <= 4096 for key, value in decoded if isinstance(key, OffsetKey) and value)
+    assert all(len(m.subscription) < 1_000_000 for key, value in decoded if isinstance(key, GroupKey) and value
+               for m in value.members)
+
+    # The coordinator shuts down: the new leader of the offsets partition loads the group from its replica.
+    old = next(b for b in cluster.brokers if b.bootstrap == bootstrap)
+    old.stop()
+    try:
+        moved = coordinator(cluster, group, avoid=old.broker_id)
+        fetched = request(moved, 9, 5, {"group_id": group, "topics": None})
+        assert [(t["name"], p["partition_index"], p["committed_offset"], p["metadata"]) for t in fetched["topics"]
+                for p in t["partitions"]] == [(topic, 1, 5, "kept")]
+    finally:
+        old.start()

@@ -129,10 +129,10 @@ def librdkafka_settings(props, err):
 class ExplicitAssignment:
     """Assigns every partition of the topic to this consumer, starting where auto.offset.reset says.
 
-    Kafka 2.5's tool subscribes with --group and measures the group join as rebalance.time.ms. Until the
-    brokers serve consumer groups (FindCoordinator answers COORDINATOR_NOT_AVAILABLE), the tool assigns the
-    partitions itself; the time from the start to the assignment is its rebalance time. A group subscription
-    is the other implementation of this seam: ``poll_assigned`` would call ``consumer.subscribe([topic],
+    Kafka 2.5's tool subscribes with --group and measures the group join as rebalance.time.ms. This tool
+    was written before the brokers served consumer groups and still assigns the partitions itself; the time
+    from the start to the assignment is its rebalance time. A group subscription (the brokers serve groups
+    now) is the other implementation of this seam: ``poll_assigned`` would call ``consumer.subscribe([topic],
     on_assign=...)`` once and report the join time from the callback.
     """
 
