@@ -281,6 +281,8 @@ def run(args, out, err, consumer_factory=Consumer, group_consumer_factory=GroupC
     except KafkaClientError as exc:
         print("ERROR Error processing message, terminating consumer process: %s" % exc, file=err)
         return 1
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM while joining the group or looking up topics: stop quietly
+        pass
     finally:
         consumer.close()
         print("Processed a total of %d messages" % count, file=err)
