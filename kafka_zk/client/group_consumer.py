@@ -278,11 +278,13 @@ class GroupConsumer:
     # -- leaving --------------------------------------------------------------------------------
 
     def close(self):
-        """Commit (with auto-commit), leave the group, stop heartbeats and close connections."""
+        """Commit (with auto-commit), leave the group, stop heartbeats and close connections. The commit is tried
+        even while a rebalance is pending: the coordinator takes it from the current generation until the group
+        moves on (as the Java consumer commits on close and before rejoining)."""
         if self._closed.is_set():
             return
         try:
-            if self.generation >= 0 and not self._rejoin_needed and self.enable_auto_commit:
+            if self.generation >= 0 and self.enable_auto_commit:
                 self._commit_quietly()
             if self.member_id:
                 self._leave()
