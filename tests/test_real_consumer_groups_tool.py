@@ -363,3 +363,27 @@ def test_console_consumer_with_roundrobin_shares_a_group_with_a_confluent_member
     finally:
         process.kill() if process.poll() is None else None
         other.close()
+
+
+def test_console_whitelist_member_picks_up_a_topic_created_after_it_started(cluster):
+    prefix = "late-" + uuid.uuid4().hex[:6]
+    group = prefix + "-group"
+    process = subprocess.Popen(
+        [os.path.join(ROOT, "scripts", "kafka-console-consumer.sh"), "--bootstrap-server", cluster.bootstrap_servers,
+         "--whitelist", prefix + r"-\d+", "--group", group, "--from-beginning", "--max-messages", "4",
+         "--timeout-ms", "60000", "--property", "print.partition=true", "--property", "print.offset=true",
+         "--consumer-property", "metadata.max.age.ms=500"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        def members():
+            state = rows(tool(cluster, "--describe", "--group", group, "--state")[1], group)
+            return state[0][-2:] if state else None
+        wait_for(lambda: members() == ["Stable", "1"], 90, interval=0.5, message="the whitelist member in its group")
+        topic = prefix + "-1"
+        create_topic(cluster, topic, 2)
+        produce(cluster, topic, 2, 2)
+        got, _ = printed(process)
+    finally:
+        process.kill() if process.poll() is None else None
+    assert sorted(got) == [(p, o) for p in range(2) for o in range(2)]
+    assert committed(cluster, group, topic) == {0: 2, 1: 2}

@@ -5,6 +5,7 @@ import io
 import pytest
 
 from kafka_zk.client.consumer import Consumer, ConsumerRecord
+from kafka_zk.client.group_consumer import GroupConsumer
 from kafka_zk.tools import console_consumer, console_producer
 from kafka_zk.tools.command_line import UsageError, run_tool
 from tests.client_fake_broker import fake  # noqa: F401  (fixture)
@@ -24,13 +25,18 @@ class AssignAllMember(Consumer):
     partition of the topics, as a one-member group would."""
 
     def __init__(self, bootstrap_servers, group_id, enable_auto_commit=False, auto_commit_interval_ms=5000,
-                 session_timeout_ms=10000, heartbeat_interval_ms=3000, rebalance_timeout_ms=300000, **options):
+                 session_timeout_ms=10000, heartbeat_interval_ms=3000, rebalance_timeout_ms=300000,
+                 metadata_max_age_ms=300000, **options):
         super().__init__(bootstrap_servers, **options)
         self.group_id = group_id
         self.fetcher = self
 
     def subscribe(self, topics):
         self.assign([(t, p) for t in topics for p in self.cluster.partitions_for(t)])
+
+    def subscribe_pattern(self, select):
+        self.cluster.metadata(None)
+        self.subscribe(select(sorted(self.cluster.topics)))
 
 
 def run_consumer(argv):
@@ -219,3 +225,30 @@ def test_unprinted_records_are_reported_per_partition(fake):
     assert unprinted
     for tp, offset in unprinted.items():
         assert offset == min(o for v, (t, p, o) in where.items() if (t, p) == tp and v not in printed)
+
+
+def test_whitelist_member_reads_the_matching_topics(fake):
+    fake.create_topic("other", 1)
+    _produce(fake, 0, [b"a"])
+    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--whitelist", "t|nothing",
+                                   "--from-beginning", "--timeout-ms", "300", "--property", "print.partition=true"])
+    assert (code, out) == (0, "Partition:0\ta\n")
+
+
+def test_pattern_subscription_is_matched_again_every_metadata_max_age(fake):
+    now = [100.0]
+    member = GroupConsumer(fake.bootstrap, "g", metadata_max_age_ms=1000, clock=lambda: now[0])
+    try:
+        member.subscribe_pattern(lambda names: [n for n in names if n.startswith("new")])
+        member._rejoin_needed = False
+        member._maybe_match_topics()
+        assert member.topics == [] and not member._rejoin_needed
+        fake.create_topic("new-one", 2)
+        now[0] += 0.5
+        member._maybe_match_topics()           # not yet: the last look was half a max age ago
+        assert member.topics == []
+        now[0] += 0.6
+        member._maybe_match_topics()
+        assert member.topics == ["new-one"] and member._rejoin_needed
+    finally:
+        member.close()   # never joined: nothing to commit, no LeaveGroup

@@ -36,7 +36,8 @@ class GroupConsumer:
     def __init__(self, bootstrap_servers, group_id, topics=(), client_id="kafka-zk-consumer",
                  auto_offset_reset="latest", enable_auto_commit=True, auto_commit_interval_ms=5000,
                  session_timeout_ms=10000, rebalance_timeout_ms=300000, heartbeat_interval_ms=3000,
-                 assignors=("range",), clock=time.monotonic, sleep=time.sleep, **consumer_options):
+                 assignors=("range",), metadata_max_age_ms=300000, clock=time.monotonic, sleep=time.sleep,
+                 **consumer_options):
         if not group_id:
             raise ValueError("group.id is required for a group consumer")
         self.group_id = group_id
@@ -56,6 +57,9 @@ class GroupConsumer:
         self.cluster = self.fetcher.cluster
         self.coordinators = CoordinatorLocator(self.cluster)
         self.topics = sorted(set(topics))
+        self.metadata_max_age = metadata_max_age_ms / 1000.0
+        self._select_topics = None
+        self._next_pattern_check = 0.0
         self.member_id = ""
         self.generation = -1
         self.protocol = None
@@ -78,7 +82,26 @@ class GroupConsumer:
 
     def subscribe(self, topics):
         self.topics = sorted(set(topics))
+        self._select_topics = None
         self._rejoin_needed = True
+
+    def subscribe_pattern(self, select):
+        """Subscribe to the topics ``select(names of all topics)`` returns, evaluated again every
+        metadata.max.age.ms (as a Java consumer subscribed to a Pattern); the member rejoins when they change."""
+        self._select_topics = select
+        self._next_pattern_check = self._clock()
+        self._rejoin_needed = True
+
+    def _maybe_match_topics(self):
+        if self._select_topics is None or self._clock() < self._next_pattern_check:
+            return
+        self._next_pattern_check = self._clock() + self.metadata_max_age
+        self.cluster.metadata(None)
+        topics = sorted(set(self._select_topics(sorted(self.cluster.topics))))
+        if topics != self.topics:
+            log.info("group %s: subscription now %s", self.group_id, topics)
+            self.topics = topics
+            self._rejoin_needed = True
 
     def assignment(self):
         return self.fetcher.assignment()
@@ -197,6 +220,7 @@ class GroupConsumer:
         needed, and checks between short fetches whether the heartbeat thread asked for a rejoin."""
         deadline = self._clock() + timeout_ms / 1000.0
         while True:
+            self._maybe_match_topics()
             self.ensure_active()
             self._maybe_auto_commit()
             remaining = max(0, int((deadline - self._clock()) * 1000))

@@ -115,7 +115,8 @@ def group_settings(args, props):
                 "auto_commit_interval_ms": int(props.get("auto.commit.interval.ms", 5000)),
                 "session_timeout_ms": int(props.get("session.timeout.ms", 10000)),
                 "heartbeat_interval_ms": int(props.get("heartbeat.interval.ms", 3000)),
-                "rebalance_timeout_ms": int(props.get("max.poll.interval.ms", 300000))}
+                "rebalance_timeout_ms": int(props.get("max.poll.interval.ms", 300000)),
+                "metadata_max_age_ms": int(props.get("metadata.max.age.ms", 300000))}
     strategy = props.get("partition.assignment.strategy")
     if strategy:
         settings["assignors"] = tuple(s.strip() for s in strategy.split(",") if s.strip())
@@ -188,13 +189,14 @@ def assign_start(consumer, args, start_offset):
                      for p in consumer.cluster.partitions_for(t, allow_auto_create=args.topic is not None)])
 
 
-def subscribed_topics(consumer, args):
-    """Topics a group member subscribes to: --topic (created if the broker auto-creates) or the --whitelist matches."""
+def subscribe(consumer, args):
+    """A group member subscribes to --topic (created if the broker auto-creates topics) or to the topics matching
+    --whitelist, which it looks for again every metadata.max.age.ms as Kafka's pattern subscription does."""
     if args.topic is not None:
         consumer.cluster.partitions_for(args.topic, allow_auto_create=True)
-        return [args.topic]
-    consumer.cluster.metadata(None)
-    return filter_topics(sorted(consumer.cluster.topics), args.whitelist, exclude_internal=True)
+        consumer.subscribe([args.topic])
+    else:
+        consumer.subscribe_pattern(lambda names: filter_topics(names, args.whitelist, exclude_internal=True))
 
 
 def consume(consumer, formatter, out, err, max_messages, timeout_ms, unprinted=None):
@@ -271,7 +273,7 @@ def run(args, out, err, consumer_factory=Consumer, group_consumer_factory=GroupC
     unprinted = {}
     try:
         if as_member:
-            consumer.subscribe(subscribed_topics(consumer, args))
+            subscribe(consumer, args)
         else:
             assign_start(consumer, args, start_offset)
         count = consume(consumer, formatter, out, err, args.max_messages, args.timeout_ms, unprinted)
