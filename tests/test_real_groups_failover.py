@@ -1,6 +1,7 @@
 """Consumer groups through restarts and failures on three real brokers: static membership (a restarted static
 member gets its partitions back without a rebalance of the others; a duplicate instance is fenced), and kill -9
-of the coordinator broker (the controller or not) while subprocess members consume and commit."""
+of the coordinator broker (the controller or not) while subprocess members consume and commit, one member
+dying with it so that the new coordinator evicts it and rebalances the loaded group."""
 
 import json
 import subprocess
@@ -223,6 +224,10 @@ class MemberProcess:
         assigned = [e for e in self.events if "assigned" in e]
         return assigned[-1]["assigned"] if assigned else []
 
+    def generation(self):
+        assigned = [e for e in self.events if "assigned" in e]
+        return assigned[-1]["generation"] if assigned else -1
+
     def stop(self):
         self.process.kill()
         self.process.wait(30)
@@ -246,7 +251,8 @@ def group_coordinated_by(cluster, role):
     for _ in range(200):
         group = "failover-" + uuid.uuid4().hex[:6]
         if (offsets_leader(cluster, group) == controller) == (role == "controller"):
-            assert coordinator_id(cluster, group) == offsets_leader(cluster, group)
+            wait_for(lambda: coordinator_id(cluster, group) == offsets_leader(cluster, group), 30,
+                     message="FindCoordinator naming the leader of the group's offsets partition")
             return group, controller
     raise AssertionError("no group id found for a coordinator that is %s" % role)
 
@@ -259,13 +265,15 @@ def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_com
     topic = make_topic(cluster, first_batch)
     cluster.wait_full_isr(topic, range(PARTITIONS), [0, 1, 2], timeout=60)
     group, controller = group_coordinated_by(cluster, role)
-    members = [MemberProcess(cluster, group, topic) for _ in range(2)]
+    members = [MemberProcess(cluster, group, topic) for _ in range(3)]
+    survivors = members[:2]
     victim = None
     try:
         wait_for(lambda: acknowledged_commits(members) == {p: first_batch for p in range(PARTITIONS)} and
-                 sorted(members[0].assignment() + members[1].assignment()) == list(range(PARTITIONS)) and
+                 sorted(p for m in members for p in m.assignment()) == list(range(PARTITIONS)) and
                  all(m.assignment() for m in members), 120,
-                 message="two members sharing the topic, the first batch committed")
+                 message="three members sharing the topic, the first batch committed")
+        generation = max(m.generation() for m in members)
         old_coordinator = coordinator_id(cluster, group)
         assert (old_coordinator == controller) == (role == "controller")
         victim = cluster.broker(old_coordinator)
@@ -274,6 +282,7 @@ def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_com
         wait_for(lambda: any(o > first_batch for o in acknowledged_commits(members).values()), 60,
                  message="commits of the second batch")
         victim.kill()                                        # while the members consume and commit
+        members[2].stop()              # a member dies with it: the new coordinator must evict it and rebalance
         producing.join(150)
         assert not producing.is_alive()
 
@@ -281,7 +290,8 @@ def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_com
             leader = offsets_leader(cluster, group)
             return (leader,) if leader not in (-1, old_coordinator) else None
         new_leader = wait_for(moved, 60, message="a new leader of the group's offsets partition")[0]
-        assert coordinator_id(cluster, group) == new_leader      # the group moved with its offsets partition
+        wait_for(lambda: coordinator_id(cluster, group) == new_leader, 30,   # the group moved with its partition
+                 message="FindCoordinator naming the new leader %d" % new_leader)
         if role == "controller":
             assert cluster.wait_controller(not_id=old_coordinator) != old_coordinator
 
@@ -296,6 +306,9 @@ def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_com
             assert all(end >= total for end in ends.values()), ends
             wait_for(lambda: acknowledged_commits(members) == ends, 120,
                      message="every record committed after the failover")
+            wait_for(lambda: sorted(p for m in survivors for p in m.assignment()) == list(range(PARTITIONS)), 60,
+                     message="the two survivors owning every partition")
+            assert min(m.generation() for m in survivors) > generation
             stored = reader.committed([TopicPartition(topic, p) for p in range(PARTITIONS)], timeout=60)
             assert {tp.partition: tp.offset for tp in stored} == ends
         finally:
