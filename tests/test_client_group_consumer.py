@@ -139,3 +139,23 @@ def test_our_member_and_a_confluent_member_share_a_group(cluster, assignor):
     theirs.close()          # LeaveGroup: our member rejoins and takes all four
     wait_for(lambda: mine.poll(100) is not None and len(mine.assignment()) == 4, 90, message="takeover")
     mine.close()
+
+
+def test_close_commits_while_a_rebalance_is_pending(cluster):
+    topic = make_topic(cluster, 2, 4)
+    group = "pending-" + uuid.uuid4().hex[:6]
+    mine = ours(cluster, group, topic, enable_auto_commit=True, auto_commit_interval_ms=600000)
+    assert len(drain(mine, 8)) == 8
+    newcomer = ConfluentConsumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
+                                  "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
+                                  "enable.auto.commit": False})
+    try:
+        newcomer.subscribe([topic])
+        wait_for(lambda: newcomer.poll(0.1) is None and mine._rejoin_needed, 60,
+                 message="our member told of the rebalance by its heartbeat")
+        mine.close()        # the group is PreparingRebalance: the commit of the current generation still counts
+        checker = ours(cluster, group, topic)
+        assert checker.committed([(topic, 0), (topic, 1)]) == {(topic, 0): 4, (topic, 1): 4}
+        checker.close()
+    finally:
+        newcomer.close()
