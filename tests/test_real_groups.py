@@ -70,8 +70,13 @@ def test_three_consumers_share_then_two_take_over_after_one_leaves(cluster):
         c.subscribe([topic])
     owned = wait_assigned(members, PARTITIONS)
     assert sorted(p for parts in owned.values() for p in parts) == list(range(PARTITIONS))
+    left_at = time.monotonic()
     members[2].close()      # LeaveGroup
     wait_assigned(members[:2], PARTITIONS)
+    # Kafka rebalances at once on LeaveGroup: the others hear of it on their next heartbeat (0.5 s) and rejoin;
+    # nothing waits for the leaver's 6 s session timeout.
+    assert time.monotonic() - left_at < 6
+    assert any("in group %s has left" % group in b.log_file.read_text(errors="replace") for b in cluster.brokers)
     for c in members[:2]:
         c.close()
 
