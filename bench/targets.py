@@ -41,9 +41,10 @@ class KafkaZkTarget:
 
     name = "kafka-zk"
 
-    def __init__(self, bootstrap=None, keep_data=False):
+    def __init__(self, bootstrap=None, keep_data=False, overrides=None):
         self._given = bootstrap
         self._keep_data = keep_data
+        self._overrides = overrides
         self.cluster = None
         self.data_dir = None
 
@@ -52,7 +53,8 @@ class KafkaZkTarget:
             return self
         self.data_dir = tempfile.mkdtemp(prefix="kafka-zk-bench-")
         ports = [free_port() for _ in range(KZ_BROKERS)]
-        self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports)
+        self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports,
+                                    overrides=self._overrides)
         self.cluster.start()
         return self
 
@@ -167,10 +169,11 @@ def add_common_args(parser):
     parser.add_argument("--keep-data", action="store_true", help="keep the kafka-zk temp dir (broker logs)")
 
 
-def make_targets(args):
+def make_targets(args, overrides=None):
+    """The targets --only selects; ``overrides`` are broker settings for a kafka-zk cluster the bench starts."""
     targets = []
     if args.only in (None, "kafka-zk"):
-        targets.append(KafkaZkTarget(args.bootstrap, args.keep_data))
+        targets.append(KafkaZkTarget(args.bootstrap, args.keep_data, overrides))
     if args.only in (None, "mock"):
         targets.append(MockTarget())
     return targets

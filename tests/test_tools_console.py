@@ -4,7 +4,8 @@ import io
 
 import pytest
 
-from kafka_zk.client.consumer import ConsumerRecord
+from kafka_zk.client.consumer import Consumer, ConsumerRecord
+from kafka_zk.client.group_consumer import GroupConsumer
 from kafka_zk.tools import console_consumer, console_producer
 from kafka_zk.tools.command_line import UsageError, run_tool
 from tests.client_fake_broker import fake  # noqa: F401  (fixture)
@@ -19,9 +20,30 @@ def run_producer(argv, stdin):
     return code, out.getvalue(), err.getvalue()
 
 
+class AssignAllMember(Consumer):
+    """Stands in for a group member on the fake broker (which has no coordinator): subscribing assigns every
+    partition of the topics, as a one-member group would."""
+
+    def __init__(self, bootstrap_servers, group_id, enable_auto_commit=False, auto_commit_interval_ms=5000,
+                 session_timeout_ms=10000, heartbeat_interval_ms=3000, rebalance_timeout_ms=300000,
+                 metadata_max_age_ms=300000, **options):
+        super().__init__(bootstrap_servers, **options)
+        self.group_id = group_id
+        self.fetcher = self
+
+    def subscribe(self, topics):
+        self.assign([(t, p) for t in topics for p in self.cluster.partitions_for(t)])
+
+    def subscribe_pattern(self, select):
+        self.cluster.metadata(None)
+        self.subscribe(select(sorted(self.cluster.topics)))
+
+
 def run_consumer(argv):
     out, err = io.StringIO(), io.StringIO()
-    code = run_tool(console_consumer.build_parser(), console_consumer.run, argv, out, err)
+    code = run_tool(console_consumer.build_parser(),
+                    lambda args, o, e: console_consumer.run(args, o, e, group_consumer_factory=AssignAllMember),
+                    argv, out, err)
     return code, out.getvalue(), err.getvalue()
 
 
@@ -150,3 +172,83 @@ def test_consumer_from_beginning_conflicts_with_reset_property():
          "auto.offset.reset=latest"])
     with pytest.raises(UsageError, match="conflict"):
         console_consumer.consumer_settings(args)
+
+
+def _args(*argv):
+    return console_consumer.build_parser().parse_args(["--bootstrap-server", "h:1", "--topic", "t"] + list(argv))
+
+
+def test_group_ids_must_agree_and_exclude_partition(tmp_path):
+    config = tmp_path / "consumer.properties"
+    config.write_text("group.id=from-file\n")
+    with pytest.raises(UsageError, match="do not match. Detected group ids: 'g', 'h', 'from-file'"):
+        console_consumer.provided_group_ids(_args("--group", "g", "--consumer-property", "group.id=h",
+                                                  "--consumer.config", str(config)))
+    assert console_consumer.provided_group_ids(_args("--group", "g", "--consumer-property", "group.id=g")) == ["g"]
+    for extra in (["--group", "g"], ["--consumer-property", "group.id=g"], ["--consumer.config", str(config)]):
+        with pytest.raises(UsageError, match="Options group and partition cannot be specified together."):
+            console_consumer.provided_group_ids(_args("--partition", "0", *extra))
+
+
+def test_generated_group_does_not_commit_unless_asked():
+    args = _args()
+    group, passed, settings = console_consumer.group_settings(args, {})
+    assert not passed and settings["enable_auto_commit"] is False
+    assert group.startswith("console-consumer-") and 0 <= int(group[len("console-consumer-"):]) < 100000
+    _, _, settings = console_consumer.group_settings(args, {"enable.auto.commit": "true"})
+    assert settings["enable_auto_commit"] is True
+    group, passed, settings = console_consumer.group_settings(_args("--group", "mine"), {})
+    assert (group, passed, settings["enable_auto_commit"]) == ("mine", True, True)
+    _, _, settings = console_consumer.group_settings(
+        _args("--group", "mine"), {"partition.assignment.strategy": "roundrobin", "auto.commit.interval.ms": "100"})
+    assert settings["assignors"] == ("roundrobin",) and settings["auto_commit_interval_ms"] == 100
+
+
+def test_missing_consumer_config_is_one_line_error(tmp_path):
+    code, out, err = run_consumer(["--bootstrap-server", "h:1", "--topic", "t", "--consumer.config",
+                                   str(tmp_path / "absent.properties")])
+    assert code == 1 and out == "" and len(err.splitlines()) == 1 and "absent.properties" in err
+
+
+def test_unprinted_records_are_reported_per_partition(fake):
+    _produce(fake, 0, [b"a", b"b", b"c"])
+    _produce(fake, 1, [b"d", b"e"])
+    consumer = AssignAllMember(fake.bootstrap, "g", auto_offset_reset="earliest")
+    consumer.subscribe(["t"])
+    out, err, unprinted = io.StringIO(), io.StringIO(), {}
+    count = console_consumer.consume(consumer, console_consumer.MessageFormatter({}), out, err, 2, 5000, unprinted)
+    consumer.close()
+    printed = out.getvalue().splitlines()
+    assert count == 2 and len(printed) == 2
+    # a reported partition restarts at its first record that was fetched but not printed
+    where = {"a": ("t", 0, 0), "b": ("t", 0, 1), "c": ("t", 0, 2), "d": ("t", 1, 0), "e": ("t", 1, 1)}
+    assert unprinted
+    for tp, offset in unprinted.items():
+        assert offset == min(o for v, (t, p, o) in where.items() if (t, p) == tp and v not in printed)
+
+
+def test_whitelist_member_reads_the_matching_topics(fake):
+    fake.create_topic("other", 1)
+    _produce(fake, 0, [b"a"])
+    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--whitelist", "t|nothing",
+                                   "--from-beginning", "--timeout-ms", "300", "--property", "print.partition=true"])
+    assert (code, out) == (0, "Partition:0\ta\n")
+
+
+def test_pattern_subscription_is_matched_again_every_metadata_max_age(fake):
+    now = [100.0]
+    member = GroupConsumer(fake.bootstrap, "g", metadata_max_age_ms=1000, clock=lambda: now[0])
+    try:
+        member.subscribe_pattern(lambda names: [n for n in names if n.startswith("new")])
+        member._rejoin_needed = False
+        member._maybe_match_topics()
+        assert member.topics == [] and not member._rejoin_needed
+        fake.create_topic("new-one", 2)
+        now[0] += 0.5
+        member._maybe_match_topics()           # not yet: the last look was half a max age ago
+        assert member.topics == []
+        now[0] += 0.6
+        member._maybe_match_topics()
+        assert member.topics == ["new-one"] and member._rejoin_needed
+    finally:
+        member.close()   # never joined: nothing to commit, no LeaveGroup

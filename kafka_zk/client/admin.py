@@ -1,15 +1,18 @@
-"""AdminClient: topic administration over the Kafka protocol (create, delete, partitions, describe, configs)."""
+"""AdminClient: topic and consumer-group administration over the Kafka protocol (topics, configs, groups, offsets)."""
 
 from collections import namedtuple
 
 from kafka_zk.client.cluster import ClusterClient
+from kafka_zk.client.coordinator import CoordinatorLocator
 from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import (
     alter_configs, alter_partition_reassignments, alter_replica_log_dirs, create_partitions, create_topics,
-    delete_records, delete_topics, describe_configs, describe_log_dirs, elect_leaders, incremental_alter_configs,
-    list_partition_reassignments)
+    delete_groups, delete_records, delete_topics, describe_configs, describe_groups, describe_log_dirs,
+    elect_leaders, incremental_alter_configs, list_groups, list_partition_reassignments, offset_commit,
+    offset_delete, offset_fetch)
+from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
 TOPIC_RESOURCE_TYPE = 2
@@ -22,6 +25,10 @@ ConfigSynonym = namedtuple("ConfigSynonym", "name value source")
 BROKER_RESOURCE_TYPE = 4
 BROKER_LOGGER_RESOURCE_TYPE = 8
 Reassignment = namedtuple("Reassignment", "replicas adding_replicas removing_replicas")
+GroupMember = namedtuple("GroupMember", "member_id group_instance_id client_id host assignment")
+GroupMember.__doc__ = "A member from DescribeGroups; assignment is {topic: [partitions]} ({} when not a consumer's)."
+GroupDescription = namedtuple("GroupDescription", "group_id state protocol_type protocol members coordinator")
+GroupDescription.__doc__ = "A group from DescribeGroups; coordinator is a BrokerAddress; an unknown group is Dead."
 ReplicaInfo = namedtuple("ReplicaInfo", "size offset_lag is_future")
 LogDirInfo = namedtuple("LogDirInfo", "error replicas")
 LogDirInfo.__doc__ = "One log dir of a broker: an Errors member and {(topic, partition): ReplicaInfo}."
@@ -58,6 +65,7 @@ class AdminClient:
 
     def __init__(self, bootstrap_servers, client_id="kafka-zk-admin", timeout=30.0, **cluster_options):
         self.cluster = ClusterClient(bootstrap_servers, client_id=client_id, timeout=timeout, **cluster_options)
+        self.coordinators = CoordinatorLocator(self.cluster)
 
     def close(self):
         self.cluster.close()
@@ -334,3 +342,91 @@ class AdminClient:
                 for p in topic["partitions"]:
                     result[(topic["topic_name"], p["partition_index"], broker_id)] = Errors.from_code(p["error_code"])
         return result
+
+    # -- consumer groups -----------------------------------------------------------------------
+
+    def list_groups(self):
+        """{group id: protocol type} of the groups every live broker coordinates (ListGroups to each)."""
+        self.cluster.metadata([])
+        groups = {}
+        for node_id in sorted(self.cluster.brokers):
+            response = self.cluster.request(node_id, list_groups.API_KEY, {})
+            raise_for_error(response["error_code"], context="ListGroups on broker %d" % node_id)
+            groups.update((g["group_id"], g["protocol_type"]) for g in response["groups"])
+        return groups
+
+    def describe_group(self, group_id):
+        """GroupDescription of ``group_id`` from its coordinator; raises on a group-level error."""
+        response = self.coordinators.request(
+            group_id, describe_groups.API_KEY, {"groups": [group_id], "include_authorized_operations": False},
+            error_of=lambda r: r["groups"][0]["error_code"] if r["groups"] else 0)
+        group = response["groups"][0]
+        raise_for_error(group["error_code"], context=group_id)
+        consumer = group["protocol_type"] == "consumer"
+        members = [GroupMember(m["member_id"], m.get("group_instance_id"), m["client_id"], m["client_host"],
+                               (assigned_partitions(m["member_assignment"]) or {}) if consumer else {})
+                   for m in group["members"]]
+        coordinator = self.cluster.brokers[self.coordinators.coordinator(group_id)]
+        return GroupDescription(group["group_id"], group["group_state"], group["protocol_type"],
+                                group["protocol_data"], members, coordinator)
+
+    def delete_groups(self, group_ids):
+        """Delete groups; returns {group id: Errors member}."""
+        result = {}
+        for group_id in group_ids:
+            response = self.coordinators.request(
+                group_id, delete_groups.API_KEY, {"groups_names": [group_id]},
+                error_of=lambda r: r["results"][0]["error_code"] if r["results"] else 0)
+            result.update((r["group_id"], Errors.from_code(r["error_code"])) for r in response["results"])
+        return result
+
+    def list_group_offsets(self, group_id, partitions=None):
+        """{(topic, partition): committed offset} of a group (all its partitions when ``partitions`` is None)."""
+        topics = None
+        if partitions is not None:
+            by_topic = {}
+            for topic, partition in partitions:
+                by_topic.setdefault(topic, []).append(partition)
+            topics = [{"name": t, "partition_indexes": ps} for t, ps in sorted(by_topic.items())]
+        response = self.coordinators.request(group_id, offset_fetch.API_KEY,
+                                             {"group_id": group_id, "topics": topics, "require_stable": False})
+        raise_for_error(response.get("error_code", 0), context=group_id)
+        offsets = {}
+        for topic in response["topics"]:
+            for part in topic["partitions"]:
+                raise_for_error(part["error_code"], context="%s-%d" % (topic["name"], part["partition_index"]))
+                if part["committed_offset"] >= 0:
+                    offsets[(topic["name"], part["partition_index"])] = part["committed_offset"]
+        return offsets
+
+    def alter_group_offsets(self, group_id, offsets):
+        """Commit {(topic, partition): offset} for an inactive group (generation -1, no member); raises on an error."""
+        by_topic = {}
+        for (topic, partition), offset in sorted(offsets.items()):
+            by_topic.setdefault(topic, []).append({"partition_index": partition, "committed_offset": offset,
+                                                   "committed_leader_epoch": -1, "committed_metadata": ""})
+        body = {"group_id": group_id, "generation_id": -1, "member_id": "", "group_instance_id": None,
+                "retention_time_ms": -1, "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        response = self.coordinators.request(group_id, offset_commit.API_KEY, body, error_of=_first_partition_error)
+        for topic in response["topics"]:
+            for part in topic["partitions"]:
+                raise_for_error(part["error_code"], context="%s-%d" % (topic["name"], part["partition_index"]))
+
+    def delete_group_offsets(self, group_id, partitions):
+        """OffsetDelete: returns (group-level Errors member, {(topic, partition): Errors member})."""
+        by_topic = {}
+        for topic, partition in partitions:
+            by_topic.setdefault(topic, []).append({"partition_index": partition})
+        body = {"group_id": group_id, "topics": [{"name": t, "partitions": ps} for t, ps in sorted(by_topic.items())]}
+        response = self.coordinators.request(group_id, offset_delete.API_KEY, body)
+        return (Errors.from_code(response["error_code"]),
+                {(t["name"], p["partition_index"]): Errors.from_code(p["error_code"])
+                 for t in response["topics"] for p in t["partitions"]})
+
+
+def _first_partition_error(response):
+    for topic in response["topics"]:
+        for part in topic["partitions"]:
+            if part["error_code"]:
+                return part["error_code"]
+    return 0

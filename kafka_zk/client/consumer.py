@@ -98,6 +98,10 @@ class Consumer:
             self._check_assigned(tp)
         return selected
 
+    def known_positions(self):
+        """{(topic, partition): next offset} of the assigned partitions whose position is known (no reset pending)."""
+        return {tp: pos for tp, pos in self._positions.items() if isinstance(pos, int)}
+
     def position(self, tp):
         """The offset of the next record poll would return for ``tp``."""
         self._check_assigned(tp)

@@ -1,10 +1,12 @@
-"""kafka-console-consumer: print records of a topic (all partitions, or one) without a consumer group."""
+"""kafka-console-consumer: print records of topics as a consumer-group member (or of one assigned partition)."""
 
+import random
 import signal
 import sys
 
 from kafka_zk.client.consumer import Consumer
 from kafka_zk.client.errors import KafkaClientError
+from kafka_zk.client.group_consumer import GroupConsumer
 from kafka_zk.client.topic_names import filter_topics
 from kafka_zk.common.properties import read_properties
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
@@ -85,10 +87,52 @@ def parse_offset(text):
     return value
 
 
-def consumer_settings(args):
-    """Consumer keyword arguments from --consumer.config, --consumer-property and --from-beginning."""
+def provided_group_ids(args):
+    """The distinct group ids given by --group, --consumer-property group.id and --consumer.config group.id; more
+    than one, or one together with --partition, is a usage error as in Kafka's ConsoleConsumer."""
+    file_props = read_properties(args.consumer_config) if args.consumer_config else {}
+    extra = parse_key_value_args(args.consumer_property)
+    provided = list(dict.fromkeys(g for g in (args.group, extra.get("group.id"), file_props.get("group.id"))
+                                  if g is not None))
+    if len(provided) > 1:
+        raise UsageError("The group ids provided in different places (directly using '--group', via "
+                         "'--consumer-property', or via '--consumer.config') do not match. Detected group ids: %s"
+                         % ", ".join("'%s'" % g for g in provided))
+    if provided and args.partition is not None:
+        raise UsageError("Options group and partition cannot be specified together.")
+    return provided
+
+
+def group_settings(args, props):
+    """(group id, whether it was given, group consumer keyword arguments) as Kafka 2.5's ConsoleConsumer decides:
+    --group, --consumer-property group.id and --consumer.config group.id must agree; with none of them the group is
+    a generated console-consumer-<0..99999> whose offsets are not committed unless enable.auto.commit says so."""
+    provided = provided_group_ids(args)
+    passed = bool(provided)
+    group = provided[0] if passed else "console-consumer-%d" % random.randrange(100000)
+    auto_commit = props.get("enable.auto.commit", "true" if passed else "false").strip().lower() == "true"
+    settings = {"enable_auto_commit": auto_commit,
+                "auto_commit_interval_ms": int(props.get("auto.commit.interval.ms", 5000)),
+                "session_timeout_ms": int(props.get("session.timeout.ms", 10000)),
+                "heartbeat_interval_ms": int(props.get("heartbeat.interval.ms", 3000)),
+                "rebalance_timeout_ms": int(props.get("max.poll.interval.ms", 300000)),
+                "metadata_max_age_ms": int(props.get("metadata.max.age.ms", 300000))}
+    strategy = props.get("partition.assignment.strategy")
+    if strategy:
+        settings["assignors"] = tuple(s.strip() for s in strategy.split(",") if s.strip())
+    return group, passed, settings
+
+
+def consumer_properties(args):
+    """--consumer.config overlaid with --consumer-property (which takes precedence)."""
     props = read_properties(args.consumer_config) if args.consumer_config else {}
     props.update(parse_key_value_args(args.consumer_property))
+    return props
+
+
+def consumer_settings(args):
+    """Consumer keyword arguments from --consumer.config, --consumer-property and --from-beginning."""
+    props = consumer_properties(args)
     reset = props.get("auto.offset.reset")
     if args.from_beginning:
         if reset is not None and reset != "earliest":
@@ -145,9 +189,21 @@ def assign_start(consumer, args, start_offset):
                      for p in consumer.cluster.partitions_for(t, allow_auto_create=args.topic is not None)])
 
 
-def consume(consumer, formatter, out, err, max_messages, timeout_ms):
-    """Print records until ``max_messages`` (-1: no limit) or ``timeout_ms`` without any (None: wait forever)."""
+def subscribe(consumer, args):
+    """A group member subscribes to --topic (created if the broker auto-creates topics) or to the topics matching
+    --whitelist, which it looks for again every metadata.max.age.ms as Kafka's pattern subscription does."""
+    if args.topic is not None:
+        consumer.cluster.partitions_for(args.topic, allow_auto_create=True)
+        consumer.subscribe([args.topic])
+    else:
+        consumer.subscribe_pattern(lambda names: filter_topics(names, args.whitelist, exclude_internal=True))
+
+
+def consume(consumer, formatter, out, err, max_messages, timeout_ms, unprinted=None):
+    """Print records until ``max_messages`` (-1: no limit) or ``timeout_ms`` without any (None: wait forever);
+    ``unprinted`` (a dict) collects, per partition, the offset of the first fetched record left unprinted."""
     count = 0
+    unprinted = {} if unprinted is None else unprinted
     try:
         while max_messages < 0 or count < max_messages:
             records = consumer.poll(timeout_ms if timeout_ms is not None else _IDLE_POLL_MS)
@@ -156,7 +212,11 @@ def consume(consumer, formatter, out, err, max_messages, timeout_ms):
                     print("ERROR Error processing message, terminating consumer process: TimeoutException", file=err)
                     break
                 continue
-            for record in records[:max_messages - count] if max_messages >= 0 else records:
+            shown = records[:max_messages - count] if max_messages >= 0 else records
+            for record in records[len(shown):]:
+                tp = (record.topic, record.partition)
+                unprinted[tp] = min(unprinted.get(tp, record.offset), record.offset)
+            for record in shown:
                 write_bytes(out, formatter.format(record))
                 count += 1
             out.flush()
@@ -174,6 +234,7 @@ def build_parser():
     parser.add_argument("--topic", help="The topic id to consume on.")
     parser.add_argument("--whitelist", help="Regular expression of topics to include for consumption.")
     parser.add_argument("--partition", type=int, help="The partition to consume from.")
+    parser.add_argument("--group", help="The consumer group id of the consumer.")
     parser.add_argument("--offset", help="The offset to consume from: a non-negative number, earliest or latest.")
     parser.add_argument("--from-beginning", action="store_true", help="Start with the earliest message.")
     parser.add_argument("--max-messages", type=int, default=-1, help="Exit after this many messages.")
@@ -189,22 +250,41 @@ def build_parser():
     return parser
 
 
-def run(args, out, err, consumer_factory=Consumer):
-    """Consume as the options say; prints 'Processed a total of N messages' on ``err`` at the end."""
+def run(args, out, err, consumer_factory=Consumer, group_consumer_factory=GroupConsumer):
+    """Consume as the options say; prints 'Processed a total of N messages' on ``err`` at the end.
+    Without --partition the consumer joins a group (--group, or a generated console-consumer-<n>) and commits as
+    Kafka's does (auto commit, and on close); records fetched but not printed (--max-messages) are not committed."""
     start_offset = check_args(args)
     formatter = MessageFormatter(parse_key_value_args(args.property))
+    as_member = args.partition is None
     try:
-        consumer = consumer_factory(args.bootstrap_server, **consumer_settings(args))
-    except (ValueError, KafkaClientError) as exc:
+        provided_group_ids(args)
+        settings = consumer_settings(args)
+        if as_member:
+            group, _, group_options = group_settings(args, consumer_properties(args))
+            settings.update(group_options)
+            consumer = group_consumer_factory(args.bootstrap_server, group, **settings)
+        else:
+            consumer = consumer_factory(args.bootstrap_server, **settings)
+    except (OSError, ValueError, KafkaClientError) as exc:
         print("ERROR %s" % exc, file=err)
         return 1
     count = 0
+    unprinted = {}
     try:
-        assign_start(consumer, args, start_offset)
-        count = consume(consumer, formatter, out, err, args.max_messages, args.timeout_ms)
+        if as_member:
+            subscribe(consumer, args)
+        else:
+            assign_start(consumer, args, start_offset)
+        count = consume(consumer, formatter, out, err, args.max_messages, args.timeout_ms, unprinted)
+        for tp, offset in unprinted.items() if as_member else ():
+            if tp in consumer.assignment():   # still ours: commit (on close) up to the last printed record only
+                consumer.fetcher.seek(tp, offset)
     except KafkaClientError as exc:
         print("ERROR Error processing message, terminating consumer process: %s" % exc, file=err)
         return 1
+    except KeyboardInterrupt:   # Ctrl-C or SIGTERM while joining the group or looking up topics: stop quietly
+        pass
     finally:
         consumer.close()
         print("Processed a total of %d messages" % count, file=err)
