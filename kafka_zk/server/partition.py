@@ -295,11 +295,25 @@ class Partition:
 
     # -- reads ------------------------------------------------------------------------------------
 
-    def read(self, fetch_offset, max_bytes, for_follower, min_one_message=True):
-        """Return (FetchDataInfo, high_watermark, log_start_offset, log_end_offset)."""
-        upper = None if for_follower else self.high_watermark
+    def read(self, fetch_offset, max_bytes, for_follower, min_one_message=True, read_committed=False):
+        """Return (FetchDataInfo, high_watermark, log_start_offset, log_end_offset); consumers read up to
+        the high watermark, read_committed ones up to the last stable offset."""
+        if for_follower:
+            upper = None
+        else:
+            upper = self.last_stable_offset if read_committed else self.high_watermark
         info = self.log.read(fetch_offset, max_bytes, max_offset=upper, min_one_message=min_one_message)
         return info, self.high_watermark, self.log.log_start_offset, self.log.log_end_offset
+
+    def aborted_transactions(self, fetch_offset, records):
+        """[(producer_id, first_offset)] of aborted transactions overlapping a read from ``fetch_offset``
+        that returned ``records`` (bytes); up to the offset after the last whole batch read."""
+        last = None
+        for _, header in iter_batch_headers(records):
+            last = header.last_offset
+        if last is None:
+            return []
+        return self.log.collect_aborted_transactions(fetch_offset, last + 1)
 
     def close(self):
         self.log = None

@@ -7,6 +7,7 @@ from kafka_zk.server.apis import (
     incremental_alter_configs, init_producer_id, leader_and_isr, list_offsets, list_partition_reassignments,
     metadata, offset_for_leader_epoch, produce, stop_replica, update_metadata)
 from kafka_zk.server.apis import alter_replica_log_dirs, delete_records, describe_log_dirs
+from kafka_zk.server.apis import write_txn_markers
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
                    controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
@@ -14,6 +15,7 @@ HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_
                    alter_partition_reassignments, list_partition_reassignments, alter_configs,
                    incremental_alter_configs]
 HANDLER_MODULES += [delete_records, describe_log_dirs, alter_replica_log_dirs]
+HANDLER_MODULES += [write_txn_markers]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}
 
