@@ -206,3 +206,35 @@ def test_log_start_offset_past_a_producer_forgets_it(tmp_path):
     append(log, txn_batch(0, 2, transactional=False))
     log.maybe_increment_log_start_offset(2)
     assert set(log.producer_state.producers) == {2}
+
+
+def test_dump_log_prints_snapshot_txnindex_and_markers(tmp_path):
+    import io
+
+    from kafka_zk.tools import dump_log
+    from kafka_zk.tools.command_line import run_tool
+
+    log = open_log(tmp_path / "t-0")
+    _two_transactions(log)
+    append(log, txn_batch(0, 3, sequence=0))  # 9-10, left open
+    log.close()
+    base = os.path.join(log.dir, "00000000000000000000")
+    files = ",".join([base + ".log", base + ".txnindex", os.path.join(log.dir, snapshot_file_name(11))])
+    out, err = io.StringIO(), io.StringIO()
+    assert run_tool(dump_log.build_parser(), dump_log.run, ["--files", files, "--deep-iteration"], out, err) == 0
+    lines = out.getvalue().splitlines()
+    assert [line for line in lines if "endTxnMarker" in line] == [
+        "| offset: 4 CreateTime: 5000 keysize: 4 valuesize: 6 sequence: -1 headerKeys: [] "
+        "endTxnMarker: COMMIT coordinatorEpoch: 0",
+        "| offset: 8 CreateTime: 5000 keysize: 4 valuesize: 6 sequence: -1 headerKeys: [] "
+        "endTxnMarker: ABORT coordinatorEpoch: 0"]
+    assert "version: 0 producerId: 2 firstOffset: 2 lastOffset: 8 lastStableOffset: 5" in lines
+    snapshot_lines = lines[lines.index("Dumping %s" % os.path.join(log.dir, snapshot_file_name(11))) + 1:]
+    assert sorted(snapshot_lines) == [
+        "producerId: 1 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: Some(5) firstSequence: 2 "
+        "lastSequence: 2 lastOffset: 5 offsetDelta: 0 timestamp: 1000",
+        "producerId: 2 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: None firstSequence: 2 "
+        "lastSequence: 3 lastOffset: 7 offsetDelta: 1 timestamp: 5000",
+        "producerId: 3 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: Some(9) firstSequence: 0 "
+        "lastSequence: 1 lastOffset: 10 offsetDelta: 1 timestamp: 1001"]
+    assert err.getvalue() == ""
