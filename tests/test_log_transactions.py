@@ -238,3 +238,70 @@ def test_dump_log_prints_snapshot_txnindex_and_markers(tmp_path):
         "producerId: 3 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: Some(9) firstSequence: 0 "
         "lastSequence: 1 lastOffset: 10 offsetDelta: 1 timestamp: 1001"]
     assert err.getvalue() == ""
+
+
+# -- the cleaner -------------------------------------------------------------------------------------
+
+def _clean(log, clock_ms, checkpoint=None, max_offset=None):
+    from kafka_zk.log.cleaner import Cleaner, CleaningPlan, apply_cleaning, log_to_clean
+
+    ltc = log_to_clean("t", 0, log, checkpoint, clock_ms, max_offset)
+    last = {pid: e.batches[-1].last_offset for pid, e in log.producer_state.producers.items() if e.batches}
+    plan = CleaningPlan.snapshot(ltc, last)
+    return ltc, apply_cleaning(log, Cleaner(1 << 20, lambda: clock_ms).clean(plan))
+
+
+def _records(log):
+    from kafka_zk.record.records import iter_batches
+
+    found = []
+    for segment in log.segments:
+        with open(segment.log_path, "rb") as f:
+            for header, records in iter_batches(f.read()):
+                found += [(r.offset, header.is_control, r.value) for r in records]
+    return found
+
+
+def test_cleaner_removes_aborted_data_keeps_markers_and_stops_at_the_first_unstable_offset(tmp_path):
+    log = open_log(tmp_path / "t-0", cleanup_policy="compact", segment_bytes=400, min_cleanable_dirty_ratio=0.01,
+                   delete_retention_ms=10 ** 12)
+    append(log, txn_batch(0, 1, count=2, sequence=0))  # 0-1: committed, key k
+    append(log, txn_batch(0, 2, count=2, sequence=0))  # 2-3: aborted, key k (must not shadow 0-1)
+    marker(log, 1, commit=True)  # 4
+    marker(log, 2, commit=False)  # 5
+    append(log, txn_batch(0, 3, count=2, sequence=0))  # 6-7: still open
+    for sequence in range(2, 12, 2):
+        append(log, txn_batch(0, 1, count=2, sequence=sequence, transactional=False))  # k again, non-txn
+    log.roll()
+    end = log.log_end_offset
+    ltc, checkpoint = _clean(log, 10 ** 9, max_offset=end)
+    assert ltc.first_uncleanable_offset == 6  # the open transaction of producer 3
+    kept = _records(log)
+    offsets = [offset for offset, _, _ in kept]
+    assert 2 not in offsets and 3 not in offsets  # aborted data gone
+    assert 4 in offsets and 5 in offsets  # both markers stay (this pass saw their transactions' data)
+    assert 1 in offsets  # the committed record was not shadowed by the aborted one of the same key
+    assert 6 in offsets and 7 in offsets  # the open transaction is untouched
+    assert log.collect_aborted_transactions(0, end) == [(2, 2)]  # the entry moved into the cleaned segment
+    assert checkpoint <= 6
+
+
+
+def test_start_up_replays_only_the_active_segment_after_the_roll_snapshot(tmp_path, monkeypatch):
+    from kafka_zk.log import producer_state_loader
+
+    log = open_log(tmp_path / "t-0", segment_bytes=300)
+    for sequence in range(0, 40, 2):
+        append(log, txn_batch(0, 1, sequence=sequence, transactional=False))
+    append(log, txn_batch(0, 2, sequence=0))  # an open transaction in the active segment
+    assert len(log.segments) > 3
+    active_base = log.active_segment.base_offset
+    log.close()
+    replayed = []
+    original = producer_state_loader.replay
+    monkeypatch.setattr(producer_state_loader, "replay",
+                        lambda log, start, rebuild=(): (replayed.append(start), original(log, start, rebuild)))
+    reopened = open_log(tmp_path / "t-0", segment_bytes=300)
+    assert replayed == [active_base]
+    assert reopened.first_unstable_offset(reopened.log_end_offset) == 40
+    assert reopened.producer_state.producers[1].batches[-1].last_seq == 39

@@ -56,20 +56,27 @@ def _segment_batch_reader(segment, position, size):
 
 
 def load_producer_state(log, rebuild_txn_index=()):
-    """Rebuild ``log.producer_state`` up to the log end: the newest usable snapshot at or below the
-    first segment in ``rebuild_txn_index`` (base offsets whose .txnindex recovery emptied) or the
-    log end, then the batches after it. Snapshots past the log end are deleted."""
+    """Rebuild ``log.producer_state`` up to the log end from the newest usable snapshot and the batches
+    after it. Snapshots past the log end are deleted.
+
+    The snapshot used is at or below the first segment in ``rebuild_txn_index`` (base offsets whose
+    .txnindex recovery emptied), else at or below the active segment's base: replaying the active
+    segment restores the last five batches of each producer for duplicate detection (a snapshot keeps
+    only the last one). A newer snapshot is used only when no older one exists and the log has more
+    than one segment, so start-up never rescans the whole log.
+    """
     state = log.producer_state
     end = log.log_end_offset
     for offset in list_snapshots(log.dir):
         if offset > end or offset < log.log_start_offset:
             delete_snapshot(log.dir, offset)
-    limit = min(rebuild_txn_index) if rebuild_txn_index else end
+    limit = min(rebuild_txn_index) if rebuild_txn_index else min(end, log.active_segment.base_offset)
+    candidates = [offset for offset in list_snapshots(log.dir) if offset <= limit]
+    if not candidates and len(log.segments) > 1:
+        candidates = list_snapshots(log.dir)
     start = log.log_start_offset
     entries = []
-    for offset in reversed(list_snapshots(log.dir)):
-        if offset > limit:
-            continue
+    for offset in reversed(candidates):
         try:
             entries = read_snapshot(os.path.join(log.dir, snapshot_file_name(offset)))
             start = offset
