@@ -8,7 +8,8 @@ import logging
 import os
 
 from kafka_zk.log.producer_snapshot import (
-    CorruptSnapshotError, delete_snapshot, list_snapshots, read_snapshot, snapshot_file_name, write_snapshot)
+    SNAPSHOT_SUFFIX, CorruptSnapshotError, delete_snapshot, list_snapshots, read_snapshot, snapshot_file_name,
+    write_snapshot)
 from kafka_zk.log.transaction_index import AbortedTxn
 from kafka_zk.record.batch_header import NO_PRODUCER_ID
 from kafka_zk.record.records import (
@@ -67,6 +68,9 @@ def load_producer_state(log, rebuild_txn_index=()):
     """
     state = log.producer_state
     end = log.log_end_offset
+    for name in os.listdir(log.dir):
+        if name.endswith(SNAPSHOT_SUFFIX + ".tmp"):  # a write a crash interrupted
+            os.remove(os.path.join(log.dir, name))
     for offset in list_snapshots(log.dir):
         if offset > end or offset < log.log_start_offset:
             delete_snapshot(log.dir, offset)
@@ -107,9 +111,10 @@ def replay(log, start, rebuild_txn_index=()):
 
 
 def take_snapshot(log):
-    """Write a snapshot at the producer state's map end offset unless one is there already."""
+    """Write a snapshot at the producer state's map end offset, as Kafka only when it is past the log
+    start offset and past every snapshot there is."""
     offset = log.producer_state.map_end_offset
-    if offset in list_snapshots(log.dir):
+    if offset <= log.log_start_offset or any(existing >= offset for existing in list_snapshots(log.dir)):
         return None
     return write_snapshot(log.dir, offset, log.producer_state.producers.values())
 

@@ -65,7 +65,8 @@ def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b""
                aborted_transactions=None):
     """One partition's answer; ``aborted_transactions`` is None (null on the wire) for read_uncommitted."""
     aborted = None if aborted_transactions is None else [
-        {"producer_id": producer_id, "first_offset": first_offset} for producer_id, first_offset in aborted_transactions]
+        {"producer_id": producer_id, "first_offset": first_offset}
+        for producer_id, first_offset in aborted_transactions]
     return {"partition_index": index, "error_code": error, "high_watermark": high_watermark,
             "last_stable_offset": last_stable_offset, "log_start_offset": log_start_offset,
             "aborted_transactions": aborted, "preferred_read_replica": -1, "records": records}
