@@ -1,6 +1,8 @@
 """The partition side of transactions on real brokers: raw transactional produces, WriteTxnMarkers, the LSO,
 read_committed consumers (confluent-kafka), and a new leader serving the same LSO and aborted list."""
 
+import subprocess
+import sys
 import time
 import uuid
 
@@ -143,6 +145,15 @@ def test_committed_and_aborted_transactions_for_both_isolation_levels(cluster):
     assert committed == [b"c0", b"c1", b"plain0", b"c2", b"plain1"]
     everything = consume_values(bootstrap, topic, "read_uncommitted", 9)
     assert everything == [b"c0", b"c1", b"a0", b"a1", b"a2", b"plain0", b"c2", b"a3", b"plain1"]
+
+    # Our console consumer (and client) filter aborted transactions the same way.
+    console = subprocess.run(
+        [sys.executable, "-m", "kafka_zk.tools.console_consumer", "--bootstrap-server", bootstrap, "--topic", topic,
+         "--from-beginning", "--isolation-level", "read_committed", "--max-messages", "5"],
+        capture_output=True, text=True, timeout=60)
+    assert console.returncode == 0, console.stderr
+    assert console.stdout.splitlines() == ["c0", "c1", "plain0", "c2", "plain1"]
+    assert "Processed a total of 5 messages" in console.stderr
 
 
 @pytest.mark.timeout(120)
