@@ -3,6 +3,7 @@ read_committed consumers (confluent-kafka), and a new leader serving the same LS
 
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -62,10 +63,11 @@ def write_marker(bootstrap, topic, producer_id, commit, coordinator_epoch=0, pro
     return marker["topics"][0]["partitions"][0]["error_code"]
 
 
-def fetch_committed(bootstrap, topic, offset=0):
+def fetch_committed(bootstrap, topic, offset=0, max_wait_ms=0):
     """One read_committed Fetch v11: (error, high_watermark, last_stable_offset, aborted, [Record])."""
     response = request(bootstrap, 1, 11, {
-        "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20, "isolation_level": 1,
+        "replica_id": -1, "max_wait_ms": max_wait_ms, "min_bytes": 1 if max_wait_ms else 0, "max_bytes": 1 << 20,
+        "isolation_level": 1,
         "session_id": 0, "session_epoch": -1, "rack_id": "",
         "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": offset,
                                                      "partition_max_bytes": 1 << 20}]}]})
@@ -181,14 +183,30 @@ def test_open_transaction_holds_back_read_committed_and_new_leader_serves_the_sa
     victim.kill()
     try:
         survivor = next(b for b in cluster.brokers if b.broker_id != leader).bootstrap
-        new_leader = wait_for(lambda: partition_leaders(survivor, topic).get(0) not in (None, leader) and
-                              partition_leaders(survivor, topic)[0], timeout=60, message="a new leader")
+        def elected():
+            current = partition_leaders(survivor, topic).get(0)
+            return [current] if current not in (None, leader) else None  # broker id 0 is a valid answer
+
+        new_leader = wait_for(elected, timeout=60, message="a new leader")[0]
         new_bootstrap = bootstrap_of(cluster, new_leader)
         wait_for(lambda: fetch_committed(new_bootstrap, topic)[:4] == (Errors.NONE, 7, 4, [(aborter, 2)]),
                  timeout=30, message="the new leader's high watermark, LSO and aborted list")
         assert list_latest(new_bootstrap, topic, 1) == 4
+        # A read_committed fetch at the LSO waits in purgatory until the commit moves the LSO.
+        waited = {}
+
+        def long_poll():
+            started = time.monotonic()
+            waited["result"] = fetch_committed(new_bootstrap, topic, offset=4, max_wait_ms=20000)
+            waited["seconds"] = time.monotonic() - started
+
+        poller = threading.Thread(target=long_poll)
+        poller.start()
+        time.sleep(0.5)  # let the fetch reach the broker's purgatory before the marker is written
         assert write_marker(new_bootstrap, topic, opener, True) == Errors.NONE  # 7
-        wait_for(lambda: fetch_committed(new_bootstrap, topic)[2] == 8, message="the LSO past the commit")
+        poller.join(30)
+        assert waited["result"][2] == 8 and [r.value for r in waited["result"][4]][:2] == [b"o0", b"o1"]
+        assert waited["seconds"] < 15
         assert consume_values(new_bootstrap, topic, "read_committed", 5) == [b"p0", b"p1", b"o0", b"o1", b"p2"]
     finally:
         victim.start()

@@ -39,12 +39,21 @@ def decode_entries(data):
 
 
 class TransactionIndex:
-    """Appends and searches the aborted-transaction entries of one segment; ``path`` follows renames."""
+    """Appends and searches the aborted-transaction entries of one segment; ``path`` follows renames.
+
+    The entries are read from the file once and then kept in memory (fetches search them often).
+    """
 
     def __init__(self, path):
         self.path = path
+        self._cache = None
 
     def _read_all(self):
+        if self._cache is None:
+            self._cache = self._read_file()
+        return self._cache
+
+    def _read_file(self):
         try:
             with open(self.path, "rb") as f:
                 data = f.read()
@@ -58,11 +67,13 @@ class TransactionIndex:
         return entries
 
     def entries(self):
-        return self._read_all()
+        return list(self._read_all())
 
     def append(self, aborted):
+        entries = self._read_all()
         with open(self.path, "ab") as f:
             f.write(aborted.encode())
+        entries.append(aborted)
 
     def collect_aborted(self, fetch_offset, upper_bound_offset):
         """([(producer_id, first_offset)] overlapping [fetch_offset, upper_bound_offset), complete) where
@@ -78,16 +89,19 @@ class TransactionIndex:
     def truncate_to(self, offset):
         """Drop the entries whose marker is at or after ``offset``."""
         if not os.path.exists(self.path):
+            self._cache = []
             return
-        keep = b"".join(entry.encode() for entry in self._read_all() if entry.last_offset < offset)
+        kept = [entry for entry in self._read_all() if entry.last_offset < offset]
         with open(self.path, "r+b") as f:
             f.truncate(0)
-            f.write(keep)
+            f.write(b"".join(entry.encode() for entry in kept))
+        self._cache = kept
 
     def reset(self):
         """Empty the index (before it is rebuilt by recovery)."""
         if os.path.exists(self.path):
             os.remove(self.path)
+        self._cache = []
 
     def flush(self):
         if os.path.exists(self.path):
@@ -103,6 +117,7 @@ class TransactionIndex:
         self.path = new_path
 
     def delete(self):
+        self._cache = []
         try:
             os.remove(self.path)
         except FileNotFoundError:
