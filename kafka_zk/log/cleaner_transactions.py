@@ -9,6 +9,7 @@ pass saw data of its transaction; once no data is left a marker may go after del
 from collections import deque
 
 from kafka_zk.log.producer_state_loader import end_txn_marker
+from kafka_zk.record.batch_header import InvalidRecordError
 
 
 def overlapping(aborted, start, end):
@@ -50,9 +51,12 @@ class TransactionTracker:
         self._consume_up_to(header.last_offset)
         if header.record_count == 0:
             return True  # an empty control batch: its transaction was cleaned away already
-        marker = end_txn_marker(raw)
+        try:
+            marker = end_txn_marker(raw)
+        except InvalidRecordError:
+            marker = None
         if marker is None:
-            return False
+            return False  # a control record that is no transaction marker stays
         is_commit = marker[0]
         if is_commit:
             if header.producer_id in self._ongoing_committed:

@@ -1,4 +1,5 @@
-"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery."""
+"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery,
+and its producer state (transactions, the last stable offset, `.txnindex` and `.snapshot` files)."""
 
 import bisect
 import dataclasses

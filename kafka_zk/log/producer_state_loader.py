@@ -11,7 +11,7 @@ from kafka_zk.log.producer_snapshot import (
     SNAPSHOT_SUFFIX, CorruptSnapshotError, delete_snapshot, list_snapshots, read_snapshot, snapshot_file_name,
     write_snapshot)
 from kafka_zk.log.transaction_index import AbortedTxn
-from kafka_zk.record.batch_header import NO_PRODUCER_ID
+from kafka_zk.record.batch_header import NO_PRODUCER_ID, InvalidRecordError
 from kafka_zk.record.records import (
     CONTROL_ABORT, CONTROL_COMMIT, decode_batch, parse_control_key, parse_end_txn_marker)
 
@@ -41,7 +41,11 @@ def apply_batch(state, header, read_batch):
         state.record(header.producer_id, header.producer_epoch, header.base_sequence, header.last_sequence,
                      header.base_offset, header.last_offset, header.max_timestamp, header.is_transactional)
         return None
-    marker = end_txn_marker(read_batch())
+    try:
+        marker = end_txn_marker(read_batch())
+    except InvalidRecordError as error:  # a control record that is no transaction marker
+        logger.warning("ignoring control batch at offset %d: %s", header.base_offset, error)
+        return None
     if marker is None:
         return None
     is_commit, coordinator_epoch, timestamp = marker
