@@ -148,7 +148,24 @@ def test_committed_and_aborted_transactions_for_both_isolation_levels(cluster):
     everything = consume_values(bootstrap, topic, "read_uncommitted", 9)
     assert everything == [b"c0", b"c1", b"a0", b"a1", b"a2", b"plain0", b"c2", b"a3", b"plain1"]
 
-    # Our console consumer (and client) filter aborted transactions the same way.
+    # kafka-python's read_committed consumer, and our console consumer (and client), filter the same way.
+    from kafka import KafkaConsumer
+    from kafka.structs import TopicPartition as KafkaPythonTopicPartition
+
+    kafka_python = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed",
+                                 enable_auto_commit=False, auto_offset_reset="earliest", consumer_timeout_ms=5000)
+    try:
+        kafka_python.assign([KafkaPythonTopicPartition(topic, 0)])
+        kafka_python.seek_to_beginning()
+        values = []
+        for message in kafka_python:
+            values.append(message.value)
+            if len(values) == 5:
+                break
+    finally:
+        kafka_python.close()
+    assert values == [b"c0", b"c1", b"plain0", b"c2", b"plain1"]
+
     console = subprocess.run(
         [sys.executable, "-m", "kafka_zk.tools.console_consumer", "--bootstrap-server", bootstrap, "--topic", topic,
          "--from-beginning", "--isolation-level", "read_committed", "--max-messages", "5"],
