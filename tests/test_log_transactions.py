@@ -305,3 +305,12 @@ def test_start_up_replays_only_the_active_segment_after_the_roll_snapshot(tmp_pa
     assert replayed == [active_base]
     assert reopened.first_unstable_offset(reopened.log_end_offset) == 40
     assert reopened.producer_state.producers[1].batches[-1].last_seq == 39
+
+
+def test_idle_producers_expire_but_not_with_an_open_transaction():
+    state = ProducerStateManager()
+    state.record(1, 0, 0, 0, 0, 0, 1000)
+    state.record(2, 0, 0, 0, 1, 1, 1000, is_transactional=True)
+    state.record(3, 0, 0, 0, 2, 2, 9000)
+    assert state.remove_expired(now_ms=10000, max_idle_ms=5000) == 1
+    assert set(state.producers) == {2, 3}

@@ -190,6 +190,15 @@ class ProducerStateManager:
         if entry.current_txn_first_offset is not None:
             self.ongoing[entry.current_txn_first_offset] = entry.producer_id
 
+    def remove_expired(self, now_ms, max_idle_ms):
+        """Forget producers with no ongoing transaction whose last batch timestamp is ``max_idle_ms`` old
+        (Kafka 2.5's removeExpiredProducers, with transactional.id.expiration.ms). Returns how many."""
+        expired = [pid for pid, entry in self.producers.items()
+                   if entry.current_txn_first_offset is None and now_ms - entry.last_timestamp >= max_idle_ms]
+        for pid in expired:
+            del self.producers[pid]
+        return len(expired)
+
     def truncate_head(self, log_start_offset):
         """The log start moved: forget producers with no data left at or after it (Kafka 2.5's
         truncateHead), their ongoing transactions, and decided transactions wholly below it."""
