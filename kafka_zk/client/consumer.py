@@ -1,4 +1,8 @@
-"""Consumer: reads assigned partitions with Fetch, no consumer group; positions via seek and ListOffsets."""
+"""Consumer: reads assigned partitions with Fetch, no consumer group; positions via seek and ListOffsets.
+
+With isolation_level "read_committed" it reads up to the last stable offset and drops the batches of
+aborted transactions the broker lists, as Kafka's consumer does.
+"""
 
 import time
 from collections import namedtuple
@@ -8,7 +12,7 @@ from kafka_zk.client.errors import KafkaClientError, KafkaConnectionError, Kafka
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import fetch, list_offsets
 from kafka_zk.record.batch_header import iter_batch_headers
-from kafka_zk.record.records import batch_records_data, decode_records
+from kafka_zk.record.records import CONTROL_ABORT, batch_records_data, decode_records, parse_control_key
 
 ConsumerRecord = namedtuple("ConsumerRecord",
                             "topic partition offset timestamp timestamp_type key value headers")
@@ -18,6 +22,8 @@ ConsumerRecord.__doc__ = ("One fetched record; timestamp_type is 'CreateTime' or
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
 READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
+ISOLATION_LEVELS = {"read_committed": READ_COMMITTED, "read_uncommitted": READ_UNCOMMITTED}
 _CONSUMER_REPLICA_ID = -1
 RESET_POLICIES = ("earliest", "latest", "none")
 
@@ -37,7 +43,11 @@ class Consumer:
     def __init__(self, bootstrap_servers, client_id="kafka-zk-consumer", auto_offset_reset="latest",
                  max_wait_ms=500, min_bytes=1, max_bytes=50 * 1024 * 1024, max_partition_fetch_bytes=1024 * 1024,
                  request_timeout_ms=30000, retry_backoff_ms=100, clock=time.monotonic, sleep=time.sleep,
-                 cluster=None):
+                 cluster=None, isolation_level="read_uncommitted"):
+        if isolation_level not in ISOLATION_LEVELS:
+            raise ValueError("Invalid value %s for configuration isolation.level: String must be one of: "
+                             "read_committed, read_uncommitted" % isolation_level)
+        self.isolation_level = ISOLATION_LEVELS[isolation_level]
         if auto_offset_reset not in RESET_POLICIES:
             raise ValueError("Invalid value %s for configuration auto.offset.reset: String must be one of: %s"
                              % (auto_offset_reset, ", ".join(RESET_POLICIES)))
@@ -136,7 +146,7 @@ class Consumer:
         for (topic, partition), timestamp in timestamps.items():
             topics.setdefault(topic, []).append(
                 {"partition_index": partition, "timestamp": timestamp, "max_num_offsets": 1})
-        body = {"replica_id": _CONSUMER_REPLICA_ID, "isolation_level": READ_UNCOMMITTED,
+        body = {"replica_id": _CONSUMER_REPLICA_ID, "isolation_level": self.isolation_level,
                 "topics": [{"name": t, "partitions": parts} for t, parts in topics.items()]}
         conn = self.cluster.connection(node)
         version = conn.api_version(list_offsets.API_KEY)
@@ -211,7 +221,7 @@ class Consumer:
                 "partition": partition, "fetch_offset": self._positions[(topic, partition)],
                 "partition_max_bytes": self.max_partition_fetch_bytes})
         body = {"replica_id": _CONSUMER_REPLICA_ID, "max_wait_ms": wait_ms, "min_bytes": self.min_bytes,
-                "max_bytes": self.max_bytes, "isolation_level": READ_UNCOMMITTED,
+                "max_bytes": self.max_bytes, "isolation_level": self.isolation_level,
                 "topics": [{"topic": t, "partitions": parts} for t, parts in topics.items()]}
         try:
             response = self.cluster.request(node, fetch.API_KEY, body,
@@ -230,7 +240,7 @@ class Consumer:
                     continue
                 error = Errors.from_code(part["error_code"])
                 if error == Errors.NONE:
-                    records.extend(self._parse_records(tp, part["records"]))
+                    records.extend(self._parse_records(tp, part["records"], part.get("aborted_transactions")))
                 elif error == Errors.OFFSET_OUT_OF_RANGE:
                     self._handle_out_of_range(tp)
                 elif error in METADATA_REFRESH_ERRORS:
@@ -253,15 +263,28 @@ class Consumer:
                                      % (tp[0], tp[1], self._positions[tp]))
         self._positions[tp] = None
 
-    def _parse_records(self, tp, data):
+    def _parse_records(self, tp, data, aborted_transactions=None):
         if not data:
             return []
         position = self._positions[tp]
         records = []
+        pending = sorted(((a["producer_id"], a["first_offset"]) for a in aborted_transactions or []),
+                         key=lambda entry: entry[1])
+        aborted_producers = set()
+        committed_only = self.isolation_level == READ_COMMITTED
         for pos, header in iter_batch_headers(data):
+            skip = False
+            if committed_only:
+                while pending and pending[0][1] <= header.last_offset:
+                    aborted_producers.add(pending.pop(0)[0])
+                if header.is_control:
+                    if header.producer_id in aborted_producers and _is_abort_marker(data, pos, header):
+                        aborted_producers.discard(header.producer_id)
+                elif header.is_transactional and header.producer_id in aborted_producers:
+                    skip = True
             if header.next_offset <= position:
                 continue
-            if not header.is_control:
+            if not header.is_control and not skip:
                 timestamp_type = "LogAppendTime" if header.is_log_append_time else "CreateTime"
                 for record in decode_records(header, batch_records_data(data, pos, header)):
                     if record.offset >= position:
@@ -270,3 +293,8 @@ class Consumer:
             position = header.next_offset
         self._positions[tp] = position
         return records
+
+
+def _is_abort_marker(data, pos, header):
+    records = decode_records(header, batch_records_data(data, pos, header))
+    return bool(records) and parse_control_key(records[0].key)[1] == CONTROL_ABORT

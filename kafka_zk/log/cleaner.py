@@ -19,6 +19,7 @@ import logging
 import os
 from typing import Dict, List, Optional
 
+from kafka_zk.log.cleaner_transactions import TransactionTracker, overlapping
 from kafka_zk.log.offset_index import INT32_MAX
 from kafka_zk.log.segment import CLEANED_SUFFIX, LogSegment
 from kafka_zk.record.batch_header import (
@@ -126,8 +127,9 @@ def cleanable_offsets(log, checkpoint_offset, now_ms, max_offset=None):
     """(first dirty offset, first uncleanable offset, max compaction delay ms) as Kafka's cleaner manager.
 
     The checkpoint is reset to the log start offset when it is below it or past the log end.
-    The active segment, the segment holding ``max_offset`` (a high watermark) and every segment
-    younger than min.compaction.lag.ms bound the cleanable range.
+    The active segment, the segment holding ``max_offset`` (a high watermark), the first unstable
+    offset (transactions not yet decided) and every segment younger than min.compaction.lag.ms bound
+    the cleanable range.
     """
     start = log.log_start_offset
     if checkpoint_offset is None or checkpoint_offset < start:
@@ -141,6 +143,9 @@ def cleanable_offsets(log, checkpoint_offset, now_ms, max_offset=None):
     config = log.config
     dirty_non_active = [s for s in _segments_in(log, first_dirty, log.active_segment.base_offset)]
     bounds = [log.active_segment.base_offset]
+    first_unstable = log.first_unstable_offset(log.log_end_offset if max_offset is None else max_offset)
+    if first_unstable is not None:
+        bounds.append(first_unstable)
     if max_offset is not None:
         for segment in log.segments:
             if segment.next_offset() > max_offset:
@@ -213,6 +218,7 @@ class CleaningPlan:
     index_interval_bytes: int
     delete_retention_ms: int
     producer_last_offsets: Dict[int, int]
+    aborted_transactions: list = dataclasses.field(default_factory=list)  # AbortedTxn of the log's .txnindex
 
     @classmethod
     def snapshot(cls, ltc, producer_last_offsets=None):
@@ -226,9 +232,10 @@ class CleaningPlan:
                                      segment.offset_index.entries * 8, segment.time_index.entries * 12,
                                      segment.next_offset(), segment))
         config = log.config
+        aborted = [entry for segment in log.segments for entry in segment.txn_index.entries()]
         return cls(ltc.topic, ltc.partition, log.dir, ltc.first_dirty_offset, ltc.first_uncleanable_offset, infos,
                    config.segment_bytes, config.max_index_size, config.index_interval_bytes,
-                   config.delete_retention_ms, dict(producer_last_offsets or {}))
+                   config.delete_retention_ms, dict(producer_last_offsets or {}), aborted)
 
 
 def group_segments_by_size(segments, max_size, max_index_size, max_offset_delta=INT32_MAX):
@@ -402,6 +409,7 @@ class Cleaner:
         """
         offset_map = self.offset_map
         start, end = plan.first_dirty_offset, plan.first_uncleanable_offset
+        transactions = TransactionTracker(overlapping(plan.aborted_transactions, start, end))
         for info in plan.segments:
             if info.next_offset <= start:
                 continue
@@ -420,6 +428,10 @@ class Cleaner:
                     self._check_abort(plan)
                     self.throttler.maybe_throttle(len(raw))
                     if header.is_control:
+                        transactions.can_discard_marker(header, raw)
+                        offset_map.latest_offset = max(offset_map.latest_offset, header.last_offset)
+                        continue
+                    if transactions.is_aborted(header):  # aborted data never shadows other records
                         offset_map.latest_offset = max(offset_map.latest_offset, header.last_offset)
                         continue
                     for record in decode_records(header, batch_records_data(raw, 0, header)):
@@ -432,16 +444,19 @@ class Cleaner:
 
     def _clean_group(self, plan, group, delete_horizon_ms, result):
         base = group[0].base_offset
-        for suffix in (".log", ".index", ".timeindex"):
+        for suffix in (".log", ".index", ".timeindex", ".txnindex"):
             stale = os.path.join(plan.dir, "%020d%s%s" % (base, suffix, CLEANED_SUFFIX))
             if os.path.exists(stale):
                 os.remove(stale)
         cleaned = LogSegment(plan.dir, base, self._clock(), plan.index_interval_bytes, plan.max_index_size,
                              CLEANED_SUFFIX)
+        transactions = TransactionTracker(overlapping(plan.aborted_transactions, base, group[-1].next_offset))
         try:
             for info in group:
                 retain_deletes = info.last_modified_ms > delete_horizon_ms
-                self._clean_into(plan, info, cleaned, retain_deletes, result)
+                self._clean_into(plan, info, cleaned, retain_deletes, result, transactions)
+            for entry in transactions.cleaned_index:
+                cleaned.txn_index.append(entry)
             cleaned.on_become_inactive()
             cleaned.flush()
             modified = group[-1].last_modified_ms / 1000.0
@@ -451,7 +466,7 @@ class Cleaner:
             raise
         return cleaned
 
-    def _clean_into(self, plan, info, cleaned, retain_deletes, result):
+    def _clean_into(self, plan, info, cleaned, retain_deletes, result, transactions):
         self._check_abort(plan)
         fd = self._open(info)
         try:
@@ -459,7 +474,8 @@ class Cleaner:
                 self._check_abort(plan)
                 result.bytes_read += len(raw)
                 self.throttler.maybe_throttle(len(raw))
-                out, max_timestamp, offset_of_max, count = self._filter_batch(plan, header, raw, retain_deletes)
+                out, max_timestamp, offset_of_max, count = self._filter_batch(plan, header, raw, retain_deletes,
+                                                                              transactions)
                 result.records_read += header.record_count
                 if out is None:
                     continue
@@ -469,10 +485,16 @@ class Cleaner:
         finally:
             os.close(fd)
 
-    def _filter_batch(self, plan, header, raw, retain_deletes):
+    def _filter_batch(self, plan, header, raw, retain_deletes, transactions):
         """(bytes or None, max timestamp, its offset, records kept) for one source batch."""
         if header.is_control:
+            if transactions.can_discard_marker(header, raw) and not retain_deletes:
+                return None, 0, 0, 0
             return raw, header.max_timestamp, header.last_offset, header.record_count
+        if transactions.is_aborted(header):
+            if plan.producer_last_offsets.get(header.producer_id) == header.last_offset:
+                return _empty_batch(header), header.max_timestamp, header.last_offset, 0
+            return None, 0, 0, 0
         records = decode_records(header, batch_records_data(raw, 0, header))
         offset_map = self.offset_map
         kept = []

@@ -1,4 +1,5 @@
-"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery."""
+"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery,
+and its producer state (transactions, the last stable offset, `.txnindex` and `.snapshot` files)."""
 
 import bisect
 import dataclasses
@@ -10,9 +11,13 @@ import uuid
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
 from kafka_zk.log.index_file import CorruptIndexError
 from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
+from kafka_zk.log.producer_state import ProducerStateManager
+from kafka_zk.log.producer_state_loader import (
+    apply_batch, delete_snapshots_before, load_producer_state, take_snapshot)
 from kafka_zk.log.segment import (
     CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX,
     FetchDataInfo, LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
+from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 from kafka_zk.record.batch_header import InvalidRecordError, iter_batch_headers
 
 logger = logging.getLogger(__name__)
@@ -168,6 +173,8 @@ class Log:
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
             LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
+        self.producer_state = ProducerStateManager()
+        self._recovered_bases = set()  # segments whose .txnindex recovery emptied, rebuilt on load
         self._load(clean_shutdown)
 
     def __repr__(self):
@@ -238,6 +245,7 @@ class Log:
             self._recover_unflushed(truncated_on_load)
         elif self._segments and not self.active_segment.tail_is_intact():
             truncated = self.active_segment.recover(epoch_cache=self.leader_epoch_cache)
+            self._recovered_bases.add(self.active_segment.base_offset)
             logger.warning("%s: damaged tail after a clean shutdown; truncated %d bytes", self.dir, truncated)
         now = self._clock()
         if self._segments and self.active_segment.next_offset() < self.log_start_offset:
@@ -253,6 +261,9 @@ class Log:
         self.leader_epoch_cache.truncate_from_end(self._leo.offset)
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
         self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
+        live = {segment.base_offset for segment in self._segments}
+        load_producer_state(self, {base for base in self._recovered_bases if base in live})
+        self._recovered_bases = set()
 
     def _remove_temp_files(self):
         """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases.
@@ -282,7 +293,7 @@ class Log:
         for base_offset in [b for b in swap_bases if min_cleaned is not None and b >= min_cleaned]:
             logger.info("%s: deleting swap segment %d of an unfinished operation", self.dir, base_offset)
             swap_bases.remove(base_offset)
-            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
                 path = os.path.join(self.dir, segment_file_name(base_offset, suffix + SWAP_SUFFIX))
                 if os.path.exists(path):
                     os.remove(path)
@@ -293,7 +304,7 @@ class Log:
         names = sorted(os.listdir(self.dir))
         log_bases = {_base_offset_of(name, LOG_SUFFIX) for name in names} - {None}
         for name in names:
-            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
                 base_offset = _base_offset_of(name, suffix)
                 if base_offset is not None and base_offset not in log_bases:
                     os.remove(os.path.join(self.dir, name))
@@ -308,6 +319,7 @@ class Log:
             except CorruptIndexError as exc:
                 logger.info("%s: rebuilding indexes of segment %d (%s)", self.dir, base_offset, exc)
                 truncated[segment] = segment.recover(epoch_cache=self.leader_epoch_cache)
+                self._recovered_bases.add(base_offset)
             self._add_segment(segment)
         return truncated
 
@@ -315,6 +327,7 @@ class Log:
         """Finish a cleaner's replace interrupted by a crash: the ``.swap`` segment replaces the ones it covers."""
         swap = self._new_segment(base_offset, SWAP_SUFFIX)
         swap.recover()
+        self._recovered_bases.add(base_offset)
         end = swap.next_offset()
         replaced = [s for s in self._segments if base_offset <= s.base_offset < end]
         self._delete_segments(replaced, self._clock(), immediately=True)
@@ -342,6 +355,7 @@ class Log:
             else:
                 logger.info("%s: recovering unflushed segment %d", self.dir, segment.base_offset)
                 truncated = segment.recover(epoch_cache=self.leader_epoch_cache)
+                self._recovered_bases.add(segment.base_offset)
             if truncated > 0:
                 logger.warning("%s: corruption in segment %d, truncated %d bytes to offset %d",
                                self.dir, segment.base_offset, truncated, segment.next_offset())
@@ -369,9 +383,15 @@ class Log:
         segment = self._maybe_roll(len(records), first_offset, last_offset, max_timestamp)
         position = segment.size
         segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
-        for _, header in headers:
+        view = memoryview(records)
+        for pos, header in headers:
             if header.partition_leader_epoch >= 0:
                 self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+            aborted = apply_batch(self.producer_state, header,
+                                  lambda pos=pos, size=header.size: bytes(view[pos:pos + size]))
+            if aborted is not None:
+                segment.txn_index.append(aborted)
+        self.producer_state.map_end_offset = last_offset + 1
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
@@ -404,7 +424,7 @@ class Log:
             return active
         if new_base <= active.base_offset:
             raise ValueError("cannot roll to offset %d at or below the active segment %d" % (new_base, active.base_offset))
-        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX):
+        for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
             stale = os.path.join(self.dir, segment_file_name(new_base, suffix))
             if os.path.exists(stale):
                 logger.warning("%s: removing stale index file %s before rolling", self.dir, stale)
@@ -413,6 +433,11 @@ class Log:
         segment = self._new_segment(new_base)
         self._add_segment(segment)
         self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
+        self.producer_state.map_end_offset = new_base
+        take_snapshot(self)
+        keep_from = min(self._segments[-2].base_offset,
+                        self._segments[max(0, self._floor_index(self.recovery_point))].base_offset)
+        delete_snapshots_before(self, keep_from)
         return segment
 
     # -- reading -----------------------------------------------------------------------------
@@ -498,6 +523,30 @@ class Log:
         """(epoch, end offset) for OffsetForLeaderEpoch; (-1, -1) when unknown."""
         return self.leader_epoch_cache.end_offset_for(leader_epoch, self._leo.offset)
 
+    # -- transactions ------------------------------------------------------------------------
+
+    def first_unstable_offset(self, high_watermark):
+        """The first offset of a transaction undecided or decided at/after ``high_watermark`` (never
+        below the log start offset), or None."""
+        first = self.producer_state.first_unstable_offset(high_watermark)
+        return None if first is None else max(first, self.log_start_offset)
+
+    def last_stable_offset(self, high_watermark):
+        """The LSO: the first unstable offset when it is below the high watermark, else the high watermark."""
+        first = self.first_unstable_offset(high_watermark)
+        return first if first is not None and first < high_watermark else high_watermark
+
+    def collect_aborted_transactions(self, fetch_offset, upper_bound_offset):
+        """[(producer_id, first_offset)] of the aborted transactions overlapping
+        [fetch_offset, upper_bound_offset), from the .txnindex of the segment holding fetch_offset on."""
+        found = []
+        for segment in self._segments[max(0, self._floor_index(fetch_offset)):]:
+            entries, complete = segment.txn_index.collect_aborted(fetch_offset, upper_bound_offset)
+            found.extend(entries)
+            if complete:
+                break
+        return found
+
     # -- retention ---------------------------------------------------------------------------
 
     def delete_old_segments(self, now_ms, max_offset=None):
@@ -564,6 +613,8 @@ class Log:
             return False
         self.log_start_offset = new_start_offset
         self.leader_epoch_cache.truncate_from_start(new_start_offset)
+        self.producer_state.truncate_head(new_start_offset)
+        delete_snapshots_before(self, new_start_offset)
         return True
 
     # -- truncation --------------------------------------------------------------------------
@@ -586,6 +637,7 @@ class Log:
         self.recovery_point = min(target_offset, self.recovery_point)
         self.log_start_offset = min(target_offset, self.log_start_offset)
         self.leader_epoch_cache.truncate_from_end(target_offset)
+        load_producer_state(self)
         return True
 
     def _note_truncation(self, offset):
@@ -600,6 +652,8 @@ class Log:
         self.leader_epoch_cache.clear_and_flush()
         self.log_start_offset = new_offset
         self.recovery_point = min(new_offset, self.recovery_point)
+        delete_snapshots_before(self, 2 ** 63 - 1)
+        self.producer_state.truncate(new_offset)
 
     # -- durability and lifecycle ------------------------------------------------------------
 
@@ -617,7 +671,12 @@ class Log:
         self.last_flush_ms = self._clock()
 
     def close(self):
-        """Remove pending deleted files and close every segment (indexes trimmed)."""
+        """Snapshot the producer state, remove pending deleted files and close every segment (indexes trimmed)."""
+        if self._segments:
+            try:
+                take_snapshot(self)
+            except OSError as error:
+                logger.warning("%s: could not write the producer snapshot: %s", self.dir, error)
         for _, segment in self._pending_deletes:
             segment.delete()
         self._pending_deletes = []
@@ -639,6 +698,7 @@ class Log:
             segment.log_path = moved(segment.log_path)
             segment.offset_index.path = moved(segment.offset_index.path)
             segment.time_index.path = moved(segment.time_index.path)
+            segment.txn_index.path = moved(segment.txn_index.path)
         checkpoint = self.leader_epoch_cache._checkpoint
         checkpoint.path = moved(checkpoint.path)
 

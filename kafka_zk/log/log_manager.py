@@ -154,6 +154,11 @@ class LogManager:
     def all_logs(self):
         return list(self._logs.values())
 
+    def remove_expired_producers(self, now_ms, max_idle_ms):
+        """Kafka's periodic producer id expiration check over every log."""
+        for log in self.all_logs():
+            log.producer_state.remove_expired(now_ms, max_idle_ms)
+
     def log_dir_of(self, topic, partition):
         return self._dir_of.get((topic, partition))
 

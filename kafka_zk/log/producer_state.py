@@ -1,4 +1,9 @@
-"""Idempotent-producer state per partition: epochs, recent batch sequences, duplicate detection."""
+"""Producer state per partition: epochs, recent batch sequences, duplicates, and ongoing transactions.
+
+The first unstable offset (the first offset of a transaction not yet decided, or decided by a
+marker not yet below the high watermark) bounds the last stable offset that read_committed
+consumers may read up to.
+"""
 
 from collections import deque, namedtuple
 
@@ -9,6 +14,8 @@ INT32_MAX = 0x7FFFFFFF
 BATCHES_TO_RETAIN = 5
 
 BatchMetadata = namedtuple("BatchMetadata", "first_seq last_seq first_offset last_offset timestamp")
+# A transaction ended by a marker at last_offset; the log writes aborted ones to its .txnindex.
+CompletedTxn = namedtuple("CompletedTxn", "producer_id first_offset last_offset is_aborted")
 
 
 class ProducerFencedError(Exception):
@@ -23,14 +30,30 @@ class UnknownProducerIdError(Exception):
     """No state for this producer and a first sequence other than 0 (UNKNOWN_PRODUCER_ID)."""
 
 
+class InvalidTxnStateError(Exception):
+    """A non-transactional batch from a producer with an ongoing transaction (INVALID_TXN_STATE)."""
+
+
+class CoordinatorFencedError(Exception):
+    """A marker from an older coordinator epoch than the last one seen (TRANSACTION_COORDINATOR_FENCED)."""
+
+
 class ProducerStateEntry:
-    __slots__ = ("producer_id", "producer_epoch", "batches", "last_timestamp")
+    __slots__ = ("producer_id", "producer_epoch", "batches", "last_timestamp", "coordinator_epoch",
+                 "current_txn_first_offset")
 
     def __init__(self, producer_id, producer_epoch=NO_PRODUCER_EPOCH):
         self.producer_id = producer_id
         self.producer_epoch = producer_epoch
         self.batches = deque(maxlen=BATCHES_TO_RETAIN)
         self.last_timestamp = -1
+        self.coordinator_epoch = -1
+        self.current_txn_first_offset = None
+
+    def update_epoch(self, epoch):
+        if epoch != self.producer_epoch:
+            self.producer_epoch = epoch
+            self.batches.clear()
 
     @property
     def last_seq(self):
@@ -50,10 +73,16 @@ def _in_sequence(last_seq, next_seq):
 
 
 class ProducerStateManager:
-    """Tracks producers of one partition. check() before an append, record() after it succeeds."""
+    """Tracks producers of one partition. check() before an append, record() after it succeeds.
+
+    ``map_end_offset`` is the offset up to which the log's batches have been applied.
+    """
 
     def __init__(self):
         self.producers = {}
+        self.ongoing = {}  # first offset of an undecided transaction -> producer id
+        self.unreplicated = {}  # first offset of a decided transaction -> (producer id, marker offset)
+        self.map_end_offset = 0
 
     def find_duplicate(self, producer_id, epoch, first_seq, last_seq):
         """The BatchMetadata of an already-appended identical batch, or None."""
@@ -62,13 +91,20 @@ class ProducerStateManager:
             return None
         return entry.find_duplicate(epoch, first_seq, last_seq)
 
-    def check(self, producer_id, epoch, first_seq):
-        """Validate a client batch's epoch and sequence; raises one of the errors above."""
+    def check(self, producer_id, epoch, first_seq, is_transactional=False):
+        """Validate a client batch's epoch, sequence and transaction state; raises one of the errors above."""
         entry = self.producers.get(producer_id)
         current_epoch = entry.producer_epoch if entry else NO_PRODUCER_EPOCH
         if entry is not None and epoch < current_epoch:
             raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
                                       % (epoch, current_epoch, producer_id))
+        self._check_sequence(entry, producer_id, epoch, first_seq)
+        if entry is not None and entry.current_txn_first_offset is not None and not is_transactional:
+            raise InvalidTxnStateError("Expected transactional write from producer %d" % producer_id)
+
+    @staticmethod
+    def _check_sequence(entry, producer_id, epoch, first_seq):
+        current_epoch = entry.producer_epoch if entry else NO_PRODUCER_EPOCH
         if epoch != current_epoch:
             if first_seq != 0:
                 if current_epoch != NO_PRODUCER_EPOCH:
@@ -88,25 +124,99 @@ class ProducerStateManager:
                 "Out of order sequence number for producer %d at offset: found %d, expected %d"
                 % (producer_id, first_seq, (last_seq + 1) & INT32_MAX))
 
-    def record(self, producer_id, epoch, first_seq, last_seq, first_offset, last_offset, timestamp):
-        """Remember an appended batch (from a client or while rebuilding from the log)."""
+    def check_marker(self, producer_id, epoch, coordinator_epoch):
+        """Validate a transaction marker from the coordinator (Kafka's checks for coordinator appends)."""
+        entry = self.producers.get(producer_id)
+        if entry is None:
+            return
+        if epoch < entry.producer_epoch:
+            raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
+                                      % (epoch, entry.producer_epoch, producer_id))
+        if coordinator_epoch < entry.coordinator_epoch:
+            raise CoordinatorFencedError(
+                "Invalid coordinator epoch for producerId %d: %d (zombie), %d (current)"
+                % (producer_id, coordinator_epoch, entry.coordinator_epoch))
+
+    def record(self, producer_id, epoch, first_seq, last_seq, first_offset, last_offset, timestamp,
+               is_transactional=False):
+        """Remember an appended data batch (from a client, a leader, or while rebuilding from the log)."""
         if producer_id == NO_PRODUCER_ID:
             return
         entry = self.producers.get(producer_id)
         if entry is None:
             entry = self.producers[producer_id] = ProducerStateEntry(producer_id, epoch)
-        elif epoch != entry.producer_epoch:
-            entry.producer_epoch = epoch
-            entry.batches.clear()
+        else:
+            entry.update_epoch(epoch)
         if first_seq != NO_SEQUENCE:
             entry.batches.append(BatchMetadata(first_seq, last_seq, first_offset, last_offset, timestamp))
         entry.last_timestamp = timestamp
+        if is_transactional and entry.current_txn_first_offset is None:
+            entry.current_txn_first_offset = first_offset
+            self.ongoing[first_offset] = producer_id
 
-    def record_header(self, header):
-        """Rebuild step: apply one batch header already in the log."""
-        if header.producer_id != NO_PRODUCER_ID:
-            self.record(header.producer_id, header.producer_epoch, header.base_sequence,
-                        header.last_sequence, header.base_offset, header.last_offset, header.max_timestamp)
+    def record_marker(self, producer_id, epoch, is_commit, coordinator_epoch, offset, timestamp):
+        """Apply a COMMIT/ABORT marker at ``offset``. Returns (CompletedTxn, last stable offset for the
+        transaction index) for a transaction that had data here, else (None, None)."""
+        entry = self.producers.get(producer_id)
+        if entry is None:
+            entry = self.producers[producer_id] = ProducerStateEntry(producer_id, epoch)
+        completed = last_stable = None
+        first = entry.current_txn_first_offset
+        if first is not None:
+            completed = CompletedTxn(producer_id, first, offset, not is_commit)
+            others = [start for start, pid in self.ongoing.items() if pid != producer_id]
+            last_stable = min(others) if others else offset + 1
+            self.ongoing.pop(first, None)
+            self.unreplicated[first] = (producer_id, offset)
+        entry.update_epoch(epoch)
+        entry.current_txn_first_offset = None
+        entry.coordinator_epoch = coordinator_epoch
+        entry.last_timestamp = timestamp
+        return completed, last_stable
 
-    def truncate(self):
+    def first_unstable_offset(self, high_watermark=None):
+        """The first offset of an undecided transaction or of one whose marker is not yet below
+        ``high_watermark``; None when there is none."""
+        if high_watermark is not None:
+            for first, (_, last) in list(self.unreplicated.items()):
+                if last < high_watermark:
+                    del self.unreplicated[first]
+        candidates = list(self.ongoing) + list(self.unreplicated)
+        return min(candidates) if candidates else None
+
+    def load_entry(self, entry):
+        """Take one entry read from a snapshot."""
+        self.producers[entry.producer_id] = entry
+        if entry.current_txn_first_offset is not None:
+            self.ongoing[entry.current_txn_first_offset] = entry.producer_id
+
+    def remove_expired(self, now_ms, max_idle_ms):
+        """Forget producers with no ongoing transaction whose last batch timestamp is ``max_idle_ms`` old
+        (Kafka 2.5's removeExpiredProducers, with transactional.id.expiration.ms). Returns how many."""
+        expired = [pid for pid, entry in self.producers.items()
+                   if entry.current_txn_first_offset is None and now_ms - entry.last_timestamp >= max_idle_ms]
+        for pid in expired:
+            del self.producers[pid]
+        return len(expired)
+
+    def truncate_head(self, log_start_offset):
+        """The log start moved: forget producers with no data left at or after it (Kafka 2.5's
+        truncateHead), their ongoing transactions, and decided transactions wholly below it."""
+        evicted = [pid for pid, entry in self.producers.items()
+                   if not entry.batches or entry.batches[-1].last_offset < log_start_offset]
+        for pid in evicted:
+            del self.producers[pid]
+        gone = set(evicted)
+        for first, pid in list(self.ongoing.items()):
+            if pid in gone:
+                del self.ongoing[first]
+        for first, (_, last) in list(self.unreplicated.items()):
+            if last < log_start_offset:
+                del self.unreplicated[first]
+        self.map_end_offset = max(self.map_end_offset, log_start_offset)
+
+    def truncate(self, map_end_offset=0):
         self.producers.clear()
+        self.ongoing.clear()
+        self.unreplicated.clear()
+        self.map_end_offset = map_end_offset

@@ -1,4 +1,4 @@
-"""One log segment: a `.log` file of v2 record batches with its `.index` and `.timeindex`."""
+"""One log segment: a `.log` file of v2 record batches with its `.index`, `.timeindex` and `.txnindex`."""
 
 import os
 from collections import namedtuple
@@ -7,6 +7,7 @@ import crc32c
 
 from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
+from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX, TransactionIndex
 from kafka_zk.record.batch_header import (
     ATTRIBUTES_POS, BATCH_HEADER_SIZE, MAGIC_POS, MIN_BATCH_LENGTH, InvalidRecordError, compute_crc, read_batch_header)
 from kafka_zk.record.records import decode_batch
@@ -96,6 +97,8 @@ class LogSegment:
         self.time_index = TimeIndex(
             os.path.join(dir_path, segment_file_name(base_offset, TIME_INDEX_SUFFIX + file_suffix)),
             base_offset, max_index_size)
+        self.txn_index = TransactionIndex(
+            os.path.join(dir_path, segment_file_name(base_offset, TXN_INDEX_SUFFIX + file_suffix)))
         self.created_ms = now_ms
         self._rolling_based_timestamp = None
         self._bytes_since_last_index_entry = 0
@@ -368,6 +371,7 @@ class LogSegment:
         """
         self.offset_index.reset()
         self.time_index.reset()
+        self.txn_index.reset()  # the log rebuilds it from the producer state it replays
         max_timestamp, offset_of_max = NO_TIMESTAMP, self.base_offset
         valid_bytes = 0
         last_index_entry = 0
@@ -406,6 +410,7 @@ class LogSegment:
         found = self.translate_offset(offset)
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
+        self.txn_index.truncate_to(offset)
         self.resize_indexes(self.max_index_size)
         truncated = 0
         if found is not None:
@@ -427,6 +432,7 @@ class LogSegment:
         os.fsync(self._file.fileno())
         self.offset_index.flush()
         self.time_index.flush()
+        self.txn_index.flush()
 
     def close(self):
         """Append the final time index entry, trim both indexes, and close all three files."""
@@ -437,9 +443,10 @@ class LogSegment:
             self._file.close()
 
     def delete(self):
-        """Close and remove all three files (whatever their current suffix)."""
+        """Close and remove all its files (whatever their current suffix)."""
         self.offset_index.delete()
         self.time_index.delete()
+        self.txn_index.delete()
         self._file.close()
         try:
             os.remove(self.log_path)
@@ -458,3 +465,4 @@ class LogSegment:
         self.log_path = new_log_path
         self.offset_index.rename_to(renamed(self.offset_index.path))
         self.time_index.rename_to(renamed(self.time_index.path))
+        self.txn_index.rename_to(renamed(self.txn_index.path))

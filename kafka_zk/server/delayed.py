@@ -51,8 +51,10 @@ class DelayedProduce(DelayedPartitionResults):
 
 
 class DelayedFetch(DelayedOperation):
-    def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done):
+    def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done,
+                 isolation_level=0):
         super().__init__(max_wait_ms)
+        self.read_committed = replica_id < 0 and isolation_level == 1
         self.replica_manager = replica_manager
         self.fetch_infos = fetch_infos
         self.replica_id = replica_id
@@ -67,7 +69,10 @@ class DelayedFetch(DelayedOperation):
             partition = self.replica_manager.get_partition(*tp)
             if partition is None or not partition.is_leader or partition.log is None:
                 return None  # leadership moved: answer now with the error
-            end = partition.log.log_end_offset if self.replica_id >= 0 else partition.high_watermark
+            if self.replica_id >= 0:
+                end = partition.log.log_end_offset
+            else:
+                end = partition.last_stable_offset if self.read_committed else partition.high_watermark
             if end < fetch_offset:
                 return None
             if end > fetch_offset and not (self.replica_id >= 0 and
@@ -82,5 +87,6 @@ class DelayedFetch(DelayedOperation):
         return False
 
     def on_complete(self):
-        results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes)
+        results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes,
+                                                          1 if self.read_committed else 0)
         self.done.callback(results)

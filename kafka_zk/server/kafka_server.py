@@ -39,6 +39,7 @@ log = logging.getLogger(__name__)
 
 HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
 ISR_CHANGE_PROPAGATION_MS = 500
+PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600000  # Kafka 2.5's Defaults.ProducerIdExpirationCheckIntervalMs
 
 
 class KafkaServer(service.Service):
@@ -146,6 +147,8 @@ class KafkaServer(service.Service):
                        self.log_manager.checkpoint_log_start_offsets)
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         self._schedule(config["offsets.retention.check.interval.ms"], self.group_coordinator.manager.expire_offsets)
+        self._schedule(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, lambda: self.log_manager.remove_expired_producers(
+            self.now_ms(), config["transactional.id.expiration.ms"]))
         self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
                                              self.now_ms)
         self.log_cleaner.start()

@@ -5,7 +5,8 @@ from collections import namedtuple
 
 from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
-    OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager, UnknownProducerIdError)
+    CoordinatorFencedError, InvalidTxnStateError, OutOfOrderSequenceError, ProducerFencedError,
+    UnknownProducerIdError)
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import check_crc, iter_batch_headers
 
@@ -56,13 +57,20 @@ class Partition:
         self.zk_version = -1
         self.controller_epoch = -1
         self.high_watermark = 0
-        self.producer_state = ProducerStateManager()
         self.followers = {}
         self.isr_update_in_flight = False
 
     @property
     def tp(self):
         return (self.topic, self.partition)
+
+    @property
+    def producer_state(self):
+        return self.log.producer_state
+
+    @property
+    def last_stable_offset(self):
+        return self.log.last_stable_offset(self.high_watermark)
 
     @property
     def is_leader(self):
@@ -73,12 +81,6 @@ class Partition:
             self.log = self._log_provider(self.topic, self.partition)
             self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset),
                                       self.log.log_end_offset)
-            self.rebuild_producer_state()
-
-    def rebuild_producer_state(self):
-        self.producer_state.truncate()
-        for header in self.log.iter_batch_headers(self.log.log_start_offset):
-            self.producer_state.record_header(header)
 
     # -- leadership changes ----------------------------------------------------------------------
 
@@ -126,8 +128,11 @@ class Partition:
 
     # -- leader: appends and the high watermark ---------------------------------------------------
 
-    def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms, now_ms):
-        """Assign offsets in place and append. Raises KafkaError for leader/ISR/sequence failures."""
+    def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms, now_ms,
+                         marker=None):
+        """Assign offsets in place and append. Raises KafkaError for leader/ISR/sequence failures.
+
+        ``marker`` is the coordinator epoch of a transaction marker batch (WriteTxnMarkers), else None."""
         self.check_leader()
         if required_acks == -1 and len(self.isr) < min_insync_replicas:
             raise KafkaError(Errors.NOT_ENOUGH_REPLICAS,
@@ -135,28 +140,33 @@ class Partition:
                              "requirement of %d for partition %s-%d"
                              % (self.isr, min_insync_replicas, self.topic, self.partition))
         producer_id = validated.producer_id
-        if producer_id >= 0:
+        if producer_id >= 0 and marker is None:
             duplicate = self.producer_state.find_duplicate(
                 producer_id, validated.producer_epoch, validated.base_sequence, validated.last_sequence)
             if duplicate is not None:
                 return AppendResult(duplicate.first_offset, duplicate.last_offset, -1,
                                     self.log.log_start_offset)
-            try:
-                self.producer_state.check(producer_id, validated.producer_epoch, validated.base_sequence)
-            except ProducerFencedError as error:
-                raise KafkaError(Errors.INVALID_PRODUCER_EPOCH, str(error)) from None
-            except OutOfOrderSequenceError as error:
-                raise KafkaError(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, str(error)) from None
-            except UnknownProducerIdError as error:
-                raise KafkaError(Errors.UNKNOWN_PRODUCER_ID, str(error)) from None
+        try:
+            if marker is not None:
+                self.producer_state.check_marker(producer_id, validated.producer_epoch, marker)
+            elif producer_id >= 0:
+                self.producer_state.check(producer_id, validated.producer_epoch, validated.base_sequence,
+                                          validated.is_transactional)
+        except ProducerFencedError as error:
+            raise KafkaError(Errors.INVALID_PRODUCER_EPOCH, str(error)) from None
+        except OutOfOrderSequenceError as error:
+            raise KafkaError(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, str(error)) from None
+        except UnknownProducerIdError as error:
+            raise KafkaError(Errors.UNKNOWN_PRODUCER_ID, str(error)) from None
+        except InvalidTxnStateError as error:
+            raise KafkaError(Errors.INVALID_TXN_STATE, str(error)) from None
+        except CoordinatorFencedError as error:
+            raise KafkaError(Errors.TRANSACTION_COORDINATOR_FENCED, str(error)) from None
         base_offset = self.log.log_end_offset
         last_offset = validated.assign_offsets(base_offset, self.leader_epoch, log_append_time_ms)
-        # For v2 batches Kafka indexes the batch's last offset under its max timestamp.
+        # For v2 batches Kafka indexes the batch's last offset under its max timestamp; the log
+        # applies the batch to the producer state (and a marker to the transaction index).
         self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset)
-        if producer_id >= 0:
-            self.producer_state.record(producer_id, validated.producer_epoch, validated.base_sequence,
-                                       validated.last_sequence, base_offset, last_offset,
-                                       validated.max_timestamp)
         self.maybe_advance_high_watermark(now_ms, None)
         return AppendResult(base_offset, last_offset,
                             log_append_time_ms if log_append_time_ms is not None else -1,
@@ -182,7 +192,6 @@ class Partition:
                              % (requested, self.topic, self.partition, self.high_watermark))
         if self.log.maybe_increment_log_start_offset(requested):
             self.log.delete_segments_below_log_start(now_ms)
-            self.rebuild_producer_state()
         return requested
 
     def low_watermark(self, is_alive=lambda broker_id: True):
@@ -262,8 +271,6 @@ class Partition:
             newest = max(headers, key=lambda header: header.max_timestamp)
             self.log.append_copied(bytes(view[start:end]), headers[0].base_offset, headers[-1].last_offset,
                                    newest.max_timestamp, newest.last_offset)
-            for header in headers:
-                self.producer_state.record_header(header)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
             if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):
@@ -278,23 +285,35 @@ class Partition:
             self.log.truncate_to(offset)
             if self.future_log is not None:
                 follow_truncation(self.future_log, offset)
-            self.rebuild_producer_state()
         self.high_watermark = min(self.high_watermark, self.log.log_end_offset)
 
     def truncate_fully_and_start_at(self, offset):
         self.log.truncate_fully_and_start_at(offset)
         if self.future_log is not None:
             self.future_log.truncate_fully_and_start_at(offset)
-        self.producer_state.truncate()
         self.high_watermark = offset
 
     # -- reads ------------------------------------------------------------------------------------
 
-    def read(self, fetch_offset, max_bytes, for_follower, min_one_message=True):
-        """Return (FetchDataInfo, high_watermark, log_start_offset, log_end_offset)."""
-        upper = None if for_follower else self.high_watermark
+    def read(self, fetch_offset, max_bytes, for_follower, min_one_message=True, read_committed=False):
+        """Return (FetchDataInfo, high_watermark, log_start_offset, log_end_offset); consumers read up to
+        the high watermark, read_committed ones up to the last stable offset."""
+        if for_follower:
+            upper = None
+        else:
+            upper = self.last_stable_offset if read_committed else self.high_watermark
         info = self.log.read(fetch_offset, max_bytes, max_offset=upper, min_one_message=min_one_message)
         return info, self.high_watermark, self.log.log_start_offset, self.log.log_end_offset
+
+    def aborted_transactions(self, fetch_offset, records):
+        """[(producer_id, first_offset)] of aborted transactions overlapping a read from ``fetch_offset``
+        that returned ``records`` (bytes); up to the offset after the last whole batch read."""
+        last = None
+        for _, header in iter_batch_headers(records):
+            last = header.last_offset
+        if last is None:
+            return []
+        return self.log.collect_aborted_transactions(fetch_offset, last + 1)
 
     def close(self):
         self.log = None

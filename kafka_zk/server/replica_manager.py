@@ -22,6 +22,8 @@ from kafka_zk.server.topic_names import is_valid_topic_partition
 log = logging.getLogger(__name__)
 
 FetchInfo = namedtuple("FetchInfo", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
+READ_UNCOMMITTED = 0
+READ_COMMITTED = 1
 
 
 class ProduceResult:
@@ -40,15 +42,18 @@ class ProduceResult:
 
 
 class FetchResult:
-    __slots__ = ("error", "records", "high_watermark", "log_start_offset", "log_end_offset")
+    __slots__ = ("error", "records", "high_watermark", "log_start_offset", "log_end_offset", "last_stable_offset",
+                 "aborted_transactions")
 
     def __init__(self, error=Errors.NONE, records=b"", high_watermark=-1, log_start_offset=-1,
-                 log_end_offset=-1):
+                 log_end_offset=-1, last_stable_offset=-1, aborted_transactions=None):
         self.error = error
         self.records = records
         self.high_watermark = high_watermark
         self.log_start_offset = log_start_offset
         self.log_end_offset = log_end_offset
+        self.last_stable_offset = last_stable_offset
+        self.aborted_transactions = aborted_transactions  # [(producer_id, first_offset)] for read_committed
 
 
 class DeleteRecordsResult:
@@ -111,7 +116,23 @@ class ReplicaManager:
         self.produce_purgatory.try_complete_else_watch(operation, appended)
         return done
 
-    def _append_to_partition(self, tp, records, required_acks, now_ms):
+    def append_txn_markers(self, timeout_ms, entries):
+        """WriteTxnMarkers: entries {(topic, partition): (marker batch, coordinator epoch)}, appended as
+        the coordinator's writes with acks=-1. Returns a Deferred of {tp: ProduceResult}."""
+        results = {}
+        now = self.now_ms()
+        for tp, (records, coordinator_epoch) in entries.items():
+            results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
+        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        for tp in appended:
+            self.fetch_purgatory.check_and_complete(tp)
+        if not appended:
+            return defer.succeed(results)
+        done = defer.Deferred()
+        self.produce_purgatory.try_complete_else_watch(DelayedProduce(timeout_ms, self, results, done), appended)
+        return done
+
+    def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None):
         topic = tp[0]
         partition = self.partitions.get(tp)
         if partition is None:
@@ -125,7 +146,8 @@ class ReplicaManager:
                 timestamp_type=config["message.timestamp.type"],
                 codec_for_topic=config["compression.type"],
                 compacted="compact" in config["cleanup.policy"].split(","),
-                timestamp_diff_max_ms=_diff_limit(config["message.timestamp.difference.max.ms"]))
+                timestamp_diff_max_ms=_diff_limit(config["message.timestamp.difference.max.ms"]),
+                from_client=marker is None)
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
         except InvalidTimestampError as error:
@@ -139,7 +161,8 @@ class ReplicaManager:
         log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
         min_isr = config["min.insync.replicas"]
         try:
-            appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms)
+            appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms,
+                                                  marker=marker)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
         except RecordBatchTooLargeError as error:
@@ -181,8 +204,10 @@ class ReplicaManager:
 
     # -- fetch --------------------------------------------------------------------------------
 
-    def read_partitions(self, fetch_infos, replica_id, max_bytes):
-        """Returns ({tp: FetchResult}, bytes_read) for a list of FetchInfo."""
+    def read_partitions(self, fetch_infos, replica_id, max_bytes, isolation_level=READ_UNCOMMITTED):
+        """Returns ({tp: FetchResult}, bytes_read) for a list of FetchInfo. read_committed consumers
+        (isolation_level 1) read up to the last stable offset and get the aborted transactions."""
+        committed = replica_id < 0 and isolation_level == READ_COMMITTED
         results = {}
         remaining = max_bytes
         bytes_read = 0
@@ -196,42 +221,48 @@ class ReplicaManager:
                 partition.check_leader(info.current_leader_epoch)
                 if replica_id >= 0 and self.should_leader_throttle(partition, replica_id):
                     results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
-                                              partition.log.log_start_offset, partition.log.log_end_offset)
+                                              partition.log.log_start_offset, partition.log.log_end_offset,
+                                              partition.last_stable_offset)
                     continue
                 limit = min(info.max_bytes, remaining)
                 if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
                     results[tp] = FetchResult(Errors.UNKNOWN_SERVER_ERROR)
                     continue
                 data, hw, log_start, leo = partition.read(
-                    info.fetch_offset, limit, for_follower=replica_id >= 0, min_one_message=bytes_read == 0)
+                    info.fetch_offset, limit, for_follower=replica_id >= 0, min_one_message=bytes_read == 0,
+                    read_committed=committed)
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
                 continue
             except OffsetOutOfRangeError:
                 results[tp] = FetchResult(Errors.OFFSET_OUT_OF_RANGE, b"", partition.high_watermark,
-                                          partition.log.log_start_offset, partition.log.log_end_offset)
+                                          partition.log.log_start_offset, partition.log.log_end_offset,
+                                          partition.last_stable_offset)
                 continue
             records = data.read_bytes() if data is not None else b""
+            aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
             bytes_read += len(records)
             if replica_id >= 0 and records and self.replication_quotas is not None:
                 leader_quota = self.replication_quotas.leader
                 if leader_quota.is_throttled(tp):
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
-            results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo)
+            results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
         return results, bytes_read
 
-    def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1):
+    def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1,
+                       isolation_level=READ_UNCOMMITTED):
         """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
         A follower's fetch (replica_id >= 0) also reports how far that follower has got."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
-        results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes)
+        results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level)
         errors = any(result.error != Errors.NONE for result in results.values())
         if max_wait_ms <= 0 or not fetch_infos or bytes_read >= min_bytes or errors:
             return defer.succeed(results)
         done = defer.Deferred()
-        operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done)
+        operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done,
+                                 isolation_level)
         self.fetch_purgatory.try_complete_else_watch(operation, [info.tp for info in fetch_infos])
         return done
 

@@ -140,6 +140,7 @@ def consumer_settings(args):
                              "as they conflict." % reset)
         reset = "earliest"
     return {"auto_offset_reset": reset or "latest", "client_id": props.get("client.id", "console-consumer"),
+            "isolation_level": args.isolation_level,
             "max_partition_fetch_bytes": int(props.get("max.partition.fetch.bytes", 1024 * 1024)),
             "max_wait_ms": int(props.get("fetch.max.wait.ms", 500)),
             "min_bytes": int(props.get("fetch.min.bytes", 1))}
@@ -153,8 +154,6 @@ def check_args(args):
         raise UsageError("Exactly one of whitelist/topic is required.")
     if args.formatter != DEFAULT_FORMATTER:
         raise UsageError("Only the default formatter %s is supported." % DEFAULT_FORMATTER)
-    if args.isolation_level != "read_uncommitted":
-        raise UsageError("Only --isolation-level read_uncommitted is supported.")
     if args.partition is not None:
         if args.topic is None:
             raise UsageError("The topic is required when partition is specified.")
@@ -245,7 +244,9 @@ def build_parser():
     parser.add_argument("--consumer-property", action="append", default=[], help="key=value consumer properties.")
     parser.add_argument("--consumer.config", dest="consumer_config", help="Consumer config properties file.")
     parser.add_argument("--formatter", default=DEFAULT_FORMATTER, help="Only the default formatter is supported.")
-    parser.add_argument("--isolation-level", default="read_uncommitted", help="Only read_uncommitted is supported.")
+    parser.add_argument("--isolation-level", default="read_uncommitted",
+                        help="Set to read_committed in order to filter out transactional messages which are not "
+                             "committed. Set to read_uncommitted to read all messages.")
     parser.add_argument("--skip-message-on-error", action="store_true", help="Accepted for compatibility.")
     return parser
 

@@ -1,4 +1,5 @@
-"""kafka-dump-log: print segment files (.log, .index, .timeindex, .txnindex) the way Kafka 2.5's DumpLogSegments does."""
+"""kafka-dump-log: print segment files (.log, .index, .timeindex, .txnindex) and producer `.snapshot` files the way
+Kafka 2.5's DumpLogSegments does."""
 
 import bisect
 import mmap
@@ -6,6 +7,7 @@ import os
 import struct
 import sys
 
+from kafka_zk.log.producer_snapshot import CorruptSnapshotError, read_snapshot
 from kafka_zk.record.batch_header import (
     BATCH_HEADER_SIZE, LOG_OVERHEAD, NO_SEQUENCE, InvalidRecordError, compute_crc, read_batch_header)
 from kafka_zk.record.compression import CODEC_NAMES
@@ -282,6 +284,26 @@ def dump_txn_index(path, out):
                   % (version, producer_id, first, last, last_stable), file=out)
 
 
+def dump_producer_snapshot(path, out, err):
+    """One line per producer, as Kafka 2.5 prints a ProducerStateEntry (Scala Option for the open transaction)."""
+    try:
+        entries = read_snapshot(path)
+    except CorruptSnapshotError as error:
+        print(str(error), file=err)
+        return
+    for entry in entries:
+        first = entry.current_txn_first_offset
+        line = "producerId: %d producerEpoch: %d coordinatorEpoch: %d currentTxnFirstOffset: %s " % (
+            entry.producer_id, entry.producer_epoch, entry.coordinator_epoch,
+            "None" if first is None else "Some(%d)" % first)
+        if entry.batches:
+            batch = entry.batches[0]
+            line += "firstSequence: %d lastSequence: %d lastOffset: %d offsetDelta: %d timestamp: %d" % (
+                batch.first_seq, batch.last_seq, batch.last_offset, batch.last_offset - batch.first_offset,
+                batch.timestamp)
+        print(line, file=out)
+
+
 def build_parser():
     parser = ToolArgumentParser(
         prog="kafka-dump-log",
@@ -358,6 +380,8 @@ def run(args, out, err):
                 dump_time_index(path, out, report, args.index_sanity_check, args.verify_index_only)
             elif suffix == ".txnindex":
                 dump_txn_index(path, out)
+            elif suffix == ".snapshot":
+                dump_producer_snapshot(path, out, err)
             else:
                 print("Ignoring unknown file %s" % path, file=err)
         except BrokenPipeError:

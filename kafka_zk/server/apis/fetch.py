@@ -1,4 +1,5 @@
-"""Fetch (key 1): read records below the high watermark for consumers (to the log end for followers)."""
+"""Fetch (key 1): records below the high watermark for consumers, below the last stable offset (with the
+aborted transactions) for read_committed ones, and to the log end for followers."""
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.client_quotas import ANONYMOUS
@@ -28,8 +29,9 @@ def handle(server, request):
             fetch_infos.append(FetchInfo(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
                                          partition_data["current_leader_epoch"], partition_data["log_start_offset"]))
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
+    isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
     result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
-                                                   fetch_infos, body["replica_id"])
+                                                   fetch_infos, body["replica_id"], isolation_level)
 
     def build(results):
         throttle_ms = 0
@@ -41,7 +43,9 @@ def handle(server, request):
             if throttle_ms > 0:  # as Kafka: a throttled fetch answers without data, which is not counted
                 server.fetch_quotas.unrecord(ANONYMOUS, client, size, now)
                 results = {tp: FetchResult(outcome.error, b"", outcome.high_watermark, outcome.log_start_offset,
-                                           outcome.log_end_offset) for tp, outcome in results.items()}
+                                           outcome.log_end_offset, outcome.last_stable_offset,
+                                           None if outcome.aborted_transactions is None else [])
+                           for tp, outcome in results.items()}
         topics = {}
         for tp in unknown:
             topics.setdefault(tp[0], []).append(_partition(tp[1], Errors.UNKNOWN_TOPIC_OR_PARTITION))
@@ -49,14 +53,20 @@ def handle(server, request):
             records = outcome.records
             if version <= 3 and records:
                 records = down_convert(records, 0 if version <= 1 else 1)
-            entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records)
+            entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records,
+                               outcome.last_stable_offset, outcome.aborted_transactions)
             topics.setdefault(tp[0], []).append(entry)
         return {"throttle_time_ms": throttle_ms, "error_code": Errors.NONE, "session_id": 0,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
     return result.addCallback(build)
 
 
-def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b""):
+def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b"", last_stable_offset=-1,
+               aborted_transactions=None):
+    """One partition's answer; ``aborted_transactions`` is None (null on the wire) for read_uncommitted."""
+    aborted = None if aborted_transactions is None else [
+        {"producer_id": producer_id, "first_offset": first_offset}
+        for producer_id, first_offset in aborted_transactions]
     return {"partition_index": index, "error_code": error, "high_watermark": high_watermark,
-            "last_stable_offset": high_watermark, "log_start_offset": log_start_offset,
-            "aborted_transactions": [], "preferred_read_replica": -1, "records": records}
+            "last_stable_offset": last_stable_offset, "log_start_offset": log_start_offset,
+            "aborted_transactions": aborted, "preferred_read_replica": -1, "records": records}

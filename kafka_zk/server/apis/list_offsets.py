@@ -1,4 +1,5 @@
-"""ListOffsets (key 2): offsets by timestamp, earliest (-2) and latest (-1)."""
+"""ListOffsets (key 2): offsets by timestamp, earliest (-2) and latest (-1: the high watermark, or the last
+stable offset for isolation_level read_committed)."""
 
 from kafka_zk.protocol.errors import Errors, KafkaError
 
@@ -36,7 +37,12 @@ def _list_offset(server, topic, data, version, is_follower, isolation_level):
             partition.check_leader(data.get("current_leader_epoch", -1))
         log = partition.log
         timestamp = data["timestamp"]
-        upper = log.log_end_offset if is_follower else partition.high_watermark
+        if is_follower:
+            upper = log.log_end_offset
+        elif isolation_level == 1:  # read_committed: the last stable offset
+            upper = partition.last_stable_offset
+        else:
+            upper = partition.high_watermark
         if timestamp == LATEST:
             found = (-1, upper)
         elif timestamp == EARLIEST:

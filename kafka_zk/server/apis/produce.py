@@ -27,10 +27,9 @@ def handle(server, request):
                 early[tp] = Errors.UNSUPPORTED_COMPRESSION_TYPE
             else:
                 entries[tp] = records
-    if body.get("transactional_id"):
-        for tp in entries:
-            early[tp] = Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
-        entries = {}
+    if body.get("transactional_id") is None and any(_is_transactional(records) for records in entries.values()):
+        # As Kafka: transactional batches need a transactional id (authorized for writes); the whole request fails.
+        return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
     result = server.replica_manager.append_records(body["timeout_ms"], acks, entries)
     if acks == 0:
         return None
@@ -62,6 +61,11 @@ def _respond_all(body, code):
                                           for p in topic["partitions"]]}
                           for topic in body["topics"]],
             "throttle_time_ms": 0}
+
+
+def _is_transactional(records):
+    """The transactional bit of a v2 batch's attributes (offset 22, bit 4)."""
+    return len(records) > 22 and records[16] == 2 and bool(records[22] & 0x10)
 
 
 def _is_zstd(records):

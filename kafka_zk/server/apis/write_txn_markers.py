@@ -1,0 +1,69 @@
+"""WriteTxnMarkers (key 27): the transaction coordinator's COMMIT/ABORT markers appended to partition leaders.
+
+As Kafka 2.5: each marker becomes one control batch per partition (transactional and control bits,
+producer id and epoch, no sequence), appended with acks=-1 under request.timeout.ms; a partition with no
+local log answers UNKNOWN_TOPIC_OR_PARTITION, a follower NOT_LEADER_FOR_PARTITION, a stale coordinator
+epoch TRANSACTION_COORDINATOR_FENCED and an older producer epoch INVALID_PRODUCER_EPOCH. The response
+leaves once every marker's appends are replicated (or timed out).
+"""
+
+from twisted.internet import defer
+
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.records import control_marker_record, encode_batch
+
+API_KEY = 27
+
+
+def marker_batch(producer_id, producer_epoch, commit, coordinator_epoch, timestamp_ms):
+    """The control batch Kafka writes for one transaction marker."""
+    key, value = control_marker_record(commit, coordinator_epoch)
+    return encode_batch([(key, value, (), timestamp_ms)], producer_id=producer_id, producer_epoch=producer_epoch,
+                        is_transactional=True, is_control=True, first_timestamp=timestamp_ms)
+
+
+def handle(server, request):
+    replica_manager = server.replica_manager
+    timeout_ms = server.config["request.timeout.ms"]
+    now = server.now_ms()
+    pending = []
+    for marker in request.body["markers"]:
+        producer_id = marker["producer_id"]
+        errors = {}
+        entries = {}
+        batch = marker_batch(producer_id, marker["producer_epoch"], marker["transaction_result"],
+                             marker["coordinator_epoch"], now)
+        for topic in marker["topics"]:
+            for index in topic["partition_indexes"]:
+                tp = (topic["name"], index)
+                partition = replica_manager.get_partition(*tp)
+                if partition is None or partition.log is None:
+                    errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+                else:
+                    entries[tp] = (bytearray(batch), marker["coordinator_epoch"])
+        appended = replica_manager.append_txn_markers(timeout_ms, entries) if entries else defer.succeed({})
+        pending.append(appended.addCallback(_merge, producer_id, errors))
+
+    def build(per_marker):
+        return {"markers": [
+            {"producer_id": producer_id,
+             "topics": [{"name": topic, "partitions": [{"partition_index": index, "error_code": code}
+                                                       for index, code in partitions]}
+                        for topic, partitions in _by_topic(errors).items()]}
+            for producer_id, errors in per_marker]}
+
+    return defer.gatherResults(pending, consumeErrors=True).addCallback(build)
+
+
+def _merge(results, producer_id, errors):
+    merged = dict(errors)
+    for tp, result in results.items():
+        merged[tp] = result.error
+    return producer_id, merged
+
+
+def _by_topic(errors):
+    topics = {}
+    for (topic, index), code in errors.items():
+        topics.setdefault(topic, []).append((index, code))
+    return topics
