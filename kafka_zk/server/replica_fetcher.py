@@ -8,6 +8,8 @@ from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFF
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.fetch_session import PartitionRequest
+from kafka_zk.server.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication_quota import should_throttle
 
 log = logging.getLogger(__name__)
@@ -62,6 +64,7 @@ class ReplicaFetcher:
         self.connection = BrokerConnection(self.reactor, host, port,
                                            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
         self.partitions = {}
+        self.session = FetchSessionHandler()  # this fetcher's fetch session with the leader
         self.running = False
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
@@ -170,19 +173,41 @@ class ReplicaFetcher:
 
     @defer.inlineCallbacks
     def _fetch(self, states):
+        """One Fetch of the partitions in states, in this fetcher's session with the leader: a full request
+        first, then incremental ones naming only the partitions whose fetch position changed."""
         config = self.config
+        max_bytes = config["replica.fetch.max.bytes"]
+        wanted = {tp: PartitionRequest(state.partition.log.log_end_offset, state.partition.log.log_start_offset,
+                                       max_bytes, state.leader_epoch) for tp, state in states.items()}
+        data = self.session.build(wanted)
+        forgotten = {}
+        for topic, index in sorted(data.to_forget):
+            forgotten.setdefault(topic, []).append(index)
         body = {"replica_id": self.broker_id, "max_wait_ms": config["replica.fetch.wait.max.ms"],
                 "min_bytes": config["replica.fetch.min.bytes"],
                 "max_bytes": config["replica.fetch.response.max.bytes"], "isolation_level": 0,
-                "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "",
-                "topics": self._grouped(states, lambda state: {
-                    "current_leader_epoch": state.leader_epoch,
-                    "fetch_offset": state.partition.log.log_end_offset,
-                    "log_start_offset": state.partition.log.log_start_offset,
-                    "partition_max_bytes": config["replica.fetch.max.bytes"]})}
-        response = yield self.connection.request(*FETCH, body)
-        if response["error_code"] != Errors.NONE:
-            raise RuntimeError("fetch failed with error %d" % response["error_code"])
+                "session_id": data.session_id, "session_epoch": data.epoch,
+                "forgotten_topics_data": [{"topic": topic, "partitions": indexes}
+                                          for topic, indexes in forgotten.items()],
+                "rack_id": "", "topics": self._grouped(data.to_send, lambda request: {
+                    "current_leader_epoch": request.current_leader_epoch, "fetch_offset": request.fetch_offset,
+                    "log_start_offset": request.log_start_offset, "partition_max_bytes": request.max_bytes})}
+        try:
+            response = yield self.connection.request(*FETCH, body)
+        except Exception:
+            self.session.handle_error()
+            raise
+        answered = [(topic["topic"], answer["partition_index"]) for topic in response["responses"]
+                    for answer in topic["partitions"]]
+        error = response["error_code"]
+        if not self.session.handle_response(error, response["session_id"], answered,
+                                            response["throttle_time_ms"]):
+            if error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
+                log.info("[ReplicaFetcher broker=%d leader=%d] fetch session %d epoch %d: %s; the next fetch is "
+                         "a full one", self.broker_id, self.leader_id, data.session_id, data.epoch,
+                         Errors.from_code(error).name if error else "unexpected partitions in the answer")
+                return
+            raise RuntimeError("fetch failed with error %d" % error)
         for topic in response["responses"]:
             for answer in topic["partitions"]:
                 tp = (topic["topic"], answer["partition_index"])
