@@ -18,7 +18,8 @@ _INT32_MAX = 0x7FFFFFFF
 # Kafka 2.5 hard-codes this (KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS); it is not a broker config.
 MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000
 
-PartitionRequest = namedtuple("PartitionRequest", "fetch_offset log_start_offset max_bytes current_leader_epoch")
+# One partition of a Fetch request (the replica manager reads with these as they are).
+PartitionRequest = namedtuple("PartitionRequest", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
 
 
 def next_epoch(epoch):

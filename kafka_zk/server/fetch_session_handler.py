@@ -40,18 +40,22 @@ class FetchSessionHandler:
             return FetchRequestData(self.session_id, self.epoch, dict(wanted), [], self.session_partitions)
         to_send = {}
         to_forget = []
-        for tp in list(self.session_partitions):
+        session = self.session_partitions
+        for tp, previous in list(session.items()):
             request = wanted.get(tp)
+            if request is previous:
+                continue
             if request is None:
-                del self.session_partitions[tp]
+                del session[tp]
                 to_forget.append(tp)
-            elif request != self.session_partitions[tp]:
-                self.session_partitions[tp] = request
+            elif request != previous:
+                session[tp] = request
                 to_send[tp] = request
-        for tp, request in wanted.items():
-            if tp not in self.session_partitions:
-                self.session_partitions[tp] = request
-                to_send[tp] = request
+        if len(session) != len(wanted):
+            for tp, request in wanted.items():
+                if tp not in session:
+                    session[tp] = request
+                    to_send[tp] = request
         return FetchRequestData(self.session_id, self.epoch, to_send, to_forget, self.session_partitions)
 
     def handle_response(self, error_code, session_id, answered, throttle_time_ms=0):

@@ -62,8 +62,8 @@ class DelayedOperationPurgatory:
         self._entries += len(keys)
         if self._entries > 2 * self._entries_after_purge + self.PURGE_SLACK_ENTRIES:
             self.purge_completed()
-        if operation.try_complete():
-            return True
+        # Kafka tries once more after watching, for threads that changed state in between; on the reactor's
+        # single thread nothing can have changed since the first try.
         if not operation.completed:
             # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
             operation._timer = self.clock.callLater(max(0.0, operation.delay_ms / 1000.0), operation._expire)

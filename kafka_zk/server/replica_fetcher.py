@@ -22,7 +22,7 @@ _WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADE
 
 
 class PartitionFetchState:
-    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag")
+    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag", "_request")
 
     def __init__(self, partition):
         self.partition = partition
@@ -30,6 +30,19 @@ class PartitionFetchState:
         self.truncating = True
         self.delayed_until = 0.0
         self.lag = None  # the leader's high watermark minus our log end after the last fetch
+        self._request = None
+
+    def request(self, tp, max_bytes):
+        """This partition's part of the next Fetch; the same object while nothing in it changes, so that the
+        fetch session finds unchanged partitions at the cost of an identity check."""
+        log = self.partition.log
+        request = self._request
+        if (request is None or request.fetch_offset != log.log_end_offset
+                or request.log_start_offset != log.log_start_offset or request.max_bytes != max_bytes
+                or request.current_leader_epoch != self.leader_epoch):
+            request = self._request = PartitionRequest(tp, log.log_end_offset, max_bytes, self.leader_epoch,
+                                                       log.log_start_offset)
+        return request
 
     @property
     def in_sync(self):
@@ -108,9 +121,12 @@ class ReplicaFetcher:
                 truncating = {tp: state for tp, state in ready.items() if state.truncating}
                 if truncating:
                     yield self._truncate(truncating)
+                quota = self.manager.quota
+                over_quota = quota is not None and quota.is_quota_exceeded()
+                partitions = self.partitions
                 fetching = {tp: state for tp, state in ready.items()
-                            if not state.truncating and self.partitions.get(tp) is state
-                            and not self._throttled(tp, state)}
+                            if not state.truncating and partitions.get(tp) is state
+                            and not (over_quota and self._throttled(tp, state))}
                 if fetching:
                     yield self._fetch(fetching)
                 elif not truncating:
@@ -177,8 +193,7 @@ class ReplicaFetcher:
         first, then incremental ones naming only the partitions whose fetch position changed."""
         config = self.config
         max_bytes = config["replica.fetch.max.bytes"]
-        wanted = {tp: PartitionRequest(state.partition.log.log_end_offset, state.partition.log.log_start_offset,
-                                       max_bytes, state.leader_epoch) for tp, state in states.items()}
+        wanted = {tp: state.request(tp, max_bytes) for tp, state in states.items()}
         data = self.session.build(wanted)
         forgotten = {}
         for topic, index in sorted(data.to_forget):

@@ -6,7 +6,7 @@ from kafka_zk.server.client_quotas import ANONYMOUS
 from kafka_zk.server.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.quota_configs import sanitize
 from kafka_zk.record.validation import down_convert
-from kafka_zk.server.replica_manager import FetchInfo, FetchResult
+from kafka_zk.server.replica_manager import FetchResult
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
@@ -26,9 +26,10 @@ def handle(server, request):
     fetch_data = {}
     for topic_data in body["topics"]:
         for partition_data in topic_data["partitions"]:
-            fetch_data[(topic_data["topic"], partition_data["partition"])] = PartitionRequest(
-                partition_data["fetch_offset"], partition_data["log_start_offset"],
-                partition_data["partition_max_bytes"], partition_data["current_leader_epoch"])
+            tp = (topic_data["topic"], partition_data["partition"])
+            fetch_data[tp] = PartitionRequest(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
+                                              partition_data["current_leader_epoch"],
+                                              partition_data["log_start_offset"])
     context = server.fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower,
                                                server.now_ms())
     order = []
@@ -39,8 +40,7 @@ def handle(server, request):
         if not server.metadata_cache.contains_topic(tp[0]) and server.replica_manager.get_partition(*tp) is None:
             unknown.add(tp)
             continue
-        fetch_infos.append(FetchInfo(tp, data.fetch_offset, data.max_bytes, data.current_leader_epoch,
-                                     data.log_start_offset))
+        fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
                                                    fetch_infos, body["replica_id"])
