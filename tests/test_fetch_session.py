@@ -1,4 +1,4 @@
-"""Fetch sessions without a reactor: the cache's slots and eviction, epochs, incremental contexts, the fetcher's side."""
+"""Fetch sessions without a reactor: cache slots and eviction, epochs, incremental contexts, the fetcher's side."""
 
 import random
 
