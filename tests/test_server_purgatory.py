@@ -83,3 +83,18 @@ def test_event_manager_runs_events_one_at_a_time_in_order():
     assert log == ["first-start"]
     gate.callback(None)
     assert log == ["first-start", "first-end", "second", "third"]
+
+
+def test_completed_operations_watched_under_keys_nobody_checks_are_purged():
+    clock = task.Clock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    keys = ["idle-%d" % i for i in range(1000)]
+    for _ in range(100):  # e.g. long-polling fetches of idle partitions that all expire
+        purgatory.try_complete_else_watch(Waiting(10, lambda: False), keys)
+        clock.advance(0.02)
+    entries = sum(len(ops) for ops in purgatory._watchers.values())
+    assert entries <= 2 * DelayedOperationPurgatory.PURGE_SLACK_ENTRIES + len(keys)
+    pending = Waiting(10000, lambda: False)
+    purgatory.try_complete_else_watch(pending, keys)
+    assert purgatory.purge_completed() > 0
+    assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory._watchers.values()) == len(keys)

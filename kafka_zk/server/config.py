@@ -138,6 +138,7 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("leader.imbalance.check.interval.seconds", "long", 300, _at_least(1)),
     ("leader.imbalance.per.broker.percentage", "int", 10, None),
     ("fetch.max.bytes", "int", 57671680, _at_least(1024)),
+    ("max.incremental.fetch.session.cache.slots", "int", 1000, _at_least(0)),
     ("queued.max.requests", "int", 500, _at_least(1)),
     ("quota.window.num", "int", 11, _at_least(1)),
     ("quota.window.size.seconds", "int", 1, _at_least(1)),

@@ -64,9 +64,10 @@ class DelayedFetch(DelayedOperation):
 
     def _available_bytes(self):
         total = 0
+        partitions = self.replica_manager.partitions
         for info in self.fetch_infos:
-            tp, fetch_offset = info.tp, info.fetch_offset
-            partition = self.replica_manager.get_partition(*tp)
+            fetch_offset = info.fetch_offset
+            partition = partitions.get(info.tp)
             if partition is None or not partition.is_leader or partition.log is None:
                 return None  # leadership moved: answer now with the error
             if self.replica_id >= 0:

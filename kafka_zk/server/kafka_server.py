@@ -20,6 +20,7 @@ from kafka_zk.server.broker_client import BrokerConnection
 from kafka_zk.server.client_quotas import ClientQuotaManager
 from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
+from kafka_zk.server.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.group_coordinator import GroupCoordinator
 from kafka_zk.server.group_metadata_manager import GroupMetadataManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
@@ -59,6 +60,7 @@ class KafkaServer(service.Service):
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
         self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
         self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
+        self.fetch_manager = FetchManager(FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]))
         self._port = None
         self._tasks = []
         self._epoch_checkpoint_batch = None  # the Deferred of the epoch checkpoint batch being written

@@ -224,6 +224,19 @@ class Partition:
             follower.update(fetch_offset, log_start_offset, now_ms, self.log.log_end_offset)
         return follower
 
+    def note_idle_follower_fetch(self, replica_id, fetch_offset, log_start_offset, now_ms):
+        """The cheap case of update_follower: an in-sync follower fetching again from the log end with the
+        same positions as last time. Notes the fetch and returns True; returns False (nothing done) otherwise.
+        Nothing else can follow from such a fetch: no ISR expansion, and (as in Kafka, which moves the high
+        watermark only when a follower's log end moves) no high watermark or low watermark change."""
+        follower = self.followers.get(replica_id)
+        leo = self.log.log_end_offset
+        if (follower is None or fetch_offset != leo or follower.log_end_offset != fetch_offset
+                or follower.log_start_offset != log_start_offset or replica_id not in self.isr):
+            return False
+        follower.update(fetch_offset, log_start_offset, now_ms, leo)
+        return True
+
     def isr_to_expand(self, replica_id):
         """The ISR with replica_id added, if it has caught up to the HW within this leader epoch."""
         follower = self.followers.get(replica_id)

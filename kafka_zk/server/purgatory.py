@@ -42,10 +42,16 @@ class DelayedOperation:
 class DelayedOperationPurgatory:
     """Holds operations until a key they watch is checked and they can complete, or they time out."""
 
+    # Completed operations stay in the lists of keys nobody checks (idle partitions of a long-polling fetch):
+    # every list is swept once the entries added since the last sweep outnumber those left by it plus this.
+    PURGE_SLACK_ENTRIES = 10000
+
     def __init__(self, name, clock):
         self.name = name
         self.clock = clock
         self._watchers = defaultdict(list)
+        self._entries = 0  # list entries, of pending and of completed operations
+        self._entries_after_purge = 0
 
     def try_complete_else_watch(self, operation, keys):
         """Complete the operation now if possible, else watch it under each key and start its timer."""
@@ -53,8 +59,11 @@ class DelayedOperationPurgatory:
             return True
         for key in keys:
             self._watchers[key].append(operation)
-        if operation.try_complete():
-            return True
+        self._entries += len(keys)
+        if self._entries > 2 * self._entries_after_purge + self.PURGE_SLACK_ENTRIES:
+            self.purge_completed()
+        # Kafka tries once more after watching, for threads that changed state in between; on the reactor's
+        # single thread nothing can have changed since the first try.
         if not operation.completed:
             # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
             operation._timer = self.clock.callLater(max(0.0, operation.delay_ms / 1000.0), operation._expire)
@@ -74,11 +83,27 @@ class DelayedOperationPurgatory:
                 completed += 1
             else:
                 remaining.append(operation)
+        self._entries -= len(watchers) - len(remaining)
         if remaining:
             self._watchers[key] = remaining
         else:
             del self._watchers[key]
         return completed
+
+    def purge_completed(self):
+        """Drop completed operations from every key's list; returns how many entries were dropped."""
+        dropped = 0
+        for key in list(self._watchers):
+            watchers = self._watchers[key]
+            pending = [operation for operation in watchers if not operation.completed]
+            dropped += len(watchers) - len(pending)
+            if pending:
+                self._watchers[key] = pending
+            else:
+                del self._watchers[key]
+        self._entries -= dropped
+        self._entries_after_purge = self._entries
+        return dropped
 
     def watched(self):
         return sum(1 for ops in self._watchers.values() for op in ops if not op.completed)
@@ -89,3 +114,4 @@ class DelayedOperationPurgatory:
                 if operation._timer is not None and operation._timer.active():
                     operation._timer.cancel()
         self._watchers.clear()
+        self._entries = self._entries_after_purge = 0

@@ -8,6 +8,8 @@ from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFF
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.server.fetch_session import PartitionRequest
+from kafka_zk.server.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication_quota import should_throttle
 
 log = logging.getLogger(__name__)
@@ -20,7 +22,7 @@ _WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADE
 
 
 class PartitionFetchState:
-    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag")
+    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag", "_request")
 
     def __init__(self, partition):
         self.partition = partition
@@ -28,6 +30,19 @@ class PartitionFetchState:
         self.truncating = True
         self.delayed_until = 0.0
         self.lag = None  # the leader's high watermark minus our log end after the last fetch
+        self._request = None
+
+    def request(self, tp, max_bytes):
+        """This partition's part of the next Fetch; the same object while nothing in it changes, so that the
+        fetch session finds unchanged partitions at the cost of an identity check."""
+        log = self.partition.log
+        request = self._request
+        if (request is None or request.fetch_offset != log.log_end_offset
+                or request.log_start_offset != log.log_start_offset or request.max_bytes != max_bytes
+                or request.current_leader_epoch != self.leader_epoch):
+            request = self._request = PartitionRequest(tp, log.log_end_offset, max_bytes, self.leader_epoch,
+                                                       log.log_start_offset)
+        return request
 
     @property
     def in_sync(self):
@@ -62,6 +77,7 @@ class ReplicaFetcher:
         self.connection = BrokerConnection(self.reactor, host, port,
                                            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
         self.partitions = {}
+        self.session = FetchSessionHandler()  # this fetcher's fetch session with the leader
         self.running = False
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
@@ -105,9 +121,12 @@ class ReplicaFetcher:
                 truncating = {tp: state for tp, state in ready.items() if state.truncating}
                 if truncating:
                     yield self._truncate(truncating)
+                quota = self.manager.quota
+                over_quota = quota is not None and quota.is_quota_exceeded()
+                partitions = self.partitions
                 fetching = {tp: state for tp, state in ready.items()
-                            if not state.truncating and self.partitions.get(tp) is state
-                            and not self._throttled(tp, state)}
+                            if not state.truncating and partitions.get(tp) is state
+                            and not (over_quota and self._throttled(tp, state))}
                 if fetching:
                     yield self._fetch(fetching)
                 elif not truncating:
@@ -170,19 +189,40 @@ class ReplicaFetcher:
 
     @defer.inlineCallbacks
     def _fetch(self, states):
+        """One Fetch of the partitions in states, in this fetcher's session with the leader: a full request
+        first, then incremental ones naming only the partitions whose fetch position changed."""
         config = self.config
+        max_bytes = config["replica.fetch.max.bytes"]
+        wanted = {tp: state.request(tp, max_bytes) for tp, state in states.items()}
+        data = self.session.build(wanted)
+        forgotten = {}
+        for topic, index in sorted(data.to_forget):
+            forgotten.setdefault(topic, []).append(index)
         body = {"replica_id": self.broker_id, "max_wait_ms": config["replica.fetch.wait.max.ms"],
                 "min_bytes": config["replica.fetch.min.bytes"],
                 "max_bytes": config["replica.fetch.response.max.bytes"], "isolation_level": 0,
-                "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "",
-                "topics": self._grouped(states, lambda state: {
-                    "current_leader_epoch": state.leader_epoch,
-                    "fetch_offset": state.partition.log.log_end_offset,
-                    "log_start_offset": state.partition.log.log_start_offset,
-                    "partition_max_bytes": config["replica.fetch.max.bytes"]})}
-        response = yield self.connection.request(*FETCH, body)
-        if response["error_code"] != Errors.NONE:
-            raise RuntimeError("fetch failed with error %d" % response["error_code"])
+                "session_id": data.session_id, "session_epoch": data.epoch,
+                "forgotten_topics_data": [{"topic": topic, "partitions": indexes}
+                                          for topic, indexes in forgotten.items()],
+                "rack_id": "", "topics": self._grouped(data.to_send, lambda request: {
+                    "current_leader_epoch": request.current_leader_epoch, "fetch_offset": request.fetch_offset,
+                    "log_start_offset": request.log_start_offset, "partition_max_bytes": request.max_bytes})}
+        try:
+            response = yield self.connection.request(*FETCH, body)
+        except Exception:
+            self.session.handle_error()
+            raise
+        answered = [(topic["topic"], answer["partition_index"]) for topic in response["responses"]
+                    for answer in topic["partitions"]]
+        error = response["error_code"]
+        if not self.session.handle_response(error, response["session_id"], answered,
+                                            response["throttle_time_ms"]):
+            if error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
+                log.info("[ReplicaFetcher broker=%d leader=%d] fetch session %d epoch %d: %s; the next fetch is "
+                         "a full one", self.broker_id, self.leader_id, data.session_id, data.epoch,
+                         Errors.from_code(error).name if error else "unexpected partitions in the answer")
+                return
+            raise RuntimeError("fetch failed with error %d" % error)
         for topic in response["responses"]:
             for answer in topic["partitions"]:
                 tp = (topic["topic"], answer["partition_index"])

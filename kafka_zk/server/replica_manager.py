@@ -219,6 +219,12 @@ class ReplicaManager:
                 continue
             try:
                 partition.check_leader(info.current_leader_epoch)
+                log_ = partition.log
+                end = log_.log_end_offset if replica_id >= 0 else partition.high_watermark
+                if info.fetch_offset == end and end >= log_.log_start_offset:  # caught up: nothing to read
+                    results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark, log_.log_start_offset,
+                                              log_.log_end_offset)
+                    continue
                 if replica_id >= 0 and self.should_leader_throttle(partition, replica_id):
                     results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
                                               partition.log.log_start_offset, partition.log.log_end_offset,
@@ -279,6 +285,8 @@ class ReplicaManager:
             partition = self.partitions.get(info.tp)
             if partition is None or not partition.is_leader or partition.log is None:
                 continue
+            if partition.note_idle_follower_fetch(replica_id, info.fetch_offset, info.log_start_offset, now):
+                continue  # an in-sync follower at the log end fetching again: only its caught-up time moves
             if partition.update_follower(replica_id, info.fetch_offset, info.log_start_offset, now) is None:
                 continue
             expanded = partition.isr_to_expand(replica_id)

@@ -1,33 +1,47 @@
 """Fetch (key 1): records below the high watermark for consumers, below the last stable offset (with the
-aborted transactions) for read_committed ones, and to the log end for followers."""
+aborted transactions) for read_committed ones, and to the log end for followers; in fetch sessions (v7+),
+incremental fetches are answered with only the partitions that changed."""
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.client_quotas import ANONYMOUS
+from kafka_zk.server.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.quota_configs import sanitize
 from kafka_zk.record.validation import down_convert
-from kafka_zk.server.replica_manager import FetchInfo, FetchResult
+from kafka_zk.server.replica_manager import FetchResult
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
+_SESSIONS_FROM_VERSION = 7
 
 
 def handle(server, request):
     body = request.body
     version = request.api_version
-    if body.get("session_epoch", -1) > 0 and body.get("session_id", 0) != 0:
-        return {"throttle_time_ms": 0, "error_code": Errors.FETCH_SESSION_ID_NOT_FOUND, "session_id": 0,
-                "responses": []}
-    fetch_infos = []
-    unknown = []
+    is_follower = body["replica_id"] >= 0
+    if version >= _SESSIONS_FROM_VERSION:
+        session_id, epoch = body["session_id"], body["session_epoch"]
+        forgotten = [(entry["topic"], index) for entry in body["forgotten_topics_data"] or []
+                     for index in entry["partitions"] or []]
+    else:
+        session_id, epoch, forgotten = INVALID_SESSION_ID, FINAL_EPOCH, []
+    fetch_data = {}
     for topic_data in body["topics"]:
-        topic = topic_data["topic"]
         for partition_data in topic_data["partitions"]:
-            tp = (topic, partition_data["partition"])
-            if not server.metadata_cache.contains_topic(topic) and server.replica_manager.get_partition(*tp) is None:
-                unknown.append(tp)
-                continue
-            fetch_infos.append(FetchInfo(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
-                                         partition_data["current_leader_epoch"], partition_data["log_start_offset"]))
+            tp = (topic_data["topic"], partition_data["partition"])
+            fetch_data[tp] = PartitionRequest(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
+                                              partition_data["current_leader_epoch"],
+                                              partition_data["log_start_offset"])
+    context = server.fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower,
+                                               server.now_ms())
+    order = []
+    fetch_infos = []
+    unknown = set()
+    for tp, data in context.partitions():
+        order.append(tp)
+        if not server.metadata_cache.contains_topic(tp[0]) and server.replica_manager.get_partition(*tp) is None:
+            unknown.add(tp)
+            continue
+        fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
     result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
@@ -35,28 +49,28 @@ def handle(server, request):
 
     def build(results):
         throttle_ms = 0
-        if body["replica_id"] < 0:  # consumers; followers are subject to replication quotas instead
+        if not is_follower:  # consumers; followers are subject to replication quotas instead
             client = sanitize(request.client_id or "")
             size = sum(len(outcome.records or b"") for outcome in results.values())
             now = server.now_ms()
             throttle_ms = server.fetch_quotas.record(ANONYMOUS, client, size, now)
             if throttle_ms > 0:  # as Kafka: a throttled fetch answers without data, which is not counted
                 server.fetch_quotas.unrecord(ANONYMOUS, client, size, now)
-                results = {tp: FetchResult(outcome.error, b"", outcome.high_watermark, outcome.log_start_offset,
-                                           outcome.log_end_offset, outcome.last_stable_offset,
-                                           None if outcome.aborted_transactions is None else [])
-                           for tp, outcome in results.items()}
+        if throttle_ms > 0:
+            error, response_session_id, answer = context.throttled()
+        else:
+            merged = {tp: FetchResult(Errors.UNKNOWN_TOPIC_OR_PARTITION) if tp in unknown else results[tp]
+                      for tp in order if tp in unknown or tp in results}
+            error, response_session_id, answer = context.update_and_generate(merged, server.now_ms())
         topics = {}
-        for tp in unknown:
-            topics.setdefault(tp[0], []).append(_partition(tp[1], Errors.UNKNOWN_TOPIC_OR_PARTITION))
-        for tp, outcome in results.items():
+        for tp, outcome in answer.items():
             records = outcome.records
             if version <= 3 and records:
                 records = down_convert(records, 0 if version <= 1 else 1)
             entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records,
                                outcome.last_stable_offset, outcome.aborted_transactions)
             topics.setdefault(tp[0], []).append(entry)
-        return {"throttle_time_ms": throttle_ms, "error_code": Errors.NONE, "session_id": 0,
+        return {"throttle_time_ms": throttle_ms, "error_code": error, "session_id": response_session_id,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
     return result.addCallback(build)
 

@@ -1,0 +1,116 @@
+"""The replica fetcher's fetch session, in memory: real follower logs, a scripted leader, an injected clock."""
+
+from twisted.internet import defer, task
+
+from kafka_zk.log.log_manager import LogManager
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.records import encode_batch
+from kafka_zk.server.config import KafkaConfig
+from kafka_zk.server.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
+from kafka_zk.server.replica_manager import ReplicaManager
+from kafka_zk.server.topic_config import effective_topic_config, to_log_config
+
+TOPIC = "t"
+
+
+class ScriptedLeader:
+    """Answers each Fetch with the next scripted answer (a function of the request body), and records requests."""
+
+    def __init__(self, fetcher, answers):
+        self.fetcher = fetcher
+        self.answers = list(answers)
+        self.requests = []
+
+    def request(self, api_key, version, body):
+        assert api_key == 1
+        self.requests.append(body)
+        answer = self.answers.pop(0)
+        if not self.answers:
+            self.fetcher.running = False  # the loop ends after this answer
+        if isinstance(answer, Exception):
+            return defer.fail(answer)
+        return defer.succeed(answer(body))
+
+    def close(self):
+        pass
+
+
+def _follower(tmp_path, partitions):
+    clock = task.Clock()
+    clock.advance(1000)
+    config = KafkaConfig({"broker.id": "1", "zookeeper.connect": "zk", "log.dirs": str(tmp_path)})
+
+    def topic_config(topic):
+        return effective_topic_config(config.log_config_defaults(), {})
+    logs = LogManager(config.log_dirs, to_log_config(topic_config(None)), lambda: int(clock.seconds() * 1000))
+    replicas = ReplicaManager(1, logs, topic_config, clock)
+    replicas.become_leader_or_follower([
+        {"topic": TOPIC, "partition": p, "leader": 0, "leader_epoch": 3, "isr": [0, 1], "replicas": [0, 1],
+         "zk_version": 0, "controller_epoch": 1} for p in range(partitions)], {})
+    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 1), 0, "127.0.0.1", 1, 0)
+    for tp, partition in sorted(replicas.partitions.items()):
+        fetcher.add(partition)
+        fetcher.partitions[tp].truncating = False  # an empty log has nothing to truncate
+    return fetcher, replicas
+
+
+def _sent(body):
+    return {(t["topic"], p["partition"]): p["fetch_offset"] for t in body["topics"] for p in t["partitions"]}
+
+
+def _forgotten(body):
+    return {(t["topic"], p) for t in body["forgotten_topics_data"] for p in t["partitions"]}
+
+
+def _answer(session_id, partitions=(), error=Errors.NONE):
+    """An answer function: partitions [(partition, high_watermark, records)]."""
+    def build(body):
+        return {"error_code": error, "session_id": session_id, "throttle_time_ms": 0, "responses": [
+            {"topic": TOPIC, "partitions": [
+                {"partition_index": p, "error_code": 0, "high_watermark": hw, "log_start_offset": 0,
+                 "records": records} for p, hw, records in partitions]}] if partitions else []}
+    return build
+
+
+def _full(session_id, count, hw=0):
+    return _answer(session_id, [(p, hw, b"") for p in range(count)])
+
+
+def test_follower_opens_a_session_then_sends_only_moved_partitions(tmp_path):
+    fetcher, replicas = _follower(tmp_path, 3)
+    batch = encode_batch([(None, b"v1"), (None, b"v2")])
+    leader = fetcher.connection = ScriptedLeader(fetcher, [
+        _full(77, 3), _answer(77), _answer(77, [(1, 2, batch)]), _answer(77), _answer(77)])
+    fetcher.running = True
+    fetcher._loop()
+    bodies = leader.requests
+    assert [(b["session_id"], b["session_epoch"]) for b in bodies] == [(0, 0), (77, 1), (77, 2), (77, 3), (77, 4)]
+    assert _sent(bodies[0]) == {(TOPIC, 0): 0, (TOPIC, 1): 0, (TOPIC, 2): 0}
+    assert _sent(bodies[1]) == {} and _sent(bodies[2]) == {}  # idle: nothing to name
+    assert replicas.get_partition(TOPIC, 1).log.log_end_offset == 2
+    assert _sent(bodies[3]) == {(TOPIC, 1): 2}  # only the partition that moved
+    assert _sent(bodies[4]) == {}
+    assert all(b["forgotten_topics_data"] == [] for b in bodies)
+
+
+def test_follower_falls_back_to_a_full_fetch_after_session_errors_and_forgets_removed_partitions(tmp_path):
+    fetcher, _ = _follower(tmp_path, 2)
+
+    def removing_partition_1(body):
+        fetcher.remove([(TOPIC, 1)])  # e.g. a LeaderAndIsr moved it while this fetch was out
+        return _answer(8)(body)
+    leader = fetcher.connection = ScriptedLeader(fetcher, [
+        _full(5, 2), _answer(0, error=Errors.FETCH_SESSION_ID_NOT_FOUND), _full(6, 2),
+        _answer(0, error=Errors.INVALID_FETCH_SESSION_EPOCH), _full(7, 2), ConnectionError("leader gone"),
+        _full(8, 2), removing_partition_1, _answer(8)])
+    fetcher.running = True
+    loop = fetcher._loop()
+    assert not loop.called and len(leader.requests) == 6  # backing off after the failed request
+    fetcher.reactor.advance(fetcher.backoff_s)
+    assert loop.called
+    keys = [(b["session_id"], b["session_epoch"]) for b in leader.requests]
+    # Unknown session: start afresh; wrong epoch: close the session and open a new one (its id, epoch 0);
+    # a failed request: the same, once the back-off is over.
+    assert keys == [(0, 0), (5, 1), (0, 0), (6, 1), (6, 0), (7, 1), (7, 0), (8, 1), (8, 2)]
+    assert all(len(_sent(leader.requests[i])) == 2 for i in (0, 2, 4, 6))
+    assert _forgotten(leader.requests[-1]) == {(TOPIC, 1)} and _sent(leader.requests[-1]) == {}
