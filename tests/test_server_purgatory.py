@@ -98,3 +98,25 @@ def test_completed_operations_watched_under_keys_nobody_checks_are_purged():
     purgatory.try_complete_else_watch(pending, keys)
     assert purgatory.purge_completed() > 0
     assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory._watchers.values()) == len(keys)
+
+
+def test_checking_many_keys_tries_each_watching_operation_once():
+    """A LeaderAndIsr for thousands of partitions checks them together: a fetch watching all of them is tried
+    once, not once per partition."""
+    clock = task.Clock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    tries = []
+    keys = ["p%d" % i for i in range(1000)]
+    wide = Waiting(1000, lambda: tries.append("wide") and False)
+    narrow = Waiting(1000, lambda: tries.append("narrow") and False)
+    purgatory.try_complete_else_watch(wide, keys)
+    purgatory.try_complete_else_watch(narrow, keys[:1])
+    tries.clear()
+    assert purgatory.check_and_complete_keys(keys + ["unwatched"]) == 0
+    assert sorted(tries) == ["narrow", "wide"]
+    ready = []
+    wide.ready = lambda: bool(ready)
+    ready.append(1)
+    assert purgatory.check_and_complete_keys(keys[500:]) == 1
+    assert wide.outcome == ["complete"] and purgatory.watched() == 1  # only `narrow` is left, under p0
+    assert purgatory.check_and_complete_keys(keys[:1]) == 0

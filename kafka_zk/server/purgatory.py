@@ -71,23 +71,27 @@ class DelayedOperationPurgatory:
 
     def check_and_complete(self, key):
         """Try to complete the operations watching key; returns how many completed."""
-        watchers = self._watchers.get(key)
-        if not watchers:
-            return 0
-        completed = 0
-        remaining = []
-        for operation in watchers:
-            if operation.completed:
+        return self.check_and_complete_keys((key,))
+
+    def check_and_complete_keys(self, keys):
+        """Try each operation watching any of ``keys`` once (an operation watches many partitions: a change of
+        thousands at once must not try it thousands of times); returns how many completed."""
+        pending = {}
+        for key in keys:
+            for operation in self._watchers.get(key, ()):
+                if not operation.completed:
+                    pending[id(operation)] = operation
+        completed = sum(1 for operation in pending.values() if operation.try_complete())
+        for key in keys:
+            watchers = self._watchers.get(key)
+            if watchers is None:
                 continue
-            if operation.try_complete():
-                completed += 1
+            remaining = [operation for operation in watchers if not operation.completed]
+            self._entries -= len(watchers) - len(remaining)
+            if remaining:
+                self._watchers[key] = remaining
             else:
-                remaining.append(operation)
-        self._entries -= len(watchers) - len(remaining)
-        if remaining:
-            self._watchers[key] = remaining
-        else:
-            del self._watchers[key]
+                del self._watchers[key]
         return completed
 
     def purge_completed(self):

@@ -107,8 +107,7 @@ class ReplicaManager:
         for tp, records in entries.items():
             results[tp] = self._append_to_partition(tp, records, required_acks, now)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        for tp in appended:
-            self.fetch_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete_keys(appended)
         if required_acks != -1 or not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -124,8 +123,7 @@ class ReplicaManager:
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        for tp in appended:
-            self.fetch_purgatory.check_and_complete(tp)
+        self.fetch_purgatory.check_and_complete_keys(appended)
         if not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -281,6 +279,7 @@ class ReplicaManager:
 
     def _update_followers(self, replica_id, fetch_infos):
         now = self.now_ms()
+        advanced, moved_start = [], []
         for info in fetch_infos:
             partition = self.partitions.get(info.tp)
             if partition is None or not partition.is_leader or partition.log is None:
@@ -292,13 +291,19 @@ class ReplicaManager:
             expanded = partition.isr_to_expand(replica_id)
             if expanded is not None:
                 self._change_isr(partition, expanded, "expand")
-            self._advance_high_watermark(partition, now)
-            self.delete_records_purgatory.check_and_complete(info.tp)
+            if partition.maybe_advance_high_watermark(now, self.replica_lag_time_max_ms):
+                advanced.append(info.tp)
+            moved_start.append(info.tp)
+        self._high_watermarks_advanced(advanced)
+        self.delete_records_purgatory.check_and_complete_keys(moved_start)
 
     def _advance_high_watermark(self, partition, now_ms):
         if partition.maybe_advance_high_watermark(now_ms, self.replica_lag_time_max_ms):
-            self.produce_purgatory.check_and_complete(partition.tp)
-            self.fetch_purgatory.check_and_complete(partition.tp)
+            self._high_watermarks_advanced([partition.tp])
+
+    def _high_watermarks_advanced(self, tps):
+        self.produce_purgatory.check_and_complete_keys(tps)
+        self.fetch_purgatory.check_and_complete_keys(tps)
 
     # -- the ISR --------------------------------------------------------------------------------
 
@@ -381,11 +386,10 @@ class ReplicaManager:
             except Exception:
                 log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
-            self.produce_purgatory.check_and_complete(tp)
-            self.fetch_purgatory.check_and_complete(tp)
-            self.delete_records_purgatory.check_and_complete(tp)
             if self.log_dir_mover is not None and self.log_manager.get_future_log(*tp) is not None:
                 self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
+        for purgatory in (self.produce_purgatory, self.fetch_purgatory, self.delete_records_purgatory):
+            purgatory.check_and_complete_keys(list(errors))
         if self.fetchers is not None:
             self.fetchers.remove_partitions(new_leaders + list(new_followers))
             by_leader = {}
