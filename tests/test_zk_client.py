@@ -200,6 +200,17 @@ def test_leader_isr_update_and_notifications(zk):
     assert zk.conditional_update_partition_state("t", 0, shrunk) == (True, 1)  # same data: our lost reply
     assert zk.conditional_update_partition_state("t", 0, LeaderIsrAndControllerEpoch(1, 0, [1, 2], epoch, 0)) == (False, -1)
 
+    # Many leaders' writes at once, pipelined, each judged alone.
+    zk.create_topic_assignment("w", {p: [1, 2] for p in range(300)})
+    zk.create_partition_states({("w", p): state(1, [1, 2]) for p in range(300)}, epoch, version)
+    writes = {("w", p): LeaderIsrAndControllerEpoch(1, 0, [1], epoch, zk_version=0) for p in range(300)}
+    writes[("w", 7)] = LeaderIsrAndControllerEpoch(1, 0, [1], epoch, zk_version=3)  # stale version
+    writes[("w", 999)] = LeaderIsrAndControllerEpoch(1, 0, [1], epoch, zk_version=0)  # no such partition
+    results = zk.conditional_update_partition_states(writes)
+    assert results[("w", 7)] == (False, -1) and results[("w", 999)] == (False, -1)
+    assert all(results[("w", p)] == (True, 1) for p in range(300) if p != 7)
+    assert zk.get_partition_states([("w", 8)])[("w", 8)].isr == [1]
+
     first = zk.create_isr_change_notification([("t", 0)])
     second = zk.create_isr_change_notification([("t", 0), ("u", 1)])
     assert first.startswith("isr_change_") and zk.get_isr_change_notifications() == [first, second]

@@ -7,6 +7,7 @@ import os
 from kazoo.exceptions import NodeExistsError
 from twisted.application import service
 from twisted.internet import defer, task, threads
+from twisted.python.failure import Failure
 
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.coordinator.group.decisions import group_config_from
@@ -122,6 +123,7 @@ class KafkaServer(service.Service):
             self.reactor, self.replica_manager, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
             bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"])
         self._isr_changes = set()
+        self._pending_isr_writes = {}
         self.admin = AdminManager(self)
         self.group_coordinator = GroupCoordinator(
             self.broker_id, group_config_from(config),
@@ -305,17 +307,37 @@ class KafkaServer(service.Service):
 
     # -- ISR changes by this broker as a partition leader ----------------------------------------
 
-    @defer.inlineCallbacks
     def write_isr(self, partition, new_isr):
-        """Conditionally update the partition's state znode; returns the new zk version or None."""
+        """Conditionally update the partition's state znode: a Deferred of the new zk version, or None when
+        the write lost a race. The writes asked for in one reactor turn go to ZooKeeper together, pipelined
+        (a broker coming back makes its leaders expand thousands of ISRs at once)."""
         state = LeaderIsrAndControllerEpoch(partition.leader_id, partition.leader_epoch, list(new_isr),
                                             partition.controller_epoch, partition.zk_version)
-        written, zk_version = yield self.zk.call("conditional_update_partition_state", partition.topic,
-                                                 partition.partition, state)
-        if not written:
-            return None
-        self._isr_changes.add(partition.tp)
-        return zk_version
+        if not self._pending_isr_writes:
+            self.reactor.callLater(0, self._write_pending_isrs)
+        replaced = self._pending_isr_writes.pop(partition.tp, None)
+        if replaced is not None:
+            replaced[1].callback(None)
+        done = defer.Deferred()
+        self._pending_isr_writes[partition.tp] = (state, done)
+        return done
+
+    @defer.inlineCallbacks
+    def _write_pending_isrs(self):
+        pending, self._pending_isr_writes = self._pending_isr_writes, {}
+        try:
+            results = yield self.zk.call("conditional_update_partition_states",
+                                         {tp: state for tp, (state, _) in pending.items()})
+        except Exception:
+            failure = Failure()
+            for _, done in pending.values():
+                done.errback(failure)
+            return
+        for tp, (_, done) in pending.items():
+            written, zk_version = results[tp]
+            if written:
+                self._isr_changes.add(tp)
+            done.callback(zk_version if written else None)
 
     @defer.inlineCallbacks
     def _propagate_isr_changes(self):

@@ -284,6 +284,11 @@ class ReplicaManager:
             partition = self.partitions.get(info.tp)
             if partition is None or not partition.is_leader or partition.log is None:
                 continue
+            if 0 <= info.current_leader_epoch != partition.leader_epoch:
+                # Answered FENCED_LEADER_EPOCH (or UNKNOWN_LEADER_EPOCH): as in Kafka, such a fetch moves no
+                # follower state, so a fetch sent before the controller took a replica out of the ISR (its
+                # controlled shutdown) cannot put it back.
+                continue
             if partition.note_idle_follower_fetch(replica_id, info.fetch_offset, info.log_start_offset, now):
                 continue  # an in-sync follower at the log end fetching again: only its caught-up time moves
             if partition.update_follower(replica_id, info.fetch_offset, info.log_start_offset, now) is None:

@@ -295,23 +295,37 @@ class KafkaZkClient(ZkSession):
 
     def conditional_update_partition_state(self, topic: str, partition: int,
                                            state: LeaderIsrAndControllerEpoch) -> tuple[bool, int]:
-        """A partition leader's ISR write (not fenced): set on state.zk_version.
+        """One partition leader's ISR write; see conditional_update_partition_states."""
+        return self.conditional_update_partition_states({(topic, partition): state})[(topic, partition)]
 
-        Returns (True, new_zk_version), or (False, -1) on a version conflict. A conflict whose
-        stored state equals `state` counts as success: it is our own write whose reply was lost.
+    def conditional_update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch]
+                                            ) -> dict[TopicPartition, tuple[bool, int]]:
+        """Partition leaders' ISR writes (not fenced), pipelined: each set on its state's zk_version.
+
+        tp -> (True, new_zk_version), or (False, -1) on a version conflict or a deleted partition. A conflict
+        whose stored state equals the one written counts as success: our own write whose reply was lost.
         """
-        path = TopicPartitionStateZNode.path(topic, partition)
-        try:
-            stat = self._retry(self._zk.set, path, TopicPartitionStateZNode.encode(state), state.zk_version)
-            return True, stat.version
-        except BadVersionError:
-            found = self.get_data(path)
-            if found is not None and replace(TopicPartitionStateZNode.decode(found[0]), zk_version=-1) == \
-                    replace(state, zk_version=-1):
-                return True, found[1].version
-            return False, -1
-        except NoNodeError:
-            return False, -1
+        paths = {tp: TopicPartitionStateZNode.path(*tp) for tp in states}
+        results = self._batch(list(states), lambda tp: self._zk.set_async(
+            paths[tp], TopicPartitionStateZNode.encode(states[tp]), states[tp].zk_version))
+        written: dict[TopicPartition, tuple[bool, int]] = {}
+        conflicts = []
+        for tp, result in results.items():
+            if isinstance(result, BadVersionError):
+                conflicts.append(tp)
+            elif isinstance(result, NoNodeError):
+                written[tp] = (False, -1)
+            elif isinstance(result, Exception):
+                raise result
+            else:
+                written[tp] = (True, result.version)
+        found = self.get_many([paths[tp] for tp in conflicts]) if conflicts else {}
+        for tp in conflicts:
+            stored = found.get(paths[tp])
+            same = stored is not None and replace(TopicPartitionStateZNode.decode(stored[0]), zk_version=-1) == \
+                replace(states[tp], zk_version=-1)
+            written[tp] = (True, stored[1].version) if same else (False, -1)
+        return written
 
     # -- admin requests --------------------------------------------------------------------------
 
