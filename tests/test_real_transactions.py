@@ -2,6 +2,8 @@
 `__transaction_state`, commits and aborts across partitions seen exactly by read_committed consumers, zombie
 fencing, and a transaction left open aborted after its timeout (issue 10's acceptance 1, 3 and 5, scaled down)."""
 
+import subprocess
+import sys
 import time
 import uuid
 
@@ -131,3 +133,44 @@ def test_transaction_left_open_is_aborted_after_its_timeout(cluster):
                     == {0: [b"committed"]}, timeout=60, message="the open transaction aborted")
     with pytest.raises(KafkaException):   # the coordinator bumped its epoch when it aborted: fenced
         dead.commit_transaction(30)
+
+
+def test_consume_transform_produce_copies_exactly_once_across_kills(cluster):
+    """Acceptance 2, scaled down: a transactional copier with send_offsets_to_transaction, killed -9 three
+    times mid-stream and restarted; the output holds every input record exactly once."""
+    source, target = make_topic(cluster, partitions=3), make_topic(cluster, partitions=3)
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 5})
+    expected = set()
+    for index in range(900):
+        value = b"r-%d" % index
+        producer.produce(source, value=value, partition=index % 3)
+        expected.add(value)
+    assert producer.flush(60) == 0
+    group, transactional_id = "copier-" + uuid.uuid4().hex[:6], "copier-txn-" + uuid.uuid4().hex[:6]
+    command = [sys.executable, "-m", "tests.txn_copier", cluster.bootstrap_servers, source, target, group,
+               transactional_id]
+    for _ in range(3):
+        copier = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        try:
+            commits = 0
+            while commits < 2:   # killed after a couple of transactions, inside the next one
+                line = copier.stdout.readline()
+                assert line, "the copier exited early"
+                commits += 1
+        finally:
+            copier.kill()
+            copier.wait()
+    copier = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        copied = wait_for(lambda: _values(read_all(cluster, target, "read_committed", len(expected), partitions=3,
+                                                   idle_s=1.0), len(expected)),
+                          timeout=90, message="the copy to complete")
+    finally:
+        copier.kill()
+        copier.wait()
+    assert sorted(copied) == sorted(expected)
+
+
+def _values(by_partition, count):
+    values = [value for values in by_partition.values() for value in values]
+    return values if len(values) >= count else None
