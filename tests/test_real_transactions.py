@@ -4,6 +4,7 @@ fencing, and a transaction left open aborted after its timeout (issue 10's accep
 
 import subprocess
 import sys
+import threading
 import time
 import uuid
 
@@ -12,6 +13,7 @@ from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cluster_support import start_cluster, wait_for
+from tests.raw_wire import request
 
 PARTITIONS = 6
 OVERRIDES = {"transaction.state.log.num.partitions": "5", "offsets.topic.num.partitions": "5",
@@ -174,3 +176,81 @@ def test_consume_transform_produce_copies_exactly_once_across_kills(cluster):
 def _values(by_partition, count):
     values = [value for values in by_partition.values() for value in values]
     return values if len(values) >= count else None
+
+
+def find_transaction_coordinator(cluster, transactional_id, exclude=()):
+    def ask():
+        for broker in cluster.brokers:
+            if broker.broker_id in exclude:
+                continue
+            try:
+                answer = request(broker.bootstrap, 10, 1, {"key": transactional_id, "key_type": 1})
+            except OSError:
+                continue
+            if answer["error_code"] == 0 and answer["node_id"] not in exclude:
+                return [answer["node_id"]]   # a list: broker 0 is falsy
+        return None
+    return wait_for(ask, timeout=60, message="the transaction coordinator")[0]
+
+
+def test_coordinator_killed_during_commits_the_new_coordinator_finishes_them(cluster):
+    """Acceptance 4, scaled down: transactions run while the coordinator broker is killed -9; every transaction
+    ends committed or aborted, none hangs, and read_committed consumers see the later commits (the LSO moves)."""
+    topic = make_topic(cluster, partitions=3)
+    transactional_id = "failover-" + uuid.uuid4().hex[:6]
+    producer = transactional_producer(cluster, transactional_id)
+    producer.init_transactions(60)
+    coordinator = find_transaction_coordinator(cluster, transactional_id)
+    committed, in_doubt = [], []
+    state = {"count": 0, "stop": False, "error": None}
+
+    def run():
+        txn = 0
+        while not state["stop"]:
+            values = [b"%d-%d" % (txn, index) for index in range(10)]
+            try:
+                producer.begin_transaction()
+                for index, value in enumerate(values):
+                    producer.produce(topic, value=value, partition=index % 3)
+                _commit(producer)
+                committed.extend(values)
+                state["count"] += 1
+            except KafkaException as failure:   # an abortable error: the transaction is aborted
+                in_doubt.extend(values)
+                if not failure.args[0].txn_requires_abort():
+                    state["error"] = failure
+                    return
+                producer.abort_transaction(60)
+            txn += 1
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    try:
+        wait_for(lambda: state["count"] >= 5 or state["error"], timeout=60, message="transactions before the kill")
+        cluster.broker(coordinator).kill()
+        before = state["count"]
+        wait_for(lambda: state["count"] >= before + 5 or state["error"], timeout=90,
+                 message="transactions after the kill")
+    finally:
+        state["stop"] = True
+        worker.join(120)
+    assert not worker.is_alive(), "a transaction hangs"
+    assert state["error"] is None, state["error"]
+    assert find_transaction_coordinator(cluster, transactional_id, exclude=(coordinator,)) != coordinator
+    seen = read_all(cluster, topic, "read_committed", len(committed), partitions=3, idle_s=1.0)
+    values = [value for partition in seen.values() for value in partition]
+    assert len(values) == len(set(values))
+    assert set(committed) <= set(values) <= set(committed) | set(in_doubt)
+    cluster.broker(coordinator).start()
+
+
+def _commit(producer):
+    """commit_transaction, retried while librdkafka reports a retriable error (the coordinator moved)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            producer.commit_transaction(60)
+            return
+        except KafkaException as failure:
+            if not failure.args[0].retriable() or time.monotonic() > deadline:
+                raise
