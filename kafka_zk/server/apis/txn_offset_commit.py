@@ -32,5 +32,6 @@ def handle(server, request):
         topics = {}
         for tp in order:
             topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors[tp]})
-        return {"throttle_time_ms": 0, "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
+        return {"throttle_time_ms": 0,
+                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
     return result.addCallback(build)
