@@ -13,7 +13,7 @@ from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import RawConnection, create_topic, partition_leaders, read_all, request
 
 OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "3",
-             "group.initial.rebalance.delay.ms": "0"}
+             "group.initial.rebalance.delay.ms": "0", "transaction.state.log.num.partitions": "3"}
 
 
 @pytest.fixture(scope="module")
@@ -71,9 +71,12 @@ def new_group():
     return "raw-" + uuid.uuid4().hex[:8]
 
 
-def test_find_coordinator_for_transactions_is_not_available(cluster):
+def test_find_coordinator_for_transactions_creates_the_transaction_log_first(cluster):
     answer = request(cluster.brokers[0].bootstrap, 10, 1, {"key": "txn", "key_type": 1})
-    assert (answer["error_code"], answer["node_id"]) == (15, -1)
+    assert (answer["error_code"], answer["node_id"]) == (15, -1)   # __transaction_state is created on first use
+    found = wait_for(lambda: [a for a in [request(cluster.brokers[0].bootstrap, 10, 1, {"key": "txn", "key_type": 1})]
+                              if a["error_code"] == 0], message="a transaction coordinator")[0]
+    assert found["node_id"] in [b.broker_id for b in cluster.brokers]
 
 
 def test_join_errors(cluster, topic):

@@ -124,6 +124,13 @@ class ProducerStateManager:
                 "Out of order sequence number for producer %d at offset: found %d, expected %d"
                 % (producer_id, first_seq, (last_seq + 1) & INT32_MAX))
 
+    def check_epoch(self, producer_id, epoch):
+        """A coordinator's transactional write (TxnOffsetCommit): only a fenced epoch is refused."""
+        entry = self.producers.get(producer_id)
+        if entry is not None and epoch < entry.producer_epoch:
+            raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
+                                      % (epoch, entry.producer_epoch, producer_id))
+
     def check_marker(self, producer_id, epoch, coordinator_epoch):
         """Validate a transaction marker from the coordinator (Kafka's checks for coordinator appends)."""
         entry = self.producers.get(producer_id)

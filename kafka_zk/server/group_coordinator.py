@@ -452,6 +452,38 @@ class GroupCoordinator:
             return stored
         return self.manager.store_offsets(group, commits).addCallback(merge)
 
+    def handle_txn_commit_offsets(self, group_id, producer_id, producer_epoch, member_id, group_instance_id,
+                                  generation_id, offsets):
+        """TxnOffsetCommit: ``offsets`` {tp: (offset, leader_epoch, metadata)} -> Deferred of {tp: error}."""
+        group = self.manager.get_group(group_id)
+        decision = d.decide_txn_commit(group, self.manager.status(group_id), group_id=group_id, member_id=member_id,
+                                       group_instance_id=group_instance_id, generation_id=generation_id)
+        if not decision.ok:
+            return defer.succeed({tp: decision.error for tp in offsets})
+        if decision.action == d.CREATE_GROUP:
+            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, self.now_ms()))
+            decision = d.decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id)
+            if not decision.ok:
+                return defer.succeed({tp: decision.error for tp in offsets})
+        now = self.now_ms()
+        errors, commits = {}, {}
+        for tp, (offset, leader_epoch, metadata) in offsets.items():
+            metadata = "" if metadata is None else metadata
+            if d.metadata_too_large(metadata, self.config):
+                errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
+            else:
+                commits[tp] = CommittedOffset(offset, leader_epoch, metadata, now, None)
+        if not commits:
+            return defer.succeed(errors)
+
+        def merge(stored):
+            stored.update(errors)
+            return stored
+        return self.manager.store_txn_offsets(group, producer_id, producer_epoch, commits).addCallback(merge)
+
+    def handle_txn_completion(self, producer_id, offsets_partitions, is_commit):
+        self.manager.handle_txn_completion(producer_id, offsets_partitions, is_commit)
+
     def handle_fetch_offsets(self, group_id, partitions):
         """(error, {tp: (offset, leader_epoch, metadata)}); ``partitions`` None means all committed."""
         error = d.decide_fetch_offsets(self.manager.status(group_id), group_id=group_id)

@@ -13,7 +13,7 @@ from kafka_zk.coordinator.group.offsets import expired_offsets
 from kafka_zk.coordinator.group.records import partition_for
 from kafka_zk.coordinator.group.state import DEAD, EMPTY
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.record.records import iter_batches
+from kafka_zk.record.records import CONTROL_COMMIT, iter_batches, parse_control_key
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +118,37 @@ class GroupMetadataManager:
             return {key: mapped for key in commits}
         return self._append(tp, batch, self.required_acks).addCallback(done)
 
+    def store_txn_offsets(self, group, producer_id, producer_epoch, commits):
+        """TxnOffsetCommit: append ``commits`` as the producer's transactional batch; they stay pending until
+        the transaction's marker reaches this partition (handle_txn_completion). Deferred of {tp: error}."""
+        tp = self._offsets_tp(group.group_id)
+        if self.replica_manager.get_partition(*tp) is None:
+            return defer.succeed({key: Errors.NOT_COORDINATOR for key in commits})
+        batch = offset_commit_batch(group.group_id, commits, self.now_ms(), self.codec, producer_id, producer_epoch)
+        group.offsets.prepare_txn(producer_id, commits)
+
+        def done(results):
+            result = results[tp]
+            error = Errors(result.error)
+            succeeded = error == Errors.NONE
+            for index, (key, commit) in enumerate(commits.items()):
+                if succeeded and result.base_offset >= 0:
+                    commit.log_offset = result.base_offset + index
+                group.offsets.on_txn_append(producer_id, key, commit, succeeded)
+            mapped = d.commit_append_error(error)
+            return {key: mapped for key in commits}
+        appended = self.replica_manager.append_records(self.commit_timeout_ms, self.required_acks, {tp: batch},
+                                                       from_coordinator=True)
+        return appended.addCallback(done)
+
+    def handle_txn_completion(self, producer_id, partition_ids, is_commit):
+        """A COMMIT/ABORT marker of ``producer_id`` was written to these offsets partitions (Kafka's
+        scheduleHandleTxnCompletion): their groups' pending transactional offsets are committed or dropped."""
+        partition_ids = set(partition_ids)
+        for group in self.current_groups():
+            if self.partition_for(group.group_id) in partition_ids:
+                group.offsets.complete_txn(producer_id, is_commit)
+
     def cleanup_groups(self, groups, selector):
         """Remove offsets chosen by ``selector(group)`` ({tp: commit}); Empty groups left without offsets go
         Dead and leave the cache. Tombstones are appended without waiting. Returns the offsets removed."""
@@ -177,9 +208,13 @@ class GroupMetadataManager:
             if not data:
                 break
             for header, records in iter_batches(data):
-                if not header.is_control:
+                if header.is_control:
                     for record in records:
-                        replay.add(record)
+                        replay.marker(header.producer_id, _is_commit_marker(record))
+                else:
+                    producer = header.producer_id if header.is_transactional else None
+                    for record in records:
+                        replay.add(record, producer)
                 position = header.last_offset + 1
         del self.loading[partition_id]
         self.owned.add(partition_id)
@@ -197,3 +232,10 @@ class GroupMetadataManager:
         self.owned.discard(partition_id)
         for group_id in [g for g in self.groups if self.partition_for(g) == partition_id]:
             self.on_group_unloaded(self.groups.pop(group_id))
+
+
+def _is_commit_marker(record):
+    try:
+        return parse_control_key(record.key)[1] == CONTROL_COMMIT
+    except ValueError:
+        return False

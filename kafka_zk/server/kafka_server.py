@@ -32,6 +32,9 @@ from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
+from kafka_zk.server.transaction_coordinator import TransactionCoordinator
+from kafka_zk.server.transaction_marker_channel import TransactionMarkerChannel
+from kafka_zk.server.transaction_state_manager import TransactionStateManager
 from kafka_zk.server.topic_config import effective_topic_config, to_log_config
 from kafka_zk.server.zk_bridge import ZkBridge
 from kafka_zk.zk.client import KafkaZkClient
@@ -129,6 +132,11 @@ class KafkaServer(service.Service):
             self.broker_id, group_config_from(config),
             GroupMetadataManager(self.broker_id, config, self.replica_manager, self.reactor), self.reactor)
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
+        txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor)
+        self.txn_coordinator = TransactionCoordinator(
+            txn_state, TransactionMarkerChannel(self.reactor, self.broker_id, self.metadata_cache, self.listener_name,
+                                                txn_state, config["request.timeout.ms"]),
+            self.producer_ids, self.reactor)
         endpoint = config.listeners[0]
         factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
         self._port = self.reactor.listenTCP(endpoint.port, factory, interface=endpoint.host or "0.0.0.0")
@@ -151,6 +159,10 @@ class KafkaServer(service.Service):
                        self.log_manager.checkpoint_log_start_offsets)
         self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         self._schedule(config["offsets.retention.check.interval.ms"], self.group_coordinator.manager.expire_offsets)
+        self._schedule(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
+                       lambda: self.txn_coordinator.abort_timed_out_transactions() and None)
+        self._schedule(config["transaction.remove.expired.transaction.cleanup.interval.ms"],
+                       lambda: self.txn_coordinator.remove_expired_transactional_ids() and None)
         self._schedule(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, lambda: self.log_manager.remove_expired_producers(
             self.now_ms(), config["transactional.id.expiration.ms"]))
         self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
@@ -430,6 +442,8 @@ class KafkaServer(service.Service):
             self.admin.shutdown()
         if getattr(self, "group_coordinator", None) is not None:
             self.group_coordinator.shutdown()
+        if getattr(self, "txn_coordinator", None) is not None:
+            self.txn_coordinator.shutdown()
         if getattr(self, "log_cleaner", None) is not None:
             self.log_cleaner.stop()
         if getattr(self, "replica_manager", None) is not None:

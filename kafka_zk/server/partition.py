@@ -129,10 +129,11 @@ class Partition:
     # -- leader: appends and the high watermark ---------------------------------------------------
 
     def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms, now_ms,
-                         marker=None):
+                         marker=None, from_coordinator=False):
         """Assign offsets in place and append. Raises KafkaError for leader/ISR/sequence failures.
 
-        ``marker`` is the coordinator epoch of a transaction marker batch (WriteTxnMarkers), else None."""
+        ``marker`` is the coordinator epoch of a transaction marker batch (WriteTxnMarkers), else None;
+        ``from_coordinator`` marks a coordinator's transactional write (TxnOffsetCommit): epoch checked only."""
         self.check_leader()
         if required_acks == -1 and len(self.isr) < min_insync_replicas:
             raise KafkaError(Errors.NOT_ENOUGH_REPLICAS,
@@ -140,7 +141,7 @@ class Partition:
                              "requirement of %d for partition %s-%d"
                              % (self.isr, min_insync_replicas, self.topic, self.partition))
         producer_id = validated.producer_id
-        if producer_id >= 0 and marker is None:
+        if producer_id >= 0 and marker is None and not from_coordinator:
             duplicate = self.producer_state.find_duplicate(
                 producer_id, validated.producer_epoch, validated.base_sequence, validated.last_sequence)
             if duplicate is not None:
@@ -149,6 +150,8 @@ class Partition:
         try:
             if marker is not None:
                 self.producer_state.check_marker(producer_id, validated.producer_epoch, marker)
+            elif from_coordinator and producer_id >= 0:
+                self.producer_state.check_epoch(producer_id, validated.producer_epoch)
             elif producer_id >= 0:
                 self.producer_state.check(producer_id, validated.producer_epoch, validated.base_sequence,
                                           validated.is_transactional)

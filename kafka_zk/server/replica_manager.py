@@ -99,13 +99,15 @@ class ReplicaManager:
 
     # -- produce -----------------------------------------------------------------------------
 
-    def append_records(self, timeout_ms, required_acks, entries):
+    def append_records(self, timeout_ms, required_acks, entries, from_coordinator=False):
         """entries: {(topic, partition): records buffer}. Returns a Deferred of {tp: ProduceResult}
-        that fires at once for acks 0/1 and when the ISR has the records for acks=-1."""
+        that fires at once for acks 0/1 and when the ISR has the records for acks=-1. ``from_coordinator``:
+        a coordinator's own write (Kafka's AppendOrigin.Coordinator), whose sequences are not checked."""
         results = {}
         now = self.now_ms()
         for tp, records in entries.items():
-            results[tp] = self._append_to_partition(tp, records, required_acks, now)
+            results[tp] = self._append_to_partition(tp, records, required_acks, now,
+                                                    from_coordinator=from_coordinator)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetch_purgatory.check_and_complete_keys(appended)
         if required_acks != -1 or not appended:
@@ -130,7 +132,7 @@ class ReplicaManager:
         self.produce_purgatory.try_complete_else_watch(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
 
-    def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None):
+    def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
         topic = tp[0]
         partition = self.partitions.get(tp)
         if partition is None:
@@ -160,7 +162,7 @@ class ReplicaManager:
         min_isr = config["min.insync.replicas"]
         try:
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms,
-                                                  marker=marker)
+                                                  marker=marker, from_coordinator=from_coordinator)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
         except RecordBatchTooLargeError as error:

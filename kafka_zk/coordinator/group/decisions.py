@@ -286,6 +286,29 @@ def decide_commit_to_group(group, member_id, group_instance_id, generation_id):
     return Decision(Errors.NONE, STORE_OFFSETS, member_id)   # Stable or PreparingRebalance
 
 
+def decide_txn_commit(group, status, *, group_id, member_id, group_instance_id, generation_id):
+    """TxnOffsetCommit (Kafka 2.5 with KIP-447's fields): CREATE_GROUP or STORE_OFFSETS, else an error for every
+    partition. A member id (when not empty) must be known, a generation (when >= 0) must be current."""
+    error = group_status_error(group_id, "TxnOffsetCommit", status)
+    if error is not None:
+        return fail(error)
+    if group is None:
+        return act(CREATE_GROUP)
+    return decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id)
+
+
+def decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id):
+    if group.is_in(DEAD):
+        return fail(Errors.COORDINATOR_NOT_AVAILABLE)
+    if group.is_static_member_fenced(member_id, group_instance_id):
+        return fail(Errors.FENCED_INSTANCE_ID)
+    if member_id and not group.has(member_id):
+        return fail(Errors.UNKNOWN_MEMBER_ID)
+    if generation_id >= 0 and generation_id != group.generation_id:
+        return fail(Errors.ILLEGAL_GENERATION)
+    return act(STORE_OFFSETS)
+
+
 def metadata_too_large(metadata, config):
     """OFFSET_METADATA_TOO_LARGE when the commit metadata is longer than offset.metadata.max.bytes.
     Kafka compares the string's length in UTF-16 code units."""

@@ -13,14 +13,18 @@ from kafka_zk.record.records import encode_batch
 # match the batch attribute codec bits.
 
 
-def offset_commit_batch(group_id, commits, now_ms, codec=NONE):
-    """One batch of offset commit records: ``commits`` is {(topic, partition): CommittedOffset}."""
+def offset_commit_batch(group_id, commits, now_ms, codec=NONE, producer_id=-1, producer_epoch=-1):
+    """One batch of offset commit records: ``commits`` is {(topic, partition): CommittedOffset}. With a
+    producer id it is the transactional batch of a TxnOffsetCommit (base sequence 0, as Kafka writes it)."""
     records = []
     for (topic, partition), commit in commits.items():
         value = OffsetValue(commit.offset, commit.metadata, commit.commit_timestamp, commit.expire_timestamp,
                             commit.leader_epoch)
         records.append((encode_offset_key(OffsetKey(group_id, topic, partition)), encode_offset_value(value),
                         (), now_ms))
+    if producer_id >= 0:
+        return encode_batch(records, compression=codec, first_timestamp=now_ms, producer_id=producer_id,
+                            producer_epoch=producer_epoch, base_sequence=0, is_transactional=True)
     return encode_batch(records, compression=codec, first_timestamp=now_ms)
 
 
@@ -59,15 +63,19 @@ class PartitionReplay:
         self.groups = {}           # group -> GroupValue
         self.removed_groups = set()
         self.skipped = 0           # records with keys or values that do not parse
+        self.pending_txn = {}      # producer id -> {(group, tp): CommittedOffset} awaiting a marker
 
-    def add(self, record):
-        """``record``: a kafka_zk.record.records.Record (offset, timestamp, key, value, headers)."""
+    def add(self, record, txn_producer_id=None):
+        """``record``: a kafka_zk.record.records.Record (offset, timestamp, key, value, headers);
+        ``txn_producer_id`` is the producer of a transactional batch (a TxnOffsetCommit)."""
         if record.key is None:
             self.skipped += 1
             return
         try:
             key = decode_key(record.key)
-            if isinstance(key, OffsetKey):
+            if isinstance(key, OffsetKey) and txn_producer_id is not None:
+                self._txn_offset(key, record, txn_producer_id)
+            elif isinstance(key, OffsetKey):
                 self._offset(key, record)
             else:
                 self._group(key, record)
@@ -86,6 +94,25 @@ class PartitionReplay:
             value.offset, value.leader_epoch, value.metadata, value.commit_timestamp, value.expire_timestamp,
             record.offset)
 
+    def _txn_offset(self, key, record, producer_id):
+        value = decode_offset_value(record.value)
+        if value is None:
+            return
+        self.pending_txn.setdefault(producer_id, {})[(key.group, (key.topic, key.partition))] = CommittedOffset(
+            value.offset, value.leader_epoch, value.metadata, value.commit_timestamp, value.expire_timestamp,
+            record.offset)
+
+    def marker(self, producer_id, is_commit):
+        """A COMMIT/ABORT control record of ``producer_id``: its pending offsets become committed or vanish."""
+        pending = self.pending_txn.pop(producer_id, {})
+        if not is_commit:
+            return
+        for (group, tp), commit in pending.items():
+            current = self.offsets.get(group, {}).get(tp)
+            if current is None or current.log_offset is None or current.log_offset < commit.log_offset:
+                self.removed_offsets.get(group, set()).discard(tp)
+                self.offsets.setdefault(group, {})[tp] = commit
+
     def _group(self, key, record):
         value = decode_group_value(record.value)
         if value is None:
@@ -98,11 +125,16 @@ class PartitionReplay:
     def loaded_groups(self):
         """GroupMetadata for every group with live metadata or offsets after the replay."""
         result = {}
-        for group_id in set(self.groups) | {g for g, tps in self.offsets.items() if tps}:
+        pending_groups = {group for pending in self.pending_txn.values() for group, _ in pending}
+        for group_id in set(self.groups) | {g for g, tps in self.offsets.items() if tps} | pending_groups:
             value = self.groups.get(group_id)
             group = group_from_value(group_id, value)
             for tp, commit in self.offsets.get(group_id, {}).items():
                 group.offsets.load(tp, commit)
+            for producer_id, pending in self.pending_txn.items():
+                mine = {tp: commit for (group, tp), commit in pending.items() if group == group_id}
+                if mine:
+                    group.offsets.prepare_txn(producer_id, mine)
             result[group_id] = group
         return result
 

@@ -26,9 +26,42 @@ class GroupOffsets:
     def __init__(self):
         self.committed = {}   # (topic, partition) -> CommittedOffset
         self.pending = {}     # (topic, partition) -> count of in-flight commits
+        self.pending_txn = {}  # producer id -> {(topic, partition): CommittedOffset} awaiting the txn marker
 
     def has_offsets(self):
-        return bool(self.committed) or bool(self.pending)
+        return bool(self.committed) or bool(self.pending) or bool(self.pending_txn)
+
+    def has_pending_txn(self, tp):
+        return any(tp in offsets for offsets in self.pending_txn.values())
+
+    # -- transactional commits (TxnOffsetCommit): visible only once the COMMIT marker is written -------
+
+    def prepare_txn(self, producer_id, commits):
+        """``commits``: {tp: CommittedOffset} whose append is about to start."""
+        self.pending_txn.setdefault(producer_id, {}).update(commits)
+
+    def on_txn_append(self, producer_id, tp, commit, succeeded):
+        """The transactional append finished; a failed one is forgotten (Kafka's failPendingTxnOffsetCommit)."""
+        pending = self.pending_txn.get(producer_id)
+        if pending is None or pending.get(tp) is not commit:
+            return
+        if not succeeded:
+            del pending[tp]
+            if not pending:
+                del self.pending_txn[producer_id]
+
+    def complete_txn(self, producer_id, is_commit):
+        """The producer's COMMIT/ABORT marker is in the offsets partition: a commit makes its offsets visible
+        unless a newer one (by log offset) is already there."""
+        pending = self.pending_txn.pop(producer_id, {})
+        if not is_commit:
+            return
+        for tp, commit in pending.items():
+            if commit.log_offset is None:
+                continue   # its append never finished
+            current = self.committed.get(tp)
+            if current is None or current.log_offset is None or current.log_offset < commit.log_offset:
+                self.committed[tp] = commit
 
     def get(self, tp):
         return self.committed.get(tp)
@@ -63,6 +96,8 @@ class GroupOffsets:
         removed = {}
         for tp in tps:
             self.pending.pop(tp, None)
+            for offsets in self.pending_txn.values():
+                offsets.pop(tp, None)
             if tp in self.committed:
                 removed[tp] = self.committed.pop(tp)
         return removed

@@ -1,8 +1,9 @@
-"""FindCoordinator (key 10): the leader of the group's `__consumer_offsets` partition, creating the topic on
-first use; transaction coordinators are not run here, so key type 1 answers COORDINATOR_NOT_AVAILABLE."""
+"""FindCoordinator (key 10): the leader of the key's partition of `__consumer_offsets` (key type 0, groups) or
+`__transaction_state` (key type 1, transactional ids), creating the internal topic on first use."""
 
 from twisted.internet import defer
 
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
@@ -23,33 +24,50 @@ def offsets_topic_configs(config):
             "segment.bytes": str(config["offsets.topic.segment.bytes"])}
 
 
+def transaction_topic_configs(config):
+    """Kafka's TransactionLog topic configs: compacted, uncompressed, min.insync from the broker config."""
+    return {"cleanup.policy": "compact", "compression.type": "uncompressed",
+            "min.insync.replicas": str(config["transaction.state.log.min.isr"]),
+            "segment.bytes": str(config["transaction.state.log.segment.bytes"]),
+            "unclean.leader.election.enable": "false"}
+
+
+def _internal_topic(config, key_type):
+    """(topic, partitions, replication factor, configs) of the coordinator topic for ``key_type``."""
+    if key_type == KEY_TYPE_GROUP:
+        return (OFFSETS_TOPIC, config["offsets.topic.num.partitions"], config["offsets.topic.replication.factor"],
+                offsets_topic_configs(config))
+    return (TRANSACTION_STATE_TOPIC, config["transaction.state.log.num.partitions"],
+            config["transaction.state.log.replication.factor"], transaction_topic_configs(config))
+
+
 @defer.inlineCallbacks
-def _create_offsets_topic(server):
-    """Kafka's createInternalTopic: only once enough brokers are alive for offsets.topic.replication.factor."""
-    config = server.config
-    factor = config["offsets.topic.replication.factor"]
+def _create_internal_topic(server, key_type):
+    """Kafka's createInternalTopic: only once enough brokers are alive for the topic's replication factor."""
+    topic, partitions, factor, configs = _internal_topic(server.config, key_type)
     if len(server.metadata_cache.alive_broker_ids()) < factor:
         return
-    yield server.admin.create_topics([(OFFSETS_TOPIC, config["offsets.topic.num.partitions"], factor, {},
-                                       offsets_topic_configs(config))], 0, False)
+    yield server.admin.create_topics([(topic, partitions, factor, {}, configs)], 0, False)
 
 
 @defer.inlineCallbacks
 def handle(server, request):
     body = request.body
     key_type = body.get("key_type", KEY_TYPE_GROUP)
-    coordinator = getattr(server, "group_coordinator", None)
-    if key_type == KEY_TYPE_TRANSACTION:
-        return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
-    if key_type != KEY_TYPE_GROUP:
+    if key_type == KEY_TYPE_GROUP:
+        coordinator = getattr(server, "group_coordinator", None)
+    elif key_type == KEY_TYPE_TRANSACTION:
+        coordinator = getattr(server, "txn_coordinator", None)
+    else:
         return _answer(Errors.INVALID_REQUEST)
     if coordinator is None:
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
+    topic = _internal_topic(server.config, key_type)[0]
     cache = server.metadata_cache
-    if not cache.contains_topic(OFFSETS_TOPIC):
-        yield _create_offsets_topic(server)
+    if not cache.contains_topic(topic):
+        yield _create_internal_topic(server, key_type)
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
-    info = cache.partition_info(OFFSETS_TOPIC, coordinator.manager.partition_for(body["key"]))
+    info = cache.partition_info(topic, coordinator.manager.partition_for(body["key"]))
     endpoint = cache.endpoint(info.leader, server.listener_name) if info is not None and info.leader >= 0 else None
     if endpoint is None:
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)

@@ -1,18 +1,31 @@
-"""InitProducerId (key 22): a producer id and epoch for idempotent producers."""
+"""InitProducerId (key 22): a producer id and epoch; with a transactional id, from the transaction coordinator."""
 
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
 
 API_KEY = 22
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+
+
+def _answer(error, producer_id=-1, producer_epoch=-1):
+    return {"throttle_time_ms": 0, "error_code": error, "producer_id": producer_id, "producer_epoch": producer_epoch}
 
 
 @defer.inlineCallbacks
 def handle(server, request):
     body = request.body
-    if body.get("transactional_id"):
-        # Transactions need a transaction coordinator, which this broker does not run.
-        return {"throttle_time_ms": 0, "error_code": Errors.COORDINATOR_NOT_AVAILABLE,
-                "producer_id": -1, "producer_epoch": -1}
-    producer_id = yield server.producer_ids.next_id()
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "producer_id": producer_id, "producer_epoch": 0}
+    transactional_id = body.get("transactional_id")
+    if transactional_id is None:
+        # Idempotent producers get a fresh id whatever they had (Kafka 2.5's coordinator, KIP-360 aside).
+        producer_id = yield server.producer_ids.next_id()
+        return _answer(Errors.NONE, producer_id, 0)
+    expected = (body.get("producer_id", NO_PRODUCER_ID), body.get("producer_epoch", NO_PRODUCER_EPOCH))
+    if expected == (NO_PRODUCER_ID, NO_PRODUCER_EPOCH):
+        expected = None
+    elif expected[0] == NO_PRODUCER_ID or expected[1] == NO_PRODUCER_EPOCH:
+        return _answer(Errors.INVALID_REQUEST)
+    error, producer_id, producer_epoch = yield server.txn_coordinator.handle_init_producer_id(
+        transactional_id, body["transaction_timeout_ms"], expected)
+    return _answer(error, producer_id, producer_epoch)

@@ -1,5 +1,6 @@
 """LeaderAndIsr (key 4): the controller tells this broker which partitions it leads or follows."""
 
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, partition_states
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
@@ -26,6 +27,7 @@ def handle(server, request):
         leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
         errors = server.replica_manager.become_leader_or_follower(normalized, leaders)
         _notify_group_coordinator(server, normalized, errors)
+        _notify_txn_coordinator(server, normalized, errors)
         return {"error_code": Errors.NONE,
                 "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
                                      for tp, code in errors.items()]}
@@ -45,3 +47,19 @@ def _notify_group_coordinator(server, states, errors):
             coordinator.on_election(tp[1])
         else:
             coordinator.on_resignation(tp[1])
+
+
+def _notify_txn_coordinator(server, states, errors):
+    """Leading a `__transaction_state` partition loads its transactions at the leader epoch (the coordinator
+    epoch of its markers); following it unloads them."""
+    coordinator = getattr(server, "txn_coordinator", None)
+    if coordinator is None:
+        return
+    for state in states:
+        tp = (state["topic"], state["partition"])
+        if tp[0] != TRANSACTION_STATE_TOPIC or errors.get(tp, Errors.NONE) != Errors.NONE:
+            continue
+        if state["leader"] == server.broker_id:
+            coordinator.on_election(tp[1], state["leader_epoch"])
+        else:
+            coordinator.on_resignation(tp[1], state["leader_epoch"])

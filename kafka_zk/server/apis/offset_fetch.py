@@ -21,6 +21,12 @@ def handle(server, request):
             partitions = {tp: (-1, -1, "", error) for tp in requested or []}
         return _response(partitions, error if version >= 2 else None)
     partitions = {tp: (offset, epoch, metadata, Errors.NONE) for tp, (offset, epoch, metadata) in offsets.items()}
+    if body.get("require_stable"):
+        # KIP-447: offsets with a transactional commit still pending answer UNSTABLE_OFFSET_COMMIT.
+        group = server.group_coordinator.manager.get_group(body["group_id"])
+        for tp in list(partitions):
+            if group is not None and group.offsets.has_pending_txn(tp):
+                partitions[tp] = (-1, -1, "", Errors.UNSTABLE_OFFSET_COMMIT)
     return _response(partitions, Errors.NONE)
 
 

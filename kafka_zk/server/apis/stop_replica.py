@@ -1,5 +1,6 @@
 """StopReplica (key 5): stop serving partitions and, for deleted topics, remove their logs."""
 
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
@@ -24,4 +25,9 @@ def handle(server, request):
         for topic, index in partitions:
             if topic == OFFSETS_TOPIC:
                 coordinator.on_resignation(index)
+    txn_coordinator = getattr(server, "txn_coordinator", None)
+    if txn_coordinator is not None:
+        for topic, index in partitions:
+            if topic == TRANSACTION_STATE_TOPIC:
+                txn_coordinator.on_resignation(index)
     return {"error_code": Errors.NONE, "partition_errors": errors}

@@ -11,6 +11,7 @@ from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import control_marker_record, encode_batch
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 27
 
@@ -42,6 +43,7 @@ def handle(server, request):
                 else:
                     entries[tp] = (bytearray(batch), marker["coordinator_epoch"])
         appended = replica_manager.append_txn_markers(timeout_ms, entries) if entries else defer.succeed({})
+        appended.addCallback(_complete_offsets, server, producer_id, marker["transaction_result"])
         pending.append(appended.addCallback(_merge, producer_id, errors))
 
     def build(per_marker):
@@ -53,6 +55,16 @@ def handle(server, request):
             for producer_id, errors in per_marker]}
 
     return defer.gatherResults(pending, consumeErrors=True).addCallback(build)
+
+
+def _complete_offsets(results, server, producer_id, commit):
+    """Markers written to `__consumer_offsets` partitions settle the producer's pending transactional offsets
+    there (Kafka's scheduleHandleTxnCompletion)."""
+    written = [tp[1] for tp, result in results.items() if tp[0] == OFFSETS_TOPIC and result.error == Errors.NONE]
+    coordinator = getattr(server, "group_coordinator", None)
+    if written and coordinator is not None:
+        coordinator.handle_txn_completion(producer_id, written, commit)
+    return results
 
 
 def _merge(results, producer_id, errors):

@@ -1,0 +1,1 @@
+"""The transaction coordinator's pure cores: state machine, `__transaction_state` records, decisions."""

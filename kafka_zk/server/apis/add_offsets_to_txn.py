@@ -1,0 +1,13 @@
+"""AddOffsetsToTxn (key 25): add the group's `__consumer_offsets` partition to a transaction."""
+
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
+
+API_KEY = 25
+
+
+def handle(server, request):
+    body = request.body
+    partition = server.group_coordinator.manager.partition_for(body["group_id"])
+    result = server.txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
+                                                          body["producer_epoch"], [(OFFSETS_TOPIC, partition)])
+    return result.addCallback(lambda error: {"throttle_time_ms": 0, "error_code": error})
