@@ -15,7 +15,7 @@ import uuid
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from targets import add_common_args, client_config, make_targets, print_table, ratio, timed_produce, unique_topic
+from targets import add_common_args, client_config, print_table, ratio, run_on_targets, timed_produce, unique_topic
 
 VALUE_SIZE = 100
 MEMBERS = 10
@@ -225,15 +225,7 @@ def main():
     print("%d records of %d-byte values; kafka-zk topics %d partitions RF %d (the mock auto-creates 4 "
           "partitions, RF 3); %d members per rebalance" % (args.records, VALUE_SIZE, args.partitions,
                                                            args.replication_factor, MEMBERS))
-    by_target = {}
-    for target in make_targets(args, KZ_OVERRIDES):
-        print("starting %s ..." % target.name)
-        target.start()
-        try:
-            by_target[target.name] = bench_target(target, args)
-        finally:
-            target.stop()
-    print()
+    by_target = run_on_targets(args, lambda target: bench_target(target, args), KZ_OVERRIDES)
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
     for label in (ours or mock):

@@ -8,7 +8,7 @@ import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
-from targets import add_common_args, client_config, make_targets, print_table, ratio, unique_topic
+from targets import add_common_args, client_config, print_table, ratio, run_on_targets, unique_topic
 
 VALUE_SIZE = 100
 STAMP = struct.Struct(">qB")  # send time (perf_counter_ns) and 1 for a measured record, 0 for warm-up
@@ -136,15 +136,7 @@ def main():
           "kafka-zk topics RF %d (the mock auto-creates RF 3)"
           % (args.rate, VALUE_SIZE, args.seconds, args.warmup, args.linger_ms, args.fetch_wait_ms,
              args.replication_factor))
-    by_target = {}
-    for target in make_targets(args):
-        print("starting %s ..." % target.name)
-        target.start()
-        try:
-            by_target[target.name] = {acks: run_case(target, args, acks) for acks in acks_list}
-        finally:
-            target.stop()
-    print()
+    by_target = run_on_targets(args, lambda target: {acks: run_case(target, args, acks) for acks in acks_list})
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
     for acks in acks_list:

@@ -7,7 +7,7 @@ import uuid
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
 from targets import (
-    add_common_args, client_config, make_targets, print_table, ratio, timed_produce, unique_topic)
+    add_common_args, client_config, print_table, ratio, run_on_targets, timed_produce, unique_topic)
 
 VALUE_SIZE = 100
 # (acks, linger.ms, batch.size); 1,000,000 bytes rather than 1 MiB: a batch must stay under the broker's
@@ -129,15 +129,7 @@ def main():
     args = parser.parse_args()
     print("%d records of %d-byte values per case; kafka-zk topics RF %d (the mock auto-creates RF 3); "
           "MB/s counts value bytes" % (args.records, VALUE_SIZE, args.replication_factor))
-    by_target = {}
-    for target in make_targets(args):
-        print("starting %s ..." % target.name)
-        target.start()
-        try:
-            by_target[target.name] = bench_target(target, args)
-        finally:
-            target.stop()
-    print()
+    by_target = run_on_targets(args, lambda target: bench_target(target, args))
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
     for label in (ours or mock):

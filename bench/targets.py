@@ -179,6 +179,20 @@ def make_targets(args, overrides=None):
     return targets
 
 
+def run_on_targets(args, run, overrides=None):
+    """{target name: run(target)} for each target the command line names, started before and stopped after."""
+    by_target = {}
+    for target in make_targets(args, overrides):
+        print("starting %s ..." % target.name)
+        target.start()
+        try:
+            by_target[target.name] = run(target)
+        finally:
+            target.stop()
+    print()
+    return by_target
+
+
 def report_broker_problems(target):
     """Print the distinct WARNING/ERROR lines (and tracebacks) of the kafka-zk broker logs."""
     for path in target.broker_logs():

@@ -12,8 +12,7 @@ import uuid
 
 from confluent_kafka import Producer
 
-from targets import add_common_args, client_config, make_targets, print_table, ratio, report_broker_problems, \
-    unique_topic
+from targets import add_common_args, client_config, print_table, ratio, run_on_targets, unique_topic
 
 VALUE_SIZE = 100
 TIMEOUT = 300.0
@@ -79,17 +78,7 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
     add_common_args(parser)
     args = parser.parse_args()
-    by_target = {}
-    for target in make_targets(args):
-        print("starting %s ..." % target.name)
-        target.start()
-        try:
-            by_target[target.name] = bench_target(target, args)
-        finally:
-            if getattr(target, "cluster", None) is not None:
-                report_broker_problems(target)
-            target.stop()
-    print()
+    by_target = run_on_targets(args, lambda target: bench_target(target, args))
     rows = []
     for name, rates in by_target.items():
         base = rates["idempotent"]

@@ -153,6 +153,17 @@ def test_read_crosses_to_next_segment_and_enforces_log_start(tmp_path):
     log.close()
 
 
+def test_iter_batches_to_end_replays_every_segment_from_the_log_start(tmp_path):
+    log = open_log(tmp_path / "t-0", segment_bytes=200)
+    for _ in range(10):
+        append(log, count=2)
+    log.maybe_increment_log_start_offset(4)
+    batches = list(log.iter_batches_to_end(buffer_size=1))   # a buffer smaller than a batch still moves on
+    assert [header.base_offset for header, _ in batches] == list(range(4, 20, 2))
+    assert [record.offset for _, records in batches[:1] for record in records] == [4, 5]
+    log.close()
+
+
 def test_fetch_offset_by_timestamp(tmp_path):
     log = open_log(tmp_path / "t-0", segment_bytes=300)
     for i in range(10):

@@ -2,24 +2,16 @@
 
 import struct
 
-from twisted.internet import task
+from twisted.internet import defer, task
 
 from kafka_zk.coordinator.group.decisions import GroupConfig
 from kafka_zk.coordinator.group.state import COMPLETING_REBALANCE, EMPTY, PREPARING_REBALANCE, STABLE
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.records import iter_batches
 from kafka_zk.server.config import KafkaConfig
 from kafka_zk.server.group_coordinator import GroupCoordinator
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
 from kafka_zk.server.replica_manager import ProduceResult
-from twisted.internet import defer
-
-
-class FakeSlice:
-    def __init__(self, data):
-        self.data = data
-
-    def read_bytes(self):
-        return self.data
 
 
 class FakeLog:
@@ -35,8 +27,8 @@ class FakeLog:
         self.log_end_offset += count
         return base
 
-    def read(self, start, max_bytes, end):
-        return FakeSlice(b"".join(self.batches))
+    def iter_batches_to_end(self, buffer_size):
+        return iter_batches(b"".join(self.batches))
 
 
 class FakePartition:

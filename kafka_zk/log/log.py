@@ -19,6 +19,7 @@ from kafka_zk.log.segment import (
     FetchDataInfo, LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 from kafka_zk.record.batch_header import InvalidRecordError, iter_batch_headers
+from kafka_zk.record.records import iter_batches
 
 logger = logging.getLogger(__name__)
 
@@ -472,6 +473,18 @@ class Log:
             if info is not None:
                 return info
         return FetchDataInfo(self._leo, EMPTY_SLICE, False)
+
+    def iter_batches_to_end(self, buffer_size):
+        """(header, records) of every batch from the log start to the end offset as it is now, read
+        ``buffer_size`` bytes at a time: how a coordinator replays its partition when it takes it over."""
+        position, end = self.log_start_offset, self._leo.offset
+        while position < end:
+            data = self.read(position, buffer_size, end).read_bytes()
+            if not data:
+                return
+            for header, records in iter_batches(data):
+                yield header, records
+                position = header.last_offset + 1
 
     def offset_metadata(self, offset):
         """LogOffsetMetadata of ``offset``: the segment and position of the batch holding it."""

@@ -13,7 +13,7 @@ from kafka_zk.coordinator.group.offsets import expired_offsets
 from kafka_zk.coordinator.group.records import partition_for
 from kafka_zk.coordinator.group.state import DEAD, EMPTY
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.record.records import CONTROL_COMMIT, iter_batches, parse_control_key
+from kafka_zk.record.records import CONTROL_COMMIT, parse_control_key
 
 log = logging.getLogger(__name__)
 
@@ -105,18 +105,10 @@ class GroupMetadataManager:
         batch = offset_commit_batch(group.group_id, commits, self.now_ms(), self.codec)
         group.offsets.prepare(list(commits))
 
-        def done(results):
-            result = results[tp]
-            error = Errors(result.error)
-            succeeded = error == Errors.NONE
-            for index, (key, commit) in enumerate(commits.items()):
-                if succeeded and result.base_offset >= 0:
-                    commit.log_offset = result.base_offset + index
-                if not group.is_in(DEAD):
-                    group.offsets.on_append(key, commit, succeeded)
-            mapped = d.commit_append_error(error)
-            return {key: mapped for key in commits}
-        return self._append(tp, batch, self.required_acks).addCallback(done)
+        def record_outcome(key, commit, succeeded):
+            if not group.is_in(DEAD):
+                group.offsets.on_append(key, commit, succeeded)
+        return self._append_commits(tp, commits, batch, record_outcome)
 
     def store_txn_offsets(self, group, producer_id, producer_epoch, commits):
         """TxnOffsetCommit: append ``commits`` as the producer's transactional batch; they stay pending until
@@ -127,6 +119,13 @@ class GroupMetadataManager:
         batch = offset_commit_batch(group.group_id, commits, self.now_ms(), self.codec, producer_id, producer_epoch)
         group.offsets.prepare_txn(producer_id, commits)
 
+        def record_outcome(key, commit, succeeded):
+            group.offsets.on_txn_append(producer_id, key, commit, succeeded)
+        return self._append_commits(tp, commits, batch, record_outcome, from_coordinator=True)
+
+    def _append_commits(self, tp, commits, batch, record_outcome, **append_options):
+        """Append an offset commit batch, then record_outcome(tp, commit, succeeded) for each of ``commits``
+        (with its log offset when it succeeded). Deferred of {tp: error} as OffsetCommit answers them."""
         def done(results):
             result = results[tp]
             error = Errors(result.error)
@@ -134,11 +133,11 @@ class GroupMetadataManager:
             for index, (key, commit) in enumerate(commits.items()):
                 if succeeded and result.base_offset >= 0:
                     commit.log_offset = result.base_offset + index
-                group.offsets.on_txn_append(producer_id, key, commit, succeeded)
+                record_outcome(key, commit, succeeded)
             mapped = d.commit_append_error(error)
             return {key: mapped for key in commits}
         appended = self.replica_manager.append_records(self.commit_timeout_ms, self.required_acks, {tp: batch},
-                                                       from_coordinator=True)
+                                                       **append_options)
         return appended.addCallback(done)
 
     def handle_txn_completion(self, producer_id, partition_ids, is_commit):
@@ -200,22 +199,14 @@ class GroupMetadataManager:
             del self.loading[partition_id]
             return
         replay = PartitionReplay()
-        log_ = partition.log
-        position = log_.log_start_offset
-        end = log_.log_end_offset
-        while position < end:
-            data = log_.read(position, self.load_buffer_size, end).read_bytes()
-            if not data:
-                break
-            for header, records in iter_batches(data):
-                if header.is_control:
-                    for record in records:
-                        replay.marker(header.producer_id, _is_commit_marker(record))
-                else:
-                    producer = header.producer_id if header.is_transactional else None
-                    for record in records:
-                        replay.add(record, producer)
-                position = header.last_offset + 1
+        for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
+            if header.is_control:
+                for record in records:
+                    replay.marker(header.producer_id, _is_commit_marker(record))
+            else:
+                producer = header.producer_id if header.is_transactional else None
+                for record in records:
+                    replay.add(record, producer)
         del self.loading[partition_id]
         self.owned.add(partition_id)
         loaded = replay.loaded_groups()

@@ -10,7 +10,6 @@ from kafka_zk.coordinator.transaction.records import (
     TRANSACTION_STATE_TOPIC, TxnLogReplay, partition_for, txn_log_batch)
 from kafka_zk.coordinator.transaction.state import DEAD, TransactionMetadata
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.record.records import iter_batches
 
 log = logging.getLogger(__name__)
 
@@ -142,18 +141,10 @@ class TransactionStateManager:
             del self.loading[partition_id]
             return
         replay = TxnLogReplay()
-        log_ = partition.log
-        position = log_.log_start_offset
-        end = log_.log_end_offset
-        while position < end:
-            data = log_.read(position, self.load_buffer_size, end).read_bytes()
-            if not data:
-                break
-            for header, records in iter_batches(data):
-                if not header.is_control:
-                    for record in records:
-                        replay.add(record)
-                position = header.last_offset + 1
+        for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
+            if not header.is_control:
+                for record in records:
+                    replay.add(record)
         del self.loading[partition_id]
         cache = self.caches[partition_id] = TxnPartitionCache(coordinator_epoch)
         for transactional_id, value in replay.values.items():

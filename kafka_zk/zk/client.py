@@ -368,7 +368,12 @@ class KafkaZkClient(ZkSession):
         """Write /config/<type>/<name> (create or overwrite), then announce it under /config/changes."""
         path = ConfigEntityZNode.path(entity_type, name)
         data = ConfigEntityZNode.encode(config)
+        self._set_or_create(path, data)
+        if notify:
+            self.create_config_change_notification(f"{entity_type}/{name}")
 
+    def _set_or_create(self, path: str, data: bytes) -> None:
+        """Write ``path``, creating it (and its parents) when absent."""
         def attempt() -> None:
             try:
                 self._zk.set(path, data)
@@ -379,25 +384,13 @@ class KafkaZkClient(ZkSession):
                     self._zk.set(path, data)
 
         self._retry(attempt)
-        if notify:
-            self.create_config_change_notification(f"{entity_type}/{name}")
 
     # -- old consumer offsets (OffsetCommit/OffsetFetch v0) -----------------------------------------
 
     def set_or_create_consumer_offset(self, group: str, topic: str, partition: int, offset: int) -> None:
         path = ConsumerOffsetZNode.path(group, topic, partition)
         data = ConsumerOffsetZNode.encode(offset)
-
-        def attempt() -> None:
-            try:
-                self._zk.set(path, data)
-            except NoNodeError:
-                try:
-                    self._zk.create(path, data, makepath=True)
-                except NodeExistsError:
-                    self._zk.set(path, data)
-
-        self._retry(attempt)
+        self._set_or_create(path, data)
 
     def get_consumer_offsets(self, group: str,
                              partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int | None]:

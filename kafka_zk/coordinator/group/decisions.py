@@ -317,28 +317,26 @@ def metadata_too_large(metadata, config):
     return len(metadata.encode("utf-16-le")) // 2 > config.max_metadata_bytes
 
 
-def commit_append_error(append_error):
-    """Map a log append error of an offset commit to the commit's error (Kafka's storeOffsets mapping)."""
+def _coordinator_append_error(append_error, too_large):
+    """A log append error as a coordinator's client sees it (Kafka's storeOffsets / storeGroup mappings)."""
     if append_error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
                         Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
         return Errors.COORDINATOR_NOT_AVAILABLE
     if append_error in (Errors.NOT_LEADER_FOR_PARTITION, Errors.KAFKA_STORAGE_ERROR):
         return Errors.NOT_COORDINATOR
     if append_error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
-        return Errors.INVALID_COMMIT_OFFSET_SIZE
+        return too_large
     return append_error
+
+
+def commit_append_error(append_error):
+    """Map a log append error of an offset commit to the commit's error."""
+    return _coordinator_append_error(append_error, Errors.INVALID_COMMIT_OFFSET_SIZE)
 
 
 def group_append_error(append_error):
-    """Map a log append error of group metadata to the JoinGroup/SyncGroup error (Kafka's storeGroup)."""
-    if append_error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
-                        Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
-        return Errors.COORDINATOR_NOT_AVAILABLE
-    if append_error in (Errors.NOT_LEADER_FOR_PARTITION, Errors.KAFKA_STORAGE_ERROR):
-        return Errors.NOT_COORDINATOR
-    if append_error in (Errors.MESSAGE_TOO_LARGE, Errors.RECORD_LIST_TOO_LARGE, Errors.INVALID_FETCH_SIZE):
-        return Errors.UNKNOWN_SERVER_ERROR
-    return append_error
+    """Map a log append error of group metadata to the JoinGroup/SyncGroup error."""
+    return _coordinator_append_error(append_error, Errors.UNKNOWN_SERVER_ERROR)
 
 
 def decide_fetch_offsets(status, *, group_id):

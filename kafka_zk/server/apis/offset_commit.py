@@ -34,13 +34,14 @@ def handle(server, request):
         result = server.group_coordinator.handle_commit_offsets(
             body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
             body.get("generation_id", -1), offsets)
+    return result.addCallback(commit_response, unknown, order)
 
-    def build(errors):
-        errors = dict(errors)
-        errors.update(unknown)
-        topics = {}
-        for tp in order:
-            topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors[tp]})
-        return {"throttle_time_ms": 0,
-                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
-    return result.addCallback(build)
+
+def commit_response(errors, unknown, order):
+    """An OffsetCommit or TxnOffsetCommit answer: one error per partition, in the request's order."""
+    errors = dict(errors)
+    errors.update(unknown)
+    topics = {}
+    for tp in order:
+        topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors[tp]})
+    return {"throttle_time_ms": 0, "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}

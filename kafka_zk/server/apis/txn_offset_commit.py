@@ -4,6 +4,7 @@ until the transaction's COMMIT marker reaches `__consumer_offsets` (dropped on A
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.server.apis.offset_commit import commit_response
 
 API_KEY = 28
 
@@ -25,13 +26,4 @@ def handle(server, request):
             body.get("group_instance_id"), body.get("generation_id", -1), offsets)
     else:
         result = defer.succeed({})
-
-    def build(errors):
-        errors = dict(errors)
-        errors.update(unknown)
-        topics = {}
-        for tp in order:
-            topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors[tp]})
-        return {"throttle_time_ms": 0,
-                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
-    return result.addCallback(build)
+    return result.addCallback(commit_response, unknown, order)
