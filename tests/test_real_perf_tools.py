@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from confluent_kafka import Consumer as ConfluentConsumer, TopicPartition
 
 from kafka_zk.client.consumer import Consumer
 from kafka_zk.tools.perf_support import JavaRandom
@@ -228,15 +229,24 @@ def test_perf_tools_bad_input(cluster, tmp_path):
         'Invalid value 2 for configuration acks: String must be one of: all, -1, 0, 1')
     assert bad_value.stdout == ""
 
-    # Transactions need a transaction coordinator, which these brokers do not have yet: Kafka's producer gives up
-    # after max.block.ms, and so does the tool.
-    no_coordinator = tool("kafka-producer-perf-test.sh", "--topic", "x", "--num-records", 10, "--throughput", -1,
-                          "--record-size", 10, "--transaction-duration-ms", 1000, "--producer-props",
-                          "bootstrap.servers=%s" % cluster.bootstrap_servers, "max.block.ms=3000")
-    assert no_coordinator.returncode == 1
-    assert no_coordinator.stderr.strip() == (
-        'Exception in thread "main" org.apache.kafka.common.errors.TimeoutException: '
-        'Timeout expired after 3000milliseconds while awaiting InitProducerId')
+    # --transaction-duration-ms: the tool's records go out in transactions, and read_committed sees them all.
+    create_topic(cluster, "perf-txn", 1)
+    transactional = tool("kafka-producer-perf-test.sh", "--topic", "perf-txn", "--num-records", 10, "--throughput",
+                         -1, "--record-size", 10, "--transaction-duration-ms", 1000, "--producer-props",
+                         "bootstrap.servers=%s" % cluster.bootstrap_servers)
+    assert transactional.returncode == 0, transactional.stderr
+    assert total_of(transactional.stdout).group(1) == "10"
+    committed = ConfluentConsumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "perf-txn-reader",
+                                   "isolation.level": "read_committed", "auto.offset.reset": "earliest",
+                                   "enable.auto.commit": False})
+    try:
+        committed.assign([TopicPartition("perf-txn", 0, 0)])
+        values = []
+        wait_for(lambda: values.extend(m.value() for m in committed.consume(10, 0.5) if not m.error())
+                 or len(values) >= 10, timeout=60, message="the 10 committed records")
+        assert len(values) == 10 and all(len(value) == 10 for value in values)
+    finally:
+        committed.close()
 
     missing_file = produce_perf(cluster, "x", "--num-records", 10, "--throughput", -1,
                                 "--payload-file", tmp_path / "absent.txt")
