@@ -52,8 +52,12 @@ class DelayedProduce(DelayedPartitionResults):
 
 class DelayedFetch(DelayedOperation):
     def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                 isolation_level=0):
+                 isolation_level=0, parked_results=None):
+        """``parked_results``: what the fetch read when it was parked; the answer on expiry unless a partition
+        it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two)."""
         super().__init__(max_wait_ms)
+        self._parked_results = parked_results
+        self._tried = False
         self.read_committed = replica_id < 0 and isolation_level == 1
         self.replica_manager = replica_manager
         self.fetch_infos = fetch_infos
@@ -82,12 +86,17 @@ class DelayedFetch(DelayedOperation):
         return total
 
     def try_complete(self):
+        if self._tried:  # tried again: a partition it watches changed, so the parked answer is stale
+            self._parked_results = None
+        self._tried = True
         available = self._available_bytes()
         if available is None or available >= self.min_bytes:
             return self.force_complete()
         return False
 
     def on_complete(self):
-        results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes,
-                                                          1 if self.read_committed else 0)
+        results = self._parked_results
+        if results is None:
+            results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes,
+                                                              1 if self.read_committed else 0)
         self.done.callback(results)

@@ -268,7 +268,7 @@ class ReplicaManager:
             return defer.succeed(results)
         done = defer.Deferred()
         operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                                 isolation_level)
+                                 isolation_level, parked_results=results)
         self.fetch_purgatory.try_complete_else_watch(operation, [info.tp for info in fetch_infos])
         return done
 
