@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import start_cluster, wait_for
@@ -46,7 +47,10 @@ def _json_at(zk, path):
 
 
 def _controller_id(zk):
-    return _json_at(zk, "/controller")["brokerid"] if zk.exists("/controller") else None
+    try:
+        return _json_at(zk, "/controller")["brokerid"]
+    except NoNodeError:  # between controllers
+        return None
 
 
 def _wait_controller(zk, not_id=None, timeout=30):

@@ -181,13 +181,18 @@ def log_bytes(broker, topic, partition):
 
 
 class BackgroundProducer(threading.Thread):
-    """Keeps appending small batches to a partition's current leader and counts any error."""
+    """Keeps appending small batches to a partition's current leader and counts any error. As a client does,
+    it answers a leader change (NOT_LEADER_FOR_PARTITION, from metadata that was behind) by looking the leader
+    up again and resending: that is a retry, not an error."""
+
+    RETRIABLE = {Errors.NOT_LEADER_FOR_PARTITION, Errors.LEADER_NOT_AVAILABLE}
 
     def __init__(self, cluster, topic):
         super().__init__(daemon=True)
         self.cluster, self.topic = cluster, topic
         self.stopping = threading.Event()
         self.sent = 0
+        self.retries = 0
         self.errors = []
 
     def run(self):
@@ -197,6 +202,8 @@ class BackgroundProducer(threading.Thread):
                            encode_batch([(None, b"live-%d" % self.sent + b"x" * 1000)]), acks=-1)[0]
             if code == Errors.NONE:
                 self.sent += 1
+            elif code in self.RETRIABLE:
+                self.retries += 1
             else:
                 self.errors.append(Errors.from_code(code).name)
             self.stopping.wait(0.05)
@@ -257,8 +264,8 @@ def test_throttled_reassignment_moves_data_at_the_throttle_rate(env):
     t90 = next(t for t, size in samples if size >= 0.9 * final)
     rate = 0.8 * final / (t90 - t10)
     print("\nthrottled move: %d bytes on the new replica, %.2f s from 10%% to 90%%, rate %.0f B/s "
-          "(throttle %d B/s, %.1f%%); background producer sent %d batches"
-          % (final, t90 - t10, rate, THROTTLE, 100.0 * rate / THROTTLE, producer.sent))
+          "(throttle %d B/s, %.1f%%); background producer sent %d batches (%d retried after a leader change)"
+          % (final, t90 - t10, rate, THROTTLE, 100.0 * rate / THROTTLE, producer.sent, producer.retries))
     assert final > 6_000_000
     assert 0.8 * THROTTLE <= rate <= 1.2 * THROTTLE
     assert producer.errors == [] and producer.sent > 0
