@@ -13,18 +13,12 @@ def handle(server, request):
     now = server.now_ms()
     retention = body.get("retention_time_ms", -1)
     expire = None if retention is None or retention == -1 else now + retention
-    offsets, unknown = {}, {}
-    order = []
-    for topic in body["topics"]:
-        for p in topic["partitions"]:
-            tp = (topic["name"], p["partition_index"])
-            order.append(tp)
-            if server.metadata_cache.partition_info(*tp) is None:
-                unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
-                continue
-            commit_ts = p.get("commit_timestamp", -1)
-            offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
-                           now if commit_ts in (None, -1) else commit_ts, expire)
+    order, unknown, known = split_partitions(server, body)
+    offsets = {}
+    for tp, p in known:
+        commit_ts = p.get("commit_timestamp", -1)
+        offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
+                       now if commit_ts in (None, -1) else commit_ts, expire)
     if request.api_version == 0:
         result = commit_v0(server, body["group_id"],
                            {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()})
@@ -35,6 +29,21 @@ def handle(server, request):
             body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
             body.get("generation_id", -1), offsets)
     return result.addCallback(commit_response, unknown, order)
+
+
+def split_partitions(server, body):
+    """An OffsetCommit or TxnOffsetCommit's partitions: (all in request order, {tp: UNKNOWN_TOPIC_OR_PARTITION}
+    for those the cluster does not have, [(tp, partition entry)] for the others)."""
+    order, unknown, known = [], {}, []
+    for topic in body["topics"]:
+        for p in topic["partitions"]:
+            tp = (topic["name"], p["partition_index"])
+            order.append(tp)
+            if server.metadata_cache.partition_info(*tp) is None:
+                unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+            else:
+                known.append((tp, p))
+    return order, unknown, known
 
 
 def commit_response(errors, unknown, order):
