@@ -101,13 +101,21 @@ def test_new_partitions_are_read_by_later_micro_batches(spark, cluster):
             for i in range(5):
                 producer.produce("growing", b"new-%d-%d" % (partition, i), partition=partition)
         assert producer.flush(30) == 0
-        wait_for(lambda: query.exception() is not None or spark.sql("select * from growing_out").count() == 20, 120,
-                 interval=0.5, message="records of the new partitions")
+        try:
+            wait_for(lambda: query.exception() is not None or spark.sql("select * from growing_out").count() >= 20,
+                     120, interval=0.5, message="records of the new partitions")
+        except AssertionError as timed_out:
+            raise AssertionError("%s; rows per partition %s; query status %s; last progress %s" % (
+                timed_out, _rows_per_partition(spark), query.status, query.lastProgress)) from None
         assert query.exception() is None
-        rows = spark.sql("select partition, count(*) as n from growing_out group by partition").collect()
-        assert {r.partition: r.n for r in rows} == {0: 10, 1: 5, 2: 5}
+        assert _rows_per_partition(spark) == {0: 10, 1: 5, 2: 5}
     finally:
         query.stop()
+
+
+def _rows_per_partition(spark):
+    rows = spark.sql("select partition, count(*) as n from growing_out group by partition").collect()
+    return {r.partition: r.n for r in rows}
 
 
 def _partition_count(bootstrap, topic):

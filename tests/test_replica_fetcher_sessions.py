@@ -6,7 +6,7 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config import KafkaConfig
-from kafka_zk.server.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
+from kafka_zk.server.replica_fetcher import PartitionFetchState, ReplicaFetcher, ReplicaFetcherManager
 from kafka_zk.server.replica_manager import ReplicaManager
 from kafka_zk.server.topic_config import effective_topic_config, to_log_config
 
@@ -114,3 +114,37 @@ def test_follower_falls_back_to_a_full_fetch_after_session_errors_and_forgets_re
     assert keys == [(0, 0), (5, 1), (0, 0), (6, 1), (6, 0), (7, 1), (7, 0), (8, 1), (8, 2)]
     assert all(len(_sent(leader.requests[i])) == 2 for i in (0, 2, 4, 6))
     assert _forgotten(leader.requests[-1]) == {(TOPIC, 1)} and _sent(leader.requests[-1]) == {}
+
+
+def test_an_idle_fetcher_builds_its_requests_without_visiting_its_quiet_partitions(tmp_path, monkeypatch):
+    fetcher, _ = _follower(tmp_path, 50)
+    leader = fetcher.connection = ScriptedLeader(fetcher, [_full(9, 50)] + [_answer(9)] * 4)
+    visits = []
+    real = PartitionFetchState.request
+    monkeypatch.setattr(PartitionFetchState, "request", lambda state, tp, max_bytes: visits.append(tp) or real(
+        state, tp, max_bytes))
+    fetcher.running = True
+    fetcher._loop()
+    assert len(leader.requests) == 5
+    assert len(visits) == 50  # the full request only; the four incremental ones visited nothing
+
+
+def test_a_partition_backing_off_after_an_error_is_forgotten_then_fetched_again(tmp_path):
+    fetcher, _ = _follower(tmp_path, 2)
+
+    def not_leader_for_1(body):
+        answer = _answer(4)(body)
+        answer["responses"] = [{"topic": TOPIC, "partitions": [
+            {"partition_index": 1, "error_code": Errors.NOT_LEADER_FOR_PARTITION, "high_watermark": -1,
+             "log_start_offset": -1, "records": b""}]}]
+        return answer
+    leader = fetcher.connection = ScriptedLeader(fetcher, [_full(4, 2), not_leader_for_1, _answer(4), _answer(4)])
+    fetcher.running = True
+    fetcher._loop()
+    assert _forgotten(leader.requests[2]) == {(TOPIC, 1)}
+    assert _sent(leader.requests[3]) == {} and _forgotten(leader.requests[3]) == set()  # still backing off
+    fetcher.reactor.advance(fetcher.backoff_s)
+    leader.answers = [_answer(4)]
+    fetcher.running = True
+    fetcher._loop()
+    assert _sent(leader.requests[4]) == {(TOPIC, 1): 0}

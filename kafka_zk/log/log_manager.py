@@ -290,16 +290,20 @@ class LogManager:
                 {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
                  if log.log_start_offset > log.segments[0].base_offset})
 
-    def cleanup_logs(self, now_ms, max_offsets=None):
+    def cleanup_logs(self, now_ms, max_offsets=None, started_later=None):
         """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
 
         Also removes files of segments deleted more than file.delete.delay.ms ago. Returns the
-        number of segments deleted.
+        number of segments deleted; the (topic, partition)s whose log start offset moved are appended
+        to ``started_later`` when given.
         """
         deleted = 0
         for tp, log in list(self._logs.items()):
             max_offset = max_offsets.get(tp) if max_offsets is not None else None
-            deleted += log.delete_old_segments(now_ms, max_offset)
+            removed = log.delete_old_segments(now_ms, max_offset)
+            if removed and started_later is not None:
+                started_later.append(tp)
+            deleted += removed
             log.remove_deleted_segments(now_ms)
         for log in list(self._future_logs.values()):
             log.remove_deleted_segments(now_ms)
@@ -307,7 +311,8 @@ class LogManager:
         return deleted
 
     def flush_dirty_logs(self, now_ms):
-        """fsync logs not flushed for flush.ms, and rolled segments not yet flushed."""
+        """fsync logs not flushed for flush.ms, and rolled segments not yet flushed (walks every log: the
+        broker calls it every FLUSH_CHECK_MS, not at each second)."""
         for log in list(self._logs.values()):
             if now_ms - log.last_flush_ms >= log.config.flush_ms:
                 log.flush()

@@ -52,10 +52,13 @@ class DelayedProduce(DelayedPartitionResults):
 
 class DelayedFetch(DelayedOperation):
     def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                 isolation_level=0, parked_results=None):
+                 isolation_level=0, parked_results=None, changed_since=None):
         """``parked_results``: what the fetch read when it was parked; the answer on expiry unless a partition
-        it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two)."""
+        it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two).
+        ``changed_since(known tps)``: for a fetch session that tracks changes, the session's partitions that
+        changed since and are not yet among ``fetch_infos``; they are read too."""
         super().__init__(max_wait_ms)
+        self._changed_since = changed_since
         self._parked_results = parked_results
         self._tried = False
         self.read_committed = replica_id < 0 and isolation_level == 1
@@ -88,6 +91,9 @@ class DelayedFetch(DelayedOperation):
     def try_complete(self):
         if self._tried:  # tried again: a partition it watches changed, so the parked answer is stale
             self._parked_results = None
+            if self._changed_since is not None:
+                self.fetch_infos = list(self.fetch_infos)
+                self.fetch_infos.extend(info for _, info in self._changed_since({i.tp for i in self.fetch_infos}))
         self._tried = True
         available = self._available_bytes()
         if available is None or available >= self.min_bytes:

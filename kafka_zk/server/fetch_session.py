@@ -3,6 +3,12 @@
 A full fetch (epoch 0) may create a session; incremental fetches (epoch > 0) then name only the partitions
 whose request changed and are answered only with the partitions whose data, high watermark, log start offset
 or error changed. Epoch -1 asks for a sessionless fetch (and closes the session named, if any).
+
+A follower's session also skips reading its quiet partitions: those the last read found caught up, with
+nothing to send. The broker reports every change of a partition that a fetch could see (an append, a high
+watermark, a leadership change) through FetchSessionCache.mark_changed, which puts the partition back among
+the session's changed ones; an idle follower's fetch then costs next to nothing, however many partitions it
+follows. A full sweep every FULL_SWEEP_MS reads every partition anyway, as a safety net.
 Pure code: no reactor, no ZooKeeper; time comes in as now_ms arguments and session ids from an injected rng.
 """
 
@@ -17,6 +23,7 @@ FINAL_EPOCH = -1
 _INT32_MAX = 0x7FFFFFFF
 # Kafka 2.5 hard-codes this (KafkaServer.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS); it is not a broker config.
 MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120000
+FULL_SWEEP_MS = 30000
 
 # One partition of a Fetch request (the replica manager reads with these as they are).
 PartitionRequest = namedtuple("PartitionRequest", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
@@ -64,7 +71,11 @@ class CachedPartition:
 
 
 class FetchSession:
-    """A session's partitions (in the order answers rotate through them), its epoch and its cache bookkeeping."""
+    """A session's partitions (in the order answers rotate through them), its epoch and its cache bookkeeping.
+
+    A follower's session (``privileged``) tracks changes: ``changed`` holds the partitions the next fetch
+    reads (in rotation order); the others are quiet, and ``last_fetch_ms`` is the last time the follower
+    fetched them all (what the leader takes as their followers' last fetch while they stay quiet)."""
 
     def __init__(self, session_id, privileged, partitions, creation_ms, epoch):
         self.id = session_id
@@ -74,6 +85,22 @@ class FetchSession:
         self.last_used_ms = creation_ms
         self.epoch = epoch
         self.cached_size = -1  # the size the cache last accounted for; -1 while not in the cache
+        self.tracks_changes = privileged
+        self.changed = dict.fromkeys(partitions)  # an insertion-ordered set
+        self.change_count = 0
+        self.last_fetch_ms = creation_ms
+        self.last_sweep_ms = creation_ms
+
+    def mark_changed(self, tp):
+        if tp not in self.changed:
+            self.changed[tp] = None
+        self.change_count += 1
+
+    def settle(self, quiet):
+        """The partitions just read that were quiet leave the changed ones."""
+        changed = self.changed
+        for tp in quiet:
+            changed.pop(tp, None)
 
     def __len__(self):
         return len(self.partitions)
@@ -93,8 +120,10 @@ class FetchSession:
             else:
                 cached.request = request
                 updated.append(tp)
+            self.changed[tp] = None
         for tp in to_forget:
             if self.partitions.pop(tp, None) is not None:
+                self.changed.pop(tp, None)
                 removed.append(tp)
         return added, updated, removed
 
@@ -119,6 +148,7 @@ class FetchSessionCache:
         self.evictable_by_privileged = set()
         self.total_partitions = 0
         self.evictions = 0
+        self.watchers = {}  # {(topic, partition): {session id: session}} for sessions that track changes
 
     def get(self, session_id):
         return self.sessions.get(session_id)
@@ -139,8 +169,34 @@ class FetchSessionCache:
         session = FetchSession(self.new_session_id(), privileged, create_partitions(), now_ms,
                                next_epoch(INITIAL_EPOCH))
         self.sessions[session.id] = session
+        self.watch(session, session.partitions, ())
         self.touch(session, now_ms)
         return session.id
+
+    def watch(self, session, added, removed):
+        if not session.tracks_changes:
+            return
+        watchers = self.watchers
+        for tp in added:
+            watchers.setdefault(tp, {})[session.id] = session
+        for tp in removed:
+            watching = watchers.get(tp)
+            if watching is not None:
+                watching.pop(session.id, None)
+                if not watching:
+                    del watchers[tp]
+
+    def mark_changed(self, tps):
+        """Partitions whose fetchable state changed; returns the ids of the sessions that hold any of them."""
+        touched = set()
+        watchers = self.watchers
+        for tp in tps:
+            watching = watchers.get(tp)
+            if watching:
+                for session in watching.values():
+                    session.mark_changed(tp)
+                touched.update(watching)
+        return touched
 
     def try_evict(self, privileged, key, now_ms):
         """Evict one session to make room for a new one described by key (privileged, size, 0)."""
@@ -170,6 +226,7 @@ class FetchSessionCache:
             return None
         self.evictable_by_all.discard(session_id)
         self.evictable_by_privileged.discard(session_id)
+        self.watch(session, (), session.partitions)
         self.total_partitions -= session.cached_size
         session.cached_size = -1
         return session
@@ -196,8 +253,13 @@ class SessionErrorContext:
     def __init__(self, error):
         self.error = error
 
+    session = None
+
     def partitions(self):
         return []
+
+    def fetched(self, now_ms):
+        pass
 
     def update_and_generate(self, results, now_ms):
         return self.error, INVALID_SESSION_ID, {}
@@ -209,11 +271,20 @@ class SessionErrorContext:
 class SessionlessFetchContext:
     """A fetch without a session (Fetch v0-6, epoch -1, or the last partition of a session forgotten)."""
 
+    session = None
+
     def __init__(self, fetch_data):
         self.fetch_data = fetch_data
+        self.fetched_ms = None
 
     def partitions(self):
         return list(self.fetch_data.items())
+
+    def fetched(self, now_ms):
+        self.fetched_ms = now_ms
+
+    def changed_since(self, known):
+        return []
 
     def update_and_generate(self, results, now_ms):
         return Errors.NONE, INVALID_SESSION_ID, results
@@ -235,18 +306,42 @@ class FullFetchContext(SessionlessFetchContext):
             return {tp: CachedPartition(self.fetch_data[tp], result.high_watermark, result.log_start_offset)
                     for tp, result in results.items()}
         session_id = self.cache.maybe_create_session(now_ms, self.privileged, len(results), create_partitions)
+        if session_id != INVALID_SESSION_ID:
+            self.session = self.cache.get(session_id)
+            if self.fetched_ms is not None:
+                self.session.last_fetch_ms = self.fetched_ms
         return Errors.NONE, session_id, results
 
 
 class IncrementalFetchContext:
-    """An incremental fetch: reads every partition of the session, answers only those that changed."""
+    """An incremental fetch: reads the session's partitions (only the changed ones of a session that tracks
+    changes, unless a full sweep is due), answers only those whose answer changed."""
 
-    def __init__(self, request_epoch, session):
+    def __init__(self, request_epoch, session, now_ms=0):
         self.request_epoch = request_epoch
         self.session = session
+        self.sweep = not session.tracks_changes or now_ms - session.last_sweep_ms >= FULL_SWEEP_MS
+        if self.sweep:
+            session.last_sweep_ms = now_ms
 
     def partitions(self):
-        return [(tp, cached.request) for tp, cached in self.session.partitions.items()]
+        session = self.session
+        if self.sweep:
+            return [(tp, cached.request) for tp, cached in session.partitions.items()]
+        partitions = session.partitions
+        return [(tp, partitions[tp].request) for tp in session.changed]
+
+    def changed_since(self, known):
+        """Partitions of a tracking session that changed and are not in ``known`` (a parked fetch's own)."""
+        session = self.session
+        if not session.tracks_changes:
+            return []
+        partitions = session.partitions
+        return [(tp, partitions[tp].request) for tp in session.changed if tp not in known]
+
+    def fetched(self, now_ms):
+        """The follower fetched every partition of the session now (the quiet ones included)."""
+        self.session.last_fetch_ms = now_ms
 
     def _epoch_moved(self):
         """True when another request of this session came in between (a duplicate or concurrent request)."""
@@ -257,6 +352,7 @@ class IncrementalFetchContext:
         if self._epoch_moved():
             return Errors.INVALID_FETCH_SESSION_EPOCH, session.id, {}
         answer = {}
+        changed = session.changed
         for tp, result in results.items():
             cached = session.partitions.get(tp)
             if cached is None:  # forgotten by a later request of the session: not ours to report
@@ -266,6 +362,9 @@ class IncrementalFetchContext:
                 # Answered partitions go to the back, so that a response size limit rotates through them.
                 del session.partitions[tp]
                 session.partitions[tp] = cached
+                if tp in changed:
+                    del changed[tp]
+                    changed[tp] = None
         return Errors.NONE, session.id, answer
 
     def throttled(self):
@@ -294,10 +393,11 @@ class FetchManager:
             return SessionErrorContext(Errors.FETCH_SESSION_ID_NOT_FOUND)
         if session.epoch != epoch:
             return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
-        session.update(fetch_data, to_forget)
+        added, _, removed = session.update(fetch_data, to_forget)
+        cache.watch(session, added, removed)
         if not session.partitions:
             cache.remove(session.id)
             return SessionlessFetchContext(fetch_data)
         cache.touch(session, now_ms)
         session.epoch = next_epoch(session.epoch)
-        return IncrementalFetchContext(epoch, session)
+        return IncrementalFetchContext(epoch, session, now_ms)

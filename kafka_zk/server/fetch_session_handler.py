@@ -58,6 +58,28 @@ class FetchSessionHandler:
                     to_send[tp] = request
         return FetchRequestData(self.session_id, self.epoch, to_send, to_forget, self.session_partitions)
 
+    @property
+    def next_is_full(self):
+        return is_full(self.epoch)
+
+    def build_changes(self, changes):
+        """An incremental request from only what changed since the last build: changes {(topic, partition):
+        PartitionRequest, or None for a partition no longer fetched}; the others stay as last sent."""
+        assert not is_full(self.epoch), "a full request needs every partition: use build()"
+        to_send = {}
+        to_forget = []
+        session = self.session_partitions
+        for tp, request in changes.items():
+            previous = session.get(tp)
+            if request is None:
+                if previous is not None:
+                    del session[tp]
+                    to_forget.append(tp)
+            elif request is not previous and request != previous:
+                session[tp] = request
+                to_send[tp] = request
+        return FetchRequestData(self.session_id, self.epoch, to_send, to_forget, self.session_partitions)
+
     def handle_response(self, error_code, session_id, answered, throttle_time_ms=0):
         """Move the session on after an answer to the last build(); answered: the (topic, partition)s in it.
         Returns False when the answer is not to be used: a session error, partitions not asked for, or a full

@@ -43,6 +43,9 @@ from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
 log = logging.getLogger(__name__)
 
 HIGH_WATERMARK_CHECKPOINT = "replication-offset-checkpoint"
+# How often rolled segments are flushed and flush.ms is checked, at most (Kafka flushes a rolled segment at once
+# on its scheduler; walking 10,000 logs every second costs more than the rare roll is worth).
+FLUSH_CHECK_MS = 10000
 ISR_CHANGE_PROPAGATION_MS = 500
 PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600000  # Kafka 2.5's Defaults.ProducerIdExpirationCheckIntervalMs
 
@@ -68,6 +71,7 @@ class KafkaServer(service.Service):
         self._port = None
         self._tasks = []
         self._epoch_checkpoint_batch = None  # the Deferred of the epoch checkpoint batch being written
+        self._last_high_watermark_checkpoints = None
         self.started = defer.Deferred()
 
     # -- dispatcher interface for the socket server -----------------------------------------------
@@ -119,6 +123,7 @@ class KafkaServer(service.Service):
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
         self.replica_manager.replication_quotas = self.replication_quotas
+        self.replica_manager.fetch_sessions = self.fetch_manager.cache
         self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
@@ -157,7 +162,8 @@ class KafkaServer(service.Service):
         self._schedule(config["log.flush.offset.checkpoint.interval.ms"], self.log_manager.checkpoint_recovery_points)
         self._schedule(config["log.flush.start.offset.checkpoint.interval.ms"],
                        self.log_manager.checkpoint_log_start_offsets)
-        self._schedule(1000, lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
+        self._schedule(min(config["log.flush.scheduler.interval.ms"], FLUSH_CHECK_MS),
+                       lambda: self.log_manager.flush_dirty_logs(self.now_ms()))
         self._schedule(config["offsets.retention.check.interval.ms"], self.group_coordinator.manager.expire_offsets)
         self._schedule(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
                        lambda: self.txn_coordinator.abort_timed_out_transactions() and None)
@@ -272,7 +278,11 @@ class KafkaServer(service.Service):
         self._tasks.append(loop)
 
     def _retention(self):
-        self.log_manager.cleanup_logs(self.now_ms(), self.replica_manager.high_watermark_snapshot())
+        started_later = []
+        self.log_manager.cleanup_logs(self.now_ms(), self.replica_manager.high_watermark_snapshot(), started_later)
+        if started_later:  # fetch sessions report log start offsets only of partitions said to have changed
+            self.replica_manager.fetchable_changed(started_later)
+            self.replica_manager.fetchers.log_starts_moved(started_later)
 
     def _read_high_watermarks(self):
         marks = {}
@@ -312,10 +322,16 @@ class KafkaServer(service.Service):
             self._epoch_checkpoint_batch = None
 
     def checkpoint_high_watermarks(self):
-        """Periodic: snapshot on the reactor, write and fsync on a pool thread (an fsync stalls requests)."""
+        """Periodic: snapshot on the reactor, write and fsync on a pool thread (an fsync stalls requests);
+        nothing to write when no high watermark moved since the last checkpoint."""
         checkpoints = self._high_watermark_checkpoints()
+        if checkpoints == self._last_high_watermark_checkpoints:
+            return defer.succeed(None)
+
+        def written(_):
+            self._last_high_watermark_checkpoints = checkpoints
         return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), _write_checkpoints,
-                                         checkpoints)
+                                         checkpoints).addCallback(written)
 
     # -- ISR changes by this broker as a partition leader ----------------------------------------
 

@@ -18,27 +18,54 @@ AppendResult = namedtuple("AppendResult", "base_offset last_offset log_append_ti
 
 
 class FollowerState:
-    """What the leader knows of one follower, from its fetches (Kafka's Replica)."""
+    """What the leader knows of one follower, from its fetches (Kafka's Replica).
 
-    __slots__ = ("log_end_offset", "log_start_offset", "last_caught_up_ms", "last_fetch_leader_leo",
-                 "last_fetch_ms")
+    While the partition is quiet in the follower's fetch session (``quiet_in``), every fetch of that session
+    is a fetch of this partition at the log end: the session's last fetch time is this follower's last fetch
+    and last caught-up time, without the leader touching this state at each fetch."""
+
+    __slots__ = ("log_end_offset", "log_start_offset", "_last_caught_up_ms", "last_fetch_leader_leo",
+                 "_last_fetch_ms", "quiet_in")
 
     def __init__(self, last_caught_up_ms=0):
         self.log_end_offset = -1
         self.log_start_offset = -1
-        self.last_caught_up_ms = last_caught_up_ms
+        self._last_caught_up_ms = last_caught_up_ms
         self.last_fetch_leader_leo = -1
-        self.last_fetch_ms = 0
+        self._last_fetch_ms = 0
+        self.quiet_in = None  # the fetch session (anything with a last_fetch_ms) this partition is quiet in
+
+    @property
+    def last_caught_up_ms(self):
+        session = self.quiet_in
+        if session is None:
+            return self._last_caught_up_ms
+        return max(self._last_caught_up_ms, session.last_fetch_ms)
+
+    @property
+    def last_fetch_ms(self):
+        session = self.quiet_in
+        if session is None:
+            return self._last_fetch_ms
+        return max(self._last_fetch_ms, session.last_fetch_ms)
+
+    def unlink(self):
+        """Stop following the session's fetches, keeping what they told."""
+        if self.quiet_in is not None:
+            self._last_caught_up_ms = self.last_caught_up_ms
+            self._last_fetch_ms = self.last_fetch_ms
+            self.quiet_in = None
 
     def update(self, fetch_offset, log_start_offset, now_ms, leader_leo):
+        self.unlink()
         if fetch_offset >= leader_leo:
-            self.last_caught_up_ms = max(self.last_caught_up_ms, now_ms)
+            self._last_caught_up_ms = max(self._last_caught_up_ms, now_ms)
         elif fetch_offset >= self.last_fetch_leader_leo:
-            self.last_caught_up_ms = max(self.last_caught_up_ms, self.last_fetch_ms)
+            self._last_caught_up_ms = max(self._last_caught_up_ms, self._last_fetch_ms)
         self.log_end_offset = fetch_offset
         self.log_start_offset = log_start_offset
         self.last_fetch_leader_leo = leader_leo
-        self.last_fetch_ms = now_ms
+        self._last_fetch_ms = now_ms
 
 
 class Partition:
@@ -238,6 +265,16 @@ class Partition:
                 or follower.log_start_offset != log_start_offset or replica_id not in self.isr):
             return False
         follower.update(fetch_offset, log_start_offset, now_ms, leo)
+        return True
+
+    def link_quiet_follower(self, replica_id, session):
+        """Tie an in-sync follower at the log end to its fetch session (see FollowerState); False if it is
+        not such a follower (then the partition is not quiet in that session)."""
+        follower = self.followers.get(replica_id)
+        if (follower is None or not self.is_leader or self.log is None or replica_id not in self.isr
+                or follower.log_end_offset != self.log.log_end_offset):
+            return False
+        follower.quiet_in = session
         return True
 
     def isr_to_expand(self, replica_id):

@@ -21,14 +21,17 @@ _WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADE
                             Errors.UNKNOWN_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION}
 
 
+# How often a fetcher rebuilds its request from every partition, not only from those it saw change (a safety net).
+FULL_REBUILD_S = 30.0
+
+
 class PartitionFetchState:
-    __slots__ = ("partition", "leader_epoch", "truncating", "delayed_until", "lag", "_request")
+    __slots__ = ("partition", "leader_epoch", "truncating", "lag", "_request")
 
     def __init__(self, partition):
         self.partition = partition
         self.leader_epoch = partition.leader_epoch
         self.truncating = True
-        self.delayed_until = 0.0
         self.lag = None  # the leader's high watermark minus our log end after the last fetch
         self._request = None
 
@@ -65,7 +68,12 @@ def truncation_offset(log, high_watermark, leader_epoch, leader_end_offset):
 
 
 class ReplicaFetcher:
-    """Fetches a set of partitions from one leader over one connection, in one loop."""
+    """Fetches a set of partitions from one leader over one connection, in one loop.
+
+    The loop's work follows what changed, not how many partitions it fetches: partitions being truncated
+    and those backing off after an error are kept apart, and each request is built from the partitions whose
+    fetch position changed since the last one (all of them for a full request, under a replication quota, and
+    every FULL_REBUILD_S)."""
 
     def __init__(self, manager, leader_id, host, port, fetcher_id):
         self.manager = manager
@@ -77,18 +85,29 @@ class ReplicaFetcher:
         self.connection = BrokerConnection(self.reactor, host, port,
                                            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
         self.partitions = {}
+        self.truncating = set()  # (topic, partition)s still to truncate before they fetch
+        self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
+        self.changed = set()  # partitions whose part of the next request may differ from the last one
         self.session = FetchSessionHandler()  # this fetcher's fetch session with the leader
+        self._next_rebuild = 0.0
         self.running = False
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
 
     def add(self, partition):
-        self.partitions[partition.tp] = PartitionFetchState(partition)
+        tp = partition.tp
+        self.partitions[tp] = PartitionFetchState(partition)
+        self.truncating.add(tp)
+        self.delayed.pop(tp, None)
+        self.changed.add(tp)
         self._wake()
 
     def remove(self, tps):
         for tp in tps:
-            self.partitions.pop(tp, None)
+            if self.partitions.pop(tp, None) is not None:
+                self.truncating.discard(tp)
+                self.delayed.pop(tp, None)
+                self.changed.add(tp)
 
     def start(self):
         self.running = True
@@ -113,23 +132,19 @@ class ReplicaFetcher:
     def _loop(self):
         while self.running:
             now = self.reactor.seconds()
-            ready = {tp: state for tp, state in self.partitions.items() if state.delayed_until <= now}
-            if not ready:
+            self._release_delayed(now)
+            if len(self.delayed) >= len(self.partitions):
                 yield self._sleep(self.backoff_s if self.partitions else 3600)
                 continue
             try:
-                truncating = {tp: state for tp, state in ready.items() if state.truncating}
+                partitions = self.partitions
+                truncating = {tp: partitions[tp] for tp in self.truncating if tp not in self.delayed}
                 if truncating:
                     yield self._truncate(truncating)
                 quota = self.manager.quota
                 over_quota = quota is not None and quota.is_quota_exceeded()
-                partitions = self.partitions
-                fetching = {tp: state for tp, state in ready.items()
-                            if not state.truncating and partitions.get(tp) is state
-                            and not (over_quota and self._throttled(tp, state))}
-                if fetching:
-                    yield self._fetch(fetching)
-                elif not truncating:
+                fetched = yield self._fetch(over_quota)
+                if not fetched and not truncating:
                     yield self._sleep(self.backoff_s)  # every ready partition is throttled: back off
             except Exception as error:  # connection trouble: back off and try again
                 if self.running:
@@ -138,13 +153,23 @@ class ReplicaFetcher:
                     self.connection.close()
                     yield self._sleep(self.backoff_s)
 
+    def _release_delayed(self, now):
+        if self.delayed:
+            for tp in [tp for tp, until in self.delayed.items() if until <= now]:
+                del self.delayed[tp]
+                self.changed.add(tp)
+
+    def _fetching(self, tp):
+        return tp in self.partitions and tp not in self.truncating and tp not in self.delayed
+
     def _throttled(self, tp, state):
         """Kafka's shouldFollowerThrottle: an out-of-sync throttled partition sits out while over the quota."""
         quota = self.manager.quota
         return quota is not None and should_throttle(quota, tp, state.in_sync)
 
-    def _delay(self, state):
-        state.delayed_until = self.reactor.seconds() + self.backoff_s
+    def _delay(self, tp):
+        self.delayed[tp] = self.reactor.seconds() + self.backoff_s
+        self.changed.add(tp)
 
     def _grouped(self, states, fields):
         topics = {}
@@ -174,7 +199,7 @@ class ReplicaFetcher:
                 if state is None or self.partitions.get(tp) is not state:
                     continue
                 if answer["error_code"] != Errors.NONE:
-                    self._delay(state)
+                    self._delay(tp)
                     continue
                 offset, complete = truncation_offset(state.partition.log, state.partition.high_watermark,
                                                      answer["leader_epoch"], answer["end_offset"])
@@ -186,15 +211,36 @@ class ReplicaFetcher:
     def _finish_truncation(self, state, offset):
         state.partition.truncate_to(offset)
         state.truncating = False
+        self.truncating.discard(state.partition.tp)
+        self.changed.add(state.partition.tp)
+
+    def _request_data(self, over_quota):
+        """What the next Fetch sends and forgets: rebuilt from every partition for a full request, under a
+        quota and every FULL_REBUILD_S; from the changed partitions otherwise."""
+        max_bytes = self.config["replica.fetch.max.bytes"]
+        now = self.reactor.seconds()
+        changed, self.changed = self.changed, set()
+        if over_quota or self.session.next_is_full or now >= self._next_rebuild:
+            self._next_rebuild = now + FULL_REBUILD_S
+            if over_quota:
+                self.changed = set(self.partitions)  # the throttled ones come back once under the quota
+            wanted = {tp: state.request(tp, max_bytes) for tp, state in self.partitions.items()
+                      if self._fetching(tp) and not (over_quota and self._throttled(tp, state))}
+            return self.session.build(wanted)
+        partitions = self.partitions
+        return self.session.build_changes({
+            tp: partitions[tp].request(tp, max_bytes) if self._fetching(tp) else None for tp in changed})
 
     @defer.inlineCallbacks
-    def _fetch(self, states):
-        """One Fetch of the partitions in states, in this fetcher's session with the leader: a full request
-        first, then incremental ones naming only the partitions whose fetch position changed."""
+    def _fetch(self, over_quota):
+        """One Fetch in this fetcher's session with the leader: a full request first, then incremental ones
+        naming only the partitions whose fetch position changed. Returns False when there was nothing to fetch."""
         config = self.config
-        max_bytes = config["replica.fetch.max.bytes"]
-        wanted = {tp: state.request(tp, max_bytes) for tp, state in states.items()}
-        data = self.session.build(wanted)
+        data = self._request_data(over_quota)
+        if not data.session_partitions:
+            if data.to_forget or not data.is_full:
+                self.session.handle_error()  # nothing left to fetch: the next request starts a new session
+            return False
         forgotten = {}
         for topic, index in sorted(data.to_forget):
             forgotten.setdefault(topic, []).append(index)
@@ -221,15 +267,19 @@ class ReplicaFetcher:
                 log.info("[ReplicaFetcher broker=%d leader=%d] fetch session %d epoch %d: %s; the next fetch is "
                          "a full one", self.broker_id, self.leader_id, data.session_id, data.epoch,
                          Errors.from_code(error).name if error else "unexpected partitions in the answer")
-                return
+                return True
             raise RuntimeError("fetch failed with error %d" % error)
+        sent = data.session_partitions  # as sent: the next build is the first to change it
         for topic in response["responses"]:
             for answer in topic["partitions"]:
                 tp = (topic["topic"], answer["partition_index"])
-                state = states.get(tp)
-                if state is None or self.partitions.get(tp) is not state:
+                state = self.partitions.get(tp)
+                request = sent.get(tp)
+                # an answer to a request made before the partition was re-added, truncated or backed off
+                if state is None or request is None or not self._fetching(tp) or state._request is not request:
                     continue
                 yield self._handle_partition(tp, state, answer)
+        return True
 
     @defer.inlineCallbacks
     def _handle_partition(self, tp, state, answer):
@@ -242,8 +292,10 @@ class ReplicaFetcher:
             except InvalidRecordError as failure:
                 log.error("[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
-                self._delay(state)
+                self._delay(tp)
                 return
+            if records:
+                self.changed.add(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
             if records and quota is not None and quota.is_throttled(tp):
@@ -251,14 +303,15 @@ class ReplicaFetcher:
         elif error == Errors.OFFSET_OUT_OF_RANGE:
             yield self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
-            self._delay(state)
+            self._delay(tp)
         else:
             log.warning("[ReplicaFetcher broker=%d] fetch of %s-%d from %d failed with %s", self.broker_id,
                         tp[0], tp[1], self.leader_id, Errors.from_code(error).name)
-            self._delay(state)
+            self._delay(tp)
 
     @defer.inlineCallbacks
     def _reset_out_of_range(self, tp, state):
+        self.changed.add(tp)
         partition = state.partition
         leader_end = yield self._leader_offset(tp, state, -1)
         if leader_end is None:
@@ -280,7 +333,7 @@ class ReplicaFetcher:
         response = yield self.connection.request(*LIST_OFFSETS, body)
         answer = response["topics"][0]["partitions"][0]
         if answer["error_code"] != Errors.NONE:
-            self._delay(state)
+            self._delay(tp)
             return None
         return answer["offset"]
 
@@ -309,6 +362,11 @@ class ReplicaFetcherManager:
                 fetcher = self.fetchers[key] = ReplicaFetcher(self, leader_id, endpoint[0], endpoint[1], key[1])
                 fetcher.start()
             fetcher.add(partition)
+
+    def log_starts_moved(self, tps):
+        """Retention moved these partitions' log start offsets: their next fetch tells the leader."""
+        for fetcher in self.fetchers.values():
+            fetcher.changed.update(tp for tp in tps if tp in fetcher.partitions)
 
     def remove_partitions(self, tps):
         for key, fetcher in list(self.fetchers.items()):

@@ -66,6 +66,11 @@ class DeleteRecordsResult:
         self.low_watermark = low_watermark
 
 
+def session_key(session_id):
+    """The purgatory key of a fetch session: a parked fetch of the session waits on it."""
+    return ("fetch-session", session_id)
+
+
 class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None,
                  replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False):
@@ -86,6 +91,7 @@ class ReplicaManager:
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
         self.is_broker_alive = lambda broker_id: True  # set by the server from its metadata cache
         self.log_dir_mover = None  # ReplicaAlterLogDirsManager, set by the server
+        self.fetch_sessions = None  # the FetchSessionCache, set by the server: told of every fetchable change
 
     def now_ms(self):
         return int(self.clock.seconds() * 1000)
@@ -109,7 +115,7 @@ class ReplicaManager:
             results[tp] = self._append_to_partition(tp, records, required_acks, now,
                                                     from_coordinator=from_coordinator)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetch_purgatory.check_and_complete_keys(appended)
+        self.fetchable_changed(appended)
         if required_acks != -1 or not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -125,7 +131,7 @@ class ReplicaManager:
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetch_purgatory.check_and_complete_keys(appended)
+        self.fetchable_changed(appended)
         if not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -179,6 +185,7 @@ class ReplicaManager:
         now = self.now_ms()
         results = {tp: self._delete_records_on_partition(tp, offset, now) for tp, offset in offsets.items()}
         waiting = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        self.fetchable_changed(waiting)  # the log start offset moved
         if not waiting:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -257,20 +264,57 @@ class ReplicaManager:
         return results, bytes_read
 
     def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1,
-                       isolation_level=READ_UNCOMMITTED):
+                       isolation_level=READ_UNCOMMITTED, session=None):
         """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
-        A follower's fetch (replica_id >= 0) also reports how far that follower has got."""
+        A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the
+        fetch context of a session that tracks changes; a parked fetch then also wakes when any partition
+        of the session changes, and reads the changed ones as well."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level)
         errors = any(result.error != Errors.NONE for result in results.values())
-        if max_wait_ms <= 0 or not fetch_infos or bytes_read >= min_bytes or errors:
+        tracking = session is not None and session.session is not None
+        if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or errors:
             return defer.succeed(results)
         done = defer.Deferred()
+        keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                                 isolation_level, parked_results=results)
-        self.fetch_purgatory.try_complete_else_watch(operation, [info.tp for info in fetch_infos])
+                                 isolation_level, parked_results=results,
+                                 changed_since=session.changed_since if tracking else None)
+        if tracking:
+            keys.append(session_key(session.session.id))
+        self.fetch_purgatory.try_complete_else_watch(operation, keys)
         return done
+
+    def fetchable_changed(self, tps):
+        """Partitions whose data, high watermark, log start offset or leadership changed: wake the fetches
+        waiting on them and put them back among the changed partitions of the sessions that hold them."""
+        keys = list(tps)
+        if self.fetch_sessions is not None:
+            keys.extend(map(session_key, self.fetch_sessions.mark_changed(tps)))
+        self.fetch_purgatory.check_and_complete_keys(keys)
+
+    def link_quiet_followers(self, replica_id, results, session):
+        """The partitions of ``results`` (just answered to follower ``replica_id`` in ``session``) that are quiet
+        now: nothing to send, no error, the follower in sync at the log end. Their follower state then
+        follows the session's fetches (FollowerState) until they change."""
+        quiet = []
+        partitions = self.partitions
+        for tp, result in results.items():
+            if result.error != Errors.NONE or result.records:
+                continue
+            partition = partitions.get(tp)
+            if partition is not None and partition.link_quiet_follower(replica_id, session):
+                quiet.append(tp)
+        return quiet
+
+    def unlink_followers(self, replica_id, tps):
+        """A follower's session forgot these partitions: their follower state stops following its fetches."""
+        for tp in tps:
+            partition = self.partitions.get(tp)
+            follower = partition.followers.get(replica_id) if partition is not None else None
+            if follower is not None:
+                follower.unlink()
 
     def should_leader_throttle(self, partition, replica_id):
         """Kafka's shouldLeaderThrottle: leave a follower that is out of the ISR without this throttled
@@ -310,7 +354,7 @@ class ReplicaManager:
 
     def _high_watermarks_advanced(self, tps):
         self.produce_purgatory.check_and_complete_keys(tps)
-        self.fetch_purgatory.check_and_complete_keys(tps)
+        self.fetchable_changed(tps)
 
     # -- the ISR --------------------------------------------------------------------------------
 
@@ -395,8 +439,9 @@ class ReplicaManager:
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
             if self.log_dir_mover is not None and self.log_manager.get_future_log(*tp) is not None:
                 self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
-        for purgatory in (self.produce_purgatory, self.fetch_purgatory, self.delete_records_purgatory):
-            purgatory.check_and_complete_keys(list(errors))
+        self.produce_purgatory.check_and_complete_keys(list(errors))
+        self.fetchable_changed(list(errors))
+        self.delete_records_purgatory.check_and_complete_keys(list(errors))
         if self.fetchers is not None:
             self.fetchers.remove_partitions(new_leaders + list(new_followers))
             by_leader = {}
@@ -426,7 +471,7 @@ class ReplicaManager:
         if delete:
             self.log_manager.async_delete(topic, partition)
         self.produce_purgatory.check_and_complete(tp)
-        self.fetch_purgatory.check_and_complete(tp)
+        self.fetchable_changed([tp])
         self.delete_records_purgatory.check_and_complete(tp)
         return Errors.NONE
 

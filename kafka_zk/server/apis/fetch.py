@@ -44,8 +44,14 @@ def handle(server, request):
         fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
-    result = server.replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes,
-                                                   fetch_infos, body["replica_id"], isolation_level)
+    replica_manager = server.replica_manager
+    tracking = is_follower and context.session is not None and context.session.tracks_changes
+    if is_follower and forgotten:
+        replica_manager.unlink_followers(body["replica_id"], forgotten)
+    result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
+                                            body["replica_id"], isolation_level,
+                                            session=context if tracking else None)
+    context.fetched(server.now_ms())
 
     def build(results):
         throttle_ms = 0
@@ -61,7 +67,12 @@ def handle(server, request):
         else:
             merged = {tp: FetchResult(Errors.UNKNOWN_TOPIC_OR_PARTITION) if tp in unknown else results[tp]
                       for tp in order if tp in unknown or tp in results}
+            if tracking:  # a parked fetch of the session may also have read partitions that changed since
+                merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, server.now_ms())
+            session = context.session  # a full fetch may just have created one
+            if is_follower and error == Errors.NONE and session is not None and session.tracks_changes:
+                session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
         topics = {}
         for tp, outcome in answer.items():
             records = outcome.records
