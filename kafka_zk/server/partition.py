@@ -35,19 +35,17 @@ class FollowerState:
         self._last_fetch_ms = 0
         self.quiet_in = None  # the fetch session (anything with a last_fetch_ms) this partition is quiet in
 
+    def _or_session_fetch(self, ms):
+        session = self.quiet_in
+        return ms if session is None else max(ms, session.last_fetch_ms)
+
     @property
     def last_caught_up_ms(self):
-        session = self.quiet_in
-        if session is None:
-            return self._last_caught_up_ms
-        return max(self._last_caught_up_ms, session.last_fetch_ms)
+        return self._or_session_fetch(self._last_caught_up_ms)
 
     @property
     def last_fetch_ms(self):
-        session = self.quiet_in
-        if session is None:
-            return self._last_fetch_ms
-        return max(self._last_fetch_ms, session.last_fetch_ms)
+        return self._or_session_fetch(self._last_fetch_ms)
 
     def unlink(self):
         """Stop following the session's fetches, keeping what they told."""
