@@ -205,3 +205,16 @@ def test_a_follower_that_stops_fetching_leaves_the_isr_though_its_partitions_wer
     partition = leader.partitions[("t", 0)]
     leader.clock.advance(leader.replica_lag_time_max_ms / 1000.0 + 1)
     assert partition.isr_to_shrink(leader.now_ms(), leader.replica_lag_time_max_ms) == [1]
+
+
+def test_a_follower_leaving_the_isr_stops_following_its_session(leader):
+    answers = follower_fetch(leader, 0, 0, {tp: 0 for tp in TPS})
+    leader.clock.advance(0.5)
+    ((session_id, _),) = answers
+    session = leader.fetch_sessions.get(session_id)
+    partition = leader.partitions[("t", 0)]
+    follower = partition.followers[FOLLOWER]
+    assert follower.quiet_in is session
+    partition.apply_isr([1], 1)
+    session.last_fetch_ms += 60000
+    assert follower.quiet_in is None and follower.last_caught_up_ms < session.last_fetch_ms

@@ -134,7 +134,7 @@ class Partition:
     def _apply_state(self, state):
         self.leader_id = state["leader"]
         self.leader_epoch = state["leader_epoch"]
-        self.isr = list(state["isr"])
+        self._set_isr(state["isr"])
         self.replicas = list(state.get("replicas") or state["isr"])
         self.zk_version = state.get("zk_version", -1)
         self.controller_epoch = state.get("controller_epoch", -1)
@@ -295,8 +295,14 @@ class Partition:
         return [replica for replica in self.isr if replica not in lagging]
 
     def apply_isr(self, isr, zk_version):
-        self.isr = list(isr)
+        self._set_isr(isr)
         self.zk_version = zk_version
+
+    def _set_isr(self, isr):
+        self.isr = list(isr)
+        for replica, follower in self.followers.items():
+            if replica not in self.isr:
+                follower.unlink()  # only an in-sync follower's state follows its session (link_quiet_follower)
 
     # -- follower: appends from the leader --------------------------------------------------------
 
