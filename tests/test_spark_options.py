@@ -100,3 +100,10 @@ def test_sink_schema_rules():
         check_sink_schema(StructType([StructField("value", IntegerType())]), "t")
     with pytest.raises(KafkaZkOptionError, match="Unknown option for the kafka_zk sink: subscribe"):
         parse_sink_options({**BOOT, "subscribe": "t"})
+
+
+def test_executor_consumers_refresh_metadata_often_unless_told_otherwise():
+    from kafka_zk.spark.fetch import consumer_config
+    assert consumer_config("b:9092", {})["topic.metadata.refresh.interval.ms"] == 5000
+    assert consumer_config("b:9092", {"topic.metadata.refresh.interval.ms": "1000"})[
+        "topic.metadata.refresh.interval.ms"] == "1000"

@@ -26,6 +26,9 @@ def consumer_config(bootstrap_servers, client_settings):
         "enable.partition.eof": True,
         "auto.offset.reset": "error",
         "client.id": "kafka-zk-spark-executor",
+        # A task's consumer may start from metadata that does not list a partition just added to the topic
+        # (a broker not yet told of it); librdkafka would then wait for its periodic refresh, 5 min by default.
+        "topic.metadata.refresh.interval.ms": 5000,
     }
     config.update(client_settings)
     config["bootstrap.servers"] = bootstrap_servers
