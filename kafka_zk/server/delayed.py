@@ -92,7 +92,6 @@ class DelayedFetch(DelayedOperation):
         if self._tried:  # tried again: a partition it watches changed, so the parked answer is stale
             self._parked_results = None
             if self._changed_since is not None:
-                self.fetch_infos = list(self.fetch_infos)
                 self.fetch_infos.extend(info for _, info in self._changed_since({i.tp for i in self.fetch_infos}))
         self._tried = True
         available = self._available_bytes()

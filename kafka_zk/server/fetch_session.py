@@ -87,14 +87,12 @@ class FetchSession:
         self.cached_size = -1  # the size the cache last accounted for; -1 while not in the cache
         self.tracks_changes = privileged
         self.changed = dict.fromkeys(partitions)  # an insertion-ordered set
-        self.change_count = 0
         self.last_fetch_ms = creation_ms
         self.last_sweep_ms = creation_ms
 
     def mark_changed(self, tp):
         if tp not in self.changed:
             self.changed[tp] = None
-        self.change_count += 1
 
     def settle(self, quiet):
         """The partitions just read that were quiet leave the changed ones."""
@@ -275,16 +273,12 @@ class SessionlessFetchContext:
 
     def __init__(self, fetch_data):
         self.fetch_data = fetch_data
-        self.fetched_ms = None
 
     def partitions(self):
         return list(self.fetch_data.items())
 
     def fetched(self, now_ms):
-        self.fetched_ms = now_ms
-
-    def changed_since(self, known):
-        return []
+        pass
 
     def update_and_generate(self, results, now_ms):
         return Errors.NONE, INVALID_SESSION_ID, results
@@ -300,6 +294,10 @@ class FullFetchContext(SessionlessFetchContext):
         super().__init__(fetch_data)
         self.cache = cache
         self.privileged = privileged
+        self.fetched_ms = None
+
+    def fetched(self, now_ms):
+        self.fetched_ms = now_ms  # the session this fetch creates was last fetched then
 
     def update_and_generate(self, results, now_ms):
         def create_partitions():
@@ -333,11 +331,8 @@ class IncrementalFetchContext:
 
     def changed_since(self, known):
         """Partitions of a tracking session that changed and are not in ``known`` (a parked fetch's own)."""
-        session = self.session
-        if not session.tracks_changes:
-            return []
-        partitions = session.partitions
-        return [(tp, partitions[tp].request) for tp in session.changed if tp not in known]
+        partitions = self.session.partitions
+        return [(tp, partitions[tp].request) for tp in self.session.changed if tp not in known]
 
     def fetched(self, now_ms):
         """The follower fetched every partition of the session now (the quiet ones included)."""

@@ -273,7 +273,7 @@ class ReplicaManager:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level)
         errors = any(result.error != Errors.NONE for result in results.values())
-        tracking = session is not None and session.session is not None
+        tracking = session is not None
         if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or errors:
             return defer.succeed(results)
         done = defer.Deferred()

@@ -45,7 +45,7 @@ def handle(server, request):
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
     replica_manager = server.replica_manager
-    tracking = is_follower and context.session is not None and context.session.tracks_changes
+    tracking = _tracks_changes(context.session)  # only a follower's session does
     if is_follower and forgotten:
         replica_manager.unlink_followers(body["replica_id"], forgotten)
     result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
@@ -71,7 +71,7 @@ def handle(server, request):
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, server.now_ms())
             session = context.session  # a full fetch may just have created one
-            if is_follower and error == Errors.NONE and session is not None and session.tracks_changes:
+            if error == Errors.NONE and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
         topics = {}
         for tp, outcome in answer.items():
@@ -84,6 +84,10 @@ def handle(server, request):
         return {"throttle_time_ms": throttle_ms, "error_code": error, "session_id": response_session_id,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
     return result.addCallback(build)
+
+
+def _tracks_changes(session):
+    return session is not None and session.tracks_changes
 
 
 def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b"", last_stable_offset=-1,
