@@ -57,7 +57,7 @@ def apply_batch(state, header, read_batch):
 
 
 def _segment_batch_reader(segment, position, size):
-    return lambda: os.pread(segment.file.fileno(), size, position)
+    return lambda: segment.pread(size, position)
 
 
 def load_producer_state(log, rebuild_txn_index=()):

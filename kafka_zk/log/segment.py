@@ -6,6 +6,7 @@ from collections import namedtuple
 import crc32c
 
 from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
+from kafka_zk.log.open_files import SEGMENT_FILES, SegmentFile
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX, TransactionIndex
 from kafka_zk.record.batch_header import (
@@ -24,10 +25,6 @@ _SCAN_CHUNK = 8 * 1024
 _RECOVERY_CHUNK = 1024 * 1024
 
 
-def _open_or_create(path, flags):
-    return os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-
-
 def segment_file_name(base_offset, suffix):
     """``00000000000000000042.log`` and friends: the base offset as 20 zero-padded digits."""
     return "%020d%s" % (base_offset, suffix)
@@ -40,8 +37,8 @@ OffsetAndTimestamp = namedtuple("OffsetAndTimestamp", "offset timestamp leader_e
 class FileSlice:
     """``size`` bytes at ``position`` of an open segment file: what a fetch response sends.
 
-    ``file`` is the segment's unbuffered file object (None for an empty slice); send it with
-    ``os.sendfile(sock, slice.fileno(), slice.position, slice.size)`` or copy it with read_bytes().
+    ``file`` is the segment's SegmentFile (None for an empty slice), held so that its descriptor stays
+    open while the slice lives; copy the bytes with read_bytes().
     """
 
     __slots__ = ("file", "position", "size")
@@ -83,14 +80,24 @@ class LogSegment:
     """Appends offset-assigned batches, keeps the sparse indexes, reads slices, and recovers itself."""
 
     def __init__(self, dir_path, base_offset, now_ms, index_interval_bytes=4096,
-                 max_index_size=DEFAULT_MAX_INDEX_SIZE, file_suffix=""):
+                 max_index_size=DEFAULT_MAX_INDEX_SIZE, file_suffix="", open_files=None):
         self.dir = dir_path
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
         self.max_index_size = max_index_size
         self.log_path = os.path.join(dir_path, segment_file_name(base_offset, LOG_SUFFIX + file_suffix))
-        self._file = open(self.log_path, "r+b", buffering=0, opener=_open_or_create)
-        self._size = os.fstat(self._file.fileno()).st_size
+        # The .log descriptor is opened when first used and let go when the budget needs it elsewhere.
+        self._open_files = SEGMENT_FILES if open_files is None else open_files
+        self._file = None
+        self._closed = False
+        self.recently_used = True
+        try:
+            self._size = os.stat(self.log_path).st_size
+        except FileNotFoundError:
+            with self._open_files.lock:
+                self._file = SegmentFile(self.log_path, create=True)
+                self._open_files.opened(self)
+            self._size = 0
         self.offset_index = OffsetIndex(
             os.path.join(dir_path, segment_file_name(base_offset, INDEX_SUFFIX + file_suffix)),
             base_offset, max_index_size)
@@ -121,7 +128,26 @@ class LogSegment:
 
     @property
     def file(self):
-        return self._file
+        """The open SegmentFile; hold it (not its descriptor number) for as long as the descriptor is used."""
+        self.recently_used = True
+        file = self._file
+        if file is None:
+            with self._open_files.lock:
+                if self._closed:
+                    raise ValueError("segment %s is closed" % self.log_path)
+                file = self._file
+                if file is None:
+                    file = self._file = SegmentFile(self.log_path)
+                    self._open_files.opened(self)
+        return file
+
+    def let_go_of_file(self):
+        """Called by the budget: drop the reference; holders of the SegmentFile keep it open."""
+        self._file = None
+
+    def pread(self, size, position):
+        file = self.file
+        return os.pread(file.fileno(), size, position)
 
     # -- appending ---------------------------------------------------------------------------
 
@@ -139,7 +165,8 @@ class LogSegment:
             self._rolling_based_timestamp = largest_timestamp
         self._load_max_timestamp()
         view = memoryview(records)
-        fd = self._file.fileno()
+        file = self.file
+        fd = file.fileno()
         written = 0
         while written < len(view):
             written += os.pwrite(fd, view[written:], position + written)
@@ -159,7 +186,8 @@ class LogSegment:
     def _iter_headers(self, start, end=None):
         """Yield (position, BatchHeader) for the complete batches in [start, end), reading headers only."""
         end = self._size if end is None else end
-        fd = self._file.fileno()
+        file = self.file
+        fd = file.fileno()
         pos = start
         buf = b""
         buf_start = start
@@ -256,13 +284,14 @@ class LogSegment:
             return FetchDataInfo(metadata, EMPTY_SLICE, False)
         limit = self._size if max_position is None else max_position
         fetch_size = max(0, min(limit - position, adjusted_max))
-        return FetchDataInfo(metadata, FileSlice(self._file, position, fetch_size), adjusted_max < header.size)
+        return FetchDataInfo(metadata, FileSlice(self.file, position, fetch_size), adjusted_max < header.size)
 
     def find_offset_by_timestamp(self, timestamp, starting_offset=0):
         """The first record at or after ``starting_offset`` whose timestamp >= ``timestamp``, or None."""
         indexed = self.time_index.lookup(timestamp)
         position = self.offset_index.lookup(max(indexed.offset, starting_offset)).position
-        fd = self._file.fileno()
+        file = self.file
+        fd = file.fileno()
         for batch_position, header in self._iter_headers(position):
             if header.max_timestamp < timestamp:
                 continue
@@ -318,7 +347,8 @@ class LogSegment:
 
     def _iter_checked_batches(self, max_message_size):
         """Yield (position, header) for each valid batch from the start; stop at the first bad one."""
-        fd = self._file.fileno()
+        file = self.file
+        fd = file.fileno()
         size = self._size
         pos = 0
         buf = b""
@@ -351,7 +381,8 @@ class LogSegment:
 
     def _chunked_crc(self, pos, size):
         """CRC-32C of a batch too large for one read window, computed piecewise."""
-        fd = self._file.fileno()
+        file = self.file
+        fd = file.fileno()
         crc = 0
         cur = pos + ATTRIBUTES_POS
         end = pos + size
@@ -391,7 +422,8 @@ class LogSegment:
             next_offset = header.next_offset
         truncated = self._size - valid_bytes
         if truncated:
-            os.ftruncate(self._file.fileno(), valid_bytes)
+            file = self.file
+            os.ftruncate(file.fileno(), valid_bytes)
             self._size = valid_bytes
         self._max_timestamp, self._offset_of_max_timestamp = max_timestamp, offset_of_max
         self._next_offset = next_offset
@@ -416,7 +448,8 @@ class LogSegment:
         if found is not None:
             position = found[0]
             truncated = self._size - position
-            os.ftruncate(self._file.fileno(), position)
+            file = self.file
+            os.ftruncate(file.fileno(), position)
             self._size = position
         if self._size == 0:
             self.created_ms = now_ms
@@ -429,25 +462,34 @@ class LogSegment:
     # -- files -------------------------------------------------------------------------------
 
     def flush(self):
-        os.fsync(self._file.fileno())
+        file = self.file
+        os.fsync(file.fileno())
         self.offset_index.flush()
         self.time_index.flush()
         self.txn_index.flush()
 
+    def _close_file(self):
+        with self._open_files.lock:
+            self._closed = True
+            file, self._file = self._file, None
+            self._open_files.closed(self)
+        if file is not None:
+            file.close()
+
     def close(self):
         """Append the final time index entry, trim both indexes, and close all three files."""
-        if not self._file.closed:
+        if not self._closed:
             self._append_final_time_index_entry()
             self.offset_index.close()
             self.time_index.close()
-            self._file.close()
+            self._close_file()
 
     def delete(self):
         """Close and remove all its files (whatever their current suffix)."""
         self.offset_index.delete()
         self.time_index.delete()
         self.txn_index.delete()
-        self._file.close()
+        self._close_file()
         try:
             os.remove(self.log_path)
         except FileNotFoundError:
@@ -461,8 +503,9 @@ class LogSegment:
             return path[:len(path) - len(old_suffix)] + new_suffix
 
         new_log_path = renamed(self.log_path)
-        os.rename(self.log_path, new_log_path)
-        self.log_path = new_log_path
+        with self._open_files.lock:  # no reopen by the old name in between
+            os.rename(self.log_path, new_log_path)
+            self.log_path = new_log_path
         self.offset_index.rename_to(renamed(self.offset_index.path))
         self.time_index.rename_to(renamed(self.time_index.path))
         self.txn_index.rename_to(renamed(self.txn_index.path))

@@ -82,6 +82,9 @@ class BrokerProcess:
         lines += ["%s=%s" % item for item in self.properties().items()]
         self.config_path.write_text("\n".join(lines) + "\n")
 
+    def command(self):
+        return [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
+
     def pid(self):
         if self._process is not None and self._process.poll() is None:
             return self._process.pid
@@ -101,7 +104,7 @@ class BrokerProcess:
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
         with open(self.log_file, "ab") as log:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", BROKER_MAIN, str(self.config_path)],
+                self.command(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 cwd=str(self.folder))
         self.pid_file.write_text("%d\n" % self._process.pid)
