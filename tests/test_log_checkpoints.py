@@ -167,3 +167,38 @@ def test_deferred_epoch_checkpoints_are_written_together_with_the_latest_entries
     DeferredCheckpoints.write(items)
     for path in paths[:2]:
         assert LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")).read() == [(0, 0), (1, 10)]
+
+
+def test_a_large_batch_of_checkpoints_is_made_durable_by_two_filesystem_syncs_not_two_fsyncs_each(tmp_path, monkeypatch):
+    from kafka_zk.log import checkpoints
+
+    synced, fsynced = [], []
+    real_syncfs, real_fsync = checkpoints._syncfs, os.fsync
+
+    def counting_syncfs(fd):
+        synced.append(fd)
+        return real_syncfs(fd)
+
+    def counting_fsync(fd):
+        fsynced.append(fd)
+        return real_fsync(fd)
+
+    assert real_syncfs is not None  # Linux: the batch path is the one in use
+    monkeypatch.setattr(checkpoints, "_syncfs", counting_syncfs)
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    files = []
+    for n in range(checkpoints.BATCH_SYNC_MIN_FILES):
+        (tmp_path / ("t-%d" % n)).mkdir()
+        files.append((str(tmp_path / ("t-%d" % n) / "leader-epoch-checkpoint"), "0\n1\n%d 0\n" % n))
+    (tmp_path / "t-0" / "leader-epoch-checkpoint").write_text("0\n1\n0 0\n")  # replaced, not appended to
+    last = len(files) - 1
+    os.rmdir(tmp_path / ("t-%d" % last))  # a log deleted meanwhile
+    checkpoints.write_all_atomically(files)
+    assert len(synced) == 2 and fsynced == []
+    for n in range(last):
+        assert LeaderEpochCheckpointFile(files[n][0]).read() == [(n, 0)]
+        assert os.listdir(tmp_path / ("t-%d" % n)) == ["leader-epoch-checkpoint"]  # no .tmp left
+    assert not (tmp_path / ("t-%d" % last)).exists()
+
+    checkpoints.write_all_atomically(files[:3])  # a small batch: write_atomically's two fsyncs per file
+    assert len(synced) == 2 and len(fsynced) == 6

@@ -1,5 +1,7 @@
 """Checkpoint files of a log dir and a partition dir, and meta.properties: text formats, atomic writes."""
 
+import ctypes
+import ctypes.util
 import os
 import time
 
@@ -41,6 +43,78 @@ def write_atomically(path, text):
     _fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
+def _load_syncfs():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        return libc.syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_syncfs = _load_syncfs()
+
+
+def _sync_filesystems_of(directories):
+    """Make everything written to the filesystems holding ``directories`` durable: one syncfs each.
+    False when syncfs is not available here."""
+    if _syncfs is None:
+        return False
+    by_device = {}
+    for directory in directories:
+        try:
+            by_device.setdefault(os.stat(directory).st_dev, directory)
+        except FileNotFoundError:
+            pass
+    for directory in by_device.values():
+        try:
+            fd = os.open(directory, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            if _syncfs(fd) != 0:
+                error = ctypes.get_errno()
+                raise OSError(error, os.strerror(error), directory)
+        finally:
+            os.close(fd)
+    return True
+
+
+# A filesystem sync also writes back whatever else is dirty (log segments under load), so it only replaces
+# per-file fsyncs (about 1 ms each here) for batches this large.
+BATCH_SYNC_MIN_FILES = 64
+
+
+def write_all_atomically(files):
+    """Write every (path, text) of ``files`` as write_atomically does; a batch of BATCH_SYNC_MIN_FILES or
+    more gets two filesystem syncs (one for the new files' data, one for the renames) instead of two fsyncs
+    per file: becoming leader of thousands of partitions rewrites thousands of small checkpoints. A file
+    whose directory is gone (a deleted log) is skipped."""
+    if len(files) < BATCH_SYNC_MIN_FILES or _syncfs is None:
+        for path, text in files:
+            try:
+                write_atomically(path, text)
+            except FileNotFoundError:
+                pass
+        return
+    written = []
+    for path, text in files:
+        tmp = path + ".tmp"
+        try:
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
+        except FileNotFoundError:
+            continue
+        written.append((tmp, path))
+    directories = {os.path.dirname(os.path.abspath(path)) for _, path in written}
+    _sync_filesystems_of(directories)
+    for tmp, path in written:
+        try:
+            os.replace(tmp, path)
+        except FileNotFoundError:
+            pass
+    _sync_filesystems_of(directories)
+
+
 class _CheckpointFile:
     """``0``, the entry count, then one entry per line; an absent or empty file holds no entries."""
 
@@ -49,9 +123,12 @@ class _CheckpointFile:
     def __init__(self, path):
         self.path = path
 
+    @staticmethod
+    def _text(lines):
+        return "%d\n%d\n" % (CHECKPOINT_VERSION, len(lines)) + "".join(line + "\n" for line in lines)
+
     def _write_lines(self, lines):
-        text = "%d\n%d\n" % (CHECKPOINT_VERSION, len(lines)) + "".join(line + "\n" for line in lines)
-        write_atomically(self.path, text)
+        write_atomically(self.path, self._text(lines))
 
     def _read_rows(self):
         try:
@@ -106,8 +183,11 @@ class LeaderEpochCheckpointFile(_CheckpointFile):
 
     fields = 2
 
+    def text(self, entries):
+        return self._text(["%d %d" % (epoch, start_offset) for epoch, start_offset in entries])
+
     def write(self, entries):
-        self._write_lines(["%d %d" % (epoch, start_offset) for epoch, start_offset in entries])
+        write_atomically(self.path, self.text(entries))
 
     def read(self):
         try:

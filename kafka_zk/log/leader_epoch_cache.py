@@ -2,6 +2,8 @@
 
 from collections import namedtuple
 
+from kafka_zk.log.checkpoints import write_all_atomically
+
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1
 
@@ -29,12 +31,9 @@ class DeferredCheckpoints:
 
     @staticmethod
     def write(items):
-        """Write drained items (on any thread); a log deleted meanwhile has nothing left to write to."""
-        for checkpoint, entries in items:
-            try:
-                checkpoint.write(entries)
-            except FileNotFoundError:
-                pass
+        """Write drained items (on any thread) durably, with a filesystem sync per batch rather than fsyncs
+        per file; a log deleted meanwhile has nothing left to write to."""
+        write_all_atomically([(checkpoint.path, checkpoint.text(entries)) for checkpoint, entries in items])
 
 
 class LeaderEpochFileCache:
