@@ -141,12 +141,14 @@ class KafkaController:
                 context.partition_states[tp] = sm.ONLINE_PARTITION
             else:
                 context.partition_states[tp] = sm.OFFLINE_PARTITION
+        # Every live broker hears the new controller's metadata first, with the leaders elected for partitions
+        # that lost theirs; the LeaderAndIsr for every other partition and the ISR changes follow in a second
+        # batch, so that thousands of unchanged partitions do not hold up the ones that need a leader.
         batch = self._new_batch()
         batch.add_update_metadata(context.live_brokers)
-        for tp in context.leadership:
-            batch.add_leader_and_isr(context.assignments[tp], tp)
         loaded = self.reactor.seconds()
-        yield self._trigger_online_partitions(batch, fresh=True)
+        written = yield self._trigger_online_partitions(batch, fresh=True)
+        self._send(batch)
         elected = self.reactor.seconds()
         # Replicas on brokers that died before this controller was elected leave their ISRs now, not
         # when their leaders' lag checks notice (Kafka's replica state machine startup).
@@ -154,7 +156,11 @@ class KafkaController:
                 if broker not in live}
         holding_dead = [tp for tp, leadership in context.leadership.items()
                         if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])]
+        batch = self._new_batch()
         yield self._remove_from_isrs(holding_dead, sorted(dead), batch)
+        for tp in context.leadership:
+            if tp not in written:
+                batch.add_leader_and_isr(context.assignments[tp], tp)
         self._send(batch)
         log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers (state read in %.2fs, "
                  "offline partitions elected in %.2fs, %d dead replicas out of ISRs in %.2fs)", self.broker_id,
@@ -223,6 +229,10 @@ class KafkaController:
         for tp in led:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
         elected = yield self._trigger_online_partitions(batch)
+        # The new leaders go out at once, as Kafka sends each state machine's batch when it is done: the ISR
+        # changes below touch every partition with a replica on the failed brokers.
+        self._send(batch)
+        batch = self._new_batch()
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
         affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)
                     and not self.deletion.is_deleting(tp[0])]
