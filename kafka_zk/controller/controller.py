@@ -245,9 +245,8 @@ class KafkaController:
             for broker in brokers:
                 if broker in context.assignments[tp]:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
-        # Partitions just elected were written in this event: their state is already fresh.
-        yield self._refresh_leadership([tp for tp in affected if tp not in elected])
-        yield self._remove_from_isrs(affected, brokers, batch)
+        # Partitions just elected left the failed brokers out of their ISRs.
+        yield self._remove_from_isrs([tp for tp in affected if tp not in elected], brokers, batch)
         batch.add_update_metadata(context.live_brokers)
         self._send(batch)
 
@@ -269,7 +268,7 @@ class KafkaController:
                     proposals[tp] = proposal._replace(leader_epoch=current.leader_epoch + 1)
             return proposals
 
-        return self._write_leadership(shrink(partitions), batch, shrink)
+        return self._write_changes(partitions, shrink, batch)
 
     @defer.inlineCallbacks
     def _on_brokers_startup(self, brokers):
@@ -375,7 +374,6 @@ class KafkaController:
         replicated = [tp for tp in context.partitions_on_broker(broker_id)
                       if len(context.assignments[tp]) > 1 and tp in context.leadership
                       and not self.deletion.is_deleting(tp[0])]
-        yield self._refresh_leadership(replicated)
         led = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
         followed = [tp for tp in replicated if context.leadership[tp].leader != broker_id]
         batch = self._new_batch()
@@ -383,7 +381,7 @@ class KafkaController:
         def move(partitions):
             return elect(context, partitions, "controlled_shutdown")[0]
 
-        yield self._write_leadership(move(led), batch, move)
+        yield self._write_changes(led, move, batch)
 
         def leave_isr(partitions):
             proposals = {}
@@ -394,7 +392,7 @@ class KafkaController:
                     proposals[tp] = proposal
             return proposals
 
-        yield self._write_leadership(leave_isr(followed), batch, leave_isr)
+        yield self._write_changes(followed, leave_isr, batch)
         # The leaving broker stops serving and fetching its replicated partitions: it can then neither
         # accept writes as a stale leader nor be added back to an ISR by a late fetch.
         for tp in replicated:
@@ -511,14 +509,12 @@ class KafkaController:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
                 batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
         if offline:
-            if not fresh:
-                yield self._refresh_leadership(offline)
-            decided, failed = elect(context, offline, "offline", self._unclean_enabled)
+            written = yield self._write_changes(
+                offline, lambda tps: elect(context, tps, "offline", self._unclean_enabled)[0], batch, fresh)
+            failed = sorted(set(offline) - set(written))
             if failed:
                 log.info("[Controller id=%d] partitions without an eligible leader stay offline: %s",
-                         self.broker_id, sorted(failed))
-            written = yield self._write_leadership(
-                decided, batch, lambda tps: elect(context, tps, "offline", self._unclean_enabled)[0])
+                         self.broker_id, failed)
             changed.update(written)
             for tp in written:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
@@ -575,6 +571,20 @@ class KafkaController:
                 break
             yield self._refresh_leadership(conflicts)
             decided = recompute(conflicts)
+        return written
+
+    @defer.inlineCallbacks
+    def _write_changes(self, partitions, decide, batch, fresh=False):
+        """Write what ``decide(tps)`` proposes for ``partitions``, deciding from the cached states: a stale
+        cached state fails its conditional write and is re-read and decided again (_write_leadership). Only
+        the partitions for which the cache proposes nothing are re-read first (unless ``fresh``), since a
+        stale state there could hide a change to make. Returns the partitions written."""
+        decided = decide(partitions)
+        unchanged = [tp for tp in partitions if tp not in decided]
+        if unchanged and not fresh:
+            yield self._refresh_leadership(unchanged)
+            decided.update(decide(unchanged))
+        written = yield self._write_leadership(decided, batch, decide)
         return written
 
     @defer.inlineCallbacks
