@@ -381,7 +381,19 @@ class KafkaController:
         def move(partitions):
             return elect(context, partitions, "controlled_shutdown")[0]
 
+        def stop_replicas(partitions, batch):
+            # The leaving broker stops serving and fetching its replicated partitions: it can then neither
+            # accept writes as a stale leader nor be added back to an ISR by a late fetch.
+            for tp in partitions:
+                sm.set_replica_state(context, tp, broker_id, sm.OFFLINE_REPLICA)
+                batch.add_stop_replica(broker_id, tp, delete=False)
+
         yield self._write_changes(led, move, batch)
+        # The moved leaders go out at once (Kafka sends the partition state machine's batch when it is done);
+        # the ISR changes of the partitions it follows come next.
+        stop_replicas(led, batch)
+        self._send(batch)
+        batch = self._new_batch()
 
         def leave_isr(partitions):
             proposals = {}
@@ -393,11 +405,7 @@ class KafkaController:
             return proposals
 
         yield self._write_changes(followed, leave_isr, batch)
-        # The leaving broker stops serving and fetching its replicated partitions: it can then neither
-        # accept writes as a stale leader nor be added back to an ISR by a late fetch.
-        for tp in replicated:
-            sm.set_replica_state(context, tp, broker_id, sm.OFFLINE_REPLICA)
-            batch.add_stop_replica(broker_id, tp, delete=False)
+        stop_replicas(followed, batch)
         batch.add_update_metadata(context.live_brokers)
         self._send(batch)
         remaining = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
