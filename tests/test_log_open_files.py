@@ -56,8 +56,8 @@ def test_at_most_capacity_segments_hold_a_descriptor_and_the_rest_reopen_when_us
     for i, segment in enumerate(all_segments):
         append(segment, 1, b"second-%d" % i)
     assert len(budget) == 3 and open_descriptors_to(tmp_path) == 3
-    for i, segment in enumerate(reversed(all_segments)):
-        i = 9 - i
+    for i in reversed(range(10)):  # the least recently used first: each read reopens a let-go file
+        segment = all_segments[i]
         assert values(segment.read(0, 10_000).read_bytes()) == [b"first-%d" % i, b"second-%d" % i]
         assert segment.size == os.path.getsize(segment.log_path)
         assert open_descriptors_to(tmp_path) <= 3
