@@ -334,7 +334,10 @@ def main():
         restarted = restart(cluster, view, killed, args.replication_factor, args)
         killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)
         restart(cluster, view, killed, args.replication_factor, args)
-        clean = None if args.no_clean else leader_failover(cluster, view, topics, args, session_s, clean=True)[1]
+        clean = None
+        if not args.no_clean:
+            stopped, clean = leader_failover(cluster, view, topics, args, session_s, clean=True)
+            restart(cluster, view, stopped, args.replication_factor, args)  # after a clean shutdown
         print("summary: %d partitions RF %d on %d brokers | create %.1fs | controller kill: state load %s, "
               "leaders zk/metadata %.1f/%.1fs after kill | leader kill: %.1f/%.1fs | clean stop: %s | "
               "restart after kill -9 %.1fs" % (
