@@ -141,13 +141,15 @@ class KafkaController:
                 context.partition_states[tp] = sm.ONLINE_PARTITION
             else:
                 context.partition_states[tp] = sm.OFFLINE_PARTITION
-        # Every live broker hears the new controller's metadata first, with the leaders elected for partitions
-        # that lost theirs; the LeaderAndIsr for every other partition and the ISR changes follow in a second
-        # batch, so that thousands of unchanged partitions do not hold up the ones that need a leader.
+        # The loaded state and the leaders elected for partitions that lost theirs go out first; the ISR
+        # changes follow in a second batch. (LeaderAndIsr of every partition stays in the first: a broker must
+        # not be named leader in Metadata before it has heard it is one.)
         batch = self._new_batch()
         batch.add_update_metadata(context.live_brokers)
+        for tp in context.leadership:
+            batch.add_leader_and_isr(context.assignments[tp], tp)
         loaded = self.reactor.seconds()
-        written = yield self._trigger_online_partitions(batch, fresh=True)
+        yield self._trigger_online_partitions(batch, fresh=True)
         self._send(batch)
         elected = self.reactor.seconds()
         # Replicas on brokers that died before this controller was elected leave their ISRs now, not
@@ -158,9 +160,6 @@ class KafkaController:
                         if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])]
         batch = self._new_batch()
         yield self._remove_from_isrs(holding_dead, sorted(dead), batch)
-        for tp in context.leadership:
-            if tp not in written:
-                batch.add_leader_and_isr(context.assignments[tp], tp)
         self._send(batch)
         log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers (state read in %.2fs, "
                  "offline partitions elected in %.2fs, %d dead replicas out of ISRs in %.2fs)", self.broker_id,
