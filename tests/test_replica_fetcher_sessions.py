@@ -62,12 +62,12 @@ def _forgotten(body):
     return {(t["topic"], p) for t in body["forgotten_topics_data"] for p in t["partitions"]}
 
 
-def _answer(session_id, partitions=(), error=Errors.NONE):
+def _answer(session_id, partitions=(), error=Errors.NONE, log_start_offset=0):
     """An answer function: partitions [(partition, high_watermark, records)]."""
     def build(body):
         return {"error_code": error, "session_id": session_id, "throttle_time_ms": 0, "responses": [
             {"topic": TOPIC, "partitions": [
-                {"partition_index": p, "error_code": 0, "high_watermark": hw, "log_start_offset": 0,
+                {"partition_index": p, "error_code": 0, "high_watermark": hw, "log_start_offset": log_start_offset,
                  "records": records} for p, hw, records in partitions]}] if partitions else []}
     return build
 
@@ -148,3 +148,21 @@ def test_a_partition_backing_off_after_an_error_is_forgotten_then_fetched_again(
     fetcher.running = True
     fetcher._loop()
     assert _sent(leader.requests[4]) == {(TOPIC, 1): 0}
+
+
+def test_a_log_start_offset_moved_by_the_leader_is_reported_in_the_next_incremental_request(tmp_path):
+    """DeleteRecords on the leader waits for every follower's log start offset: a follower that moves its own
+    after an answer without records names the partition (with its new log start) in its next request."""
+    fetcher, replicas = _follower(tmp_path, 2)
+    batch = encode_batch([(None, b"v%d" % i) for i in range(5)])
+    leader = fetcher.connection = ScriptedLeader(fetcher, [
+        _full(3, 2), _answer(3, [(0, 5, batch)]), _answer(3, [(0, 5, b"")], log_start_offset=4), _answer(3),
+        _answer(3)])
+    fetcher.running = True
+    fetcher._loop()
+    assert replicas.get_partition(TOPIC, 0).log.log_start_offset == 4
+    starts = [{(t["topic"], p["partition"]): p["log_start_offset"] for t in b["topics"] for p in t["partitions"]}
+              for b in leader.requests]
+    assert starts[2] == {(TOPIC, 0): 0}  # after the append: the new log end, the old start
+    assert starts[3] == {(TOPIC, 0): 4}  # after the leader moved the start: reported at once
+    assert starts[4] == {}

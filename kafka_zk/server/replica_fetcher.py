@@ -287,6 +287,7 @@ class ReplicaFetcher:
         error = answer["error_code"]
         if error == Errors.NONE:
             records = answer["records"] or b""
+            log_start = partition.log.log_start_offset
             try:
                 partition.append_as_follower(records, answer["high_watermark"], answer["log_start_offset"])
             except InvalidRecordError as failure:
@@ -294,7 +295,9 @@ class ReplicaFetcher:
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
                 self._delay(tp)
                 return
-            if records:
+            # The leader learns our new log end or log start offset (which a DeleteRecords waits for) only from
+            # a request naming the partition.
+            if records or partition.log.log_start_offset != log_start:
                 self.changed.add(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
