@@ -223,6 +223,7 @@ class KafkaController:
     @defer.inlineCallbacks
     def _on_brokers_failure(self, brokers):
         context = self.context
+        started = self.reactor.seconds()
         batch = self._new_batch()
         led = [tp for tp, leadership in context.leadership.items() if leadership.leader in brokers]
         for tp in led:
@@ -231,6 +232,7 @@ class KafkaController:
         # The new leaders go out at once, as Kafka sends each state machine's batch when it is done: the ISR
         # changes below touch every partition with a replica on the failed brokers.
         self._send(batch)
+        sent = self.reactor.seconds()
         batch = self._new_batch()
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
         affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)
@@ -245,9 +247,12 @@ class KafkaController:
                 if broker in context.assignments[tp]:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
         # Partitions just elected left the failed brokers out of their ISRs.
-        yield self._remove_from_isrs([tp for tp in affected if tp not in elected], brokers, batch)
+        shrunk = yield self._remove_from_isrs([tp for tp in affected if tp not in elected], brokers, batch)
         batch.add_update_metadata(context.live_brokers)
         self._send(batch)
+        log.info("[Controller id=%d] failed brokers %s: %d of their %d partitions led elsewhere in %.2fs, %d replicas "
+                 "out of ISRs in %.2fs", self.broker_id, sorted(brokers), len(elected), len(led), sent - started,
+                 len(shrunk), self.reactor.seconds() - sent)
 
     def _remove_from_isrs(self, partitions, brokers, batch):
         """Offline replicas (on ``brokers``) leave the ISRs of ``partitions``, as Kafka's OfflineReplica

@@ -1,11 +1,15 @@
 """LeaderAndIsr (key 4): the controller tells this broker which partitions it leads or follows."""
 
+import logging
+
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, partition_states
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 4
+
+log = logging.getLogger(__name__)
 
 
 def handle(server, request):
@@ -21,13 +25,20 @@ def handle(server, request):
                    "leader_epoch": s["leader_epoch"], "isr": s["isr"], "replicas": s["replicas"],
                    "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"]}
                   for topic, s in states]
+    received = server.reactor.seconds()
     result = server.prepare_topic_configs({state["topic"] for state in normalized})
 
     def apply(_):
+        started = server.reactor.seconds()
         leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
         errors = server.replica_manager.become_leader_or_follower(normalized, leaders)
         _notify_group_coordinator(server, normalized, errors)
         _notify_txn_coordinator(server, normalized, errors)
+        log.info("[Broker id=%d] LeaderAndIsr from controller %d epoch %d: %d partitions, %d led here; applied in "
+                 "%.3fs (%.3fs reading topic configs first)", server.broker_id, body["controller_id"],
+                 body["controller_epoch"], len(normalized),
+                 sum(1 for state in normalized if state["leader"] == server.broker_id),
+                 server.reactor.seconds() - started, started - received)
         return {"error_code": Errors.NONE,
                 "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
                                      for tp, code in errors.items()]}

@@ -1,10 +1,14 @@
 """UpdateMetadata (key 6): the controller's view of live brokers and partition leaders."""
 
+import logging
+
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, partition_states
 from kafka_zk.server.metadata_cache import BrokerEndpoints, PartitionInfo
 
 API_KEY = 6
+
+log = logging.getLogger(__name__)
 
 
 def handle(server, request):
@@ -13,6 +17,7 @@ def handle(server, request):
     if error is not None:
         return {"error_code": error}
     server.replica_manager.check_controller_epoch(body["controller_epoch"])
+    started = server.reactor.seconds()
     brokers = []
     for broker in body["live_brokers"]:
         if request.api_version == 0:
@@ -31,4 +36,7 @@ def handle(server, request):
     if deleted and coordinator is not None:
         coordinator.handle_deleted_partitions(deleted)
     server.on_metadata_updated()
+    log.info("[Broker id=%d] UpdateMetadata from controller %d epoch %d: %d brokers, %d partitions; applied in %.3fs",
+             server.broker_id, body["controller_id"], body["controller_epoch"], len(brokers), len(states),
+             server.reactor.seconds() - started)
     return {"error_code": Errors.NONE}
