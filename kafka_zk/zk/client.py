@@ -238,7 +238,7 @@ class KafkaZkClient(ZkSession):
 
     def delete_topic_deletions(self, topics: Iterable[str], epoch_zk_version: int) -> None:
         """Fenced removal of /admin/delete_topics/<t> markers (missing ones ignored)."""
-        self._fenced_batch(topics, lambda t: [DeleteOp(DeleteTopicZNode.path(t))], epoch_zk_version)
+        self._multi_batch(topics, lambda t: [DeleteOp(DeleteTopicZNode.path(t))], epoch_zk_version)
 
     def delete_topic_znodes(self, topic: str, epoch_zk_version: int) -> None:
         """Fenced end of a topic deletion: its assignment subtree, its config, then its deletion marker."""
@@ -270,11 +270,11 @@ class KafkaZkClient(ZkSession):
             return CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))
 
         # The partition znode and its state in one go; where the partition znode exists already, the state alone.
-        results = self._fenced_batch(written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)],
+        results = self._multi_batch(written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)],
                                      epoch_zk_version)
         parent_existed = [tp for tp, r in results.items()
                           if isinstance(r, NodeExistsError) and getattr(r, "op_index", None) == 0]
-        results.update(self._fenced_batch(parent_existed, lambda tp: [state_op(tp)], epoch_zk_version))
+        results.update(self._multi_batch(parent_existed, lambda tp: [state_op(tp)], epoch_zk_version))
         return {tp: r if isinstance(r, Exception) else written[tp] for tp, r in results.items()}
 
     def update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
@@ -286,7 +286,7 @@ class KafkaZkClient(ZkSession):
         BadVersionError means re-read and retry. Raises ControllerMovedError.
         """
         encoded = {tp: replace(s, controller_epoch=controller_epoch) for tp, s in states.items()}
-        results = self._fenced_batch(
+        results = self._multi_batch(
             encoded, lambda tp: [SetDataOp(TopicPartitionStateZNode.path(*tp),
                                            TopicPartitionStateZNode.encode(encoded[tp]), encoded[tp].zk_version)],
             epoch_zk_version)
@@ -300,14 +300,14 @@ class KafkaZkClient(ZkSession):
 
     def conditional_update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch]
                                             ) -> dict[TopicPartition, tuple[bool, int]]:
-        """Partition leaders' ISR writes (not fenced), pipelined: each set on its state's zk_version.
+        """Partition leaders' ISR writes (not fenced), in pipelined multis: each set on its state's zk_version.
 
         tp -> (True, new_zk_version), or (False, -1) on a version conflict or a deleted partition. A conflict
         whose stored state equals the one written counts as success: our own write whose reply was lost.
         """
         paths = {tp: TopicPartitionStateZNode.path(*tp) for tp in states}
-        results = self._batch(list(states), lambda tp: self._zk.set_async(
-            paths[tp], TopicPartitionStateZNode.encode(states[tp]), states[tp].zk_version))
+        results = self._multi_batch(states, lambda tp: [SetDataOp(
+            paths[tp], TopicPartitionStateZNode.encode(states[tp]), states[tp].zk_version)], None)
         written: dict[TopicPartition, tuple[bool, int]] = {}
         conflicts = []
         for tp, result in results.items():
@@ -318,7 +318,7 @@ class KafkaZkClient(ZkSession):
             elif isinstance(result, Exception):
                 raise result
             else:
-                written[tp] = (True, result.version)
+                written[tp] = (True, result[0].version)
         found = self.get_many([paths[tp] for tp in conflicts]) if conflicts else {}
         for tp in conflicts:
             stored = found.get(paths[tp])
@@ -339,7 +339,7 @@ class KafkaZkClient(ZkSession):
                     makepath=True)
 
     def delete_partition_reassignment(self, epoch_zk_version: int) -> None:
-        self._fenced_batch([ReassignPartitionsZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
+        self._multi_batch([ReassignPartitionsZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
 
     def get_preferred_replica_election(self) -> list[TopicPartition]:
         found = self.get_data(PreferredReplicaElectionZNode.PATH)
@@ -351,7 +351,7 @@ class KafkaZkClient(ZkSession):
                     PreferredReplicaElectionZNode.encode(partitions), makepath=True)
 
     def delete_preferred_replica_election(self, epoch_zk_version: int) -> None:
-        self._fenced_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
+        self._multi_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
 
     # -- dynamic configs -------------------------------------------------------------------------
 
@@ -441,7 +441,7 @@ class KafkaZkClient(ZkSession):
     def _delete_children(self, parent: str, names: Iterable[str], epoch_zk_version: int | None) -> None:
         paths = [f"{parent}/{name}" for name in names]
         if epoch_zk_version is not None:
-            self._fenced_batch(paths, lambda p: [DeleteOp(p)], epoch_zk_version)
+            self._multi_batch(paths, lambda p: [DeleteOp(p)], epoch_zk_version)
             return
         for result in self._batch(paths, self._zk.delete_async).values():
             if isinstance(result, Exception) and not isinstance(result, NoNodeError):

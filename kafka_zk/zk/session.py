@@ -313,17 +313,17 @@ class ZkSession:
         Raises ControllerMovedError when the check fails, else the failing op's exception (with
         `op_index`, counting from 0 over `ops`).
         """
-        results = self._fenced_batch([0], lambda _key: ops, epoch_zk_version)[0]
+        results = self._multi_batch([0], lambda _key: ops, epoch_zk_version)[0]
         if isinstance(results, Exception):
             raise results
         return results
 
-    def _fenced_batch(self, keys: Iterable[K], ops_for: Callable[[K], Sequence[Op]],
-                      epoch_zk_version: int) -> dict[K, list[Any] | KazooException]:
-        """The ops of each key, fenced, as if each key had its own multi: key -> op results (check excluded),
-        or the exception of its failing op. Keys share multis of up to MULTI_OPS ops, pipelined; the keys
-        of a multi rolled back by another key's failing op go again in the next round.
-        Raises ControllerMovedError if the epoch check failed."""
+    def _multi_batch(self, keys: Iterable[K], ops_for: Callable[[K], Sequence[Op]],
+                     epoch_zk_version: int | None) -> dict[K, list[Any] | KazooException]:
+        """The ops of each key as if each key had its own multi (fenced by the controller epoch's version unless
+        that is None): key -> op results (check excluded), or the exception of its failing op. Keys share multis
+        of up to MULTI_OPS ops, pipelined; the keys of a multi rolled back by another key's failing op go again in
+        the next round. Raises ControllerMovedError if the epoch check failed."""
         ops = {key: list(ops_for(key)) for key in dict.fromkeys(keys)}
         out: dict[K, list[Any] | KazooException] = {}
         pending = list(ops)
@@ -339,7 +339,8 @@ class ZkSession:
 
             def issue(index: int):
                 transaction = self._zk.transaction()
-                transaction.check(ControllerEpochZNode.PATH, epoch_zk_version)
+                if epoch_zk_version is not None:
+                    transaction.check(ControllerEpochZNode.PATH, epoch_zk_version)
                 for key in groups[index]:
                     for op in ops[key]:
                         _add_op(transaction, op)
@@ -350,7 +351,7 @@ class ZkSession:
                 if isinstance(results, Exception):
                     out.update(dict.fromkeys(groups[index], results))
                     continue
-                op_results = _fenced_results(results)
+                op_results = _fenced_results(results) if epoch_zk_version is not None else results
                 failure = first_failure(op_results)
                 position = 0
                 for key in groups[index]:
@@ -398,7 +399,7 @@ class ZkSession:
             try:
                 self.fenced_multi([DeleteOp(node) for node in chunk], epoch_zk_version)
             except NoNodeError:  # someone removed part of the tree: delete the rest node by node
-                self._fenced_batch(chunk, lambda node: [DeleteOp(node)], epoch_zk_version)
+                self._multi_batch(chunk, lambda node: [DeleteOp(node)], epoch_zk_version)
 
     # -- watches ---------------------------------------------------------------------------------
 
