@@ -26,7 +26,7 @@ class ControllerRequestBatch:
         self.controller_id = controller_id
         self.leader_and_isr = {}  # broker -> {tp: state}
         self.update_metadata_brokers = set()
-        self.update_metadata_partitions = {}  # tp -> state, or None for "all partitions"
+        self.update_metadata_partitions = set()  # their states are read from the context when the batch is sent
         self.stop_replica = {}  # broker -> {"delete": bool, "partitions": set}
 
     def add_leader_and_isr(self, brokers, tp, is_new=False):
@@ -43,10 +43,7 @@ class ControllerRequestBatch:
 
     def add_update_metadata(self, brokers, partitions=None):
         self.update_metadata_brokers.update(b for b in brokers if b in self.context.live_brokers)
-        if partitions is None:
-            partitions = [tp for tp in self.context.leadership]
-        for tp in partitions:
-            self.update_metadata_partitions[tp] = self._metadata_state(tp)
+        self.update_metadata_partitions.update(self.context.leadership if partitions is None else partitions)
 
     def _metadata_state(self, tp):
         leadership = self.context.leadership.get(tp) or LeaderIsr(-1, -1, [], self.context.epoch, -1)
@@ -87,7 +84,8 @@ class ControllerRequestBatch:
                 "topic_states": _grouped(states),
                 "live_leaders": [leader for leader in live_leaders if leader["broker_id"] in leaders]}))
         if self.update_metadata_brokers:
-            topic_states = _grouped(self.update_metadata_partitions)
+            topic_states = _grouped({tp: self._metadata_state(tp) for tp in self.update_metadata_partitions
+                                     if tp in self.context.assignments})
             live_brokers = self._live_brokers_body()
             for broker in sorted(self.update_metadata_brokers):
                 out.append((broker, UPDATE_METADATA, {
