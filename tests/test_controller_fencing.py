@@ -3,7 +3,7 @@
 from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
-from kafka_zk.controller.controller import KafkaController
+from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
 from kafka_zk.server.config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch, TopicAssignment
@@ -67,6 +67,7 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
     server = Server(zk)
     controller = KafkaController(server)
     controller.startup()
+    server.reactor.advance(FIRST_BATCH_WAIT_S)  # no broker answers the first batch here: the controller goes on
     assert controller.active and controller.context.epoch == 3
     sent_before = sum(len(channel.queue) for channel in controller.channels.channels.values())
     assert sent_before > 0  # LeaderAndIsr/UpdateMetadata of the loaded state are queued

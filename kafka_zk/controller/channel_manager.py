@@ -3,54 +3,66 @@
 import logging
 from collections import deque
 
+from twisted.internet import defer
+
 from kafka_zk.server.broker_client import BrokerConnection
 
 log = logging.getLogger(__name__)
 
 
 class BrokerChannel:
-    """Sends queued requests to one broker strictly one after another; a failed send is retried."""
+    """Sends queued requests to one broker in order, pipelined on one connection (the broker applies control
+    requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
     def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0):
         self.reactor = reactor
         self.broker_id = broker_id
         self.connection = BrokerConnection(reactor, host, port, client_id)
-        self.queue = deque()
+        self.queue = deque()  # unanswered (api_key, version, body, callback), oldest first
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self._current_backoff = backoff_s
-        self._busy = False
+        self._sent = 0  # how many of the queue's oldest are on the wire
+        self._attempt = 0  # a failure starts a new attempt; answers to older ones are ignored
         self._retry_call = None
+        self._answer_waiters = []  # (Deferred, how many requests it still waits for)
         self.closed = False
+        # Connected now, so that the first batch (a failover's, 10,000 partitions) goes out as soon as it is built.
+        self.connection.connect().addErrback(lambda _: None)
 
     def enqueue(self, api_key, version, body, callback=None):
         self.queue.append((api_key, version, body, callback))
         self._send_next()
 
     def _send_next(self):
-        if self._busy or not self.queue or self.closed:
+        if self.closed or self._retry_call is not None:
             return
-        self._busy = True
-        api_key, version, body, callback = self.queue[0]
-        result = self.connection.request(api_key, version, body)
-        result.addCallbacks(self._sent, self._failed, callbackArgs=(callback,))
+        while self._sent < len(self.queue):
+            api_key, version, body, callback = self.queue[self._sent]
+            self._sent += 1
+            result = self.connection.request(api_key, version, body)
+            result.addCallbacks(self._answered, self._failed, callbackArgs=(self._attempt, callback),
+                                errbackArgs=(self._attempt,))
 
-    def _sent(self, response, callback):
-        self._busy = False
+    def _answered(self, response, attempt, callback):
+        if attempt != self._attempt or self.closed:
+            return
+        self.queue.popleft()
+        self._sent -= 1
         self._current_backoff = self.backoff_s
-        if self.queue:
-            self.queue.popleft()
         if callback is not None:
             try:
                 callback(self.broker_id, response)
             except Exception:
                 log.exception("controller response callback failed")
-        self._send_next()
+        if self._answer_waiters:
+            self._wake_answer_waiters(1)
 
-    def _failed(self, failure):
-        self._busy = False
-        if self.closed:
+    def _failed(self, failure, attempt):
+        if attempt != self._attempt or self.closed:
             return
+        self._attempt += 1
+        self._sent = 0
         log.info("request to broker %d failed (%s); retrying in %.1fs", self.broker_id,
                  failure.getErrorMessage(), self._current_backoff)
         self.connection.close()
@@ -61,12 +73,29 @@ class BrokerChannel:
         self._retry_call = None
         self._send_next()
 
+    def answered(self):
+        """Fires once every request queued so far has been answered, or the channel is closed."""
+        if self.closed or not self.queue:
+            return defer.succeed(None)
+        waiter = defer.Deferred()
+        self._answer_waiters.append((waiter, len(self.queue)))
+        return waiter
+
+    def _wake_answer_waiters(self, answered):
+        waiting, self._answer_waiters = self._answer_waiters, []
+        for waiter, pending in waiting:
+            if pending <= answered or self.closed:
+                waiter.callback(None)
+            else:
+                self._answer_waiters.append((waiter, pending - answered))
+
     def close(self):
         self.closed = True
         self.queue.clear()
         if self._retry_call is not None and self._retry_call.active():
             self._retry_call.cancel()
         self.connection.close()
+        self._wake_answer_waiters(0)
 
 
 class ControllerChannelManager:
@@ -91,6 +120,12 @@ class ControllerChannelManager:
             log.info("no channel to broker %d; dropping api %d request", broker_id, api_key)
             return
         channel.enqueue(api_key, version, body, callback)
+
+    def answered(self, timeout_s):
+        """Fires once every channel's requests queued so far have been answered, or after timeout_s (a broker
+        that does not answer must not hold the controller up)."""
+        waiting = defer.DeferredList([channel.answered() for channel in self.channels.values()], consumeErrors=True)
+        return waiting.addTimeout(timeout_s, self.reactor).addErrback(lambda _: None)
 
     def shutdown(self):
         for broker_id in list(self.channels):

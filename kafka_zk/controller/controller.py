@@ -23,6 +23,7 @@ TOPICS_PATH = "/brokers/topics"
 CONTROLLER_PATH = "/controller"
 ISR_CHANGE_PATH = "/isr_change_notification"
 LEADERSHIP_WRITE_ATTEMPTS = 3
+FIRST_BATCH_WAIT_S = 1.0  # the longest a failover waits for the answers to its new leaders before its ISR changes
 
 
 class ControllerMoved(Exception):
@@ -150,7 +151,7 @@ class KafkaController:
             batch.add_leader_and_isr(context.assignments[tp], tp)
         loaded = self.reactor.seconds()
         yield self._trigger_online_partitions(batch, fresh=True)
-        self._send(batch)
+        yield self._send_before_more_work(batch)
         elected = self.reactor.seconds()
         # Replicas on brokers that died before this controller was elected leave their ISRs now, not
         # when their leaders' lag checks notice (Kafka's replica state machine startup).
@@ -229,9 +230,9 @@ class KafkaController:
         for tp in led:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
         elected = yield self._trigger_online_partitions(batch)
-        # The new leaders go out at once, as Kafka sends each state machine's batch when it is done: the ISR
-        # changes below touch every partition with a replica on the failed brokers.
-        self._send(batch)
+        # The new leaders go out at once, as Kafka sends each state machine's batch when it is done, and are
+        # applied before the ISR changes below (every partition with a replica on the failed brokers) compete.
+        yield self._send_before_more_work(batch)
         sent = self.reactor.seconds()
         batch = self._new_batch()
         # Replicas on the failed brokers go offline and leave the ISR of their partitions.
@@ -632,6 +633,13 @@ class KafkaController:
         for broker, api, body in batch.requests():
             callback = self._on_stop_replica_response if api == STOP_REPLICA else self._on_response
             self.channels.send(broker, api[0], api[1], body, callback)
+
+    def _send_before_more_work(self, batch):
+        """Send, then wait (at most FIRST_BATCH_WAIT_S) until the brokers have answered before the event goes on:
+        a failover's new leaders are what clients wait for, and the ISR changes that follow would compete with
+        the brokers applying them for the machine's cores (and for this process's reactor)."""
+        self._send(batch)
+        return self.channels.answered(FIRST_BATCH_WAIT_S) if self.active else defer.succeed(None)
 
     def _on_stop_replica_response(self, broker, response):
         self._on_response(broker, response)

@@ -62,6 +62,7 @@ class KafkaServer(service.Service):
         self.cluster_id = None
         self.listener_name = config.listeners[0].listener_name
         self.handlers = apis.HANDLERS
+        self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.topic_overrides = {}
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)

@@ -1,6 +1,16 @@
-"""Shared parsing and fencing for controller requests (LeaderAndIsr, UpdateMetadata, StopReplica)."""
+"""Shared parsing, fencing and ordering for controller requests (LeaderAndIsr, UpdateMetadata, StopReplica)."""
 
 from kafka_zk.protocol.errors import Errors
+
+
+def in_arrival_order(apply):
+    """Wrap a control request handler so that the broker applies control requests one at a time, in the order
+    they arrived: the controller pipelines them, and an UpdateMetadata must not overtake a LeaderAndIsr that
+    waits for topic configs (Metadata would name a leader that has not heard it leads)."""
+    def handle(server, request):
+        return server.control_requests.run(apply, server, request)
+    handle.__doc__ = apply.__doc__
+    return handle
 
 
 def fencing_error(server, body):

@@ -2,12 +2,13 @@
 
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.apis.control_requests import fencing_error
+from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 5
 
 
+@in_arrival_order
 def handle(server, request):
     body = request.body
     partitions = [(p["topic_name"], p["partition_index"]) for p in body.get("ungrouped_partitions") or []]

@@ -3,7 +3,7 @@
 import logging
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.apis.control_requests import fencing_error, partition_states
+from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order, partition_states
 from kafka_zk.server.metadata_cache import BrokerEndpoints, PartitionInfo
 
 API_KEY = 6
@@ -11,6 +11,7 @@ API_KEY = 6
 log = logging.getLogger(__name__)
 
 
+@in_arrival_order
 def handle(server, request):
     body = request.body
     error = fencing_error(server, body)
@@ -36,7 +37,7 @@ def handle(server, request):
     if deleted and coordinator is not None:
         coordinator.handle_deleted_partitions(deleted)
     server.on_metadata_updated()
-    log.info("[Broker id=%d] UpdateMetadata from controller %d epoch %d: %d brokers, %d partitions; applied in %.3fs",
-             server.broker_id, body["controller_id"], body["controller_epoch"], len(brokers), len(states),
-             server.reactor.seconds() - started)
+    log.info("[Broker id=%d] UpdateMetadata from controller %d epoch %d: %d brokers, %d partitions; applied in %.3fs, "
+             "%.3fs after it arrived", server.broker_id, body["controller_id"], body["controller_epoch"], len(brokers),
+             len(states), server.reactor.seconds() - started, started - request.received_ms / 1000.0)
     return {"error_code": Errors.NONE}
