@@ -108,6 +108,24 @@ def log_line_time(broker, marker, offset):
     return None
 
 
+def wait_for_log_line(broker, marker, offset, timeout=30.0):
+    """log_line_time, waiting (bounded) for the line to be written."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = log_line_time(broker, marker, offset)
+        if found is not None or time.monotonic() > deadline:
+            return found
+        time.sleep(POLL_PAUSE)
+
+
+def metadata_applied(cluster, survivors, offsets):
+    """When the last of the survivors applied its first UpdateMetadata after `offsets` (the brokers log each one
+    they apply): the moment every live broker serves the new leaders, which a poll of one broker confirms but
+    can only see up to a poll late, and its Metadata requests of every partition load the broker it polls."""
+    times = [wait_for_log_line(cluster.broker(b), "UpdateMetadata from controller", offsets[b]) for b in survivors]
+    return None if None in times else max(times)
+
+
 def log_offsets(cluster):
     return {b.broker_id: (b.log_file.stat().st_size if b.log_file.exists() else 0) for b in cluster.brokers}
 
@@ -216,7 +234,8 @@ def controller_failover(cluster, view, topics, args, session_s):
     results = watch.run(start)
     new = cluster.broker(new_controller)
     elected = log_line_time(new, "elected controller with epoch", offsets[new_controller])
-    loaded = log_line_time(new, "] loaded ", offsets[new_controller])
+    loaded = wait_for_log_line(new, "] loaded ", offsets[new_controller])
+    applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != controller], offsets)
     print("(a) controller failover: killed controller %d (led %d partitions); new controller %d"
           % (controller, len(led), new_controller))
     print("    new controller znode after %.2fs" % znode_seconds)
@@ -229,8 +248,12 @@ def controller_failover(cluster, view, topics, args, session_s):
               "timeout, %s after the election; %d polls, last %.2fs)" % (
                   len(led), key, seconds, seconds - session_s, session_s,
                   "%.2fs" % (seconds - (elected - wall0)) if elected else "?", *polls))
+    if applied and elected:
+        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after the election (their logs)"
+              % (applied - elected))
     return controller, {"load": loaded - elected if elected and loaded else None,
-                        "zk": results["zk"][0], "metadata": results["metadata"][0]}
+                        "zk": results["zk"][0], "metadata": results["metadata"][0],
+                        "applied": applied - elected if applied and elected else None}
 
 
 def restart(cluster, view, broker_id, rf, args):
@@ -266,6 +289,7 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
         stopper.join()
     stopped = exited[0] if exited else None
     noticed = log_line_time(cluster.broker(controller), "broker change:", offsets[controller])
+    applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
     label = "(c) clean shutdown (SIGTERM: a controlled shutdown moves leaders first)" if clean else "(b) leader kill -9"
     print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))
     if noticed:
@@ -278,6 +302,12 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
               "timeout, %s after the controller noticed; %d polls, last %.2fs)" % (
                   len(led), key, seconds, seconds - session_s, session_s,
                   "%.2fs" % (seconds - (noticed - wall0)) if noticed else "?", *polls))
+    if applied and clean:
+        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after SIGTERM (their logs)"
+              % (applied - wall0))
+    elif applied and noticed:
+        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after the controller noticed "
+              "(their logs)" % (applied - noticed))
     return victim, {"zk": results["zk"][0], "metadata": results["metadata"][0]}
 
 
