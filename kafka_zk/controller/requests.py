@@ -36,24 +36,27 @@ class ControllerRequestBatch:
                  "isr": list(leadership.isr), "zk_version": leadership.zk_version,
                  "replicas": list(self.context.assignments[tp]), "adding_replicas": [],
                  "removing_replicas": [], "is_new": is_new}
+        live = self.context.live_brokers
         for broker in brokers:
-            if broker in self.context.live_brokers and broker not in self.context.shutting_down:
+            if broker in live and broker not in self.context.shutting_down:
                 self.leader_and_isr.setdefault(broker, {})[tp] = state
-        self.add_update_metadata(self.context.live_brokers, [tp])
+        self.update_metadata_brokers.update(live)
+        self.update_metadata_partitions.add(tp)
 
     def add_update_metadata(self, brokers, partitions=None):
         self.update_metadata_brokers.update(b for b in brokers if b in self.context.live_brokers)
         self.update_metadata_partitions.update(self.context.leadership if partitions is None else partitions)
 
-    def _metadata_state(self, tp):
+    def _metadata_state(self, tp, live):
         leadership = self.context.leadership.get(tp) or LeaderIsr(-1, -1, [], self.context.epoch, -1)
-        replicas = list(self.context.assignments[tp])
+        replicas = self.context.assignments[tp]
         # Partitions of a topic being deleted go out with leader -2: brokers drop them from their metadata.
         deleting = tp[0] in self.context.topics_to_delete
         return {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
                 "leader": LEADER_DURING_DELETE if deleting else leadership.leader,
-                "leader_epoch": leadership.leader_epoch, "isr": list(leadership.isr), "zk_version": leadership.zk_version, "replicas": replicas,
-                "offline_replicas": [r for r in replicas if r not in self.context.live_brokers]}
+                "leader_epoch": leadership.leader_epoch, "isr": list(leadership.isr),
+                "zk_version": leadership.zk_version, "replicas": list(replicas),
+                "offline_replicas": [r for r in replicas if r not in live]}
 
     def add_stop_replica(self, broker, tp, delete):
         entry = self.stop_replica.setdefault((broker, delete), set())
@@ -84,7 +87,8 @@ class ControllerRequestBatch:
                 "topic_states": _grouped(states),
                 "live_leaders": [leader for leader in live_leaders if leader["broker_id"] in leaders]}))
         if self.update_metadata_brokers:
-            topic_states = _grouped({tp: self._metadata_state(tp) for tp in self.update_metadata_partitions
+            live = self.context.live_brokers
+            topic_states = _grouped({tp: self._metadata_state(tp, live) for tp in self.update_metadata_partitions
                                      if tp in self.context.assignments})
             live_brokers = self._live_brokers_body()
             for broker in sorted(self.update_metadata_brokers):

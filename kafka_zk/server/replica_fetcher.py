@@ -1,5 +1,6 @@
 """Follower replication: fetchers that truncate to the leader's epoch boundary, then fetch and append."""
 
+import functools
 import logging
 
 from twisted.internet import defer
@@ -341,6 +342,12 @@ class ReplicaFetcher:
         return answer["offset"]
 
 
+@functools.lru_cache(maxsize=100_000)
+def _topic_hash(topic):
+    """Spreads a topic's partitions over the fetchers (num.replica.fetchers); computed once per topic."""
+    return sum(map(ord, topic)) * 31
+
+
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
@@ -351,12 +358,10 @@ class ReplicaFetcherManager:
         self.fetchers = {}
         self.quota = None  # the follower ReplicationQuota, set by the server
 
-    def _fetcher_id(self, tp):
-        return (sum(map(ord, tp[0])) * 31 + tp[1]) % self.config["num.replica.fetchers"]
-
     def add_partitions(self, leader_id, endpoint, partitions):
+        fetcher_count = self.config["num.replica.fetchers"]
         for partition in partitions:
-            key = (leader_id, self._fetcher_id(partition.tp))
+            key = (leader_id, (_topic_hash(partition.topic) + partition.partition) % fetcher_count)
             fetcher = self.fetchers.get(key)
             if fetcher is not None and fetcher.endpoint != tuple(endpoint):
                 fetcher.stop()
