@@ -39,7 +39,10 @@ def main(argv=None):
         return 1
 
     from twisted.internet import reactor
+    from kafka_zk.server import gc_policy
     from kafka_zk.server.kafka_server import KafkaServer
+
+    gc_policy.install(reactor)
 
     server = KafkaServer(config, reactor)
     exit_code = [0]
