@@ -17,6 +17,7 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoNodeError
@@ -192,6 +193,63 @@ class FailoverWatch:
         return results
 
 
+class AcksAllProducer(threading.Thread):
+    """An acks=all producer sending at a steady rate, round-robin over the given partitions, for the whole of a
+    clean shutdown; keeps each delivery's latency and the errors librdkafka gave up on (it retries retriable
+    ones itself within delivery.timeout.ms, so any error reported here is one a client would have seen)."""
+
+    VALUE = b"v" * 100
+
+    def __init__(self, bootstrap, partitions, rate):
+        super().__init__(daemon=True)
+        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+                                  "log_level": 3})
+        self.partitions, self.rate = partitions, rate
+        self.latencies, self.errors = [], []
+        self.sent = 0
+        self.stopping = threading.Event()
+
+    def _delivered(self, error, message, sent_at):
+        if error is not None:
+            self.errors.append(error)
+        else:
+            self.latencies.append(time.monotonic() - sent_at)
+
+    def run(self):
+        start = time.monotonic()
+        while not self.stopping.is_set():
+            topic, partition = self.partitions[self.sent % len(self.partitions)]
+            now = time.monotonic()
+            try:
+                self.producer.produce(topic, self.VALUE, partition=partition,
+                                      on_delivery=lambda e, m, t=now: self._delivered(e, m, t))
+                self.sent += 1
+            except BufferError:
+                pass
+            self.producer.poll(0)
+            pause = start + self.sent / self.rate - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+        self.producer.flush(60)
+
+    def stop(self):
+        self.stopping.set()
+        self.join(90)
+        return self
+
+    def summary(self):
+        latencies = sorted(self.latencies)
+        kinds = {}
+        for error in self.errors:
+            name = "%s%s" % (KafkaError(error.code()).name(), " (retriable)" if error.retriable() else "")
+            kinds[name] = kinds.get(name, 0) + 1
+        return ("%d sent, %d delivered, %d failed%s; delivery latency max %.2fs, p99 %.2fs" % (
+            self.sent, len(latencies), len(self.errors),
+            " (%s)" % ", ".join("%s x%d" % item for item in sorted(kinds.items())) if kinds else "",
+            latencies[-1] if latencies else float("nan"),
+            latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan")))
+
+
 def led_by(states, broker_id):
     return [tp for tp, state in states.items() if state is not None and state[0] == broker_id]
 
@@ -276,7 +334,15 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     watch = FailoverWatch(view, survivor, topics, victim, led, args.timeout)
     wall0, start = time.time(), time.monotonic()
     exited = []
+    producer = None
     if clean:
+        # 1,000 records/s over the first tenth of the topics (every broker leads some of their partitions)
+        producer = AcksAllProducer(cluster.bootstrap_servers, [tp for tp in sorted(states)
+                                                               if tp[0] in topics[:max(1, len(topics) // 10)]],
+                                   args.producer_rate)
+        producer.start()
+        wait_until(lambda: len(producer.latencies) >= args.producer_rate, args.timeout, "the producer's first second")
+
         def stop():
             cluster.broker(victim).stop()
             exited.append(time.monotonic() - start)
@@ -287,6 +353,7 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     results = watch.run(start)
     if clean:
         stopper.join()
+        producer.stop()
     stopped = exited[0] if exited else None
     noticed = log_line_time(cluster.broker(controller), "broker change:", offsets[controller])
     applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
@@ -302,6 +369,8 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
               "timeout, %s after the controller noticed; %d polls, last %.2fs)" % (
                   len(led), key, seconds, seconds - session_s, session_s,
                   "%.2fs" % (seconds - (noticed - wall0)) if noticed else "?", *polls))
+    if producer is not None:
+        print("    acks=all producer, %d records/s for the whole shutdown: %s" % (args.producer_rate, producer.summary()))
     if applied and clean:
         print("    every live broker applied the new leaders' UpdateMetadata %.2fs after SIGTERM (their logs)"
               % (applied - wall0))
@@ -320,6 +389,8 @@ def main():
     parser.add_argument("--session-timeout-ms", type=int, default=6000)
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on every wait, seconds")
     parser.add_argument("--no-clean", action="store_true", help="skip the clean-shutdown case")
+    parser.add_argument("--producer-rate", type=int, default=1000,
+                        help="records/s of the acks=all producer running through the clean shutdown")
     parser.add_argument("--keep-data", action="store_true")
     args = parser.parse_args()
     session_s = args.session_timeout_ms / 1000.0

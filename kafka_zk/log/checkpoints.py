@@ -54,7 +54,11 @@ def _load_syncfs():
 _syncfs = _load_syncfs()
 
 
-def _sync_filesystems_of(directories):
+def can_sync_filesystems():
+    return _syncfs is not None
+
+
+def sync_filesystems_of(directories):
     """Make everything written to the filesystems holding ``directories`` durable: one syncfs each.
     False when syncfs is not available here."""
     if _syncfs is None:
@@ -111,13 +115,13 @@ def write_all_atomically(files):
             os.close(fd)
         written.append((tmp, path))
     directories = {os.path.dirname(os.path.abspath(path)) for _, path in written}
-    _sync_filesystems_of(directories)
+    sync_filesystems_of(directories)
     for tmp, path in written:
         try:
             os.replace(tmp, path)
         except FileNotFoundError:
             pass
-    _sync_filesystems_of(directories)
+    sync_filesystems_of(directories)
 
 
 class _CheckpointFile:

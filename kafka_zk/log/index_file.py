@@ -160,8 +160,8 @@ class IndexFile:
         self._truncate_to_entries(0)
         self.resize(self.max_index_size)
 
-    def flush(self):
-        self._write_back(sync=True)
+    def flush(self, sync=True):
+        self._write_back(sync)
 
     def close(self):
         self.trim_to_valid_size()

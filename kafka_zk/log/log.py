@@ -670,8 +670,10 @@ class Log:
 
     # -- durability and lifecycle ------------------------------------------------------------
 
-    def flush(self, up_to_offset=None):
-        """fsync the segments holding [recovery_point, up_to_offset) and move the recovery point there."""
+    def flush(self, up_to_offset=None, sync=True):
+        """fsync the segments holding [recovery_point, up_to_offset) and move the recovery point there.
+        ``sync=False``: only write them back; the caller makes them durable (a filesystem sync) before it
+        records the recovery point anywhere."""
         offset = self._leo.offset if up_to_offset is None else up_to_offset
         if offset <= self.recovery_point:
             return
@@ -679,15 +681,16 @@ class Log:
         for segment in self._segments[start:]:
             if segment.base_offset >= offset:
                 break
-            segment.flush()
+            segment.flush(sync)
         self.recovery_point = offset
         self.last_flush_ms = self._clock()
 
-    def close(self):
-        """Snapshot the producer state, remove pending deleted files and close every segment (indexes trimmed)."""
+    def close(self, sync=True):
+        """Snapshot the producer state, remove pending deleted files and close every segment (indexes trimmed).
+        ``sync=False``: the snapshot is not fsynced; the caller syncs the filesystem."""
         if self._segments:
             try:
-                take_snapshot(self)
+                take_snapshot(self, sync)
             except OSError as error:
                 logger.warning("%s: could not write the producer snapshot: %s", self.dir, error)
         for _, segment in self._pending_deletes:

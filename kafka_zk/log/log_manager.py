@@ -9,8 +9,9 @@ import os
 import shutil
 
 from kafka_zk.log.checkpoints import (
-    LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT, MalformedCheckpointError,
-    OffsetCheckpointFile, read_meta_properties, write_meta_properties)
+    BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
+    MalformedCheckpointError, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
+    sync_filesystems_of, write_meta_properties)
 from kafka_zk.log.future_log import copy_leader_epochs
 from kafka_zk.log.log import (
     DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name, parse_topic_partition)
@@ -334,10 +335,20 @@ class LogManager:
         return True
 
     def shutdown(self):
-        """Flush and close every log, write the checkpoints, then the clean-shutdown marker in each dir."""
-        for log in list(self._logs.values()) + list(self._future_logs.values()):
-            log.flush()
-            log.close()
+        """Flush and close every log, write the checkpoints, then the clean-shutdown marker in each dir.
+
+        When many logs took writes since their last flush (each has a segment, two indexes and a producer
+        snapshot to make durable: a broker that was taking writes for 1,000 partitions had some 4,000 fsyncs
+        to do, seconds of a controlled shutdown), they are written back without fsyncs and made durable by
+        one filesystem sync, before anything records their recovery points."""
+        logs = list(self._logs.values()) + list(self._future_logs.values())
+        unflushed = sum(1 for log in logs if log.log_end_offset > log.recovery_point)
+        batch = unflushed * 4 >= BATCH_SYNC_MIN_FILES and can_sync_filesystems()
+        for log in logs:
+            log.flush(sync=not batch)
+            log.close(sync=not batch)
+        if batch:
+            sync_filesystems_of(self.log_dirs)
         if self.epoch_checkpoints is not None:
             self.epoch_checkpoints.write(self.epoch_checkpoints.drain())
         self.remove_deleted_logs(0, everything=True)

@@ -90,14 +90,16 @@ def decode_snapshot(data):
     return entries
 
 
-def write_snapshot(dir_path, offset, entries):
-    """Write ``<offset>.snapshot`` (fsynced, via a temporary name so a crash leaves no half file)."""
+def write_snapshot(dir_path, offset, entries, sync=True):
+    """Write ``<offset>.snapshot`` (fsynced unless ``sync`` is False, via a temporary name so a crash leaves no
+    half file)."""
     path = os.path.join(dir_path, snapshot_file_name(offset))
     temp = path + ".tmp"
     with open(temp, "wb") as f:
         f.write(encode_snapshot(entries))
         f.flush()
-        os.fsync(f.fileno())
+        if sync:
+            os.fsync(f.fileno())
     os.replace(temp, path)
     return path
 

@@ -114,13 +114,13 @@ def replay(log, start, rebuild_txn_index=()):
                 segment.txn_index.append(aborted)
 
 
-def take_snapshot(log):
+def take_snapshot(log, sync=True):
     """Write a snapshot at the producer state's map end offset, as Kafka only when it is past the log
     start offset and past every snapshot there is."""
     offset = log.producer_state.map_end_offset
     if offset <= log.log_start_offset or any(existing >= offset for existing in list_snapshots(log.dir)):
         return None
-    return write_snapshot(log.dir, offset, log.producer_state.producers.values())
+    return write_snapshot(log.dir, offset, log.producer_state.producers.values(), sync)
 
 
 def delete_snapshots_before(log, offset):

@@ -461,12 +461,14 @@ class LogSegment:
 
     # -- files -------------------------------------------------------------------------------
 
-    def flush(self):
-        file = self.file
-        os.fsync(file.fileno())
-        self.offset_index.flush()
-        self.time_index.flush()
-        self.txn_index.flush()
+    def flush(self, sync=True):
+        """Write back the indexes; ``sync``: and fsync all four files (else the caller syncs the filesystem)."""
+        if sync:
+            os.fsync(self.file.fileno())
+        self.offset_index.flush(sync)
+        self.time_index.flush(sync)
+        if sync:
+            self.txn_index.flush()
 
     def _close_file(self):
         with self._open_files.lock:
