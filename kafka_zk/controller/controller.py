@@ -411,8 +411,7 @@ class KafkaController:
 
         yield self._write_changes(followed, leave_isr, batch)
         stop_replicas(followed, batch)
-        batch.add_update_metadata(context.live_brokers)
-        self._send(batch)
+        self._send(batch)  # the changed partitions' UpdateMetadata rides with their LeaderAndIsr, as in Kafka
         remaining = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
         return Errors.NONE, remaining
 
