@@ -188,6 +188,7 @@ class DynamicBrokerConfig:
         self.cluster_default = {}
         self._effective = static_config
         self._listeners = []
+        self.generation = 0  # moves on with every update of the dynamic configs
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -281,6 +282,7 @@ class DynamicBrokerConfig:
         before = [{name: self.value(name) for name in names} for names, _ in self._listeners]
         self.cluster_default = self._usable(DEFAULT_ENTITY, default_overrides)
         self.per_broker = self._usable(str(self.broker_id), broker_overrides)
+        self.generation += 1
         try:
             self._effective = self._merged_config(self.cluster_default, self.per_broker)
         except ConfigError as error:

@@ -64,6 +64,8 @@ class KafkaServer(service.Service):
         self.handlers = apis.HANDLERS
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.topic_overrides = {}
+        self._topic_configs = {}  # topic -> effective config, for the dynamic configs as of _topic_configs_of
+        self._topic_configs_of = (None, None)
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
         self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
@@ -379,7 +381,17 @@ class KafkaServer(service.Service):
     # -- topic configs -----------------------------------------------------------------------------
 
     def topic_config(self, topic):
-        return effective_topic_config(self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+        """The topic's effective config (broker defaults, dynamic ones included, under its own overrides), kept
+        until either changes: every append and every partition of a LeaderAndIsr asks for it. Read-only."""
+        dynamic = self.dynamic_config
+        if self._topic_configs_of[0] is not dynamic or self._topic_configs_of[1] != dynamic.generation:
+            self._topic_configs = {}
+            self._topic_configs_of = (dynamic, dynamic.generation)
+        config = self._topic_configs.get(topic)
+        if config is None:
+            config = self._topic_configs[topic] = effective_topic_config(
+                self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+        return config
 
     @defer.inlineCallbacks
     def prepare_topic_configs(self, topics):
@@ -387,11 +399,13 @@ class KafkaServer(service.Service):
         for topic in topics:
             if topic not in self.topic_overrides:
                 self.topic_overrides[topic] = yield self.zk.call("get_entity_config", "topics", topic)
+                self._topic_configs.pop(topic, None)
                 self.replication_quotas.on_topic_config(topic, self.topic_overrides[topic])
 
     def apply_topic_overrides(self, topic, overrides):
         """New /config/topics overrides for a topic: later appends and this broker's logs use them."""
         self.topic_overrides[topic] = dict(overrides)
+        self._topic_configs.pop(topic, None)
         self.replication_quotas.on_topic_config(topic, self.topic_overrides[topic])
         log_config = to_log_config(self.topic_config(topic))
         for (name, _), partition in self.replica_manager.partitions.items():
