@@ -180,3 +180,52 @@ def test_schema_definition_errors():
         Schema("Dup", [Field("a", "int8"), Field("a", "int8")], valid_versions="0").codec(0)
     with pytest.raises(ValueError):
         Schema("Open", [], valid_versions="0+")
+
+
+RUNS = Schema("Runs", [
+    Field("a", "int32"),
+    Field("b", "int16"),
+    Field("c", "int64"),
+    Field("ok", "bool"),
+    Field("d", "int8"),
+    Field("ids", Array("int32"), nullable_versions="1+"),
+], valid_versions="0-1", flexible_versions="1+")
+
+
+def test_runs_of_fixed_width_fields_round_trip_and_errors_name_the_field():
+    body = {"a": -5, "b": 300, "c": 2**40, "ok": True, "d": -1, "ids": [7, -8]}
+    for version in (0, 1):
+        data = RUNS.encode(body, version)
+        assert data[:14] == struct.pack(">ihq", -5, 300, 2**40)
+        assert RUNS.decode(data, version) == body
+        for cut in range(len(data)):
+            with pytest.raises(ProtocolDecodeError):
+                RUNS.decode(data[:cut], version)
+    with pytest.raises(ProtocolEncodeError, match=r"Runs v0\.b"):
+        RUNS.encode(dict(body, b=None), 0)
+    with pytest.raises(ProtocolEncodeError, match=r"Runs v1\.c"):
+        RUNS.encode(dict(body, c="x"), 1)
+    with pytest.raises(ProtocolEncodeError, match=r"Runs v1\.ok"):
+        RUNS.encode(dict(body, ok=None), 1)
+    with pytest.raises(ProtocolEncodeError, match=r"Runs v0\.ids"):
+        RUNS.encode(dict(body, ids=[1, None]), 0)
+
+
+@pytest.mark.parametrize("count", [0, 1, 125, 126, 127, 300])
+def test_int32_arrays_of_every_length_prefix_size(count):
+    ids = list(range(-count // 2, count - count // 2))
+    for version in (0, 1):
+        data = RUNS.encode({"ids": ids}, version)
+        assert RUNS.decode(data, version)["ids"] == ids
+        with pytest.raises(ProtocolDecodeError):
+            RUNS.decode(data[:-1], version)
+
+
+def test_null_int32_arrays():
+    assert RUNS.decode(RUNS.encode({"ids": None}, 1), 1)["ids"] is None
+    with pytest.raises(ProtocolEncodeError, match=r"Runs v0\.ids"):
+        RUNS.encode({"ids": None}, 0)
+    flexible_null = RUNS.encode({"ids": []}, 1)[:-2] + b"\x00\x00"  # compact length 0: null
+    assert RUNS.decode(flexible_null, 1)["ids"] is None
+    with pytest.raises(ProtocolDecodeError):
+        RUNS.decode(RUNS.encode({}, 0)[:-4] + struct.pack(">i", -1), 0)  # null where v0 does not allow it

@@ -1,6 +1,7 @@
 """Wire primitives of the Kafka protocol: a bounds-checked Reader and an appending Writer."""
 
 import struct
+from functools import lru_cache
 
 from kafka_zk.record.varint import read_uvarint, read_varint, read_varlong, write_uvarint, write_varint
 
@@ -31,6 +32,11 @@ class ProtocolEncodeError(ValueError):
 
 def _payload_size(chunk):
     return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
+
+
+@lru_cache(maxsize=64)
+def int32_array_struct(count):
+    return struct.Struct(">%di" % count)
 
 
 class Reader:
@@ -113,7 +119,26 @@ class Reader:
     def read_int32_array_items(self, count):
         """``count`` big-endian int32s as a list (the caller has read the count)."""
         pos = self._take(4 * count)
-        return list(struct.unpack_from(">%di" % count, self.buf, pos))
+        return list(int32_array_struct(count).unpack_from(self.buf, pos))
+
+    def read_int32_array(self, nullable, compact):
+        """A whole int32 array, length first (None when null). Replica lists are the bulk of a LeaderAndIsr or
+        UpdateMetadata for thousands of partitions, so a compact length of one byte is read in place."""
+        buf, pos = self.buf, self.pos
+        if compact and pos < self.end and 0 < buf[pos] < 0x80:
+            count = buf[pos] - 1
+            start = pos + 1
+        else:
+            count = self.array_length(nullable, compact)
+            if count is None:
+                return None
+            start = self.pos
+        end = start + 4 * count
+        if end > self.end:
+            self.pos = start
+            self._truncated(4 * count)
+        self.pos = end
+        return list(int32_array_struct(count).unpack_from(buf, start)) if count else []
 
     # Variable-length integers.
 

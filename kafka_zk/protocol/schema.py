@@ -2,7 +2,7 @@
 
 import struct
 
-from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer
+from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer, int32_array_struct
 
 MISSING = object()
 
@@ -164,8 +164,7 @@ def _records_codec(nullable, flexible):
 
 def _int32_array_codec(nullable, flexible):
     def read_array(reader):
-        count = reader.array_length(nullable, flexible)
-        return None if count is None else reader.read_int32_array_items(count)
+        return reader.read_int32_array(nullable, flexible)
 
     def write_array(writer, value):
         if value is None:
@@ -173,8 +172,13 @@ def _int32_array_codec(nullable, flexible):
                 raise ProtocolEncodeError("array is not nullable here")
             writer.write_array_length(None, flexible)
             return
-        writer.write_array_length(len(value), flexible)
-        writer.buf += struct.pack(">%di" % len(value), *value)
+        count = len(value)
+        if flexible and count < 0x7F:  # a compact length of one byte
+            writer.buf.append(count + 1)
+        else:
+            writer.write_array_length(count, flexible)
+        if count:
+            writer.buf += int32_array_struct(count).pack(*value)
 
     return read_array, write_array
 
@@ -197,6 +201,67 @@ def _array_codec(read_item, write_item, nullable, flexible):
             write_item(writer, item)
 
     return read_array, write_array
+
+
+# struct format codes of the fixed-width types, for reading runs of them with one unpack ("?" is any non-zero
+# byte as True, as read_bool)
+_FIXED_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
+                "float64": "d", "bool": "?"}
+
+
+def _compile_field_reader(readers, path):
+    """One function reading every field of ``readers`` [(key, read, fixed code or None)] into a dict, with
+    each run of fixed-width fields taken by a single bounds check and unpack: a struct decoded per partition
+    of a 10,000-partition LeaderAndIsr no longer costs a call per number."""
+    env = {}
+    lines = ["def read_fields(reader):"]
+    index = 0
+    while index < len(readers):
+        if readers[index][2] is None:
+            env["read_%d" % index] = readers[index][1]
+            lines.append("    v%d = read_%d(reader)" % (index, index))
+            index += 1
+            continue
+        end = index
+        while end < len(readers) and readers[end][2] is not None:
+            end += 1
+        run = struct.Struct(">" + "".join(code for _, _, code in readers[index:end]))
+        env["unpack_%d" % index] = run.unpack_from
+        lines += ["    pos = reader.pos",
+                  "    if pos + %d > reader.end:" % run.size,
+                  "        reader._truncated(%d)" % run.size,
+                  "    reader.pos = pos + %d" % run.size,
+                  "    %s, = unpack_%d(reader.buf, pos)" % (", ".join("v%d" % k for k in range(index, end)), index)]
+        index = end
+    lines.append("    return {%s}" % ", ".join("%r: v%d" % (key, k) for k, (key, _, _) in enumerate(readers)))
+    exec(compile("\n".join(lines), "<reader of %s>" % path, "exec"), env)
+    return env["read_fields"]
+
+
+def _compile_field_writer(writers, path):
+    """One function writing the fields of ``writers`` [(key, write, default, fixed code or None)] from a dict,
+    each run of fixed-width numbers packed at once (bools keep their own writer, which refuses None)."""
+    env = {}
+    lines = ["def write_fields(writer, obj):", "    get = obj.get"]
+    index = 0
+    while index < len(writers):
+        code = writers[index][3]
+        if code is None or code == "?":
+            env["write_%d" % index] = writers[index][1]
+            env["default_%d" % index] = writers[index][2]
+            lines.append("    write_%d(writer, get(%r, default_%d))" % (index, writers[index][0], index))
+            index += 1
+            continue
+        end = index
+        while end < len(writers) and writers[end][3] not in (None, "?"):
+            env["default_%d" % end] = writers[end][2]
+            end += 1
+        env["pack_%d" % index] = struct.Struct(">" + "".join(w[3] for w in writers[index:end])).pack
+        lines.append("    writer.buf += pack_%d(%s)" % (index, ", ".join(
+            "get(%r, default_%d)" % (writers[k][0], k) for k in range(index, end))))
+        index = end
+    exec(compile("\n".join(lines), "<writer of %s>" % path, "exec"), env)
+    return env["write_fields"]
 
 
 def _type_codec(type_, nullable, version, flexible, path):
@@ -246,12 +311,13 @@ def _located(path, key, exc):
 class StructCodec:
     """A struct's fields compiled for one version into reader and writer functions."""
 
-    __slots__ = ("path", "flexible", "readers", "writers", "absent", "tagged", "tagged_defaults")
+    __slots__ = ("path", "flexible", "readers", "writers", "absent", "tagged", "tagged_defaults", "_read_fields",
+                 "_write_fields")
 
     def __init__(self, fields, version, flexible, path):
         self.path = path
         self.flexible = flexible
-        self.readers = []   # (key, read)
+        self.readers = []   # (key, read, struct code of a fixed-width type or None)
         self.writers = []   # (key, write, default when the key is missing)
         self.absent = []    # (key, default) for fields the version does not carry
         self.tagged = {}    # tag -> (key, read, write, default)
@@ -273,13 +339,16 @@ class StructCodec:
                     raise ValueError("%s: duplicate tag %d" % (path, field.tag))
                 self.tagged[field.tag] = (field.name, read, write, default)
             else:
-                self.writers.append((field.name, write, default))
-                self.readers.append((field.name, read))
+                code = None if field.name in HUMAN_MESSAGE_FIELDS else _FIXED_CODES.get(field.type)
+                self.writers.append((field.name, write, default, code))
+                self.readers.append((field.name, read, code))
         self.tagged = dict(sorted(self.tagged.items()))
+        self._read_fields = _compile_field_reader(self.readers, path)
+        self._write_fields = _compile_field_writer(self.writers, path)
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
 
     def decode(self, reader):
-        result = {key: read(reader) for key, read in self.readers}
+        result = self._read_fields(reader)
         if self.flexible:
             for key, default in self.tagged_defaults:
                 result[key] = _fresh(default)
@@ -307,16 +376,39 @@ class StructCodec:
                 raise ProtocolDecodeError("tagged field %d: size %d does not match its contents" % (tag, size))
 
     def encode(self, writer, obj):
+        try:
+            self._write_fields(writer, obj)
+        except ProtocolEncodeError as exc:
+            if getattr(exc, "located", False):
+                raise
+            self._locate_error(obj)
+            raise
+        except (struct.error, TypeError, AttributeError, ValueError, OverflowError):
+            self._locate_error(obj)
+            raise
         key = None
         try:
-            for key, write, default in self.writers:
-                write(writer, obj.get(key, default))
             if self.flexible:
                 key = "<tagged fields>"
                 if self.tagged:
                     self._write_tagged(writer, obj)
                 else:
                     writer.buf.append(0)
+        except ProtocolEncodeError as exc:
+            if getattr(exc, "located", False):
+                raise
+            raise _located(self.path, key, exc) from None
+        except (struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            raise _located(self.path, key, exc) from None
+
+    def _locate_error(self, obj):
+        """Write the fields one at a time (to a scratch writer) to raise the failure of the fast path again
+        with the path and key of the field at fault."""
+        writer = Writer()
+        key = None
+        try:
+            for key, write, default, _ in self.writers:
+                write(writer, obj.get(key, default))
         except ProtocolEncodeError as exc:
             if getattr(exc, "located", False):
                 raise
