@@ -332,8 +332,6 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     survivor = next(b for b in cluster.brokers if b.broker_id != victim)
     offsets = log_offsets(cluster)
     watch = FailoverWatch(view, survivor, topics, victim, led, args.timeout)
-    wall0, start = time.time(), time.monotonic()
-    exited = []
     producer = None
     if clean:
         # 1,000 records/s over the first tenth of the topics (every broker leads some of their partitions)
@@ -342,7 +340,9 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
                                    args.producer_rate)
         producer.start()
         wait_until(lambda: len(producer.latencies) >= args.producer_rate, args.timeout, "the producer's first second")
-
+    wall0, start = time.time(), time.monotonic()
+    exited = []
+    if clean:
         def stop():
             cluster.broker(victim).stop()
             exited.append(time.monotonic() - start)
