@@ -169,23 +169,10 @@ def test_deferred_epoch_checkpoints_are_written_together_with_the_latest_entries
         assert LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")).read() == [(0, 0), (1, 10)]
 
 
-def test_a_large_batch_of_checkpoints_is_made_durable_by_two_filesystem_syncs_not_two_fsyncs_each(tmp_path, monkeypatch):
+def test_a_large_batch_of_checkpoints_is_made_durable_by_two_filesystem_syncs_not_two_fsyncs_each(tmp_path, counted_syncs):
     from kafka_zk.log import checkpoints
 
-    synced, fsynced = [], []
-    real_syncfs, real_fsync = checkpoints._syncfs, os.fsync
-
-    def counting_syncfs(fd):
-        synced.append(fd)
-        return real_syncfs(fd)
-
-    def counting_fsync(fd):
-        fsynced.append(fd)
-        return real_fsync(fd)
-
-    assert real_syncfs is not None  # Linux: the batch path is the one in use
-    monkeypatch.setattr(checkpoints, "_syncfs", counting_syncfs)
-    monkeypatch.setattr(os, "fsync", counting_fsync)
+    synced, fsynced = counted_syncs
     files = []
     for n in range(checkpoints.BATCH_SYNC_MIN_FILES):
         (tmp_path / ("t-%d" % n)).mkdir()
