@@ -209,30 +209,38 @@ _FIXED_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16":
                 "float64": "d", "bool": "?"}
 
 
+def _spans(codes, joinable):
+    """[(start, end)] covering ``codes`` in order: each stretch of joinable struct codes as one span, every other
+    field alone."""
+    spans, index = [], 0
+    while index < len(codes):
+        end = index + 1
+        if joinable(codes[index]):
+            while end < len(codes) and joinable(codes[end]):
+                end += 1
+        spans.append((index, end))
+        index = end
+    return spans
+
+
 def _compile_field_reader(readers, path):
     """One function reading every field of ``readers`` [(key, read, fixed code or None)] into a dict, with
     each run of fixed-width fields taken by a single bounds check and unpack: a struct decoded per partition
     of a 10,000-partition LeaderAndIsr no longer costs a call per number."""
     env = {}
     lines = ["def read_fields(reader):"]
-    index = 0
-    while index < len(readers):
-        if readers[index][2] is None:
-            env["read_%d" % index] = readers[index][1]
-            lines.append("    v%d = read_%d(reader)" % (index, index))
-            index += 1
+    for start, end in _spans([code for _, _, code in readers], lambda code: code is not None):
+        if readers[start][2] is None:
+            env["read_%d" % start] = readers[start][1]
+            lines.append("    v%d = read_%d(reader)" % (start, start))
             continue
-        end = index
-        while end < len(readers) and readers[end][2] is not None:
-            end += 1
-        run = struct.Struct(">" + "".join(code for _, _, code in readers[index:end]))
-        env["unpack_%d" % index] = run.unpack_from
+        run = struct.Struct(">" + "".join(code for _, _, code in readers[start:end]))
+        env["unpack_%d" % start] = run.unpack_from
         lines += ["    pos = reader.pos",
                   "    if pos + %d > reader.end:" % run.size,
                   "        reader._truncated(%d)" % run.size,
                   "    reader.pos = pos + %d" % run.size,
-                  "    %s, = unpack_%d(reader.buf, pos)" % (", ".join("v%d" % k for k in range(index, end)), index)]
-        index = end
+                  "    %s, = unpack_%d(reader.buf, pos)" % (", ".join("v%d" % k for k in range(start, end)), start)]
     lines.append("    return {%s}" % ", ".join("%r: v%d" % (key, k) for k, (key, _, _) in enumerate(readers)))
     exec(compile("\n".join(lines), "<reader of %s>" % path, "exec"), env)
     return env["read_fields"]
@@ -241,25 +249,16 @@ def _compile_field_reader(readers, path):
 def _compile_field_writer(writers, path):
     """One function writing the fields of ``writers`` [(key, write, default, fixed code or None)] from a dict,
     each run of fixed-width numbers packed at once (bools keep their own writer, which refuses None)."""
-    env = {}
+    env = {"default_%d" % index: default for index, (_, _, default, _) in enumerate(writers)}
     lines = ["def write_fields(writer, obj):", "    get = obj.get"]
-    index = 0
-    while index < len(writers):
-        code = writers[index][3]
-        if code is None or code == "?":
-            env["write_%d" % index] = writers[index][1]
-            env["default_%d" % index] = writers[index][2]
-            lines.append("    write_%d(writer, get(%r, default_%d))" % (index, writers[index][0], index))
-            index += 1
+    for start, end in _spans([code for _, _, _, code in writers], lambda code: code not in (None, "?")):
+        if end == start + 1 and writers[start][3] in (None, "?"):
+            env["write_%d" % start] = writers[start][1]
+            lines.append("    write_%d(writer, get(%r, default_%d))" % (start, writers[start][0], start))
             continue
-        end = index
-        while end < len(writers) and writers[end][3] not in (None, "?"):
-            env["default_%d" % end] = writers[end][2]
-            end += 1
-        env["pack_%d" % index] = struct.Struct(">" + "".join(w[3] for w in writers[index:end])).pack
-        lines.append("    writer.buf += pack_%d(%s)" % (index, ", ".join(
-            "get(%r, default_%d)" % (writers[k][0], k) for k in range(index, end))))
-        index = end
+        env["pack_%d" % start] = struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack
+        lines.append("    writer.buf += pack_%d(%s)" % (start, ", ".join(
+            "get(%r, default_%d)" % (writers[k][0], k) for k in range(start, end))))
     exec(compile("\n".join(lines), "<writer of %s>" % path, "exec"), env)
     return env["write_fields"]
 
@@ -318,7 +317,7 @@ class StructCodec:
         self.path = path
         self.flexible = flexible
         self.readers = []   # (key, read, struct code of a fixed-width type or None)
-        self.writers = []   # (key, write, default when the key is missing)
+        self.writers = []   # (key, write, default when the key is missing, struct code or None)
         self.absent = []    # (key, default) for fields the version does not carry
         self.tagged = {}    # tag -> (key, read, write, default)
         seen = set()
@@ -339,7 +338,7 @@ class StructCodec:
                     raise ValueError("%s: duplicate tag %d" % (path, field.tag))
                 self.tagged[field.tag] = (field.name, read, write, default)
             else:
-                code = None if field.name in HUMAN_MESSAGE_FIELDS else _FIXED_CODES.get(field.type)
+                code = _FIXED_CODES.get(field.type)
                 self.writers.append((field.name, write, default, code))
                 self.readers.append((field.name, read, code))
         self.tagged = dict(sorted(self.tagged.items()))

@@ -390,7 +390,7 @@ class KafkaServer(service.Service):
         config = self._topic_configs.get(topic)
         if config is None:
             config = self._topic_configs[topic] = effective_topic_config(
-                self.dynamic_config.log_config_defaults(), self.topic_overrides.get(topic, {}))
+                dynamic.log_config_defaults(), self.topic_overrides.get(topic, {}))
         return config
 
     @defer.inlineCallbacks
