@@ -36,20 +36,28 @@ class LatencyConsumer(threading.Thread):
     def run(self):
         try:
             while not self._finished():
-                # poll, not consume(n): consume waits for n records or the whole timeout, whichever comes first
-                message = self.consumer.poll(0.05)
+                # poll() waits for the first record; consume(n, 0) then takes what else is queued without waiting
+                # (consume(n, timeout) would wait for n records or the whole timeout, whichever comes first)
+                first = self.consumer.poll(0.05)
                 received = time.perf_counter_ns()
                 self.ready.set()
-                if message is None:
+                if first is None:
                     continue
-                if message.error():
-                    self.errors.append(message.error())
-                    continue
-                sent, measured = STAMP.unpack_from(message.value())
-                if measured:
-                    self.latencies.append(received - sent)
+                self._take(first, received)
+                queued = self.consumer.consume(10000, 0)
+                received = time.perf_counter_ns()
+                for message in queued:
+                    self._take(message, received)
         finally:
             self.consumer.close()
+
+    def _take(self, message, received):
+        if message.error():
+            self.errors.append(message.error())
+            return
+        sent, measured = STAMP.unpack_from(message.value())
+        if measured:
+            self.latencies.append(received - sent)
 
     def _finished(self):
         if self.expected is None:
@@ -57,25 +65,29 @@ class LatencyConsumer(threading.Thread):
         return len(self.latencies) >= self.expected or time.monotonic() > self.deadline
 
 
-def paced_produce(producer, topic, rate, seconds, measured):
-    """Send rate*seconds records at even intervals; returns (records sent, achieved rate)."""
+def paced_produce(producer, topic, rate, seconds, measured, tick_ms):
+    """Send rate*seconds records on an even schedule; returns (records sent, achieved rate). The thread wakes
+    every ``tick_ms`` and sends the records due by then, each stamped as it is handed to the producer; with
+    tick_ms 0 it sleeps until each record's own due time (10,000 wake-ups a second at 10,000 records/s, which
+    on a 2-core machine takes a fifth of a core from the brokers under test)."""
     count = int(rate * seconds)
     start = time.perf_counter()
-    for index in range(count):
-        due = start + index / rate
-        while True:
-            ahead = due - time.perf_counter()
-            if ahead <= 0:
-                break
-            time.sleep(min(ahead, 0.002))
-        value = STAMP.pack(time.perf_counter_ns(), measured) + PADDING
-        while True:
-            try:
-                producer.produce(topic, value)
-                break
-            except BufferError:
-                producer.poll(0.001)
+    sent = 0
+    while sent < count:
+        due = min(count, int((time.perf_counter() - start) * rate) + 1)
+        while sent < due:
+            value = STAMP.pack(time.perf_counter_ns(), measured) + PADDING
+            while True:
+                try:
+                    producer.produce(topic, value)
+                    break
+                except BufferError:
+                    producer.poll(0.001)
+            sent += 1
         producer.poll(0)
+        ahead = start + sent / rate - time.perf_counter()
+        if sent < count and ahead > 0:
+            time.sleep(max(ahead, tick_ms / 1000.0))
     return count, count / (time.perf_counter() - start)
 
 
@@ -90,8 +102,8 @@ def run_case(target, args, acks):
         "acks": acks, "linger.ms": args.linger_ms, "delivery.report.only.error": True,
         "on_delivery": lambda err, msg: failed.append(err)}))
     producer.list_topics(topic, timeout=10)
-    paced_produce(producer, topic, args.rate, args.warmup, 0)
-    sent, achieved = paced_produce(producer, topic, args.rate, args.seconds, 1)
+    paced_produce(producer, topic, args.rate, args.warmup, 0, args.tick_ms)
+    sent, achieved = paced_produce(producer, topic, args.rate, args.seconds, 1, args.tick_ms)
     consumer.deadline = time.monotonic() + DRAIN_TIMEOUT
     consumer.expected = sent
     producer.flush(DRAIN_TIMEOUT)
@@ -128,6 +140,8 @@ def main():
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds sent first and not measured")
     parser.add_argument("--acks", default="1,-1", help="comma-separated acks settings to run")
     parser.add_argument("--linger-ms", type=int, default=0)
+    parser.add_argument("--tick-ms", type=float, default=1.0,
+                        help="the producer thread wakes this often and sends the records due (0: once per record)")
     parser.add_argument("--fetch-wait-ms", type=int, default=5, help="consumer fetch.wait.max.ms")
     add_common_args(parser)
     args = parser.parse_args()
