@@ -40,3 +40,21 @@ def test_a_full_collection_frees_cycles_that_the_young_ones_left():
     gc.collect(1)  # into the oldest generation, as long-lived objects end up
     del first, second
     assert gc_policy.full_collection() >= 2
+
+
+def test_objects_frozen_at_startup_are_left_out_of_later_full_collections():
+    class Replica:
+        pass
+
+    started = [Replica() for _ in range(50_000)]
+    try:
+        frozen = gc_policy.freeze_startup_objects()
+        assert frozen >= len(started)
+        oldest = {id(obj) for obj in gc.get_objects(2)}
+        assert not any(id(replica) in oldest for replica in started)
+        later = [Replica() for _ in range(10)]
+        gc.collect(1)  # the young survivors move into the oldest generation, which full collections walk
+        oldest = {id(obj) for obj in gc.get_objects(2)}
+        assert all(id(replica) in oldest for replica in later)
+    finally:
+        gc.unfreeze()

@@ -314,3 +314,19 @@ def test_idle_producers_expire_but_not_with_an_open_transaction():
     state.record(3, 0, 0, 0, 2, 2, 9000)
     assert state.remove_expired(now_ms=10000, max_idle_ms=5000) == 1
     assert set(state.producers) == {2, 3}
+
+
+def test_partition_reports_aborted_transactions_up_to_the_last_batch_it_read(tmp_path):
+    from kafka_zk.server.partition import Partition
+    log = open_log(tmp_path / "t-0")
+    partition = Partition("t", 0, 1, lambda topic, index: log)
+    partition.make_leader({"leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1], "zk_version": 0,
+                           "controller_epoch": 1}, now_ms=0)
+    append(log, txn_batch(0, 1, sequence=0))  # 0-1 p1, left open
+    assert partition.aborted_transactions(0, log.read(0, 10_000).records.read_bytes()) == []
+    _two_transactions(log)  # at 2-10: p2 aborts its batches at 4 and 8
+    first_two = log.read(0, 10_000, max_offset=2).records.read_bytes()
+    assert partition.aborted_transactions(0, first_two) == []  # p2's aborted data lies past the batches read
+    everything = log.read(0, 10_000).records.read_bytes()
+    assert partition.aborted_transactions(0, everything) == [(2, 4)]
+    assert partition.aborted_transactions(0, b"") == []

@@ -67,3 +67,15 @@ def test_enough_new_data_completes_the_poll_at_once_with_it(manager):
     manager.append_records(1000, 1, {("t", 0): encode_batch([(None, b"v")])})
     (results,) = got
     assert results[("t", 0)].records != b"" and results[("t", 0)].high_watermark == 1
+
+
+def test_min_bytes_counts_the_bytes_of_every_watched_partition(manager):
+    batch = encode_batch([(None, b"v" * 100)])
+    got = long_poll(manager, min_bytes=len(batch) + 1)  # one batch is one byte short
+    manager.append_records(1000, 1, {("t", 0): batch})
+    assert got == []
+    manager.append_records(1000, 1, {("t", 1): batch})
+    (results,) = got
+    assert results[("t", 0)].records != b""
+    assert results[("t", 1)].records != b""
+    assert len(results[("t", 0)].records) + len(results[("t", 1)].records) == 2 * len(batch)

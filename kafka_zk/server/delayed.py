@@ -2,6 +2,7 @@
 (waits for min_bytes or max_wait), and the per-partition base that DelayedDeleteRecords shares."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.batch_header import BATCH_HEADER_SIZE
 from kafka_zk.server.purgatory import DelayedOperation
 
 
@@ -70,7 +71,9 @@ class DelayedFetch(DelayedOperation):
         self.done = done
 
     def _available_bytes(self):
+        """Bytes readable now, counted until min_bytes is reached; None when the fetch must answer at once."""
         total = 0
+        min_bytes = self.min_bytes
         partitions = self.replica_manager.partitions
         for info in self.fetch_infos:
             fetch_offset = info.fetch_offset
@@ -85,7 +88,11 @@ class DelayedFetch(DelayedOperation):
                 return None
             if end > fetch_offset and not (self.replica_id >= 0 and
                                            self.replica_manager.should_leader_throttle(partition, self.replica_id)):
+                if total + BATCH_HEADER_SIZE >= min_bytes:  # any batch is at least a header: enough already
+                    return total + BATCH_HEADER_SIZE
                 total += partition.log.bytes_between(fetch_offset, end)
+                if total >= min_bytes:
+                    return total
         return total
 
     def try_complete(self):

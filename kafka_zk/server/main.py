@@ -54,7 +54,7 @@ def main(argv=None):
 
     def start():
         server.startService()
-        server.started.addErrback(failed)
+        server.started.addCallbacks(lambda _: gc_policy.freeze_startup_objects(), failed)
 
     reactor.callWhenRunning(start)
     reactor.addSystemEventTrigger("before", "shutdown", server.stopService)
