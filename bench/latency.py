@@ -1,6 +1,7 @@
 """End-to-end latency (produce to consume) at a fixed rate, kafka-zk next to librdkafka's mock cluster."""
 
 import argparse
+import statistics
 import struct
 import threading
 import time
@@ -143,6 +144,8 @@ def main():
     parser.add_argument("--tick-ms", type=float, default=1.0,
                         help="the producer thread wakes this often and sends the records due (0: once per record)")
     parser.add_argument("--fetch-wait-ms", type=int, default=5, help="consumer fetch.wait.max.ms")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs per acks setting on each target; the table shows the median of each figure")
     add_common_args(parser)
     args = parser.parse_args()
     acks_list = [int(value) for value in args.acks.split(",")]
@@ -150,7 +153,7 @@ def main():
           "kafka-zk topics RF %d (the mock auto-creates RF 3)"
           % (args.rate, VALUE_SIZE, args.seconds, args.warmup, args.linger_ms, args.fetch_wait_ms,
              args.replication_factor))
-    by_target = run_on_targets(args, lambda target: {acks: run_case(target, args, acks) for acks in acks_list})
+    by_target = run_on_targets(args, lambda target: {acks: _repeated(target, args, acks) for acks in acks_list})
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
     for acks in acks_list:
@@ -161,6 +164,13 @@ def main():
             rows.append(["acks=%d %s" % (acks, name), _ms(zk_value), _ms(mk_value), ratio(zk_value, mk_value),
                          (zk_note + " " + mk_note).strip() if name == "p50" else ""])
     print_table(["latency", "kafka-zk ms", "mock ms", "ratio kz/mock", "notes"], rows)
+
+
+def _repeated(target, args, acks):
+    """run_case --repeat times, each on a fresh topic; per figure the median of the runs, and every run's notes."""
+    runs = [run_case(target, args, acks) for _ in range(args.repeat)]
+    figures = {name: statistics.median(figures[name] for figures, _ in runs) for name in runs[0][0]}
+    return figures, "; ".join(note for _, note in runs if note)
 
 
 def _ms(value):
