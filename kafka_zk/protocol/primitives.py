@@ -121,25 +121,6 @@ class Reader:
         pos = self._take(4 * count)
         return list(int32_array_struct(count).unpack_from(self.buf, pos))
 
-    def read_int32_array(self, nullable, compact):
-        """A whole int32 array, length first (None when null). Replica lists are the bulk of a LeaderAndIsr or
-        UpdateMetadata for thousands of partitions, so a compact length of one byte is read in place."""
-        buf, pos = self.buf, self.pos
-        if compact and pos < self.end and 0 < buf[pos] < 0x80:
-            count = buf[pos] - 1
-            start = pos + 1
-        else:
-            count = self.array_length(nullable, compact)
-            if count is None:
-                return None
-            start = self.pos
-        end = start + 4 * count
-        if end > self.end:
-            self.pos = start
-            self._truncated(4 * count)
-        self.pos = end
-        return list(int32_array_struct(count).unpack_from(buf, start)) if count else []
-
     # Variable-length integers.
 
     def read_uvarint(self):

@@ -164,7 +164,8 @@ def _records_codec(nullable, flexible):
 
 def _int32_array_codec(nullable, flexible):
     def read_array(reader):
-        return reader.read_int32_array(nullable, flexible)
+        count = reader.array_length(nullable, flexible)
+        return None if count is None else reader.read_int32_array_items(count)
 
     def write_array(writer, value):
         if value is None:
@@ -173,10 +174,7 @@ def _int32_array_codec(nullable, flexible):
             writer.write_array_length(None, flexible)
             return
         count = len(value)
-        if flexible and count < 0x7F:  # a compact length of one byte
-            writer.buf.append(count + 1)
-        else:
-            writer.write_array_length(count, flexible)
+        writer.write_array_length(count, flexible)
         if count:
             writer.buf += int32_array_struct(count).pack(*value)
 
@@ -377,13 +375,9 @@ class StructCodec:
     def encode(self, writer, obj):
         try:
             self._write_fields(writer, obj)
-        except ProtocolEncodeError as exc:
-            if getattr(exc, "located", False):
-                raise
-            self._locate_error(obj)
-            raise
-        except (struct.error, TypeError, AttributeError, ValueError, OverflowError):
-            self._locate_error(obj)
+        except (ProtocolEncodeError, struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
+            if not getattr(exc, "located", False):
+                self._locate_error(obj)
             raise
         key = None
         try:
