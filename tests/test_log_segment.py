@@ -207,6 +207,38 @@ def test_truncate_to(segment):
     assert segment.size == 0 and segment.next_offset() == 100 and segment.created_ms == 7
 
 
+def test_reads_near_the_end_start_at_a_recent_append_and_agree_with_a_full_scan(segment, monkeypatch):
+    # 12 appends of one and of two batches (offsets 100-135); the last 8 appends (from offset 112) are
+    # remembered, so offsets from 112 on are found without the offset index.
+    positions = {}
+    offset = 100
+    for i in range(12):
+        data = b""
+        for _ in range(1 + i % 2):
+            positions[offset] = segment.size + len(data)
+            data += make_batch(offset, count=2, value_size=50)
+            offset += 2
+        segment.append(offset - 1, 1000, offset - 1, data)
+    expected = {o: positions[o - (o - 100) % 2] for o in range(100, offset)}
+    assert {o: segment.translate_offset(o)[0] for o in range(100, offset)} == expected
+
+    def no_index(offset):
+        raise AssertionError("the offset index was consulted for offset %d" % offset)
+    index_lookup = segment.offset_index.lookup
+    monkeypatch.setattr(segment.offset_index, "lookup", no_index)
+    assert {o: segment.translate_offset(o)[0] for o in range(112, offset)} == {
+        o: expected[o] for o in range(112, offset)}
+    monkeypatch.setattr(segment.offset_index, "lookup", index_lookup)
+
+    segment.truncate_to(124, now_ms=0)  # the remembered positions past the cut are forgotten with it
+    append(segment, 124, count=3, value_size=50)
+    append(segment, 127, count=1, value_size=50)
+    assert segment.translate_offset(125)[0] == expected[124]
+    assert segment.translate_offset(127)[0] == expected[124] + len(make_batch(124, count=3, value_size=50))
+    assert segment.translate_offset(128) is None
+    assert segment.read(126, 10_000).read_bytes()[:8] == (124).to_bytes(8, "big")
+
+
 def test_change_suffix_and_delete(segment, tmp_path):
     append(segment, 100)
     segment.change_file_suffixes("", ".deleted")

@@ -1,6 +1,7 @@
 """One log segment: a `.log` file of v2 record batches with its `.index`, `.timeindex` and `.txnindex`."""
 
 import os
+import struct
 from collections import namedtuple
 
 import crc32c
@@ -22,6 +23,8 @@ SWAP_SUFFIX = ".swap"
 
 DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024
 _SCAN_CHUNK = 8 * 1024
+_RECENT_APPENDS = 8
+_BASE_OFFSET = struct.Struct(">q")
 _RECOVERY_CHUNK = 1024 * 1024
 
 
@@ -113,6 +116,9 @@ class LogSegment:
         self._max_timestamp = None
         self._offset_of_max_timestamp = None
         self._next_offset = None
+        # (base offset, position) of the first batch of each of the last appends, newest last: reads near
+        # the log end (followers, consumers at the high watermark) start their scan there, not at an index entry.
+        self._recent_appends = None
 
     @staticmethod
     def index_files_exist(dir_path, base_offset, file_suffix=""):
@@ -167,6 +173,12 @@ class LogSegment:
         view = memoryview(records)
         file = self.file
         fd = file.fileno()
+        recent = self._recent_appends
+        if recent is None:
+            recent = self._recent_appends = []
+        elif len(recent) >= _RECENT_APPENDS:
+            del recent[0]
+        recent.append((_BASE_OFFSET.unpack_from(view)[0], position))
         written = 0
         while written < len(view):
             written += os.pwrite(fd, view[written:], position + written)
@@ -222,11 +234,18 @@ class LogSegment:
 
     def translate_offset(self, offset, starting_position=0):
         """(position, header) of the first batch whose last offset >= ``offset``, or None."""
-        start = max(self.offset_index.lookup(offset).position, starting_position)
+        start = max(self._scan_start(offset), starting_position)
         for position, header in self._iter_headers(start):
             if header.last_offset >= offset:
                 return position, header
         return None
+
+    def _scan_start(self, offset):
+        """A position no later than the batch holding ``offset``: every batch before it ends below ``offset``."""
+        for base_offset, position in reversed(self._recent_appends or ()):
+            if base_offset <= offset:
+                return position
+        return self.offset_index.lookup(offset).position
 
     def next_offset(self):
         """The offset after the last batch in this segment (the base offset when empty)."""
@@ -400,6 +419,7 @@ class LogSegment:
 
         Batches carrying a leader epoch above ``epoch_cache``'s latest are assigned to it.
         """
+        self._recent_appends = None
         self.offset_index.reset()
         self.time_index.reset()
         self.txn_index.reset()  # the log rebuilds it from the producer state it replays
@@ -440,6 +460,7 @@ class LogSegment:
         The indexes are re-expanded, as this segment becomes the active one.
         """
         found = self.translate_offset(offset)
+        self._recent_appends = None
         self.offset_index.truncate_to(offset)
         self.time_index.truncate_to(offset)
         self.txn_index.truncate_to(offset)
