@@ -1,13 +1,15 @@
 """The listener protocol in memory: framing, ordering, and what happens to bad input."""
 
+import socket
 import struct
 
-from twisted.internet import defer, task
-from twisted.internet.testing import StringTransport
+from twisted.internet import defer, task, tcp
+from twisted.internet.testing import MemoryReactor, StringTransport
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.server import apis
+from kafka_zk.server.framing import FramedProtocol
 from kafka_zk.server.socket_server import KafkaServerFactory
 
 
@@ -112,3 +114,38 @@ def test_a_handler_exception_closes_only_that_connection():
     protocol, transport = connect(Dispatcher({**apis.HANDLERS, 18: broken}))
     protocol.dataReceived(api_versions_request(1))
     assert transport.disconnecting
+
+
+def test_frames_leave_at_once_when_nothing_is_buffered_and_queue_in_order_behind_a_partial_send():
+    ours, peer = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    ours.setblocking(False)
+    peer.settimeout(5)
+    reactor = MemoryReactor()
+    framed = FramedProtocol()
+    transport = tcp.Connection(ours, framed, reactor)
+    transport.connected = 1
+    framed.makeConnection(transport)
+
+    def received(size):
+        data = b""
+        while len(data) < size:
+            data += peer.recv(size - len(data))
+        return data
+
+    framed.send_frame([b"ab", memoryview(b"cd")])
+    assert received(8) == frame(b"abcd")  # on the socket without a reactor round
+    assert transport not in reactor.writers
+
+    big, small = b"x" * 4_000_000, b"after"
+    framed.send_frame(big)  # far more than the socket takes: the rest waits in the transport
+    framed.send_frame(small)
+    assert transport in reactor.writers
+    expected = frame(big) + frame(small)
+    data = b""
+    while len(data) < len(expected):
+        data += peer.recv(1 << 20)
+        transport.doWrite()
+    assert data == expected
+    ours.close()
+    peer.close()

@@ -42,9 +42,31 @@ class FramedProtocol(protocol.Protocol):
         """Write one frame; payload is bytes or a list of byte chunks."""
         if isinstance(payload, (list, tuple)):
             chunks = [chunk if isinstance(chunk, bytes) else bytes(chunk) for chunk in payload]
-            self.transport.writeSequence([_SIZE.pack(sum(map(len, chunks)))] + chunks)
+            frame = b"".join([_SIZE.pack(sum(map(len, chunks)))] + chunks)
         else:
-            self.transport.writeSequence([_SIZE.pack(len(payload)), payload])
+            frame = b"".join((_SIZE.pack(len(payload)), payload))
+        send_now(self.transport, frame)
+
+
+def send_now(transport, data):
+    """Send ``data`` on the socket at once when the transport has nothing buffered, and leave the rest to it.
+
+    Twisted holds every write until the reactor's next poll reports the socket writable: a request handled
+    now would reach a follower or a client only after whatever else this poll round does, and each write
+    costs two epoll updates and a poll round of its own. Sending here keeps request order (anything
+    already buffered goes first, so ``data`` then queues behind it)."""
+    sock = getattr(transport, "socket", None)
+    if (sock is None or not transport.connected or transport.disconnecting
+            or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
+            or getattr(transport, "_tempDataLen", 1)):
+        transport.write(data)
+        return
+    try:
+        sent = sock.send(data)
+    except OSError:  # EAGAIN, or a broken connection the transport discovers and reports itself
+        sent = 0
+    if sent < len(data):
+        transport.write(data[sent:] if sent else data)
 
     def frame_received(self, frame):
         raise NotImplementedError
