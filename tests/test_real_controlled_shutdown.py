@@ -1,6 +1,7 @@
 """Controlled shutdown: a broker stopped with SIGTERM hands its leaderships over before it leaves, and an acks=all
 producer writing meanwhile sees no error (the broker being the controller or not)."""
 
+import re
 import threading
 
 import pytest
@@ -28,6 +29,9 @@ def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
     victim.stop()
     log = victim.log_file.read_text()[offset:]
     assert "controlled shutdown succeeded" in log
+    # The last line says where the shutdown's time went.
+    assert re.search(r"shut down completed in [0-9.]+s \(controlled shutdown [0-9.]+s, .*logs [0-9.]+s, "
+                     r"ZooKeeper session [0-9.]+s\)", log)
     for partition in range(6):  # leaders moved before the process exited
         state = cluster.state("moving", partition)
         assert state["leader"] != 1

@@ -460,11 +460,13 @@ class KafkaServer(service.Service):
     def stopService(self):
         super().stopService()
         log.info("[KafkaServer id=%d] shutting down", self.broker_id)
+        phases = _PhaseTimer(self.reactor.seconds)
         for loop in self._tasks:
             if loop.running:
                 loop.stop()
         if getattr(self, "controller", None) is not None and self.config["controlled.shutdown.enable"]:
             yield self._controlled_shutdown()
+            phases.done("controlled shutdown")
         if getattr(self, "controller", None) is not None:
             yield self.controller.shutdown()
         if self._port is not None:
@@ -477,21 +479,43 @@ class KafkaServer(service.Service):
             self.txn_coordinator.shutdown()
         if getattr(self, "log_cleaner", None) is not None:
             self.log_cleaner.stop()
+        phases.done("controller, listener and coordinators")
         if getattr(self, "replica_manager", None) is not None:
             self.replica_manager.shutdown()
             _write_checkpoints(self._high_watermark_checkpoints())
+            phases.done("replicas")
         if getattr(self, "log_manager", None) is not None:
             if self._epoch_checkpoint_batch is not None:
                 yield self._epoch_checkpoint_batch  # older entries must not land after the final ones
             self.log_manager.shutdown()
+            phases.done("logs")
         if getattr(self, "zk", None) is not None:
             yield self.zk.call("close")
-        log.info("[KafkaServer id=%d] shut down completed", self.broker_id)
+            phases.done("ZooKeeper session")
+        log.info("[KafkaServer id=%d] shut down completed in %s", self.broker_id, phases)
 
 
 
 
 CONTROLLED_SHUTDOWN = (7, 3)
+
+
+class _PhaseTimer:
+    """Seconds spent in each named phase, for one log line: "2.10s (a 1.50s, b 0.60s)"."""
+
+    def __init__(self, clock):
+        self._clock = clock
+        self._start = self._last = clock()
+        self._phases = []
+
+    def done(self, name):
+        now = self._clock()
+        self._phases.append((name, now - self._last))
+        self._last = now
+
+    def __str__(self):
+        return "%.2fs (%s)" % (self._last - self._start,
+                               ", ".join("%s %.2fs" % (name, seconds) for name, seconds in self._phases))
 
 
 def _write_checkpoints(checkpoints):
