@@ -4,7 +4,7 @@ import socket
 import struct
 
 from twisted.internet import defer, task, tcp
-from twisted.internet.testing import MemoryReactor, StringTransport
+from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_request
@@ -121,7 +121,7 @@ def test_frames_leave_at_once_when_nothing_is_buffered_and_queue_in_order_behind
     ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     ours.setblocking(False)
     peer.settimeout(5)
-    reactor = MemoryReactor()
+    reactor = MemoryReactorClock()
     framed = FramedProtocol()
     transport = tcp.Connection(ours, framed, reactor)
     transport.connected = 1
@@ -147,5 +147,22 @@ def test_frames_leave_at_once_when_nothing_is_buffered_and_queue_in_order_behind
         data += peer.recv(1 << 20)
         transport.doWrite()
     assert data == expected
+    ours.close()
+    peer.close()
+
+    # An aborted connection sends nothing more, though its connectionLost is still to come.
+    ours, peer = socket.socketpair()
+    ours.setblocking(False)
+    framed = FramedProtocol()
+    transport = tcp.Connection(ours, framed, reactor)
+    transport.connected = 1
+    framed.makeConnection(transport)
+    transport.abortConnection()
+    framed.send_frame(b"late")
+    peer.setblocking(False)
+    try:
+        assert peer.recv(100) == b""
+    except BlockingIOError:
+        pass
     ours.close()
     peer.close()

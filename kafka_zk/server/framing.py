@@ -47,6 +47,9 @@ class FramedProtocol(protocol.Protocol):
             frame = b"".join((_SIZE.pack(len(payload)), payload))
         send_now(self.transport, frame)
 
+    def frame_received(self, frame):
+        raise NotImplementedError
+
 
 def send_now(transport, data):
     """Send ``data`` on the socket at once when the transport has nothing buffered, and leave the rest to it.
@@ -56,7 +59,7 @@ def send_now(transport, data):
     costs two epoll updates and a poll round of its own. Sending here keeps request order (anything
     already buffered goes first, so ``data`` then queues behind it)."""
     sock = getattr(transport, "socket", None)
-    if (sock is None or not transport.connected or transport.disconnecting
+    if (sock is None or not transport.connected or transport.disconnecting or getattr(transport, "_aborting", False)
             or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
             or getattr(transport, "_tempDataLen", 1)):
         transport.write(data)
@@ -67,6 +70,3 @@ def send_now(transport, data):
         sent = 0
     if sent < len(data):
         transport.write(data[sent:] if sent else data)
-
-    def frame_received(self, frame):
-        raise NotImplementedError
