@@ -40,12 +40,8 @@ class FramedProtocol(protocol.Protocol):
 
     def send_frame(self, payload):
         """Write one frame; payload is bytes or a list of byte chunks."""
-        if isinstance(payload, (list, tuple)):
-            chunks = [chunk if isinstance(chunk, bytes) else bytes(chunk) for chunk in payload]
-            frame = b"".join([_SIZE.pack(sum(map(len, chunks)))] + chunks)
-        else:
-            frame = b"".join((_SIZE.pack(len(payload)), payload))
-        send_now(self.transport, frame)
+        chunks = payload if isinstance(payload, (list, tuple)) else (payload,)
+        send_now(self.transport, b"".join([_SIZE.pack(sum(map(len, chunks))), *chunks]))
 
     def frame_received(self, frame):
         raise NotImplementedError
