@@ -116,16 +116,22 @@ def test_a_handler_exception_closes_only_that_connection():
     assert transport.disconnecting
 
 
+def _framed_on(sock, reactor):
+    """A FramedProtocol on a real Twisted TCP transport over ``sock``, driven by hand."""
+    framed = FramedProtocol()
+    transport = tcp.Connection(sock, framed, reactor)
+    transport.connected = 1
+    framed.makeConnection(transport)
+    return framed, transport
+
+
 def test_frames_leave_at_once_when_nothing_is_buffered_and_queue_in_order_behind_a_partial_send():
     ours, peer = socket.socketpair()
     ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
     ours.setblocking(False)
     peer.settimeout(5)
     reactor = MemoryReactorClock()
-    framed = FramedProtocol()
-    transport = tcp.Connection(ours, framed, reactor)
-    transport.connected = 1
-    framed.makeConnection(transport)
+    framed, transport = _framed_on(ours, reactor)
 
     def received(size):
         data = b""
@@ -150,16 +156,14 @@ def test_frames_leave_at_once_when_nothing_is_buffered_and_queue_in_order_behind
     ours.close()
     peer.close()
 
-    # An aborted connection sends nothing more, though its connectionLost is still to come.
+
+def test_an_aborted_connection_sends_nothing_more_before_its_connection_lost():
     ours, peer = socket.socketpair()
     ours.setblocking(False)
-    framed = FramedProtocol()
-    transport = tcp.Connection(ours, framed, reactor)
-    transport.connected = 1
-    framed.makeConnection(transport)
+    peer.setblocking(False)
+    framed, transport = _framed_on(ours, MemoryReactorClock())
     transport.abortConnection()
     framed.send_frame(b"late")
-    peer.setblocking(False)
     try:
         assert peer.recv(100) == b""
     except BlockingIOError:

@@ -173,15 +173,15 @@ class LogSegment:
         view = memoryview(records)
         file = self.file
         fd = file.fileno()
+        written = 0
+        while written < len(view):
+            written += os.pwrite(fd, view[written:], position + written)
         recent = self._recent_appends
         if recent is None:
             recent = self._recent_appends = []
         elif len(recent) >= _RECENT_APPENDS:
             del recent[0]
         recent.append((_BASE_OFFSET.unpack_from(view)[0], position))
-        written = 0
-        while written < len(view):
-            written += os.pwrite(fd, view[written:], position + written)
         self._size += len(view)
         if largest_timestamp > self._max_timestamp:
             self._max_timestamp = largest_timestamp
