@@ -55,6 +55,11 @@ def write_json(tmp_path, document):
     return path
 
 
+def _agreed_leaders(cluster, topic):
+    views = [partition_leaders(broker.bootstrap, topic) for broker in cluster.brokers]
+    return views[0] if views[0] and all(view == views[0] for view in views) else None
+
+
 @pytest.mark.timeout(240)
 def test_delete_records_moves_every_replica_and_consumers_start_there(cluster, tmp_path):
     from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
@@ -62,7 +67,9 @@ def test_delete_records_moves_every_replica_and_consumers_start_there(cluster, t
     topic = "purge"
     assert create_topic(bootstrap, topic, partitions=2, replication_factor=3,
                         configs={"segment.bytes": "1200", "min.insync.replicas": "2"}) == Errors.NONE
-    leaders = wait_for(lambda: partition_leaders(bootstrap, topic), message="leaders")
+    # Every broker's metadata, the leaders' own included: a leader applies its LeaderAndIsr before the
+    # UpdateMetadata that follows it, so it then takes produces (the first broker's view alone can run ahead).
+    leaders = wait_for(lambda: _agreed_leaders(cluster, topic), message="leaders known to every broker")
     for partition in (0, 1):
         leader = cluster.broker(leaders[partition])
         for batch in range(8):  # 8 batches of 7 records: offset 20 is in the middle of a batch
