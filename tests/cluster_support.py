@@ -25,10 +25,10 @@ def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):
 TEST_DEFAULTS = {"controlled.shutdown.retry.backoff.ms": "200"}
 
 
-def start_cluster(directory, zookeeper_server, brokers=3, overrides=None):
+def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=None):
     cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
                            broker_ports=[free_port() for _ in range(brokers)],
-                           overrides=dict(TEST_DEFAULTS, **(overrides or {})))
+                           overrides=dict(TEST_DEFAULTS, **(overrides or {})), racks=racks)
     try:
         cluster.start(timeout=60)
     except Exception:

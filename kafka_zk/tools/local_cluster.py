@@ -183,10 +183,16 @@ class BrokerProcess:
             return "(no log)"
 
 
+def rack_of(broker_id, racks):
+    """{"broker.rack": "rack-<id mod racks>"}, or nothing without racks."""
+    return {"broker.rack": "rack-%d" % (broker_id % racks)} if racks else {}
+
+
 class LocalCluster:
     def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
-                 host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None):
-        """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own."""
+                 host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None):
+        """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
+        ``racks`` R, broker i sets broker.rack=rack-<i mod R>."""
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.zookeeper = (None if zk_connect else
@@ -194,7 +200,7 @@ class LocalCluster:
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         ports = broker_ports or [base_port + index for index in range(brokers)]
         self.brokers = [BrokerProcess(index, self.data_dir / ("broker-%d" % index), ports[index],
-                                      self.zk_connect, host, overrides)
+                                      self.zk_connect, host, dict(overrides or {}, **rack_of(index, racks)))
                         for index in range(brokers)]
 
     @property
