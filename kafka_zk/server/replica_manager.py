@@ -449,7 +449,7 @@ class ReplicaManager:
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
                 continue
             if partition is None:
-                partition = Partition(tp[0], tp[1], self.broker_id, self._create_log)
+                partition = Partition(tp[0], tp[1], self.broker_id, self.log_manager.get_log)
                 self.partitions[tp] = partition
             try:
                 initial_hw = self.high_watermarks.get(tp, 0)
@@ -483,9 +483,6 @@ class ReplicaManager:
             for (leader_id, endpoint), partitions in by_leader.items():
                 self.fetchers.add_partitions(leader_id, endpoint, partitions)
         return errors
-
-    def _create_log(self, topic, partition):
-        return self.log_manager.get_or_create_log(topic, partition, to_log_config(self.topic_config(topic)))
 
     def stop_replica(self, topic, partition, delete):
         tp = (topic, partition)
