@@ -43,7 +43,7 @@ def test_check_log_refuses_a_log_in_an_offline_dir(tmp_path):
     channel = LogDirFailureChannel()
 
     class Log:
-        dir = str(tmp_path / "a" / "t-0")
+        dir, topic, partition = str(tmp_path / "a" / "t-0"), "t", 0
     channel.check_log(Log, "read")  # nothing offline: nothing raised
     channel.report(str(tmp_path / "b"), "other dir")
     channel.check_log(Log, "read")

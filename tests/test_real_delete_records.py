@@ -166,7 +166,7 @@ def test_kafka_log_dirs_describes_both_dirs_of_each_broker(cluster):
     bootstrap = cluster.brokers[2].bootstrap
     topic = "sized"
     assert create_topic(bootstrap, topic, partitions=2, replication_factor=3) == Errors.NONE
-    leaders = wait_for(lambda: partition_leaders(bootstrap, topic), message="leaders")
+    leaders = wait_for(lambda: _agreed_leaders(cluster, topic), message="leaders known to every broker")
     for partition in (0, 1):
         batch = encode_batch([(None, b"x" * 100) for _ in range(5)])
         assert produce(cluster.broker(leaders[partition]).bootstrap, topic, partition, batch, acks=-1)[0] == 0

@@ -121,7 +121,12 @@ def create(cluster, assignments):
 
 
 def leader_and_isr(cluster, partition, broker):
-    found = metadata_partition(cluster.broker(broker).bootstrap, TOPIC, partition)
+    return leader_and_isr_of(cluster, TOPIC, broker, partition)
+
+
+def leader_and_isr_of(cluster, topic, broker, partition=0):
+    """(leader, sorted ISR) of a partition as ``broker``'s metadata has it."""
+    found = metadata_partition(cluster.broker(broker).bootstrap, topic, partition)
     return (found["leader_id"], sorted(found["isr_nodes"])) if found is not None else (None, [])
 
 
@@ -218,10 +223,8 @@ def leader_leaves(cluster, failing, survivor, fault, partition=0):
 def test_a_full_disk_moves_leadership_and_the_broker_with_no_dir_left_shuts_down(
         tmp_path, zookeeper_server, tmpfs, clusters, controller_fails):
     cluster = start(clusters, tmp_path, zookeeper_server, tmpfs)
-    controller = controller_of(cluster)
-    failing = controller if controller_fails else (controller + 1) % 3
-    survivor = next(b for b in (0, 1, 2) if b != failing and (b != controller or controller_fails))
-    others = [b for b in (0, 1, 2) if b != failing]
+    failing, survivor, third = roles(cluster, controller_fails)
+    others = [survivor, third]
     create(cluster, {0: [failing] + others})
     broker = cluster.broker(failing)
 
@@ -239,18 +242,25 @@ def test_a_full_disk_moves_leadership_and_the_broker_with_no_dir_left_shuts_down
     assert_every_acked_record_once(writer, cluster.brokers[survivor].bootstrap)
 
 
+def roles(cluster, controller_fails):
+    """(failing, survivor, third): the failing broker is the controller or not; the survivor is never it."""
+    controller = controller_of(cluster)
+    failing = controller if controller_fails else (controller + 1) % 3
+    survivor, third = [b for b in ((controller + 1) % 3, (controller + 2) % 3, controller) if b != failing][:2]
+    return failing, survivor, third
+
+
 @pytest.mark.timeout(240)
-def test_a_read_only_leader_dir_moves_leadership(tmp_path, zookeeper_server, tmpfs, clusters):
+@pytest.mark.parametrize("controller_fails", [False, True], ids=["controller-elsewhere", "controller-fails"])
+def test_a_read_only_leader_dir_moves_leadership(tmp_path, zookeeper_server, tmpfs, clusters, controller_fails):
     # The segment the leader appends to stays open and writable; the next file it writes (a high watermark
     # checkpoint, each second here) fails with EROFS.
     cluster = start(clusters, tmp_path, zookeeper_server, tmpfs, replica_high_watermark_checkpoint_interval_ms=1000)
-    controller = controller_of(cluster)
-    failing = (controller + 1) % 3
-    others = [b for b in (0, 1, 2) if b != failing]
-    create(cluster, {0: [failing] + others})
+    failing, survivor, third = roles(cluster, controller_fails)
+    create(cluster, {0: [failing, survivor, third]})
     broker = cluster.broker(failing)
 
-    writer, moved_after = leader_leaves(cluster, failing, controller,
+    writer, moved_after = leader_leaves(cluster, failing, survivor,
                                         lambda: tmpfs.read_only(broker.folder / "logs"))
 
     assert moved_after < 5.0
@@ -258,27 +268,28 @@ def test_a_read_only_leader_dir_moves_leadership(tmp_path, zookeeper_server, tmp
     wait_exit(broker)
     text = broker_log(broker)
     assert OFFLINE_LINE in text and "Read-only file system" in text
-    assert_every_acked_record_once(writer, cluster.brokers[controller].bootstrap)
+    assert_every_acked_record_once(writer, cluster.brokers[survivor].bootstrap)
 
 
 @pytest.mark.timeout(240)
+@pytest.mark.parametrize("controller_fails", [False, True], ids=["controller-elsewhere", "controller-fails"])
 def test_a_follower_with_a_full_disk_leaves_the_isr_and_the_leader_keeps_serving(
-        tmp_path, zookeeper_server, tmpfs, clusters):
+        tmp_path, zookeeper_server, tmpfs, clusters, controller_fails):
     cluster = start(clusters, tmp_path, zookeeper_server, tmpfs)
-    controller = controller_of(cluster)
-    failing = (controller + 1) % 3
-    leader = (controller + 2) % 3
-    create(cluster, {0: [leader, failing, controller]})
+    failing, leader, third = roles(cluster, controller_fails)
+    create(cluster, {0: [leader, failing, third]})
     writer = IdempotentWriter(cluster.brokers[leader].bootstrap)
     writer.write(300)
     assert writer.producer.flush(30) == 0
     tmpfs.fill(cluster.broker(failing).folder / "logs")
+    started = time.monotonic()
     writer.write(2000)
-    wait_for(lambda: failing not in leader_and_isr(cluster, 0, controller)[1], 20,
+    wait_for(lambda: failing not in leader_and_isr(cluster, 0, third)[1], 20,
              message="broker %d to leave the ISR" % failing)
+    print("broker %d left the ISR %.2f s after its disk filled" % (failing, time.monotonic() - started))
     writer.write(300)
     assert writer.finish() == []
-    assert leader_and_isr(cluster, 0, controller) == (leader, sorted([leader, controller]))
+    assert leader_and_isr(cluster, 0, third) == (leader, sorted([leader, third]))
     wait_exit(cluster.broker(failing))
     assert OFFLINE_LINE in broker_log(cluster.broker(failing))
     assert_every_acked_record_once(writer, cluster.brokers[leader].bootstrap)
@@ -374,8 +385,21 @@ def test_with_two_dirs_the_broker_serves_from_the_healthy_one_across_a_new_contr
         wait_for(lambda: failing in leader_and_isr(cluster, kept, third)[1], 30, message="back in the kept ISR")
         text = broker_log(broker)
         assert "Failed to create or validate data directory %s" % small in text
-        _, errors = dir_of_partitions(AdminClient(broker.bootstrap), failing)
-        assert errors[small] == Errors.KAFKA_STORAGE_ERROR
-        assert failing not in leader_and_isr(cluster, lost, third)[1]
+        restarted = AdminClient(broker.bootstrap)
+        try:
+            _, errors = dir_of_partitions(restarted, failing)
+            assert errors[small] == Errors.KAFKA_STORAGE_ERROR
+            assert failing not in leader_and_isr(cluster, lost, third)[1]
+            # A replica reassigned onto the broker is new (LeaderAndIsr is_new): it is created in the healthy dir.
+            assert create_topic(broker.bootstrap, "moved", assignments={0: [third]}) == Errors.NONE
+            wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, [third]), 30, message="moved led")
+            moved = restarted.alter_partition_reassignments({("moved", 0): [third, failing]})
+            assert moved[("moved", 0)][0] == Errors.NONE
+            wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, [failing, third]), 30,
+                     message="the reassigned replica in the ISR")
+            placed = restarted.describe_log_dirs([failing], [("moved", 0)])[failing]
+            assert ("moved", 0) in placed[str(broker.folder / "logs")].replicas
+        finally:
+            restarted.close()
     finally:
         admin.close()

@@ -122,8 +122,10 @@ class PartitionReassignments:
         batch = controller._new_batch()
         current = context.leadership.get(tp)
         if current is not None:
-            yield controller._write_leadership({tp: current._replace(leader_epoch=current.leader_epoch + 1,
-                                                                     controller_epoch=context.epoch)}, batch)
+            written = yield controller._write_leadership({tp: current._replace(leader_epoch=current.leader_epoch + 1,
+                                                                               controller_epoch=context.epoch)}, batch)
+            if tp in written:  # Kafka's NewReplica: a broker may create these anywhere, even with a dir offline
+                batch.add_leader_and_isr(move.adding, tp, is_new=True)
         controller._send(batch)
 
     def on_isr_changed(self, partitions):

@@ -59,11 +59,15 @@ class LogDirFailureChannel:
             listener(log_dir)
         return KafkaStorageError("%s: log dir %s is offline" % (message, log_dir))
 
-    def report_log(self, log, message, error=None):
-        """``report`` for the dir holding ``log``."""
-        return self.report(os.path.dirname(log.dir), message, error)
+    def report_log(self, log, action, error=None):
+        """``report`` for the dir holding ``log``, when ``action`` (e.g. "appending records to") failed."""
+        return self.report(os.path.dirname(log.dir), _message(action, log), error)
 
-    def check_log(self, log, message):
-        """Raise KafkaStorageError when ``log`` sits in an offline dir (before touching its files)."""
-        if self.is_log_offline(log):
-            raise KafkaStorageError("%s: log dir %s is offline" % (message, os.path.dirname(log.dir)))
+    def check_log(self, log, action):
+        """Raise KafkaStorageError when ``log`` sits in an offline dir (before ``action`` touches its files)."""
+        if self._offline and os.path.dirname(log.dir) in self._offline:
+            raise KafkaStorageError("%s: log dir %s is offline" % (_message(action, log), os.path.dirname(log.dir)))
+
+
+def _message(action, log):
+    return "Error while %s %s-%d" % (action, log.topic, log.partition)

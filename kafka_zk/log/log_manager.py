@@ -350,7 +350,7 @@ class LogManager:
             try:
                 log.delete()
             except OSError as error:
-                self.failures.report_log(log, "Error while deleting %s" % log.dir, error)
+                self.failures.report_log(log, "deleting", error)
 
     # -- periodic work -----------------------------------------------------------------------
 
@@ -387,7 +387,7 @@ class LogManager:
                 removed = log.delete_old_segments(now_ms, max_offset)
                 log.remove_deleted_segments(now_ms)
             except OSError as error:
-                self.failures.report_log(log, "Error while deleting old segments of %s-%d" % tp, error)
+                self.failures.report_log(log, "deleting old segments of", error)
                 continue
             if removed and started_later is not None:
                 started_later.append(tp)
@@ -396,7 +396,7 @@ class LogManager:
             try:
                 log.remove_deleted_segments(now_ms)
             except OSError as error:
-                self.failures.report_log(log, "Error while deleting old segments of %s-%d" % tp, error)
+                self.failures.report_log(log, "deleting old segments of", error)
         self.remove_deleted_logs(now_ms)
         return deleted
 
@@ -410,7 +410,7 @@ class LogManager:
                 elif log.recovery_point < log.active_segment.base_offset:
                     log.flush(log.active_segment.base_offset)
             except OSError as error:
-                self.failures.report_log(log, "Error while flushing %s-%d" % tp, error)
+                self.failures.report_log(log, "flushing", error)
 
     def async_delete(self, topic, partition):
         """Remove a partition's log: its dir is renamed ``...-delete`` and then deleted. False if unknown."""
@@ -424,7 +424,7 @@ class LogManager:
             self.remove_future_log(topic, partition)  # first, so a crash leaves no future log to promote
             log.delete()
         except OSError as error:
-            raise self.failures.report_log(log, "Error while deleting log for %s-%d" % tp, error) from error
+            raise self.failures.report_log(log, "deleting log for", error) from error
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
         return True
@@ -444,7 +444,7 @@ class LogManager:
                 log.flush(sync=not batch)
                 log.close(sync=not batch)
             except OSError as error:
-                self.failures.report_log(log, "Error while closing %s" % log.dir, error)
+                self.failures.report_log(log, "closing", error)
         if batch:
             sync_filesystems_of(self.live_log_dirs)
         if self.epoch_checkpoints is not None:

@@ -158,7 +158,7 @@ class LogCleanerService:
         if self._stopping:
             return
         if failure.check(OSError):
-            self.log_manager.failures.report_log(log, "Error while cleaning %s-%d" % tp, failure.value)
+            self.log_manager.failures.report_log(log, "cleaning", failure.value)
             return
         logger.error("Unexpected error cleaning %s-%d; marking it uncleanable: %s", tp[0], tp[1],
                      failure.getTraceback())

@@ -58,7 +58,7 @@ class ReplicaAlterLogDirsManager:
                 self._swap(tp, partition)
                 return
         except OSError as error:  # the copy writes the future log: its dir goes offline, the replica stays
-            self.log_manager.failures.report_log(future, "Error while moving replica %s-%d" % tp, error)
+            self.log_manager.failures.report_log(future, "moving replica", error)
             partition.future_log = None
             return
         except Exception:

@@ -179,12 +179,12 @@ class ReplicaFetcher:
         """Around work on a replica's log: an I/O error takes its log dir offline (the replica manager then stops
         the replicas there) and this fetcher stops fetching it, instead of retrying the same error."""
         try:
-            self.manager.failures.check_log(state.partition.log, "Error while replicating %s-%d" % tp)
+            self.manager.failures.check_log(state.partition.log, "replicating")
             yield
         except KafkaStorageError:
             self.remove([tp])
         except OSError as error:
-            self.manager.failures.report_log(state.partition.log, "Error while replicating %s-%d" % tp, error)
+            self.manager.failures.report_log(state.partition.log, "replicating", error)
             self.remove([tp])
 
     def _grouped(self, states, fields):

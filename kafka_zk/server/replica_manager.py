@@ -173,13 +173,13 @@ class ReplicaManager:
         log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
         min_isr = config["min.insync.replicas"]
         try:
-            self.failures.check_log(partition.log, "Error while appending records to %s-%d" % tp)
+            self.failures.check_log(partition.log, "appending records to")
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms,
                                                   marker=marker, from_coordinator=from_coordinator)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
         except OSError as error:
-            failure = self.failures.report_log(partition.log, "Error while appending records to %s-%d" % tp, error)
+            failure = self.failures.report_log(partition.log, "appending records to", error)
             return ProduceResult(failure.code, failure.message)
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
@@ -213,7 +213,7 @@ class ReplicaManager:
         except KafkaError as error:
             return DeleteRecordsResult(error.code, error.message)
         except OSError as error:
-            failure = self.failures.report_log(partition.log, "Error while deleting records of %s-%d" % tp, error)
+            failure = self.failures.report_log(partition.log, "deleting records of", error)
             return DeleteRecordsResult(failure.code, failure.message)
         log.info("[ReplicaManager broker=%d] log start offset of %s-%d is now %d", self.broker_id, tp[0], tp[1],
                  partition.log.log_start_offset)
@@ -251,7 +251,7 @@ class ReplicaManager:
                 if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
                     results[tp] = FetchResult(Errors.UNKNOWN_SERVER_ERROR)
                     continue
-                self.failures.check_log(log_, "Error while reading %s-%d" % tp)
+                self.failures.check_log(log_, "reading")
                 data, hw, log_start, leo = partition.read(
                     info.fetch_offset, limit, for_follower=replica_id >= 0, min_one_message=bytes_read == 0,
                     read_committed=committed)
@@ -266,8 +266,7 @@ class ReplicaManager:
                                           partition.last_stable_offset)
                 continue
             except OSError as error:
-                results[tp] = FetchResult(self.failures.report_log(
-                    partition.log, "Error while reading %s-%d" % tp, error).code)
+                results[tp] = FetchResult(self.failures.report_log(partition.log, "reading", error).code)
                 continue
             bytes_read += len(records)
             if replica_id >= 0 and records and self.replication_quotas is not None:
@@ -461,7 +460,7 @@ class ReplicaManager:
                         new_followers[tp] = partition
                 errors[tp] = Errors.NONE
             except OSError as error:
-                self.failures.report_log(partition.log, "Error while applying LeaderAndIsr for %s-%d" % tp, error)
+                self.failures.report_log(partition.log, "applying LeaderAndIsr for", error)
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
             except Exception:
                 log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
