@@ -288,7 +288,7 @@ class ReplicaFetcher:
         error = answer["error_code"]
         if error == Errors.NONE:
             records = answer["records"] or b""
-            log_start = partition.log.log_start_offset
+            log_start, high_watermark = partition.log.log_start_offset, partition.high_watermark
             try:
                 partition.append_as_follower(records, answer["high_watermark"], answer["log_start_offset"])
             except InvalidRecordError as failure:
@@ -296,10 +296,13 @@ class ReplicaFetcher:
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
                 self._delay(tp)
                 return
+            start_moved = partition.log.log_start_offset != log_start
             # The leader learns our new log end or log start offset (which a DeleteRecords waits for) only from
             # a request naming the partition.
-            if records or partition.log.log_start_offset != log_start:
+            if records or start_moved:
                 self.changed.add(tp)
+            if start_moved or partition.high_watermark != high_watermark:
+                self.manager.fetchable_changed([tp])
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
             if records and quota is not None and quota.is_throttled(tp):
@@ -351,10 +354,13 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id):
+    def __init__(self, config, reactor, broker_id, fetchable_changed=lambda tps: None):
         self.config = config
         self.reactor = reactor
         self.broker_id = broker_id
+        # callable(tps): a follower's high watermark or log start offset moved, which consumers reading from
+        # this follower (KIP-392) may be waiting for
+        self.fetchable_changed = fetchable_changed
         self.fetchers = {}
         self.quota = None  # the follower ReplicationQuota, set by the server
 
