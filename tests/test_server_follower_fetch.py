@@ -196,7 +196,7 @@ def test_a_follower_serves_v11_consumers_up_to_its_high_watermark(follower):
     assert offsets(consumer_read(follower, 3, "")) == [3, 4]
 
 
-def test_replica_fetches_older_consumers_and_list_offsets_still_need_the_leader(follower):
+def test_replica_fetches_and_older_consumers_still_need_the_leader(follower):
     assert consumer_read(follower, 0, None).error == Errors.NOT_LEADER_FOR_PARTITION
     results, _ = follower.read_partitions([FetchInfo(TP, 0, 1 << 20, -1, 0)], 3, 1 << 20)
     assert results[TP].error == Errors.NOT_LEADER_FOR_PARTITION

@@ -271,6 +271,7 @@ class ReplicaFetcher:
                 return True
             raise RuntimeError("fetch failed with error %d" % error)
         sent = data.session_partitions  # as sent: the next build is the first to change it
+        moved = []  # partitions whose high watermark or log start offset moved here
         for topic in response["responses"]:
             for answer in topic["partitions"]:
                 tp = (topic["topic"], answer["partition_index"])
@@ -279,11 +280,13 @@ class ReplicaFetcher:
                 # an answer to a request made before the partition was re-added, truncated or backed off
                 if state is None or request is None or not self._fetching(tp) or state._request is not request:
                     continue
-                yield self._handle_partition(tp, state, answer)
+                yield self._handle_partition(tp, state, answer, moved)
+        if moved:
+            self.manager.fetchable_changed(moved)
         return True
 
     @defer.inlineCallbacks
-    def _handle_partition(self, tp, state, answer):
+    def _handle_partition(self, tp, state, answer, moved):
         partition = state.partition
         error = answer["error_code"]
         if error == Errors.NONE:
@@ -302,7 +305,7 @@ class ReplicaFetcher:
             if records or start_moved:
                 self.changed.add(tp)
             if start_moved or partition.high_watermark != high_watermark:
-                self.manager.fetchable_changed([tp])
+                moved.append(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
             if records and quota is not None and quota.is_throttled(tp):
