@@ -237,7 +237,7 @@ def test_a_consumer_parked_on_a_follower_wakes_when_the_followers_high_watermark
     follower.fetchable_changed([TP])
     (results,) = answered
     assert offsets(results[TP]) == [4] and results[TP].high_watermark == 5
-    clock.advance(1)  # nothing left to expire
+    clock.advance(1)  # its expiry finds it completed: no second answer
 
 
 class _ScriptedLeader:
@@ -273,4 +273,4 @@ def test_the_replica_fetcher_reports_a_moved_high_watermark_to_waiting_consumers
     fetcher._loop()
     (results,) = answered
     assert offsets(results[TP]) == [3, 4] and results[TP].high_watermark == 5
-    clock.advance(1)
+    clock.advance(1)  # its expiry finds it completed: no second answer
