@@ -7,7 +7,8 @@ import pytest
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.topic_names import InvalidTopicName, filter_topics, validate_topic_name
 from kafka_zk.client.zk_admin import AdminOperationError, InvalidReplicaAssignmentError, ZkAdmin
-from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError
+from kafka_zk.controller.assignment import (
+    IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint
@@ -75,13 +76,19 @@ def test_topic_name_rules():
 
 # -- ZkAdmin on a real ZooKeeper -----------------------------------------------------------------
 
-@pytest.fixture
-def zk_admin(zk_connect):
+def _zk_admin_over(zk_connect, racks):
+    """A ZkAdmin over registered brokers {id: rack or None}."""
     admin = ZkAdmin(zk_connect, session_timeout_ms=6000)
     admin.zk.create_persistent_paths()
-    for broker_id in (1, 2, 3):
-        admin.zk.register_broker(BrokerInfo(broker_id, [EndPoint("PLAINTEXT", "h", 9090 + broker_id, "PLAINTEXT")]),
-                                 timestamp_ms=1)
+    for broker_id, rack in racks.items():
+        admin.zk.register_broker(BrokerInfo(broker_id, [EndPoint("PLAINTEXT", "h", 9090 + broker_id, "PLAINTEXT")],
+                                            rack), timestamp_ms=1)
+    return admin
+
+
+@pytest.fixture
+def zk_admin(zk_connect):
+    admin = _zk_admin_over(zk_connect, dict.fromkeys((1, 2, 3)))
     yield admin
     admin.close()
 
@@ -137,6 +144,36 @@ def test_zk_add_partitions(zk_admin):
     assert zk_admin.zk.get_topic_assignment("g")[4] == [1, 2]
     with pytest.raises(InvalidReplicaAssignmentError, match="Unknown broker"):
         zk_admin.add_partitions("g", 6, {5: [1, 9]})
+
+
+def test_zk_add_partitions_start_at_partition_zeros_first_replica_among_the_sorted_ids(zk_admin):
+    zk_admin.create_topic_with_assignment("g", {0: [2, 3], 1: [3, 1]})
+    # broker 2 is index 1 of [1, 2, 3]: new partitions start there, start and shift 1, as Kafka's addPartitions
+    assert zk_admin.add_partitions("g", 4) == {2: [1, 3], 3: [2, 3]}
+
+
+def test_zk_admin_assigns_by_the_registered_racks(zk_connect):
+    racks = {b: "rack-%d" % (b % 3) for b in range(6)}
+    with _zk_admin_over(zk_connect, racks) as admin:
+        assert admin.brokers() == racks
+        created = admin.create_topic("spread", 30, 3)
+        assert all(len({racks[b] for b in r}) == 3 for r in created.values())
+        unaware = admin.create_topic("lumped", 30, 3, rack_aware_mode=RackAwareMode.DISABLED)
+        # over 30 partitions the unaware shift passes every offset, some of which land on the leader's rack
+        assert any(len({racks[b] for b in r}) < 3 for r in unaware.values())
+        added = admin.add_partitions("spread", 36)
+        assert sorted(added) == list(range(30, 36))
+        assert all(len({racks[b] for b in r}) == 3 for r in added.values())
+
+
+def test_zk_admin_with_some_brokers_rackless(zk_connect):
+    with _zk_admin_over(zk_connect, {0: "r0", 1: "r1", 2: None}) as admin:
+        with pytest.raises(IncompleteRackInformationError, match="Add --disable-rack-aware in command line"):
+            admin.create_topic("t", 3, 2)
+        assert admin.list_topics() == []
+        assert len(admin.create_topic("t", 3, 2, rack_aware_mode=RackAwareMode.DISABLED)) == 3
+        with pytest.raises(IncompleteRackInformationError):  # growing is always ENFORCED, as in Kafka
+            admin.add_partitions("t", 4)
 
 
 def test_zk_admin_accepts_an_existing_client(zk_connect):

@@ -1,4 +1,4 @@
-"""scripts/local-cluster.sh as an operator uses it: --daemon, status, broker stop/kill/start, stop."""
+"""scripts/local-cluster.sh as an operator uses it: --daemon, --racks, status, broker stop/kill/start, stop."""
 
 import os
 import subprocess
@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from kafka_zk.tools.local_cluster import BrokerProcess, internal_topic_settings, thinly_replicated_internal_topics
+from tests.cluster_support import start_cluster, wait_for
+from tests.raw_wire import request
 from tests.zk_support import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -13,7 +16,8 @@ SCRIPT = str(ROOT / "scripts" / "local-cluster.sh")
 
 
 def run(data, zk_port, base_port, *args):
-    command = [SCRIPT, "--data", str(data), "--zk-port", str(zk_port), "--base-port", str(base_port), *args]
+    command = [SCRIPT, "--data", str(data), "--zk-port", str(zk_port), "--base-port", str(base_port), "--racks", "2",
+               *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
@@ -48,11 +52,17 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
         status = run(data, zk_port, base, "status")
         assert status.returncode == 0
         assert status.stdout.count("running") == 4, status.stdout
+        for broker in range(3):
+            assert "broker %d 127.0.0.1:%d, rack rack-%d: running" % (broker, base + broker, broker % 2) \
+                in status.stdout
+            config = (data / ("broker-%d" % broker) / "server.properties").read_text().splitlines()
+            assert {"broker.rack=rack-%d" % (broker % 2), "offsets.topic.replication.factor=3",
+                    "transaction.state.log.replication.factor=3", "transaction.state.log.min.isr=2"} <= set(config)
         for action in ("stop", "start", "kill", "start"):
             result = run(data, zk_port, base, "broker", "1", action)
             assert result.returncode == 0, result.stderr
         status = run(data, zk_port, base, "status")
-        assert "broker 1 127.0.0.1:%d: running" % (base + 1) in status.stdout
+        assert "broker 1 127.0.0.1:%d, rack rack-1: running" % (base + 1) in status.stdout
         log = (data / "broker-1" / "server.log").read_text()
         assert "shut down completed" in log  # the clean stop
         assert (data / "broker-1" / "logs" / "meta.properties").exists()
@@ -64,3 +74,26 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
     for broker in range(3):
         assert (data / ("broker-%d" % broker) / "logs" / ".kafka_cleanshutdown").exists()
     assert not any(p.endswith(".pid") for p in os.listdir(data / "broker-0"))
+
+
+@pytest.mark.parametrize("racks", ["0", "4"])
+def test_racks_outside_one_to_the_broker_count_are_refused_with_the_reason(tmp_path, racks):
+    result = subprocess.run([SCRIPT, "--data", str(tmp_path), "--brokers", "3", "--racks", racks, "status"],
+                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 2
+    assert "--racks must be from 1 to the number of brokers (3), not %s" % racks in result.stderr
+
+
+def test_an_internal_topic_with_fewer_replicas_than_the_settings_ask_for_is_found(tmp_path, zookeeper_server):
+    """What `start` notes for a data dir whose __consumer_offsets an older, single-replica setting made."""
+    cluster = start_cluster(tmp_path, zookeeper_server, brokers=1, overrides={"offsets.topic.num.partitions": "2"})
+    try:
+        broker = cluster.brokers[0]
+        wait_for(lambda: request(broker.bootstrap, 10, 2, {"key": "g", "key_type": 0})["error_code"] == 0, 30,
+                 message="__consumer_offsets made and led")
+        assert thinly_replicated_internal_topics(broker) == {}
+        asking_for_three = BrokerProcess(0, tmp_path / "later", broker.port, cluster.zk_connect,
+                                         overrides=internal_topic_settings(3))
+        assert thinly_replicated_internal_topics(asking_for_three) == {"__consumer_offsets": 1}
+    finally:
+        cluster.stop()

@@ -2,6 +2,7 @@
 
 from twisted.internet import defer, task
 
+from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -47,7 +48,7 @@ def _follower(tmp_path, partitions):
     replicas.become_leader_or_follower([
         {"topic": TOPIC, "partition": p, "leader": 0, "leader_epoch": 3, "isr": [0, 1], "replicas": [0, 1],
          "zk_version": 0, "controller_epoch": 1} for p in range(partitions)], {})
-    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 1), 0, "127.0.0.1", 1, 0)
+    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 1, LogDirFailureChannel()), 0, "127.0.0.1", 1, 0)
     for tp, partition in sorted(replicas.partitions.items()):
         fetcher.add(partition)
         fetcher.partitions[tp].truncating = False  # an empty log has nothing to truncate

@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import pytest
 from twisted.internet import defer, task
 
+from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.log import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
@@ -263,7 +264,7 @@ def test_the_replica_fetcher_reports_a_moved_high_watermark_to_waiting_consumers
     partition = lead_or_follow(follower, 1)
     partition.append_as_follower(batches(0, 3), leader_high_watermark=3, leader_log_start_offset=0)
     config = KafkaConfig({"broker.id": "2", "zookeeper.connect": "z", "log.dirs": "unused"})
-    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 2, follower.fetchable_changed), 1, "h", 1, 0)
+    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 2, LogDirFailureChannel(), follower.fetchable_changed), 1, "h", 1, 0)
     fetcher.add(partition)
     answered = []
     follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 3, 1 << 20, -1, -1)], -1,

@@ -1,12 +1,13 @@
 """kafka-reassign-partitions without a cluster: option checks, reassignment JSON, and throttled-replica lists."""
 
 import io
+import json
 
 import pytest
 
 from kafka_zk.tools.command_line import run_tool
 from kafka_zk.tools.reassign_partitions import (
-    ReassignmentError, build_parser, format_reassignment_json, main, parse_reassignment, throttled_replicas)
+    ReassignmentError, build_parser, format_reassignment_json, generate, main, parse_reassignment, throttled_replicas)
 from kafka_zk.tools.reassign_partitions import run as run_command
 
 
@@ -81,3 +82,48 @@ def test_bad_option_combinations_exit_one_with_kafkas_message(argv, message):
 def test_no_arguments_prints_usage_and_exits_one(capsys):
     assert main([]) == 1
     assert "kafka-reassign-partitions" in capsys.readouterr().err
+
+
+class RackedBackend:
+    """Brokers {id: rack} and one topic's current assignment, as generate reads them."""
+
+    def __init__(self, racks, current):
+        self.racks = racks
+        self.current = current
+
+    def brokers(self):
+        return dict(self.racks)
+
+    def assignment(self, topics):
+        return {tp: replicas for tp, replicas in self.current.items() if tp[0] in topics}
+
+
+def _generated(backend, tmp_path, *extra, brokers="0,1,2,3,4,5"):
+    topics = tmp_path / "topics.json"
+    topics.write_text('{"topics":[{"topic":"t"}],"version":1}')
+    args = build_parser().parse_args(["--zookeeper", "z", "--generate", "--topics-to-move-json-file", str(topics),
+                                      "--broker-list", brokers, *extra])
+    out = io.StringIO()
+    generate(backend, args, out)
+    proposed = out.getvalue().split("Proposed partition reassignment configuration\n")[1]
+    return {entry["partition"]: entry["replicas"] for entry in json.loads(proposed)["partitions"]}
+
+
+def test_generate_is_rack_aware_unless_disabled(tmp_path):
+    racks = {b: "rack-%d" % (b % 3) for b in range(6)}
+    backend = RackedBackend(racks, {("t", p): [0, 1, 2] for p in range(30)})
+    aware = _generated(backend, tmp_path)
+    assert sorted(aware) == list(range(30))
+    assert all(len({racks[b] for b in replicas}) == 3 for replicas in aware.values())
+    # over 30 partitions the unaware plan passes every follower shift, some landing on the leader's rack
+    unaware = _generated(backend, tmp_path, "--disable-rack-aware")
+    assert any(len({racks[b] for b in replicas}) < 3 for replicas in unaware.values())
+
+
+def test_generate_refuses_brokers_of_which_only_some_have_racks(tmp_path):
+    backend = RackedBackend({0: "r0", 1: "r1", 2: None}, {("t", 0): [0, 1]})
+    with pytest.raises(ReassignmentError, match="Not all brokers have rack information. Add --disable-rack-aware"):
+        _generated(backend, tmp_path, brokers="0,1,2")
+    assert _generated(backend, tmp_path, "--disable-rack-aware", brokers="0,1,2")[0][0] in (0, 1, 2)
+    # brokers outside the list do not count
+    assert len(_generated(backend, tmp_path, brokers="0,1")[0]) == 2

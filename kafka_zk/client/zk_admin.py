@@ -4,7 +4,9 @@ from kazoo.exceptions import NodeExistsError
 
 from kafka_zk.client.topic_names import (
     INTERNAL_TOPICS, InvalidTopicName, collides, has_collision_chars, validate_topic_name)
-from kafka_zk.controller.assignment import InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas
+from kafka_zk.controller.assignment import (
+    InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, growth_start_index,
+    racks_under)
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import DeleteTopicZNode
 
@@ -101,9 +103,10 @@ class ZkAdmin:
             raise TopicExistsError("Topic '%s' already exists." % topic)
         _check_assignment_shape(assignment)
 
-    def create_topic(self, topic, partitions, replication_factor, configs=None):
-        """Create with Kafka's rack-unaware assignment over the live brokers; returns the assignment."""
-        assignment = assign_replicas(partitions, replication_factor, self.live_broker_ids())
+    def create_topic(self, topic, partitions, replication_factor, configs=None, rack_aware_mode=RackAwareMode.ENFORCED):
+        """Create with Kafka's assignment over the live brokers and their racks under ``rack_aware_mode``;
+        returns the assignment."""
+        assignment = assign_replicas(partitions, replication_factor, racks_under(rack_aware_mode, self.brokers()))
         return self.create_topic_with_assignment(topic, assignment, configs)
 
     def create_topic_with_assignment(self, topic, assignment, configs=None):
@@ -169,7 +172,8 @@ class ZkAdmin:
 
     def add_partitions(self, topic, total_partitions, replica_assignment=None):
         """Grow ``topic`` to ``total_partitions``; ``replica_assignment`` ({p: replicas}, covering all or only
-        the new partitions) places the new ones, else Kafka's assignment continues from partition 0's leader."""
+        the new partitions) places the new ones, else Kafka's assignment continues from partition 0's leader.
+        As Kafka's, the brokers' racks are taken under ENFORCED either way."""
         existing = self.zk.get_topic_assignment(topic)
         if not existing:
             raise InvalidTopicName("The topic %s does not exist" % topic)
@@ -179,7 +183,8 @@ class ZkAdmin:
                 "The number of partitions for a topic can only be increased. Topic %s currently has %d partitions, "
                 "%d would not be an increase." % (topic, len(existing), total_partitions))
         replication_factor = len(existing[0])
-        brokers = self.live_broker_ids()
+        racks = racks_under(RackAwareMode.ENFORCED, self.brokers())
+        brokers = sorted(racks)
         if replica_assignment:
             new = {p: list(r) for p, r in replica_assignment.items() if p >= len(existing)}
             if len(new) != to_add:
@@ -187,7 +192,8 @@ class ZkAdmin:
                     "Increasing the number of partitions by %d but %d assignments provided." % (to_add, len(new)))
             self._validate_new_replicas(new, replication_factor, brokers)
         else:
-            new = assign_replicas(to_add, replication_factor, brokers, start_index=existing[0][0],
+            new = assign_replicas(to_add, replication_factor, racks,
+                                  start_index=growth_start_index(brokers, existing[0][0]),
                                   start_partition=len(existing))
         merged = dict(existing)
         merged.update(new)

@@ -18,6 +18,7 @@ class ControllerContext:
         self.replica_states = {}  # (topic, partition, broker) -> state name
         self.topic_configs = {}  # topic -> {name: value string}
         self.topics_to_delete = set()
+        self.replicas_on_offline_dirs = {}  # broker id -> {(topic, partition)} whose log dir there is offline
 
     def reset(self):
         self.__init__()
@@ -57,4 +58,27 @@ class ControllerContext:
         self.topics_to_delete.discard(topic)
 
     def is_replica_online(self, broker_id, tp):
-        return broker_id in self.live_brokers
+        return broker_id in self.live_brokers and tp not in self.replicas_on_offline_dirs.get(broker_id, ())
+
+    def live_for(self, tp, brokers):
+        """``brokers`` less those whose replica of ``tp`` sits in an offline log dir."""
+        offline = self.replicas_on_offline_dirs
+        if not offline:
+            return brokers
+        return {broker for broker in brokers if tp not in offline.get(broker, ())}
+
+    def record_replica_dirs(self, broker_id, offline, online):
+        """A broker answered KAFKA_STORAGE_ERROR for ``offline`` and no error for ``online`` (a LeaderAndIsr):
+        Kafka's rule for its replicas on offline dirs. Returns the replicas newly found offline."""
+        previous = self.replicas_on_offline_dirs.get(broker_id, set())
+        current = (previous - set(online)) | set(offline)
+        if current:
+            self.replicas_on_offline_dirs[broker_id] = current
+        else:
+            self.replicas_on_offline_dirs.pop(broker_id, None)
+        return current - previous
+
+    def forget_offline_dirs(self, broker_ids):
+        """A broker that restarts or dies starts over: its dirs are checked again when it registers."""
+        for broker_id in broker_ids:
+            self.replicas_on_offline_dirs.pop(broker_id, None)

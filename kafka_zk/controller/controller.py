@@ -11,7 +11,7 @@ from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.leader_elections import PREFERRED_ELECTION_PATH, LeaderElections
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
 from kafka_zk.controller.reassignment import REASSIGN_PARTITIONS_PATH, PartitionReassignments
-from kafka_zk.controller.requests import STOP_REPLICA, ControllerRequestBatch
+from kafka_zk.controller.requests import LEADER_AND_ISR, STOP_REPLICA, ControllerRequestBatch
 from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch
@@ -22,6 +22,7 @@ BROKER_IDS_PATH = "/brokers/ids"
 TOPICS_PATH = "/brokers/topics"
 CONTROLLER_PATH = "/controller"
 ISR_CHANGE_PATH = "/isr_change_notification"
+LOG_DIR_EVENT_PATH = "/log_dir_event_notification"
 LEADERSHIP_WRITE_ATTEMPTS = 3
 FIRST_BATCH_WAIT_S = 1.0  # the longest a failover waits for the answers to its new leaders before its ISR changes
 
@@ -109,6 +110,7 @@ class KafkaController:
             yield self.zk.call("watch_children", BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
             yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
             yield self.zk.call("watch_children", ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
+            yield self.zk.call("watch_children", LOG_DIR_EVENT_PATH, self.zk.on_reactor(self._on_log_dir_events))
             yield self.zk.call("watch_children", DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
             yield self.zk.call("watch_exists", PREFERRED_ELECTION_PATH,
                                self.zk.on_reactor(self._on_preferred_election_znode))
@@ -169,6 +171,7 @@ class KafkaController:
         yield self._watch_topics(sorted(assignments))
         # Work left by the previous controller: ISR changes not yet propagated, deletions not finished.
         self._on_isr_changes()
+        self._on_log_dir_events()
         self._on_topic_deletions()
         self._on_preferred_election_znode(True)
         self.elections.start()
@@ -209,6 +212,7 @@ class KafkaController:
         log.info("[Controller id=%d] broker change: new %s, dead %s, bounced %s", self.broker_id,
                  sorted(new), sorted(dead), sorted(bounced))
         failed = dead + bounced
+        self.context.forget_offline_dirs(new)
         for broker_id in failed:
             del self.context.live_brokers[broker_id]
             self.context.shutting_down.discard(broker_id)
@@ -221,38 +225,43 @@ class KafkaController:
         if started:
             yield self._on_brokers_startup(started)
 
-    @defer.inlineCallbacks
     def _on_brokers_failure(self, brokers):
+        self.context.forget_offline_dirs(brokers)
+        return self._on_replicas_offline({broker: set(self.context.partitions_on_broker(broker))
+                                          for broker in brokers}, "failed brokers")
+
+    @defer.inlineCallbacks
+    def _on_replicas_offline(self, replicas, cause):
+        """Kafka's onReplicasBecomeOffline: ``replicas`` ({broker: {tp}}) went offline with their broker or their
+        log dir. The partitions they led elect new leaders; then they leave the ISRs of the others."""
         context = self.context
         started = self.reactor.seconds()
         batch = self._new_batch()
-        led = [tp for tp, leadership in context.leadership.items() if leadership.leader in brokers]
+        led = [tp for tp, leadership in context.leadership.items() if tp in replicas.get(leadership.leader, ())]
         for tp in led:
             sm.set_partition_state(context, tp, sm.OFFLINE_PARTITION)
         elected = yield self._trigger_online_partitions(batch)
         # The new leaders go out at once, as Kafka sends each state machine's batch when it is done, and are
-        # applied before the ISR changes below (every partition with a replica on the failed brokers) compete.
+        # applied before the ISR changes below (every partition with an offline replica) compete.
         yield self._send_before_more_work(batch)
         sent = self.reactor.seconds()
         batch = self._new_batch()
-        # Replicas on the failed brokers go offline and leave the ISR of their partitions.
-        affected = [tp for tp, replicas in context.assignments.items() if any(b in replicas for b in brokers)
-                    and not self.deletion.is_deleting(tp[0])]
-        for tp, replicas in context.assignments.items():
-            if self.deletion.is_deleting(tp[0]):
-                for broker in brokers:
+        shrunk = []
+        for broker, partitions in sorted(replicas.items()):
+            for tp in partitions:
+                if self.deletion.is_deleting(tp[0]):
                     if sm.replica_state(context, tp, broker) == sm.REPLICA_DELETION_STARTED:
                         sm.set_replica_state(context, tp, broker, sm.REPLICA_DELETION_INELIGIBLE)
-        for tp in affected:
-            for broker in brokers:
-                if broker in context.assignments[tp]:
+                elif tp in context.assignments:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
-        # Partitions just elected left the failed brokers out of their ISRs.
-        shrunk = yield self._remove_from_isrs([tp for tp in affected if tp not in elected], brokers, batch)
+            # The offline replicas leave the ISRs of their partitions (those just elected left them out already).
+            shrunk += yield self._remove_from_isrs(
+                [tp for tp in partitions if tp in context.assignments and tp not in elected
+                 and not self.deletion.is_deleting(tp[0])], [broker], batch)
         batch.add_update_metadata(context.live_brokers)
         self._send(batch)
-        log.info("[Controller id=%d] failed brokers %s: %d of their %d partitions led elsewhere in %.2fs, %d replicas "
-                 "out of ISRs in %.2fs", self.broker_id, sorted(brokers), len(elected), len(led), sent - started,
+        log.info("[Controller id=%d] %s %s: %d of their %d partitions led elsewhere in %.2fs, %d replicas out of ISRs "
+                 "in %.2fs", self.broker_id, cause, sorted(replicas), len(elected), len(led), sent - started,
                  len(shrunk), self.reactor.seconds() - sent)
 
     def _remove_from_isrs(self, partitions, brokers, batch):
@@ -496,6 +505,55 @@ class KafkaController:
         self._send(batch)
         yield self.reassignments.on_isr_changed(known)
 
+    # -- log dirs that went offline (KIP-112) -----------------------------------------------------
+
+    def _on_log_dir_events(self, *_):
+        self.events.put("LogDirEventNotification", self._handle_log_dir_events)
+
+    @defer.inlineCallbacks
+    def _handle_log_dir_events(self):
+        """A broker lost a log dir: ask it about every replica it holds with a LeaderAndIsr; its
+        KAFKA_STORAGE_ERROR answers name the offline ones (_on_leader_and_isr_response)."""
+        if not self.active:
+            return
+        names = yield self.zk.call("get_log_dir_event_notifications")
+        if not names:
+            return
+        brokers = yield self.zk.call("read_log_dir_event_notifications", names)
+        yield self.zk.call("delete_log_dir_event_notifications", names, self.context.epoch_zk_version)
+        live = [broker for broker in brokers if broker in self.context.live_brokers]
+        log.info("[Controller id=%d] log dir failure on brokers %s (of notifications %s)", self.broker_id, live,
+                 ",".join(names))
+        batch = self._new_batch()
+        for broker in live:
+            for tp in self.context.partitions_on_broker(broker):
+                if tp in self.context.leadership and not self.deletion.is_deleting(tp[0]):
+                    batch.add_leader_and_isr([broker], tp)
+        self._send(batch)
+
+    def _on_leader_and_isr_response(self, broker, response):
+        self._on_response(broker, response)
+        offline, online = [], []
+        for answer in response.get("partition_errors") or []:
+            tp = (answer["topic_name"], answer["partition_index"])
+            if answer["error_code"] == Errors.KAFKA_STORAGE_ERROR:
+                offline.append(tp)
+            elif answer["error_code"] == Errors.NONE:
+                online.append(tp)
+        if offline or (online and broker in self.context.replicas_on_offline_dirs):
+            self.events.put("LeaderAndIsrResponseReceived",
+                            lambda: self._handle_replica_dirs(broker, offline, online))
+
+    def _handle_replica_dirs(self, broker, offline, online):
+        if not self.active or broker not in self.context.live_brokers:
+            return None
+        newly = self.context.record_replica_dirs(broker, offline, online)
+        if not newly:
+            return None
+        log.info("[Controller id=%d] mark replicas %s on broker %d as offline", self.broker_id,
+                 ",".join("%s-%d" % tp for tp in sorted(newly)), broker)
+        return self._on_replicas_offline({broker: newly}, "replicas on an offline log dir of broker")
+
     # -- partition state machine --------------------------------------------------------------------
 
     @defer.inlineCallbacks
@@ -630,7 +688,8 @@ class KafkaController:
         if not self.active:
             return
         for broker, api, body in batch.requests():
-            callback = self._on_stop_replica_response if api == STOP_REPLICA else self._on_response
+            callback = {STOP_REPLICA: self._on_stop_replica_response,
+                        LEADER_AND_ISR: self._on_leader_and_isr_response}.get(api, self._on_response)
             self.channels.send(broker, api[0], api[1], body, callback)
 
     def _send_before_more_work(self, batch):

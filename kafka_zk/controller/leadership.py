@@ -12,7 +12,8 @@ def initial_leadership(context, partitions):
     live = context.live_broker_ids
     decided, failed = {}, []
     for tp in partitions:
-        live_replicas = [replica for replica in context.assignments[tp] if replica in live]
+        live_here = context.live_for(tp, live)
+        live_replicas = [replica for replica in context.assignments[tp] if replica in live_here]
         if not live_replicas:
             failed.append(tp)
             continue
@@ -34,16 +35,17 @@ def elect(context, partitions, strategy, unclean_enabled=lambda topic: False):
             failed.append(tp)
             continue
         assignment = context.assignments[tp]
+        live_here = context.live_for(tp, live)
         if strategy == "offline":
-            result = election.offline_partition_leader(assignment, current.isr, live, unclean_enabled(tp[0]))
+            result = election.offline_partition_leader(assignment, current.isr, live_here, unclean_enabled(tp[0]))
         elif strategy == "preferred":
-            result = election.preferred_replica_leader(assignment, current.isr, live)
+            result = election.preferred_replica_leader(assignment, current.isr, live_here)
         elif strategy == "controlled_shutdown":
-            result = election.controlled_shutdown_leader(assignment, current.isr,
-                                                         context.live_or_shutting_down_broker_ids,
-                                                         context.shutting_down)
+            result = election.controlled_shutdown_leader(
+                assignment, current.isr, context.live_for(tp, context.live_or_shutting_down_broker_ids),
+                context.shutting_down)
         elif strategy == "reassign":
-            result = election.reassign_partition_leader(assignment, current.isr, live)
+            result = election.reassign_partition_leader(assignment, current.isr, live_here)
         else:
             raise ValueError("unknown election strategy %s" % strategy)
         if result.leader is None:

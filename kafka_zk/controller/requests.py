@@ -52,11 +52,12 @@ class ControllerRequestBatch:
         replicas = self.context.assignments[tp]
         # Partitions of a topic being deleted go out with leader -2: brokers drop them from their metadata.
         deleting = tp[0] in self.context.topics_to_delete
+        offline_dirs = self.context.replicas_on_offline_dirs
         return {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
                 "leader": LEADER_DURING_DELETE if deleting else leadership.leader,
                 "leader_epoch": leadership.leader_epoch, "isr": list(leadership.isr),
                 "zk_version": leadership.zk_version, "replicas": list(replicas),
-                "offline_replicas": [r for r in replicas if r not in live]}
+                "offline_replicas": [r for r in replicas if r not in live or tp in offline_dirs.get(r, ())]}
 
     def add_stop_replica(self, broker, tp, delete):
         entry = self.stop_replica.setdefault((broker, delete), set())

@@ -1,5 +1,6 @@
 """Per-partition leader epoch -> start offset entries, kept in the leader-epoch-checkpoint file."""
 
+import os
 from collections import namedtuple
 
 from kafka_zk.log.checkpoints import write_all_atomically
@@ -30,10 +31,22 @@ class DeferredCheckpoints:
         return items
 
     @staticmethod
-    def write(items):
-        """Write drained items (on any thread) durably, with a filesystem sync per batch rather than fsyncs
-        per file; a log deleted meanwhile has nothing left to write to."""
-        write_all_atomically([(checkpoint.path, checkpoint.text(entries)) for checkpoint, entries in items])
+    def write(items, failures=None):
+        """Write drained items (on any thread) durably, with a filesystem sync per log dir rather than fsyncs
+        per file; a log deleted meanwhile has nothing left to write to. With ``failures`` (a
+        LogDirFailureChannel) an I/O error takes that log dir offline and the other dirs are still written."""
+        by_dir = {}
+        for checkpoint, entries in items:
+            log_dir = os.path.dirname(os.path.dirname(os.path.abspath(checkpoint.path)))
+            by_dir.setdefault(log_dir, []).append((checkpoint.path, checkpoint.text(entries)))
+        for log_dir, files in by_dir.items():
+            if failures is None:
+                write_all_atomically(files)
+            elif not failures.is_offline(log_dir):
+                try:
+                    write_all_atomically(files)
+                except OSError as error:
+                    failures.report(log_dir, "Error while writing leader epoch checkpoints", error)
 
 
 class LeaderEpochFileCache:

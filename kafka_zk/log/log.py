@@ -699,6 +699,14 @@ class Log:
         for segment in self._segments:
             segment.close()
 
+    def abandon(self):
+        """Let go of every open file without writing anything: the log's dir failed (KIP-112)."""
+        for segment in self._segments + [segment for _, segment in self._pending_deletes]:
+            try:
+                segment.abandon()
+            except OSError:
+                pass
+
     def rename_dir(self, new_dir):
         """Rename this log's dir (e.g. to ``...-delete`` or out of ``...-future``), keeping every open file
         and every path the segments, indexes and epoch checkpoint hold pointing at the right place."""

@@ -12,6 +12,7 @@ from kafka_zk.log.checkpoints import (
     BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
     MalformedCheckpointError, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
     sync_filesystems_of, write_meta_properties)
+from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.future_log import copy_leader_epochs
 from kafka_zk.log.log import (
     DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name, parse_topic_partition)
@@ -29,13 +30,22 @@ class InconsistentClusterIdError(Exception):
     """meta.properties holds a different cluster.id than the one in ZooKeeper."""
 
 
-class LogManager:
-    """Owns the Log objects of this broker, keyed by (topic, partition)."""
+class NoLogDirError(Exception):
+    """Every configured log dir is offline: the broker cannot hold any replica."""
 
-    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None):
+
+class LogManager:
+    """Owns the Log objects of this broker, keyed by (topic, partition).
+
+    An I/O error on a log dir takes the whole dir offline through ``failures`` (a LogDirFailureChannel):
+    the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
+
+    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None):
         """``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
-        broker writes them in batches off the reactor); without one each is written at once."""
+        broker writes them in batches off the reactor); without one each is written at once. A dir that
+        cannot be created, read and written is offline from the start; NoLogDirError when none can."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
+        self.failures = failures if failures is not None else LogDirFailureChannel()
         self.default_config = default_config
         self._clock = clock
         self.epoch_checkpoints = epoch_checkpoints
@@ -46,7 +56,24 @@ class LogManager:
         self.preferred_dirs = {}  # AlterReplicaLogDirs for a replica not created yet: tp -> log dir
         self._deleted_logs = []  # (due ms, Log) of replaced logs renamed -delete, removed after the delay
         for log_dir in self.log_dirs:
-            os.makedirs(log_dir, exist_ok=True)
+            try:
+                os.makedirs(log_dir, exist_ok=True)
+                if not os.access(log_dir, os.R_OK | os.W_OK | os.X_OK):
+                    raise PermissionError("cannot read and write %s" % log_dir)
+            except OSError as error:
+                self.failures.report(log_dir, "Failed to create or validate data directory %s" % log_dir, error)
+        if not self.live_log_dirs:
+            raise NoLogDirError("None of the specified log dirs from %s can be created or validated"
+                                % ", ".join(self.log_dirs))
+
+    @property
+    def live_log_dirs(self):
+        """The configured dirs that are not offline."""
+        return [d for d in self.log_dirs if not self.failures.is_offline(d)]
+
+    def _failed(self, log_dir, message, error):
+        """Report an I/O error on ``log_dir``; the KafkaStorageError to raise."""
+        return self.failures.report(log_dir, message, error)
 
     # -- broker metadata ---------------------------------------------------------------------
 
@@ -76,10 +103,19 @@ class LogManager:
                         % (broker_id, meta["broker_id"], path))
                 if stored_cluster is not None or cluster_id is None:
                     continue
-            write_meta_properties(path, broker_id, cluster_id, now)
+            try:
+                write_meta_properties(path, broker_id, cluster_id, now)
+            except OSError as error:
+                self._failed(log_dir, "Failed to write %s" % path, error)
 
     def _read_metas(self):
-        return {d: read_meta_properties(os.path.join(d, META_PROPERTIES)) for d in self.log_dirs}
+        metas = {}
+        for log_dir in self.live_log_dirs:
+            try:
+                metas[log_dir] = read_meta_properties(os.path.join(log_dir, META_PROPERTIES))
+            except OSError as error:
+                self._failed(log_dir, "Failed to read %s in %s" % (META_PROPERTIES, log_dir), error)
+        return metas
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -98,46 +134,54 @@ class LogManager:
         Leftover ``-delete`` dirs are removed. Returns {log_dir: had_clean_shutdown}.
         """
         clean_by_dir = {}
-        for log_dir in self.log_dirs:
-            marker = os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)
-            clean = os.path.exists(marker)
-            recovery_points = self._read_offsets(log_dir, RECOVERY_POINT_CHECKPOINT)
-            log_start_offsets = self._read_offsets(log_dir, LOG_START_OFFSET_CHECKPOINT)
-            for name in sorted(os.listdir(log_dir)):
-                path = os.path.join(log_dir, name)
-                if not os.path.isdir(path):
-                    continue
-                if name.endswith(DELETE_DIR_SUFFIX):
-                    shutil.rmtree(path, ignore_errors=True)
-                    continue
-                try:
-                    tp = parse_topic_partition(name)
-                except ValueError:
-                    continue
-                config = config_for(tp[0]) if config_for is not None else self.default_config
-                if is_future_dir(name):
-                    if tp in self._future_logs:
-                        raise RuntimeError("future replicas of %s-%d found in both %s and %s"
-                                           % (tp[0], tp[1], self._future_dir_of[tp], log_dir))
-                    self._future_logs[tp] = Log(path, config, self._clock,
-                                                log_start_offset=log_start_offsets.get(tp, 0),
-                                                recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                                epoch_checkpoints=self.epoch_checkpoints)
-                    self._future_dir_of[tp] = log_dir
-                    continue
-                if tp in self._logs:
-                    raise RuntimeError("partition %s-%d found in both %s and %s"
-                                       % (tp[0], tp[1], self._dir_of[tp], log_dir))
-                self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
-                                     recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                     epoch_checkpoints=self.epoch_checkpoints)
-                self._dir_of[tp] = log_dir
-            if clean:
-                os.remove(marker)
-            clean_by_dir[log_dir] = clean
+        for log_dir in self.live_log_dirs:
+            try:
+                clean_by_dir[log_dir] = self._load_dir(log_dir, config_for)
+            except OSError as error:
+                self._failed(log_dir, "Error while loading log dir %s" % log_dir, error)
+                self.handle_dir_failure(log_dir)
         for tp in [tp for tp in self._future_logs if tp not in self._logs]:
             self._promote_orphan_future(tp)
         return clean_by_dir
+
+    def _load_dir(self, log_dir, config_for):
+        """Open the partition dirs of one log dir; whether it had the clean-shutdown marker."""
+        marker = os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)
+        clean = os.path.exists(marker)
+        recovery_points = self._read_offsets(log_dir, RECOVERY_POINT_CHECKPOINT)
+        log_start_offsets = self._read_offsets(log_dir, LOG_START_OFFSET_CHECKPOINT)
+        for name in sorted(os.listdir(log_dir)):
+            path = os.path.join(log_dir, name)
+            if not os.path.isdir(path):
+                continue
+            if name.endswith(DELETE_DIR_SUFFIX):
+                shutil.rmtree(path, ignore_errors=True)
+                continue
+            try:
+                tp = parse_topic_partition(name)
+            except ValueError:
+                continue
+            config = config_for(tp[0]) if config_for is not None else self.default_config
+            if is_future_dir(name):
+                if tp in self._future_logs:
+                    raise RuntimeError("future replicas of %s-%d found in both %s and %s"
+                                       % (tp[0], tp[1], self._future_dir_of[tp], log_dir))
+                self._future_logs[tp] = Log(path, config, self._clock,
+                                            log_start_offset=log_start_offsets.get(tp, 0),
+                                            recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                            epoch_checkpoints=self.epoch_checkpoints)
+                self._future_dir_of[tp] = log_dir
+                continue
+            if tp in self._logs:
+                raise RuntimeError("partition %s-%d found in both %s and %s"
+                                   % (tp[0], tp[1], self._dir_of[tp], log_dir))
+            self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
+                                 recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
+                                 epoch_checkpoints=self.epoch_checkpoints)
+            self._dir_of[tp] = log_dir
+        if clean:
+            os.remove(marker)
+        return clean
 
     def _promote_orphan_future(self, tp):
         """A future log without a current one was interrupted in the swap: it becomes the current log."""
@@ -164,30 +208,58 @@ class LogManager:
         return self._dir_of.get((topic, partition))
 
     def _next_log_dir(self, tp=None):
+        live = self.live_log_dirs
         preferred = self.preferred_dirs.pop(tp, None)
-        if preferred is not None and preferred in self.log_dirs:
+        if preferred is not None and preferred in live:
             return preferred
-        counts = {d: 0 for d in self.log_dirs}
+        if not live:
+            raise KafkaStorageError("no log dir is online: %s" % ", ".join(self.log_dirs))
+        counts = {d: 0 for d in live}
         for log_dir in self._dir_of.values():
-            counts[log_dir] += 1
-        return min(self.log_dirs, key=lambda d: counts[d])
+            if log_dir in counts:
+                counts[log_dir] += 1
+        return min(live, key=lambda d: counts[d])
 
-    def get_or_create_log(self, topic, partition, config=None):
+    def get_or_create_log(self, topic, partition, config=None, is_new=True):
         """The partition's log, created empty in the dir holding the fewest partitions if new.
 
-        An existing log (loaded at startup with the default config) takes ``config`` when given.
-        """
+        An existing log (loaded at startup with the default config) takes ``config`` when given. A replica
+        that is not new (LeaderAndIsr's is_new) and has no log here may have had it in an offline dir: as in
+        Kafka, it is not created again elsewhere (KafkaStorageError)."""
         tp = (topic, partition)
         log = self._logs.get(tp)
         if log is not None and config is not None:
             log.config = config
         if log is None:
+            if not is_new and self.failures.offline_dirs:
+                raise KafkaStorageError("Can not create log for %s-%d because log directories %s are offline"
+                                        % (topic, partition, ",".join(self.failures.offline_dirs)))
             log_dir = self._next_log_dir(tp)
-            log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
-                      self._clock, epoch_checkpoints=self.epoch_checkpoints)
+            try:
+                log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
+                          self._clock, epoch_checkpoints=self.epoch_checkpoints)
+            except OSError as error:
+                raise self._failed(log_dir, "Error while creating log for %s-%d" % tp, error) from error
             self._logs[tp] = log
             self._dir_of[tp] = log_dir
         return log
+
+    def handle_dir_failure(self, log_dir):
+        """Drop every current and future log of an offline dir, letting go of their files without writing.
+        Returns the (topic, partition)s whose current log was there."""
+        current = [tp for tp, d in self._dir_of.items() if d == log_dir]
+        for tp in current:
+            del self._dir_of[tp]
+            self._logs.pop(tp).abandon()
+        for tp in [tp for tp, d in self._future_dir_of.items() if d == log_dir]:
+            del self._future_dir_of[tp]
+            self._future_logs.pop(tp).abandon()
+        self._deleted_logs = [(when, log) for when, log in self._deleted_logs
+                              if os.path.dirname(log.dir) != log_dir]
+        self.preferred_dirs = {tp: d for tp, d in self.preferred_dirs.items() if d != log_dir}
+        logger.info("logs in %s dropped: %d partitions; live log dirs: %s", log_dir, len(current),
+                    ", ".join(self.live_log_dirs) or "none")
+        return current
 
     def logs_in_dir(self, log_dir):
         """[((topic, partition), Log, is_future)] of the replicas in ``log_dir``, sorted."""
@@ -275,21 +347,31 @@ class LogManager:
         due = [log for when, log in self._deleted_logs if everything or when <= now_ms]
         self._deleted_logs = [(when, log) for when, log in self._deleted_logs if not (everything or when <= now_ms)]
         for log in due:
-            log.delete()
+            try:
+                log.delete()
+            except OSError as error:
+                self.failures.report_log(log, "Error while deleting %s" % log.dir, error)
 
     # -- periodic work -----------------------------------------------------------------------
 
     def checkpoint_recovery_points(self):
-        for log_dir in self.log_dirs:
-            OffsetCheckpointFile(os.path.join(log_dir, RECOVERY_POINT_CHECKPOINT)).write(
-                {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()})
+        for log_dir in self.live_log_dirs:
+            self._write_checkpoint(log_dir, RECOVERY_POINT_CHECKPOINT,
+                                   {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()})
 
     def checkpoint_log_start_offsets(self):
         """Record log start offsets that are above the first segment's base (after DeleteRecords)."""
-        for log_dir in self.log_dirs:
-            OffsetCheckpointFile(os.path.join(log_dir, LOG_START_OFFSET_CHECKPOINT)).write(
-                {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
-                 if log.log_start_offset > log.segments[0].base_offset})
+        for log_dir in self.live_log_dirs:
+            self._write_checkpoint(log_dir, LOG_START_OFFSET_CHECKPOINT,
+                                   {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
+                                    if log.log_start_offset > log.segments[0].base_offset})
+
+    def _write_checkpoint(self, log_dir, name, offsets):
+        path = os.path.join(log_dir, name)
+        try:
+            OffsetCheckpointFile(path).write(offsets)
+        except OSError as error:
+            self._failed(log_dir, "Error while writing %s" % path, error)
 
     def cleanup_logs(self, now_ms, max_offsets=None, started_later=None):
         """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
@@ -301,24 +383,34 @@ class LogManager:
         deleted = 0
         for tp, log in list(self._logs.items()):
             max_offset = max_offsets.get(tp) if max_offsets is not None else None
-            removed = log.delete_old_segments(now_ms, max_offset)
+            try:
+                removed = log.delete_old_segments(now_ms, max_offset)
+                log.remove_deleted_segments(now_ms)
+            except OSError as error:
+                self.failures.report_log(log, "Error while deleting old segments of %s-%d" % tp, error)
+                continue
             if removed and started_later is not None:
                 started_later.append(tp)
             deleted += removed
-            log.remove_deleted_segments(now_ms)
-        for log in list(self._future_logs.values()):
-            log.remove_deleted_segments(now_ms)
+        for tp, log in list(self._future_logs.items()):
+            try:
+                log.remove_deleted_segments(now_ms)
+            except OSError as error:
+                self.failures.report_log(log, "Error while deleting old segments of %s-%d" % tp, error)
         self.remove_deleted_logs(now_ms)
         return deleted
 
     def flush_dirty_logs(self, now_ms):
         """fsync logs not flushed for flush.ms, and rolled segments not yet flushed (walks every log: the
         broker calls it every FLUSH_CHECK_MS, not at each second)."""
-        for log in list(self._logs.values()):
-            if now_ms - log.last_flush_ms >= log.config.flush_ms:
-                log.flush()
-            elif log.recovery_point < log.active_segment.base_offset:
-                log.flush(log.active_segment.base_offset)
+        for tp, log in list(self._logs.items()):
+            try:
+                if now_ms - log.last_flush_ms >= log.config.flush_ms:
+                    log.flush()
+                elif log.recovery_point < log.active_segment.base_offset:
+                    log.flush(log.active_segment.base_offset)
+            except OSError as error:
+                self.failures.report_log(log, "Error while flushing %s-%d" % tp, error)
 
     def async_delete(self, topic, partition):
         """Remove a partition's log: its dir is renamed ``...-delete`` and then deleted. False if unknown."""
@@ -327,9 +419,12 @@ class LogManager:
         if log is None:
             return False
         del self._dir_of[tp]
-        self.remove_future_log(topic, partition)  # first, so a crash leaves no future log to promote
-        log.delete()
         self.preferred_dirs.pop(tp, None)
+        try:
+            self.remove_future_log(topic, partition)  # first, so a crash leaves no future log to promote
+            log.delete()
+        except OSError as error:
+            raise self.failures.report_log(log, "Error while deleting log for %s-%d" % tp, error) from error
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
         return True
@@ -345,18 +440,24 @@ class LogManager:
         unflushed = sum(1 for log in logs if log.log_end_offset > log.recovery_point)
         batch = unflushed * 4 >= BATCH_SYNC_MIN_FILES and can_sync_filesystems()
         for log in logs:
-            log.flush(sync=not batch)
-            log.close(sync=not batch)
+            try:
+                log.flush(sync=not batch)
+                log.close(sync=not batch)
+            except OSError as error:
+                self.failures.report_log(log, "Error while closing %s" % log.dir, error)
         if batch:
-            sync_filesystems_of(self.log_dirs)
+            sync_filesystems_of(self.live_log_dirs)
         if self.epoch_checkpoints is not None:
-            self.epoch_checkpoints.write(self.epoch_checkpoints.drain())
+            self.epoch_checkpoints.write(self.epoch_checkpoints.drain(), self.failures)
         self.remove_deleted_logs(0, everything=True)
         self.checkpoint_recovery_points()
         self.checkpoint_log_start_offsets()
-        for log_dir in self.log_dirs:
-            with open(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE), "wb") as f:
-                os.fsync(f.fileno())
+        for log_dir in self.live_log_dirs:  # a dir that failed on the way down is recovered at the next start
+            try:
+                with open(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE), "wb") as f:
+                    os.fsync(f.fileno())
+            except OSError as error:
+                self._failed(log_dir, "Error while writing the clean-shutdown marker", error)
         self._logs = {}
         self._dir_of = {}
         self._future_logs = {}

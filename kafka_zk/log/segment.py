@@ -499,6 +499,10 @@ class LogSegment:
         if file is not None:
             file.close()
 
+    def abandon(self):
+        """Close the segment's file without writing anything (its log dir failed)."""
+        self._close_file()
+
     def close(self):
         """Append the final time index entry, trim both indexes, and close all three files."""
         if not self._closed:

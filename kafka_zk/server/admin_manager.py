@@ -6,7 +6,8 @@ from collections import namedtuple
 from twisted.internet import defer
 
 from kafka_zk.controller.assignment import (
-    InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas, check_assignment_fits)
+    IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode,
+    assign_replicas, check_assignment_fits, growth_start_index, racks_under)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config import ConfigError
 from kafka_zk.server.dynamic_broker_config import DEFAULT_ENTITY
@@ -42,8 +43,8 @@ class AdminManager:
     def cache(self):
         return self.server.metadata_cache
 
-    def _validate(self, name, num_partitions, replication_factor, assignment, configs):
-        """Returns (assignment, typed configs) or raises (error code, message)."""
+    def _validate(self, name, num_partitions, replication_factor, assignment, configs, racks):
+        """Returns (assignment, typed configs) or raises (error code, message); racks: {live broker: rack}."""
         config = self.server.config
         try:
             validate_topic_name(name)
@@ -62,7 +63,7 @@ class AdminManager:
             typed_configs = validate_topic_configs(configs)
         except ConfigError as error:
             raise _Refused(Errors.INVALID_CONFIG, str(error))
-        live = self.cache.alive_broker_ids()
+        live = sorted(racks)
         if assignment:
             if sorted(assignment) != list(range(len(assignment))):
                 raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
@@ -79,7 +80,9 @@ class AdminManager:
             partitions = config["num.partitions"] if num_partitions == -1 else num_partitions
             factor = config["default.replication.factor"] if replication_factor == -1 else replication_factor
             try:
-                assignment = assign_replicas(partitions, factor, live)
+                assignment = assign_replicas(partitions, factor, racks)
+            except IncompleteRackInformationError:  # Kafka answers an unexpected error, without its message
+                raise _Refused(Errors.UNKNOWN_SERVER_ERROR, None)
             except InvalidPartitionsError as error:
                 raise _Refused(Errors.INVALID_PARTITIONS, str(error))
             except InvalidReplicationFactorError as error:
@@ -87,13 +90,19 @@ class AdminManager:
         return assignment, typed_configs
 
     @defer.inlineCallbacks
-    def create_topics(self, specs, timeout_ms, validate_only):
-        """specs: [(name, num_partitions, replication_factor, {partition: replicas}, {config: value})]."""
+    def create_topics(self, specs, timeout_ms, validate_only, rack_aware_mode=None):
+        """specs: [(name, num_partitions, replication_factor, {partition: replicas}, {config: value})].
+
+        The live brokers' racks go to the assignment as they are (a CreateTopics request, as Kafka's
+        AdminManager), or under ``rack_aware_mode`` (the broker's own creations use SAFE, as Kafka's KafkaApis)."""
         outcomes = []
         created = []
+        racks = self.cache.alive_broker_racks()
+        if rack_aware_mode is not None:
+            racks = racks_under(rack_aware_mode, racks)
         for name, num_partitions, replication_factor, assignment, configs in specs:
             try:
-                final, typed = self._validate(name, num_partitions, replication_factor, assignment, configs)
+                final, typed = self._validate(name, num_partitions, replication_factor, assignment, configs, racks)
                 if not validate_only:
                     yield self._write_topic(name, final, configs)
                     created.append(name)
@@ -124,7 +133,7 @@ class AdminManager:
     def auto_create_topic(self, name):
         """Create a topic with broker defaults for Metadata; returns the error code to report."""
         try:
-            yield self.create_topics([(name, -1, -1, {}, {})], 0, False)
+            yield self.create_topics([(name, -1, -1, {}, {})], 0, False, rack_aware_mode=RackAwareMode.SAFE)
         except Exception:
             log.exception("auto-creation of topic %s failed", name)
             return Errors.UNKNOWN_SERVER_ERROR
@@ -152,12 +161,19 @@ class AdminManager:
 
     @defer.inlineCallbacks
     def create_partitions(self, requests, timeout_ms, validate_only):
-        """requests: [(topic, total count, [[broker ids] per new partition] or None)] -> [(topic, code, msg)]."""
+        """requests: [(topic, total count, [[broker ids] per new partition] or None)] -> [(topic, code, msg)].
+
+        As Kafka's AdminManager, the brokers' racks are taken under ENFORCED for the whole request: some brokers
+        without a rack fail every topic with an unexpected error (and no message)."""
+        try:
+            racks = racks_under(RackAwareMode.ENFORCED, self.cache.alive_broker_racks())
+        except IncompleteRackInformationError:
+            return [(topic, Errors.UNKNOWN_SERVER_ERROR, None) for topic, _, _ in requests]
         outcomes = []
         waiting = {}
         for topic, count, new_assignment in requests:
             try:
-                current = yield self._added_assignment(topic, count, new_assignment)
+                current = yield self._added_assignment(topic, count, new_assignment, racks)
             except _Refused as refused:
                 outcomes.append((topic, refused.code, refused.message))
                 continue
@@ -174,8 +190,8 @@ class AdminManager:
         return outcomes
 
     @defer.inlineCallbacks
-    def _added_assignment(self, topic, count, new_assignment):
-        """The topic's full assignment with count partitions, or raises _Refused."""
+    def _added_assignment(self, topic, count, new_assignment, racks):
+        """The topic's full assignment with count partitions, or raises _Refused; racks: {live broker: rack}."""
         if not self.cache.contains_topic(topic):
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         existing = yield self.server.zk.call("get_topic_assignment", topic)
@@ -186,8 +202,8 @@ class AdminManager:
                            "than the requested %d." % (len(existing), count))
         if count == len(existing):
             raise _Refused(Errors.INVALID_PARTITIONS, "Topic already has %d partitions." % count)
-        factor = len(next(iter(existing.values())))
-        live = self.cache.alive_broker_ids()
+        factor = len(existing[0])
+        live = sorted(racks)
         added = count - len(existing)
         try:
             check_assignment_fits(count, factor)
@@ -207,7 +223,8 @@ class AdminManager:
             additions = {len(existing) + index: list(replicas) for index, replicas in enumerate(new_assignment)}
         else:
             try:
-                additions = assign_replicas(added, factor, live, start_partition=len(existing))
+                additions = assign_replicas(added, factor, racks, start_index=growth_start_index(live, existing[0][0]),
+                                            start_partition=len(existing))
             except InvalidReplicationFactorError as error:
                 raise _Refused(Errors.INVALID_REPLICATION_FACTOR, str(error))
         full = dict(existing)

@@ -11,7 +11,9 @@ from twisted.python.failure import Failure
 
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.coordinator.group.decisions import group_config_from
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
+from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
@@ -23,7 +25,7 @@ from kafka_zk.server.config_changes import ConfigChangeListener
 from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.group_coordinator import GroupCoordinator
-from kafka_zk.server.group_metadata_manager import GroupMetadataManager
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.producer_ids import ProducerIdManager
@@ -76,6 +78,8 @@ class KafkaServer(service.Service):
         self._tasks = []
         self._epoch_checkpoint_batch = None  # the Deferred of the epoch checkpoint batch being written
         self._last_high_watermark_checkpoints = None
+        self.log_dir_failures = LogDirFailureChannel()
+        self.exit_code = 0  # what the process exits with once stopped: 1 after every log dir failed
         self.started = defer.Deferred()
 
     # -- dispatcher interface for the socket server -----------------------------------------------
@@ -111,7 +115,7 @@ class KafkaServer(service.Service):
         self._epoch_checkpoints = DeferredCheckpoints()
         self._epoch_checkpoints.on_pending = self._schedule_epoch_checkpoints
         self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms,
-                                      self._epoch_checkpoints)
+                                      self._epoch_checkpoints, self.log_dir_failures)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
         self.log_manager.load_logs()
@@ -131,6 +135,7 @@ class KafkaServer(service.Service):
         self.replica_manager.fetch_sessions = self.fetch_manager.cache
         self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id,
+                                                              self.log_dir_failures,
                                                               self.replica_manager.fetchable_changed)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
         self.replica_manager.log_dir_mover = ReplicaAlterLogDirsManager(
@@ -148,6 +153,7 @@ class KafkaServer(service.Service):
             txn_state, TransactionMarkerChannel(self.reactor, self.broker_id, self.metadata_cache, self.listener_name,
                                                 txn_state, config["request.timeout.ms"]),
             self.producer_ids, self.reactor)
+        self.log_dir_failures.add_listener(lambda log_dir: self.reactor.callFromThread(self._on_log_dir_offline, log_dir))
         endpoint = config.listeners[0]
         factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
         self._port = self.reactor.listenTCP(endpoint.port, factory, interface=endpoint.host or "0.0.0.0")
@@ -281,6 +287,28 @@ class KafkaServer(service.Service):
                  self.broker_id, self.broker_epoch)
         self.controller.on_new_session()
 
+    def _on_log_dir_offline(self, log_dir):
+        """Kafka's LogDirFailureHandler: stop the replicas of the dir, tell the controller through
+        /log_dir_event_notification, and shut down when no log dir is left."""
+        offline = self.replica_manager.handle_log_dir_failure(log_dir)
+        for topic, partition in offline:
+            if topic == OFFSETS_TOPIC:
+                self.group_coordinator.on_resignation(partition)
+            elif topic == TRANSACTION_STATE_TOPIC:
+                self.txn_coordinator.on_resignation(partition)
+        if not self.log_manager.live_log_dirs:
+            log.error("[KafkaServer id=%d] Shutdown broker because all log dirs in %s have failed", self.broker_id,
+                      ", ".join(self.log_manager.log_dirs))
+            self.exit_code = 1
+            if self.reactor.running:
+                self.reactor.stop()
+            return
+        self.zk.call("create_log_dir_event_notification", self.broker_id).addCallbacks(
+            lambda name: log.info("[KafkaServer id=%d] log dir %s is offline: %d replicas stopped; controller told "
+                                  "through %s", self.broker_id, log_dir, len(offline), name),
+            lambda failure: log.error("[KafkaServer id=%d] could not write the log dir event notification: %s",
+                                      self.broker_id, failure.getErrorMessage()))
+
     def _schedule(self, interval_ms, function):
         loop = task.LoopingCall(function)
         loop.clock = self.reactor
@@ -297,15 +325,18 @@ class KafkaServer(service.Service):
 
     def _read_high_watermarks(self):
         marks = {}
-        for directory in self.config.log_dirs:
+        for directory in self.log_manager.live_log_dirs:
             path = os.path.join(directory, HIGH_WATERMARK_CHECKPOINT)
-            if os.path.exists(path):
-                marks.update(OffsetCheckpointFile(path).read())
+            try:
+                if os.path.exists(path):
+                    marks.update(OffsetCheckpointFile(path).read())
+            except OSError as error:
+                self.log_dir_failures.report(directory, "Error while reading %s" % path, error)
         return marks
 
     def _high_watermark_checkpoints(self):
-        """[(checkpoint path, {tp: high watermark})] for every log dir, from the reactor's view now."""
-        by_dir = {directory: {} for directory in self.log_manager.log_dirs}
+        """[(checkpoint path, {tp: high watermark})] for every live log dir, from the reactor's view now."""
+        by_dir = {directory: {} for directory in self.log_manager.live_log_dirs}
         for tp, mark in self.replica_manager.high_watermark_snapshot().items():
             directory = self.log_manager.log_dir_of(*tp)
             if directory in by_dir:
@@ -326,7 +357,7 @@ class KafkaServer(service.Service):
                 if not items:
                     break
                 yield threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(),
-                                                DeferredCheckpoints.write, items)
+                                                DeferredCheckpoints.write, items, self.log_dir_failures)
         except Exception:
             log.exception("[KafkaServer id=%d] writing leader epoch checkpoints failed", self.broker_id)
         finally:
@@ -342,7 +373,7 @@ class KafkaServer(service.Service):
         def written(_):
             self._last_high_watermark_checkpoints = checkpoints
         return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), _write_checkpoints,
-                                         checkpoints).addCallback(written)
+                                         checkpoints, self.log_dir_failures).addCallback(written)
 
     # -- ISR changes by this broker as a partition leader ----------------------------------------
 
@@ -490,7 +521,7 @@ class KafkaServer(service.Service):
         phases.done("controller, listener and coordinators")
         if getattr(self, "replica_manager", None) is not None:
             self.replica_manager.shutdown()
-            _write_checkpoints(self._high_watermark_checkpoints())
+            _write_checkpoints(self._high_watermark_checkpoints(), self.log_dir_failures)
             phases.done("replicas")
         if getattr(self, "log_manager", None) is not None:
             if self._epoch_checkpoint_batch is not None:
@@ -526,6 +557,13 @@ class _PhaseTimer:
                                ", ".join("%s %.2fs" % (name, seconds) for name, seconds in self._phases))
 
 
-def _write_checkpoints(checkpoints):
+def _write_checkpoints(checkpoints, failures):
+    """Write each dir's high watermark checkpoint; an I/O error takes that dir offline (any thread)."""
     for path, marks in checkpoints:
-        OffsetCheckpointFile(path).write(marks)
+        log_dir = os.path.dirname(path)
+        if failures.is_offline(log_dir):
+            continue
+        try:
+            OffsetCheckpointFile(path).write(marks)
+        except OSError as error:
+            failures.report(log_dir, "Error while writing %s" % path, error)

@@ -48,7 +48,7 @@ class LogCleanerService:
     # -- lifecycle ---------------------------------------------------------------------------
 
     def start(self):
-        for log_dir in self.log_manager.log_dirs:
+        for log_dir in self.log_manager.live_log_dirs:
             self.checkpoints.update(self._read_checkpoint(log_dir))
         if not self.enabled:
             return
@@ -157,12 +157,20 @@ class LogCleanerService:
             return
         if self._stopping:
             return
+        if failure.check(OSError):
+            self.log_manager.failures.report_log(log, "Error while cleaning %s-%d" % tp, failure.value)
+            return
         logger.error("Unexpected error cleaning %s-%d; marking it uncleanable: %s", tp[0], tp[1],
                      failure.getTraceback())
         self.uncleanable.add(tp)
 
     def _done(self, outcome, tp):
-        if outcome is not None and hasattr(outcome, "getTraceback"):
+        if outcome is not None and hasattr(outcome, "check") and outcome.check(OSError):
+            log_dir = self.log_manager.log_dir_of(*tp)
+            if log_dir is not None:
+                self.log_manager.failures.report(log_dir, "Error while finishing the cleaning of %s-%d" % tp,
+                                                 outcome.value)
+        elif outcome is not None and hasattr(outcome, "getTraceback"):
             logger.error("Error finishing the cleaning of %s-%d: %s", tp[0], tp[1], outcome.getTraceback())
             self.uncleanable.add(tp)
         self.in_progress.discard(tp)
@@ -177,6 +185,9 @@ class LogCleanerService:
         except MalformedCheckpointError as exc:
             logger.warning("ignoring %s: %s", checkpoint.path, exc)
             return {}
+        except OSError as error:
+            self.log_manager.failures.report(log_dir, "Error while reading %s" % checkpoint.path, error)
+            return {}
 
     def _write_checkpoint(self, log_dir):
         """Rewrite a dir's checkpoint with the offsets of the logs it still holds."""
@@ -186,5 +197,8 @@ class LogCleanerService:
                    if self.log_manager.log_dir_of(log.topic, log.partition) == log_dir}
         for tp in [tp for tp in self.checkpoints if self.log_manager.get_log(*tp) is None]:
             del self.checkpoints[tp]
-        OffsetCheckpointFile(os.path.join(log_dir, CLEANER_OFFSET_CHECKPOINT)).write(
-            {tp: offset for tp, offset in self.checkpoints.items() if tp in present})
+        try:
+            OffsetCheckpointFile(os.path.join(log_dir, CLEANER_OFFSET_CHECKPOINT)).write(
+                {tp: offset for tp, offset in self.checkpoints.items() if tp in present})
+        except OSError as error:
+            self.log_manager.failures.report(log_dir, "Error while writing %s" % CLEANER_OFFSET_CHECKPOINT, error)

@@ -64,7 +64,7 @@ def main(argv=None):
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(exit_code[0])
+    os._exit(exit_code[0] or server.exit_code)
 
 
 def stop_main(argv=None):

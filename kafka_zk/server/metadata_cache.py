@@ -49,6 +49,10 @@ class MetadataCache:
     def alive_broker_ids(self):
         return sorted(self.brokers)
 
+    def alive_broker_racks(self):
+        """{broker id: rack or None} of the live brokers."""
+        return {broker_id: broker.rack for broker_id, broker in self.brokers.items()}
+
     def endpoint(self, broker_id, listener_name):
         broker = self.brokers.get(broker_id)
         if broker is None:

@@ -57,6 +57,10 @@ class ReplicaAlterLogDirsManager:
             if caught_up(current, future):
                 self._swap(tp, partition)
                 return
+        except OSError as error:  # the copy writes the future log: its dir goes offline, the replica stays
+            self.log_manager.failures.report_log(future, "Error while moving replica %s-%d" % tp, error)
+            partition.future_log = None
+            return
         except Exception:
             log.exception("moving replica %s-%d to %s failed; the move stops", tp[0], tp[1],
                           self.log_manager.future_log_dir_of(*tp))

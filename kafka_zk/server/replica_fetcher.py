@@ -1,10 +1,12 @@
 """Follower replication: fetchers that truncate to the leader's epoch boundary, then fetch and append."""
 
+import contextlib
 import functools
 import logging
 
 from twisted.internet import defer
 
+from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
@@ -172,6 +174,19 @@ class ReplicaFetcher:
         self.delayed[tp] = self.reactor.seconds() + self.backoff_s
         self.changed.add(tp)
 
+    @contextlib.contextmanager
+    def _writing(self, tp, state):
+        """Around work on a replica's log: an I/O error takes its log dir offline (the replica manager then stops
+        the replicas there) and this fetcher stops fetching it, instead of retrying the same error."""
+        try:
+            self.manager.failures.check_log(state.partition.log, "Error while replicating %s-%d" % tp)
+            yield
+        except KafkaStorageError:
+            self.remove([tp])
+        except OSError as error:
+            self.manager.failures.report_log(state.partition.log, "Error while replicating %s-%d" % tp, error)
+            self.remove([tp])
+
     def _grouped(self, states, fields):
         topics = {}
         for (topic, index), state in sorted(states.items()):
@@ -184,7 +199,8 @@ class ReplicaFetcher:
         for tp, state in states.items():
             latest = state.partition.log.leader_epoch_cache.latest_epoch
             if latest is None:
-                self._finish_truncation(state, state.partition.high_watermark)
+                with self._writing(tp, state):
+                    self._finish_truncation(state, state.partition.high_watermark)
             else:
                 needs_request[tp] = (state, latest)
         if not needs_request:
@@ -202,12 +218,13 @@ class ReplicaFetcher:
                 if answer["error_code"] != Errors.NONE:
                     self._delay(tp)
                     continue
-                offset, complete = truncation_offset(state.partition.log, state.partition.high_watermark,
-                                                     answer["leader_epoch"], answer["end_offset"])
-                if complete:
-                    self._finish_truncation(state, offset)
-                else:
-                    state.partition.truncate_to(offset)
+                with self._writing(tp, state):
+                    offset, complete = truncation_offset(state.partition.log, state.partition.high_watermark,
+                                                         answer["leader_epoch"], answer["end_offset"])
+                    if complete:
+                        self._finish_truncation(state, offset)
+                    else:
+                        state.partition.truncate_to(offset)
 
     def _finish_truncation(self, state, offset):
         state.partition.truncate_to(offset)
@@ -280,7 +297,8 @@ class ReplicaFetcher:
                 # an answer to a request made before the partition was re-added, truncated or backed off
                 if state is None or request is None or not self._fetching(tp) or state._request is not request:
                     continue
-                yield self._handle_partition(tp, state, answer, moved)
+                with self._writing(tp, state):
+                    yield self._handle_partition(tp, state, answer, moved)
         if moved:
             self.manager.fetchable_changed(moved)
         return True
@@ -357,12 +375,14 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, fetchable_changed=lambda tps: None):
+    def __init__(self, config, reactor, broker_id, failures, fetchable_changed=lambda tps: None):
+        """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``fetchable_changed(tps)``:
+        a follower's high watermark or log start offset moved, which consumers reading from this follower
+        (KIP-392) may be waiting for."""
         self.config = config
         self.reactor = reactor
         self.broker_id = broker_id
-        # callable(tps): a follower's high watermark or log start offset moved, which consumers reading from
-        # this follower (KIP-392) may be waiting for
+        self.failures = failures
         self.fetchable_changed = fetchable_changed
         self.fetchers = {}
         self.quota = None  # the follower ReplicationQuota, set by the server

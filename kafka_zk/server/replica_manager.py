@@ -5,6 +5,7 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
+from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.batch_header import InvalidRecordError
@@ -82,6 +83,8 @@ class ReplicaManager:
         self.topic_config = topic_config  # callable(topic) -> effective topic config dict
         self.clock = clock
         self.partitions = {}
+        self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
+        self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
         self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
@@ -106,7 +109,10 @@ class ReplicaManager:
 
     def missing_partition_error(self, tp, leader_only=True):
         """Kafka's answer for a partition with no replica here: known to the cluster means not leader (or, for a
-        read any replica may serve, replica not available)."""
+        read any replica may serve, replica not available); a replica in an offline log dir answers
+        KAFKA_STORAGE_ERROR."""
+        if tp in self.offline_partitions:
+            return Errors.KAFKA_STORAGE_ERROR
         if not self.knows_partition(tp):
             return Errors.UNKNOWN_TOPIC_OR_PARTITION
         return Errors.NOT_LEADER_FOR_PARTITION if leader_only else Errors.REPLICA_NOT_AVAILABLE
@@ -175,10 +181,14 @@ class ReplicaManager:
         log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
         min_isr = config["min.insync.replicas"]
         try:
+            self.failures.check_log(partition.log, "Error while appending records to %s-%d" % tp)
             appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms,
                                                   marker=marker, from_coordinator=from_coordinator)
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
+        except OSError as error:
+            failure = self.failures.report_log(partition.log, "Error while appending records to %s-%d" % tp, error)
+            return ProduceResult(failure.code, failure.message)
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
@@ -211,8 +221,8 @@ class ReplicaManager:
         except KafkaError as error:
             return DeleteRecordsResult(error.code, error.message)
         except OSError as error:
-            log.error("DeleteRecords on %s-%d failed: %s", tp[0], tp[1], error)
-            return DeleteRecordsResult(Errors.KAFKA_STORAGE_ERROR, str(error))
+            failure = self.failures.report_log(partition.log, "Error while deleting records of %s-%d" % tp, error)
+            return DeleteRecordsResult(failure.code, failure.message)
         log.info("[ReplicaManager broker=%d] log start offset of %s-%d is now %d", self.broker_id, tp[0], tp[1],
                  partition.log.log_start_offset)
         return DeleteRecordsResult(Errors.NONE, None, requested, low_watermark)
@@ -263,9 +273,12 @@ class ReplicaManager:
                 if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
                     results[tp] = FetchResult(Errors.UNKNOWN_SERVER_ERROR)
                     continue
+                self.failures.check_log(log_, "Error while reading %s-%d" % tp)
                 data, hw, log_start, leo = partition.read(
                     info.fetch_offset, limit, for_follower=not from_consumer, min_one_message=bytes_read == 0,
                     read_committed=committed)
+                records = data.read_bytes() if data is not None else b""
+                aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
                 continue
@@ -274,8 +287,10 @@ class ReplicaManager:
                                           partition.log.log_start_offset, partition.log.log_end_offset,
                                           partition.last_stable_offset)
                 continue
-            records = data.read_bytes() if data is not None else b""
-            aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
+            except OSError as error:
+                results[tp] = FetchResult(self.failures.report_log(
+                    partition.log, "Error while reading %s-%d" % tp, error).code)
+                continue
             bytes_read += len(records)
             if not from_consumer and records and self.replication_quotas is not None:
                 leader_quota = self.replication_quotas.leader
@@ -451,6 +466,9 @@ class ReplicaManager:
             if not is_valid_topic_partition(*tp):  # would name a directory outside the log's rules
                 errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 continue
+            if tp in self.offline_partitions:
+                errors[tp] = Errors.KAFKA_STORAGE_ERROR
+                continue
             partition = self.partitions.get(tp)
             current_epoch = partition.leader_epoch if partition is not None else 0
             if state["leader_epoch"] < max(current_epoch, 0):  # epochs start at 0; older ones are stale
@@ -459,11 +477,19 @@ class ReplicaManager:
             if self.broker_id not in state["replicas"]:
                 errors[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
                 continue
+            try:
+                if partition is None or partition.log is None:
+                    self.log_manager.get_or_create_log(tp[0], tp[1], to_log_config(self.topic_config(tp[0])),
+                                                       is_new=state.get("is_new", True))
+                else:
+                    partition.log.config = to_log_config(self.topic_config(tp[0]))
+            except KafkaStorageError as error:
+                log.error("[ReplicaManager broker=%d] %s", self.broker_id, error.message)
+                errors[tp] = Errors.KAFKA_STORAGE_ERROR
+                continue
             if partition is None:
-                partition = Partition(tp[0], tp[1], self.broker_id, self._create_log)
+                partition = Partition(tp[0], tp[1], self.broker_id, self.log_manager.get_log)
                 self.partitions[tp] = partition
-            elif partition.log is not None:
-                partition.log.config = to_log_config(self.topic_config(tp[0]))
             try:
                 initial_hw = self.high_watermarks.get(tp, 0)
                 if state["leader"] == self.broker_id:
@@ -473,6 +499,9 @@ class ReplicaManager:
                     if partition.make_follower(state, initial_hw) and state["leader"] >= 0:
                         new_followers[tp] = partition
                 errors[tp] = Errors.NONE
+            except OSError as error:
+                self.failures.report_log(partition.log, "Error while applying LeaderAndIsr for %s-%d" % tp, error)
+                errors[tp] = Errors.KAFKA_STORAGE_ERROR
             except Exception:
                 log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
@@ -494,11 +523,10 @@ class ReplicaManager:
                 self.fetchers.add_partitions(leader_id, endpoint, partitions)
         return errors
 
-    def _create_log(self, topic, partition):
-        return self.log_manager.get_or_create_log(topic, partition, to_log_config(self.topic_config(topic)))
-
     def stop_replica(self, topic, partition, delete):
         tp = (topic, partition)
+        if tp in self.offline_partitions:
+            return Errors.KAFKA_STORAGE_ERROR
         if self.fetchers is not None:
             self.fetchers.remove_partitions([tp])
         if self.log_dir_mover is not None:
@@ -507,12 +535,40 @@ class ReplicaManager:
         if found is not None:
             found.close()
         self.high_watermarks.pop(tp, None)
+        error = Errors.NONE
         if delete:
-            self.log_manager.async_delete(topic, partition)
+            try:
+                self.log_manager.async_delete(topic, partition)
+            except KafkaStorageError:
+                error = Errors.KAFKA_STORAGE_ERROR
         self.produce_purgatory.check_and_complete(tp)
         self.fetchable_changed([tp])
         self.delete_records_purgatory.check_and_complete(tp)
-        return Errors.NONE
+        return error
+
+    def handle_log_dir_failure(self, log_dir):
+        """Stop serving, fetching and moving the replicas in an offline log dir (Kafka's handleLogDirFailure):
+        they answer KAFKA_STORAGE_ERROR from now on. Returns the partitions taken offline."""
+        offline = [tp for tp in self.partitions if self.log_manager.log_dir_of(*tp) == log_dir]
+        moving_out = [tp for tp, _ in self.log_manager.future_logs().items()
+                      if self.log_manager.future_log_dir_of(*tp) == log_dir]
+        if self.fetchers is not None:
+            self.fetchers.remove_partitions(offline)
+        if self.log_dir_mover is not None:
+            for tp in offline + moving_out:
+                self.log_dir_mover.cancel(tp)
+        for tp in offline:
+            self.partitions.pop(tp).close()
+            self.high_watermarks.pop(tp, None)
+            self.offline_partitions.add(tp)
+        self.log_manager.handle_dir_failure(log_dir)
+        log.info("[ReplicaManager broker=%d] stopped fetcher for partitions %s and stopped moving logs for "
+                 "partitions %s because they are in the failed log directory %s", self.broker_id,
+                 _names(offline), _names(moving_out), log_dir)
+        self.produce_purgatory.check_and_complete_keys(offline)
+        self.fetchable_changed(offline)
+        self.delete_records_purgatory.check_and_complete_keys(offline)
+        return offline
 
     def high_watermark_snapshot(self):
         return {tp: partition.high_watermark for tp, partition in self.partitions.items()
@@ -526,6 +582,10 @@ class ReplicaManager:
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
         self.delete_records_purgatory.shutdown()
+
+
+def _names(tps):
+    return ",".join("%s-%d" % tp for tp in sorted(tps)) or "none"
 
 
 def _diff_limit(value):

@@ -18,6 +18,15 @@ DEFAULT_BASE_PORT = 9092
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
 METADATA_API_KEY = 3
+# Kafka 2.5's defaults for its internal topics (KafkaConfig): three replicas, so they need three brokers.
+PRODUCTION_INTERNAL_TOPICS = {"offsets.topic.replication.factor": "3",
+                              "transaction.state.log.replication.factor": "3",
+                              "transaction.state.log.min.isr": "2"}
+SINGLE_REPLICA_INTERNAL_TOPICS = {"offsets.topic.replication.factor": "1",
+                                  "transaction.state.log.replication.factor": "1",
+                                  "transaction.state.log.min.isr": "1"}
+INTERNAL_TOPIC_FACTORS = {"__consumer_offsets": "offsets.topic.replication.factor",
+                          "__transaction_state": "transaction.state.log.replication.factor"}
 
 
 class ClusterError(RuntimeError):
@@ -70,6 +79,15 @@ class BrokerProcess:
         # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
         props.update({key: str(value).replace("{folder}", str(self.folder)) for key, value in self.overrides.items()})
         return props
+
+    def written_properties(self):
+        """The properties of this broker's server.properties as last written (what it runs or last ran with)."""
+        try:
+            text = self.config_path.read_text()
+        except OSError:
+            return {}
+        pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
+        return {key.strip(): value.strip() for key, value in pairs}
 
     @property
     def log_dirs(self):
@@ -183,6 +201,35 @@ class BrokerProcess:
             return "(no log)"
 
 
+def internal_topic_settings(brokers):
+    """Kafka's production settings for __consumer_offsets and __transaction_state on a cluster of three brokers
+    or more; one replica each on a smaller one, where three cannot be placed."""
+    return dict(PRODUCTION_INTERNAL_TOPICS if brokers >= 3 else SINGLE_REPLICA_INTERNAL_TOPICS)
+
+
+def thinly_replicated_internal_topics(broker):
+    """{internal topic: replicas} for each internal topic that this broker's metadata shows with fewer replicas
+    than its config asks for: created before the setting, e.g. by an older cluster in the same data dir."""
+    try:
+        connection = BrokerConnection(broker.host, broker.port, timeout=5)
+        try:
+            response = connection.request(METADATA_API_KEY, {"topics": None}, version=1)
+        finally:
+            connection.close()
+    except KafkaClientError:
+        return {}
+    wanted = broker.properties()
+    thin = {}
+    for topic in response["topics"]:
+        setting = INTERNAL_TOPIC_FACTORS.get(topic["name"])
+        if setting is None or not topic["partitions"]:
+            continue
+        replicas = min(len(partition["replica_nodes"]) for partition in topic["partitions"])
+        if replicas < int(wanted.get(setting, PRODUCTION_INTERNAL_TOPICS[setting])):
+            thin[topic["name"]] = replicas
+    return thin
+
+
 def rack_of(broker_id, racks):
     """{"broker.rack": "rack-<id mod racks>"}, or nothing without racks."""
     return {"broker.rack": "rack-%d" % (broker_id % racks)} if racks else {}
@@ -257,28 +304,58 @@ class LocalCluster:
             self.zookeeper.kill()
 
     def status_lines(self):
-        lines = ["zookeeper %s: %s" % (self.zookeeper.connect_string,
-                                       "running (pid %d)" % self.zookeeper.pid() if self.zookeeper.is_running()
-                                       else "stopped")]
+        """One line for its own ZooKeeper (none on another's) and one per broker: address, rack, state."""
+        lines = []
+        if self.zookeeper is not None:
+            lines.append("zookeeper %s: %s" % (self.zookeeper.connect_string,
+                                               "running (pid %d)" % self.zookeeper.pid()
+                                               if self.zookeeper.is_running() else "stopped"))
         for broker in self.brokers:
             state = "running (pid %d)" % broker.pid() if broker.is_running() else "stopped"
-            lines.append("broker %d %s: %s" % (broker.broker_id, broker.bootstrap, state))
+            lines.append("%s: %s" % (_described(broker), state))
         return lines
 
 
-def main(argv=None):
+def _described(broker):
+    """"broker 1 127.0.0.1:9093", plus ", rack rack-1" when its server.properties sets broker.rack."""
+    rack = broker.written_properties().get("broker.rack")
+    return "broker %d %s%s" % (broker.broker_id, broker.bootstrap, ", rack %s" % rack if rack else "")
+
+
+def build_parser():
     parser = argparse.ArgumentParser(prog="local-cluster.sh",
                                      description="Run ZooKeeper and kafka-zk brokers on localhost.")
     parser.add_argument("--data", default=os.environ.get("KAFKA_ZK_DATA", DEFAULT_DATA),
                         help="folder for data and logs (default ./data)")
-    parser.add_argument("--brokers", type=int, default=3)
+    parser.add_argument("--brokers", type=int, default=3, help="how many brokers (default 3)")
+    parser.add_argument("--racks", type=int,
+                        help="place broker i in rack rack-<i mod RACKS> (broker.rack); 1 to --brokers")
     parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
     parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
                         help="port of broker 0; broker N listens on base+N (default 9092)")
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
     parser.add_argument("command", nargs="*", help="start (default) | stop | status | broker ID start|stop|kill")
+    return parser
+
+
+def parse_args(argv=None):
+    parser = build_parser()
     args = parser.parse_args(argv)
-    cluster = LocalCluster(args.data, brokers=args.brokers, zk_port=args.zk_port, base_port=args.base_port)
+    if args.brokers < 1:
+        parser.error("--brokers must be at least 1, not %d" % args.brokers)
+    if args.racks is not None and not 1 <= args.racks <= args.brokers:
+        parser.error("--racks must be from 1 to the number of brokers (%d), not %d" % (args.brokers, args.racks))
+    return args
+
+
+def cluster_settings(args):
+    """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics."""
+    return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers)}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    cluster = LocalCluster(args.data, zk_port=args.zk_port, base_port=args.base_port, **cluster_settings(args))
     command = args.command or ["start"]
     try:
         if command[0] == "start":
@@ -299,7 +376,7 @@ def main(argv=None):
     except (ClusterError, ZooKeeperError, ValueError) as error:
         print("local-cluster: %s" % error, file=sys.stderr)
         return 1
-    parser.print_usage(sys.stderr)
+    build_parser().print_usage(sys.stderr)
     return 2
 
 
@@ -311,8 +388,12 @@ def _start(cluster, daemon):
     cluster.start(progress=_progress)
     print("ZooKeeper: %s" % cluster.zookeeper.connect_string)
     for broker in cluster.brokers:
-        print("broker %d: %s (log %s)" % (broker.broker_id, broker.bootstrap, broker.log_file))
+        print("%s (log %s)" % (_described(broker), broker.log_file))
     print("bootstrap servers: %s" % cluster.bootstrap_servers)
+    for topic, replicas in thinly_replicated_internal_topics(cluster.brokers[0]).items():
+        print("note: %s has %d replica(s) per partition, fewer than server.properties asks for: it was made "
+              "before that setting, which shapes only new topics (add replicas with "
+              "scripts/kafka-reassign-partitions.sh, or start on an empty --data folder)" % (topic, replicas))
     print("try: scripts/kafka-topics.sh --bootstrap-server %s --list" % cluster.brokers[0].bootstrap)
     if daemon:
         return 0

@@ -7,7 +7,8 @@ import sys
 from kafka_zk.client.admin import BROKER_RESOURCE_TYPE, AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ReassignmentInProgressError, ZkAdmin
-from kafka_zk.controller.assignment import InvalidReplicationFactorError, assign_replicas
+from kafka_zk.controller.assignment import (
+    IncompleteRackInformationError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, racks_under)
 from kafka_zk.protocol.errors import Errors
 
 DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs source of a per-broker dynamic config
@@ -346,11 +347,11 @@ def generate(backend, args, out):
         raise ReassignmentError("Broker list contains duplicate entries: %s" % ",".join(map(str, duplicates)))
     topics = parse_topics_to_move(args.topics_to_move_json_file)
     live = backend.brokers()
-    broker_list = [b for b in broker_list if b in live]   # Kafka leaves out brokers it cannot find
-    racks = [live[b] for b in broker_list]
-    if not args.disable_rack_aware and any(racks) and not all(racks):
-        raise ReassignmentError("Not all brokers have rack information. Add --disable-rack-aware in command line "
-                                "to make replica assignment without rack information.")
+    mode = RackAwareMode.DISABLED if args.disable_rack_aware else RackAwareMode.ENFORCED
+    try:  # Kafka leaves out brokers it cannot find
+        racks = racks_under(mode, {b: live[b] for b in broker_list if b in live})
+    except IncompleteRackInformationError as error:
+        raise ReassignmentError(str(error)) from None
     current = backend.assignment(topics)
     missing = [t for t in topics if not any(tp[0] == t for tp in current)]
     if missing:
@@ -360,7 +361,7 @@ def generate(backend, args, out):
         partitions = sorted(p for t, p in current if t == topic)
         replication_factor = len(current[(topic, partitions[0])])
         try:
-            placed = assign_replicas(len(partitions), replication_factor, broker_list)
+            placed = assign_replicas(len(partitions), replication_factor, racks)
         except InvalidReplicationFactorError as error:
             raise ReassignmentError(str(error)) from None
         proposed.update({(topic, p): replicas for p, replicas in placed.items()})

@@ -8,7 +8,7 @@ from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.errors import KafkaResponseError, UnsupportedVersionError
 from kafka_zk.client.topic_names import filter_topics, has_collision_chars, is_internal
 from kafka_zk.client.zk_admin import ZkAdmin
-from kafka_zk.controller.assignment import parse_replica_assignment
+from kafka_zk.controller.assignment import RackAwareMode, parse_replica_assignment
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config import ConfigError
 from kafka_zk.server.topic_config import validate_topic_configs
@@ -291,7 +291,8 @@ def run_with_zookeeper(action, args, zk_admin, out):
             if assignment:
                 zk_admin.create_topic_with_assignment(args.topic, assignment, configs)
             else:
-                zk_admin.create_topic(args.topic, args.partitions, args.replication_factor, configs)
+                zk_admin.create_topic(args.topic, args.partitions, args.replication_factor, configs,
+                                      RackAwareMode.DISABLED if args.disable_rack_aware else RackAwareMode.ENFORCED)
         except TopicExistsError:
             if args.if_not_exists:
                 return
@@ -369,7 +370,7 @@ def build_parser():
     parser.add_argument("--if-exists", action="store_true")
     parser.add_argument("--if-not-exists", action="store_true")
     parser.add_argument("--exclude-internal", action="store_true")
-    parser.add_argument("--disable-rack-aware", action="store_true", help="Accepted; assignment is rack-unaware.")
+    parser.add_argument("--disable-rack-aware", action="store_true", help="Disable rack aware replica assignment")
     parser.add_argument("--force", action="store_true", help="Accepted for compatibility.")
     return parser
 

@@ -1,7 +1,5 @@
 """DescribeLogDirs (key 35): every log dir of this broker with the size and lag of the replicas in it."""
 
-import os
-
 from kafka_zk.protocol.errors import Errors
 
 API_KEY = 35
@@ -16,7 +14,7 @@ def handle(server, request):
         selected = {(t["topic"], p) for t in wanted for p in t["partition_index"]}
     results = []
     for log_dir in log_manager.log_dirs:
-        if not os.path.isdir(log_dir) or not os.access(log_dir, os.R_OK | os.W_OK | os.X_OK):
+        if log_manager.failures.is_offline(log_dir):
             results.append({"error_code": Errors.KAFKA_STORAGE_ERROR, "log_dir": log_dir, "topics": []})
             continue
         by_topic = {}

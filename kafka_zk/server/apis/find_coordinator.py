@@ -3,6 +3,7 @@
 
 from twisted.internet import defer
 
+from kafka_zk.controller.assignment import RackAwareMode
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
@@ -47,7 +48,8 @@ def _create_internal_topic(server, key_type):
     topic, partitions, factor, configs = _internal_topic(server.config, key_type)
     if len(server.metadata_cache.alive_broker_ids()) < factor:
         return
-    yield server.admin.create_topics([(topic, partitions, factor, {}, configs)], 0, False)
+    yield server.admin.create_topics([(topic, partitions, factor, {}, configs)], 0, False,
+                                     rack_aware_mode=RackAwareMode.SAFE)
 
 
 @defer.inlineCallbacks

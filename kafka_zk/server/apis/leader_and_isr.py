@@ -24,7 +24,8 @@ def handle(server, request):
     server.replica_manager.check_controller_epoch(body["controller_epoch"])
     normalized = [{"topic": topic, "partition": s["partition_index"], "leader": s["leader"],
                    "leader_epoch": s["leader_epoch"], "isr": s["isr"], "replicas": s["replicas"],
-                   "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"]}
+                   "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"],
+                   "is_new": s.get("is_new", False)}
                   for topic, s in states]
     result = server.prepare_topic_configs({state["topic"] for state in normalized})
 

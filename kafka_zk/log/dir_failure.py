@@ -1,0 +1,69 @@
+"""LogDirFailureChannel: every path that reads or writes a log dir reports its I/O errors here; a dir goes
+offline once, and its listeners hear of it (Kafka's LogDirFailureChannel, KIP-112)."""
+
+import logging
+import os
+import threading
+
+from kafka_zk.protocol.errors import Errors, KafkaError
+
+logger = logging.getLogger(__name__)
+
+
+class KafkaStorageError(KafkaError):
+    """An operation on a replica whose log dir is offline (Kafka's KafkaStorageException)."""
+
+    def __init__(self, message):
+        super().__init__(Errors.KAFKA_STORAGE_ERROR, message)
+
+
+class LogDirFailureChannel:
+    """Offline log dirs, thread-safe: reports come from the reactor and from pool and cleaner threads.
+
+    A listener is called once per dir that goes offline, on the reporting thread (a reactor shell hands the
+    event to its reactor); dirs already offline when it subscribes are replayed to it."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._offline = {}  # log dir -> the message of the error that took it offline
+        self._listeners = []
+
+    @property
+    def offline_dirs(self):
+        return list(self._offline)
+
+    def is_offline(self, log_dir):
+        return log_dir in self._offline
+
+    def is_log_offline(self, log):
+        """Whether ``log`` (a Log, by its partition dir) sits in an offline dir; cheap while none is."""
+        return bool(self._offline) and os.path.dirname(log.dir) in self._offline
+
+    def add_listener(self, listener):
+        with self._lock:
+            self._listeners.append(listener)
+            offline = list(self._offline)
+        for log_dir in offline:
+            listener(log_dir)
+
+    def report(self, log_dir, message, error=None):
+        """Take ``log_dir`` offline (once) for ``error``. Returns the KafkaStorageError to raise or answer."""
+        with self._lock:
+            first = log_dir not in self._offline
+            if first:
+                self._offline[log_dir] = message
+            listeners = list(self._listeners) if first else []
+        if first:
+            logger.error("%s: %s; log dir %s is offline", message, error, log_dir)
+        for listener in listeners:
+            listener(log_dir)
+        return KafkaStorageError("%s: log dir %s is offline" % (message, log_dir))
+
+    def report_log(self, log, message, error=None):
+        """``report`` for the dir holding ``log``."""
+        return self.report(os.path.dirname(log.dir), message, error)
+
+    def check_log(self, log, message):
+        """Raise KafkaStorageError when ``log`` sits in an offline dir (before touching its files)."""
+        if self.is_log_offline(log):
+            raise KafkaStorageError("%s: log dir %s is offline" % (message, os.path.dirname(log.dir)))
