@@ -145,11 +145,12 @@ def latest_offset(bootstrap, topic, partition):
     return result["offset"]
 
 
-def fetch_records(bootstrap, topic, partition, offset=0, max_bytes=8 * 1024 * 1024):
-    """(error_code, high_watermark, [Record]) of one Fetch v11 from offset."""
-    response = request(bootstrap, 1, 11, {
+def fetch_records(bootstrap, topic, partition, offset=0, max_bytes=8 * 1024 * 1024, version=11, rack_id=""):
+    """(error_code, high_watermark, [Record]) of one Fetch (v11 unless told) from offset. From v11 any replica
+    serves it (KIP-392); before, only the leader."""
+    response = request(bootstrap, 1, version, {
         "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": max_bytes, "isolation_level": 0,
-        "session_id": 0, "session_epoch": -1, "rack_id": "",
+        "session_id": 0, "session_epoch": -1, "rack_id": rack_id,
         "topics": [{"topic": topic, "partitions": [{"partition": partition, "fetch_offset": offset,
                                                      "partition_max_bytes": max_bytes}]}]})
     result = response["responses"][0]["partitions"][0]

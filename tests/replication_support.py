@@ -33,8 +33,10 @@ def fast_overrides(**extra):
 class ReplicationCluster:
     """A LocalCluster plus a kazoo client on its chroot; close() resumes frozen brokers and stops all."""
 
-    def __init__(self, directory, zookeeper_server, overrides, brokers=3, racks=None):
-        self.cluster = start_cluster(directory, zookeeper_server, brokers=brokers, overrides=overrides, racks=racks)
+    def __init__(self, directory, zookeeper_server, overrides, brokers=3, **cluster_options):
+        """``cluster_options``: more of start_cluster's (racks, broker_overrides)."""
+        self.cluster = start_cluster(directory, zookeeper_server, brokers=brokers, overrides=overrides,
+                                     **cluster_options)
         self.zk = KazooClient(hosts=self.cluster.zk_connect)
         self.zk.start(10)
         try:

@@ -16,6 +16,7 @@ CORRUPT_MESSAGE = 2
 UNKNOWN_TOPIC_OR_PARTITION = 3
 LEADER_NOT_AVAILABLE = 5
 NOT_LEADER_FOR_PARTITION = 6
+REPLICA_NOT_AVAILABLE = 9
 UNSUPPORTED_VERSION = 35
 
 pytestmark = pytest.mark.timeout(90)
@@ -172,9 +173,11 @@ def test_requests_to_a_non_leader_get_not_leader_for_partition(cluster):
     topic = _pinned_topic(cluster, 2, "not-leader")
     for follower in cluster.brokers[:2]:
         errors = {"produce": produce(follower.bootstrap, topic, 0, _batch([b"misdirected"]))[0],
-                  "fetch": fetch_records(follower.bootstrap, topic, 0)[0],
+                  "fetch": fetch_records(follower.bootstrap, topic, 0, version=10)[0],
                   "list_offsets": list_offsets_error(follower.bootstrap, topic, 0)}
         assert errors == dict.fromkeys(errors, NOT_LEADER_FOR_PARTITION), "broker %d" % follower.broker_id
+        # From v11 a consumer may read any replica (KIP-392): a broker without one has none available.
+        assert fetch_records(follower.bootstrap, topic, 0)[0] == REPLICA_NOT_AVAILABLE
         _assert_healthy(follower)
     assert latest_offset(cluster.brokers[2].bootstrap, topic, 0) == 0
 

@@ -3,6 +3,7 @@
 from collections import namedtuple
 
 from kafka_zk.common.properties import read_properties
+from kafka_zk.server.replica_selector import SELECTORS
 
 ConfigKey = namedtuple("ConfigKey", "name type default validator")
 
@@ -64,6 +65,7 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("replica.socket.timeout.ms", "int", 30000, None),
     ("replica.high.watermark.checkpoint.interval.ms", "long", 5000, _at_least(1)),
     ("num.replica.fetchers", "int", 1, _at_least(1)),
+    ("replica.selector.class", "string", None, _one_of(*SELECTORS)),
     ("leader.replication.throttled.rate", "long", 9223372036854775807, _at_least(0)),
     ("follower.replication.throttled.rate", "long", 9223372036854775807, _at_least(0)),
     ("replica.alter.log.dirs.io.max.bytes.per.second", "long", 9223372036854775807, _at_least(0)),

@@ -53,12 +53,15 @@ class DelayedProduce(DelayedPartitionResults):
 
 class DelayedFetch(DelayedOperation):
     def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                 isolation_level=0, parked_results=None, changed_since=None):
+                 isolation_level=0, parked_results=None, changed_since=None, client_rack=None):
         """``parked_results``: what the fetch read when it was parked; the answer on expiry unless a partition
         it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two).
         ``changed_since(known tps)``: for a fetch session that tracks changes, the session's partitions that
-        changed since and are not yet among ``fetch_infos``; they are read too."""
+        changed since and are not yet among ``fetch_infos``; they are read too. ``client_rack``: a consumer's
+        Fetch v11+ rack_id, which lets a follower serve it (see ReplicaManager.read_partitions)."""
         super().__init__(max_wait_ms)
+        self.client_rack = client_rack
+        self.leader_only = replica_id >= 0 or client_rack is None
         self._changed_since = changed_since
         self._parked_results = parked_results
         self._tried = False
@@ -78,14 +81,15 @@ class DelayedFetch(DelayedOperation):
         for info in self.fetch_infos:
             fetch_offset = info.fetch_offset
             partition = partitions.get(info.tp)
-            if partition is None or not partition.is_leader or partition.log is None:
+            if partition is None or partition.log is None or (self.leader_only and not partition.is_leader):
                 return None  # leadership moved: answer now with the error
+            log_end_offset = partition.log.log_end_offset
+            if fetch_offset > log_end_offset:
+                return None  # out of range, or the log was truncated under a follower: answer now
             if self.replica_id >= 0:
-                end = partition.log.log_end_offset
-            else:
+                end = log_end_offset
+            else:  # a consumer beyond the high watermark waits for it (a follower's may lag the leader's)
                 end = partition.last_stable_offset if self.read_committed else partition.high_watermark
-            if end < fetch_offset:
-                return None
             if end > fetch_offset and not (self.replica_id >= 0 and
                                            self.replica_manager.should_leader_throttle(partition, self.replica_id)):
                 if total + BATCH_HEADER_SIZE >= min_bytes:  # any batch is at least a header: enough already
@@ -110,5 +114,5 @@ class DelayedFetch(DelayedOperation):
         results = self._parked_results
         if results is None:
             results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes,
-                                                              1 if self.read_committed else 0)
+                                                              1 if self.read_committed else 0, self.client_rack)
         self.done.callback(results)

@@ -2,7 +2,8 @@
 
 A full fetch (epoch 0) may create a session; incremental fetches (epoch > 0) then name only the partitions
 whose request changed and are answered only with the partitions whose data, high watermark, log start offset
-or error changed. Epoch -1 asks for a sessionless fetch (and closes the session named, if any).
+or error changed, or that name a preferred read replica. Epoch -1 asks for a sessionless fetch (and closes the
+session named, if any).
 
 A follower's session also skips reading its quiet partitions: those the last read found caught up, with
 nothing to send. The broker reports every change of a partition that a fetch could see (an append, a high
@@ -63,6 +64,8 @@ class CachedPartition:
             respond = True
             if update:
                 self.local_log_start_offset = result.log_start_offset
+        if result.preferred_read_replica >= 0:
+            respond = True
         if result.error != Errors.NONE:
             respond = True
             if update:  # so that the partition is sent again once the error is gone

@@ -32,6 +32,7 @@ from kafka_zk.server.producer_ids import ProducerIdManager
 from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
 from kafka_zk.server.replica_manager import ReplicaManager
+from kafka_zk.server.replica_selector import selector_for
 from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
 from kafka_zk.server.socket_server import KafkaServerFactory
 from kafka_zk.server.transaction_coordinator import TransactionCoordinator
@@ -128,12 +129,14 @@ class KafkaServer(service.Service):
         self.replica_manager = ReplicaManager(
             self.broker_id, self.log_manager, self.topic_config, self.reactor, self._read_high_watermarks(),
             replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.write_isr,
-            knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None)
+            knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None,
+            replica_selector=selector_for(config["replica.selector.class"]), broker_rack=self._rack_of)
         self.replica_manager.replication_quotas = self.replication_quotas
         self.replica_manager.fetch_sessions = self.fetch_manager.cache
         self.replica_manager.is_broker_alive = lambda broker_id: broker_id in self.metadata_cache.brokers
         self.replica_manager.fetchers = ReplicaFetcherManager(config, self.reactor, self.broker_id,
-                                                              self.log_dir_failures)
+                                                              self.log_dir_failures,
+                                                              self.replica_manager.fetchable_changed)
         self.replica_manager.fetchers.quota = self.replication_quotas.follower
         self.replica_manager.log_dir_mover = ReplicaAlterLogDirsManager(
             self.reactor, self.replica_manager, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
@@ -258,6 +261,11 @@ class KafkaServer(service.Service):
             port = self.bound_port if advertised.port == 0 else advertised.port
             endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
         return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
+
+    def _rack_of(self, broker_id):
+        """A live broker's broker.rack, as the controller's UpdateMetadata told it; None if unknown."""
+        broker = self.metadata_cache.brokers.get(broker_id)
+        return broker.rack if broker is not None else None
 
     def _on_session_state(self, state):
         """After an expired session, kazoo opens a new one: register again and rejoin the election."""

@@ -144,6 +144,15 @@ class Partition:
             raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
         self.check_epoch(current_leader_epoch)
 
+    def check_readable(self, current_leader_epoch=-1, leader_only=True):
+        """Kafka's getLocalLog: the epoch check first, then (``leader_only``) leadership, then a local log;
+        raises KafkaError when this replica may not serve the read."""
+        self.check_epoch(current_leader_epoch)
+        if leader_only and not self.is_leader:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
+        if self.log is None:
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION if leader_only else Errors.REPLICA_NOT_AVAILABLE)
+
     def check_epoch(self, current_leader_epoch):
         if current_leader_epoch >= 0:
             if current_leader_epoch < self.leader_epoch:
@@ -274,6 +283,15 @@ class Partition:
             return False
         follower.quiet_in = session
         return True
+
+    def read_replica_candidates(self, fetch_offset, now_ms):
+        """(broker id, log end offset, ms since caught up) of each in-sync follower whose log holds
+        ``fetch_offset``: the replicas a leader may send a consumer to (Kafka's findPreferredReadReplica, which
+        since KAFKA-14372 leaves out followers outside the ISR)."""
+        isr = self.isr
+        return [(replica, follower.log_end_offset, now_ms - follower.last_caught_up_ms)
+                for replica, follower in self.followers.items()
+                if replica in isr and follower.log_start_offset <= fetch_offset <= follower.log_end_offset]
 
     def isr_to_expand(self, replica_id):
         """The ISR with replica_id added, if it has caught up to the HW within this leader epoch."""

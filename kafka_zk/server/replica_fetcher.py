@@ -288,6 +288,7 @@ class ReplicaFetcher:
                 return True
             raise RuntimeError("fetch failed with error %d" % error)
         sent = data.session_partitions  # as sent: the next build is the first to change it
+        moved = []  # partitions whose high watermark or log start offset moved here
         for topic in response["responses"]:
             for answer in topic["partitions"]:
                 tp = (topic["topic"], answer["partition_index"])
@@ -297,16 +298,18 @@ class ReplicaFetcher:
                 if state is None or request is None or not self._fetching(tp) or state._request is not request:
                     continue
                 with self._writing(tp, state):
-                    yield self._handle_partition(tp, state, answer)
+                    yield self._handle_partition(tp, state, answer, moved)
+        if moved:
+            self.manager.fetchable_changed(moved)
         return True
 
     @defer.inlineCallbacks
-    def _handle_partition(self, tp, state, answer):
+    def _handle_partition(self, tp, state, answer, moved):
         partition = state.partition
         error = answer["error_code"]
         if error == Errors.NONE:
             records = answer["records"] or b""
-            log_start = partition.log.log_start_offset
+            log_start, high_watermark = partition.log.log_start_offset, partition.high_watermark
             try:
                 partition.append_as_follower(records, answer["high_watermark"], answer["log_start_offset"])
             except InvalidRecordError as failure:
@@ -314,10 +317,13 @@ class ReplicaFetcher:
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
                 self._delay(tp)
                 return
+            start_moved = partition.log.log_start_offset != log_start
             # The leader learns our new log end or log start offset (which a DeleteRecords waits for) only from
             # a request naming the partition.
-            if records or partition.log.log_start_offset != log_start:
+            if records or start_moved:
                 self.changed.add(tp)
+            if start_moved or partition.high_watermark != high_watermark:
+                moved.append(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
             if records and quota is not None and quota.is_throttled(tp):
@@ -369,12 +375,15 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, failures):
-        """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to."""
+    def __init__(self, config, reactor, broker_id, failures, fetchable_changed=lambda tps: None):
+        """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``fetchable_changed(tps)``:
+        a follower's high watermark or log start offset moved, which consumers reading from this follower
+        (KIP-392) may be waiting for."""
         self.config = config
         self.reactor = reactor
         self.broker_id = broker_id
         self.failures = failures
+        self.fetchable_changed = fetchable_changed
         self.fetchers = {}
         self.quota = None  # the follower ReplicationQuota, set by the server
 

@@ -16,6 +16,7 @@ from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.partition import Partition
 from kafka_zk.server.purgatory import DelayedOperationPurgatory
+from kafka_zk.server.replica_selector import ReplicaView
 from kafka_zk.server.replication_quota import should_throttle
 from kafka_zk.server.topic_config import to_log_config
 from kafka_zk.server.topic_names import is_valid_topic_partition
@@ -44,10 +45,10 @@ class ProduceResult:
 
 class FetchResult:
     __slots__ = ("error", "records", "high_watermark", "log_start_offset", "log_end_offset", "last_stable_offset",
-                 "aborted_transactions")
+                 "aborted_transactions", "preferred_read_replica")
 
     def __init__(self, error=Errors.NONE, records=b"", high_watermark=-1, log_start_offset=-1,
-                 log_end_offset=-1, last_stable_offset=-1, aborted_transactions=None):
+                 log_end_offset=-1, last_stable_offset=-1, aborted_transactions=None, preferred_read_replica=-1):
         self.error = error
         self.records = records
         self.high_watermark = high_watermark
@@ -55,6 +56,7 @@ class FetchResult:
         self.log_end_offset = log_end_offset
         self.last_stable_offset = last_stable_offset
         self.aborted_transactions = aborted_transactions  # [(producer_id, first_offset)] for read_committed
+        self.preferred_read_replica = preferred_read_replica  # KIP-392: another replica to read from, or -1
 
 
 class DeleteRecordsResult:
@@ -74,7 +76,8 @@ def session_key(session_id):
 
 class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None,
-                 replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False):
+                 replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False,
+                 replica_selector=None, broker_rack=lambda broker_id: None):
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.topic_config = topic_config  # callable(topic) -> effective topic config dict
@@ -89,6 +92,8 @@ class ReplicaManager:
         self.fetchers = None  # ReplicaFetcherManager, set by the server
         self.replication_quotas = None  # ReplicationQuotas, set by the server
         self.knows_partition = knows_partition  # callable(tp) -> bool: the metadata cache has it
+        self.replica_selector = replica_selector  # replica_selector.rack_aware or the like; None: leaders only
+        self.broker_rack = broker_rack  # callable(broker id) -> its broker.rack per the metadata cache, or None
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
@@ -102,12 +107,15 @@ class ReplicaManager:
     def get_partition(self, topic, partition):
         return self.partitions.get((topic, partition))
 
-    def missing_partition_error(self, tp):
-        """Kafka's answer for a partition with no replica here: known to the cluster means not leader; a
-        replica in an offline log dir answers KAFKA_STORAGE_ERROR."""
+    def missing_partition_error(self, tp, leader_only=True):
+        """Kafka's answer for a partition with no replica here: known to the cluster means not leader (or, for a
+        read any replica may serve, replica not available); a replica in an offline log dir answers
+        KAFKA_STORAGE_ERROR."""
         if tp in self.offline_partitions:
             return Errors.KAFKA_STORAGE_ERROR
-        return Errors.NOT_LEADER_FOR_PARTITION if self.knows_partition(tp) else Errors.UNKNOWN_TOPIC_OR_PARTITION
+        if not self.knows_partition(tp):
+            return Errors.UNKNOWN_TOPIC_OR_PARTITION
+        return Errors.NOT_LEADER_FOR_PARTITION if leader_only else Errors.REPLICA_NOT_AVAILABLE
 
     # -- produce -----------------------------------------------------------------------------
 
@@ -221,10 +229,16 @@ class ReplicaManager:
 
     # -- fetch --------------------------------------------------------------------------------
 
-    def read_partitions(self, fetch_infos, replica_id, max_bytes, isolation_level=READ_UNCOMMITTED):
+    def read_partitions(self, fetch_infos, replica_id, max_bytes, isolation_level=READ_UNCOMMITTED, client_rack=None):
         """Returns ({tp: FetchResult}, bytes_read) for a list of FetchInfo. read_committed consumers
-        (isolation_level 1) read up to the last stable offset and get the aborted transactions."""
-        committed = replica_id < 0 and isolation_level == READ_COMMITTED
+        (isolation_level 1) read up to the last stable offset and get the aborted transactions.
+
+        ``client_rack``: the rack_id of a consumer's Fetch v11+ (None before v11). Such a consumer may read from a
+        follower, up to the follower's high watermark; a leader with a replica selector may instead name
+        another replica for it to read from (KIP-392). Followers and older consumers read from leaders only."""
+        from_consumer = replica_id < 0
+        leader_only = not from_consumer or client_rack is None
+        committed = from_consumer and isolation_level == READ_COMMITTED
         results = {}
         remaining = max_bytes
         bytes_read = 0
@@ -232,17 +246,25 @@ class ReplicaManager:
             tp = info.tp
             partition = self.partitions.get(tp)
             if partition is None:
-                results[tp] = FetchResult(self.missing_partition_error(tp))
+                results[tp] = FetchResult(self.missing_partition_error(tp, leader_only))
                 continue
             try:
-                partition.check_leader(info.current_leader_epoch)
+                partition.check_readable(info.current_leader_epoch, leader_only)
                 log_ = partition.log
-                end = log_.log_end_offset if replica_id >= 0 else partition.high_watermark
+                if not leader_only:
+                    preferred = self.preferred_read_replica(partition, client_rack, info.fetch_offset)
+                    if preferred >= 0:  # as Kafka: no read, the offsets as they are and the replica to read from
+                        results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark, log_.log_start_offset,
+                                                  log_.log_end_offset, partition.last_stable_offset,
+                                                  preferred_read_replica=preferred)
+                        continue
+                end = partition.high_watermark if from_consumer else log_.log_end_offset
                 if info.fetch_offset == end and end >= log_.log_start_offset:  # caught up: nothing to read
                     results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark, log_.log_start_offset,
-                                              log_.log_end_offset)
+                                              log_.log_end_offset,
+                                              partition.last_stable_offset if from_consumer else -1)
                     continue
-                if replica_id >= 0 and self.should_leader_throttle(partition, replica_id):
+                if not from_consumer and self.should_leader_throttle(partition, replica_id):
                     results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
                                               partition.log.log_start_offset, partition.log.log_end_offset,
                                               partition.last_stable_offset)
@@ -253,7 +275,7 @@ class ReplicaManager:
                     continue
                 self.failures.check_log(log_, "reading")
                 data, hw, log_start, leo = partition.read(
-                    info.fetch_offset, limit, for_follower=replica_id >= 0, min_one_message=bytes_read == 0,
+                    info.fetch_offset, limit, for_follower=not from_consumer, min_one_message=bytes_read == 0,
                     read_committed=committed)
                 records = data.read_bytes() if data is not None else b""
                 aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
@@ -269,7 +291,7 @@ class ReplicaManager:
                 results[tp] = FetchResult(self.failures.report_log(partition.log, "reading", error).code)
                 continue
             bytes_read += len(records)
-            if replica_id >= 0 and records and self.replication_quotas is not None:
+            if not from_consumer and records and self.replication_quotas is not None:
                 leader_quota = self.replication_quotas.leader
                 if leader_quota.is_throttled(tp):
                     leader_quota.record(len(records))
@@ -277,24 +299,41 @@ class ReplicaManager:
             results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
         return results, bytes_read
 
+    def preferred_read_replica(self, partition, client_rack, fetch_offset):
+        """Kafka's findPreferredReadReplica: on the leader, the replica the selector prefers for a consumer in
+        ``client_rack`` reading from ``fetch_offset``, among the leader and the live in-sync followers that
+        hold that offset; -1 for the leader itself, on a follower, or without a selector."""
+        select = self.replica_selector
+        if select is None or not partition.is_leader:
+            return -1
+        rack = self.broker_rack
+        leader = ReplicaView(self.broker_id, rack(self.broker_id), partition.log.log_end_offset, 0)
+        replicas = [ReplicaView(replica, rack(replica), log_end_offset, lag) for replica, log_end_offset, lag
+                    in partition.read_replica_candidates(fetch_offset, self.now_ms()) if self.is_broker_alive(replica)]
+        replicas.append(leader)
+        chosen = select(client_rack, replicas, leader)
+        return -1 if chosen is None or chosen == leader else chosen.broker_id
+
     def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1,
-                       isolation_level=READ_UNCOMMITTED, session=None):
+                       isolation_level=READ_UNCOMMITTED, session=None, client_rack=None):
         """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
         A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the
         fetch context of a session that tracks changes; a parked fetch then also wakes when any partition
-        of the session changes, and reads the changed ones as well."""
+        of the session changes, and reads the changed ones as well. ``client_rack``: see read_partitions."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
-        results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level)
-        errors = any(result.error != Errors.NONE for result in results.values())
+        results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level, client_rack)
+        # A named preferred replica is answered at once too (as Kafka does since KAFKA-13767).
+        answer_now = any(result.error != Errors.NONE or result.preferred_read_replica >= 0
+                         for result in results.values())
         tracking = session is not None
-        if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or errors:
+        if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or answer_now:
             return defer.succeed(results)
         done = defer.Deferred()
         keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done,
                                  isolation_level, parked_results=results,
-                                 changed_since=session.changed_since if tracking else None)
+                                 changed_since=session.changed_since if tracking else None, client_rack=client_rack)
         if tracking:
             keys.append(session_key(session.session.id))
         self.fetch_purgatory.try_complete_else_watch(operation, keys)

@@ -1,6 +1,7 @@
 """Fetch (key 1): records below the high watermark for consumers, below the last stable offset (with the
 aborted transactions) for read_committed ones, and to the log end for followers; in fetch sessions (v7+),
-incremental fetches are answered with only the partitions that changed."""
+incremental fetches are answered with only the partitions that changed. From v11 a consumer may read from a
+follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.client_quotas import ANONYMOUS
@@ -12,6 +13,7 @@ from kafka_zk.server.replica_manager import FetchResult
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
 _SESSIONS_FROM_VERSION = 7
+_CLIENT_RACK_FROM_VERSION = 11
 
 
 def handle(server, request):
@@ -43,6 +45,8 @@ def handle(server, request):
             continue
         fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
+    # Kafka's ClientMetadata: with it (v11+) a consumer's fetch is not bound to the leader.
+    client_rack = (body["rack_id"] or "") if version >= _CLIENT_RACK_FROM_VERSION and not is_follower else None
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
     replica_manager = server.replica_manager
     tracking = _tracks_changes(context.session)  # only a follower's session does
@@ -50,7 +54,7 @@ def handle(server, request):
         replica_manager.unlink_followers(body["replica_id"], forgotten)
     result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
                                             body["replica_id"], isolation_level,
-                                            session=context if tracking else None)
+                                            session=context if tracking else None, client_rack=client_rack)
     context.fetched(server.now_ms())
 
     def build(results):
@@ -79,7 +83,8 @@ def handle(server, request):
             if version <= 3 and records:
                 records = down_convert(records, 0 if version <= 1 else 1)
             entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records,
-                               outcome.last_stable_offset, outcome.aborted_transactions)
+                               outcome.last_stable_offset, outcome.aborted_transactions,
+                               outcome.preferred_read_replica)
             topics.setdefault(tp[0], []).append(entry)
         return {"throttle_time_ms": throttle_ms, "error_code": error, "session_id": response_session_id,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
@@ -91,11 +96,11 @@ def _tracks_changes(session):
 
 
 def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b"", last_stable_offset=-1,
-               aborted_transactions=None):
+               aborted_transactions=None, preferred_read_replica=-1):
     """One partition's answer; ``aborted_transactions`` is None (null on the wire) for read_uncommitted."""
     aborted = None if aborted_transactions is None else [
         {"producer_id": producer_id, "first_offset": first_offset}
         for producer_id, first_offset in aborted_transactions]
     return {"partition_index": index, "error_code": error, "high_watermark": high_watermark,
             "last_stable_offset": last_stable_offset, "log_start_offset": log_start_offset,
-            "aborted_transactions": aborted, "preferred_read_replica": -1, "records": records}
+            "aborted_transactions": aborted, "preferred_read_replica": preferred_read_replica, "records": records}
