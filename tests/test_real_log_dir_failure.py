@@ -395,7 +395,7 @@ def test_with_two_dirs_the_broker_serves_from_the_healthy_one_across_a_new_contr
             wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, [third]), 30, message="moved led")
             moved = restarted.alter_partition_reassignments({("moved", 0): [third, failing]})
             assert moved[("moved", 0)][0] == Errors.NONE
-            wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, [failing, third]), 30,
+            wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, sorted([failing, third])), 30,
                      message="the reassigned replica in the ISR")
             placed = restarted.describe_log_dirs([failing], [("moved", 0)])[failing]
             assert ("moved", 0) in placed[str(broker.folder / "logs")].replicas
