@@ -17,6 +17,7 @@ from kafka_zk.log.log_manager import LogManager, NoLogDirError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config import KafkaConfig
+from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
 from kafka_zk.server.replica_manager import FetchInfo, ReplicaManager
 from kafka_zk.server.topic_config import effective_topic_config
 
@@ -197,3 +198,21 @@ def test_update_metadata_names_replicas_on_offline_dirs_offline():
     batch = ControllerRequestBatch(context, 1)
     assert batch._metadata_state(("t", 1), context.live_brokers)["offline_replicas"] == [3]
     assert batch._metadata_state(("t", 0), context.live_brokers)["offline_replicas"] == []
+
+
+def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_owns_nothing(tmp_path, monkeypatch):
+    clock = task.Clock()
+    logs = LogManager([str(tmp_path / "a")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    replicas = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
+    state = {"topic": OFFSETS_TOPIC, "partition": 3, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
+             "zk_version": 0, "controller_epoch": 1, "is_new": True}
+    assert replicas.become_leader_or_follower([state], {}) == {(OFFSETS_TOPIC, 3): Errors.NONE}
+
+    def unreadable(*args, **kwargs):
+        raise OSError(errno.EIO, "Input/output error")
+    monkeypatch.setattr(replicas.get_partition(OFFSETS_TOPIC, 3).log, "iter_batches_to_end", unreadable)
+    groups = GroupMetadataManager(1, KafkaConfig({"zookeeper.connect": "z"}), replicas, clock)
+    groups.schedule_load(3)
+    clock.advance(0)
+    assert logs.failures.offline_dirs == [str(tmp_path / "a")]
+    assert 3 not in groups.owned and 3 not in groups.loading

@@ -199,14 +199,19 @@ class GroupMetadataManager:
             del self.loading[partition_id]
             return
         replay = PartitionReplay()
-        for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
-            if header.is_control:
-                for record in records:
-                    replay.marker(header.producer_id, _is_commit_marker(record))
-            else:
-                producer = header.producer_id if header.is_transactional else None
-                for record in records:
-                    replay.add(record, producer)
+        try:
+            for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
+                if header.is_control:
+                    for record in records:
+                        replay.marker(header.producer_id, _is_commit_marker(record))
+                else:
+                    producer = header.producer_id if header.is_transactional else None
+                    for record in records:
+                        replay.add(record, producer)
+        except OSError as error:  # the dir goes offline and the partition's groups with it
+            del self.loading[partition_id]
+            self.replica_manager.failures.report_log(partition.log, "loading groups from", error)
+            return
         del self.loading[partition_id]
         self.owned.add(partition_id)
         loaded = replay.loaded_groups()

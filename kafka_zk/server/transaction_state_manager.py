@@ -141,10 +141,15 @@ class TransactionStateManager:
             del self.loading[partition_id]
             return
         replay = TxnLogReplay()
-        for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
-            if not header.is_control:
-                for record in records:
-                    replay.add(record)
+        try:
+            for header, records in partition.log.iter_batches_to_end(self.load_buffer_size):
+                if not header.is_control:
+                    for record in records:
+                        replay.add(record)
+        except OSError as error:  # the dir goes offline and the partition's transactions with it
+            del self.loading[partition_id]
+            self.replica_manager.failures.report_log(partition.log, "loading transactions from", error)
+            return
         del self.loading[partition_id]
         cache = self.caches[partition_id] = TxnPartitionCache(coordinator_epoch)
         for transactional_id, value in replay.values.items():
