@@ -115,6 +115,7 @@ class _ArrowBatchProducer:
         return count
 
     def _produce_batch(self, producer, batch, failures):
+        from confluent_kafka import KafkaException
         rows = batch.num_rows
         if not rows:
             return 0
@@ -148,6 +149,9 @@ class _ArrowBatchProducer:
                     break
                 except BufferError:
                     poll(0.05)
+                except KafkaException as exc:  # refused at once, e.g. a partition the topic's metadata lacks
+                    failures.append("%s (topic %s)" % (exc.args[0].str(), topic))
+                    break
             if failures:
                 break
         poll(0)
