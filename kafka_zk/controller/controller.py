@@ -533,14 +533,15 @@ class KafkaController:
 
     def _on_leader_and_isr_response(self, broker, response):
         self._on_response(broker, response)
-        offline, online = [], []
-        for answer in response.get("partition_errors") or []:
-            tp = (answer["topic_name"], answer["partition_index"])
-            if answer["error_code"] == Errors.KAFKA_STORAGE_ERROR:
-                offline.append(tp)
-            elif answer["error_code"] == Errors.NONE:
-                online.append(tp)
-        if offline or (online and broker in self.context.replicas_on_offline_dirs):
+        answers = response.get("partition_errors") or []
+
+        def answered(code):
+            return [(answer["topic_name"], answer["partition_index"]) for answer in answers
+                    if answer["error_code"] == code]
+        offline = answered(Errors.KAFKA_STORAGE_ERROR)
+        # Served replicas matter only to a broker known to have offline ones: most answers name thousands.
+        online = answered(Errors.NONE) if broker in self.context.replicas_on_offline_dirs else []
+        if offline or online:
             self.events.put("LeaderAndIsrResponseReceived",
                             lambda: self._handle_replica_dirs(broker, offline, online))
 

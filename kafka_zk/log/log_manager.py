@@ -71,10 +71,6 @@ class LogManager:
         """The configured dirs that are not offline."""
         return [d for d in self.log_dirs if not self.failures.is_offline(d)]
 
-    def _failed(self, log_dir, message, error):
-        """Report an I/O error on ``log_dir``; the KafkaStorageError to raise."""
-        return self.failures.report(log_dir, message, error)
-
     # -- broker metadata ---------------------------------------------------------------------
 
     def stored_broker_id(self):
@@ -106,7 +102,7 @@ class LogManager:
             try:
                 write_meta_properties(path, broker_id, cluster_id, now)
             except OSError as error:
-                self._failed(log_dir, "Failed to write %s" % path, error)
+                self.failures.report(log_dir, "Failed to write %s" % path, error)
 
     def _read_metas(self):
         metas = {}
@@ -114,7 +110,7 @@ class LogManager:
             try:
                 metas[log_dir] = read_meta_properties(os.path.join(log_dir, META_PROPERTIES))
             except OSError as error:
-                self._failed(log_dir, "Failed to read %s in %s" % (META_PROPERTIES, log_dir), error)
+                self.failures.report(log_dir, "Failed to read %s in %s" % (META_PROPERTIES, log_dir), error)
         return metas
 
     # -- loading -----------------------------------------------------------------------------
@@ -138,7 +134,7 @@ class LogManager:
             try:
                 clean_by_dir[log_dir] = self._load_dir(log_dir, config_for)
             except OSError as error:
-                self._failed(log_dir, "Error while loading log dir %s" % log_dir, error)
+                self.failures.report(log_dir, "Error while loading log dir %s" % log_dir, error)
                 self.handle_dir_failure(log_dir)
         for tp in [tp for tp in self._future_logs if tp not in self._logs]:
             self._promote_orphan_future(tp)
@@ -239,7 +235,7 @@ class LogManager:
                 log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
                           self._clock, epoch_checkpoints=self.epoch_checkpoints)
             except OSError as error:
-                raise self._failed(log_dir, "Error while creating log for %s-%d" % tp, error) from error
+                raise self.failures.report(log_dir, "Error while creating log for %s-%d" % tp, error) from error
             self._logs[tp] = log
             self._dir_of[tp] = log_dir
         return log
@@ -371,7 +367,7 @@ class LogManager:
         try:
             OffsetCheckpointFile(path).write(offsets)
         except OSError as error:
-            self._failed(log_dir, "Error while writing %s" % path, error)
+            self.failures.report(log_dir, "Error while writing %s" % path, error)
 
     def cleanup_logs(self, now_ms, max_offsets=None, started_later=None):
         """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
@@ -457,7 +453,7 @@ class LogManager:
                 with open(os.path.join(log_dir, CLEAN_SHUTDOWN_FILE), "wb") as f:
                     os.fsync(f.fileno())
             except OSError as error:
-                self._failed(log_dir, "Error while writing the clean-shutdown marker", error)
+                self.failures.report(log_dir, "Error while writing the clean-shutdown marker", error)
         self._logs = {}
         self._dir_of = {}
         self._future_logs = {}
