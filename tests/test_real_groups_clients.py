@@ -82,9 +82,11 @@ class PolledMember(threading.Thread):
     """One kafka-python group member polled on its own thread, as an application does (its poll blocks while
     the group rebalances); the test reads its assignment and the records it saw. Polls are 1 s long: with
     0.1 s polls kafka-python 3.0.12 now and then gives up a join midway and never completes its SyncGroup
-    (seen in its debug log: the SyncGroup answer arrives, the assignment is never applied, no heartbeats)."""
+    (seen in its debug log: the SyncGroup answer arrives, the assignment is never applied, no heartbeats).
+    A member closes only once every member has committed: the first LeaveGroup starts a rebalance, and a
+    member that learns of it before its own commit is right to refuse committing (RebalanceInProgressError)."""
 
-    def __init__(self, cluster, topic, group, assignor):
+    def __init__(self, cluster, topic, group, assignor, all_committed):
         super().__init__(daemon=True)
         self.consumer = KafkaConsumer(topic, bootstrap_servers=cluster.bootstrap_servers, group_id=group,
                                       auto_offset_reset="earliest", enable_auto_commit=False,
@@ -93,6 +95,7 @@ class PolledMember(threading.Thread):
         self.seen = set()
         self.state = ([], False, None)  # (assigned partitions, consumed to the end of each, generation)
         self.stopping = threading.Event()
+        self.all_committed = all_committed
         self.error = None
 
     def run(self):
@@ -109,6 +112,10 @@ class PolledMember(threading.Thread):
         except Exception as exc:     # reported by the test thread
             self.error = exc
         finally:
+            try:
+                self.all_committed.wait(30)
+            except threading.BrokenBarrierError:
+                pass
             self.consumer.close()
 
 
@@ -116,7 +123,9 @@ class PolledMember(threading.Thread):
 def test_kafka_python_group_consumers_split_the_topic_and_commit(cluster, assignor):
     topic = make_topic(cluster)
     group = "kp-" + uuid.uuid4().hex[:6]
-    members = [PolledMember(cluster, topic, group, KAFKA_PYTHON_ASSIGNORS[assignor]) for _ in range(2)]
+    all_committed = threading.Barrier(2)
+    members = [PolledMember(cluster, topic, group, KAFKA_PYTHON_ASSIGNORS[assignor], all_committed)
+               for _ in range(2)]
     for member in members:
         member.start()
 
