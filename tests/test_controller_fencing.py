@@ -4,7 +4,7 @@ from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
-from kafka_zk.server.config import KafkaConfig
+from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch, TopicAssignment
 

@@ -310,7 +310,7 @@ def test_offset_delete():
 
 
 def test_group_config_from_broker_defaults():
-    from kafka_zk.server.config import KafkaConfig
+    from kafka_zk.server.config.kafka_config import KafkaConfig
     assert d.group_config_from(KafkaConfig({"zookeeper.connect": "localhost:2181"})) == GroupConfig()
     tuned = KafkaConfig({"zookeeper.connect": "z:2181", "group.max.size": "3", "offset.metadata.max.bytes": "10",
                          "group.min.session.timeout.ms": "1000"})

@@ -10,7 +10,7 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.records import encode_batch
 from kafka_zk.record.validation import validate_produce_records
-from kafka_zk.server.partition import Partition
+from kafka_zk.server.replication.partition import Partition
 
 
 def batch(count, base_offset=0):

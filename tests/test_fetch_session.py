@@ -3,11 +3,11 @@
 import random
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.fetch_session import (
+from kafka_zk.server.replication.fetch_session import (
     FINAL_EPOCH, INVALID_SESSION_ID, FetchManager, FetchSessionCache, FullFetchContext, IncrementalFetchContext,
     PartitionRequest, SessionErrorContext, SessionlessFetchContext, next_epoch)
-from kafka_zk.server.fetch_session_handler import FetchSessionHandler
-from kafka_zk.server.replica_manager import FetchResult
+from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
+from kafka_zk.server.replication.replica_manager import FetchResult
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
 

@@ -6,17 +6,18 @@ import random
 import pytest
 from twisted.internet import task
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.log import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from kafka_zk.server.config import KafkaConfig
-from kafka_zk.server.fetch_session import (
+from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.replication.fetch_session import (
     FULL_SWEEP_MS, FetchManager, FetchSessionCache, IncrementalFetchContext, PartitionRequest)
-from kafka_zk.server.fetch_session_handler import FetchSessionHandler
-from kafka_zk.server.partition import FollowerState
-from kafka_zk.server.replica_manager import FetchResult, ReplicaManager
-from kafka_zk.server.topic_config import effective_topic_config
+from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
+from kafka_zk.server.replication.partition import FollowerState
+from kafka_zk.server.replication.replica_manager import FetchResult, ReplicaManager
+from kafka_zk.server.config.topic_config import effective_topic_config
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
 
@@ -145,7 +146,7 @@ def leader(tmp_path):
 
 def follower_fetch(manager, session_id, epoch, offsets):
     """One fetch of the follower's session, handled as the Fetch API does; returns the list its answer lands in."""
-    now = manager.now_ms()
+    now = milliseconds(manager.clock)
     data = {tp: PartitionRequest(tp, offset, 1 << 20, 0, 0) for tp, offset in offsets.items()}
     context = manager.fm.new_context(session_id, epoch, data, [], True, now)
     tracking = context.session is not None and context.session.tracks_changes
@@ -153,7 +154,7 @@ def follower_fetch(manager, session_id, epoch, offsets):
 
     def build(results):
         merged = dict(results)
-        error, sid, answer = context.update_and_generate(merged, manager.now_ms())
+        error, sid, answer = context.update_and_generate(merged, milliseconds(manager.clock))
         session = context.session
         if session is not None:
             session.settle(manager.link_quiet_followers(FOLLOWER, merged, session))
@@ -204,7 +205,7 @@ def test_a_follower_that_stops_fetching_leaves_the_isr_though_its_partitions_wer
     assert answers
     partition = leader.partitions[("t", 0)]
     leader.clock.advance(leader.replica_lag_time_max_ms / 1000.0 + 1)
-    assert partition.isr_to_shrink(leader.now_ms(), leader.replica_lag_time_max_ms) == [1]
+    assert partition.isr_to_shrink(milliseconds(leader.clock), leader.replica_lag_time_max_ms) == [1]
 
 
 def test_a_follower_leaving_the_isr_stops_following_its_session(leader):

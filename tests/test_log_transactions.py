@@ -317,7 +317,7 @@ def test_idle_producers_expire_but_not_with_an_open_transaction():
 
 
 def test_partition_reports_aborted_transactions_up_to_the_last_batch_it_read(tmp_path):
-    from kafka_zk.server.partition import Partition
+    from kafka_zk.server.replication.partition import Partition
     log = open_log(tmp_path / "t-0")
     partition = Partition("t", 0, 1, lambda topic, index: log)
     partition.make_leader({"leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1], "zk_version": 0,

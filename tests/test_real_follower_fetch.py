@@ -11,7 +11,7 @@ import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
 from kafka_zk.record.records import iter_records
-from kafka_zk.server.replica_selector import RACK_AWARE
+from kafka_zk.server.replication.replica_selector import RACK_AWARE
 from tests.cluster_support import wait_for
 from tests.raw_wire import list_offsets_error, request
 from tests.replication_support import NOT_LEADER_FOR_PARTITION, ReplicationCluster, fast_overrides

@@ -1,11 +1,11 @@
 """Replication quota decisions: rate windows, throttled-replica lists, and Kafka's throttle rule."""
 
-from kafka_zk.server.dynamic_broker_config import DynamicBrokerConfig
-from kafka_zk.server.config import KafkaConfig
-from kafka_zk.server.replication_quota import (
+from kafka_zk.server.config.dynamic_broker_config import DynamicBrokerConfig
+from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.quota.replication_quota import (
     ALL_REPLICAS, ReplicationQuota, ReplicationQuotas, SampledRate, parse_throttled_replicas, should_throttle)
-from kafka_zk.server.topic_config import parse_topic_config_value
-from kafka_zk.server.config import ConfigError
+from kafka_zk.server.config.topic_config import parse_topic_config_value
+from kafka_zk.server.config.kafka_config import ConfigError
 
 import pytest
 

@@ -5,7 +5,7 @@ from twisted.internet import defer
 from kafka_zk.controller.assignment import assign_replicas, growth_start_index
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.admin_manager import AdminManager
-from kafka_zk.server.config import KafkaConfig
+from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
 
 

@@ -1,8 +1,8 @@
 import pytest
 
 from kafka_zk.common.properties import parse_properties
-from kafka_zk.server.config import ConfigError, KafkaConfig
-from kafka_zk.server.topic_config import effective_topic_config, validate_topic_configs
+from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
+from kafka_zk.server.config.topic_config import effective_topic_config, validate_topic_configs
 
 
 def test_properties_parsing_handles_comments_separators_and_continuations():

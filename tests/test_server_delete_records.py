@@ -7,9 +7,9 @@ from kafka_zk.log.log import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from kafka_zk.server.config import KafkaConfig
-from kafka_zk.server.replica_manager import FetchInfo, ReplicaManager
-from kafka_zk.server.topic_config import effective_topic_config
+from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.replication.replica_manager import FetchInfo, ReplicaManager
+from kafka_zk.server.config.topic_config import effective_topic_config
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 

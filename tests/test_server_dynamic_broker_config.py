@@ -2,8 +2,8 @@
 
 import pytest
 
-from kafka_zk.server.config import ConfigError, KafkaConfig
-from kafka_zk.server.dynamic_broker_config import (
+from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
+from kafka_zk.server.config.dynamic_broker_config import (
     DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DynamicBrokerConfig,
     validate_dynamic_configs)
 

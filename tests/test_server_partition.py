@@ -6,8 +6,8 @@ from kafka_zk.log.log import Log, LogConfig
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.records import encode_batch
 from kafka_zk.record.validation import validate_produce_records
-from kafka_zk.server.partition import Partition
-from kafka_zk.server.replica_fetcher import truncation_offset
+from kafka_zk.server.replication.partition import Partition
+from kafka_zk.server.replication.replica_fetcher import truncation_offset
 
 
 @pytest.fixture

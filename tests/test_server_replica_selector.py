@@ -2,8 +2,8 @@
 
 import pytest
 
-from kafka_zk.server.config import ConfigError, KafkaConfig
-from kafka_zk.server.replica_selector import RACK_AWARE, ReplicaView, rack_aware, selector_for
+from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
+from kafka_zk.server.replication.replica_selector import RACK_AWARE, ReplicaView, rack_aware, selector_for
 
 LEADER = ReplicaView(1, "r1", 100, 0)
 

@@ -9,8 +9,8 @@ from twisted.internet.testing import MemoryReactorClock, StringTransport
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.server import apis
-from kafka_zk.server.framing import FramedProtocol
-from kafka_zk.server.socket_server import KafkaServerFactory
+from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.socket_server import KafkaServerFactory
 
 
 class Dispatcher:

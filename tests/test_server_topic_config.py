@@ -5,9 +5,9 @@ from types import SimpleNamespace
 
 from twisted.internet import task
 
-from kafka_zk.server.config import KafkaConfig
+from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.kafka_server import KafkaServer
-from kafka_zk.server.replication_quota import ReplicationQuotas
+from kafka_zk.server.quota.replication_quota import ReplicationQuotas
 
 
 def _server(tmp_path):

@@ -1,8 +1,8 @@
-"""Topic selection for the admin tools (Kafka's include-list regexes); name legality lives in kafka_zk.server.topic_names."""
+"""Topic selection for the admin tools (Kafka's include-list regexes); name legality lives in kafka_zk.common.topic_names."""
 
 import re
 
-from kafka_zk.server.topic_names import (  # noqa: F401  (re-exported for client callers)
+from kafka_zk.common.topic_names import (  # noqa: F401  (re-exported for client callers)
     INTERNAL_TOPICS, InvalidTopicName, collides, validate_topic_name)
 
 

@@ -5,7 +5,7 @@ from collections import deque
 
 from twisted.internet import defer
 
-from kafka_zk.server.broker_client import BrokerConnection
+from kafka_zk.net.broker_client import BrokerConnection
 
 log = logging.getLogger(__name__)
 

@@ -19,26 +19,26 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
-from kafka_zk.server.broker_client import BrokerConnection
-from kafka_zk.server.client_quotas import ClientQuotaManager
-from kafka_zk.server.config_changes import ConfigChangeListener
-from kafka_zk.server.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
-from kafka_zk.server.fetch_session import FetchManager, FetchSessionCache
-from kafka_zk.server.group_coordinator import GroupCoordinator
-from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
+from kafka_zk.net.broker_client import BrokerConnection
+from kafka_zk.server.quota.client_quotas import ClientQuotaManager
+from kafka_zk.server.config.config_changes import ConfigChangeListener
+from kafka_zk.server.config.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
+from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
+from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
+from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
-from kafka_zk.server.producer_ids import ProducerIdManager
-from kafka_zk.server.replica_fetcher import ReplicaFetcherManager
-from kafka_zk.server.replica_alter_log_dirs import ReplicaAlterLogDirsManager
-from kafka_zk.server.replica_manager import ReplicaManager
-from kafka_zk.server.replica_selector import selector_for
-from kafka_zk.server.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
-from kafka_zk.server.socket_server import KafkaServerFactory
-from kafka_zk.server.transaction_coordinator import TransactionCoordinator
-from kafka_zk.server.transaction_marker_channel import TransactionMarkerChannel
-from kafka_zk.server.transaction_state_manager import TransactionStateManager
-from kafka_zk.server.topic_config import effective_topic_config, to_log_config
+from kafka_zk.coordinator.transaction.producer_ids import ProducerIdManager
+from kafka_zk.server.replication.replica_fetcher import ReplicaFetcherManager
+from kafka_zk.server.replication.replica_alter_log_dirs import ReplicaAlterLogDirsManager
+from kafka_zk.server.replication.replica_manager import ReplicaManager
+from kafka_zk.server.replication.replica_selector import selector_for
+from kafka_zk.server.quota.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
+from kafka_zk.net.socket_server import KafkaServerFactory
+from kafka_zk.coordinator.transaction.transaction_coordinator import TransactionCoordinator
+from kafka_zk.coordinator.transaction.transaction_marker_channel import TransactionMarkerChannel
+from kafka_zk.coordinator.transaction.transaction_state_manager import TransactionStateManager
+from kafka_zk.server.config.topic_config import effective_topic_config, to_log_config
 from kafka_zk.server.zk_bridge import ZkBridge
 from kafka_zk.zk.client import KafkaZkClient
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch

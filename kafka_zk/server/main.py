@@ -5,7 +5,7 @@ import logging
 import os
 import sys
 
-from kafka_zk.server.config import ConfigError, KafkaConfig
+from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 
 
 def configure_logging(level=logging.INFO):

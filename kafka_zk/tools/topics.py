@@ -10,8 +10,8 @@ from kafka_zk.client.topic_names import filter_topics, has_collision_chars, is_i
 from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.controller.assignment import RackAwareMode, parse_replica_assignment
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.config import ConfigError
-from kafka_zk.server.topic_config import validate_topic_configs
+from kafka_zk.server.config.kafka_config import ConfigError
+from kafka_zk.server.config.topic_config import validate_topic_configs
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 from kafka_zk.zk.client import TopicExistsError
 

@@ -3,10 +3,10 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.broker_loggers import logger_levels
-from kafka_zk.server.dynamic_broker_config import (
+from kafka_zk.server.config.broker_loggers import logger_levels
+from kafka_zk.server.config.dynamic_broker_config import (
     ALL_DYNAMIC_CONFIGS, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
-from kafka_zk.server.topic_config import BROKER_SYNONYMS, effective_topic_config, format_config_value
+from kafka_zk.server.config.topic_config import BROKER_SYNONYMS, effective_topic_config, format_config_value
 
 API_KEY = 32
 TOPIC = 2

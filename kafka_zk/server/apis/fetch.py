@@ -4,11 +4,11 @@ incremental fetches are answered with only the partitions that changed. From v11
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.client_quotas import ANONYMOUS
-from kafka_zk.server.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
-from kafka_zk.server.quota_configs import sanitize
+from kafka_zk.server.quota.client_quotas import ANONYMOUS
+from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
+from kafka_zk.server.quota.quota_configs import sanitize
 from kafka_zk.record.validation import down_convert
-from kafka_zk.server.replica_manager import FetchResult
+from kafka_zk.server.replication.replica_manager import FetchResult
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF

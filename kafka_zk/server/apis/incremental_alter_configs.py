@@ -3,7 +3,7 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.broker_loggers import alter_logger_levels
+from kafka_zk.server.config.broker_loggers import alter_logger_levels
 
 API_KEY = 44
 BROKER_LOGGER = 8

@@ -3,7 +3,7 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.topic_names import validate_topic_name, InvalidTopicName
+from kafka_zk.common.topic_names import validate_topic_name, InvalidTopicName
 
 API_KEY = 3
 

@@ -3,7 +3,7 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.zk_consumer_offsets import commit_v0
+from kafka_zk.coordinator.group.zk_consumer_offsets import commit_v0
 
 API_KEY = 8
 

@@ -1,8 +1,8 @@
 """Produce (key 0): append record batches to partition leaders, answering per acks."""
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.client_quotas import ANONYMOUS
-from kafka_zk.server.quota_configs import sanitize
+from kafka_zk.server.quota.client_quotas import ANONYMOUS
+from kafka_zk.server.quota.quota_configs import sanitize
 
 API_KEY = 0
 

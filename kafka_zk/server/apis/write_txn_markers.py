@@ -11,7 +11,7 @@ from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import control_marker_record, encode_batch
-from kafka_zk.server.group_metadata_manager import OFFSETS_TOPIC
+from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC
 
 API_KEY = 27
 

@@ -3,7 +3,7 @@
 from collections import namedtuple
 
 from kafka_zk.common.properties import read_properties
-from kafka_zk.server.replica_selector import SELECTORS
+from kafka_zk.server.replication.replica_selector import SELECTORS
 
 ConfigKey = namedtuple("ConfigKey", "name type default validator")
 

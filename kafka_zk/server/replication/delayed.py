@@ -3,7 +3,7 @@
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import BATCH_HEADER_SIZE
-from kafka_zk.server.purgatory import DelayedOperation
+from kafka_zk.common.purgatory import DelayedOperation
 
 
 class DelayedPartitionResults(DelayedOperation):

@@ -7,7 +7,7 @@ import os
 import re
 from urllib.parse import quote, unquote
 
-from kafka_zk.server.config import ConfigError
+from kafka_zk.server.config.kafka_config import ConfigError
 
 LONG_MAX = 9223372036854775807
 INT_MAX = 2147483647

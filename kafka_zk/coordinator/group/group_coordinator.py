@@ -10,13 +10,14 @@ import uuid
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.offsets import CommittedOffset, fetch_offsets
 from kafka_zk.coordinator.group.state import (
     COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID, GroupMetadata,
     MemberMetadata)
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.purgatory import DelayedOperation, DelayedOperationPurgatory
+from kafka_zk.common.purgatory import DelayedOperation, DelayedOperationPurgatory
 
 log = logging.getLogger(__name__)
 
@@ -118,9 +119,6 @@ class GroupCoordinator:
         manager.on_group_loaded = self.on_group_loaded
         manager.on_group_unloaded = self.on_group_unloaded
 
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
-
     def shutdown(self):
         self.manager.shutdown()
         self.join_purgatory.shutdown()
@@ -146,7 +144,7 @@ class GroupCoordinator:
                                       decision.error))
             return done
         if decision.action == d.CREATE_GROUP:
-            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, self.now_ms()))
+            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, milliseconds(self.clock)))
             decision = d.decide_unknown_member_join(group, group_instance_id, protocol_type,
                                                     [n for n, _ in protocols], api_version)
             if not decision.ok:
@@ -263,7 +261,7 @@ class GroupCoordinator:
         log.info("Preparing to rebalance group %s in state %s with old generation %d (__consumer_offsets-%d) "
                  "(reason: %s)", group.group_id, group.state, group.generation_id,
                  self.manager.partition_for(group.group_id), reason)
-        group.transition_to(PREPARING_REBALANCE, self.now_ms())
+        group.transition_to(PREPARING_REBALANCE, milliseconds(self.clock))
         self.join_purgatory.try_complete_else_watch(operation, [("group", group.group_id)])
 
     def on_complete_join(self, group):
@@ -282,7 +280,7 @@ class GroupCoordinator:
             self.join_purgatory.try_complete_else_watch(DelayedJoin(self, group, group.rebalance_timeout_ms()),
                                                          [("group", group.group_id)])
             return
-        group.init_next_generation(self.now_ms())
+        group.init_next_generation(milliseconds(self.clock))
         if group.is_in(EMPTY):
             log.info("Group %s with generation %d is now empty", group.group_id, group.generation_id)
             self.manager.store_group(group, {})
@@ -328,7 +326,7 @@ class GroupCoordinator:
                         for m in group.members.values():
                             m.assignment = assignment.get(m.member_id, b"")
                         self._propagate_assignment(group, Errors.NONE)
-                        group.transition_to(STABLE, self.now_ms())
+                        group.transition_to(STABLE, milliseconds(self.clock))
             self.manager.store_group(group, assignment).addCallback(after_store)
         return done
 
@@ -428,13 +426,13 @@ class GroupCoordinator:
         if not decision.ok:
             return defer.succeed({tp: decision.error for tp in offsets})
         if decision.action == d.CREATE_GROUP:
-            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, self.now_ms()))
+            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, milliseconds(self.clock)))
             decision = d.decide_commit_to_group(group, member_id, group_instance_id, generation_id)
             if not decision.ok:
                 return defer.succeed({tp: decision.error for tp in offsets})
         if decision.member_id is not None and group.has(decision.member_id):
             self._schedule_heartbeat(group, group.get(decision.member_id))
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         errors, commits = {}, {}
         for tp, (offset, leader_epoch, metadata, commit_timestamp, expire_timestamp) in offsets.items():
             metadata = "" if metadata is None else metadata
@@ -461,11 +459,11 @@ class GroupCoordinator:
         if not decision.ok:
             return defer.succeed({tp: decision.error for tp in offsets})
         if decision.action == d.CREATE_GROUP:
-            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, self.now_ms()))
+            group = self.manager.add_group(GroupMetadata(group_id, EMPTY, milliseconds(self.clock)))
             decision = d.decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id)
             if not decision.ok:
                 return defer.succeed({tp: decision.error for tp in offsets})
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         errors, commits = {}, {}
         for tp, (offset, leader_epoch, metadata) in offsets.items():
             metadata = "" if metadata is None else metadata
@@ -511,7 +509,7 @@ class GroupCoordinator:
             decision = d.decide_delete_group(group, self.manager.status(group_id), group_id=group_id,
                                              group_not_exists=self.manager.group_not_exists(group_id))
             if decision.ok:
-                group.transition_to(DEAD, self.now_ms())
+                group.transition_to(DEAD, milliseconds(self.clock))
                 eligible.append(group)
             else:
                 errors[group_id] = decision.error
@@ -557,7 +555,7 @@ class GroupCoordinator:
 
     def on_group_unloaded(self, group):
         previous = group.state
-        group.transition_to(DEAD, self.now_ms())
+        group.transition_to(DEAD, milliseconds(self.clock))
         if previous is PREPARING_REBALANCE:
             for member in list(group.members.values()):
                 waiter, member.awaiting_join = member.awaiting_join, None

@@ -8,7 +8,7 @@ Kafka's default. Pure: no reactor, no ZooKeeper; the broker feeds update() from 
 
 import logging
 
-from kafka_zk.server.config import BROKER_CONFIGS, ConfigError, KafkaConfig
+from kafka_zk.server.config.kafka_config import BROKER_CONFIGS, ConfigError, KafkaConfig
 
 log = logging.getLogger(__name__)
 

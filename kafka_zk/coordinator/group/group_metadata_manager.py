@@ -5,6 +5,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.decisions import CoordinatorStatus
 from kafka_zk.coordinator.group.log_records import (
@@ -39,9 +40,6 @@ class GroupMetadataManager:
         self.active = True
         self.on_group_loaded = lambda group: None
         self.on_group_unloaded = lambda group: None
-
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
 
     def shutdown(self):
         self.active = False
@@ -90,7 +88,7 @@ class GroupMetadataManager:
         tp = self._offsets_tp(group.group_id)
         if self.replica_manager.get_partition(*tp) is None:
             return defer.succeed(Errors.NOT_COORDINATOR)
-        batch = group_metadata_batch(group, assignment, self.now_ms(), self.codec)
+        batch = group_metadata_batch(group, assignment, milliseconds(self.clock), self.codec)
 
         def done(results):
             return d.group_append_error(Errors(results[tp].error))
@@ -102,7 +100,7 @@ class GroupMetadataManager:
         tp = self._offsets_tp(group.group_id)
         if self.replica_manager.get_partition(*tp) is None:
             return defer.succeed({key: Errors.NOT_COORDINATOR for key in commits})
-        batch = offset_commit_batch(group.group_id, commits, self.now_ms(), self.codec)
+        batch = offset_commit_batch(group.group_id, commits, milliseconds(self.clock), self.codec)
         group.offsets.prepare(list(commits))
 
         def record_outcome(key, commit, succeeded):
@@ -116,7 +114,7 @@ class GroupMetadataManager:
         tp = self._offsets_tp(group.group_id)
         if self.replica_manager.get_partition(*tp) is None:
             return defer.succeed({key: Errors.NOT_COORDINATOR for key in commits})
-        batch = offset_commit_batch(group.group_id, commits, self.now_ms(), self.codec, producer_id, producer_epoch)
+        batch = offset_commit_batch(group.group_id, commits, milliseconds(self.clock), self.codec, producer_id, producer_epoch)
         group.offsets.prepare_txn(producer_id, commits)
 
         def record_outcome(key, commit, succeeded):
@@ -155,7 +153,7 @@ class GroupMetadataManager:
         for group in groups:
             removed = selector(group)
             if group.is_in(EMPTY) and not group.offsets.has_offsets():
-                group.transition_to(DEAD, self.now_ms())
+                group.transition_to(DEAD, milliseconds(self.clock))
             dead = group.is_in(DEAD)
             removed_from_cache = dead and self.groups.get(group.group_id) is group
             if removed_from_cache:
@@ -163,7 +161,7 @@ class GroupMetadataManager:
             total += len(removed)
             batch = tombstone_batch(group.group_id, list(removed),
                                     with_group=removed_from_cache and group.generation_id > 0,
-                                    now_ms=self.now_ms(), codec=self.codec)
+                                    now_ms=milliseconds(self.clock), codec=self.codec)
             tp = self._offsets_tp(group.group_id)
             partition = self.replica_manager.get_partition(*tp)
             if batch is not None and partition is not None and partition.is_leader:
@@ -173,7 +171,7 @@ class GroupMetadataManager:
 
     def expire_offsets(self):
         """Periodic (offsets.retention.check.interval.ms): drop expired offsets and dead empty groups."""
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         removed = self.cleanup_groups(self.current_groups(),
                                       lambda g: g.offsets.remove(expired_offsets(g, now, self.retention_ms)))
         if removed:

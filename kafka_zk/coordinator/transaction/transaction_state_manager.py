@@ -5,6 +5,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.transaction import decisions as d
 from kafka_zk.coordinator.transaction.records import (
     TRANSACTION_STATE_TOPIC, TxnLogReplay, partition_for, txn_log_batch)
@@ -33,9 +34,6 @@ class TransactionStateManager:
         self.loading = {}          # partition id -> (coordinator epoch, load token)
         self._tokens = 0
         self.active = True
-
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
 
     def shutdown(self):
         self.active = False
@@ -90,7 +88,7 @@ class TransactionStateManager:
         if error != Errors.NONE:
             return defer.succeed(error)
         tp = (TRANSACTION_STATE_TOPIC, self.partition_for(transactional_id))
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         value = None if transit.state is DEAD else transit.log_value()
         batch = txn_log_batch(transactional_id, value, now)
         appended = self.replica_manager.append_records(transit.txn_timeout_ms, -1, {tp: batch})

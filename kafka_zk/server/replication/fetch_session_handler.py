@@ -7,7 +7,7 @@ Pure code (the replica fetcher's shell sends the requests).
 """
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.fetch_session import INITIAL_EPOCH, INVALID_SESSION_ID, is_full, next_epoch
+from kafka_zk.server.replication.fetch_session import INITIAL_EPOCH, INVALID_SESSION_ID, is_full, next_epoch
 
 
 class FetchRequestData:

@@ -5,6 +5,7 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
@@ -12,14 +13,14 @@ from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
-from kafka_zk.server.delayed import DelayedFetch, DelayedProduce
-from kafka_zk.server.delayed_delete_records import DelayedDeleteRecords
-from kafka_zk.server.partition import Partition
-from kafka_zk.server.purgatory import DelayedOperationPurgatory
-from kafka_zk.server.replica_selector import ReplicaView
-from kafka_zk.server.replication_quota import should_throttle
-from kafka_zk.server.topic_config import to_log_config
-from kafka_zk.server.topic_names import is_valid_topic_partition
+from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
+from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
+from kafka_zk.server.replication.partition import Partition
+from kafka_zk.common.purgatory import DelayedOperationPurgatory
+from kafka_zk.server.replication.replica_selector import ReplicaView
+from kafka_zk.server.quota.replication_quota import should_throttle
+from kafka_zk.server.config.topic_config import to_log_config
+from kafka_zk.common.topic_names import is_valid_topic_partition
 
 log = logging.getLogger(__name__)
 
@@ -101,9 +102,6 @@ class ReplicaManager:
         self.log_dir_mover = None  # ReplicaAlterLogDirsManager, set by the server
         self.fetch_sessions = None  # the FetchSessionCache, set by the server: told of every fetchable change
 
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
-
     def get_partition(self, topic, partition):
         return self.partitions.get((topic, partition))
 
@@ -124,7 +122,7 @@ class ReplicaManager:
         that fires at once for acks 0/1 and when the ISR has the records for acks=-1. ``from_coordinator``:
         a coordinator's own write (Kafka's AppendOrigin.Coordinator), whose sequences are not checked."""
         results = {}
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         for tp, records in entries.items():
             results[tp] = self._append_to_partition(tp, records, required_acks, now,
                                                     from_coordinator=from_coordinator)
@@ -141,7 +139,7 @@ class ReplicaManager:
         """WriteTxnMarkers: entries {(topic, partition): (marker batch, coordinator epoch)}, appended as
         the coordinator's writes with acks=-1. Returns a Deferred of {tp: ProduceResult}."""
         results = {}
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
@@ -200,7 +198,7 @@ class ReplicaManager:
         """offsets: {(topic, partition): offset or -1 for the high watermark}. Returns a Deferred of
         {tp: DeleteRecordsResult} that fires once every replica's log start offset has reached the
         requested one, or after timeout_ms (REQUEST_TIMED_OUT for those still waiting)."""
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         results = {tp: self._delete_records_on_partition(tp, offset, now) for tp, offset in offsets.items()}
         waiting = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(waiting)  # the log start offset moved
@@ -309,7 +307,7 @@ class ReplicaManager:
         rack = self.broker_rack
         leader = ReplicaView(self.broker_id, rack(self.broker_id), partition.log.log_end_offset, 0)
         replicas = [ReplicaView(replica, rack(replica), log_end_offset, lag) for replica, log_end_offset, lag
-                    in partition.read_replica_candidates(fetch_offset, self.now_ms()) if self.is_broker_alive(replica)]
+                    in partition.read_replica_candidates(fetch_offset, milliseconds(self.clock)) if self.is_broker_alive(replica)]
         replicas.append(leader)
         chosen = select(client_rack, replicas, leader)
         return -1 if chosen is None or chosen == leader else chosen.broker_id
@@ -377,7 +375,7 @@ class ReplicaManager:
         return should_throttle(self.replication_quotas.leader, partition.tp, replica_id in partition.isr)
 
     def _update_followers(self, replica_id, fetch_infos):
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         advanced, moved_start = [], []
         for info in fetch_infos:
             partition = self.partitions.get(info.tp)
@@ -413,7 +411,7 @@ class ReplicaManager:
 
     def shrink_isrs(self):
         """Periodic: drop followers that have not caught up within replica.lag.time.max.ms."""
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         for partition in list(self.partitions.values()):
             shrunk = partition.isr_to_shrink(now, self.replica_lag_time_max_ms)
             if shrunk is not None:
@@ -436,7 +434,7 @@ class ReplicaManager:
                          "controller", self.broker_id, partition.topic, partition.partition)
                 return
             partition.apply_isr(new_isr, zk_version)
-            self._advance_high_watermark(partition, self.now_ms())
+            self._advance_high_watermark(partition, milliseconds(self.clock))
 
         def failed(failure):
             partition.isr_update_in_flight = False
@@ -458,7 +456,7 @@ class ReplicaManager:
         """partition_states: dicts with topic, partition, leader, leader_epoch, isr, replicas, zk_version,
         controller_epoch; leader_endpoints: {broker id: (host, port)}. Returns {tp: error code}."""
         errors = {}
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         new_leaders, new_followers = [], {}
         for state in partition_states:
             tp = (state["topic"], state["partition"])

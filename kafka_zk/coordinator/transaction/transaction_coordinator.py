@@ -9,6 +9,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.transaction import decisions as d
 from kafka_zk.coordinator.transaction.state import (
     EMPTY, NO_PRODUCER_EPOCH, PREPARE_EPOCH_FENCE, TransactionMetadata)
@@ -30,9 +31,6 @@ class TransactionCoordinator:
         self.producer_ids = producer_ids
         self.clock = clock
 
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
-
     def shutdown(self):
         self.markers.shutdown()
         self.manager.shutdown()
@@ -53,14 +51,14 @@ class TransactionCoordinator:
         if d.needs_new_producer_id(found and found[1], expected):
             new_producer_id = yield self.producer_ids.next_id()
             created = TransactionMetadata(transactional_id, new_producer_id, NO_PRODUCER_EPOCH, timeout_ms, EMPTY,
-                                          last_update_timestamp=self.now_ms())
+                                          last_update_timestamp=milliseconds(self.clock))
             error, found = self.manager.get_state(transactional_id, create=created)
             if error != Errors.NONE:
                 return error, -1, -1
         coordinator_epoch, metadata = found
         if metadata.producer_id == new_producer_id:
             new_producer_id = None   # the id went into the new metadata; a rotation would need another
-        decision = d.decide_init_producer_id(metadata, timeout_ms, expected, new_producer_id, self.now_ms())
+        decision = d.decide_init_producer_id(metadata, timeout_ms, expected, new_producer_id, milliseconds(self.clock))
         if not decision.ok:
             return decision.error, -1, -1
         transit = decision.transit
@@ -89,7 +87,7 @@ class TransactionCoordinator:
         if found is None:
             return defer.succeed(Errors.INVALID_PRODUCER_ID_MAPPING)
         coordinator_epoch, metadata = found
-        decision = d.decide_add_partitions(metadata, producer_id, producer_epoch, partitions, self.now_ms())
+        decision = d.decide_add_partitions(metadata, producer_id, producer_epoch, partitions, milliseconds(self.clock))
         if not decision.ok:
             return defer.succeed(decision.error)
         if decision.transit is None:
@@ -112,7 +110,7 @@ class TransactionCoordinator:
         if found is None:
             return Errors.INVALID_PRODUCER_ID_MAPPING
         coordinator_epoch, metadata = found
-        decision = d.decide_end_txn(metadata, producer_id, producer_epoch, commit, from_client, self.now_ms())
+        decision = d.decide_end_txn(metadata, producer_id, producer_epoch, commit, from_client, milliseconds(self.clock))
         if not decision.ok:
             if not from_client and metadata.pending_state is PREPARE_EPOCH_FENCE:
                 metadata.abandon_transition()
@@ -131,7 +129,7 @@ class TransactionCoordinator:
         current_error, current = self.manager._current(transactional_id, coordinator_epoch)
         if current is None:
             return Errors.NOT_COORDINATOR
-        completion = d.decide_complete(current, producer_id, producer_epoch, commit, self.now_ms())
+        completion = d.decide_complete(current, producer_id, producer_epoch, commit, milliseconds(self.clock))
         if not completion.ok:
             return completion.error
         self.markers.add_markers(coordinator_epoch, commit, current, completion.transit)
@@ -142,7 +140,7 @@ class TransactionCoordinator:
     def abort_timed_out_transactions(self):
         """transaction.abort.timed.out.transaction.cleanup.interval.ms: abort transactions past their timeout,
         fencing their producer (its epoch is bumped)."""
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         aborted = []
         for _, metadata in list(self.manager.all_transactions()):
             if not d.timed_out(metadata, now):
@@ -158,7 +156,7 @@ class TransactionCoordinator:
     def remove_expired_transactional_ids(self):
         """transaction.remove.expired.transaction.cleanup.interval.ms: tombstone ids idle past
         transactional.id.expiration.ms."""
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         removals = []
         for coordinator_epoch, metadata in list(self.manager.all_transactions()):
             if not d.expired(metadata, now, self.manager.expiration_ms):
@@ -190,4 +188,4 @@ class TransactionCoordinator:
                 continue
             log.info("Completing transaction %s (%s) left by the previous coordinator", metadata.transactional_id,
                      metadata.state)
-            self.markers.add_markers(coordinator_epoch, commit, metadata, metadata.prepare_complete(self.now_ms()))
+            self.markers.add_markers(coordinator_epoch, commit, metadata, metadata.prepare_complete(milliseconds(self.clock)))

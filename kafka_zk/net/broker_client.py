@@ -6,7 +6,7 @@ from collections import deque
 from twisted.internet import defer, protocol, error as twisted_error
 
 from kafka_zk.protocol.headers import decode_response, encode_request
-from kafka_zk.server.framing import FramedProtocol
+from kafka_zk.net.framing import FramedProtocol
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """DelayedDeleteRecords: a DeleteRecords answer waits until every live replica's log start offset has moved."""
 
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.delayed import DelayedPartitionResults
+from kafka_zk.server.replication.delayed import DelayedPartitionResults
 
 
 class DelayedDeleteRecords(DelayedPartitionResults):

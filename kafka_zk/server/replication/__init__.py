@@ -1,0 +1,1 @@
+"""Replication: ReplicaManager, Partition, fetchers, fetch sessions, delayed produce/fetch, log-dir moves."""
