@@ -7,7 +7,8 @@ from kazoo.exceptions import BadVersionError
 
 from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch, TopicAssignment
-from tests.test_controller_fencing import FakeZk, Server, broker
+from tests.fake_zk import FakeZk
+from tests.test_controller_fencing import Server, broker
 
 
 class StateTable:

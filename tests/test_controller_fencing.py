@@ -1,35 +1,12 @@
 """The controller in memory: a fenced write that fails the epoch check makes it resign and send nothing."""
 
-from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch, TopicAssignment
-
-
-class FakeZk:
-    """Answers KafkaZkClient calls from a table; watches are remembered so tests can fire them."""
-
-    def __init__(self, answers):
-        self.answers = answers
-        self.calls = []
-        self.watches = {}
-
-    def call(self, method, *args):
-        self.calls.append(method)
-        if method.startswith("watch_"):
-            self.watches[args[0]] = args[1]
-            return defer.succeed(None)
-        answer = self.answers[method]
-        try:
-            return defer.succeed(answer(*args) if callable(answer) else answer)
-        except Exception as error:
-            return defer.fail(error)
-
-    def on_reactor(self, handler):
-        return handler
+from tests.fake_zk import FakeZk
 
 
 class Server:

@@ -1,30 +1,25 @@
 """The broker's AdminManager places replicas by the live brokers' racks, in Kafka's mode for each path."""
 
-from twisted.internet import defer
-
 from kafka_zk.controller.assignment import assign_replicas, growth_start_index
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
+from tests.fake_zk import FakeZk
 
 
-class RecordingZk:
+class RecordingZk(FakeZk):
     """The calls AdminManager makes to ZooKeeper, answered from a dict of topic assignments."""
 
     def __init__(self):
         self.assignments = {}
+        super().__init__({
+            "create_topic_assignment": lambda topic, assignment, config=None: self._store(topic, assignment),
+            "set_topic_assignment": lambda topic, assignment, *_: self._store(topic, assignment),
+            "get_topic_assignment": lambda topic: dict(self.assignments.get(topic, {}))})
 
-    def call(self, name, *args):
-        if name == "create_topic_assignment":
-            topic, assignment, _ = args
-            self.assignments[topic] = dict(assignment)
-        elif name == "set_topic_assignment":
-            topic, assignment = args
-            self.assignments[topic] = dict(assignment)
-        elif name == "get_topic_assignment":
-            return defer.succeed(dict(self.assignments.get(args[0], {})))
-        return defer.succeed(None)
+    def _store(self, topic, assignment):
+        self.assignments[topic] = dict(assignment)
 
 
 class Server:

@@ -59,14 +59,14 @@ class KafkaController:
     @defer.inlineCallbacks
     def startup(self):
         self.events.put("Startup", self._elect)
-        yield self.zk.call("watch_exists", CONTROLLER_PATH, self.zk.on_reactor(self._on_controller_znode_changed))
+        yield self.zk.watch_exists(CONTROLLER_PATH, self.zk.on_reactor(self._on_controller_znode_changed))
 
     def _on_controller_znode_changed(self, *_):
         self.events.put("ControllerChange", self._handle_controller_change)
 
     @defer.inlineCallbacks
     def _handle_controller_change(self):
-        current = yield self.zk.call("get_controller_id")
+        current = yield self.zk.get_controller_id()
         self.active_controller_id = -1 if current is None else current
         if self.active and current != self.broker_id:
             self._resign()
@@ -77,10 +77,9 @@ class KafkaController:
     def _elect(self):
         if self.active:
             return
-        won, epoch, epoch_zk_version = yield self.zk.call(
-            "try_elect_controller", self.broker_id, self.server.now_ms())
+        won, epoch, epoch_zk_version = yield self.zk.try_elect_controller(self.broker_id, self.server.now_ms())
         if not won:
-            current = yield self.zk.call("get_controller_id")
+            current = yield self.zk.get_controller_id()
             self.active_controller_id = -1 if current is None else current
             log.info("[Controller id=%d] broker %s is the controller", self.broker_id, current)
             return
@@ -107,27 +106,27 @@ class KafkaController:
         self.active = True
         self.channels = ControllerChannelManager(self.reactor, self.broker_id, self.server.listener_name)
         if not self._watches_registered:
-            yield self.zk.call("watch_children", BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
-            yield self.zk.call("watch_children", TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
-            yield self.zk.call("watch_children", ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
-            yield self.zk.call("watch_children", LOG_DIR_EVENT_PATH, self.zk.on_reactor(self._on_log_dir_events))
-            yield self.zk.call("watch_children", DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
-            yield self.zk.call("watch_exists", PREFERRED_ELECTION_PATH,
+            yield self.zk.watch_children(BROKER_IDS_PATH, self.zk.on_reactor(self._on_brokers_changed))
+            yield self.zk.watch_children(TOPICS_PATH, self.zk.on_reactor(self._on_topics_changed))
+            yield self.zk.watch_children(ISR_CHANGE_PATH, self.zk.on_reactor(self._on_isr_changes))
+            yield self.zk.watch_children(LOG_DIR_EVENT_PATH, self.zk.on_reactor(self._on_log_dir_events))
+            yield self.zk.watch_children(DELETE_TOPICS_PATH, self.zk.on_reactor(self._on_topic_deletions))
+            yield self.zk.watch_exists(PREFERRED_ELECTION_PATH,
                                self.zk.on_reactor(self._on_preferred_election_znode))
-            yield self.zk.call("watch_exists", REASSIGN_PARTITIONS_PATH,
+            yield self.zk.watch_exists(REASSIGN_PARTITIONS_PATH,
                                self.zk.on_reactor(self._on_reassignment_znode))
             self._watches_registered = True
         started = self.reactor.seconds()
-        brokers = yield self.zk.call("get_all_brokers")
+        brokers = yield self.zk.get_all_brokers()
         for broker in brokers:
             self._add_live_broker(broker)
-        topics = yield self.zk.call("get_topics")
-        full_assignments = yield self.zk.call("get_full_topic_assignments", topics)
+        topics = yield self.zk.get_topics()
+        full_assignments = yield self.zk.get_full_topic_assignments(topics)
         assignments = {topic: full.partitions for topic, full in full_assignments.items()}
         for topic, assignment in assignments.items():
             context.add_topic(topic, assignment)
-        context.topic_configs.update((yield self.zk.call("get_entity_configs", "topics", topics)))
-        states = yield self.zk.call("get_partition_states", list(context.assignments))
+        context.topic_configs.update((yield self.zk.get_entity_configs("topics", topics)))
+        states = yield self.zk.get_partition_states(list(context.assignments))
         for tp, state in states.items():
             if state is not None:
                 context.leadership[tp] = LeaderIsr(state.leader, state.leader_epoch, list(state.isr),
@@ -201,7 +200,7 @@ class KafkaController:
     def _handle_broker_change(self):
         if not self.active:
             return
-        brokers = yield self.zk.call("get_all_brokers")
+        brokers = yield self.zk.get_all_brokers()
         current = {broker.id: broker for broker in brokers}
         known = self.context.live_brokers
         dead = [b for b in known if b not in current]
@@ -310,12 +309,12 @@ class KafkaController:
     def _handle_topic_change(self):
         if not self.active:
             return
-        topics = yield self.zk.call("get_topics")
+        topics = yield self.zk.get_topics()
         new_topics = sorted(set(topics) - self.context.topics())
         if not new_topics:
             return
-        assignments = yield self.zk.call("get_topic_assignments", new_topics)
-        self.context.topic_configs.update((yield self.zk.call("get_entity_configs", "topics", new_topics)))
+        assignments = yield self.zk.get_topic_assignments(new_topics)
+        self.context.topic_configs.update((yield self.zk.get_entity_configs("topics", new_topics)))
         partitions = []
         for topic, assignment in assignments.items():
             self.context.add_topic(topic, assignment)
@@ -345,8 +344,7 @@ class KafkaController:
         """Watch each topic's znode for partitions added to it (kafka-topics --alter, CreatePartitions)."""
         for topic in topics:
             if topic not in self._topic_watches:
-                self._topic_watches[topic] = yield self.zk.call(
-                    "watch_data", TOPICS_PATH + "/" + topic,
+                self._topic_watches[topic] = yield self.zk.watch_data(TOPICS_PATH + "/" + topic,
                     self.zk.on_reactor(lambda data, stat, topic=topic: self._on_topic_modified(topic, stat)))
 
     def _on_topic_modified(self, topic, stat):
@@ -357,7 +355,7 @@ class KafkaController:
     def _handle_partition_modifications(self, topic):
         if not self.active or topic not in self.context.topics() or self.deletion.is_deleting(topic):
             return
-        assignment = yield self.zk.call("get_topic_assignment", topic)
+        assignment = yield self.zk.get_topic_assignment(topic)
         added = {partition: replicas for partition, replicas in assignment.items()
                  if (topic, partition) not in self.context.assignments}
         if not added:
@@ -493,11 +491,11 @@ class KafkaController:
     def _handle_isr_changes(self):
         if not self.active:
             return
-        names = yield self.zk.call("get_isr_change_notifications")
+        names = yield self.zk.get_isr_change_notifications()
         if not names:
             return
-        partitions = yield self.zk.call("read_isr_change_notifications", names)
-        yield self.zk.call("delete_isr_change_notifications", names, self.context.epoch_zk_version)
+        partitions = yield self.zk.read_isr_change_notifications(names)
+        yield self.zk.delete_isr_change_notifications(names, self.context.epoch_zk_version)
         known = [tp for tp in partitions if tp in self.context.assignments]
         yield self._refresh_leadership(known)
         batch = self._new_batch()
@@ -516,11 +514,11 @@ class KafkaController:
         KAFKA_STORAGE_ERROR answers name the offline ones (_on_leader_and_isr_response)."""
         if not self.active:
             return
-        names = yield self.zk.call("get_log_dir_event_notifications")
+        names = yield self.zk.get_log_dir_event_notifications()
         if not names:
             return
-        brokers = yield self.zk.call("read_log_dir_event_notifications", names)
-        yield self.zk.call("delete_log_dir_event_notifications", names, self.context.epoch_zk_version)
+        brokers = yield self.zk.read_log_dir_event_notifications(names)
+        yield self.zk.delete_log_dir_event_notifications(names, self.context.epoch_zk_version)
         live = [broker for broker in brokers if broker in self.context.live_brokers]
         log.info("[Controller id=%d] log dir failure on brokers %s (of notifications %s)", self.broker_id, live,
                  ",".join(names))
@@ -603,7 +601,7 @@ class KafkaController:
         if not decided:
             return []
         states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
-        results = yield self._fenced("create_partition_states", states)
+        results = yield self._fenced(self.zk.create_partition_states, states)
         created = []
         for tp, outcome in results.items():
             if isinstance(outcome, Exception):
@@ -625,7 +623,7 @@ class KafkaController:
             if not decided:
                 break
             states = {tp: _znode_state(leadership) for tp, leadership in decided.items()}
-            results = yield self._fenced("update_partition_states", states)
+            results = yield self._fenced(self.zk.update_partition_states, states)
             conflicts = []
             for tp, outcome in results.items():
                 if isinstance(outcome, Exception):
@@ -663,15 +661,15 @@ class KafkaController:
         """Re-read state znodes: leaders change ISRs without telling the controller first."""
         if not partitions:
             return
-        states = yield self.zk.call("get_partition_states", list(partitions))
+        states = yield self.zk.get_partition_states(list(partitions))
         for tp, state in states.items():
             self.context.leadership[tp] = LeaderIsr(state.leader, state.leader_epoch, list(state.isr),
                                                     state.controller_epoch, state.zk_version)
 
     @defer.inlineCallbacks
-    def _fenced(self, method, states):
+    def _fenced(self, write, states):
         try:
-            result = yield self.zk.call(method, states, self.context.epoch, self.context.epoch_zk_version)
+            result = yield write(states, self.context.epoch, self.context.epoch_zk_version)
         except Exception as error:
             if type(error).__name__ == "ControllerMovedError":
                 log.warning("[Controller id=%d] controller moved; resigning", self.broker_id)

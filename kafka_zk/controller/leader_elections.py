@@ -72,11 +72,11 @@ class LeaderElections:
         controller = self.controller
         if not controller.active:
             return
-        partitions = yield controller.zk.call("get_preferred_replica_election")
+        partitions = yield controller.zk.get_preferred_replica_election()
         if partitions is None or not partitions:
             return
         yield self.elect(PREFERRED, [tp for tp in partitions if tp in self.context.assignments])
-        yield controller.zk.call("delete_preferred_replica_election", self.context.epoch_zk_version)
+        yield controller.zk.delete_preferred_replica_election(self.context.epoch_zk_version)
 
     @defer.inlineCallbacks
     def elect(self, election_type, partitions):

@@ -69,7 +69,7 @@ class PartitionReassignments:
 
     @defer.inlineCallbacks
     def on_znode(self):
-        requested = yield self.controller.zk.call("get_partition_reassignment")
+        requested = yield self.controller.zk.get_partition_reassignment()
         if not requested:
             return
         results = yield self.start(requested)
@@ -179,15 +179,15 @@ class PartitionReassignments:
         moving = {tp[1]: move for tp, move in self.in_progress.items() if tp[0] == topic}
         adding = {partition: move.adding for partition, move in moving.items() if move.adding}
         removing = {partition: move.removing for partition, move in moving.items() if move.removing}
-        return self.controller.zk.call("set_topic_assignment", topic, assignment, adding, removing,
+        return self.controller.zk.set_topic_assignment(topic, assignment, adding, removing,
                                        context.epoch_zk_version)
 
     @defer.inlineCallbacks
     def _maybe_delete_znode(self):
         if not self.from_znode:
-            exists = yield self.controller.zk.call("get_partition_reassignment")
+            exists = yield self.controller.zk.get_partition_reassignment()
             if exists and all(tp not in self.in_progress for tp in exists):
-                yield self.controller.zk.call("delete_partition_reassignment", self.context.epoch_zk_version)
+                yield self.controller.zk.delete_partition_reassignment(self.context.epoch_zk_version)
 
     def listing(self, partitions=None):
         """[(tp, replicas, adding, removing)] of the moves in progress (all, or those asked for)."""

@@ -31,16 +31,16 @@ class TopicDeletionManager:
     def on_marked(self):
         """/admin/delete_topics changed (or a new controller starts): pick up newly marked topics."""
         controller, context = self.controller, self.context
-        marked = yield controller.zk.call("get_topic_deletions")
+        marked = yield controller.zk.get_topic_deletions()
         if not controller.server.config["delete.topic.enable"]:
             if marked:
                 log.info("[Controller id=%d] delete.topic.enable is false; dropping deletion requests for %s",
                          controller.broker_id, marked)
-                yield controller.zk.call("delete_topic_deletions", marked, context.epoch_zk_version)
+                yield controller.zk.delete_topic_deletions(marked, context.epoch_zk_version)
             return
         unknown = [topic for topic in marked if topic not in context.topics()]
         if unknown:
-            yield controller.zk.call("delete_topic_deletions", unknown, context.epoch_zk_version)
+            yield controller.zk.delete_topic_deletions(unknown, context.epoch_zk_version)
         new = sorted(topic for topic in marked if topic in context.topics() and not self.is_deleting(topic))
         if not new:
             return
@@ -94,7 +94,7 @@ class TopicDeletionManager:
             if any(sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_SUCCESSFUL
                    for tp, broker in replicas):
                 continue
-            yield controller.zk.call("delete_topic_znodes", topic, context.epoch_zk_version)
+            yield controller.zk.delete_topic_znodes(topic, context.epoch_zk_version)
             controller.forget_topic(topic)
             log.info("[Controller id=%d] deletion of topic %s completed", controller.broker_id, topic)
 

@@ -123,7 +123,7 @@ class AdminManager:
     @defer.inlineCallbacks
     def _write_topic(self, name, assignment, configs):
         try:
-            yield self.server.zk.call("create_topic_assignment", name, assignment, configs)
+            yield self.server.zk.create_topic_assignment(name, assignment, configs)
         except Exception as error:
             if type(error).__name__ in ("TopicExistsError", "NodeExistsError"):
                 raise _Refused(Errors.TOPIC_ALREADY_EXISTS, "Topic '%s' already exists." % name)
@@ -151,7 +151,7 @@ class AdminManager:
             else:
                 marked.append(name)
         if marked:
-            yield self.server.zk.call("mark_topic_for_deletion", marked)
+            yield self.server.zk.mark_topic_for_deletion(marked)
         timed_out = set()
         if marked and timeout_ms > 0:
             timed_out = yield self._wait(set(marked), self._topics_gone, timeout_ms)
@@ -178,7 +178,7 @@ class AdminManager:
                 outcomes.append((topic, refused.code, refused.message))
                 continue
             if not validate_only:
-                yield self.server.zk.call("set_topic_assignment", topic, current)
+                yield self.server.zk.set_topic_assignment(topic, current)
                 waiting[topic] = count
             outcomes.append((topic, Errors.NONE, None))
         if waiting and timeout_ms > 0:
@@ -194,7 +194,7 @@ class AdminManager:
         """The topic's full assignment with count partitions, or raises _Refused; racks: {live broker: rack}."""
         if not self.cache.contains_topic(topic):
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
-        existing = yield self.server.zk.call("get_topic_assignment", topic)
+        existing = yield self.server.zk.get_topic_assignment(topic)
         if not existing:
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         if count < len(existing):
@@ -251,7 +251,7 @@ class AdminManager:
             if not self.cache.contains_topic(name):
                 outcomes.append((Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic %s does not exist." % name))
                 continue
-            current = yield self.server.zk.call("get_entity_config", "topics", name)
+            current = yield self.server.zk.get_entity_config("topics", name)
             try:
                 updated = changes(dict(current))
                 validate_topic_configs(updated)
@@ -259,7 +259,7 @@ class AdminManager:
                 outcomes.append((Errors.INVALID_CONFIG, str(error)))
                 continue
             if not validate_only:
-                yield self.server.zk.call("set_entity_config", "topics", name, updated, True)
+                yield self.server.zk.set_entity_config("topics", name, updated, True)
             outcomes.append((Errors.NONE, None))
         return outcomes
 
@@ -278,7 +278,7 @@ class AdminManager:
                 return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
                         % (server.broker_id, name))
         entity = name if name != "" else DEFAULT_ENTITY
-        current = yield server.zk.call("get_entity_config", "brokers", entity)
+        current = yield server.zk.get_entity_config("brokers", entity)
         try:
             updated = changes(dict(current))
             server.dynamic_config.validate(updated, per_broker=name != "")
@@ -287,7 +287,7 @@ class AdminManager:
             log.info(message)
             return (Errors.INVALID_REQUEST, message)
         if not validate_only:
-            yield server.zk.call("set_entity_config", "brokers", entity, updated, True)
+            yield server.zk.set_entity_config("brokers", entity, updated, True)
         return (Errors.NONE, None)
 
     def _topics_have_leaders(self, names):

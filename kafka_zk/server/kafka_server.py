@@ -39,8 +39,8 @@ from kafka_zk.coordinator.transaction.transaction_coordinator import Transaction
 from kafka_zk.coordinator.transaction.transaction_marker_channel import TransactionMarkerChannel
 from kafka_zk.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka_zk.server.config.topic_config import effective_topic_config, to_log_config
-from kafka_zk.server.zk_bridge import ZkBridge
 from kafka_zk.zk.client import KafkaZkClient
+from kafka_zk.zk.reactor_client import ReactorZkClient
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
 
 log = logging.getLogger(__name__)
@@ -108,10 +108,10 @@ class KafkaServer(service.Service):
         config = self.config
         zk_client = self.zk_client_factory(config["zookeeper.connect"],
                                            session_timeout_ms=config.zookeeper_session_timeout_ms)
-        self.zk = ZkBridge(zk_client, self.reactor)
-        yield self.zk.call("start", config.zookeeper_connection_timeout_ms / 1000.0)
-        yield self.zk.call("create_persistent_paths")
-        self.cluster_id = yield self.zk.call("get_or_create_cluster_id")
+        self.zk = ReactorZkClient(zk_client, self.reactor)
+        yield self.zk.start(config.zookeeper_connection_timeout_ms / 1000.0)
+        yield self.zk.create_persistent_paths()
+        self.cluster_id = yield self.zk.get_or_create_cluster_id()
         self._epoch_checkpoints = DeferredCheckpoints()
         self._epoch_checkpoints.on_pending = self._schedule_epoch_checkpoints
         self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms,
@@ -166,7 +166,7 @@ class KafkaServer(service.Service):
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
         yield ConfigChangeListener(self).start()
         self._session_lost = False
-        zk_client.add_session_listener(self.zk.on_reactor(self._on_session_state))
+        self.zk.add_session_listener(self._on_session_state)
         self._schedule(config["log.retention.check.interval.ms"], self._retention)
         self._schedule(config["replica.lag.time.max.ms"] / 2, self.replica_manager.shrink_isrs)
         self._schedule(ISR_CHANGE_PROPAGATION_MS, self._propagate_isr_changes)
@@ -192,11 +192,11 @@ class KafkaServer(service.Service):
     @defer.inlineCallbacks
     def _load_quota_configs(self):
         """Every client and user quota stored under /config/clients and /config/users."""
-        entities = ["clients/" + name for name in (yield self.zk.call("get_children", "/config/clients"))]
-        for user in (yield self.zk.call("get_children", "/config/users")):
+        entities = ["clients/" + name for name in (yield self.zk.get_children("/config/clients"))]
+        for user in (yield self.zk.get_children("/config/users")):
             entities.append("users/" + user)
             entities.extend("users/%s/clients/%s" % (user, client) for client in
-                            (yield self.zk.call("get_children", "/config/users/%s/clients" % user)))
+                            (yield self.zk.get_children("/config/users/%s/clients" % user)))
         yield self.reload_quota_configs(entities)
 
     @defer.inlineCallbacks
@@ -204,7 +204,7 @@ class KafkaServer(service.Service):
         """Re-read the quota configs of entity paths such as "clients/c" or "users/u/clients/c"."""
         for entity_path in entity_paths:
             entity_type, _, name = entity_path.partition("/")
-            config = yield self.zk.call("get_entity_config", entity_type, name)
+            config = yield self.zk.get_entity_config(entity_type, name)
             parts = entity_path.split("/")
             user = parts[1] if parts[0] == "users" else None
             client = parts[1] if parts[0] == "clients" else (parts[3] if len(parts) == 4 else None)
@@ -235,7 +235,7 @@ class KafkaServer(service.Service):
         deadline = self.reactor.seconds() + self.config.zookeeper_session_timeout_ms * 1.5 / 1000 + 5
         while True:
             try:
-                epoch = yield self.zk.call("register_broker", self._broker_info(), self.now_ms())
+                epoch = yield self.zk.register_broker(self._broker_info(), self.now_ms())
                 return epoch
             except NodeExistsError as error:
                 if self.reactor.seconds() > deadline:
@@ -251,7 +251,7 @@ class KafkaServer(service.Service):
             return configured
         if stored is not None:
             return stored
-        generated = yield self.zk.call("generate_broker_id", self.config["reserved.broker.max.id"])
+        generated = yield self.zk.generate_broker_id(self.config["reserved.broker.max.id"])
         return generated
 
     def _broker_info(self):
@@ -303,7 +303,7 @@ class KafkaServer(service.Service):
             if self.reactor.running:
                 self.reactor.stop()
             return
-        self.zk.call("create_log_dir_event_notification", self.broker_id).addCallbacks(
+        self.zk.create_log_dir_event_notification(self.broker_id).addCallbacks(
             lambda name: log.info("[KafkaServer id=%d] log dir %s is offline: %d replicas stopped; controller told "
                                   "through %s", self.broker_id, log_dir, len(offline), name),
             lambda failure: log.error("[KafkaServer id=%d] could not write the log dir event notification: %s",
@@ -396,8 +396,7 @@ class KafkaServer(service.Service):
     def _write_pending_isrs(self):
         pending, self._pending_isr_writes = self._pending_isr_writes, {}
         try:
-            results = yield self.zk.call("conditional_update_partition_states",
-                                         {tp: state for tp, (state, _) in pending.items()})
+            results = yield self.zk.conditional_update_partition_states({tp: state for tp, (state, _) in pending.items()})
         except Exception:
             failure = Failure()
             for _, done in pending.values():
@@ -415,7 +414,7 @@ class KafkaServer(service.Service):
         if not self._isr_changes:
             return
         changed, self._isr_changes = sorted(self._isr_changes), set()
-        yield self.zk.call("create_isr_change_notification", changed)
+        yield self.zk.create_isr_change_notification(changed)
 
     # -- topic configs -----------------------------------------------------------------------------
 
@@ -437,7 +436,7 @@ class KafkaServer(service.Service):
         """Read the /config/topics overrides of topics we have not seen yet (before creating logs)."""
         for topic in topics:
             if topic not in self.topic_overrides:
-                self.topic_overrides[topic] = yield self.zk.call("get_entity_config", "topics", topic)
+                self.topic_overrides[topic] = yield self.zk.get_entity_config("topics", topic)
                 self._topic_configs.pop(topic, None)
                 self.replication_quotas.on_topic_config(topic, self.topic_overrides[topic])
 
@@ -455,7 +454,7 @@ class KafkaServer(service.Service):
     def reload_broker_configs(self):
         """Read /config/brokers/<default> and /config/brokers/<id> into the dynamic config."""
         default_name, own_name = self.dynamic_config.entity_names()
-        overrides = yield self.zk.call("get_entity_configs", "brokers", [default_name, own_name])
+        overrides = yield self.zk.get_entity_configs("brokers", [default_name, own_name])
         self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     def on_metadata_updated(self):
@@ -529,7 +528,7 @@ class KafkaServer(service.Service):
             self.log_manager.shutdown()
             phases.done("logs")
         if getattr(self, "zk", None) is not None:
-            yield self.zk.call("close")
+            yield self.zk.close()
             phases.done("ZooKeeper session")
         log.info("[KafkaServer id=%d] shut down completed in %s", self.broker_id, phases)
 

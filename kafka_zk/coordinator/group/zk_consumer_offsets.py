@@ -23,7 +23,7 @@ def commit_v0(server, group_id, commits):
             errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
             continue
         try:
-            yield server.zk.call("set_or_create_consumer_offset", group_id, tp[0], tp[1], offset)
+            yield server.zk.set_or_create_consumer_offset(group_id, tp[0], tp[1], offset)
             errors[tp] = Errors.NONE
         except Exception as exc:     # Kafka answers the exception's error code for that partition
             log.warning("Failed to store offset of group %s for %s-%d in ZooKeeper: %s", group_id, tp[0], tp[1],
@@ -42,7 +42,7 @@ def fetch_v0(server, group_id, partitions):
     failed = None
     if known:
         try:
-            found = yield server.zk.call("get_consumer_offsets", group_id, known)
+            found = yield server.zk.get_consumer_offsets(group_id, known)
         except Exception as exc:
             log.warning("Failed to read offsets of group %s from ZooKeeper: %s", group_id, exc)
             failed = (-1, -1, "", Errors.UNKNOWN_SERVER_ERROR)

@@ -16,7 +16,7 @@ class ProducerIdManager:
         yield self._lock.acquire()
         try:
             if self._next > self._end:
-                start, end = yield self.zk.call("allocate_producer_id_block", self.broker_id)
+                start, end = yield self.zk.allocate_producer_id_block(self.broker_id)
                 self._next, self._end = start, end
             producer_id = self._next
             self._next += 1

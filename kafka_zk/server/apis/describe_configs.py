@@ -31,7 +31,7 @@ def handle(server, request):
             if not server.metadata_cache.contains_topic(name):
                 result["error_code"] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
-                overrides = yield server.zk.call("get_entity_config", "topics", name)
+                overrides = yield server.zk.get_entity_config("topics", name)
                 result["configs"] = _topic_configs(server, overrides, include_synonyms)
         elif kind == BROKER:
             if name not in ("", str(server.broker_id)):

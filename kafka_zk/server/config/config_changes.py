@@ -19,7 +19,7 @@ class ConfigChangeListener:
 
     def start(self):
         zk = self.server.zk
-        return zk.call("watch_children", CONFIG_CHANGES_PATH, zk.on_reactor(self._changed))
+        return zk.watch_children(CONFIG_CHANGES_PATH, zk.on_reactor(self._changed))
 
     def _changed(self, *_):
         self._pending = True
@@ -40,13 +40,13 @@ class ConfigChangeListener:
     @defer.inlineCallbacks
     def _process(self):
         server = self.server
-        notifications = yield server.zk.call("get_config_change_notifications")
+        notifications = yield server.zk.get_config_change_notifications()
         fresh = [(name, path) for name, path, _ in notifications if self.last_seen is None or name > self.last_seen]
         if notifications:
             self.last_seen = max(name for name, _, _ in notifications)
         topics = sorted({path.split("/", 1)[1] for _, path in fresh if path.startswith("topics/")})
         if topics:
-            overrides = yield server.zk.call("get_entity_configs", "topics", topics)
+            overrides = yield server.zk.get_entity_configs("topics", topics)
             for topic in topics:
                 server.apply_topic_overrides(topic, overrides.get(topic, {}))
             log.info("[KafkaServer id=%d] applied config changes of topics %s", server.broker_id, topics)
@@ -59,4 +59,4 @@ class ConfigChangeListener:
             log.info("[KafkaServer id=%d] applied quota configs of %s", server.broker_id, quota_entities)
         expired = [name for name, _, ctime in notifications if ctime < server.now_ms() - NOTIFICATION_MAX_AGE_MS]
         if expired:
-            yield server.zk.call("delete_config_change_notifications", expired)
+            yield server.zk.delete_config_change_notifications(expired)

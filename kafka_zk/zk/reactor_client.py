@@ -1,0 +1,165 @@
+"""ReactorZkClient: KafkaZkClient's methods called from the reactor; each runs on the reactor's thread pool
+(kazoo blocks) and answers a Deferred. The methods mirror KafkaZkClient's one for one, with their names and
+parameters, so a reader (and a linter) sees what is called, and a test fake implements the same methods."""
+
+from twisted.internet import threads
+
+
+class ReactorZkClient:
+    def __init__(self, client, reactor):
+        self.client = client
+        self.reactor = reactor
+
+    def _on_thread(self, method, *args):
+        return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), method, *args)
+
+    def on_reactor(self, handler):
+        """Wrap handler so that, called on a kazoo thread, it runs on the reactor thread instead."""
+        def post(*args, **kwargs):
+            self.reactor.callFromThread(handler, *args, **kwargs)
+        return post
+
+    def add_session_listener(self, listener):
+        """listener(state) is called on the reactor thread for every session state change."""
+        self.client.add_session_listener(self.on_reactor(listener))
+
+    def allocate_producer_id_block(self, broker_id):
+        return self._on_thread(self.client.allocate_producer_id_block, broker_id)
+
+    def close(self):
+        return self._on_thread(self.client.close)
+
+    def conditional_update_partition_states(self, states):
+        return self._on_thread(self.client.conditional_update_partition_states, states)
+
+    def create_isr_change_notification(self, partitions):
+        return self._on_thread(self.client.create_isr_change_notification, partitions)
+
+    def create_log_dir_event_notification(self, broker_id):
+        return self._on_thread(self.client.create_log_dir_event_notification, broker_id)
+
+    def create_partition_states(self, states, controller_epoch, epoch_zk_version):
+        return self._on_thread(self.client.create_partition_states, states, controller_epoch, epoch_zk_version)
+
+    def create_persistent_paths(self):
+        return self._on_thread(self.client.create_persistent_paths)
+
+    def create_topic_assignment(self, topic, assignment, config=None):
+        return self._on_thread(self.client.create_topic_assignment, topic, assignment, config)
+
+    def delete_config_change_notifications(self, names):
+        return self._on_thread(self.client.delete_config_change_notifications, names)
+
+    def delete_isr_change_notifications(self, names, epoch_zk_version=None):
+        return self._on_thread(self.client.delete_isr_change_notifications, names, epoch_zk_version)
+
+    def delete_log_dir_event_notifications(self, names, epoch_zk_version=None):
+        return self._on_thread(self.client.delete_log_dir_event_notifications, names, epoch_zk_version)
+
+    def delete_partition_reassignment(self, epoch_zk_version):
+        return self._on_thread(self.client.delete_partition_reassignment, epoch_zk_version)
+
+    def delete_preferred_replica_election(self, epoch_zk_version):
+        return self._on_thread(self.client.delete_preferred_replica_election, epoch_zk_version)
+
+    def delete_topic_deletions(self, topics, epoch_zk_version):
+        return self._on_thread(self.client.delete_topic_deletions, topics, epoch_zk_version)
+
+    def delete_topic_znodes(self, topic, epoch_zk_version):
+        return self._on_thread(self.client.delete_topic_znodes, topic, epoch_zk_version)
+
+    def generate_broker_id(self, reserved_max=1000):
+        return self._on_thread(self.client.generate_broker_id, reserved_max)
+
+    def get_all_brokers(self):
+        return self._on_thread(self.client.get_all_brokers)
+
+    def get_children(self, path):
+        return self._on_thread(self.client.get_children, path)
+
+    def get_config_change_notifications(self):
+        return self._on_thread(self.client.get_config_change_notifications)
+
+    def get_consumer_offsets(self, group, partitions):
+        return self._on_thread(self.client.get_consumer_offsets, group, partitions)
+
+    def get_controller_id(self):
+        return self._on_thread(self.client.get_controller_id)
+
+    def get_entity_config(self, entity_type, name):
+        return self._on_thread(self.client.get_entity_config, entity_type, name)
+
+    def get_entity_configs(self, entity_type, names):
+        return self._on_thread(self.client.get_entity_configs, entity_type, names)
+
+    def get_full_topic_assignments(self, topics):
+        return self._on_thread(self.client.get_full_topic_assignments, topics)
+
+    def get_isr_change_notifications(self):
+        return self._on_thread(self.client.get_isr_change_notifications)
+
+    def get_log_dir_event_notifications(self):
+        return self._on_thread(self.client.get_log_dir_event_notifications)
+
+    def get_or_create_cluster_id(self, proposed=None):
+        return self._on_thread(self.client.get_or_create_cluster_id, proposed)
+
+    def get_partition_reassignment(self):
+        return self._on_thread(self.client.get_partition_reassignment)
+
+    def get_partition_states(self, partitions):
+        return self._on_thread(self.client.get_partition_states, partitions)
+
+    def get_preferred_replica_election(self):
+        return self._on_thread(self.client.get_preferred_replica_election)
+
+    def get_topic_assignment(self, topic):
+        return self._on_thread(self.client.get_topic_assignment, topic)
+
+    def get_topic_assignments(self, topics):
+        return self._on_thread(self.client.get_topic_assignments, topics)
+
+    def get_topic_deletions(self):
+        return self._on_thread(self.client.get_topic_deletions)
+
+    def get_topics(self):
+        return self._on_thread(self.client.get_topics)
+
+    def mark_topic_for_deletion(self, topics):
+        return self._on_thread(self.client.mark_topic_for_deletion, topics)
+
+    def read_isr_change_notifications(self, names):
+        return self._on_thread(self.client.read_isr_change_notifications, names)
+
+    def read_log_dir_event_notifications(self, names):
+        return self._on_thread(self.client.read_log_dir_event_notifications, names)
+
+    def register_broker(self, info, timestamp_ms, jmx_port=-1):
+        return self._on_thread(self.client.register_broker, info, timestamp_ms, jmx_port)
+
+    def set_entity_config(self, entity_type, name, config, notify=True):
+        return self._on_thread(self.client.set_entity_config, entity_type, name, config, notify)
+
+    def set_or_create_consumer_offset(self, group, topic, partition, offset):
+        return self._on_thread(self.client.set_or_create_consumer_offset, group, topic, partition, offset)
+
+    def set_topic_assignment(self, topic, assignment, adding_replicas=None, removing_replicas=None, epoch_zk_version=None):
+        return self._on_thread(self.client.set_topic_assignment, topic, assignment, adding_replicas, removing_replicas, epoch_zk_version)
+
+    def start(self, timeout=None):
+        return self._on_thread(self.client.start, timeout)
+
+    def try_elect_controller(self, broker_id, timestamp_ms):
+        return self._on_thread(self.client.try_elect_controller, broker_id, timestamp_ms)
+
+    def update_partition_states(self, states, controller_epoch, epoch_zk_version):
+        return self._on_thread(self.client.update_partition_states, states, controller_epoch, epoch_zk_version)
+
+    def watch_children(self, path, callback):
+        return self._on_thread(self.client.watch_children, path, callback)
+
+    def watch_data(self, path, callback):
+        return self._on_thread(self.client.watch_data, path, callback)
+
+    def watch_exists(self, path, callback):
+        return self._on_thread(self.client.watch_exists, path, callback)
