@@ -23,6 +23,7 @@ PURE_MODULES = {
     "kafka_zk.controller.assignment", "kafka_zk.controller.context", "kafka_zk.controller.election",
     "kafka_zk.controller.leadership", "kafka_zk.controller.requests", "kafka_zk.controller.state_machines",
     "kafka_zk.coordinator.group.consumer_protocol", "kafka_zk.coordinator.group.decisions",
+    "kafka_zk.coordinator.group.delayed",
     "kafka_zk.coordinator.group.log_records", "kafka_zk.coordinator.group.offsets",
     "kafka_zk.coordinator.group.records", "kafka_zk.coordinator.group.state",
     "kafka_zk.coordinator.transaction.decisions", "kafka_zk.coordinator.transaction.records",

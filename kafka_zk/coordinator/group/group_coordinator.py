@@ -1,8 +1,9 @@
 """GroupCoordinator: the reactor shell that runs group membership on top of the pure decisions.
 
 Decisions (which error, which action) come from kafka_zk.coordinator.group.decisions; this module carries
-them out: parks JoinGroup/SyncGroup answers, runs delayed joins and heartbeats in purgatories on the
-injected clock, and asks the GroupMetadataManager to persist group metadata and offsets.
+them out: parks JoinGroup/SyncGroup answers, runs the delayed joins and heartbeats of
+kafka_zk.coordinator.group.delayed in purgatories on the injected clock, and asks the GroupMetadataManager
+to persist group metadata and offsets.
 """
 
 import logging
@@ -11,13 +12,14 @@ import uuid
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.coordinator.group import decisions as d
+from kafka_zk.coordinator.group.delayed import DelayedHeartbeat, DelayedJoin, InitialDelayedJoin
 from kafka_zk.coordinator.group.offsets import CommittedOffset, fetch_offsets
 from kafka_zk.coordinator.group.state import (
     COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID, GroupMetadata,
     MemberMetadata)
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.common.purgatory import DelayedOperation, DelayedOperationPurgatory
 
 log = logging.getLogger(__name__)
 
@@ -34,77 +36,6 @@ def join_result(member_id, error, generation_id=-1, protocol_type=None, protocol
 def sync_result(error, protocol_type=None, protocol_name=None, assignment=b""):
     return {"error_code": error, "protocol_type": protocol_type, "protocol_name": protocol_name,
             "assignment": assignment}
-
-
-class DelayedJoin(DelayedOperation):
-    """Completes when every member has rejoined, or after the rebalance timeout."""
-
-    def __init__(self, coordinator, group, delay_ms):
-        super().__init__(delay_ms)
-        self.coordinator = coordinator
-        self.group = group
-
-    def try_complete(self):
-        if self.group.all_members_joined():
-            return self.force_complete()
-        return False
-
-    def on_complete(self):
-        self.coordinator.on_complete_join(self.group)
-
-
-class InitialDelayedJoin(DelayedJoin):
-    """The first rebalance of an empty group waits group.initial.rebalance.delay.ms, extended while new
-    members keep arriving, up to the rebalance timeout."""
-
-    def __init__(self, coordinator, purgatory, group, configured_delay_ms, delay_ms, remaining_ms):
-        super().__init__(coordinator, group, delay_ms)
-        self.purgatory = purgatory
-        self.configured_delay_ms = configured_delay_ms
-        self.remaining_ms = remaining_ms
-
-    def try_complete(self):
-        return False
-
-    def on_complete(self):
-        group = self.group
-        if group.new_member_added and self.remaining_ms != 0:
-            group.new_member_added = False
-            delay = min(self.configured_delay_ms, self.remaining_ms)
-            remaining = max(self.remaining_ms - self.delay_ms, 0)
-            self.purgatory.try_complete_else_watch(
-                InitialDelayedJoin(self.coordinator, self.purgatory, group, self.configured_delay_ms, delay,
-                                   remaining), [("group", group.group_id)])
-        else:
-            self.coordinator.on_complete_join(group)
-
-
-class DelayedHeartbeat(DelayedOperation):
-    """Expires a member (or a pending member id) that has not heartbeated within its timeout."""
-
-    def __init__(self, coordinator, group, member_id, is_pending, delay_ms):
-        super().__init__(delay_ms)
-        self.coordinator = coordinator
-        self.group = group
-        self.member_id = member_id
-        self.is_pending = is_pending
-
-    def try_complete(self):
-        group = self.group
-        if group.is_in(DEAD):
-            return self.force_complete()
-        if self.is_pending:
-            return self.force_complete() if group.has(self.member_id) else False
-        member = group.members.get(self.member_id)
-        if member is None or member.heartbeat_satisfied or member.is_leaving:
-            return self.force_complete()
-        return False
-
-    def on_expiration(self):
-        self.coordinator.on_expire_heartbeat(self.group, self.member_id, self.is_pending)
-
-    def on_complete(self):
-        pass
 
 
 class GroupCoordinator:
