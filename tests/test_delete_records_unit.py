@@ -5,12 +5,14 @@ import os
 import pytest
 
 from kafka_zk.log.checkpoints import LOG_START_OFFSET_CHECKPOINT, OffsetCheckpointFile
-from kafka_zk.log.log import Log, LogConfig, OffsetOutOfRangeError
+from kafka_zk.log.log import Log, OffsetOutOfRangeError
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.records import encode_batch
 from kafka_zk.record.validation import validate_produce_records
 from kafka_zk.server.replication.partition import Partition
+from tests.millisecond_clock import MillisecondClock
 
 
 def batch(count, base_offset=0):
@@ -28,7 +30,7 @@ def segment_files(path):
 
 
 def test_log_start_moves_and_whole_segments_below_it_are_deleted(tmp_path):
-    log = Log(str(tmp_path / "t-0"), LogConfig(segment_bytes=500, file_delete_delay_ms=60000), lambda: 0)
+    log = Log(str(tmp_path / "t-0"), LogConfig(segment_bytes=500, file_delete_delay_ms=60000), MillisecondClock(0))
     fill(log, 20)
     bases = [segment.base_offset for segment in log.segments]
     assert len(bases) > 3
@@ -49,7 +51,7 @@ def test_log_start_moves_and_whole_segments_below_it_are_deleted(tmp_path):
 
 
 def test_log_start_offset_survives_a_restart_through_the_checkpoint(tmp_path):
-    manager = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(segment_bytes=500), lambda: 0)
+    manager = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(segment_bytes=500), MillisecondClock(0))
     log = manager.get_or_create_log("t", 0)
     fill(log, 20)
     target = log.segments[1].base_offset + 1
@@ -59,7 +61,7 @@ def test_log_start_offset_survives_a_restart_through_the_checkpoint(tmp_path):
     checkpoint = OffsetCheckpointFile(os.path.join(manager.log_dir_of("t", 0) or os.path.dirname(log.dir),
                                                    LOG_START_OFFSET_CHECKPOINT)).read()
     assert checkpoint == {("t", 0): target}
-    reopened = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(segment_bytes=500), lambda: 0)
+    reopened = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(segment_bytes=500), MillisecondClock(0))
     reopened.load_logs()
     assert reopened.get_log("t", 0).log_start_offset == target
 
@@ -74,7 +76,7 @@ def partitions(tmp_path):
     def make(broker_id, **config):
         def provider(topic, index):
             return Log(str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))),
-                       LogConfig(segment_bytes=600, file_delete_delay_ms=0, **config), lambda: 0)
+                       LogConfig(segment_bytes=600, file_delete_delay_ms=0, **config), MillisecondClock(0))
         return Partition("t", 0, broker_id, provider)
     return make
 

@@ -7,7 +7,7 @@ import pytest
 from twisted.internet import task
 
 from kafka_zk.common.clock import milliseconds
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -126,7 +126,7 @@ def leader(tmp_path):
     """A leader with two partitions replicated to broker 2, whose follower session the tests drive."""
     clock = task.Clock()
     clock.advance(100)
-    logs = LogManager([str(tmp_path / "a")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
     manager.fetch_sessions = FetchSessionCache(10, 1000, random.Random(5))
     manager.become_leader_or_follower([

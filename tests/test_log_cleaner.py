@@ -8,20 +8,15 @@ from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, OffsetCheckpoint
 from kafka_zk.log.cleaner import (
     CleanAbortedError, Cleaner, CleaningPlan, OffsetMap, SegmentInfo, Throttler, apply_cleaning, grab_filthiest,
     group_segments_by_size, log_to_clean)
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.record.compression import GZIP
 from kafka_zk.record.records import decode_batch, encode_batch, iter_batches
 from kafka_zk.record.batch_header import iter_batch_headers
+from tests.millisecond_clock import MillisecondClock
 
 MB = 1024 * 1024
-
-
-class Clock:
-    def __init__(self, now=1_000_000_000):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+START_MS = 1_000_000_000
 
 
 def compact_config(**overrides):
@@ -60,7 +55,7 @@ def read_all(log):
 
 
 def clean_once(log, clock, checkpoint=None, memory=MB, producer_last_offsets=None, max_offset=None):
-    ltc = log_to_clean("t", 0, log, checkpoint, clock(), max_offset)
+    ltc = log_to_clean("t", 0, log, checkpoint, clock.now, max_offset)
     chosen = grab_filthiest([ltc])
     if chosen is None:
         return None
@@ -122,7 +117,7 @@ def test_groups_fit_one_segment_and_its_indexes():
 # -- cleaning --------------------------------------------------------------------------------
 
 def test_cleaning_keeps_the_last_value_of_each_key_at_its_offset(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock)
     expected = fill(log, clock)
     size_before = log.size
@@ -143,7 +138,7 @@ def test_cleaning_keeps_the_last_value_of_each_key_at_its_offset(tmp_path):
 
 
 def test_cleaning_rewrites_batches_with_their_codec_and_producer_fields(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096)
     produce(log, [(b"a", b"1"), (b"b", b"1"), (b"c", b"1")], clock, compression=GZIP, producer_id=7, base_sequence=0)
     produce(log, [(b"a", b"2"), (b"c", b"2")], clock, compression=GZIP, producer_id=7, base_sequence=3)
@@ -159,7 +154,7 @@ def test_cleaning_rewrites_batches_with_their_codec_and_producer_fields(tmp_path
 
 
 def test_last_batch_of_an_active_producer_is_kept_empty(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096)
     produce(log, [(b"a", b"1")], clock, producer_id=9, base_sequence=0)
     produce(log, [(b"b", b"1")], clock)
@@ -177,7 +172,7 @@ def test_last_batch_of_an_active_producer_is_kept_empty(tmp_path):
     produce(log2, [(b"a", b"2")], clock)
     log2.roll()
     produce(log2, [(b"z", b"z")], clock)
-    ltc = log_to_clean("u", 0, log2, None, clock())
+    ltc = log_to_clean("u", 0, log2, None, clock.now)
     apply_cleaning(log2, Cleaner(MB, clock).clean(CleaningPlan.snapshot(ltc, {})))
     assert [h.base_offset for h in read_all(log2)[1]] == [1, 2]
 
@@ -185,7 +180,7 @@ def test_last_batch_of_an_active_producer_is_kept_empty(tmp_path):
 def test_tombstones_stay_until_delete_retention_after_cleaning_then_go(tmp_path):
     # Kafka 2.5's horizon: the last already-clean segment's mtime minus delete.retention.ms; a
     # tombstone goes once the segment holding it was last modified before that horizon.
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=300, delete_retention_ms=10_000)
     produce(log, [(b"a", b"1"), (b"b", b"1")], clock)
     produce(log, [(b"a", None)], clock)
@@ -223,7 +218,7 @@ def test_tombstones_stay_until_delete_retention_after_cleaning_then_go(tmp_path)
 
 
 def test_min_compaction_lag_and_max_compaction_lag(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096, min_compaction_lag_ms=10_000,
                   min_cleanable_dirty_ratio=0.99)
     produce(log, [(b"a", b"1")], clock)
@@ -241,7 +236,7 @@ def test_min_compaction_lag_and_max_compaction_lag(tmp_path):
 
 
 def test_eligibility_by_ratio_and_forced_by_max_compaction_lag(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096, min_cleanable_dirty_ratio=0.5)
     produce(log, [(b"a", b"1")], clock)
     log.roll()
@@ -271,7 +266,7 @@ def test_max_compaction_lag_shortens_segment_ms_for_compacted_logs():
 
 
 def test_high_watermark_bounds_the_cleanable_range(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096)
     produce(log, [(b"a", b"1")], clock)
     log.roll()
@@ -284,7 +279,7 @@ def test_high_watermark_bounds_the_cleanable_range(tmp_path):
 
 
 def test_a_small_offset_map_cleans_in_several_passes(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=2048)
     expected = fill(log, clock, keys=40, rounds=10)
     produce(log, [(b"tail", b"t")], clock)
@@ -303,11 +298,11 @@ def test_a_small_offset_map_cleans_in_several_passes(tmp_path):
 
 
 def test_changed_log_drops_the_pass(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock)
     fill(log, clock, rounds=5)
     produce(log, [(b"tail", b"t")], clock)
-    plan = CleaningPlan.snapshot(log_to_clean("t", 0, log, None, clock()))
+    plan = CleaningPlan.snapshot(log_to_clean("t", 0, log, None, clock.now))
     result = Cleaner(MB, clock).clean(plan)
     log.truncate_to(3)
     assert apply_cleaning(log, result) is None
@@ -316,7 +311,7 @@ def test_changed_log_drops_the_pass(tmp_path):
     log2 = Log(str(tmp_path / "u-0"), compact_config(), clock)
     fill(log2, clock, rounds=5)
     produce(log2, [(b"tail", b"t")], clock)
-    plan2 = CleaningPlan.snapshot(log_to_clean("u", 0, log2, None, clock()))
+    plan2 = CleaningPlan.snapshot(log_to_clean("u", 0, log2, None, clock.now))
     log2.delete()
     with pytest.raises(CleanAbortedError):
         Cleaner(MB, clock).clean(plan2)
@@ -331,7 +326,7 @@ def prepared_swap(tmp_path, clock):
         produce(log, [(b"a", b"%d" % r), (b"b", b"%d" % r)], clock)
         log.roll()
     produce(log, [(b"z", b"z")], clock)
-    result = Cleaner(MB, clock).clean(CleaningPlan.snapshot(log_to_clean("t", 0, log, None, clock())))
+    result = Cleaner(MB, clock).clean(CleaningPlan.snapshot(log_to_clean("t", 0, log, None, clock.now)))
     assert len(result.groups) == 1 and len(result.groups[0].old) == 3
     return log, result
 
@@ -351,7 +346,7 @@ CLEANED = {4: (b"a", b"2"), 5: (b"b", b"2"), 6: (b"z", b"z")}
 
 
 def test_crash_with_cleaned_files_rolls_back(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log, result = prepared_swap(tmp_path, clock)
     result.groups[0].cleaned.close()
     log = reload(log, clock)
@@ -360,7 +355,7 @@ def test_crash_with_cleaned_files_rolls_back(tmp_path):
 
 
 def test_crash_after_rename_to_swap_completes(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log, result = prepared_swap(tmp_path, clock)
     cleaned = result.groups[0].cleaned
     cleaned.change_file_suffixes(".cleaned", ".swap")
@@ -372,7 +367,7 @@ def test_crash_after_rename_to_swap_completes(tmp_path):
 
 
 def test_crash_with_swap_log_but_cleaned_indexes_completes(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log, result = prepared_swap(tmp_path, clock)
     cleaned = result.groups[0].cleaned
     cleaned.close()
@@ -383,7 +378,7 @@ def test_crash_with_swap_log_but_cleaned_indexes_completes(tmp_path):
 
 
 def test_crash_after_old_segments_deleted_completes(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log, result = prepared_swap(tmp_path, clock)
     cleaned = result.groups[0].cleaned
     cleaned.change_file_suffixes(".cleaned", ".swap")
@@ -398,7 +393,7 @@ def test_crash_after_old_segments_deleted_completes(tmp_path):
 
 
 def test_finished_swap_survives_reload(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log, result = prepared_swap(tmp_path, clock)
     assert apply_cleaning(log, result) == 6
     log = reload(log, clock)
@@ -415,7 +410,7 @@ def test_cleaner_checkpoint_is_kafkas_offset_checkpoint(tmp_path):
 
 
 def test_first_dirty_offset_starts_from_the_checkpoint(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, segment_bytes=4096)
     produce(log, [(b"a", b"1")], clock)
     log.roll()
@@ -429,7 +424,7 @@ def test_first_dirty_offset_starts_from_the_checkpoint(tmp_path):
 
 
 def test_throttler_sleeps_to_hold_the_byte_rate():
-    clock = Clock(0)
+    clock = MillisecondClock(0)
     slept = []
 
     def sleep(seconds):
@@ -447,7 +442,7 @@ def test_throttler_sleeps_to_hold_the_byte_rate():
 
 
 def test_truncation_is_noted_for_the_cleaner_checkpoint(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock)
     fill(log, clock, rounds=3)
     assert log.truncated_to is None
@@ -462,7 +457,7 @@ def test_truncation_is_noted_for_the_cleaner_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("policy,deleted", [("compact", 0), ("compact,delete", 2)])
 def test_time_retention_applies_to_compact_delete_only(tmp_path, policy, deleted):
-    clock = Clock()
+    clock = MillisecondClock(START_MS)
     log = new_log(tmp_path, clock, cleanup_policy=policy, segment_bytes=4096, retention_ms=1000)
     for _ in range(2):
         produce(log, [(b"a", b"1")], clock)

@@ -12,7 +12,7 @@ from kafka_zk.controller.leadership import elect, initial_leadership
 from kafka_zk.controller.requests import ControllerRequestBatch
 from kafka_zk.log import log_manager as log_manager_module
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager, NoLogDirError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -56,7 +56,7 @@ def test_check_log_refuses_a_log_in_an_offline_dir(tmp_path):
 # -- the log manager ------------------------------------------------------------------------------
 
 def manager_of(tmp_path, *names):
-    return LogManager([str(tmp_path / name) for name in names], LogConfig(), lambda: 0)
+    return LogManager([str(tmp_path / name) for name in names], LogConfig(), task.Clock())
 
 
 def test_a_dir_that_cannot_be_created_is_offline_from_the_start_and_new_logs_go_elsewhere(tmp_path):
@@ -113,7 +113,7 @@ def test_an_offline_dir_drops_its_logs_and_is_never_written_again(tmp_path, monk
 @pytest.fixture
 def replicas(tmp_path):
     clock = task.Clock()
-    logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
     manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
     states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
                "zk_version": 0, "controller_epoch": 1, "is_new": True} for p in (0, 1)]
@@ -202,7 +202,7 @@ def test_update_metadata_names_replicas_on_offline_dirs_offline():
 
 def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_owns_nothing(tmp_path, monkeypatch):
     clock = task.Clock()
-    logs = LogManager([str(tmp_path / "a")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     replicas = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
     state = {"topic": OFFSETS_TOPIC, "partition": 3, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
              "zk_version": 0, "controller_epoch": 1, "is_new": True}

@@ -5,9 +5,11 @@ import os
 import pytest
 
 from kafka_zk.log.future_log import caught_up, copy_step, follow_truncation
-from kafka_zk.log.log import LogConfig, future_dir_name, is_future_dir, parse_topic_partition
+from kafka_zk.log.log import future_dir_name, is_future_dir, parse_topic_partition
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.record.records import encode_batch, iter_records
+from tests.millisecond_clock import MillisecondClock
 
 
 def fill(log, batches, tag=b"r"):
@@ -40,7 +42,7 @@ def test_future_dir_names_parse_back_to_the_partition():
 @pytest.fixture
 def manager(tmp_path):
     dirs = [str(tmp_path / "a"), str(tmp_path / "b")]
-    return LogManager(dirs, LogConfig(segment_bytes=700, file_delete_delay_ms=0), lambda: 0), dirs
+    return LogManager(dirs, LogConfig(segment_bytes=700, file_delete_delay_ms=0), MillisecondClock(0)), dirs
 
 
 def test_new_partitions_go_to_the_emptiest_dir_unless_one_was_chosen(manager):
@@ -85,7 +87,7 @@ def test_a_future_log_catches_up_while_the_current_one_grows_then_swaps_in(manag
     logs.remove_deleted_logs(now_ms=0)
     assert not [n for n in os.listdir(a) if n.startswith("t-0")]
     logs.shutdown()
-    reopened = LogManager([a, b], LogConfig(segment_bytes=700), lambda: 0)
+    reopened = LogManager([a, b], LogConfig(segment_bytes=700), MillisecondClock(0))
     reopened.load_logs()
     assert reopened.log_dir_of("t", 0) == b
     assert all_values(reopened.get_log("t", 0))[:len(expected)] == expected
@@ -106,7 +108,7 @@ def test_a_future_log_follows_truncation_and_survives_a_restart(manager):
         copy_step(current, future, 1 << 20)
     assert all_values(future) == all_values(current)
     logs.shutdown()
-    reopened = LogManager([a, b], LogConfig(), lambda: 0)
+    reopened = LogManager([a, b], LogConfig(), MillisecondClock(0))
     reopened.load_logs()
     assert reopened.get_future_log("t", 1).log_end_offset == current.log_end_offset
     assert reopened.log_dir_of("t", 1) == a and reopened.future_log_dir_of("t", 1) == b
@@ -126,7 +128,7 @@ def test_a_swap_interrupted_after_the_old_log_went_completes_on_load(manager):
     logs.shutdown()
     # The crash window of the swap: the old log is already renamed -delete, the future one not yet renamed.
     os.rename(current.dir, os.path.join(a, "t-2.%s-delete" % ("0" * 32)))
-    reopened = LogManager([a, b], LogConfig(), lambda: 0)
+    reopened = LogManager([a, b], LogConfig(), MillisecondClock(0))
     reopened.load_logs()
     assert reopened.log_dir_of("t", 2) == b and reopened.get_future_log("t", 2) is None
     assert reopened.get_log("t", 2).dir == os.path.join(b, "t-2")

@@ -6,19 +6,12 @@ import shutil
 import pytest
 
 from kafka_zk.log.log import (
-    Log, LogConfig, OffsetOutOfRangeError, RecordBatchTooLargeError, UnexpectedAppendOffsetError,
-    parse_topic_partition)
+    Log, OffsetOutOfRangeError, RecordBatchTooLargeError, UnexpectedAppendOffsetError, parse_topic_partition)
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.segment import LogOffsetMetadata
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.records import decode_batch, encode_batch, iter_records
-
-
-class Clock:
-    def __init__(self, now=1_000_000):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+from tests.millisecond_clock import MillisecondClock
 
 
 def make_batch(base_offset, count=1, timestamp=1000, value_size=10, epoch=-1):
@@ -40,12 +33,12 @@ def offsets_in(data):
 
 def open_log(path, clock=None, **config):
     config.setdefault("file_delete_delay_ms", 0)
-    return Log(str(path), LogConfig(**config), clock or Clock())
+    return Log(str(path), LogConfig(**config), clock or MillisecondClock())
 
 
 @pytest.fixture
 def clock():
-    return Clock()
+    return MillisecondClock()
 
 
 def test_parse_topic_partition():

@@ -6,18 +6,11 @@ import shutil
 import pytest
 
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import (
     CLEAN_SHUTDOWN_FILE, InconsistentBrokerIdError, InconsistentClusterIdError, LogManager)
 from kafka_zk.record.records import encode_batch
-
-
-class Clock:
-    def __init__(self, now=1_000_000):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+from tests.millisecond_clock import MillisecondClock
 
 
 def append(log, count=1, timestamp=1000):
@@ -29,7 +22,7 @@ def append(log, count=1, timestamp=1000):
 
 def manager(tmp_path, dirs=("d1", "d2"), clock=None, **config):
     config.setdefault("file_delete_delay_ms", 0)
-    return LogManager([str(tmp_path / d) for d in dirs], LogConfig(**config), clock or Clock())
+    return LogManager([str(tmp_path / d) for d in dirs], LogConfig(**config), clock or MillisecondClock())
 
 
 def test_new_logs_go_to_the_dir_with_fewest_partitions(tmp_path):
@@ -47,7 +40,7 @@ def test_new_logs_go_to_the_dir_with_fewest_partitions(tmp_path):
 
 
 def test_shutdown_then_clean_load(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock()
     mgr = manager(tmp_path, clock=clock)
     log = mgr.get_or_create_log("t", 0)
     append(log, count=5)
@@ -72,7 +65,7 @@ def test_shutdown_then_clean_load(tmp_path):
 
 
 def test_unclean_load_recovers(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock()
     mgr = manager(tmp_path, dirs=("d1",), clock=clock, segment_bytes=400)
     log = mgr.get_or_create_log("t", 0)
     for _ in range(10):
@@ -116,7 +109,7 @@ def test_load_skips_foreign_dirs_and_removes_delete_dirs(tmp_path):
 
 
 def test_cleanup_and_flush_dirty_logs(tmp_path):
-    clock = Clock()
+    clock = MillisecondClock()
     mgr = manager(tmp_path, dirs=("d1",), clock=clock, segment_bytes=200, retention_ms=10_000)
     log = mgr.get_or_create_log("t", 0)
     for i in range(10):

@@ -7,10 +7,12 @@ import threading
 import pytest
 
 from kafka_zk.log import open_files
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.open_files import OpenFileBudget
 from kafka_zk.log.segment import LogSegment
 from kafka_zk.record.records import encode_batch, iter_records
+from tests.millisecond_clock import MillisecondClock
 
 
 def open_descriptors_to(directory):
@@ -132,9 +134,9 @@ def test_a_renamed_segment_reopens_by_its_new_name_and_a_closed_or_deleted_one_n
 
 def test_many_logs_under_a_small_budget_append_read_recover_and_reopen(tmp_path, monkeypatch):
     monkeypatch.setattr(open_files.SEGMENT_FILES, "capacity", 4)
-    now = [1_000_000]
+    clock = MillisecondClock(1_000_000)
     config = LogConfig(segment_bytes=400)
-    logs = [Log(str(tmp_path / ("t-%d" % i)), config, lambda: now[0]) for i in range(12)]
+    logs = [Log(str(tmp_path / ("t-%d" % i)), config, clock) for i in range(12)]
     for round_ in range(6):
         for i, log in enumerate(logs):
             offset = log.log_end_offset
@@ -157,7 +159,7 @@ def test_many_logs_under_a_small_budget_append_read_recover_and_reopen(tmp_path,
     for log in logs:
         log.flush()
     ends = [log.log_end_offset for log in logs]
-    reopened = [Log(log.dir, config, lambda: now[0], recovery_point=0) for log in logs]
+    reopened = [Log(log.dir, config, clock, recovery_point=0) for log in logs]
     assert [log.log_end_offset for log in reopened] == ends
     assert open_descriptors_to(tmp_path) <= 4
     for log in logs + reopened:

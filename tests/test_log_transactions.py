@@ -4,7 +4,8 @@ import os
 
 import pytest
 
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.producer_snapshot import (
     CorruptSnapshotError, decode_snapshot, encode_snapshot, list_snapshots, read_snapshot, snapshot_file_name)
 from kafka_zk.log.producer_state import (
@@ -14,19 +15,12 @@ from kafka_zk.record.batch_header import read_batch_header
 from kafka_zk.record.records import (
     CONTROL_ABORT, CONTROL_COMMIT, decode_batch, encode_batch, parse_control_key, parse_end_txn_marker)
 from kafka_zk.server.apis.write_txn_markers import marker_batch
-
-
-class Clock:
-    def __init__(self, now=1_000_000):
-        self.now = now
-
-    def __call__(self):
-        return self.now
+from tests.millisecond_clock import MillisecondClock
 
 
 def open_log(path, clean_shutdown=True, **config):
     config.setdefault("file_delete_delay_ms", 0)
-    return Log(str(path), LogConfig(**config), Clock(), clean_shutdown=clean_shutdown)
+    return Log(str(path), LogConfig(**config), MillisecondClock(), clean_shutdown=clean_shutdown)
 
 
 def txn_batch(base_offset, producer_id, count=2, sequence=0, epoch=0, transactional=True):
@@ -248,7 +242,7 @@ def _clean(log, clock_ms, checkpoint=None, max_offset=None):
     ltc = log_to_clean("t", 0, log, checkpoint, clock_ms, max_offset)
     last = {pid: e.batches[-1].last_offset for pid, e in log.producer_state.producers.items() if e.batches}
     plan = CleaningPlan.snapshot(ltc, last)
-    return ltc, apply_cleaning(log, Cleaner(1 << 20, lambda: clock_ms).clean(plan))
+    return ltc, apply_cleaning(log, Cleaner(1 << 20, MillisecondClock(clock_ms)).clean(plan))
 
 
 def _records(log):

@@ -43,7 +43,7 @@ def _follower(tmp_path, partitions):
 
     def topic_config(topic):
         return effective_topic_config(config.log_config_defaults(), {})
-    logs = LogManager(config.log_dirs, to_log_config(topic_config(None)), lambda: int(clock.seconds() * 1000))
+    logs = LogManager(config.log_dirs, to_log_config(topic_config(None)), clock)
     replicas = ReplicaManager(1, logs, topic_config, clock)
     replicas.become_leader_or_follower([
         {"topic": TOPIC, "partition": p, "leader": 0, "leader_epoch": 3, "isr": [0, 1], "replicas": [0, 1],

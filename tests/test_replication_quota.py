@@ -6,16 +6,9 @@ from kafka_zk.server.quota.replication_quota import (
     ALL_REPLICAS, ReplicationQuota, ReplicationQuotas, SampledRate, parse_throttled_replicas, should_throttle)
 from kafka_zk.server.config.topic_config import parse_topic_config_value
 from kafka_zk.server.config.kafka_config import ConfigError
+from tests.millisecond_clock import MillisecondClock
 
 import pytest
-
-
-class FakeClock:
-    def __init__(self):
-        self.ms = 1_000_000
-
-    def __call__(self):
-        return self.ms
 
 
 def test_rate_divides_by_at_least_one_window_then_by_elapsed_time():
@@ -36,7 +29,7 @@ def test_old_windows_drop_out_of_an_eleven_window_rate():
 
 
 def test_quota_is_exceeded_only_above_its_limit_and_only_when_limited():
-    clock = FakeClock()
+    clock = MillisecondClock(1_000_000)
     quota = ReplicationQuota(clock)
     quota.record(10 ** 9)
     assert not quota.is_quota_exceeded()       # the default limit is Long.MAX_VALUE
@@ -46,7 +39,7 @@ def test_quota_is_exceeded_only_above_its_limit_and_only_when_limited():
     assert not quota.is_quota_exceeded()       # 1000 B/s is not above 1000
     quota.record(1)
     assert quota.is_quota_exceeded()
-    clock.ms += 2000
+    clock.now += 2000
     assert not quota.is_quota_exceeded()       # 1001 bytes over 2 s
 
 
@@ -58,7 +51,7 @@ def test_throttled_replica_lists_name_partitions_of_this_broker():
 
 
 def test_only_out_of_sync_replicas_of_throttled_partitions_over_quota_are_throttled():
-    clock = FakeClock()
+    clock = MillisecondClock(1_000_000)
     quotas = ReplicationQuotas(2, clock)
     quotas.on_broker_config({"leader.replication.throttled.rate": 100, "follower.replication.throttled.rate": 50,
                              "replication.quota.window.num": 11, "replication.quota.window.size.seconds": 1})

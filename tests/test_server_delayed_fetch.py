@@ -4,7 +4,7 @@ was parked; a change to a partition it watches makes it read again."""
 import pytest
 from twisted.internet import task
 
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -19,7 +19,7 @@ TPS = [("t", 0), ("t", 1)]
 @pytest.fixture
 def manager(tmp_path):
     clock = task.Clock()
-    logs = LogManager([str(tmp_path / "a")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
     states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
                "zk_version": 0, "controller_epoch": 1} for _, p in TPS]

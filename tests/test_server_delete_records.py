@@ -3,7 +3,7 @@
 import pytest
 from twisted.internet import task
 
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -18,7 +18,7 @@ CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_conf
 def setup(tmp_path):
     clock = task.Clock()
     clock.advance(1000)
-    logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
     manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock,
                              knows_partition=lambda tp: tp == ("t", 5))
     state = {"topic": "t", "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1, 2], "replicas": [1, 2],

@@ -7,7 +7,7 @@ import pytest
 from twisted.internet import defer, task
 
 from kafka_zk.log.dir_failure import LogDirFailureChannel
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_response
@@ -29,7 +29,7 @@ RACKS = {1: "r1", 2: "r2", 3: "r3", 4: "r2"}
 
 
 def make_manager(tmp_path, broker_id, clock, selector=rack_aware):
-    logs = LogManager([str(tmp_path / ("b%d" % broker_id))], LogConfig(), lambda: int(clock.seconds() * 1000))
+    logs = LogManager([str(tmp_path / ("b%d" % broker_id))], LogConfig(), clock)
     return ReplicaManager(broker_id, logs, lambda topic: dict(CONFIG), clock, knows_partition=lambda tp: True,
                           replica_selector=selector, broker_rack=RACKS.get)
 

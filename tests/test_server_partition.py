@@ -2,19 +2,21 @@
 
 import pytest
 
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.record.records import encode_batch
 from kafka_zk.record.validation import validate_produce_records
 from kafka_zk.server.replication.partition import Partition
 from kafka_zk.server.replication.replica_fetcher import truncation_offset
+from tests.millisecond_clock import MillisecondClock
 
 
 @pytest.fixture
 def make_partition(tmp_path):
     def make(broker_id):
         def provider(topic, index):
-            return Log(str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))), LogConfig(), lambda: 0)
+            return Log(str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))), LogConfig(), MillisecondClock(0))
         return Partition("t", 0, broker_id, provider)
     return make
 

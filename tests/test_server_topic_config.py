@@ -22,7 +22,7 @@ def test_topic_configs_follow_overrides_and_dynamic_defaults(tmp_path):
     assert server.topic_config("t") is first  # kept, not rebuilt per call
 
     # what start() builds that applying overrides touches: the quotas and the (here empty) partitions
-    server.replication_quotas = ReplicationQuotas(0, lambda: 0)
+    server.replication_quotas = ReplicationQuotas(0, task.Clock())
     server.replica_manager = SimpleNamespace(partitions={})
     server.apply_topic_overrides("t", {"max.message.bytes": "100"})
     assert server.topic_config("t")["max.message.bytes"] == 100

@@ -5,11 +5,13 @@ import os
 
 import pytest
 
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.record.compression import GZIP
 from kafka_zk.record.records import control_marker_record, encode_batch
 from kafka_zk.tools import dump_log
 from kafka_zk.tools.command_line import run_tool
+from tests.millisecond_clock import MillisecondClock
 
 BASE = "00000000000000000000"
 
@@ -24,7 +26,7 @@ def run_dump(*argv):
 def segment(tmp_path):
     """A partition log with a plain, an idempotent gzip, and a transaction-marker batch; index every batch."""
     directory = tmp_path / "t-0"
-    log = Log(str(directory), LogConfig(index_interval_bytes=1), clock=lambda: 1000)
+    log = Log(str(directory), LogConfig(index_interval_bytes=1), MillisecondClock(1000))
     batches = [
         (encode_batch([(b"k", b"hello", [("h1", b"x"), ("h2", None)], 1000), (None, b"world", [], 1001)],
                       base_offset=0, partition_leader_epoch=0), 1, 1001, 1),

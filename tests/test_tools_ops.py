@@ -7,7 +7,8 @@ import struct
 import pytest
 
 from kafka_zk.client.zk_admin import AdminOperationError
-from kafka_zk.log.log import Log, LogConfig
+from kafka_zk.log.log import Log
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
@@ -16,6 +17,7 @@ from kafka_zk.tools.command_line import UsageError, run_tool
 from kafka_zk.tools.command_line import ToolFailure
 from kafka_zk.tools.dump_log_decoders import offsets_decoder, parse_record, string_parser, transaction_log_decoder
 from kafka_zk.zk.znodes import PreferredReplicaElectionZNode
+from tests.millisecond_clock import MillisecondClock
 
 
 def string(text):
@@ -89,7 +91,7 @@ def test_transaction_log_decoder():
 
 def test_dump_log_with_the_offsets_decoder_and_decoder_classes(tmp_path):
     directory = tmp_path / "__consumer_offsets-0"
-    log = Log(str(directory), LogConfig(), clock=lambda: 1000)
+    log = Log(str(directory), LogConfig(), MillisecondClock(1000))
     log.append(encode_batch([(offset_key("g", "t", 0), offset_value_v3(9, ""), [], 1000),
                              (offset_key("g", "t", 1), None, [], 1000)], base_offset=0), 1, 1000, 1)
     log.close()

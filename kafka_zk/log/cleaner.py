@@ -19,6 +19,7 @@ import logging
 import os
 from typing import Dict, List, Optional
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.cleaner_transactions import TransactionTracker, overlapping
 from kafka_zk.log.offset_index import INT32_MAX
 from kafka_zk.log.segment import CLEANED_SUFFIX, LogSegment
@@ -292,7 +293,8 @@ class CleanResult:
 
 
 class Throttler:
-    """Limits bytes per second (log.cleaner.io.max.bytes.per.second) with an injected clock and sleep."""
+    """Limits bytes per second (log.cleaner.io.max.bytes.per.second) with an injected clock (anything with
+    seconds()) and sleep."""
 
     def __init__(self, max_bytes_per_second, clock, sleep, check_interval_ms=300):
         self.rate = max_bytes_per_second
@@ -305,7 +307,7 @@ class Throttler:
     def maybe_throttle(self, observed):
         if self.rate >= 1e300:
             return
-        now = self._clock()
+        now = milliseconds(self._clock)
         if self._period_start is None:
             self._period_start = now
         self._observed += observed
@@ -314,7 +316,7 @@ class Throttler:
             wanted_ms = self._observed * 1000.0 / self.rate
             if wanted_ms > elapsed:
                 self._sleep((wanted_ms - elapsed) / 1000.0)
-            self._period_start = self._clock()
+            self._period_start = milliseconds(self._clock)
             self._observed = 0
 
 
@@ -357,7 +359,8 @@ def _empty_batch(header):
 
 
 class Cleaner:
-    """Runs one cleaning pass over a CleaningPlan; touches only files (safe off the owner's thread)."""
+    """Runs one cleaning pass over a CleaningPlan; touches only files (safe off the owner's thread).
+    ``clock`` is anything with seconds() (the reactor, task.Clock)."""
 
     def __init__(self, dedupe_buffer_size, clock, load_factor=0.9, io_buffer_size=524288,
                  max_io_bytes_per_second=1.7976931348623157e308, sleep=None, should_abort=None):
@@ -448,8 +451,8 @@ class Cleaner:
             stale = os.path.join(plan.dir, "%020d%s%s" % (base, suffix, CLEANED_SUFFIX))
             if os.path.exists(stale):
                 os.remove(stale)
-        cleaned = LogSegment(plan.dir, base, self._clock(), plan.index_interval_bytes, plan.max_index_size,
-                             CLEANED_SUFFIX)
+        cleaned = LogSegment(plan.dir, base, milliseconds(self._clock), plan.index_interval_bytes,
+                             plan.max_index_size, CLEANED_SUFFIX)
         transactions = TransactionTracker(overlapping(plan.aborted_transactions, base, group[-1].next_offset))
         try:
             for info in group:

@@ -1,22 +1,23 @@
-"""The log of one partition (`<topic>-<partition>/`): segments, append, read, roll, retention, truncation, recovery,
-and its producer state (transactions, the last stable offset, `.txnindex` and `.snapshot` files)."""
+"""The log of one partition (`<topic>-<partition>/`): append, read, roll, retention, truncation and durability
+over its segments, and its producer state (transactions, the last stable offset, `.txnindex` and `.snapshot`
+files). Opening the dir and recovery are log_loader's; the settings are log_config's."""
 
 import bisect
-import dataclasses
 import logging
 import os
 import shutil
 import uuid
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
-from kafka_zk.log.index_file import CorruptIndexError
 from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
+from kafka_zk.log.log_loader import LogLoader
 from kafka_zk.log.producer_state import ProducerStateManager
 from kafka_zk.log.producer_state_loader import (
     apply_batch, delete_snapshots_before, load_producer_state, take_snapshot)
 from kafka_zk.log.segment import (
-    CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX,
-    FetchDataInfo, LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
+    CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, FetchDataInfo,
+    LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 from kafka_zk.record.batch_header import InvalidRecordError, iter_batch_headers
 from kafka_zk.record.records import iter_batches
@@ -28,8 +29,6 @@ LATEST_TIMESTAMP = -1
 NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
-_LONG_MAX = 2 ** 63 - 1
-_WEEK_MS = 7 * 24 * 60 * 60 * 1000
 
 
 class OffsetOutOfRangeError(Exception):
@@ -42,73 +41,6 @@ class RecordBatchTooLargeError(Exception):
 
 class UnexpectedAppendOffsetError(Exception):
     """Batches whose first offset is below the log end offset."""
-
-
-@dataclasses.dataclass
-class LogConfig:
-    """Per-log settings; defaults are Kafka 2.5's broker defaults."""
-
-    segment_bytes: int = 1024 * 1024 * 1024
-    segment_ms: int = _WEEK_MS
-    retention_ms: int = _WEEK_MS
-    retention_bytes: int = -1
-    index_interval_bytes: int = 4096
-    max_index_size: int = 10 * 1024 * 1024
-    max_message_bytes: int = 1048588
-    cleanup_policy: str = "delete"
-    file_delete_delay_ms: int = 60000
-    flush_ms: int = _LONG_MAX
-    min_cleanable_dirty_ratio: float = 0.5
-    min_compaction_lag_ms: int = 0
-    max_compaction_lag_ms: int = _LONG_MAX
-    delete_retention_ms: int = 86400000
-
-    @property
-    def delete_enabled(self):
-        return "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
-
-    @property
-    def compact(self):
-        return "compact" in [p.strip() for p in self.cleanup_policy.split(",")]
-
-    @property
-    def max_segment_ms(self):
-        """segment.ms, lowered to max.compaction.lag.ms for compacted logs (KIP-354)."""
-        if self.compact and self.max_compaction_lag_ms > 0:
-            return min(self.max_compaction_lag_ms, self.segment_ms)
-        return self.segment_ms
-
-    def with_overrides(self, props):
-        """A copy with topic-level overrides (``{"retention.ms": "1000", ...}``) applied; others ignored."""
-        changes = {}
-        for name, value in props.items():
-            field = TOPIC_CONFIG_FIELDS.get(name)
-            if field is not None:
-                if field == "cleanup_policy":
-                    changes[field] = value.strip().lower()
-                elif field == "min_cleanable_dirty_ratio":
-                    changes[field] = float(value)
-                else:
-                    changes[field] = int(value)
-        return dataclasses.replace(self, **changes)
-
-
-TOPIC_CONFIG_FIELDS = {
-    "segment.bytes": "segment_bytes",
-    "segment.ms": "segment_ms",
-    "retention.ms": "retention_ms",
-    "retention.bytes": "retention_bytes",
-    "index.interval.bytes": "index_interval_bytes",
-    "segment.index.bytes": "max_index_size",
-    "max.message.bytes": "max_message_bytes",
-    "cleanup.policy": "cleanup_policy",
-    "file.delete.delay.ms": "file_delete_delay_ms",
-    "flush.ms": "flush_ms",
-    "min.cleanable.dirty.ratio": "min_cleanable_dirty_ratio",
-    "min.compaction.lag.ms": "min_compaction_lag_ms",
-    "max.compaction.lag.ms": "max_compaction_lag_ms",
-    "delete.retention.ms": "delete_retention_ms",
-}
 
 
 def log_dir_name(topic, partition):
@@ -142,19 +74,12 @@ def is_future_dir(dir_name):
     return dir_name.endswith(FUTURE_DIR_SUFFIX)
 
 
-def _base_offset_of(name, suffix):
-    stem = name[:-len(suffix)]
-    if name.endswith(suffix) and len(stem) == 20 and stem.isdigit():
-        return int(stem)
-    return None
-
-
 class Log:
     """An append-only sequence of segments; the last one is active.
 
     Offsets are assigned by the caller. Deleted segments are renamed ``.deleted`` at once and
     their files removed ``file_delete_delay_ms`` later by remove_deleted_segments(now_ms), so
-    slices handed out just before stay readable. ``clock()`` returns the time in ms.
+    slices handed out just before stay readable. ``clock`` is anything with seconds() (the reactor, task.Clock).
     """
 
     def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False,
@@ -165,7 +90,7 @@ class Log:
         self._clock = clock
         self.log_start_offset = log_start_offset
         self.recovery_point = recovery_point
-        self.last_flush_ms = clock()
+        self.last_flush_ms = milliseconds(clock)
         self._segments = []
         self._bases = []
         self._pending_deletes = []
@@ -175,7 +100,6 @@ class Log:
         self.leader_epoch_cache = LeaderEpochFileCache(
             LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
         self.producer_state = ProducerStateManager()
-        self._recovered_bases = set()  # segments whose .txnindex recovery emptied, rebuilt on load
         self._load(clean_shutdown)
 
     def __repr__(self):
@@ -203,8 +127,11 @@ class Log:
     def log_end_offset_metadata(self):
         return self._leo
 
+    def _now_ms(self):
+        return milliseconds(self._clock)
+
     def _new_segment(self, base_offset, file_suffix=""):
-        return LogSegment(self.dir, base_offset, self._clock(), self.config.index_interval_bytes,
+        return LogSegment(self.dir, base_offset, self._now_ms(), self.config.index_interval_bytes,
                           self.config.max_index_size, file_suffix)
 
     def _add_segment(self, segment):
@@ -216,16 +143,13 @@ class Log:
         """Index of the segment whose base offset is the largest <= offset (-1 if none)."""
         return bisect.bisect_right(self._bases, offset) - 1
 
-    def _delete_segments(self, segments, now_ms, immediately=False):
+    def _delete_segments(self, segments, now_ms):
         for segment in segments:
             i = self._bases.index(segment.base_offset)
             del self._bases[i]
             del self._segments[i]
             segment.change_file_suffixes("", DELETED_SUFFIX)
-            if immediately:
-                segment.delete()
-            else:
-                self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
+            self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
         self.remove_deleted_segments(now_ms)
 
     def remove_deleted_segments(self, now_ms):
@@ -235,24 +159,13 @@ class Log:
         for segment in due:
             segment.delete()
 
-    # -- loading -----------------------------------------------------------------------------
+    # -- opening -----------------------------------------------------------------------------
 
     def _load(self, clean_shutdown):
-        swap_bases = self._remove_temp_files()
-        truncated_on_load = self._load_segment_files()
-        for base_offset in swap_bases:
-            self._complete_swap(base_offset)
-        if not clean_shutdown:
-            self._recover_unflushed(truncated_on_load)
-        elif self._segments and not self.active_segment.tail_is_intact():
-            truncated = self.active_segment.recover(epoch_cache=self.leader_epoch_cache)
-            self._recovered_bases.add(self.active_segment.base_offset)
-            logger.warning("%s: damaged tail after a clean shutdown; truncated %d bytes", self.dir, truncated)
-        now = self._clock()
-        if self._segments and self.active_segment.next_offset() < self.log_start_offset:
-            logger.warning("%s: log end offset %d is below log start offset %d; deleting all segments",
-                           self.dir, self.active_segment.next_offset(), self.log_start_offset)
-            self._delete_segments(list(self._segments), now, immediately=True)
+        loaded = LogLoader(self.dir, self._new_segment, self.leader_epoch_cache).load(
+            clean_shutdown, self.recovery_point, self.log_start_offset)
+        for segment in loaded.segments:
+            self._add_segment(segment)
         if not self._segments:
             self._add_segment(self._new_segment(self.log_start_offset))
         active = self.active_segment
@@ -263,105 +176,19 @@ class Log:
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
         self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
         live = {segment.base_offset for segment in self._segments}
-        load_producer_state(self, {base for base in self._recovered_bases if base in live})
-        self._recovered_bases = set()
-
-    def _remove_temp_files(self):
-        """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases.
-
-        As Kafka, a ``.swap`` segment at or above the lowest ``.cleaned`` file's base offset
-        belongs to an operation that never finished writing, so it is deleted too.
-        """
-        swap_bases = []
-        min_cleaned = None
-        for name in os.listdir(self.dir):
-            path = os.path.join(self.dir, name)
-            if name.endswith(DELETED_SUFFIX) or name.endswith(CLEANED_SUFFIX):
-                if name.endswith(CLEANED_SUFFIX):
-                    stem = name[:-len(CLEANED_SUFFIX)]
-                    base = next((b for b in (_base_offset_of(stem, sfx) for sfx in (LOG_SUFFIX, INDEX_SUFFIX,
-                                                                                   TIME_INDEX_SUFFIX))
-                                 if b is not None), None)
-                    if base is not None and (min_cleaned is None or base < min_cleaned):
-                        min_cleaned = base
-                os.remove(path)
-            elif name.endswith(SWAP_SUFFIX):
-                base_offset = _base_offset_of(name[:-len(SWAP_SUFFIX)], LOG_SUFFIX)
-                if base_offset is None:
-                    os.remove(path)
-                else:
-                    swap_bases.append(base_offset)
-        for base_offset in [b for b in swap_bases if min_cleaned is not None and b >= min_cleaned]:
-            logger.info("%s: deleting swap segment %d of an unfinished operation", self.dir, base_offset)
-            swap_bases.remove(base_offset)
-            for suffix in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
-                path = os.path.join(self.dir, segment_file_name(base_offset, suffix + SWAP_SUFFIX))
-                if os.path.exists(path):
-                    os.remove(path)
-        return sorted(swap_bases)
-
-    def _load_segment_files(self):
-        """Open every segment; rebuild missing or corrupt indexes. Returns {segment: bytes truncated}."""
-        names = sorted(os.listdir(self.dir))
-        log_bases = {_base_offset_of(name, LOG_SUFFIX) for name in names} - {None}
-        for name in names:
-            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
-                base_offset = _base_offset_of(name, suffix)
-                if base_offset is not None and base_offset not in log_bases:
-                    os.remove(os.path.join(self.dir, name))
-        truncated = {}
-        for base_offset in sorted(log_bases):
-            had_indexes = LogSegment.index_files_exist(self.dir, base_offset)
-            segment = self._new_segment(base_offset)
-            try:
-                if not had_indexes:
-                    raise CorruptIndexError("missing index files")
-                segment.sanity_check()
-            except CorruptIndexError as exc:
-                logger.info("%s: rebuilding indexes of segment %d (%s)", self.dir, base_offset, exc)
-                truncated[segment] = segment.recover(epoch_cache=self.leader_epoch_cache)
-                self._recovered_bases.add(base_offset)
-            self._add_segment(segment)
-        return truncated
-
-    def _complete_swap(self, base_offset):
-        """Finish a cleaner's replace interrupted by a crash: the ``.swap`` segment replaces the ones it covers."""
-        swap = self._new_segment(base_offset, SWAP_SUFFIX)
-        swap.recover()
-        self._recovered_bases.add(base_offset)
-        end = swap.next_offset()
-        replaced = [s for s in self._segments if base_offset <= s.base_offset < end]
-        self._delete_segments(replaced, self._clock(), immediately=True)
-        swap.change_file_suffixes(SWAP_SUFFIX, "")
-        self._add_segment(swap)
+        load_producer_state(self, {base for base in loaded.recovered_bases if base in live})
 
     def replace_segments(self, new_segment, old_segments):
         """Swap a cleaned ``.cleaned`` segment in for ``old_segments`` as Kafka does, crash-safely.
 
         The new files are renamed ``.swap``; the old segments leave the log (renamed ``.deleted``,
         removed file.delete.delay.ms later); then the ``.swap`` suffix is dropped. A crash at any
-        point is finished or undone by the next load (see _remove_temp_files and _complete_swap).
+        point is finished or undone by the next load (see LogLoader).
         """
         new_segment.change_file_suffixes(CLEANED_SUFFIX, SWAP_SUFFIX)
-        self._delete_segments([s for s in old_segments if s in self._segments], self._clock())
+        self._delete_segments([s for s in old_segments if s in self._segments], self._now_ms())
         self._add_segment(new_segment)
         new_segment.change_file_suffixes(SWAP_SUFFIX, "")
-
-    def _recover_unflushed(self, truncated_on_load):
-        start = max(0, self._floor_index(self.recovery_point))
-        unflushed = self._segments[start:]
-        for i, segment in enumerate(unflushed):
-            if segment in truncated_on_load:
-                truncated = truncated_on_load[segment]
-            else:
-                logger.info("%s: recovering unflushed segment %d", self.dir, segment.base_offset)
-                truncated = segment.recover(epoch_cache=self.leader_epoch_cache)
-                self._recovered_bases.add(segment.base_offset)
-            if truncated > 0:
-                logger.warning("%s: corruption in segment %d, truncated %d bytes to offset %d",
-                               self.dir, segment.base_offset, truncated, segment.next_offset())
-                self._delete_segments(unflushed[i + 1:], self._clock(), immediately=True)
-                return
 
     # -- appending ---------------------------------------------------------------------------
 
@@ -412,7 +239,7 @@ class Log:
 
     def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
         segment = self.active_segment
-        if segment.should_roll(self._clock(), self.config.segment_bytes, self.config.max_segment_ms,
+        if segment.should_roll(self._now_ms(), self.config.segment_bytes, self.config.max_segment_ms,
                                messages_size, max_timestamp, last_offset):
             return self.roll(first_offset)
         return segment
@@ -613,7 +440,7 @@ class Log:
 
     def delete_segments_below_log_start(self, now_ms=None):
         """Delete (``.deleted`` rename, files removed later) the segments wholly below the log start offset."""
-        now_ms = self._clock() if now_ms is None else now_ms
+        now_ms = self._now_ms() if now_ms is None else now_ms
         return self._delete_old(lambda segment, following: following.base_offset <= self.log_start_offset,
                                 now_ms, None, "log start offset %d" % self.log_start_offset)
 
@@ -641,7 +468,7 @@ class Log:
         if self._segments[0].base_offset > target_offset:
             self.truncate_fully_and_start_at(target_offset)
             return True
-        now = self._clock()
+        now = self._now_ms()
         self._note_truncation(target_offset)
         self._delete_segments(self._segments[self._floor_index(target_offset) + 1:], now)
         active = self.active_segment
@@ -659,7 +486,7 @@ class Log:
     def truncate_fully_and_start_at(self, new_offset):
         """Delete every segment and start empty at ``new_offset`` (also the new log start offset)."""
         self._note_truncation(new_offset)
-        self._delete_segments(list(self._segments), self._clock())
+        self._delete_segments(list(self._segments), self._now_ms())
         self._add_segment(self._new_segment(new_offset))
         self._leo = LogOffsetMetadata(new_offset, new_offset, 0)
         self.leader_epoch_cache.clear_and_flush()
@@ -683,7 +510,7 @@ class Log:
                 break
             segment.flush(sync)
         self.recovery_point = offset
-        self.last_flush_ms = self._clock()
+        self.last_flush_ms = self._now_ms()
 
     def close(self, sync=True):
         """Snapshot the producer state, remove pending deleted files and close every segment (indexes trimmed).

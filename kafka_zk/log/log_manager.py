@@ -8,6 +8,7 @@ import logging
 import os
 import shutil
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.checkpoints import (
     BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
     MalformedCheckpointError, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
@@ -41,7 +42,8 @@ class LogManager:
     the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
 
     def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None):
-        """``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
+        """``clock``: anything with seconds() (the reactor, task.Clock), handed on to every Log.
+        ``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
         broker writes them in batches off the reactor); without one each is written at once. A dir that
         cannot be created, read and written is offline from the start; NoLogDirError when none can."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
@@ -83,7 +85,7 @@ class LogManager:
 
     def check_meta(self, broker_id, cluster_id):
         """Check every dir's meta.properties against this broker and cluster; write it where absent."""
-        now = self._clock()
+        now = milliseconds(self._clock)
         for log_dir, meta in self._read_metas().items():
             path = os.path.join(log_dir, META_PROPERTIES)
             if meta is not None:

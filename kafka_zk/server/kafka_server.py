@@ -114,7 +114,7 @@ class KafkaServer(service.Service):
         self.cluster_id = yield self.zk.get_or_create_cluster_id()
         self._epoch_checkpoints = DeferredCheckpoints()
         self._epoch_checkpoints.on_pending = self._schedule_epoch_checkpoints
-        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.now_ms,
+        self.log_manager = LogManager(config.log_dirs, to_log_config(self.topic_config(None)), self.reactor,
                                       self._epoch_checkpoints, self.log_dir_failures)
         self.broker_id = yield self._resolve_broker_id()
         self.log_manager.check_meta(self.broker_id, self.cluster_id)
@@ -124,7 +124,7 @@ class KafkaServer(service.Service):
         yield self.reload_broker_configs()
         self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS), self._on_log_defaults_changed)
         yield self._load_quota_configs()
-        self.replication_quotas = ReplicationQuotas(self.broker_id, self.now_ms)
+        self.replication_quotas = ReplicationQuotas(self.broker_id, self.reactor)
         self.dynamic_config.add_listener(BROKER_CONFIG_NAMES, self.replication_quotas.on_broker_config)
         self.replica_manager = ReplicaManager(
             self.broker_id, self.log_manager, self.topic_config, self.reactor, self._read_high_watermarks(),
@@ -184,7 +184,7 @@ class KafkaServer(service.Service):
         self._schedule(PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS, lambda: self.log_manager.remove_expired_producers(
             self.now_ms(), config["transactional.id.expiration.ms"]))
         self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
-                                             self.now_ms)
+                                             self.reactor)
         self.log_cleaner.start()
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self

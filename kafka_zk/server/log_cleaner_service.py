@@ -14,6 +14,7 @@ import time
 from twisted.internet import threads
 from twisted.python.threadpool import ThreadPool
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, MalformedCheckpointError, OffsetCheckpointFile
 from kafka_zk.log.cleaner import CleanAbortedError, Cleaner, CleaningPlan, apply_cleaning, grab_filthiest, log_to_clean
 
@@ -25,11 +26,11 @@ _INT32_MAX = 2 ** 31 - 1
 class LogCleanerService:
     """Runs Kafka's cleaning loop for the compacted logs of one broker."""
 
-    def __init__(self, reactor, log_manager, replica_manager, config, now_ms):
+    def __init__(self, reactor, log_manager, replica_manager, config, clock):
         self.reactor = reactor
         self.log_manager = log_manager
         self.replica_manager = replica_manager
-        self.now_ms = now_ms
+        self.clock = clock
         self.enabled = config["log.cleaner.enable"] and config["log.cleaner.threads"] > 0
         self.num_threads = max(1, config["log.cleaner.threads"])
         self.backoff_ms = config["log.cleaner.backoff.ms"]
@@ -86,7 +87,7 @@ class LogCleanerService:
         self._schedule(self.backoff_ms)
 
     def _grab_filthiest(self):
-        now = self.now_ms()
+        now = milliseconds(self.clock)
         high_watermarks = self.replica_manager.high_watermark_snapshot()
         candidates = []
         for log in self.log_manager.all_logs():
@@ -125,9 +126,9 @@ class LogCleanerService:
             # Read from the cleaner thread: a stop, or the log deleted or replaced meanwhile.
             return self._stopping or self.log_manager.get_log(*tp) is not log
 
-        cleaner = Cleaner(self.dedupe_buffer_size, self.now_ms, self.load_factor, self.io_buffer_size,
+        cleaner = Cleaner(self.dedupe_buffer_size, self.clock, self.load_factor, self.io_buffer_size,
                           self.max_io_bytes_per_second, time.sleep, should_abort)
-        started_ms = self.now_ms()
+        started_ms = milliseconds(self.clock)
         d = threads.deferToThreadPool(self.reactor, self._pool, cleaner.clean, plan)
         d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms), errbackArgs=(tp, log))
         d.addBoth(self._done, tp)
@@ -145,7 +146,7 @@ class LogCleanerService:
         self.passes += 1
         self.checkpoints[tp] = end_offset
         self._write_checkpoint(self.log_manager.log_dir_of(*tp))
-        elapsed = max(1, self.now_ms() - started_ms)
+        elapsed = max(1, milliseconds(self.clock) - started_ms)
         logger.info("Cleaned log %s-%d up to offset %d: %d -> %d bytes of the log (%d of %d records kept "
                     "in the cleaned segments, %.1f MB/s read) in %d ms", tp[0], tp[1], end_offset, size_before,
                     log.size, result.records_written, result.records_read,

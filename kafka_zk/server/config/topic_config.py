@@ -1,6 +1,6 @@
 """Topic-level config names (Kafka's LogConfig): types, validation, and merging over broker defaults."""
 
-from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.server.config.kafka_config import ConfigError
 
 # name -> (type, allowed values or None)

@@ -1,5 +1,7 @@
 """Replication quotas: which partitions are throttled and whether their byte rate is over the limit (Kafka's
-ReplicationQuotaManager), as plain decision code over an injected millisecond clock."""
+ReplicationQuotaManager), as plain decision code over an injected clock (anything with seconds())."""
+
+from kafka_zk.common.clock import milliseconds
 
 ALL_REPLICAS = "*"
 UNLIMITED = 9223372036854775807
@@ -56,8 +58,8 @@ class ReplicationQuota:
     """One side's quota (leader or follower) on one broker: the throttled partitions of each topic, the rate
     limit in bytes/second, and the rate of throttled bytes moved so far."""
 
-    def __init__(self, clock_ms, limit=UNLIMITED, samples=11, window_ms=1000):
-        self.clock_ms = clock_ms  # callable -> milliseconds
+    def __init__(self, clock, limit=UNLIMITED, samples=11, window_ms=1000):
+        self.clock = clock
         self.limit = limit
         self.rate = SampledRate(samples, window_ms)
         self._throttled = {}  # topic -> ALL_REPLICAS or set of partitions
@@ -86,13 +88,13 @@ class ReplicationQuota:
     def is_quota_exceeded(self):
         if self.limit >= UNLIMITED:
             return False
-        return self.rate.measure(self.clock_ms()) > self.limit
+        return self.rate.measure(milliseconds(self.clock)) > self.limit
 
     def record(self, value):
-        self.rate.record(value, self.clock_ms())
+        self.rate.record(value, milliseconds(self.clock))
 
     def current_rate(self):
-        return self.rate.measure(self.clock_ms())
+        return self.rate.measure(milliseconds(self.clock))
 
 
 def should_throttle(quota, tp, replica_in_sync):
@@ -113,10 +115,10 @@ BROKER_CONFIG_NAMES = (LEADER_RATE, FOLLOWER_RATE, WINDOW_NUM, WINDOW_SIZE_SECON
 class ReplicationQuotas:
     """A broker's leader and follower replication quotas, fed by its broker configs and topic configs."""
 
-    def __init__(self, broker_id, clock_ms):
+    def __init__(self, broker_id, clock):
         self.broker_id = broker_id
-        self.leader = ReplicationQuota(clock_ms)
-        self.follower = ReplicationQuota(clock_ms)
+        self.leader = ReplicationQuota(clock)
+        self.follower = ReplicationQuota(clock)
 
     def on_broker_config(self, values):
         """{name: value} of BROKER_CONFIG_NAMES (a DynamicBrokerConfig listener)."""
