@@ -4,11 +4,12 @@ fails its write and is re-read, and only the partitions for which the cache prop
 from dataclasses import replace
 
 from kazoo.exceptions import BadVersionError
+from twisted.internet.testing import MemoryReactorClock
 
-from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
+from kafka_zk.controller.state_changes import FIRST_BATCH_WAIT_S
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch, TopicAssignment
 from tests.fake_zk import FakeZk
-from tests.test_controller_fencing import Server, broker
+from tests.test_controller_fencing import broker, controller_on
 
 
 class StateTable:
@@ -57,10 +58,10 @@ def test_broker_failure_reads_only_what_the_cache_would_leave_alone_and_retries_
         "update_partition_states": table.update,
         "get_isr_change_notifications": [], "get_topic_deletions": [], "get_preferred_replica_election": None,
     })
-    server = Server(zk)
-    controller = KafkaController(server)
+    reactor = MemoryReactorClock()
+    controller = controller_on(zk, reactor)
     controller.startup()
-    server.reactor.advance(FIRST_BATCH_WAIT_S)  # no broker answers the new leaders here: the controller goes on
+    reactor.advance(FIRST_BATCH_WAIT_S)  # no broker answers the new leaders here: the controller goes on
     assert controller.active
     # Since the load, leader 1 took broker 2 back into partition 1's ISR (the controller has not heard yet) and
     # rewrote partition 2's state: the cache holds an old ISR for 1 and an old version for 2.
@@ -70,7 +71,7 @@ def test_broker_failure_reads_only_what_the_cache_would_leave_alone_and_retries_
 
     live.pop()  # broker 2 dies
     zk.watches["/brokers/ids"]([0, 1])
-    server.reactor.advance(FIRST_BATCH_WAIT_S)
+    reactor.advance(FIRST_BATCH_WAIT_S)
 
     # Partition 3 lost its leader and is elected; 0 and 2 are shrunk from the cache; 1 is read because the cache
     # proposed nothing for it, 2 is read after its write failed on the version.

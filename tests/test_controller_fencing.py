@@ -2,23 +2,17 @@
 
 from twisted.internet.testing import MemoryReactorClock
 
-from kafka_zk.controller.controller import FIRST_BATCH_WAIT_S, KafkaController
+from kafka_zk.controller.controller import KafkaController
+from kafka_zk.controller.state_changes import FIRST_BATCH_WAIT_S
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch, TopicAssignment
 from tests.fake_zk import FakeZk
 
 
-class Server:
-    def __init__(self, zk):
-        self.zk = zk
-        self.reactor = MemoryReactorClock()
-        self.broker_id = 0
-        self.listener_name = "PLAINTEXT"
-        self.config = KafkaConfig({"zookeeper.connect": "z"})
-
-    def now_ms(self):
-        return 0
+def controller_on(zk, reactor):
+    """Broker 0's controller over a fake ZooKeeper, on a memory reactor, with the default config."""
+    return KafkaController(0, KafkaConfig({"zookeeper.connect": "z"}), zk, reactor, "PLAINTEXT")
 
 
 def broker(broker_id):
@@ -41,10 +35,10 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
         "get_partition_states": lambda tps: {("before", 0): LeaderIsrAndControllerEpoch(0, 0, [0], 2, 7)},
         "create_partition_states": moved,
     })
-    server = Server(zk)
-    controller = KafkaController(server)
+    reactor = MemoryReactorClock()
+    controller = controller_on(zk, reactor)
     controller.startup()
-    server.reactor.advance(FIRST_BATCH_WAIT_S)  # no broker answers the first batch here: the controller goes on
+    reactor.advance(FIRST_BATCH_WAIT_S)  # no broker answers the first batch here: the controller goes on
     assert controller.active and controller.context.epoch == 3
     sent_before = sum(len(channel.queue) for channel in controller.channels.channels.values())
     assert sent_before > 0  # LeaderAndIsr/UpdateMetadata of the loaded state are queued

@@ -4,7 +4,7 @@ import logging
 
 from twisted.internet import defer, task
 
-from kafka_zk.controller import election
+from kafka_zk.controller import election, state_machines as sm
 from kafka_zk.controller.leadership import elect
 from kafka_zk.protocol.errors import Errors
 
@@ -33,21 +33,27 @@ def imbalanced_partitions(context, max_imbalance_ratio):
 
 
 class LeaderElections:
-    def __init__(self, controller):
-        self.controller = controller
-        self._rebalance = None
+    """Runs inside the controller's event queue, writing through the fenced leadership writer."""
 
-    @property
-    def context(self):
-        return self.controller.context
+    def __init__(self, context, zk, writer, requests, events, clock, config, controller_id, is_active):
+        self.context = context
+        self.zk = zk
+        self.writer = writer
+        self.requests = requests
+        self.events = events
+        self.clock = clock
+        self.config = config
+        self.controller_id = controller_id
+        self.is_active = is_active
+        self._rebalance = None
 
     def start(self):
         """Schedule automatic preferred-leader rebalancing while this broker is the controller."""
-        config = self.controller.server.config
+        config = self.config
         if config["auto.leader.rebalance.enable"] and self._rebalance is None:
-            self._rebalance = task.LoopingCall(self.controller.events.put, "AutoPreferredReplicaLeaderElection",
+            self._rebalance = task.LoopingCall(self.events.put, "AutoPreferredReplicaLeaderElection",
                                                self._auto_rebalance)
-            self._rebalance.clock = self.controller.reactor
+            self._rebalance.clock = self.clock
             self._rebalance.start(config["leader.imbalance.check.interval.seconds"], now=False)
 
     def stop(self):
@@ -56,35 +62,32 @@ class LeaderElections:
         self._rebalance = None
 
     def _auto_rebalance(self):
-        if not self.controller.active:
+        if not self.is_active():
             return None
-        ratio = self.controller.server.config["leader.imbalance.per.broker.percentage"] / 100.0
+        ratio = self.config["leader.imbalance.per.broker.percentage"] / 100.0
         partitions = imbalanced_partitions(self.context, ratio)
         if not partitions:
             return None
         log.info("[Controller id=%d] rebalancing %d partitions to their preferred leaders",
-                 self.controller.broker_id, len(partitions))
+                 self.controller_id, len(partitions))
         return self.elect(PREFERRED, partitions)
 
     @defer.inlineCallbacks
     def on_znode(self):
         """/admin/preferred_replica_election appeared: elect those partitions, then remove the znode."""
-        controller = self.controller
-        if not controller.active:
-            return
-        partitions = yield controller.zk.get_preferred_replica_election()
+        partitions = yield self.zk.get_preferred_replica_election()
         if partitions is None or not partitions:
             return
         yield self.elect(PREFERRED, [tp for tp in partitions if tp in self.context.assignments])
-        yield controller.zk.delete_preferred_replica_election(self.context.epoch_zk_version)
+        yield self.zk.delete_preferred_replica_election(self.context.epoch_zk_version)
 
     @defer.inlineCallbacks
     def elect(self, election_type, partitions):
         """Run one kind of election for partitions; returns {tp: error code} (NONE when it moved)."""
-        controller, context = self.controller, self.context
+        context = self.context
         results = {}
         candidates = []
-        yield controller._refresh_leadership([tp for tp in partitions if tp in context.assignments])
+        yield self.writer.refresh([tp for tp in partitions if tp in context.assignments])
         live = context.live_broker_ids
         for tp in partitions:
             if tp not in context.assignments:
@@ -115,13 +118,13 @@ class LeaderElections:
         def decide(tps):
             return elect(context, tps, strategy, lambda topic: election_type == UNCLEAN)[0]
 
-        batch = controller._new_batch()
-        written = yield controller._write_leadership(decide(candidates), batch, decide)
-        controller._send(batch)
+        batch = self.requests.new_batch()
+        written = yield self.writer.write(decide(candidates), batch, decide)
+        self.requests.send(batch)
         for tp in candidates:
             results[tp] = Errors.NONE if tp in written else (
                 Errors.PREFERRED_LEADER_NOT_AVAILABLE if election_type == PREFERRED
                 else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE)
         for tp in written:
-            controller.mark_online(tp)
+            sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
         return results

@@ -40,18 +40,25 @@ class Reassignment:
 
 
 class PartitionReassignments:
-    def __init__(self, controller):
-        self.controller = controller
+    """Runs inside the controller's event queue, writing through the fenced leadership writer."""
+
+    def __init__(self, context, zk, writer, requests, controller_id):
+        self.context = context
+        self.zk = zk
+        self.writer = writer
+        self.requests = requests
+        self.controller_id = controller_id
         self.in_progress = {}  # tp -> Reassignment
         self.from_znode = set()
-
-    @property
-    def context(self):
-        return self.controller.context
 
     def reset(self):
         self.in_progress = {}
         self.from_znode = set()
+
+    def forget_topic(self, topic):
+        """A deleted topic's moves end with it."""
+        for tp in [tp for tp in self.in_progress if tp[0] == topic]:
+            del self.in_progress[tp]
 
     @defer.inlineCallbacks
     def resume(self, full_assignments):
@@ -69,7 +76,7 @@ class PartitionReassignments:
 
     @defer.inlineCallbacks
     def on_znode(self):
-        requested = yield self.controller.zk.get_partition_reassignment()
+        requested = yield self.zk.get_partition_reassignment()
         if not requested:
             return
         results = yield self.start(requested)
@@ -99,7 +106,7 @@ class PartitionReassignments:
             results[tp] = Errors.NONE
             if target == origin and current is None:
                 continue
-            log.info("[Controller id=%d] reassigning %s-%d from %s to %s", self.controller.broker_id, tp[0],
+            log.info("[Controller id=%d] reassigning %s-%d from %s to %s", self.controller_id, tp[0],
                      tp[1], origin, target)
             self.in_progress[tp] = Reassignment(target, origin)
             yield self._grow(tp)
@@ -109,7 +116,7 @@ class PartitionReassignments:
     @defer.inlineCallbacks
     def _grow(self, tp):
         """Phase one: every replica old and new is assigned, new ones start following."""
-        controller, context = self.controller, self.context
+        context = self.context
         move = self.in_progress[tp]
         context.assignments[tp] = move.replicas
         yield self._write_topic(tp[0])
@@ -118,15 +125,15 @@ class PartitionReassignments:
                 sm.set_replica_state(context, tp, replica, sm.NEW_REPLICA)
             if replica in context.live_brokers:
                 sm.set_replica_state(context, tp, replica, sm.ONLINE_REPLICA)
-        yield controller._refresh_leadership([tp])
-        batch = controller._new_batch()
+        yield self.writer.refresh([tp])
+        batch = self.requests.new_batch()
         current = context.leadership.get(tp)
         if current is not None:
-            written = yield controller._write_leadership({tp: current._replace(leader_epoch=current.leader_epoch + 1,
-                                                                               controller_epoch=context.epoch)}, batch)
+            written = yield self.writer.write({tp: current._replace(leader_epoch=current.leader_epoch + 1,
+                                                                    controller_epoch=context.epoch)}, batch)
             if tp in written:  # Kafka's NewReplica: a broker may create these anywhere, even with a dir offline
                 batch.add_leader_and_isr(move.adding, tp, is_new=True)
-        controller._send(batch)
+        self.requests.send(batch)
 
     def on_isr_changed(self, partitions):
         return defer.DeferredList([self._maybe_complete(tp) for tp in partitions if tp in self.in_progress])
@@ -134,17 +141,17 @@ class PartitionReassignments:
     @defer.inlineCallbacks
     def _maybe_complete(self, tp):
         """Phase two, once the whole target is in the ISR: lead from the target, drop the leavers."""
-        controller, context = self.controller, self.context
+        context = self.context
         move = self.in_progress.get(tp)
         if move is None:
             return
-        yield controller._refresh_leadership([tp])
+        yield self.writer.refresh([tp])
         current = context.leadership.get(tp)
         if current is None or any(replica not in current.isr for replica in move.target):
             return
         context.assignments[tp] = list(move.target)  # LeaderAndIsr goes to the target replicas
         live = context.live_broker_ids
-        batch = controller._new_batch()
+        batch = self.requests.new_batch()
         if current.leader in move.target and current.leader in live:
             proposal = current._replace(leader_epoch=current.leader_epoch + 1, controller_epoch=context.epoch)
         else:
@@ -157,7 +164,7 @@ class PartitionReassignments:
         for replica in move.removing:
             proposal = remove_replica_from_isr(proposal, replica, context.epoch) or proposal
         proposal = proposal._replace(leader_epoch=current.leader_epoch + 1)
-        written = yield controller._write_leadership({tp: proposal}, batch)
+        written = yield self.writer.write({tp: proposal}, batch)
         if tp not in written:
             context.assignments[tp] = move.replicas
             return
@@ -167,8 +174,8 @@ class PartitionReassignments:
         del self.in_progress[tp]
         yield self._write_topic(tp[0])
         batch.add_update_metadata(context.live_brokers, [tp])
-        controller._send(batch)
-        log.info("[Controller id=%d] reassignment of %s-%d to %s completed", controller.broker_id, tp[0], tp[1],
+        self.requests.send(batch)
+        log.info("[Controller id=%d] reassignment of %s-%d to %s completed", self.controller_id, tp[0], tp[1],
                  move.target)
         self.from_znode.discard(tp)
         yield self._maybe_delete_znode()
@@ -179,15 +186,14 @@ class PartitionReassignments:
         moving = {tp[1]: move for tp, move in self.in_progress.items() if tp[0] == topic}
         adding = {partition: move.adding for partition, move in moving.items() if move.adding}
         removing = {partition: move.removing for partition, move in moving.items() if move.removing}
-        return self.controller.zk.set_topic_assignment(topic, assignment, adding, removing,
-                                       context.epoch_zk_version)
+        return self.zk.set_topic_assignment(topic, assignment, adding, removing, context.epoch_zk_version)
 
     @defer.inlineCallbacks
     def _maybe_delete_znode(self):
         if not self.from_znode:
-            exists = yield self.controller.zk.get_partition_reassignment()
+            exists = yield self.zk.get_partition_reassignment()
             if exists and all(tp not in self.in_progress for tp in exists):
-                yield self.controller.zk.delete_partition_reassignment(self.context.epoch_zk_version)
+                yield self.zk.delete_partition_reassignment(self.context.epoch_zk_version)
 
     def listing(self, partitions=None):
         """[(tp, replicas, adding, removing)] of the moves in progress (all, or those asked for)."""

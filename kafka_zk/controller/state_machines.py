@@ -82,3 +82,19 @@ def set_replica_state(context, tp, broker, target):
         context.replica_states.pop(key, None)
     else:
         context.replica_states[key] = target
+
+
+def initialize_states(context):
+    """A new controller's states from the leadership it read: replicas on live brokers are online, partitions
+    without a state znode new, partitions whose leader is alive online, the others offline."""
+    live = context.live_broker_ids
+    for tp, replicas in context.assignments.items():
+        for replica in replicas:
+            context.replica_states[(tp[0], tp[1], replica)] = ONLINE_REPLICA if replica in live else OFFLINE_REPLICA
+        leadership = context.leadership.get(tp)
+        if leadership is None:
+            context.partition_states[tp] = NEW_PARTITION
+        elif leadership.leader in live:
+            context.partition_states[tp] = ONLINE_PARTITION
+        else:
+            context.partition_states[tp] = OFFLINE_PARTITION

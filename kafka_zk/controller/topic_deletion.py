@@ -5,7 +5,6 @@ import logging
 from twisted.internet import defer
 
 from kafka_zk.controller import state_machines as sm
-from kafka_zk.controller.requests import STOP_REPLICA
 from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
@@ -17,12 +16,13 @@ class TopicDeletionManager:
     """Runs inside the controller's event queue. A replica on a dead broker makes its topic wait
     (ReplicaDeletionIneligible) until that broker returns; the deletion then resumes."""
 
-    def __init__(self, controller):
-        self.controller = controller
-
-    @property
-    def context(self):
-        return self.controller.context
+    def __init__(self, context, zk, requests, config, controller_id, on_topic_deleted):
+        self.context = context
+        self.zk = zk
+        self.requests = requests
+        self.config = config
+        self.controller_id = controller_id
+        self.on_topic_deleted = on_topic_deleted  # on_topic_deleted(topic): the controller forgets the topic
 
     def is_deleting(self, topic):
         return topic in self.context.topics_to_delete
@@ -30,32 +30,32 @@ class TopicDeletionManager:
     @defer.inlineCallbacks
     def on_marked(self):
         """/admin/delete_topics changed (or a new controller starts): pick up newly marked topics."""
-        controller, context = self.controller, self.context
-        marked = yield controller.zk.get_topic_deletions()
-        if not controller.server.config["delete.topic.enable"]:
+        context = self.context
+        marked = yield self.zk.get_topic_deletions()
+        if not self.config["delete.topic.enable"]:
             if marked:
                 log.info("[Controller id=%d] delete.topic.enable is false; dropping deletion requests for %s",
-                         controller.broker_id, marked)
-                yield controller.zk.delete_topic_deletions(marked, context.epoch_zk_version)
+                         self.controller_id, marked)
+                yield self.zk.delete_topic_deletions(marked, context.epoch_zk_version)
             return
         unknown = [topic for topic in marked if topic not in context.topics()]
         if unknown:
-            yield controller.zk.delete_topic_deletions(unknown, context.epoch_zk_version)
+            yield self.zk.delete_topic_deletions(unknown, context.epoch_zk_version)
         new = sorted(topic for topic in marked if topic in context.topics() and not self.is_deleting(topic))
         if not new:
             return
-        log.info("[Controller id=%d] deleting topics %s", controller.broker_id, new)
+        log.info("[Controller id=%d] deleting topics %s", self.controller_id, new)
         context.topics_to_delete.update(new)
-        batch = controller._new_batch()
+        batch = self.requests.new_batch()
         batch.add_update_metadata(context.live_brokers, [tp for topic in new for tp in context.partitions_of(topic)])
-        controller._send(batch)
+        self.requests.send(batch)
         yield self.resume()
 
     def resume(self):
         """Send StopReplica(delete) to every reachable replica of the topics being deleted that has not
         been asked yet; topics whose replicas are all gone are completed."""
-        controller, context = self.controller, self.context
-        batch = controller._new_batch()
+        context = self.context
+        batch = self.requests.new_batch()
         for topic in sorted(context.topics_to_delete):
             for tp in context.partitions_of(topic):
                 for broker in context.assignments[tp]:
@@ -69,7 +69,7 @@ class TopicDeletionManager:
                         batch.add_stop_replica(broker, tp, delete=True)
                     else:
                         sm.set_replica_state(context, tp, broker, sm.REPLICA_DELETION_INELIGIBLE)
-        controller._send(batch)
+        self.requests.send(batch)
         return self._complete_finished()
 
     def on_stop_replica_response(self, broker, response):
@@ -88,16 +88,12 @@ class TopicDeletionManager:
 
     @defer.inlineCallbacks
     def _complete_finished(self):
-        controller, context = self.controller, self.context
+        context = self.context
         for topic in sorted(context.topics_to_delete):
             replicas = [(tp, broker) for tp in context.partitions_of(topic) for broker in context.assignments[tp]]
             if any(sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_SUCCESSFUL
                    for tp, broker in replicas):
                 continue
-            yield controller.zk.delete_topic_znodes(topic, context.epoch_zk_version)
-            controller.forget_topic(topic)
-            log.info("[Controller id=%d] deletion of topic %s completed", controller.broker_id, topic)
-
-    @staticmethod
-    def is_stop_replica(api):
-        return api == STOP_REPLICA
+            yield self.zk.delete_topic_znodes(topic, context.epoch_zk_version)
+            self.on_topic_deleted(topic)
+            log.info("[Controller id=%d] deletion of topic %s completed", self.controller_id, topic)

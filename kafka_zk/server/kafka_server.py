@@ -161,7 +161,8 @@ class KafkaServer(service.Service):
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
-        self.controller = KafkaController(self)
+        self.controller = KafkaController(self.broker_id, config, self.zk, self.reactor, self.listener_name,
+                                          self.dynamic_config)
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
         yield ConfigChangeListener(self).start()
