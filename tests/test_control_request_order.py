@@ -1,11 +1,10 @@
 """Control requests in order: the controller's channel pipelines them; a broker applies them one at a time."""
 
-from types import SimpleNamespace
-
 from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.channel_manager import BrokerChannel
+from kafka_zk.server import apis
 from kafka_zk.server.apis.control_requests import in_arrival_order
 from kafka_zk.net.broker_client import ConnectionClosed
 
@@ -72,27 +71,28 @@ def test_a_failure_sends_every_unanswered_request_again_in_order_after_a_backoff
 
 
 def test_a_broker_applies_a_control_request_only_after_the_ones_before_it():
-    server = SimpleNamespace(control_requests=defer.DeferredLock())
+    control_requests = defer.DeferredLock()
     applied = []
     configs_read = defer.Deferred()
 
     @in_arrival_order
-    def waits_for_topic_configs(server, request):
+    def waits_for_topic_configs(request, *, topic_configs):
         applied.append(("started", request))
-        return configs_read.addCallback(lambda _: applied.append(("done", request)) or {"error_code": 0})
+        return topic_configs.addCallback(lambda _: applied.append(("done", request)) or {"error_code": 0})
 
     @in_arrival_order
-    def applies_at_once(server, request):
+    def applies_at_once(request):
         applied.append(("done", request))
         return {"error_code": 0}
 
-    first = waits_for_topic_configs(server, "LeaderAndIsr")
-    second = applies_at_once(server, "UpdateMetadata")
+    assert apis.collaborators(waits_for_topic_configs) == ["topic_configs", "control_requests"]
+    first = waits_for_topic_configs("LeaderAndIsr", topic_configs=configs_read, control_requests=control_requests)
+    second = applies_at_once("UpdateMetadata", control_requests=control_requests)
     assert applied == [("started", "LeaderAndIsr")] and not second.called
     configs_read.callback(None)
     assert applied == [("started", "LeaderAndIsr"), ("done", "LeaderAndIsr"), ("done", "UpdateMetadata")]
     assert first.result == second.result == {"error_code": 0}
-    third = applies_at_once(server, "StopReplica")
+    third = applies_at_once("StopReplica", control_requests=control_requests)
     assert third.called and applied[-1] == ("done", "StopReplica")
 
 

@@ -164,11 +164,12 @@ def _handled(manager, version, **request):
     cache = MetadataCache(manager.broker_id)
     cache.update(1, 1, [BrokerEndpoints(b, {}, RACKS[b]) for b in (1, 2, 3)],
                  [(TP[0], TP[1], PartitionInfo(1, 0, [1, 2, 3], [1, 2, 3], [], 1, 0))])
-    server = SimpleNamespace(fetch_manager=FetchManager(FetchSessionCache(10)), metadata_cache=cache,
-                             replica_manager=manager, fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
-                             now_ms=lambda: 1000)
+    clock = task.Clock()
+    clock.advance(1)
     answered = []
-    fetch.handle(server, _fetch_request(version, **request)).addCallback(answered.append)
+    fetch.handle(_fetch_request(version, **request), fetch_manager=FetchManager(FetchSessionCache(10)),
+                 metadata_cache=cache, replica_manager=manager, fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+                 clock=clock).addCallback(answered.append)
     _, response = decode_response(1, version, encode_response(1, version, 7, answered[0]))
     return response["responses"][0]["partitions"][0]
 

@@ -13,23 +13,10 @@ from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.net.socket_server import KafkaServerFactory
 
 
-class Dispatcher:
-    def __init__(self, handlers):
-        self.handlers = handlers
-        self.clock = task.Clock()
-
-    def now_ms(self):
-        return int(self.clock.seconds() * 1000)
-
-    def supported_versions(self):
-        return apis.supported_versions()
-
-    def handle(self, request):
-        return self.handlers[request.api_key](self, request)
-
-
 def connect(dispatcher, max_frame=1024 * 1024):
-    protocol = KafkaServerFactory(dispatcher, max_frame).buildProtocol(None)
+    """A connection to a listener; these tests dispatch only ApiVersions, which needs no collaborator, so the
+    registry's unbound handlers serve as they are."""
+    protocol = KafkaServerFactory(dispatcher, task.Clock(), max_frame).buildProtocol(None)
     transport = StringTransport()
     protocol.makeConnection(transport)
     return protocol, transport
@@ -54,7 +41,7 @@ def api_versions_request(version, correlation_id=1):
 
 
 def test_api_versions_advertises_exactly_the_registered_handlers():
-    protocol, transport = connect(Dispatcher(apis.HANDLERS))
+    protocol, transport = connect(apis.Dispatcher(apis.HANDLERS))
     protocol.dataReceived(api_versions_request(3))
     [payload] = responses(transport)
     correlation_id, body = decode_response(18, 3, payload)
@@ -65,7 +52,7 @@ def test_api_versions_advertises_exactly_the_registered_handlers():
 
 
 def test_unsupported_api_versions_version_gets_error_35_in_v0_layout():
-    protocol, transport = connect(Dispatcher(apis.HANDLERS))
+    protocol, transport = connect(apis.Dispatcher(apis.HANDLERS))
     request = bytearray(encode_request(18, 0, 7, "test", {}))
     struct.pack_into(">h", request, 2, 99)
     protocol.dataReceived(frame(bytes(request)))
@@ -79,11 +66,11 @@ def test_unsupported_api_versions_version_gets_error_35_in_v0_layout():
 def test_frames_split_across_reads_and_pipelined_requests_are_answered_in_order():
     gate = defer.Deferred()
 
-    def slow(dispatcher, request):
+    def slow(request):
         return gate.addCallback(lambda _: {"error_code": 0, "api_keys": [], "throttle_time_ms": 0})
 
     handlers = dict(apis.HANDLERS)
-    protocol, transport = connect(Dispatcher(handlers))
+    protocol, transport = connect(apis.Dispatcher(handlers))
     handlers[18] = slow
     first = api_versions_request(0, correlation_id=1)
     protocol.dataReceived(first[:3])
@@ -101,17 +88,17 @@ def test_bad_input_closes_the_connection():
                  frame(encode_request(3, 0, 1, "c", {"topics": [{"name": "t"}]})[:-2]),  # truncated
                  frame(b"\x01"),  # header too short
                  frame(struct.pack(">hhi", 3, 42, 1) + b"\x00\x00")]:  # unsupported Metadata version
-        protocol, transport = connect(Dispatcher(apis.HANDLERS))
+        protocol, transport = connect(apis.Dispatcher(apis.HANDLERS))
         protocol.dataReceived(data)
         assert transport.disconnecting, data
         assert transport.value() == b""
 
 
 def test_a_handler_exception_closes_only_that_connection():
-    def broken(dispatcher, request):
+    def broken(request):
         raise RuntimeError("boom")
 
-    protocol, transport = connect(Dispatcher({**apis.HANDLERS, 18: broken}))
+    protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 18: broken}))
     protocol.dataReceived(api_versions_request(1))
     assert transport.disconnecting
 

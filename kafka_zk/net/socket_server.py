@@ -5,6 +5,7 @@ from collections import deque
 
 from twisted.internet import defer, protocol
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
@@ -33,10 +34,14 @@ class Request:
 
 
 class KafkaServerProtocol(FramedProtocol):
-    """One client connection. Responses leave in the order their requests arrived."""
+    """One client connection. Responses leave in the order their requests arrived.
 
-    def __init__(self, dispatcher, max_frame_size):
+    The dispatcher has ``handlers`` ({api_key: handler}), ``handle(request)`` and ``supported_versions()``; the
+    clock (the reactor) stamps receive times and times throttling."""
+
+    def __init__(self, dispatcher, clock, max_frame_size):
         self.dispatcher = dispatcher
+        self.clock = clock
         self.max_frame_size = max_frame_size
         self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
 
@@ -74,7 +79,7 @@ class KafkaServerProtocol(FramedProtocol):
                      self.client_host, spec.name, header.api_version, error)
             self.transport.abortConnection()
             return
-        request = Request(header, body, self.client_host, self.dispatcher.now_ms(), len(frame))
+        request = Request(header, body, self.client_host, milliseconds(self.clock), len(frame))
         try:
             result = self.dispatcher.handle(request)
         except Exception:
@@ -107,13 +112,13 @@ class KafkaServerProtocol(FramedProtocol):
         """Kafka's quota throttling: read nothing more from this client until its throttle time has passed."""
         if self.transport is None or not self.connected:
             return
-        reactor = self.dispatcher.reactor
-        until = reactor.seconds() + throttle_ms / 1000.0
+        clock = self.clock
+        until = clock.seconds() + throttle_ms / 1000.0
         if until <= getattr(self, "_muted_until", 0):
             return
         self._muted_until = until
         self.transport.pauseProducing()
-        reactor.callLater(throttle_ms / 1000.0, self._unmute, until)
+        clock.callLater(throttle_ms / 1000.0, self._unmute, until)
 
     def _unmute(self, until):
         if until == self._muted_until and self.transport is not None and self.connected:
@@ -143,11 +148,12 @@ _QUOTA_APIS = (0, 1)  # Produce, Fetch
 
 
 class KafkaServerFactory(protocol.ServerFactory):
-    def __init__(self, dispatcher, max_frame_size):
+    def __init__(self, dispatcher, clock, max_frame_size):
         self.dispatcher = dispatcher
+        self.clock = clock
         self.max_frame_size = max_frame_size
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.max_frame_size)
+        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size)
         proto.factory = self
         return proto

@@ -64,7 +64,6 @@ class KafkaServer(service.Service):
         self.broker_epoch = -1
         self.cluster_id = None
         self.listener_name = config.listeners[0].listener_name
-        self.handlers = apis.HANDLERS
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.topic_overrides = {}
         self._topic_configs = {}  # topic -> effective config, for the dynamic configs as of _topic_configs_of
@@ -82,16 +81,18 @@ class KafkaServer(service.Service):
         self.exit_code = 0  # what the process exits with once stopped: 1 after every log dir failed
         self.started = defer.Deferred()
 
-    # -- dispatcher interface for the socket server -----------------------------------------------
-
     def now_ms(self):
         return int(self.reactor.seconds() * 1000)
 
-    def supported_versions(self):
-        return apis.supported_versions()
+    # -- request dispatch --------------------------------------------------------------------------
 
-    def handle(self, request):
-        return self.handlers[request.api_key](self, request)
+    def request_dispatcher(self):
+        """The API handlers bound to this broker's collaborators, for the listener: called once they all exist.
+        What changes after the listener opens is given as a function that reads it when a request needs it: the
+        broker epoch (set on each registration), the cluster id, and the controller (created once registered)."""
+        return apis.Dispatcher(apis.bind_handlers(
+            self, clock=self.reactor, broker_epoch=lambda: self.broker_epoch, cluster_id=lambda: self.cluster_id,
+            controller=lambda: self.controller))
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -155,7 +156,7 @@ class KafkaServer(service.Service):
             self.producer_ids, self.reactor)
         self.log_dir_failures.add_listener(lambda log_dir: self.reactor.callFromThread(self._on_log_dir_offline, log_dir))
         endpoint = config.listeners[0]
-        factory = KafkaServerFactory(self, config["socket.request.max.bytes"])
+        factory = KafkaServerFactory(self.request_dispatcher(), self.reactor, config["socket.request.max.bytes"])
         self._port = self.reactor.listenTCP(endpoint.port, factory, interface=endpoint.host or "0.0.0.0")
         self.bound_port = self._port.getHost().port
         self.broker_epoch = yield self._register()

@@ -1,4 +1,14 @@
-"""The registry of request handlers, one module per API key; ApiVersions advertises exactly these."""
+"""The registry of request handlers, one module per API key, and their binding to the broker's collaborators.
+
+Each module's ``handle(request, *, <collaborator>, ...)`` names what it uses as keyword-only parameters, called
+after the broker's attribute that provides it (``clock`` is the reactor). ``bind_handlers`` reads those names once,
+when the broker starts listening, and binds each. What changes after that moment comes as a function that reads
+the current value: ``broker_epoch()`` (set on each registration), ``cluster_id()`` and ``controller()`` (created
+once the broker is registered). ApiVersions advertises exactly the registered API keys.
+"""
+
+import functools
+import inspect
 
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.server.apis import (
@@ -23,9 +33,51 @@ HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_gr
                     list_groups, delete_groups, offset_delete]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
 
-HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}
+HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)
+
+
+class MissingCollaborator(Exception):
+    """A handler names a collaborator its provider does not have."""
 
 
 def supported_versions():
     """[(api_key, min_version, max_version)] for every API with a handler."""
     return [(key, API_SPECS[key].min_version, API_SPECS[key].max_version) for key in sorted(HANDLERS)]
+
+
+def collaborators(handle):
+    """The names of a handler's keyword-only parameters: what it uses besides the request."""
+    return [parameter.name for parameter in inspect.signature(handle).parameters.values()
+            if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
+
+
+def bind_handlers(provider, **given):
+    """{api_key: handle(request)}: each handler with its collaborators bound, taken from ``given`` or else from
+    the provider's attribute of the same name. A value is read once, here; one that changes later must be given as
+    something that knows it. Raises MissingCollaborator naming the handler and what it lacks."""
+    bound = {}
+    for api_key, handle in HANDLERS.items():
+        arguments = {}
+        for name in collaborators(handle):
+            if name in given:
+                arguments[name] = given[name]
+            elif hasattr(provider, name):
+                arguments[name] = getattr(provider, name)
+            else:
+                raise MissingCollaborator("the %s handler (api key %d) needs %r, which %s does not provide" % (
+                    API_SPECS[api_key].name, api_key, name, type(provider).__name__))
+        bound[api_key] = functools.partial(handle, **arguments)
+    return bound
+
+
+class Dispatcher:
+    """What the listener calls: the bound handler of a request's API key, and the versions it may advertise."""
+
+    def __init__(self, handlers):
+        self.handlers = handlers  # {api_key: handle(request)}
+
+    def handle(self, request):
+        return self.handlers[request.api_key](request)
+
+    def supported_versions(self):
+        return supported_versions()

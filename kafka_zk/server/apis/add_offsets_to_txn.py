@@ -5,9 +5,9 @@ from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC
 API_KEY = 25
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator, txn_coordinator):
     body = request.body
-    partition = server.group_coordinator.manager.partition_for(body["group_id"])
-    result = server.txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
-                                                          body["producer_epoch"], [(OFFSETS_TOPIC, partition)])
+    partition = group_coordinator.manager.partition_for(body["group_id"])
+    result = txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
+                                                   body["producer_epoch"], [(OFFSETS_TOPIC, partition)])
     return result.addCallback(lambda error: {"throttle_time_ms": 0, "error_code": error})

@@ -17,15 +17,15 @@ def partition_results(errors):
     return [{"name": name, "results": results} for name, results in topics.items()]
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, txn_coordinator):
     body = request.body
     partitions = [(topic["name"], partition) for topic in body["topics"] for partition in topic["partitions"]]
-    unknown = {tp for tp in partitions if server.metadata_cache.partition_info(*tp) is None}
+    unknown = {tp for tp in partitions if metadata_cache.partition_info(*tp) is None}
     if unknown:
         errors = {tp: Errors.UNKNOWN_TOPIC_OR_PARTITION if tp in unknown else Errors.OPERATION_NOT_ATTEMPTED
                   for tp in partitions}
         return {"throttle_time_ms": 0, "results": partition_results(errors)}
-    result = server.txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
-                                                          body["producer_epoch"], partitions)
+    result = txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
+                                                   body["producer_epoch"], partitions)
     return result.addCallback(lambda error: {"throttle_time_ms": 0,
                                              "results": partition_results({tp: error for tp in partitions})})

@@ -8,10 +8,10 @@ API_KEY = 45
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, controller):
     targets = {(topic["name"], partition["partition_index"]): partition["replicas"]
                for topic in request.body["topics"] for partition in topic["partitions"]}
-    results = yield server.controller.alter_reassignments(targets)
+    results = yield controller().alter_reassignments(targets)
     topics = {}
     for (topic, index), code in sorted(results.items()):
         message = None if code == Errors.NONE else Errors.from_code(code).message

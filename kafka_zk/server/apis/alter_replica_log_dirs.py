@@ -12,14 +12,14 @@ MAX_DIR_NAME = 255
 log = logging.getLogger(__name__)
 
 
-def handle(server, request):
+def handle(request, *, log_manager, replica_manager, metadata_cache):
     results = {}
     for entry in request.body["dirs"]:
         for topic_data in entry["topics"]:
             for partition in topic_data["partitions"]:
                 tp = (topic_data["name"], partition)
                 try:
-                    alter_log_dir(server, tp, entry["path"])
+                    alter_log_dir(tp, entry["path"], log_manager, replica_manager, metadata_cache)
                     results[tp] = Errors.NONE
                 except KafkaError as error:
                     results[tp] = error.code
@@ -33,9 +33,7 @@ def handle(server, request):
             "results": [{"topic_name": topic, "partitions": partitions} for topic, partitions in by_topic.items()]}
 
 
-def alter_log_dir(server, tp, requested_dir):
-    log_manager = server.log_manager
-    replica_manager = server.replica_manager
+def alter_log_dir(tp, requested_dir, log_manager, replica_manager, metadata_cache):
     mover = replica_manager.log_dir_mover
     if len(future_dir_name(*tp)) > MAX_DIR_NAME:
         raise KafkaError(Errors.INVALID_TOPIC_EXCEPTION, "The topic name is too long.")
@@ -52,7 +50,7 @@ def alter_log_dir(server, tp, requested_dir):
         log_manager.remove_future_log(*tp)
     log_manager.maybe_update_preferred_dir(tp[0], tp[1], destination)
     if partition is None:
-        known = server.metadata_cache.partition_info(*tp) is not None
+        known = metadata_cache.partition_info(*tp) is not None
         raise KafkaError(Errors.REPLICA_NOT_AVAILABLE if known else Errors.UNKNOWN_TOPIC_OR_PARTITION)
     if partition.log is None:
         raise KafkaError(Errors.REPLICA_NOT_AVAILABLE)

@@ -5,7 +5,7 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 18
 
 
-def handle(server, request):
+def handle(request):
     from kafka_zk.server.apis import supported_versions
     return {
         "error_code": Errors.NONE,

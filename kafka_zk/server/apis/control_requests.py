@@ -1,24 +1,32 @@
 """Shared parsing, fencing and ordering for controller requests (LeaderAndIsr, UpdateMetadata, StopReplica)."""
 
+import functools
+import inspect
+
 from kafka_zk.protocol.errors import Errors
 
 
 def in_arrival_order(apply):
     """Wrap a control request handler so that the broker applies control requests one at a time, in the order
     they arrived: the controller pipelines them, and an UpdateMetadata must not overtake a LeaderAndIsr that
-    waits for topic configs (Metadata would name a leader that has not heard it leads)."""
-    def handle(server, request):
-        return server.control_requests.run(apply, server, request)
-    handle.__doc__ = apply.__doc__
+    waits for topic configs (Metadata would name a leader that has not heard it leads). The wrapped handler
+    takes ``control_requests`` (the lock they take turns on) besides the collaborators of ``apply``."""
+    @functools.wraps(apply)
+    def handle(request, *, control_requests, **collaborators):
+        return control_requests.run(apply, request, **collaborators)
+    applied = inspect.signature(apply)
+    handle.__signature__ = applied.replace(parameters=[
+        *applied.parameters.values(), inspect.Parameter("control_requests", inspect.Parameter.KEYWORD_ONLY)])
     return handle
 
 
-def fencing_error(server, body):
-    """STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH, or None if the request may be applied."""
-    if body["controller_epoch"] < server.replica_manager.controller_epoch:
+def fencing_error(body, controller_epoch, broker_epoch):
+    """STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH, or None if the request may be applied; ``controller_epoch``
+    is the latest this broker has seen, ``broker_epoch`` that of its current registration."""
+    if body["controller_epoch"] < controller_epoch:
         return Errors.STALE_CONTROLLER_EPOCH
-    broker_epoch = body.get("broker_epoch", -1)
-    if broker_epoch != -1 and broker_epoch < server.broker_epoch:
+    request_epoch = body.get("broker_epoch", -1)
+    if request_epoch != -1 and request_epoch < broker_epoch:
         return Errors.STALE_BROKER_EPOCH
     return None
 

@@ -8,11 +8,11 @@ API_KEY = 7
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, controller):
     body = request.body
-    if not server.controller.is_active:
+    if not controller().is_active:
         return {"error_code": Errors.NOT_CONTROLLER, "remaining_partitions": []}
-    error, remaining = yield server.controller.controlled_shutdown(body["broker_id"], body["broker_epoch"])
+    error, remaining = yield controller().controlled_shutdown(body["broker_id"], body["broker_epoch"])
     return {"error_code": error,
             "remaining_partitions": [{"topic_name": topic, "partition_index": partition}
                                      for topic, partition in sorted(remaining)]}

@@ -8,7 +8,7 @@ API_KEY = 19
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, admin):
     body = request.body
     version = request.api_version
     seen = set()
@@ -22,7 +22,7 @@ def handle(server, request):
         assignment = {entry["partition_index"]: list(entry["broker_ids"]) for entry in topic["assignments"]}
         configs = {entry["name"]: entry["value"] for entry in topic["configs"]}
         specs.append((topic["name"], topic["num_partitions"], topic["replication_factor"], assignment, configs))
-    outcomes = yield server.admin.create_topics(specs, body["timeout_ms"], body.get("validate_only", False))
+    outcomes = yield admin.create_topics(specs, body["timeout_ms"], body.get("validate_only", False))
     results = []
     for name in sorted(duplicates):
         results.append({"name": name, "error_code": Errors.INVALID_REQUEST,

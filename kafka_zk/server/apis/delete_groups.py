@@ -3,7 +3,7 @@
 API_KEY = 42
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     names = list(dict.fromkeys(request.body["groups_names"]))
-    errors = server.group_coordinator.handle_delete_groups(names)
+    errors = group_coordinator.handle_delete_groups(names)
     return {"throttle_time_ms": 0, "results": [{"group_id": g, "error_code": errors[g]} for g in names]}

@@ -5,7 +5,7 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 21
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, replica_manager):
     body = request.body
     offsets = {}
     early = {}
@@ -13,7 +13,7 @@ def handle(server, request):
         topic = topic_data["name"]
         for partition_data in topic_data["partitions"]:
             tp = (topic, partition_data["partition_index"])
-            if server.metadata_cache.partition_info(*tp) is None:
+            if metadata_cache.partition_info(*tp) is None:
                 early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 offsets[tp] = partition_data["offset"]
@@ -30,4 +30,4 @@ def handle(server, request):
         return {"throttle_time_ms": 0,
                 "topics": [{"name": topic, "partitions": partitions} for topic, partitions in by_topic.items()]}
 
-    return server.replica_manager.delete_records(body["timeout_ms"], offsets).addCallback(build)
+    return replica_manager.delete_records(body["timeout_ms"], offsets).addCallback(build)

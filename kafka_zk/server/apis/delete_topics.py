@@ -6,8 +6,8 @@ API_KEY = 20
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, admin):
     body = request.body
-    outcomes = yield server.admin.delete_topics(body["topic_names"], body["timeout_ms"])
+    outcomes = yield admin.delete_topics(body["topic_names"], body["timeout_ms"])
     return {"throttle_time_ms": 0,
             "responses": [{"name": name, "error_code": code} for name, code in outcomes]}

@@ -20,7 +20,7 @@ DYNAMIC_BROKER_LOGGER_CONFIG = 6
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, metadata_cache, zk, dynamic_config, broker_id):
     results = []
     include_synonyms = request.body.get("include_synonyms", False)
     for resource in request.body["resources"]:
@@ -28,23 +28,23 @@ def handle(server, request):
         result = {"error_code": Errors.NONE, "error_message": None, "resource_type": kind,
                   "resource_name": name, "configs": []}
         if kind == TOPIC:
-            if not server.metadata_cache.contains_topic(name):
+            if not metadata_cache.contains_topic(name):
                 result["error_code"] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
-                overrides = yield server.zk.get_entity_config("topics", name)
-                result["configs"] = _topic_configs(server, overrides, include_synonyms)
+                overrides = yield zk.get_entity_config("topics", name)
+                result["configs"] = _topic_configs(dynamic_config, overrides, include_synonyms)
         elif kind == BROKER:
-            if name not in ("", str(server.broker_id)):
+            if name not in ("", str(broker_id)):
                 result["error_code"] = Errors.INVALID_REQUEST
                 result["error_message"] = "Unexpected broker id, expected %d, but received %s" % (
-                    server.broker_id, name)
+                    broker_id, name)
             else:
-                result["configs"] = _broker_configs(server, name, include_synonyms)
+                result["configs"] = _broker_configs(dynamic_config, name, include_synonyms)
         elif kind == BROKER_LOGGER:
-            if name != str(server.broker_id):
+            if name != str(broker_id):
                 result["error_code"] = Errors.INVALID_REQUEST
                 result["error_message"] = "Unexpected broker id, expected %d, but received %s" % (
-                    server.broker_id, name)
+                    broker_id, name)
             else:
                 result["configs"] = [
                     _entry(logger, level, DYNAMIC_BROKER_LOGGER_CONFIG,
@@ -64,8 +64,7 @@ def _entry(name, value, source, synonyms, read_only=False, sensitive=False):
             "config_source": source, "is_sensitive": sensitive, "synonyms": synonyms}
 
 
-def _topic_configs(server, overrides, include_synonyms):
-    dynamic = server.dynamic_config
+def _topic_configs(dynamic, overrides, include_synonyms):
     defaults = dynamic.log_config_defaults()
     effective = effective_topic_config(defaults, overrides)
     entries = []
@@ -82,9 +81,8 @@ def _topic_configs(server, overrides, include_synonyms):
     return entries
 
 
-def _broker_configs(server, name, include_synonyms):
+def _broker_configs(dynamic, name, include_synonyms):
     """This broker's configs (name = its id) or the cluster-wide dynamic defaults (name = "")."""
-    dynamic = server.dynamic_config
     entries = []
     if name == "":
         for key in sorted(dynamic.cluster_default):

@@ -6,12 +6,12 @@ ALL_GROUP_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8)
 NOT_REQUESTED = -2147483648
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     body = request.body
     operations = ALL_GROUP_OPERATIONS if body.get("include_authorized_operations") else NOT_REQUESTED
     groups = []
     for group_id in body["groups"]:
-        error, summary = server.group_coordinator.handle_describe_group(group_id)
+        error, summary = group_coordinator.handle_describe_group(group_id)
         groups.append({"error_code": error, "group_id": group_id, "group_state": summary.state,
                        "protocol_type": summary.protocol_type, "protocol_data": summary.protocol,
                        "members": [{"member_id": m, "group_instance_id": i, "client_id": c, "client_host": h,

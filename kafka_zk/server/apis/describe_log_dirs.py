@@ -5,9 +5,8 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 35
 
 
-def handle(server, request):
+def handle(request, *, log_manager, replica_manager):
     wanted = request.body["topics"]
-    log_manager = server.log_manager
     if wanted is None:
         selected = None
     else:
@@ -23,7 +22,7 @@ def handle(server, request):
                 continue
             by_topic.setdefault(topic, []).append({
                 "partition_index": partition, "partition_size": log.size,
-                "offset_lag": offset_lag(server, topic, partition, log, is_future),
+                "offset_lag": offset_lag(log_manager, replica_manager, topic, partition, log, is_future),
                 "is_future_key": is_future})
         results.append({"error_code": Errors.NONE, "log_dir": log_dir,
                         "topics": [{"name": topic, "partitions": partitions}
@@ -31,13 +30,13 @@ def handle(server, request):
     return {"throttle_time_ms": 0, "results": results}
 
 
-def offset_lag(server, topic, partition, log, is_future):
+def offset_lag(log_manager, replica_manager, topic, partition, log, is_future):
     """Kafka's getLogEndOffsetLag: a future log lags the current log's end; the current one its HW (never < 0)."""
-    current = server.log_manager.get_log(topic, partition)
+    current = log_manager.get_log(topic, partition)
     if current is None:
         return -1
     if is_future:
         return current.log_end_offset - log.log_end_offset
-    hosted = server.replica_manager.get_partition(topic, partition)
+    hosted = replica_manager.get_partition(topic, partition)
     high_watermark = hosted.high_watermark if hosted is not None and hosted.log is current else 0
     return max(high_watermark - log.log_end_offset, 0)

@@ -26,7 +26,7 @@ def election_error_message(code, election_type, topic, partition):
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, controller):
     body = request.body
     requested = body["topic_partitions"]
     election_type = body.get("election_type", PREFERRED)
@@ -34,7 +34,7 @@ def handle(server, request):
                                                  for index in entry["partition_id"]]
     # A broker that is not the controller answers NOT_CONTROLLER for each named partition (nothing for
     # "all partitions"), with no top-level error, like Kafka 2.5's controller.
-    results = yield server.controller.elect_leaders(election_type, partitions)
+    results = yield controller().elect_leaders(election_type, partitions)
     topics = {}
     for (topic, index), code in sorted(results.items()):
         topics.setdefault(topic, []).append({

@@ -3,8 +3,8 @@
 API_KEY = 26
 
 
-def handle(server, request):
+def handle(request, *, txn_coordinator):
     body = request.body
-    result = server.txn_coordinator.handle_end_txn(body["transactional_id"], body["producer_id"],
-                                                   body["producer_epoch"], body["committed"])
+    result = txn_coordinator.handle_end_txn(body["transactional_id"], body["producer_id"],
+                                            body["producer_epoch"], body["committed"])
     return result.addCallback(lambda error: {"throttle_time_ms": 0, "error_code": error})

@@ -3,6 +3,7 @@ aborted transactions) for read_committed ones, and to the log end for followers;
 incremental fetches are answered with only the partitions that changed. From v11 a consumer may read from a
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
@@ -16,7 +17,7 @@ _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
 
 
-def handle(server, request):
+def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock):
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
@@ -33,14 +34,13 @@ def handle(server, request):
             fetch_data[tp] = PartitionRequest(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
                                               partition_data["current_leader_epoch"],
                                               partition_data["log_start_offset"])
-    context = server.fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower,
-                                               server.now_ms())
+    context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, milliseconds(clock))
     order = []
     fetch_infos = []
     unknown = set()
     for tp, data in context.partitions():
         order.append(tp)
-        if not server.metadata_cache.contains_topic(tp[0]) and server.replica_manager.get_partition(*tp) is None:
+        if not metadata_cache.contains_topic(tp[0]) and replica_manager.get_partition(*tp) is None:
             unknown.add(tp)
             continue
         fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
@@ -48,24 +48,23 @@ def handle(server, request):
     # Kafka's ClientMetadata: with it (v11+) a consumer's fetch is not bound to the leader.
     client_rack = (body["rack_id"] or "") if version >= _CLIENT_RACK_FROM_VERSION and not is_follower else None
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
-    replica_manager = server.replica_manager
     tracking = _tracks_changes(context.session)  # only a follower's session does
     if is_follower and forgotten:
         replica_manager.unlink_followers(body["replica_id"], forgotten)
     result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
                                             body["replica_id"], isolation_level,
                                             session=context if tracking else None, client_rack=client_rack)
-    context.fetched(server.now_ms())
+    context.fetched(milliseconds(clock))
 
     def build(results):
         throttle_ms = 0
         if not is_follower:  # consumers; followers are subject to replication quotas instead
             client = sanitize(request.client_id or "")
             size = sum(len(outcome.records or b"") for outcome in results.values())
-            now = server.now_ms()
-            throttle_ms = server.fetch_quotas.record(ANONYMOUS, client, size, now)
+            now = milliseconds(clock)
+            throttle_ms = fetch_quotas.record(ANONYMOUS, client, size, now)
             if throttle_ms > 0:  # as Kafka: a throttled fetch answers without data, which is not counted
-                server.fetch_quotas.unrecord(ANONYMOUS, client, size, now)
+                fetch_quotas.unrecord(ANONYMOUS, client, size, now)
         if throttle_ms > 0:
             error, response_session_id, answer = context.throttled()
         else:
@@ -73,7 +72,7 @@ def handle(server, request):
                       for tp in order if tp in unknown or tp in results}
             if tracking:  # a parked fetch of the session may also have read partitions that changed since
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
-            error, response_session_id, answer = context.update_and_generate(merged, server.now_ms())
+            error, response_session_id, answer = context.update_and_generate(merged, milliseconds(clock))
             session = context.session  # a full fetch may just have created one
             if error == Errors.NONE and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))

@@ -43,34 +43,31 @@ def _internal_topic(config, key_type):
 
 
 @defer.inlineCallbacks
-def _create_internal_topic(server, key_type):
+def _create_internal_topic(key_type, config, metadata_cache, admin):
     """Kafka's createInternalTopic: only once enough brokers are alive for the topic's replication factor."""
-    topic, partitions, factor, configs = _internal_topic(server.config, key_type)
-    if len(server.metadata_cache.alive_broker_ids()) < factor:
+    topic, partitions, factor, configs = _internal_topic(config, key_type)
+    if len(metadata_cache.alive_broker_ids()) < factor:
         return
-    yield server.admin.create_topics([(topic, partitions, factor, {}, configs)], 0, False,
-                                     rack_aware_mode=RackAwareMode.SAFE)
+    yield admin.create_topics([(topic, partitions, factor, {}, configs)], 0, False,
+                              rack_aware_mode=RackAwareMode.SAFE)
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cache, admin, listener_name):
     body = request.body
     key_type = body.get("key_type", KEY_TYPE_GROUP)
     if key_type == KEY_TYPE_GROUP:
-        coordinator = getattr(server, "group_coordinator", None)
+        coordinator = group_coordinator
     elif key_type == KEY_TYPE_TRANSACTION:
-        coordinator = getattr(server, "txn_coordinator", None)
+        coordinator = txn_coordinator
     else:
         return _answer(Errors.INVALID_REQUEST)
-    if coordinator is None:
+    topic = _internal_topic(config, key_type)[0]
+    if not metadata_cache.contains_topic(topic):
+        yield _create_internal_topic(key_type, config, metadata_cache, admin)
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
-    topic = _internal_topic(server.config, key_type)[0]
-    cache = server.metadata_cache
-    if not cache.contains_topic(topic):
-        yield _create_internal_topic(server, key_type)
-        return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
-    info = cache.partition_info(topic, coordinator.manager.partition_for(body["key"]))
-    endpoint = cache.endpoint(info.leader, server.listener_name) if info is not None and info.leader >= 0 else None
+    info = metadata_cache.partition_info(topic, coordinator.manager.partition_for(body["key"]))
+    endpoint = metadata_cache.endpoint(info.leader, listener_name) if info is not None and info.leader >= 0 else None
     if endpoint is None:
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
     return _answer(Errors.NONE, (info.leader, endpoint[0], endpoint[1]))

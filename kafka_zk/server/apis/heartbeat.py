@@ -3,8 +3,8 @@
 API_KEY = 12
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     body = request.body
-    error = server.group_coordinator.handle_heartbeat(body["group_id"], body["member_id"],
-                                                      body.get("group_instance_id"), body["generation_id"])
+    error = group_coordinator.handle_heartbeat(body["group_id"], body["member_id"],
+                                               body.get("group_instance_id"), body["generation_id"])
     return {"throttle_time_ms": 0, "error_code": error}

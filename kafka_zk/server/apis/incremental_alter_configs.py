@@ -33,23 +33,23 @@ def apply_operations(current, entries):
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, admin, broker_id):
     resources = request.body["resources"]
     validate_only = request.body["validate_only"]
     others = [resource for resource in resources if resource["resource_type"] != BROKER_LOGGER]
     changes = [(resource["resource_type"], resource["resource_name"],
                 lambda current, entries=resource["configs"]: apply_operations(current, entries))
                for resource in others]
-    outcomes = iter((yield server.admin.alter_configs(changes, validate_only)))
-    outcomes = [_alter_loggers(server, resource, validate_only) if resource["resource_type"] == BROKER_LOGGER
+    outcomes = iter((yield admin.alter_configs(changes, validate_only)))
+    outcomes = [_alter_loggers(broker_id, resource, validate_only) if resource["resource_type"] == BROKER_LOGGER
                 else next(outcomes) for resource in resources]
     return {"throttle_time_ms": 0, "responses": [
         {"error_code": code, "error_message": message, "resource_type": resource["resource_type"],
          "resource_name": resource["resource_name"]} for resource, (code, message) in zip(resources, outcomes)]}
 
 
-def _alter_loggers(server, resource, validate_only):
-    if resource["resource_name"] != str(server.broker_id):
+def _alter_loggers(broker_id, resource, validate_only):
+    if resource["resource_name"] != str(broker_id):
         return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
-                % (server.broker_id, resource["resource_name"]))
+                % (broker_id, resource["resource_name"]))
     return alter_logger_levels(resource["configs"], validate_only)

@@ -14,18 +14,18 @@ def _answer(error, producer_id=-1, producer_epoch=-1):
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, producer_ids, txn_coordinator):
     body = request.body
     transactional_id = body.get("transactional_id")
     if transactional_id is None:
         # Idempotent producers get a fresh id whatever they had (Kafka 2.5's coordinator, KIP-360 aside).
-        producer_id = yield server.producer_ids.next_id()
+        producer_id = yield producer_ids.next_id()
         return _answer(Errors.NONE, producer_id, 0)
     expected = (body.get("producer_id", NO_PRODUCER_ID), body.get("producer_epoch", NO_PRODUCER_EPOCH))
     if expected == (NO_PRODUCER_ID, NO_PRODUCER_EPOCH):
         expected = None
     elif expected[0] == NO_PRODUCER_ID or expected[1] == NO_PRODUCER_EPOCH:
         return _answer(Errors.INVALID_REQUEST)
-    error, producer_id, producer_epoch = yield server.txn_coordinator.handle_init_producer_id(
+    error, producer_id, producer_epoch = yield txn_coordinator.handle_init_producer_id(
         transactional_id, body["transaction_timeout_ms"], expected)
     return _answer(error, producer_id, producer_epoch)

@@ -5,13 +5,13 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 11
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     body = request.body
     version = request.api_version
     session_timeout = body["session_timeout_ms"]
     rebalance_timeout = session_timeout if version == 0 else body["rebalance_timeout_ms"]
     protocols = [(p["name"], bytes(p["metadata"])) for p in body["protocols"]]
-    result = server.group_coordinator.handle_join_group(
+    result = group_coordinator.handle_join_group(
         body["group_id"], body["member_id"], body.get("group_instance_id"), version, request.client_id or "",
         "/" + (request.client_host or ""), rebalance_timeout, session_timeout, body["protocol_type"], protocols)
 

@@ -13,64 +13,59 @@ log = logging.getLogger(__name__)
 
 
 @in_arrival_order
-def handle(server, request):
+def handle(request, *, replica_manager, broker_id, broker_epoch, prepare_topic_configs, group_coordinator,
+           txn_coordinator, clock):
     body = request.body
-    error = fencing_error(server, body)
+    error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     states = list(partition_states(body))
     if error is not None:
         return {"error_code": error,
                 "partition_errors": [{"topic_name": topic, "partition_index": s["partition_index"],
                                       "error_code": error} for topic, s in states]}
-    server.replica_manager.check_controller_epoch(body["controller_epoch"])
+    replica_manager.check_controller_epoch(body["controller_epoch"])
     normalized = [{"topic": topic, "partition": s["partition_index"], "leader": s["leader"],
                    "leader_epoch": s["leader_epoch"], "isr": s["isr"], "replicas": s["replicas"],
                    "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"],
                    "is_new": s.get("is_new", False)}
                   for topic, s in states]
-    result = server.prepare_topic_configs({state["topic"] for state in normalized})
+    result = prepare_topic_configs({state["topic"] for state in normalized})
 
     def apply(_):
-        started = server.reactor.seconds()
+        started = clock.seconds()
         leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
-        errors = server.replica_manager.become_leader_or_follower(normalized, leaders)
-        _notify_group_coordinator(server, normalized, errors)
-        _notify_txn_coordinator(server, normalized, errors)
+        errors = replica_manager.become_leader_or_follower(normalized, leaders)
+        _notify_group_coordinator(group_coordinator, broker_id, normalized, errors)
+        _notify_txn_coordinator(txn_coordinator, broker_id, normalized, errors)
         log.info("[Broker id=%d] LeaderAndIsr from controller %d epoch %d: %d partitions, %d led here; applied in "
-                 "%.3fs, %.3fs after it arrived", server.broker_id, body["controller_id"], body["controller_epoch"],
-                 len(normalized), sum(1 for state in normalized if state["leader"] == server.broker_id),
-                 server.reactor.seconds() - started, started - request.received_ms / 1000.0)
+                 "%.3fs, %.3fs after it arrived", broker_id, body["controller_id"], body["controller_epoch"],
+                 len(normalized), sum(1 for state in normalized if state["leader"] == broker_id),
+                 clock.seconds() - started, started - request.received_ms / 1000.0)
         return {"error_code": Errors.NONE,
                 "partition_errors": [{"topic_name": tp[0], "partition_index": tp[1], "error_code": code}
                                      for tp, code in errors.items()]}
     return result.addCallback(apply)
 
 
-def _notify_group_coordinator(server, states, errors):
+def _notify_group_coordinator(coordinator, broker_id, states, errors):
     """Leading a `__consumer_offsets` partition loads its groups; following it unloads them."""
-    coordinator = getattr(server, "group_coordinator", None)
-    if coordinator is None:
-        return
     for state in states:
         tp = (state["topic"], state["partition"])
         if tp[0] != OFFSETS_TOPIC or errors.get(tp, Errors.NONE) != Errors.NONE:
             continue
-        if state["leader"] == server.broker_id:
+        if state["leader"] == broker_id:
             coordinator.on_election(tp[1])
         else:
             coordinator.on_resignation(tp[1])
 
 
-def _notify_txn_coordinator(server, states, errors):
+def _notify_txn_coordinator(coordinator, broker_id, states, errors):
     """Leading a `__transaction_state` partition loads its transactions at the leader epoch (the coordinator
     epoch of its markers); following it unloads them."""
-    coordinator = getattr(server, "txn_coordinator", None)
-    if coordinator is None:
-        return
     for state in states:
         tp = (state["topic"], state["partition"])
         if tp[0] != TRANSACTION_STATE_TOPIC or errors.get(tp, Errors.NONE) != Errors.NONE:
             continue
-        if state["leader"] == server.broker_id:
+        if state["leader"] == broker_id:
             coordinator.on_election(tp[1], state["leader_epoch"])
         else:
             coordinator.on_resignation(tp[1], state["leader_epoch"])

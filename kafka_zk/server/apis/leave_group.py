@@ -5,13 +5,13 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 13
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     body = request.body
     if request.api_version < 3:
         leaving = [(body["member_id"], None)]
     else:
         leaving = [(m["member_id"], m.get("group_instance_id")) for m in body["members"]]
-    error, members = server.group_coordinator.handle_leave_group(body["group_id"], leaving)
+    error, members = group_coordinator.handle_leave_group(body["group_id"], leaving)
     if request.api_version < 3:
         if error == Errors.NONE and members:
             error = members[0][2]

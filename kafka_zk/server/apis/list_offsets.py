@@ -8,7 +8,7 @@ LATEST = -1
 EARLIEST = -2
 
 
-def handle(server, request):
+def handle(request, *, replica_manager):
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
@@ -16,20 +16,20 @@ def handle(server, request):
     for topic_data in body["topics"]:
         partitions = []
         for partition_data in topic_data["partitions"]:
-            partitions.append(_list_offset(server, topic_data["name"], partition_data, version, is_follower,
+            partitions.append(_list_offset(replica_manager, topic_data["name"], partition_data, version, is_follower,
                                            body.get("isolation_level", 0)))
         topics.append({"name": topic_data["name"], "partitions": partitions})
     return {"throttle_time_ms": 0, "topics": topics}
 
 
-def _list_offset(server, topic, data, version, is_follower, isolation_level):
+def _list_offset(replica_manager, topic, data, version, is_follower, isolation_level):
     index = data["partition_index"]
     answer = {"partition_index": index, "error_code": Errors.NONE, "old_style_offsets": [],
               "timestamp": -1, "offset": -1, "leader_epoch": -1}
     try:
-        partition = server.replica_manager.get_partition(topic, index)
+        partition = replica_manager.get_partition(topic, index)
         if partition is None:
-            raise KafkaError(server.replica_manager.missing_partition_error((topic, index)))
+            raise KafkaError(replica_manager.missing_partition_error((topic, index)))
         if is_follower:
             if partition.log is None:
                 raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)

@@ -8,11 +8,11 @@ API_KEY = 46
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, controller):
     requested = request.body["topics"]
     partitions = None if requested is None else [(topic["name"], index) for topic in requested
                                                  for index in topic["partition_indexes"]]
-    moves = yield server.controller.list_reassignments(partitions)
+    moves = yield controller().list_reassignments(partitions)
     if moves is None:
         return {"throttle_time_ms": 0, "error_code": Errors.NOT_CONTROLLER,
                 "error_message": Errors.NOT_CONTROLLER.message, "topics": []}

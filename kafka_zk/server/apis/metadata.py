@@ -9,20 +9,19 @@ API_KEY = 3
 
 
 @defer.inlineCallbacks
-def handle(server, request):
+def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id):
     body = request.body
     version = request.api_version
-    cache = server.metadata_cache
     requested = body["topics"]
     if requested is None or (version == 0 and not requested):
-        names = sorted(cache.topics())
+        names = sorted(metadata_cache.topics())
     else:
         names = [topic["name"] for topic in requested]
     allow_auto_create = version < 4 or body.get("allow_auto_topic_creation", True)
     topics = []
     for name in names:
-        if cache.contains_topic(name):
-            topics.append(_topic_metadata(server, name, version))
+        if metadata_cache.contains_topic(name):
+            topics.append(_topic_metadata(metadata_cache, name, version))
             continue
         error = Errors.UNKNOWN_TOPIC_OR_PARTITION
         try:
@@ -30,32 +29,31 @@ def handle(server, request):
         except InvalidTopicName:
             error = Errors.INVALID_TOPIC_EXCEPTION
         else:
-            if allow_auto_create and server.config["auto.create.topics.enable"]:
-                error = yield server.admin.auto_create_topic(name)
+            if allow_auto_create and config["auto.create.topics.enable"]:
+                error = yield admin.auto_create_topic(name)
         topics.append({"error_code": error, "name": name, "is_internal": False, "partitions": [],
                        "topic_authorized_operations": -2147483648})
     brokers = []
-    for broker_id in cache.alive_broker_ids():
-        broker = cache.brokers[broker_id]
-        endpoint = broker.endpoints.get(server.listener_name)
+    for broker_id in metadata_cache.alive_broker_ids():
+        broker = metadata_cache.brokers[broker_id]
+        endpoint = broker.endpoints.get(listener_name)
         if endpoint is not None:
             brokers.append({"node_id": broker_id, "host": endpoint[0], "port": endpoint[1],
                             "rack": broker.rack})
     return {
         "throttle_time_ms": 0,
         "brokers": brokers,
-        "cluster_id": server.cluster_id,
-        "controller_id": cache.controller_id if cache.controller_id is not None else -1,
+        "cluster_id": cluster_id(),
+        "controller_id": metadata_cache.controller_id if metadata_cache.controller_id is not None else -1,
         "topics": topics,
         "cluster_authorized_operations": -2147483648,
     }
 
 
-def _topic_metadata(server, name, version):
-    cache = server.metadata_cache
-    alive = set(cache.alive_broker_ids())
+def _topic_metadata(metadata_cache, name, version):
+    alive = set(metadata_cache.alive_broker_ids())
     partitions = []
-    for index, info in sorted(cache.partitions[name].items()):
+    for index, info in sorted(metadata_cache.partitions[name].items()):
         error = Errors.NONE
         replicas = list(info.replicas)
         isr = list(info.isr)

@@ -2,36 +2,37 @@
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.coordinator.group.zk_consumer_offsets import commit_v0
 
 API_KEY = 8
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, group_coordinator, zk, clock):
     body = request.body
-    now = server.now_ms()
+    now = milliseconds(clock)
     retention = body.get("retention_time_ms", -1)
     expire = None if retention is None or retention == -1 else now + retention
-    order, unknown, known = split_partitions(server, body)
+    order, unknown, known = split_partitions(metadata_cache, body)
     offsets = {}
     for tp, p in known:
         commit_ts = p.get("commit_timestamp", -1)
         offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
                        now if commit_ts in (None, -1) else commit_ts, expire)
     if request.api_version == 0:
-        result = commit_v0(server, body["group_id"],
+        result = commit_v0(zk, group_coordinator.config.max_metadata_bytes, body["group_id"],
                            {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()})
     elif not offsets:
         result = defer.succeed({})
     else:
-        result = server.group_coordinator.handle_commit_offsets(
+        result = group_coordinator.handle_commit_offsets(
             body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
             body.get("generation_id", -1), offsets)
     return result.addCallback(commit_response, unknown, order)
 
 
-def split_partitions(server, body):
+def split_partitions(metadata_cache, body):
     """An OffsetCommit or TxnOffsetCommit's partitions: (all in request order, {tp: UNKNOWN_TOPIC_OR_PARTITION}
     for those the cluster does not have, [(tp, partition entry)] for the others)."""
     order, unknown, known = [], {}, []
@@ -39,7 +40,7 @@ def split_partitions(server, body):
         for p in topic["partitions"]:
             tp = (topic["name"], p["partition_index"])
             order.append(tp)
-            if server.metadata_cache.partition_info(*tp) is None:
+            if metadata_cache.partition_info(*tp) is None:
                 unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 known.append((tp, p))

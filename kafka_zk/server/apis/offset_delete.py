@@ -5,17 +5,17 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 47
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, group_coordinator):
     body = request.body
     requested, unknown = [], {}
     for topic in body["topics"]:
         for p in topic["partitions"]:
             tp = (topic["name"], p["partition_index"])
-            if server.metadata_cache.partition_info(*tp) is None:
+            if metadata_cache.partition_info(*tp) is None:
                 unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 requested.append(tp)
-    error, errors = server.group_coordinator.handle_delete_offsets(body["group_id"], requested)
+    error, errors = group_coordinator.handle_delete_offsets(body["group_id"], requested)
     if error != Errors.NONE:
         return {"error_code": error, "throttle_time_ms": 0, "topics": []}
     errors = dict(errors)

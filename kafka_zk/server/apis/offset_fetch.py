@@ -6,15 +6,15 @@ from kafka_zk.coordinator.group.zk_consumer_offsets import fetch_v0
 API_KEY = 9
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator, metadata_cache, zk):
     body = request.body
     version = request.api_version
     requested = None
     if body["topics"] is not None:
         requested = [(t["name"], p) for t in body["topics"] for p in t["partition_indexes"]]
     if version == 0:
-        return fetch_v0(server, body["group_id"], requested or []).addCallback(_response, None)
-    error, offsets = server.group_coordinator.handle_fetch_offsets(body["group_id"], requested)
+        return fetch_v0(zk, metadata_cache, body["group_id"], requested or []).addCallback(_response, None)
+    error, offsets = group_coordinator.handle_fetch_offsets(body["group_id"], requested)
     if error != Errors.NONE:
         partitions = {}
         if version < 2:
@@ -23,7 +23,7 @@ def handle(server, request):
     partitions = {tp: (offset, epoch, metadata, Errors.NONE) for tp, (offset, epoch, metadata) in offsets.items()}
     if body.get("require_stable"):
         # KIP-447: offsets with a transactional commit still pending answer UNSTABLE_OFFSET_COMMIT.
-        group = server.group_coordinator.manager.get_group(body["group_id"])
+        group = group_coordinator.manager.get_group(body["group_id"])
         for tp in list(partitions):
             if group is not None and group.offsets.has_pending_txn(tp):
                 partitions[tp] = (-1, -1, "", Errors.UNSTABLE_OFFSET_COMMIT)

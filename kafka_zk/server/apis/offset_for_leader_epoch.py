@@ -5,7 +5,7 @@ from kafka_zk.protocol.errors import Errors, KafkaError
 API_KEY = 23
 
 
-def handle(server, request):
+def handle(request, *, replica_manager):
     topics = []
     for topic_data in request.body["topics"]:
         topic = topic_data["topic"]
@@ -14,9 +14,9 @@ def handle(server, request):
             index = data["partition"]
             answer = {"error_code": Errors.NONE, "partition": index, "leader_epoch": -1, "end_offset": -1}
             try:
-                partition = server.replica_manager.get_partition(topic, index)
+                partition = replica_manager.get_partition(topic, index)
                 if partition is None:
-                    raise KafkaError(server.replica_manager.missing_partition_error((topic, index)))
+                    raise KafkaError(replica_manager.missing_partition_error((topic, index)))
                 partition.check_leader(data["current_leader_epoch"])
                 answer["leader_epoch"], answer["end_offset"] = partition.log.end_offset_for_epoch(
                     data["leader_epoch"])

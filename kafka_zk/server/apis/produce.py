@@ -1,5 +1,6 @@
 """Produce (key 0): append record batches to partition leaders, answering per acks."""
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.server.quota.quota_configs import sanitize
@@ -7,7 +8,7 @@ from kafka_zk.server.quota.quota_configs import sanitize
 API_KEY = 0
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock):
     body = request.body
     acks = body["acks"]
     if acks not in (0, 1, -1):
@@ -19,7 +20,7 @@ def handle(server, request):
         for partition_data in topic_data["partitions"]:
             tp = (topic, partition_data["partition_index"])
             records = partition_data["records"]
-            if not server.metadata_cache.contains_topic(topic) and server.replica_manager.get_partition(*tp) is None:
+            if not metadata_cache.contains_topic(topic) and replica_manager.get_partition(*tp) is None:
                 early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             elif records is None or len(records) == 0:
                 early[tp] = Errors.CORRUPT_MESSAGE
@@ -30,13 +31,13 @@ def handle(server, request):
     if body.get("transactional_id") is None and any(_is_transactional(records) for records in entries.values()):
         # As Kafka: transactional batches need a transactional id (authorized for writes); the whole request fails.
         return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
-    result = server.replica_manager.append_records(body["timeout_ms"], acks, entries)
+    result = replica_manager.append_records(body["timeout_ms"], acks, entries)
     if acks == 0:
         return None
 
     def build(results):
-        throttle_ms = server.produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
-                                                   server.now_ms())
+        throttle_ms = produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
+                                            milliseconds(clock))
         responses = {}
         for tp, code in early.items():
             responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,

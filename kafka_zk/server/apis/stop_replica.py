@@ -9,26 +9,21 @@ API_KEY = 5
 
 
 @in_arrival_order
-def handle(server, request):
+def handle(request, *, replica_manager, broker_epoch, group_coordinator, txn_coordinator):
     body = request.body
     partitions = [(p["topic_name"], p["partition_index"]) for p in body.get("ungrouped_partitions") or []]
     for topic in body.get("topics") or []:
         partitions.extend((topic["name"], index) for index in topic["partition_indexes"])
-    error = fencing_error(server, body)
+    error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
         return {"error_code": error, "partition_errors": []}
-    server.replica_manager.check_controller_epoch(body["controller_epoch"])
+    replica_manager.check_controller_epoch(body["controller_epoch"])
     errors = [{"topic_name": topic, "partition_index": index,
-               "error_code": server.replica_manager.stop_replica(topic, index, body["delete_partitions"])}
+               "error_code": replica_manager.stop_replica(topic, index, body["delete_partitions"])}
               for topic, index in partitions]
-    coordinator = getattr(server, "group_coordinator", None)
-    if coordinator is not None:
-        for topic, index in partitions:
-            if topic == OFFSETS_TOPIC:
-                coordinator.on_resignation(index)
-    txn_coordinator = getattr(server, "txn_coordinator", None)
-    if txn_coordinator is not None:
-        for topic, index in partitions:
-            if topic == TRANSACTION_STATE_TOPIC:
-                txn_coordinator.on_resignation(index)
+    for topic, index in partitions:
+        if topic == OFFSETS_TOPIC:
+            group_coordinator.on_resignation(index)
+        elif topic == TRANSACTION_STATE_TOPIC:
+            txn_coordinator.on_resignation(index)
     return {"error_code": Errors.NONE, "partition_errors": errors}

@@ -5,7 +5,7 @@ from kafka_zk.protocol.errors import Errors
 API_KEY = 14
 
 
-def handle(server, request):
+def handle(request, *, group_coordinator):
     body = request.body
     version = request.api_version
     if version >= 5 and (body.get("protocol_type") is None or body.get("protocol_name") is None):
@@ -13,7 +13,7 @@ def handle(server, request):
         return {"throttle_time_ms": 0, "error_code": Errors.INCONSISTENT_GROUP_PROTOCOL, "protocol_type": None,
                 "protocol_name": None, "assignment": b""}
     assignments = {a["member_id"]: bytes(a["assignment"]) for a in body["assignments"]}
-    result = server.group_coordinator.handle_sync_group(
+    result = group_coordinator.handle_sync_group(
         body["group_id"], body["generation_id"], body["member_id"], body.get("group_instance_id"), assignments,
         body.get("protocol_type"), body.get("protocol_name"))
 

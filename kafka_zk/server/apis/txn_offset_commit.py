@@ -8,13 +8,13 @@ from kafka_zk.server.apis.offset_commit import commit_response, split_partitions
 API_KEY = 28
 
 
-def handle(server, request):
+def handle(request, *, metadata_cache, group_coordinator):
     body = request.body
-    order, unknown, known = split_partitions(server, body)
+    order, unknown, known = split_partitions(metadata_cache, body)
     offsets = {tp: (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"])
                for tp, p in known}
     if offsets:
-        result = server.group_coordinator.handle_txn_commit_offsets(
+        result = group_coordinator.handle_txn_commit_offsets(
             body["group_id"], body["producer_id"], body["producer_epoch"], body.get("member_id") or "",
             body.get("group_instance_id"), body.get("generation_id", -1), offsets)
     else:

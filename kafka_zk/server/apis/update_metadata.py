@@ -12,13 +12,14 @@ log = logging.getLogger(__name__)
 
 
 @in_arrival_order
-def handle(server, request):
+def handle(request, *, replica_manager, metadata_cache, group_coordinator, on_metadata_updated, broker_id,
+           broker_epoch, clock):
     body = request.body
-    error = fencing_error(server, body)
+    error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
         return {"error_code": error}
-    server.replica_manager.check_controller_epoch(body["controller_epoch"])
-    started = server.reactor.seconds()
+    replica_manager.check_controller_epoch(body["controller_epoch"])
+    started = clock.seconds()
     brokers = []
     for broker in body["live_brokers"]:
         if request.api_version == 0:
@@ -32,12 +33,11 @@ def handle(server, request):
                              list(state.get("offline_replicas") or []), state["controller_epoch"],
                              state["zk_version"]))
               for topic, state in partition_states(body)]
-    deleted = server.metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
-    coordinator = getattr(server, "group_coordinator", None)
-    if deleted and coordinator is not None:
-        coordinator.handle_deleted_partitions(deleted)
-    server.on_metadata_updated()
+    deleted = metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
+    if deleted:
+        group_coordinator.handle_deleted_partitions(deleted)
+    on_metadata_updated()
     log.info("[Broker id=%d] UpdateMetadata from controller %d epoch %d: %d brokers, %d partitions; applied in %.3fs, "
-             "%.3fs after it arrived", server.broker_id, body["controller_id"], body["controller_epoch"], len(brokers),
-             len(states), server.reactor.seconds() - started, started - request.received_ms / 1000.0)
+             "%.3fs after it arrived", broker_id, body["controller_id"], body["controller_epoch"], len(brokers),
+             len(states), clock.seconds() - started, started - request.received_ms / 1000.0)
     return {"error_code": Errors.NONE}

@@ -9,6 +9,7 @@ leaves once every marker's appends are replicated (or timed out).
 
 from twisted.internet import defer
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import control_marker_record, encode_batch
 from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC
@@ -23,10 +24,9 @@ def marker_batch(producer_id, producer_epoch, commit, coordinator_epoch, timesta
                         is_transactional=True, is_control=True, first_timestamp=timestamp_ms)
 
 
-def handle(server, request):
-    replica_manager = server.replica_manager
-    timeout_ms = server.config["request.timeout.ms"]
-    now = server.now_ms()
+def handle(request, *, replica_manager, group_coordinator, config, clock):
+    timeout_ms = config["request.timeout.ms"]
+    now = milliseconds(clock)
     pending = []
     for marker in request.body["markers"]:
         producer_id = marker["producer_id"]
@@ -43,7 +43,7 @@ def handle(server, request):
                 else:
                     entries[tp] = (bytearray(batch), marker["coordinator_epoch"])
         appended = replica_manager.append_txn_markers(timeout_ms, entries) if entries else defer.succeed({})
-        appended.addCallback(_complete_offsets, server, producer_id, marker["transaction_result"])
+        appended.addCallback(_complete_offsets, group_coordinator, producer_id, marker["transaction_result"])
         pending.append(appended.addCallback(_merge, producer_id, errors))
 
     def build(per_marker):
@@ -57,12 +57,11 @@ def handle(server, request):
     return defer.gatherResults(pending, consumeErrors=True).addCallback(build)
 
 
-def _complete_offsets(results, server, producer_id, commit):
+def _complete_offsets(results, coordinator, producer_id, commit):
     """Markers written to `__consumer_offsets` partitions settle the producer's pending transactional offsets
     there (Kafka's scheduleHandleTxnCompletion)."""
     written = [tp[1] for tp, result in results.items() if tp[0] == OFFSETS_TOPIC and result.error == Errors.NONE]
-    coordinator = getattr(server, "group_coordinator", None)
-    if written and coordinator is not None:
+    if written:
         coordinator.handle_txn_completion(producer_id, written, commit)
     return results
 
