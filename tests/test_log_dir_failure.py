@@ -17,7 +17,8 @@ from kafka_zk.log.log_manager import LogManager, NoLogDirError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
+from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.server.replication.replica_manager import FetchInfo, ReplicaManager
 from kafka_zk.server.config.topic_config import effective_topic_config
 

@@ -10,7 +10,8 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import iter_batches
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
-from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
+from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.server.replication.replica_manager import ProduceResult
 
 

@@ -25,7 +25,8 @@ from kafka_zk.server.config.config_changes import ConfigChangeListener
 from kafka_zk.server.config.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, DynamicBrokerConfig
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
-from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC, GroupMetadataManager
+from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.coordinator.transaction.producer_ids import ProducerIdManager

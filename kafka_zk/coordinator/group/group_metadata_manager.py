@@ -11,14 +11,13 @@ from kafka_zk.coordinator.group.decisions import CoordinatorStatus
 from kafka_zk.coordinator.group.log_records import (
     PartitionReplay, group_metadata_batch, offset_commit_batch, tombstone_batch)
 from kafka_zk.coordinator.group.offsets import expired_offsets
-from kafka_zk.coordinator.group.records import partition_for
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC, partition_for
 from kafka_zk.coordinator.group.state import DEAD, EMPTY
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import CONTROL_COMMIT, parse_control_key
 
 log = logging.getLogger(__name__)
 
-OFFSETS_TOPIC = "__consumer_offsets"
 
 
 class GroupMetadataManager:

@@ -1,10 +1,12 @@
-"""Record formats of `__consumer_offsets` (offset commit and group metadata keys/values) and partitionFor."""
+"""The `__consumer_offsets` topic: its name, its record formats (offset commit and group metadata keys/values) and
+partitionFor."""
 
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 
+OFFSETS_TOPIC = "__consumer_offsets"
 OFFSET_COMMIT_KEY_VERSIONS = (0, 1)
 GROUP_METADATA_KEY_VERSION = 2
 CURRENT_OFFSET_KEY_VERSION = 1

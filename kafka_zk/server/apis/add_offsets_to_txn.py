@@ -1,6 +1,6 @@
 """AddOffsetsToTxn (key 25): add the group's `__consumer_offsets` partition to a transaction."""
 
-from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 25
 

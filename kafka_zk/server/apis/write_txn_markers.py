@@ -12,7 +12,7 @@ from twisted.internet import defer
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import control_marker_record, encode_batch
-from kafka_zk.coordinator.group.group_metadata_manager import OFFSETS_TOPIC
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 27
 
