@@ -16,9 +16,10 @@ UNLIMITED = 2 ** 63 - 1
 
 
 class ReplicaAlterLogDirsManager:
-    def __init__(self, reactor, replica_manager, log_manager, chunk_bytes=1048576, bytes_per_second=UNLIMITED):
+    def __init__(self, reactor, get_partition, log_manager, chunk_bytes=1048576, bytes_per_second=UNLIMITED):
+        """``get_partition(topic, partition)``: the replica manager's Partition of a replica hosted here, or None."""
         self.reactor = reactor
-        self.replica_manager = replica_manager
+        self.get_partition = get_partition
         self.log_manager = log_manager
         self.chunk_bytes = max(1, chunk_bytes)
         self.bytes_per_second = bytes_per_second
@@ -27,7 +28,7 @@ class ReplicaAlterLogDirsManager:
 
     def start(self, tp):
         """Start (or keep going) moving ``tp`` into its future log."""
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         future = self.log_manager.get_future_log(*tp)
         if partition is None or future is None:
             return False
@@ -41,13 +42,13 @@ class ReplicaAlterLogDirsManager:
         call = self.moving.pop(tp, None)
         if call is not None and call.active():
             call.cancel()
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         if partition is not None:
             partition.future_log = None
 
     def _step(self, tp):
         self.moving.pop(tp, None)
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         current = self.log_manager.get_log(*tp)
         future = self.log_manager.get_future_log(*tp)
         if partition is None or future is None or partition.log is None or partition.log is not current:
