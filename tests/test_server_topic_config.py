@@ -1,11 +1,15 @@
 """A broker's effective topic configs: kept per topic, and recomputed when the topic's overrides or the
 dynamic broker defaults change."""
 
+from twisted.internet import task
+
 from kafka_zk.log.log import LogConfig
+from kafka_zk.log.log_manager import LogManager
 from kafka_zk.server.config.dynamic_broker_config import DynamicBrokerConfig
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config_cache import TopicConfigCache
 from tests.fake_zk import FakeZk
+from tests.replica_manager_support import replica_manager
 
 
 def _cache(tmp_path, stored=None):
@@ -69,3 +73,18 @@ def test_changed_broker_defaults_reach_every_log(tmp_path):
     cache.reconfigure_logs(logs)
     assert logs.default_config.retention_ms == 5000
     assert [log.config.retention_ms for log in logs.all_logs()] == [9, 5000]
+
+
+def test_new_topic_overrides_reach_the_logs_of_that_topic_only(tmp_path):
+    cache, _ = _cache(tmp_path)
+    clock = task.Clock()
+    logs = LogManager([str(tmp_path / "a")], cache.log_config(None), lambda: int(clock.seconds() * 1000))
+    replicas = replica_manager(1, logs, cache.config, clock)
+    replicas.become_leader_or_follower([
+        {"topic": topic, "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
+         "zk_version": 0, "controller_epoch": 1} for topic in ("t", "u")], {})
+    cache.update_overrides("t", {"max.message.bytes": "100"})
+    replicas.reconfigure_logs("t")
+    assert replicas.get_partition("t", 0).log.config.max_message_bytes == 100
+    assert replicas.get_partition("u", 0).log.config.max_message_bytes == 1048588
+    logs.shutdown()

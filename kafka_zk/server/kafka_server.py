@@ -139,7 +139,7 @@ class KafkaServer(service.MultiService):
     def _load_logs(self):
         """The log dirs' logs, once the broker id is known (it may be stored there, or generated)."""
         config = self.config
-        epoch_checkpoints = LeaderEpochCheckpointWriter(self.reactor, self.log_dir_failures, self.broker_id)
+        epoch_checkpoints = LeaderEpochCheckpointWriter(self.reactor, self.log_dir_failures)
         self.log_manager = LogManager(config.log_dirs, to_log_config(config.log_config_defaults()), self.now_ms,
                                       epoch_checkpoints.pending, self.log_dir_failures)
         self.addService(Lifecycle("logs", stop=self.log_manager.shutdown))

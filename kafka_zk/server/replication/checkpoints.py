@@ -80,10 +80,9 @@ class LeaderEpochCheckpointWriter:
     LogManager): a batch on a pool thread in the reactor turn after the first one waits, one batch at a time,
     so a file's newest entries are always written last."""
 
-    def __init__(self, reactor, failures, broker_id):
+    def __init__(self, reactor, failures):
         self.reactor = reactor
         self.failures = failures
-        self.broker_id = broker_id
         self.pending = DeferredCheckpoints()
         self.pending.on_pending = self._schedule
         self._batch = None  # the Deferred of the batch being written
@@ -102,7 +101,7 @@ class LeaderEpochCheckpointWriter:
                 yield threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(),
                                                 DeferredCheckpoints.write, items, self.failures)
         except Exception:
-            log.exception("[KafkaServer id=%d] writing leader epoch checkpoints failed", self.broker_id)
+            log.exception("writing leader epoch checkpoints failed")
         finally:
             self._batch = None
 
