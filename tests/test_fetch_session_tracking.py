@@ -16,8 +16,9 @@ from kafka_zk.server.replication.fetch_session import (
     FULL_SWEEP_MS, FetchManager, FetchSessionCache, IncrementalFetchContext, PartitionRequest)
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication.partition import FollowerState
-from kafka_zk.server.replication.replica_manager import FetchResult, ReplicaManager
+from kafka_zk.server.replication.replica_manager import FetchResult
 from kafka_zk.server.config.topic_config import effective_topic_config
+from tests.replica_manager_support import replica_manager
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
 
@@ -127,8 +128,8 @@ def leader(tmp_path):
     clock = task.Clock()
     clock.advance(100)
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
-    manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
-    manager.fetch_sessions = FetchSessionCache(10, 1000, random.Random(5))
+    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock,
+                              fetch_sessions=FetchSessionCache(10, 1000, random.Random(5)))
     manager.become_leader_or_follower([
         {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1, FOLLOWER],
          "replicas": [1, FOLLOWER], "zk_version": 0, "controller_epoch": 1} for _, p in TPS], {})

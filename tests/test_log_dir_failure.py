@@ -19,8 +19,9 @@ from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
-from kafka_zk.server.replication.replica_manager import FetchInfo, ReplicaManager
+from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.config.topic_config import effective_topic_config
+from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 
@@ -115,7 +116,7 @@ def test_an_offline_dir_drops_its_logs_and_is_never_written_again(tmp_path, monk
 def replicas(tmp_path):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
-    manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
+    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
     states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
                "zk_version": 0, "controller_epoch": 1, "is_new": True} for p in (0, 1)]
     assert manager.become_leader_or_follower(states, {}) == {("t", 0): Errors.NONE, ("t", 1): Errors.NONE}
@@ -204,7 +205,7 @@ def test_update_metadata_names_replicas_on_offline_dirs_offline():
 def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_owns_nothing(tmp_path, monkeypatch):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
-    replicas = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
+    replicas = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
     state = {"topic": OFFSETS_TOPIC, "partition": 3, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
              "zk_version": 0, "controller_epoch": 1, "is_new": True}
     assert replicas.become_leader_or_follower([state], {}) == {(OFFSETS_TOPIC, 3): Errors.NONE}

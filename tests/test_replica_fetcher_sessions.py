@@ -8,8 +8,8 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.replication.replica_fetcher import PartitionFetchState, ReplicaFetcher, ReplicaFetcherManager
-from kafka_zk.server.replication.replica_manager import ReplicaManager
 from kafka_zk.server.config.topic_config import effective_topic_config, to_log_config
+from tests.replica_manager_support import Unthrottled, replica_manager
 
 TOPIC = "t"
 
@@ -44,11 +44,11 @@ def _follower(tmp_path, partitions):
     def topic_config(topic):
         return effective_topic_config(config.log_config_defaults(), {})
     logs = LogManager(config.log_dirs, to_log_config(topic_config(None)), clock)
-    replicas = ReplicaManager(1, logs, topic_config, clock)
+    replicas = replica_manager(1, logs, topic_config, clock)
     replicas.become_leader_or_follower([
         {"topic": TOPIC, "partition": p, "leader": 0, "leader_epoch": 3, "isr": [0, 1], "replicas": [0, 1],
          "zk_version": 0, "controller_epoch": 1} for p in range(partitions)], {})
-    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 1, LogDirFailureChannel()), 0, "127.0.0.1", 1, 0)
+    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 1, LogDirFailureChannel(), Unthrottled()), 0, "127.0.0.1", 1, 0)
     for tp, partition in sorted(replicas.partitions.items()):
         fetcher.add(partition)
         fetcher.partitions[tp].truncating = False  # an empty log has nothing to truncate

@@ -1,8 +1,11 @@
 """The broker's AdminManager places replicas by the live brokers' racks, in Kafka's mode for each path."""
 
+from twisted.internet import task
+
 from kafka_zk.controller.assignment import assign_replicas, growth_start_index
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.admin_manager import AdminManager
+from kafka_zk.server.config.dynamic_broker_config import DynamicBrokerConfig
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
 from tests.fake_zk import FakeZk
@@ -35,6 +38,11 @@ class Server:
             (topic, p, PartitionInfo(r[0], 0, r, r, [], 1, 0)) for p, r in assignment.items()])
 
 
+def admin_of(server):
+    return AdminManager(server.config, server.metadata_cache, server.zk, 0,
+                        DynamicBrokerConfig(server.config, 0), task.Clock())
+
+
 RACKED = {b: "rack-%d" % (b % 3) for b in range(6)}
 PARTIAL = {**RACKED, 5: None}
 
@@ -48,7 +56,7 @@ def _result(deferred):
 
 def test_create_topics_places_replicas_one_per_rack():
     server = Server(RACKED)
-    [outcome] = _result(AdminManager(server).create_topics([("t", 12, 3, {}, {})], 0, False))
+    [outcome] = _result(admin_of(server).create_topics([("t", 12, 3, {}, {})], 0, False))
     assert outcome.error == Errors.NONE
     assignment = server.zk.assignments["t"]
     assert all(sorted(RACKED[b] for b in replicas) == ["rack-0", "rack-1", "rack-2"]
@@ -57,24 +65,24 @@ def test_create_topics_places_replicas_one_per_rack():
 
 def test_create_topics_with_some_brokers_rackless_is_an_unexpected_error_without_message():
     server = Server(PARTIAL)
-    [outcome] = _result(AdminManager(server).create_topics([("t", 3, 2, {}, {})], 0, False))
+    [outcome] = _result(admin_of(server).create_topics([("t", 3, 2, {}, {})], 0, False))
     assert (outcome.error, outcome.message) == (Errors.UNKNOWN_SERVER_ERROR, None)
     assert "t" not in server.zk.assignments
     # a manual assignment does not need racks
-    [manual] = _result(AdminManager(server).create_topics([("m", -1, -1, {0: [5, 0]}, {})], 0, False))
+    [manual] = _result(admin_of(server).create_topics([("m", -1, -1, {0: [5, 0]}, {})], 0, False))
     assert manual.error == Errors.NONE and server.zk.assignments["m"] == {0: [5, 0]}
 
 
 def test_auto_creation_ignores_racks_when_some_are_missing():
     server = Server(PARTIAL, {"num.partitions": "6", "default.replication.factor": "2"})
-    assert _result(AdminManager(server).auto_create_topic("auto")) == Errors.LEADER_NOT_AVAILABLE
+    assert _result(admin_of(server).auto_create_topic("auto")) == Errors.LEADER_NOT_AVAILABLE
     assignment = server.zk.assignments["auto"]
     assert sorted(assignment) == list(range(6)) and all(len(set(r)) == 2 for r in assignment.values())
 
 
 def test_auto_creation_is_rack_aware_when_every_broker_has_a_rack():
     server = Server(RACKED, {"num.partitions": "12", "default.replication.factor": "3"})
-    _result(AdminManager(server).auto_create_topic("auto"))
+    _result(admin_of(server).auto_create_topic("auto"))
     assert all(len({RACKED[b] for b in r}) == 3 for r in server.zk.assignments["auto"].values())
 
 
@@ -82,7 +90,7 @@ def test_create_partitions_continue_from_partition_zeros_first_replica():
     server = Server(RACKED)
     existing = {0: [4, 2, 0], 1: [5, 0, 1]}
     server.add_topic("grow", existing)
-    [(topic, error, _)] = _result(AdminManager(server).create_partitions([("grow", 8, None)], 0, False))
+    [(topic, error, _)] = _result(admin_of(server).create_partitions([("grow", 8, None)], 0, False))
     assert (topic, error) == ("grow", Errors.NONE)
     expected = assign_replicas(6, 3, RACKED, start_index=growth_start_index(range(6), 4), start_partition=2)
     assert server.zk.assignments["grow"] == {**existing, **expected}
@@ -92,7 +100,7 @@ def test_create_partitions_continue_from_partition_zeros_first_replica():
 def test_create_partitions_with_some_brokers_rackless_fail_every_topic():
     server = Server(PARTIAL)
     server.add_topic("grow", {0: [0, 1]})
-    outcomes = _result(AdminManager(server).create_partitions(
+    outcomes = _result(admin_of(server).create_partitions(
         [("grow", 2, None), ("grow-manually", 2, [[0, 1]]), ("missing", 3, None)], 0, False))
     assert outcomes == [(name, Errors.UNKNOWN_SERVER_ERROR, None) for name in ("grow", "grow-manually", "missing")]
     assert server.zk.assignments["grow"] == {0: [0, 1]}

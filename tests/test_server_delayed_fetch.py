@@ -9,8 +9,9 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.replication.replica_manager import FetchInfo, ReplicaManager
+from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.config.topic_config import effective_topic_config
+from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 TPS = [("t", 0), ("t", 1)]
@@ -20,7 +21,7 @@ TPS = [("t", 0), ("t", 1)]
 def manager(tmp_path):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
-    manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock)
+    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
     states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
                "zk_version": 0, "controller_epoch": 1} for _, p in TPS]
     manager.become_leader_or_follower(states, {})

@@ -8,8 +8,9 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.replication.replica_manager import FetchInfo, ReplicaManager
+from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.config.topic_config import effective_topic_config
+from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 
@@ -19,8 +20,8 @@ def setup(tmp_path):
     clock = task.Clock()
     clock.advance(1000)
     logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
-    manager = ReplicaManager(1, logs, lambda topic: dict(CONFIG), clock,
-                             knows_partition=lambda tp: tp == ("t", 5))
+    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock,
+                              knows_partition=lambda tp: tp == ("t", 5))
     state = {"topic": "t", "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1, 2], "replicas": [1, 2],
              "zk_version": 0, "controller_epoch": 1}
     assert manager.become_leader_or_follower([state], {}) == {("t", 0): Errors.NONE}

@@ -19,9 +19,10 @@ from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
-from kafka_zk.server.replication.replica_manager import READ_COMMITTED, FetchInfo, ReplicaManager
+from kafka_zk.server.replication.replica_manager import READ_COMMITTED, FetchInfo
 from kafka_zk.server.replication.replica_selector import rack_aware
 from kafka_zk.server.config.topic_config import effective_topic_config
+from tests.replica_manager_support import Unthrottled, replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 TP = ("t", 0)
@@ -30,8 +31,8 @@ RACKS = {1: "r1", 2: "r2", 3: "r3", 4: "r2"}
 
 def make_manager(tmp_path, broker_id, clock, selector=rack_aware):
     logs = LogManager([str(tmp_path / ("b%d" % broker_id))], LogConfig(), clock)
-    return ReplicaManager(broker_id, logs, lambda topic: dict(CONFIG), clock, knows_partition=lambda tp: True,
-                          replica_selector=selector, broker_rack=RACKS.get)
+    return replica_manager(broker_id, logs, lambda topic: dict(CONFIG), clock, knows_partition=lambda tp: True,
+                           replica_selector=selector, broker_rack=RACKS.get)
 
 
 def lead_or_follow(manager, leader, replicas=(1, 2, 3), isr=None, epoch=0):
@@ -265,7 +266,8 @@ def test_the_replica_fetcher_reports_a_moved_high_watermark_to_waiting_consumers
     partition = lead_or_follow(follower, 1)
     partition.append_as_follower(batches(0, 3), leader_high_watermark=3, leader_log_start_offset=0)
     config = KafkaConfig({"broker.id": "2", "zookeeper.connect": "z", "log.dirs": "unused"})
-    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 2, LogDirFailureChannel(), follower.fetchable_changed), 1, "h", 1, 0)
+    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 2, LogDirFailureChannel(), Unthrottled(),
+                                                   follower.fetchable_changed), 1, "h", 1, 0)
     fetcher.add(partition)
     answered = []
     follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 3, 1 << 20, -1, -1)], -1,

@@ -35,17 +35,21 @@ class _Waiter:
 
 
 class AdminManager:
-    def __init__(self, server):
-        self.server = server
+    def __init__(self, config, metadata_cache, zk, broker_id, dynamic_config, clock):
+        """``config``: the broker's KafkaConfig; ``metadata_cache``: what the topics, partitions and live brokers
+        are; ``dynamic_config``: the DynamicBrokerConfig that validates broker config changes; ``clock``: times
+        out the waits for topics to get leaders or go away (anything with callLater)."""
+        self.config = config
+        self.cache = metadata_cache
+        self.zk = zk
+        self.broker_id = broker_id
+        self.dynamic_config = dynamic_config
+        self.clock = clock
         self._waiters = []
-
-    @property
-    def cache(self):
-        return self.server.metadata_cache
 
     def _validate(self, name, num_partitions, replication_factor, assignment, configs, racks):
         """Returns (assignment, typed configs) or raises (error code, message); racks: {live broker: rack}."""
-        config = self.server.config
+        config = self.config
         try:
             validate_topic_name(name)
         except InvalidTopicName as error:
@@ -109,7 +113,7 @@ class AdminManager:
             except _Refused as refused:
                 outcomes.append(CreateOutcome(name, refused.code, refused.message, -1, -1, {}))
                 continue
-            effective = dict(self.server.config.log_config_defaults())
+            effective = dict(self.config.log_config_defaults())
             sources = {key: (value, 5) for key, value in effective.items()}  # 5 = DEFAULT_CONFIG
             sources.update({key: (value, 1) for key, value in typed.items()})  # 1 = DYNAMIC_TOPIC_CONFIG
             outcomes.append(CreateOutcome(name, Errors.NONE, None, len(final), len(final[0]), sources))
@@ -123,7 +127,7 @@ class AdminManager:
     @defer.inlineCallbacks
     def _write_topic(self, name, assignment, configs):
         try:
-            yield self.server.zk.create_topic_assignment(name, assignment, configs)
+            yield self.zk.create_topic_assignment(name, assignment, configs)
         except Exception as error:
             if type(error).__name__ in ("TopicExistsError", "NodeExistsError"):
                 raise _Refused(Errors.TOPIC_ALREADY_EXISTS, "Topic '%s' already exists." % name)
@@ -144,14 +148,14 @@ class AdminManager:
         outcomes = []
         marked = []
         for name in names:
-            if not self.server.config["delete.topic.enable"]:
+            if not self.config["delete.topic.enable"]:
                 outcomes.append((name, Errors.TOPIC_DELETION_DISABLED))
             elif not self.cache.contains_topic(name):
                 outcomes.append((name, Errors.UNKNOWN_TOPIC_OR_PARTITION))
             else:
                 marked.append(name)
         if marked:
-            yield self.server.zk.mark_topic_for_deletion(marked)
+            yield self.zk.mark_topic_for_deletion(marked)
         timed_out = set()
         if marked and timeout_ms > 0:
             timed_out = yield self._wait(set(marked), self._topics_gone, timeout_ms)
@@ -178,7 +182,7 @@ class AdminManager:
                 outcomes.append((topic, refused.code, refused.message))
                 continue
             if not validate_only:
-                yield self.server.zk.set_topic_assignment(topic, current)
+                yield self.zk.set_topic_assignment(topic, current)
                 waiting[topic] = count
             outcomes.append((topic, Errors.NONE, None))
         if waiting and timeout_ms > 0:
@@ -194,7 +198,7 @@ class AdminManager:
         """The topic's full assignment with count partitions, or raises _Refused; racks: {live broker: rack}."""
         if not self.cache.contains_topic(topic):
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
-        existing = yield self.server.zk.get_topic_assignment(topic)
+        existing = yield self.zk.get_topic_assignment(topic)
         if not existing:
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         if count < len(existing):
@@ -251,7 +255,7 @@ class AdminManager:
             if not self.cache.contains_topic(name):
                 outcomes.append((Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic %s does not exist." % name))
                 continue
-            current = yield self.server.zk.get_entity_config("topics", name)
+            current = yield self.zk.get_entity_config("topics", name)
             try:
                 updated = changes(dict(current))
                 validate_topic_configs(updated)
@@ -259,14 +263,13 @@ class AdminManager:
                 outcomes.append((Errors.INVALID_CONFIG, str(error)))
                 continue
             if not validate_only:
-                yield self.server.zk.set_entity_config("topics", name, updated, True)
+                yield self.zk.set_entity_config("topics", name, updated, True)
             outcomes.append((Errors.NONE, None))
         return outcomes
 
     @defer.inlineCallbacks
     def _alter_broker_configs(self, name, changes, validate_only):
         """Dynamic configs of this broker (name = its id) or of every broker (name = ""), as Kafka's AdminManager."""
-        server = self.server
         description = "ConfigResource(type=BROKER, name='%s')" % name
         if name != "":
             try:
@@ -274,20 +277,20 @@ class AdminManager:
             except ValueError:
                 return (Errors.INVALID_REQUEST, "Invalid config value for resource %s: For input string: \"%s\""
                         % (description, name))
-            if broker_id != server.broker_id:
+            if broker_id != self.broker_id:
                 return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
-                        % (server.broker_id, name))
+                        % (self.broker_id, name))
         entity = name if name != "" else DEFAULT_ENTITY
-        current = yield server.zk.get_entity_config("brokers", entity)
+        current = yield self.zk.get_entity_config("brokers", entity)
         try:
             updated = changes(dict(current))
-            server.dynamic_config.validate(updated, per_broker=name != "")
+            self.dynamic_config.validate(updated, per_broker=name != "")
         except (ConfigError, ValueError) as error:
             message = "Invalid config value for resource %s: %s" % (description, error)
             log.info(message)
             return (Errors.INVALID_REQUEST, message)
         if not validate_only:
-            yield server.zk.set_entity_config("brokers", entity, updated, True)
+            yield self.zk.set_entity_config("brokers", entity, updated, True)
         return (Errors.NONE, None)
 
     def _topics_have_leaders(self, names):
@@ -307,7 +310,7 @@ class AdminManager:
             done.callback(set())
             return done
         self._waiters.append(waiter)
-        waiter.timer = self.server.reactor.callLater(timeout_ms / 1000.0, self._expire, waiter)
+        waiter.timer = self.clock.callLater(timeout_ms / 1000.0, self._expire, waiter)
         return done
 
     def _expire(self, waiter):

@@ -8,6 +8,7 @@ in and the partition keeps serving from it, with its ISR membership untouched.
 
 import logging
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.log.future_log import caught_up, copy_step
 
 log = logging.getLogger(__name__)
@@ -16,9 +17,10 @@ UNLIMITED = 2 ** 63 - 1
 
 
 class ReplicaAlterLogDirsManager:
-    def __init__(self, reactor, replica_manager, log_manager, chunk_bytes=1048576, bytes_per_second=UNLIMITED):
+    def __init__(self, reactor, get_partition, log_manager, chunk_bytes=1048576, bytes_per_second=UNLIMITED):
+        """``get_partition(topic, partition)``: the replica manager's Partition of a replica hosted here, or None."""
         self.reactor = reactor
-        self.replica_manager = replica_manager
+        self.get_partition = get_partition
         self.log_manager = log_manager
         self.chunk_bytes = max(1, chunk_bytes)
         self.bytes_per_second = bytes_per_second
@@ -27,7 +29,7 @@ class ReplicaAlterLogDirsManager:
 
     def start(self, tp):
         """Start (or keep going) moving ``tp`` into its future log."""
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         future = self.log_manager.get_future_log(*tp)
         if partition is None or future is None:
             return False
@@ -41,13 +43,13 @@ class ReplicaAlterLogDirsManager:
         call = self.moving.pop(tp, None)
         if call is not None and call.active():
             call.cancel()
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         if partition is not None:
             partition.future_log = None
 
     def _step(self, tp):
         self.moving.pop(tp, None)
-        partition = self.replica_manager.get_partition(*tp)
+        partition = self.get_partition(*tp)
         current = self.log_manager.get_log(*tp)
         future = self.log_manager.get_future_log(*tp)
         if partition is None or future is None or partition.log is None or partition.log is not current:
@@ -74,7 +76,7 @@ class ReplicaAlterLogDirsManager:
         self.moving[tp] = self.reactor.callLater(delay, self._step, tp)
 
     def _swap(self, tp, partition):
-        now_ms = int(self.reactor.seconds() * 1000)
+        now_ms = milliseconds(self.reactor)
         replaced = self.log_manager.replace_current_with_future(tp[0], tp[1], now_ms)
         partition.log = replaced
         partition.future_log = None
@@ -85,7 +87,7 @@ class ReplicaAlterLogDirsManager:
 
     def _remove_replaced(self):
         try:
-            self.log_manager.remove_deleted_logs(int(self.reactor.seconds() * 1000))
+            self.log_manager.remove_deleted_logs(milliseconds(self.reactor))
         except OSError as error:
             log.error("removing replaced logs failed: %s", error)
 

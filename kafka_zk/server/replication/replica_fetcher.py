@@ -144,8 +144,7 @@ class ReplicaFetcher:
                 truncating = {tp: partitions[tp] for tp in self.truncating if tp not in self.delayed}
                 if truncating:
                     yield self._truncate(truncating)
-                quota = self.manager.quota
-                over_quota = quota is not None and quota.is_quota_exceeded()
+                over_quota = self.manager.quota.is_quota_exceeded()
                 fetched = yield self._fetch(over_quota)
                 if not fetched and not truncating:
                     yield self._sleep(self.backoff_s)  # every ready partition is throttled: back off
@@ -167,8 +166,7 @@ class ReplicaFetcher:
 
     def _throttled(self, tp, state):
         """Kafka's shouldFollowerThrottle: an out-of-sync throttled partition sits out while over the quota."""
-        quota = self.manager.quota
-        return quota is not None and should_throttle(quota, tp, state.in_sync)
+        return should_throttle(self.manager.quota, tp, state.in_sync)
 
     def _delay(self, tp):
         self.delayed[tp] = self.reactor.seconds() + self.backoff_s
@@ -326,7 +324,7 @@ class ReplicaFetcher:
                 moved.append(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
             quota = self.manager.quota
-            if records and quota is not None and quota.is_throttled(tp):
+            if records and quota.is_throttled(tp):
                 quota.record(len(records))
         elif error == Errors.OFFSET_OUT_OF_RANGE:
             yield self._reset_out_of_range(tp, state)
@@ -375,17 +373,17 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, failures, fetchable_changed=lambda tps: None):
-        """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``fetchable_changed(tps)``:
-        a follower's high watermark or log start offset moved, which consumers reading from this follower
-        (KIP-392) may be waiting for."""
+    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None):
+        """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
+        ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
+        consumers reading from this follower (KIP-392) may be waiting for."""
         self.config = config
         self.reactor = reactor
         self.broker_id = broker_id
         self.failures = failures
+        self.quota = quota
         self.fetchable_changed = fetchable_changed
         self.fetchers = {}
-        self.quota = None  # the follower ReplicationQuota, set by the server
 
     def add_partitions(self, leader_id, endpoint, partitions):
         fetcher_count = self.config["num.replica.fetchers"]

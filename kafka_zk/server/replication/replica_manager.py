@@ -76,12 +76,22 @@ def session_key(session_id):
 
 
 class ReplicaManager:
-    def __init__(self, broker_id, log_manager, topic_config, clock, high_watermarks=None,
-                 replica_lag_time_max_ms=30000, isr_writer=None, knows_partition=lambda tp: False,
-                 replica_selector=None, broker_rack=lambda broker_id: None):
+    def __init__(self, broker_id, log_manager, topic_config, clock, *, isr_writer, is_broker_alive,
+                 replication_quotas, fetch_sessions, make_fetchers, make_log_dir_mover, high_watermarks=None,
+                 replica_lag_time_max_ms=30000, knows_partition=lambda tp: False, replica_selector=None,
+                 broker_rack=lambda broker_id: None):
+        """``topic_config(topic)``: the topic's effective config dict; ``isr_writer(partition, new_isr)``: a Deferred
+        of the partition state's new zk version, or None when the write lost a race; ``is_broker_alive(broker id)``:
+        per the metadata cache; ``replication_quotas``: the leader and follower ReplicationQuotas;
+        ``fetch_sessions``: the FetchSessionCache, told of every fetchable change; ``make_fetchers(fetchable_changed)``
+        builds the ReplicaFetcherManager of this broker's followers, ``make_log_dir_mover(get_partition)`` the
+        ReplicaAlterLogDirsManager moving replicas between log dirs (each told about this replica manager through
+        the function it is given); ``high_watermarks``: {tp: checkpointed high watermark};
+        ``knows_partition(tp)``: the metadata cache has it; ``replica_selector``: replica_selector.rack_aware or
+        the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache."""
         self.broker_id = broker_id
         self.log_manager = log_manager
-        self.topic_config = topic_config  # callable(topic) -> effective topic config dict
+        self.topic_config = topic_config
         self.clock = clock
         self.partitions = {}
         self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
@@ -89,18 +99,18 @@ class ReplicaManager:
         self.controller_epoch = 0
         self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
-        self.isr_writer = isr_writer  # callable(partition, new_isr) -> Deferred(new zk_version or None)
-        self.fetchers = None  # ReplicaFetcherManager, set by the server
-        self.replication_quotas = None  # ReplicationQuotas, set by the server
-        self.knows_partition = knows_partition  # callable(tp) -> bool: the metadata cache has it
-        self.replica_selector = replica_selector  # replica_selector.rack_aware or the like; None: leaders only
-        self.broker_rack = broker_rack  # callable(broker id) -> its broker.rack per the metadata cache, or None
+        self.isr_writer = isr_writer
+        self.is_broker_alive = is_broker_alive
+        self.replication_quotas = replication_quotas
+        self.fetch_sessions = fetch_sessions
+        self.knows_partition = knows_partition
+        self.replica_selector = replica_selector
+        self.broker_rack = broker_rack
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
-        self.is_broker_alive = lambda broker_id: True  # set by the server from its metadata cache
-        self.log_dir_mover = None  # ReplicaAlterLogDirsManager, set by the server
-        self.fetch_sessions = None  # the FetchSessionCache, set by the server: told of every fetchable change
+        self.fetchers = make_fetchers(self.fetchable_changed)
+        self.log_dir_mover = make_log_dir_mover(self.get_partition)
 
     def get_partition(self, topic, partition):
         return self.partitions.get((topic, partition))
@@ -289,7 +299,7 @@ class ReplicaManager:
                 results[tp] = FetchResult(self.failures.report_log(partition.log, "reading", error).code)
                 continue
             bytes_read += len(records)
-            if not from_consumer and records and self.replication_quotas is not None:
+            if not from_consumer and records:
                 leader_quota = self.replication_quotas.leader
                 if leader_quota.is_throttled(tp):
                     leader_quota.record(len(records))
@@ -341,8 +351,7 @@ class ReplicaManager:
         """Partitions whose data, high watermark, log start offset or leadership changed: wake the fetches
         waiting on them and put them back among the changed partitions of the sessions that hold them."""
         keys = list(tps)
-        if self.fetch_sessions is not None:
-            keys.extend(map(session_key, self.fetch_sessions.mark_changed(tps)))
+        keys.extend(map(session_key, self.fetch_sessions.mark_changed(tps)))
         self.fetch_purgatory.check_and_complete_keys(keys)
 
     def link_quiet_followers(self, replica_id, results, session):
@@ -370,8 +379,6 @@ class ReplicaManager:
     def should_leader_throttle(self, partition, replica_id):
         """Kafka's shouldLeaderThrottle: leave a follower that is out of the ISR without this throttled
         partition's data while the leader replication quota is exceeded."""
-        if self.replication_quotas is None:
-            return False
         return should_throttle(self.replication_quotas.leader, partition.tp, replica_id in partition.isr)
 
     def _update_followers(self, replica_id, fetch_infos):
@@ -418,8 +425,6 @@ class ReplicaManager:
                 self._change_isr(partition, shrunk, "shrink")
 
     def _change_isr(self, partition, new_isr, reason):
-        if self.isr_writer is None:
-            return
         log.info("[ReplicaManager broker=%d] %s ISR of %s-%d from %s to %s", self.broker_id, reason,
                  partition.topic, partition.partition, partition.isr, new_isr)
         partition.isr_update_in_flight = True
@@ -502,32 +507,29 @@ class ReplicaManager:
             except Exception:
                 log.exception("failed to apply LeaderAndIsr for %s-%d", tp[0], tp[1])
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
-            if self.log_dir_mover is not None and self.log_manager.get_future_log(*tp) is not None:
+            if self.log_manager.get_future_log(*tp) is not None:
                 self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
         self.produce_purgatory.check_and_complete_keys(list(errors))
         self.fetchable_changed(list(errors))
         self.delete_records_purgatory.check_and_complete_keys(list(errors))
-        if self.fetchers is not None:
-            self.fetchers.remove_partitions(new_leaders + list(new_followers))
-            by_leader = {}
-            for tp, partition in new_followers.items():
-                endpoint = leader_endpoints.get(partition.leader_id)
-                if endpoint is None:
-                    log.warning("no endpoint for leader %d of %s-%d", partition.leader_id, *tp)
-                    continue
-                by_leader.setdefault((partition.leader_id, endpoint), []).append(partition)
-            for (leader_id, endpoint), partitions in by_leader.items():
-                self.fetchers.add_partitions(leader_id, endpoint, partitions)
+        self.fetchers.remove_partitions(new_leaders + list(new_followers))
+        by_leader = {}
+        for tp, partition in new_followers.items():
+            endpoint = leader_endpoints.get(partition.leader_id)
+            if endpoint is None:
+                log.warning("no endpoint for leader %d of %s-%d", partition.leader_id, *tp)
+                continue
+            by_leader.setdefault((partition.leader_id, endpoint), []).append(partition)
+        for (leader_id, endpoint), partitions in by_leader.items():
+            self.fetchers.add_partitions(leader_id, endpoint, partitions)
         return errors
 
     def stop_replica(self, topic, partition, delete):
         tp = (topic, partition)
         if tp in self.offline_partitions:
             return Errors.KAFKA_STORAGE_ERROR
-        if self.fetchers is not None:
-            self.fetchers.remove_partitions([tp])
-        if self.log_dir_mover is not None:
-            self.log_dir_mover.cancel(tp)
+        self.fetchers.remove_partitions([tp])
+        self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
         if found is not None:
             found.close()
@@ -549,11 +551,9 @@ class ReplicaManager:
         offline = [tp for tp in self.partitions if self.log_manager.log_dir_of(*tp) == log_dir]
         moving_out = [tp for tp, _ in self.log_manager.future_logs().items()
                       if self.log_manager.future_log_dir_of(*tp) == log_dir]
-        if self.fetchers is not None:
-            self.fetchers.remove_partitions(offline)
-        if self.log_dir_mover is not None:
-            for tp in offline + moving_out:
-                self.log_dir_mover.cancel(tp)
+        self.fetchers.remove_partitions(offline)
+        for tp in offline + moving_out:
+            self.log_dir_mover.cancel(tp)
         for tp in offline:
             self.partitions.pop(tp).close()
             self.high_watermarks.pop(tp, None)
@@ -567,15 +567,29 @@ class ReplicaManager:
         self.delete_records_purgatory.check_and_complete_keys(offline)
         return offline
 
+    def enforce_retention(self):
+        """Periodic: delete the segments retention lets go; partitions whose log start offset moved wake the
+        fetches waiting on them and tell their leader with their next fetch."""
+        started_later = []
+        self.log_manager.cleanup_logs(milliseconds(self.clock), self.high_watermark_snapshot(), started_later)
+        if started_later:  # fetch sessions report log start offsets only of partitions said to have changed
+            self.fetchable_changed(started_later)
+            self.fetchers.log_starts_moved(started_later)
+
+    def reconfigure_logs(self, topic):
+        """The topic's config changed: this broker's logs of it take the new one."""
+        log_config = to_log_config(self.topic_config(topic))
+        for (name, _), partition in self.partitions.items():
+            if name == topic and partition.log is not None:
+                partition.log.config = log_config
+
     def high_watermark_snapshot(self):
         return {tp: partition.high_watermark for tp, partition in self.partitions.items()
                 if partition.log is not None}
 
     def shutdown(self):
-        if self.fetchers is not None:
-            self.fetchers.shutdown()
-        if self.log_dir_mover is not None:
-            self.log_dir_mover.shutdown()
+        self.fetchers.shutdown()
+        self.log_dir_mover.shutdown()
         self.produce_purgatory.shutdown()
         self.fetch_purgatory.shutdown()
         self.delete_records_purgatory.shutdown()
