@@ -16,9 +16,9 @@ class DeferredCheckpoints:
     (a LeaderAndIsr for thousands of partitions must not fsync each on the reactor). ``on_pending()`` is
     called when the first write starts waiting; the latest entries of a file replace earlier ones."""
 
-    def __init__(self):
+    def __init__(self, on_pending=None):
         self._pending = {}
-        self.on_pending = None
+        self.on_pending = on_pending
 
     def add(self, checkpoint, entries):
         first = not self._pending

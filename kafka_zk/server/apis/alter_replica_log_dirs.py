@@ -45,8 +45,7 @@ def alter_log_dir(tp, requested_dir, log_manager, replica_manager, metadata_cach
     partition = replica_manager.get_partition(*tp)
     future_dir = log_manager.future_log_dir_of(*tp)
     if future_dir is not None and future_dir != destination:
-        if mover is not None:
-            mover.cancel(tp)  # a new destination replaces the move in progress
+        mover.cancel(tp)  # a new destination replaces the move in progress
         log_manager.remove_future_log(*tp)
     log_manager.maybe_update_preferred_dir(tp[0], tp[1], destination)
     if partition is None:
@@ -58,5 +57,4 @@ def alter_log_dir(tp, requested_dir, log_manager, replica_manager, metadata_cach
         return
     if log_manager.get_future_log(*tp) is None:
         log_manager.create_future_log(tp[0], tp[1], destination, partition.log.config)
-    if mover is not None:
-        mover.start(tp)
+    mover.start(tp)

@@ -83,8 +83,7 @@ class LeaderEpochCheckpointWriter:
     def __init__(self, reactor, failures):
         self.reactor = reactor
         self.failures = failures
-        self.pending = DeferredCheckpoints()
-        self.pending.on_pending = self._schedule
+        self.pending = DeferredCheckpoints(on_pending=self._schedule)
         self._batch = None  # the Deferred of the batch being written
 
     def _schedule(self):
