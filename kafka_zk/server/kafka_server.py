@@ -263,7 +263,8 @@ class KafkaServer(service.MultiService):
                 ("expired transactional ids", config["transaction.remove.expired.transaction.cleanup.interval.ms"],
                  lambda: self.txn_coordinator.remove_expired_transactional_ids() and None),
                 ("expired producer ids", PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
-                 lambda: log_manager.remove_expired_producers(milliseconds(self.reactor), config["transactional.id.expiration.ms"]))]:
+                 lambda: log_manager.remove_expired_producers(milliseconds(self.reactor),
+                                                              config["transactional.id.expiration.ms"]))]:
             periodic.addService(PeriodicTask(name, interval_ms, function, self.reactor))
         self.addService(periodic)
 
