@@ -131,6 +131,9 @@ def test_bad_input_answers_as_kafka(cluster, tmp_path):
     assert create_topic(bootstrap, topic, partitions=1, replication_factor=3) == Errors.NONE
     leaders = wait_for(lambda: partition_leaders(bootstrap, topic), message="leader")
     leader = cluster.broker(leaders[0])
+    # another broker's metadata can name the leader before the leader has applied its LeaderAndIsr; its own
+    # metadata names it only after (a broker applies the controller's requests in the order they arrive)
+    wait_for(lambda: partition_leaders(leader.bootstrap, topic) == leaders, message="the leader knows it leads")
     assert produce(leader.bootstrap, topic, 0, encode_batch([(None, b"a"), (None, b"b")]), acks=-1)[0] == 0
 
     malformed = tool("kafka-delete-records.sh", "--bootstrap-server", bootstrap, "--offset-json-file",
