@@ -4,9 +4,9 @@ from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.channel_manager import BrokerChannel
+from kafka_zk.net.broker_client import ConnectionClosed
 from kafka_zk.server import apis
 from kafka_zk.server.apis.control_requests import in_arrival_order
-from kafka_zk.net.broker_client import ConnectionClosed
 
 
 class ScriptedConnection:

@@ -12,12 +12,12 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.replication.fetch_session import (
     FULL_SWEEP_MS, FetchManager, FetchSessionCache, IncrementalFetchContext, PartitionRequest)
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication.partition import FollowerState
 from kafka_zk.server.replication.replica_manager import FetchResult
-from kafka_zk.server.config.topic_config import effective_topic_config
 from tests.replica_manager_support import replica_manager
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)

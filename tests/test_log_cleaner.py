@@ -10,9 +10,9 @@ from kafka_zk.log.cleaner import (
     group_segments_by_size, log_to_clean)
 from kafka_zk.log.log import Log
 from kafka_zk.log.log_config import LogConfig
+from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.compression import GZIP
 from kafka_zk.record.records import decode_batch, encode_batch, iter_batches
-from kafka_zk.record.batch_header import iter_batch_headers
 from tests.millisecond_clock import MillisecondClock
 
 MB = 1024 * 1024

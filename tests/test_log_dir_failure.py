@@ -10,6 +10,8 @@ from twisted.internet import task
 from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.leadership import elect, initial_leadership
 from kafka_zk.controller.requests import ControllerRequestBatch
+from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.log import log_manager as log_manager_module
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.log_config import LogConfig
@@ -17,10 +19,8 @@ from kafka_zk.log.log_manager import LogManager, NoLogDirError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
-from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.config.topic_config import effective_topic_config
+from kafka_zk.server.replication.replica_manager import FetchInfo
 from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

@@ -7,8 +7,8 @@ from kafka_zk.log.log_manager import LogManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.replication.replica_fetcher import PartitionFetchState, ReplicaFetcher, ReplicaFetcherManager
 from kafka_zk.server.config.topic_config import effective_topic_config, to_log_config
+from kafka_zk.server.replication.replica_fetcher import PartitionFetchState, ReplicaFetcher, ReplicaFetcherManager
 from tests.replica_manager_support import Unthrottled, replica_manager
 
 TOPIC = "t"

@@ -2,10 +2,10 @@
 
 from kafka_zk.server.config.dynamic_broker_config import DynamicBrokerConfig
 from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.config.kafka_config import ConfigError
+from kafka_zk.server.config.topic_config import parse_topic_config_value
 from kafka_zk.server.quota.replication_quota import (
     ALL_REPLICAS, ReplicationQuota, ReplicationQuotas, SampledRate, parse_throttled_replicas, should_throttle)
-from kafka_zk.server.config.topic_config import parse_topic_config_value
-from kafka_zk.server.config.kafka_config import ConfigError
 from tests.millisecond_clock import MillisecondClock
 
 import pytest

@@ -1,8 +1,8 @@
 """ClientQuotaManager: Kafka's quota lookup order, sampled rate and throttle time, on an injected clock."""
 
+from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager, SampledRate
 from kafka_zk.server.quota.quota_configs import scram_credential, sanitize, validate_quota_configs
-from kafka_zk.server.config.kafka_config import ConfigError
 
 import pytest
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 from kafka_zk.server.config.dynamic_broker_config import (
     DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DynamicBrokerConfig,
     validate_dynamic_configs)
+from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 
 
 def make(**static):

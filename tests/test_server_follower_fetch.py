@@ -14,14 +14,14 @@ from kafka_zk.protocol.headers import decode_response, encode_response
 from kafka_zk.record.records import encode_batch, iter_records
 from kafka_zk.server.apis import fetch
 from kafka_zk.server.apis.write_txn_markers import marker_batch
-from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
+from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
+from kafka_zk.server.quota.client_quotas import ClientQuotaManager
+from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
 from kafka_zk.server.replication.replica_manager import READ_COMMITTED, FetchInfo
 from kafka_zk.server.replication.replica_selector import rack_aware
-from kafka_zk.server.config.topic_config import effective_topic_config
 from tests.replica_manager_support import Unthrottled, replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

@@ -5,13 +5,13 @@ import struct
 from twisted.internet import defer, task
 
 from kafka_zk.coordinator.group.decisions import GroupConfig
+from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
+from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.group.state import COMPLETING_REBALANCE, EMPTY, PREPARING_REBALANCE, STABLE
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import iter_batches
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
-from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.server.replication.replica_manager import ProduceResult
 
 

@@ -1,7 +1,7 @@
 from twisted.internet import task
 
-from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.common.purgatory import DelayedOperation, DelayedOperationPurgatory
+from kafka_zk.controller.event_manager import ControllerEventManager
 from twisted.internet import defer
 
 

@@ -6,11 +6,11 @@ import struct
 from twisted.internet import defer, task, tcp
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
+from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.socket_server import KafkaServerFactory
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.server import apis
-from kafka_zk.net.framing import FramedProtocol
-from kafka_zk.net.socket_server import KafkaServerFactory
 
 
 def connect(dispatcher, max_frame=1024 * 1024):

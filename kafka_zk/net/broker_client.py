@@ -5,8 +5,8 @@ from collections import deque
 
 from twisted.internet import defer, protocol, error as twisted_error
 
-from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.protocol.headers import decode_response, encode_request
 
 log = logging.getLogger(__name__)
 

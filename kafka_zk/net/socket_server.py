@@ -6,10 +6,10 @@ from collections import deque
 from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
-from kafka_zk.protocol import api_keys
-from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
-from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.protocol import api_keys
+from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
+from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
 
 log = logging.getLogger(__name__)
 

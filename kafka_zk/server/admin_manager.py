@@ -5,14 +5,14 @@ from collections import namedtuple
 
 from twisted.internet import defer
 
+from kafka_zk.common.topic_names import InvalidTopicName, collides, validate_topic_name
 from kafka_zk.controller.assignment import (
     IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode,
     assign_replicas, check_assignment_fits, growth_start_index, racks_under)
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.dynamic_broker_config import DEFAULT_ENTITY
+from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.topic_config import validate_topic_configs
-from kafka_zk.common.topic_names import InvalidTopicName, collides, validate_topic_name
 
 log = logging.getLogger(__name__)
 

@@ -9,12 +9,12 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ZkAdmin
-from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.dynamic_broker_config import (
     DEFAULT_ENTITY, REPLICATION_QUOTA_CONFIGS, parse_value, scala_set, validate_dynamic_configs)
+from kafka_zk.server.config.kafka_config import ConfigError
+from kafka_zk.server.config.topic_config import TOPIC_CONFIGS, validate_topic_configs
 from kafka_zk.server.quota.quota_configs import (
     SCRAM_MECHANISMS, UnknownQuotaConfig, desanitize, sanitize, scram_credential, validate_quota_configs)
-from kafka_zk.server.config.topic_config import TOPIC_CONFIGS, validate_topic_configs
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")

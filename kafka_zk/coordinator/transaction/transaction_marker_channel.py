@@ -10,8 +10,8 @@ import logging
 from twisted.internet import defer
 
 from kafka_zk.coordinator.transaction import decisions as d
-from kafka_zk.protocol.errors import Errors
 from kafka_zk.net.broker_client import BrokerConnection
+from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
 

@@ -5,10 +5,10 @@ follower, and a leader with a replica selector may name the replica it should re
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.quota.client_quotas import ANONYMOUS
-from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
-from kafka_zk.server.quota.quota_configs import sanitize
 from kafka_zk.record.validation import down_convert
+from kafka_zk.server.quota.client_quotas import ANONYMOUS
+from kafka_zk.server.quota.quota_configs import sanitize
+from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.replication.replica_manager import FetchResult
 
 API_KEY = 1

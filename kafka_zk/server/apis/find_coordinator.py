@@ -4,9 +4,9 @@
 from twisted.internet import defer
 
 from kafka_zk.controller.assignment import RackAwareMode
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 10
 KEY_TYPE_GROUP = 0

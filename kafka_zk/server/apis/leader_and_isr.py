@@ -2,10 +2,10 @@
 
 import logging
 
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order, partition_states
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 4
 

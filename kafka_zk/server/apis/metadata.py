@@ -2,8 +2,8 @@
 
 from twisted.internet import defer
 
-from kafka_zk.protocol.errors import Errors
 from kafka_zk.common.topic_names import validate_topic_name, InvalidTopicName
+from kafka_zk.protocol.errors import Errors
 
 API_KEY = 3
 

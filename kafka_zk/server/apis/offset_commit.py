@@ -3,8 +3,8 @@
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
-from kafka_zk.protocol.errors import Errors
 from kafka_zk.coordinator.group.zk_consumer_offsets import commit_v0
+from kafka_zk.protocol.errors import Errors
 
 API_KEY = 8
 

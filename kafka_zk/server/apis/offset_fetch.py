@@ -1,7 +1,7 @@
 """OffsetFetch (key 9): a group's committed offsets (all of them when topics is null, v2+); v0 from ZooKeeper."""
 
-from kafka_zk.protocol.errors import Errors
 from kafka_zk.coordinator.group.zk_consumer_offsets import fetch_v0
+from kafka_zk.protocol.errors import Errors
 
 API_KEY = 9
 

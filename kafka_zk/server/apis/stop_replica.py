@@ -1,9 +1,9 @@
 """StopReplica (key 5): stop serving partitions and, for deleted topics, remove their logs."""
 
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 5
 

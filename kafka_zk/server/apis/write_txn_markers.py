@@ -10,9 +10,9 @@ leaves once every marker's appends are replicated (or timed out).
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import control_marker_record, encode_batch
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 
 API_KEY = 27
 

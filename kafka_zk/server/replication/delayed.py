@@ -1,9 +1,9 @@
 """Delayed operations of the replica manager: DelayedProduce (acks=-1 waits for the ISR), DelayedFetch
 (waits for min_bytes or max_wait), and the per-partition base that DelayedDeleteRecords shares."""
 
+from kafka_zk.common.purgatory import DelayedOperation
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import BATCH_HEADER_SIZE
-from kafka_zk.common.purgatory import DelayedOperation
 
 
 class DelayedPartitionResults(DelayedOperation):

@@ -8,12 +8,12 @@ from twisted.internet import defer
 
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+from kafka_zk.net.broker_client import BrokerConnection
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
-from kafka_zk.net.broker_client import BrokerConnection
+from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.fetch_session import PartitionRequest
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
-from kafka_zk.server.quota.replication_quota import should_throttle
 
 log = logging.getLogger(__name__)
 

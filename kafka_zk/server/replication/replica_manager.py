@@ -6,6 +6,8 @@ from collections import namedtuple
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.purgatory import DelayedOperationPurgatory
+from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
@@ -13,14 +15,12 @@ from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
+from kafka_zk.server.config.topic_config import to_log_config
+from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.replication.partition import Partition
-from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.server.replication.replica_selector import ReplicaView
-from kafka_zk.server.quota.replication_quota import should_throttle
-from kafka_zk.server.config.topic_config import to_log_config
-from kafka_zk.common.topic_names import is_valid_topic_partition
 
 log = logging.getLogger(__name__)
 
