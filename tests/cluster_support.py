@@ -5,7 +5,8 @@ import time
 import pytest
 
 from kafka_zk.tools.local_cluster import LocalCluster
-from tests.zk_support import create_chroot, free_port
+from tests.ports import free_port
+from tests.zk_support import create_chroot
 
 
 def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.zk_support import free_port
+from tests.ports import free_port
 
 BIN = Path(sys.executable).parent
 

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from kafka_zk.client.admin import AdminClient
-from tests.test_real_local_cluster import consecutive_free_ports
-from tests.zk_support import free_port
+from tests.ports import free_port, free_ports
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,7 +45,7 @@ def zookeeper_installed_elsewhere():
 def test_cluster_command_sets_up_a_fresh_copy_by_itself(tmp_path):
     repo = fresh_copy(tmp_path / "kafka-zk")
     data = tmp_path / "data"
-    zk_port, base = free_port(), consecutive_free_ports(3)
+    zk_port, base = free_port(), free_ports(3)
     command = [str(repo / "scripts" / "local-cluster.sh"), "--data", str(data), "--zk-port", str(zk_port),
                "--base-port", str(base)]
     env = newcomer_environment()

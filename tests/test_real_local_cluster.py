@@ -9,7 +9,7 @@ import pytest
 from kafka_zk.tools.local_cluster import BrokerProcess, internal_topic_settings, thinly_replicated_internal_topics
 from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import request
-from tests.zk_support import free_port
+from tests.ports import free_port, free_ports
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = str(ROOT / "scripts" / "local-cluster.sh")
@@ -21,29 +21,13 @@ def run(data, zk_port, base_port, *args):
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
 
 
-def consecutive_free_ports(count):
-    for _ in range(50):
-        base = free_port()
-        if base + count < 65535 and all(_free(base + offset) for offset in range(count)):
-            return base
-    raise AssertionError("no run of free ports")
-
-
-def _free(port):
-    import socket
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 @pytest.mark.timeout(240)
 def test_daemon_status_broker_commands_and_stop(tmp_path):
     data = tmp_path / "data"
     zk_port = free_port()
-    base = consecutive_free_ports(3)
+    base = free_ports(3)
     started = run(data, zk_port, base, "--daemon")
     try:
         assert started.returncode == 0, started.stderr

@@ -18,7 +18,8 @@ from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.raw_wire import create_topic, metadata
 from tests.replication_support import ROOT, fast_overrides, metadata_partition
-from tests.zk_support import create_chroot, free_port
+from tests.ports import free_port
+from tests.zk_support import create_chroot
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
 

@@ -11,7 +11,8 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS
-from tests.zk_support import create_chroot, free_port
+from tests.ports import free_port
+from tests.zk_support import create_chroot
 
 DESCRIPTOR_LIMIT = 256
 PARTITIONS = 400

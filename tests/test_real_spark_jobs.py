@@ -15,7 +15,7 @@ from kafka_zk.client.admin import AdminClient
 from spark_jobs import topic_stats, windowed_counts
 from tests.cluster_support import wait_for
 from tests.spark_support import consume_all, create_topic, produce, spark  # noqa: F401
-from tests.zk_support import free_port
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE_MS = int(datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp() * 1000)

@@ -19,7 +19,8 @@ from kafka_zk.zk.client import (
     TopicExistsError,
 )
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
-from tests.zk_support import create_chroot, free_port
+from tests.ports import free_port
+from tests.zk_support import create_chroot
 from zookeeper.launcher import ZooKeeperServer, four_letter_word
 
 ROOT = Path(__file__).resolve().parent.parent

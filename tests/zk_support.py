@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 import uuid
 from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
 
+from tests.ports import free_port
 from zookeeper.launcher import ZooKeeperError, ZooKeeperServer
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_zookeeper(tmp_dir: str | Path, attempts: int = 3) -> ZooKeeperServer:
