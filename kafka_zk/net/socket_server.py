@@ -20,9 +20,16 @@ class Request:
     """One decoded request as handlers see it."""
 
     __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "body", "client_host",
-                 "received_ms", "size")
+                 "received_ms", "size", "principal", "listener_name", "security_protocol")
 
-    def __init__(self, header, body, client_host, received_ms, size):
+    def __init__(self, header, body, client_host, received_ms, size, principal=None, listener_name="PLAINTEXT",
+                 security_protocol="PLAINTEXT"):
+        """``principal``: who sent it, as the listener's authentication established (a security.KafkaPrincipal;
+        None where nothing authenticates, as in handler tests); ``listener_name`` and ``security_protocol``: the
+        listener it came in on."""
+        self.principal = principal
+        self.listener_name = listener_name
+        self.security_protocol = security_protocol
         self.api_key = header.api_key
         self.api_version = header.api_version
         self.correlation_id = header.correlation_id
@@ -37,12 +44,17 @@ class KafkaServerProtocol(FramedProtocol):
     """One client connection. Responses leave in the order their requests arrived.
 
     The dispatcher has ``handlers`` ({api_key: handler}), ``handle(request)`` and ``supported_versions()``; the
-    clock (the reactor) stamps receive times and times throttling."""
+    clock (the reactor) stamps receive times and times throttling. The listener says its name and security
+    protocol, and how a connection's principal is found: ``principal_builder(transport)``, asked at the first
+    request (a TLS handshake is over by then)."""
 
-    def __init__(self, dispatcher, clock, max_frame_size):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
         self.dispatcher = dispatcher
         self.clock = clock
         self.max_frame_size = max_frame_size
+        self.listener = listener or Listener()
+        self.principal = None
+        self._principal_known = False
         self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
 
     def connectionMade(self):
@@ -79,7 +91,12 @@ class KafkaServerProtocol(FramedProtocol):
                      self.client_host, spec.name, header.api_version, error)
             self.transport.abortConnection()
             return
-        request = Request(header, body, self.client_host, milliseconds(self.clock), len(frame))
+        if not self._principal_known:
+            self.principal = self.listener.principal_builder(self.transport)
+            self._principal_known = True
+        listener = self.listener
+        request = Request(header, body, self.client_host, milliseconds(self.clock), len(frame), self.principal,
+                          listener.name, listener.security_protocol)
         try:
             result = self.dispatcher.handle(request)
         except Exception:
@@ -147,13 +164,28 @@ class KafkaServerProtocol(FramedProtocol):
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
 
 
+def _no_principal(_transport):
+    return None
+
+
+class Listener:
+    """What a connection knows of the listener it came in on: its name, its security protocol, and how to find a
+    connection's principal (``principal_builder(transport)``)."""
+
+    def __init__(self, name="PLAINTEXT", security_protocol="PLAINTEXT", principal_builder=_no_principal):
+        self.name = name
+        self.security_protocol = security_protocol
+        self.principal_builder = principal_builder
+
+
 class KafkaServerFactory(protocol.ServerFactory):
-    def __init__(self, dispatcher, clock, max_frame_size):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
         self.dispatcher = dispatcher
         self.clock = clock
         self.max_frame_size = max_frame_size
+        self.listener = listener or Listener()
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size)
+        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener)
         proto.factory = self
         return proto

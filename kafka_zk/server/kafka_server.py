@@ -76,6 +76,7 @@ class KafkaServer(service.MultiService):
         self.broker_epoch = -1
         self.cluster_id = None
         self.listener_name = config.listeners[0].listener_name
+        self.authorizer = None  # authorizer.class.name unset: every action is allowed
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)

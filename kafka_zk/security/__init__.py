@@ -1,0 +1,1 @@
+"""Security: principals, SASL mechanisms, TLS contexts, credentials, tokens and the ACL authorizer."""
