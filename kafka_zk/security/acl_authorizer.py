@@ -11,9 +11,9 @@ from twisted.internet import defer
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
-    AUTHORIZER_CLASS_NAMES, STORED_PATTERN_TYPES, AclCache, ResourcePattern, deletion_targets,
-    entries_from_json, entries_to_json, parse_super_users, pattern_type_from_name, plan_creations, remove_matching,
-    resource_type_from_name)
+    AUTHORIZER_CLASS_NAMES, STORED_PATTERN_TYPES, AclCache, ResourcePattern, adding, deletion_targets,
+    entries_from_json, parse_super_users, pattern_from_store, pattern_type_from_name, plan_creations, removing,
+    resource_type_from_name, store_key)
 from kafka_zk.zk.znodes import AclChangeNotificationZNode
 
 log = logging.getLogger(__name__)
@@ -32,28 +32,12 @@ def authorizer_from_config(config, zk, clock):
                          bool(config.get("allow.everyone.if.no.acl.found")))
 
 
-def pattern_from_store(key):
-    """ResourcePattern of a (pattern type, resource type, name) as ZooKeeper names it."""
-    pattern_type, resource_type, name = key
-    return ResourcePattern(resource_type_from_name(resource_type), name, pattern_type_from_name(pattern_type))
-
-
-def store_key(pattern):
-    """(pattern type, resource type, name) of a pattern, as the ZooKeeper methods take it."""
-    return pattern.pattern_type.name, pattern.resource_type.display_name, pattern.name
-
-
 def decode_entries(key, items):
     try:
         return entries_from_json(items)
     except (KeyError, ValueError, TypeError) as error:
         log.error("ignoring unreadable ACLs of %s: %s", key, error)
         return frozenset()
-
-
-def merge_update(additions):
-    """An update for KafkaZkClient.update_resource_acls adding ``additions``."""
-    return lambda current: entries_to_json(entries_from_json(current) | set(additions))
 
 
 class AclAuthorizer:
@@ -113,7 +97,7 @@ class AclAuthorizer:
         try:
             for pattern, entries in additions.items():
                 try:
-                    yield self._update(pattern, merge_update(entries))
+                    yield self._update(pattern, adding(entries))
                 except Exception as error:  # noqa: BLE001 - each resource answers its own failure
                     log.error("failed to create ACLs for %s: %s", pattern, error)
                     for i, binding in enumerate(bindings):
@@ -132,13 +116,8 @@ class AclAuthorizer:
         try:
             for pattern, matching in deletion_targets(self.cache.patterns(), filters).items():
                 removed = {}
-
-                def update(current, pattern=pattern, matching=matching, removed=removed):
-                    removed.clear()
-                    return entries_to_json(remove_matching(pattern, entries_from_json(current), matching, removed))
-
                 try:
-                    yield self._update(pattern, update)
+                    yield self._update(pattern, removing(pattern, matching, removed))
                 except Exception as error:  # noqa: BLE001
                     log.error("failed to delete ACLs of %s: %s", pattern, error)
                     failed.update((binding, str(error)) for binding in removed)

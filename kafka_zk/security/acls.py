@@ -10,7 +10,7 @@ from typing import Iterable, Mapping, NamedTuple
 
 from kafka_zk.security.authorizer import (
     CLUSTER_NAME, WILDCARD, AclOperation, PatternType, PermissionType, ResourceType)
-from kafka_zk.security.principal import KafkaPrincipal
+from kafka_zk.security.principal import ANONYMOUS, KafkaPrincipal
 
 # authorizer.class.name values that mean AclAuthorizer (SimpleAclAuthorizer is its deprecated older name).
 AUTHORIZER_CLASS_NAMES = ("kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer")
@@ -69,7 +69,7 @@ class AclEntry(NamedTuple):
             self.principal, self.host, self.operation.name, self.permission.name)
 
     def to_json(self) -> dict:
-        return {"principal": self.principal, "permissionType": self.permission.display_name,
+        return {"principal": self.principal, "permissionType": self.permission.name.capitalize(),
                 "operation": self.operation.display_name, "host": self.host}
 
     @classmethod
@@ -246,7 +246,7 @@ class AclCache:
 
     def authorize(self, principal, host: str, operation: AclOperation, resource_type: ResourceType,
                   resource_name: str) -> bool:
-        principal = str(principal)
+        principal = str(principal if principal is not None else ANONYMOUS)  # None: nothing authenticated it
         if principal in self.super_users:
             return True
         acls = self.matching_acls(resource_type, resource_name)
@@ -316,3 +316,31 @@ def group_by_pattern(bindings: Iterable[AclBinding]) -> dict:
     for pattern, entry in sorted(bindings):
         grouped.setdefault(pattern, []).append(entry)
     return grouped
+
+
+# -- ZooKeeper's names for a pattern: (pattern type, resource type, name) as KafkaZkClient takes them ----------
+
+
+def store_key(pattern: ResourcePattern) -> tuple[str, str, str]:
+    return pattern.pattern_type.name, pattern.resource_type.display_name, pattern.name
+
+
+def pattern_from_store(key: tuple[str, str, str]) -> ResourcePattern:
+    """The pattern of a stored (pattern type, resource type, name); ValueError for an unknown type."""
+    pattern_type, resource_type, name = key
+    return ResourcePattern(resource_type_from_name(resource_type), name, pattern_type_from_name(pattern_type))
+
+
+def adding(entries: Iterable[AclEntry]):
+    """An update for KafkaZkClient.update_resource_acls that adds ``entries``."""
+    additions = frozenset(entries)
+    return lambda current: entries_to_json(entries_from_json(current) | additions)
+
+
+def removing(pattern: ResourcePattern, matching_filters: list, removed: dict):
+    """An update that removes what ``matching_filters`` select; ``removed`` holds those bindings afterwards."""
+    def update(current):
+        removed.clear()
+        return entries_to_json(remove_matching(pattern, entries_from_json(current), matching_filters, removed))
+    return update
+
