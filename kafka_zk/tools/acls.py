@@ -232,7 +232,7 @@ def remove(args, backend, out, stdin):
     for resource_filter, entries in resource_to_entries(args).items():
         if not entries:
             if _confirm(args, "Are you sure you want to delete all ACLs for resource filter `%s`? (y/n)"
-                        % resource_filter, out, stdin):
+                        % (resource_filter,), out, stdin):
                 backend.delete([AclBindingFilter(resource_filter)])
         elif _confirm(args, "Are you sure you want to remove ACLs: \n %s \n from resource filter `%s`? (y/n)"
                       % (_lines(entries), resource_filter), out, stdin):
