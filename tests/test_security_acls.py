@@ -263,3 +263,14 @@ def test_acl_apis_need_describe_or_alter_on_the_cluster():
     assert created["results"][0]["error_code"] == Errors.CLUSTER_AUTHORIZATION_FAILED
     deleted = result_of(delete_acls.handle(FakeRequest({"filters": [DESCRIBE_ANY]}), authorizer=authorizer))
     assert deleted["filter_results"][0]["error_code"] == Errors.CLUSTER_AUTHORIZATION_FAILED
+
+
+def test_authorizer_class_name_is_checked_by_the_broker_config():
+    from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
+    base = {"zookeeper.connect": "localhost:2181"}
+    assert KafkaConfig(base)["authorizer.class.name"] == ""
+    assert KafkaConfig(base)["allow.everyone.if.no.acl.found"] is False
+    for name in ("kafka.security.authorizer.AclAuthorizer", "kafka.security.auth.SimpleAclAuthorizer"):
+        assert KafkaConfig(dict(base, **{"authorizer.class.name": name}))["authorizer.class.name"] == name
+    with pytest.raises(ConfigError, match="authorizer.class.name"):
+        KafkaConfig(dict(base, **{"authorizer.class.name": "com.example.MyAuthorizer"}))
