@@ -7,12 +7,15 @@ from kafka_zk.client.coordinator import CoordinatorLocator
 from kafka_zk.client.errors import KafkaResponseError, raise_for_error
 from kafka_zk.client.topic_names import INTERNAL_TOPICS
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.messages import create_acls, delete_acls, describe_acls
 from kafka_zk.protocol.messages import (
     alter_configs, alter_partition_reassignments, alter_replica_log_dirs, create_partitions, create_topics,
     delete_groups, delete_records, delete_topics, describe_configs, describe_groups, describe_log_dirs,
     elect_leaders, incremental_alter_configs, list_groups, list_partition_reassignments, offset_commit,
     offset_delete, offset_fetch)
 from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions
+from kafka_zk.security.acls import AclBinding, AclEntry, ResourcePattern
+from kafka_zk.security.authorizer import AclOperation, PatternType, PermissionType, ResourceType
 
 # DescribeConfigs resource type of a topic, and the config source that means "a default" (v1+).
 TOPIC_RESOURCE_TYPE = 2
@@ -422,6 +425,56 @@ class AdminClient:
         return (Errors.from_code(response["error_code"]),
                 {(t["name"], p["partition_index"]): Errors.from_code(p["error_code"])
                  for t in response["topics"] for p in t["partitions"]})
+
+    # -- ACLs ----------------------------------------------------------------------------------
+
+    def _acl_request(self, api_key, body_for_version, node_id=None):
+        if node_id is None:
+            return self.cluster.any_request(api_key, body_for_version)[1]
+        connection = self.cluster.connection(node_id)
+        return connection.request_with_version(api_key, body_for_version)[1]
+
+    def describe_acls(self, binding_filter, node_id=None):
+        """The AclBindings a security.acls.AclBindingFilter selects (from ``node_id``, else any broker);
+        raises KafkaResponseError on an error (SECURITY_DISABLED without an authorizer)."""
+        pattern_filter, entry_filter = binding_filter
+        body = {"resource_type_filter": int(pattern_filter.resource_type),
+                "resource_name_filter": pattern_filter.name, "pattern_type_filter": int(pattern_filter.pattern_type),
+                "principal_filter": entry_filter.principal, "host_filter": entry_filter.host,
+                "operation": int(entry_filter.operation), "permission_type": int(entry_filter.permission)}
+        response = self._acl_request(describe_acls.API_KEY, lambda version: body, node_id)
+        raise_for_error(response["error_code"], response.get("error_message"), context="DescribeAcls")
+        return sorted(AclBinding(ResourcePattern(ResourceType(r["resource_type"]), r["resource_name"],
+                                                 PatternType(r.get("pattern_type", PatternType.LITERAL))),
+                                 _acl_entry(a))
+                      for r in response["resources"] for a in r["acls"])
+
+    def create_acls(self, bindings, node_id=None):
+        """Create AclBindings; [(Errors member, message or None)] in their order."""
+        creations = [{"resource_type": int(p.resource_type), "resource_name": p.name,
+                      "resource_pattern_type": int(p.pattern_type), "principal": e.principal, "host": e.host,
+                      "operation": int(e.operation), "permission_type": int(e.permission)} for p, e in bindings]
+        response = self._acl_request(create_acls.API_KEY, lambda version: {"creations": creations}, node_id)
+        return [(Errors.from_code(r["error_code"]), r.get("error_message")) for r in response["results"]]
+
+    def delete_acls(self, filters, node_id=None):
+        """Delete what each AclBindingFilter selects; per filter (Errors member, message, [(AclBinding, Errors
+        member, message)] deleted)."""
+        body = {"filters": [{"resource_type_filter": int(p.resource_type), "resource_name_filter": p.name,
+                             "pattern_type_filter": int(p.pattern_type), "principal_filter": e.principal,
+                             "host_filter": e.host, "operation": int(e.operation),
+                             "permission_type": int(e.permission)} for p, e in filters]}
+        response = self._acl_request(delete_acls.API_KEY, lambda version: body, node_id)
+        return [(Errors.from_code(r["error_code"]), r.get("error_message"),
+                 [(AclBinding(ResourcePattern(ResourceType(m["resource_type"]), m["resource_name"],
+                                              PatternType(m.get("pattern_type", PatternType.LITERAL))), _acl_entry(m)),
+                   Errors.from_code(m["error_code"]), m.get("error_message")) for m in r["matching_acls"]])
+                for r in response["filter_results"]]
+
+
+def _acl_entry(fields):
+    return AclEntry(fields["principal"], fields["host"], AclOperation(fields["operation"]),
+                    PermissionType(fields["permission_type"]))
 
 
 def _first_partition_error(response):

@@ -18,6 +18,7 @@ from kafka_zk.coordinator.transaction.transaction_state_manager import Transacti
 from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.net.socket_server import KafkaServerFactory
+from kafka_zk.security.acl_authorizer import authorizer_from_config
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.config.config_changes import ConfigChangeListener
@@ -114,6 +115,7 @@ class KafkaServer(service.MultiService):
         yield self._load_configs()
         self._start_replicas()
         self._start_coordinators()
+        yield self._start_authorizer()
         self._listen()
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
@@ -212,6 +214,13 @@ class KafkaServer(service.MultiService):
                                                self.group_coordinator, self.txn_coordinator, self._all_log_dirs_failed)
         self.log_dir_failures.add_listener(
             lambda log_dir: self.reactor.callFromThread(failure_handler.on_log_dir_offline, log_dir))
+
+    @defer.inlineCallbacks
+    def _start_authorizer(self):
+        """The authorizer authorizer.class.name names, with every ACL loaded, before any request arrives."""
+        self.authorizer = authorizer_from_config(self.config, self.zk, self.reactor)
+        if self.authorizer is not None:
+            yield self.authorizer.start()
 
     def _listen(self):
         endpoint = self.config.listeners[0]

@@ -26,7 +26,12 @@ from kafka_zk.zk.session import (  # noqa: F401  (re-exported: callers import th
     TRANSIENT_ERRORS,
 )
 from kafka_zk.zk.znodes import (
+    ACL_PATHS,
+    ACL_PATTERN_TYPES,
     PERSISTENT_PATHS,
+    AclChangeNotificationZNode,
+    AclZNode,
+    AclZNodes,
     BrokerIdsZNode,
     BrokerIdZNode,
     BrokerInfo,
@@ -417,6 +422,87 @@ class KafkaZkClient(ZkSession):
 
     def delete_config_change_notifications(self, names: Iterable[str]) -> None:
         self._delete_children(ConfigEntityChangeNotificationZNode.PATH, names, None)
+
+    # -- ACLs (AclAuthorizer's store) -------------------------------------------------------------
+
+    def create_acl_paths(self) -> None:
+        """The ACL stores' roots, their resource types and the change paths, if missing."""
+        self._ensure_paths(ACL_PATHS)
+
+    def get_acl_patterns(self) -> list[tuple[str, str, str]]:
+        """(pattern type, resource type, name) of every stored ACL znode."""
+        type_paths = {}
+        for pattern_type in ACL_PATTERN_TYPES:
+            root = AclZNodes.root(pattern_type)
+            for resource_type in self.get_children(root):
+                type_paths[(pattern_type, resource_type)] = f"{root}/{resource_type}"
+        children = self._batch(type_paths.values(), self._zk.get_children_async)
+        patterns = []
+        for (pattern_type, resource_type), path in type_paths.items():
+            names = children[path]
+            if isinstance(names, NoNodeError):
+                continue
+            if isinstance(names, Exception):
+                raise names
+            patterns.extend((pattern_type, resource_type, name) for name in sorted(names))
+        return patterns
+
+    def get_resource_acls(self, patterns: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[dict]]:
+        """Batched: (pattern type, resource type, name) -> its ACL entries ([] when it has no znode)."""
+        paths = {AclZNode.path(rt, name, pt): (pt, rt, name) for pt, rt, name in patterns}
+        return {paths[path]: AclZNode.decode(found[0] if found else None)
+                for path, found in self.get_many(paths).items()}
+
+    def get_all_acls(self) -> dict[tuple[str, str, str], list[dict]]:
+        return self.get_resource_acls(self.get_acl_patterns())
+
+    def update_resource_acls(self, pattern_type: str, resource_type: str, name: str,
+                             update: Any) -> tuple[list[dict], list[dict]]:
+        """Replace a pattern's entries by ``update(current entries)`` with a conditional write on the znode's
+        version, re-reading and retrying when another writer came first; an empty result deletes the znode.
+        Returns (entries before, entries written)."""
+        path = AclZNode.path(resource_type, name, pattern_type)
+        while True:
+            found = self.get_data(path)
+            current = AclZNode.decode(found[0]) if found else []
+            new = list(update(current))
+            try:
+                if found is None:
+                    if new:
+                        self._retry(self._zk.create, path, AclZNode.encode(new), makepath=True)
+                elif not new:
+                    self._retry(self._zk.delete, path, found[1].version)
+                elif new != current:
+                    self._retry(self._zk.set, path, AclZNode.encode(new), found[1].version)
+                return current, new
+            except (BadVersionError, NodeExistsError, NoNodeError):
+                continue
+
+    def create_acl_change_notification(self, pattern_type: str, resource_type: str, name: str) -> str:
+        """acl_changes_<seq> under the pattern type's change path; returns the znode name."""
+        created = self._retry(self._zk.create, AclChangeNotificationZNode.path(pattern_type),
+                              AclChangeNotificationZNode.encode(resource_type, name, pattern_type),
+                              sequence=True, makepath=True)
+        return created.rsplit("/", 1)[1]
+
+    def get_acl_change_notifications(self, pattern_type: str) -> list[tuple[str, tuple[str, str, str] | None, int]]:
+        """(name, (resource type, name, pattern type) or None when unreadable, ctime_ms), oldest first."""
+        parent = AclChangeNotificationZNode.parent(pattern_type)
+        names = sorted(self.get_children(parent))
+        paths = {f"{parent}/{n}": n for n in names}
+        notifications = []
+        for path, found in self.get_many(paths).items():
+            if found is None:
+                continue
+            try:
+                resource = AclChangeNotificationZNode.decode(found[0], pattern_type)
+            except (ValueError, KeyError):
+                resource = None
+            notifications.append((paths[path], resource, found[1].ctime))
+        return sorted(notifications)
+
+    def delete_acl_change_notifications(self, pattern_type: str, names: Iterable[str]) -> None:
+        self._delete_children(AclChangeNotificationZNode.parent(pattern_type), names, None)
 
     # -- producer ids ----------------------------------------------------------------------------
 

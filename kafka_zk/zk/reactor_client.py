@@ -32,6 +32,12 @@ class ReactorZkClient:
     def conditional_update_partition_states(self, states):
         return self._on_thread(self.client.conditional_update_partition_states, states)
 
+    def create_acl_change_notification(self, pattern_type, resource_type, name):
+        return self._on_thread(self.client.create_acl_change_notification, pattern_type, resource_type, name)
+
+    def create_acl_paths(self):
+        return self._on_thread(self.client.create_acl_paths)
+
     def create_isr_change_notification(self, partitions):
         return self._on_thread(self.client.create_isr_change_notification, partitions)
 
@@ -46,6 +52,9 @@ class ReactorZkClient:
 
     def create_topic_assignment(self, topic, assignment, config=None):
         return self._on_thread(self.client.create_topic_assignment, topic, assignment, config)
+
+    def delete_acl_change_notifications(self, pattern_type, names):
+        return self._on_thread(self.client.delete_acl_change_notifications, pattern_type, names)
 
     def delete_config_change_notifications(self, names):
         return self._on_thread(self.client.delete_config_change_notifications, names)
@@ -70,6 +79,15 @@ class ReactorZkClient:
 
     def generate_broker_id(self, reserved_max=1000):
         return self._on_thread(self.client.generate_broker_id, reserved_max)
+
+    def get_acl_change_notifications(self, pattern_type):
+        return self._on_thread(self.client.get_acl_change_notifications, pattern_type)
+
+    def get_acl_patterns(self):
+        return self._on_thread(self.client.get_acl_patterns)
+
+    def get_all_acls(self):
+        return self._on_thread(self.client.get_all_acls)
 
     def get_all_brokers(self):
         return self._on_thread(self.client.get_all_brokers)
@@ -113,6 +131,9 @@ class ReactorZkClient:
     def get_preferred_replica_election(self):
         return self._on_thread(self.client.get_preferred_replica_election)
 
+    def get_resource_acls(self, patterns):
+        return self._on_thread(self.client.get_resource_acls, patterns)
+
     def get_topic_assignment(self, topic):
         return self._on_thread(self.client.get_topic_assignment, topic)
 
@@ -151,6 +172,9 @@ class ReactorZkClient:
 
     def try_elect_controller(self, broker_id, timestamp_ms):
         return self._on_thread(self.client.try_elect_controller, broker_id, timestamp_ms)
+
+    def update_resource_acls(self, pattern_type, resource_type, name, update):
+        return self._on_thread(self.client.update_resource_acls, pattern_type, resource_type, name, update)
 
     def update_partition_states(self, states, controller_epoch, epoch_zk_version):
         return self._on_thread(self.client.update_partition_states, states, controller_epoch, epoch_zk_version)

@@ -618,6 +618,73 @@ class AclZNodes:
         return f"{changes}/{AclZNodes.CHANGE_PREFIX}{sequence}"
 
 
+ACL_RESOURCE_TYPES = ("Topic", "Group", "Cluster", "TransactionalId", "DelegationToken")
+ACL_PATTERN_TYPES = ("LITERAL", "PREFIXED")  # the pattern types with a store
+
+
+class AclZNode:
+    """The ACLs of one resource pattern: ``{"version":1,"acls":[{"principal":"User:alice","permissionType":"Allow",
+    "operation":"Read","host":"*"}]}``; an entry is a dict of those four names."""
+
+    VERSION = 1
+
+    @staticmethod
+    def path(resource_type: str, name: str, pattern_type: str = "LITERAL") -> str:
+        return AclZNodes.path(resource_type, name, pattern_type)
+
+    @staticmethod
+    def encode(entries: Iterable[Mapping[str, str]]) -> bytes:
+        return _encode_json({"version": AclZNode.VERSION, "acls": [dict(entry) for entry in entries]})
+
+    @staticmethod
+    def decode(data: bytes | None) -> list[dict[str, str]]:
+        parsed = _decode_json(data)
+        return list(parsed.get("acls", [])) if parsed else []
+
+
+class AclChangeNotificationZNode:
+    """acl_changes_<seq> naming the pattern whose ACLs changed: ``Topic:events`` under /kafka-acl-changes for a
+    literal one, ``{"version":1,"resourceType":"Topic","name":"ev","patternType":"Prefixed"}`` under
+    /kafka-acl-extended-changes for the others."""
+
+    @staticmethod
+    def parent(pattern_type: str = "LITERAL") -> str:
+        return AclZNodes.change_path(pattern_type).rsplit("/", 1)[0]
+
+    @staticmethod
+    def path(pattern_type: str = "LITERAL", sequence: str = "") -> str:
+        return AclZNodes.change_path(pattern_type, sequence)
+
+    @staticmethod
+    def encode(resource_type: str, name: str, pattern_type: str = "LITERAL") -> bytes:
+        if pattern_type.upper() == "LITERAL":
+            return f"{resource_type}:{name}".encode("utf-8")
+        return _encode_json({"version": 1, "resourceType": resource_type, "name": name,
+                             "patternType": pattern_type.capitalize()})
+
+    @staticmethod
+    def decode(data: bytes, pattern_type: str = "LITERAL") -> tuple[str, str, str]:
+        """(resource type, name, pattern type) as written; raises ValueError when malformed."""
+        if pattern_type.upper() == "LITERAL":
+            resource_type, separator, name = data.decode("utf-8").partition(":")
+            if not separator:
+                raise ValueError(f"expected a string in format ResourceType:ResourceName but got {data!r}")
+            return resource_type, name, "LITERAL"
+        event = _decode_json(data)
+        if not isinstance(event, dict) or event.get("version", 1) > 1:
+            raise ValueError(f"unsupported ACL change event {data!r}")
+        return event["resourceType"], event["name"], event["patternType"]
+
+
+# What AclAuthorizer creates when it starts (and kafka-acls --authorizer-properties): each store's root with its
+# resource types, and the change paths.
+ACL_PATHS = (
+    *(AclZNodes.resource_type_path(resource_type, pattern_type)
+      for pattern_type in ACL_PATTERN_TYPES for resource_type in ACL_RESOURCE_TYPES),
+    *(AclChangeNotificationZNode.parent(pattern_type) for pattern_type in ACL_PATTERN_TYPES),
+)
+
+
 # Created (empty, if missing) by every broker at start-up.
 PERSISTENT_PATHS = (
     ConsumerPathZNode.PATH,

@@ -20,6 +20,7 @@ from kafka_zk.server.apis import alter_replica_log_dirs, delete_records, describ
 from kafka_zk.server.apis import (
     delete_groups, describe_groups, heartbeat, join_group, leave_group, list_groups, offset_commit, offset_delete,
     offset_fetch, sync_group)
+from kafka_zk.server.apis import create_acls, delete_acls, describe_acls
 from kafka_zk.server.apis import (
     add_offsets_to_txn, add_partitions_to_txn, end_txn, txn_offset_commit, write_txn_markers)
 
@@ -31,6 +32,7 @@ HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_
 HANDLER_MODULES += [delete_records, describe_log_dirs, alter_replica_log_dirs]
 HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_group, sync_group, describe_groups,
                     list_groups, delete_groups, offset_delete]
+HANDLER_MODULES += [describe_acls, create_acls, delete_acls]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)

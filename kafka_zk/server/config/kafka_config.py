@@ -3,6 +3,7 @@
 from collections import namedtuple
 
 from kafka_zk.common.properties import read_properties
+from kafka_zk.security.acls import AUTHORIZER_CLASS_NAMES
 from kafka_zk.server.replication.replica_selector import SELECTORS
 
 ConfigKey = namedtuple("ConfigKey", "name type default validator")
@@ -28,6 +29,12 @@ def _one_of(*choices):
                 raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
                                   % (item, name, ", ".join(choices)))
     return check
+
+
+def _authorizer_class(name, value):
+    if value.strip() and value.strip() not in AUTHORIZER_CLASS_NAMES:
+        raise ConfigError("Invalid value %s for configuration %s: Class %s cannot be found (supported: %s)"
+                          % (value, name, value, ", ".join(AUTHORIZER_CLASS_NAMES)))
 
 
 _COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
@@ -138,6 +145,9 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("group.max.session.timeout.ms", "int", 1800000, None),
     ("group.max.size", "int", 2147483647, _at_least(1)),
     ("controlled.shutdown.enable", "bool", True, None),
+    ("authorizer.class.name", "string", "", _authorizer_class),
+    ("super.users", "string", None, None),
+    ("allow.everyone.if.no.acl.found", "bool", False, None),
     ("controlled.shutdown.max.retries", "int", 3, None),
     ("controlled.shutdown.retry.backoff.ms", "long", 5000, None),
     ("controller.socket.timeout.ms", "int", 30000, None),
