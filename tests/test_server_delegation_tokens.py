@@ -264,3 +264,16 @@ def test_describe_shows_owned_renewed_and_authorized_tokens(store, clock):
     assert (BOB, "127.0.0.1", AclOperation.DESCRIBE, ResourceType.DELEGATION_TOKEN, "tok-1") in authorizer.asked
     # without an authorizer every action is allowed, so every token is described
     assert [t["token_id"] for t in _describe(manager, principal=user("dave"))["tokens"]] == ["tok-0", "tok-1"]
+
+
+def test_the_token_configs_have_kafkas_defaults_and_the_master_key_is_never_described():
+    from kafka_zk.server.config.dynamic_broker_config import is_sensitive
+    from kafka_zk.server.config.kafka_config import KafkaConfig
+    config = KafkaConfig({"zookeeper.connect": "zk:2181"})
+    assert (config["delegation.token.master.key"], config["delegation.token.max.lifetime.ms"],
+            config["delegation.token.expiry.time.ms"], config["delegation.token.expiry.check.interval.ms"]) == (
+        None, 604800000, 86400000, 3600000)
+    manager = DelegationTokenManager.from_config(None, None, KafkaConfig({
+        "zookeeper.connect": "zk:2181", "delegation.token.master.key": "k", "delegation.token.expiry.time.ms": "5"}))
+    assert manager.enabled and manager.settings == dt.TokenSettings(604800000, 5)
+    assert is_sensitive("delegation.token.master.key")
