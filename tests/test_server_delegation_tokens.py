@@ -12,6 +12,8 @@ from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.security.principal import ANONYMOUS, KafkaPrincipal, user
 from kafka_zk.server.apis import (
     create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
+from kafka_zk.server.config.dynamic_broker_config import is_sensitive
+from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.delegation_token_manager import NOTIFICATION_MAX_AGE_MS, DelegationTokenManager
 from kafka_zk.zk.znodes import DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode
 from tests.fake_zk import FakeZk
@@ -267,8 +269,6 @@ def test_describe_shows_owned_renewed_and_authorized_tokens(store, clock):
 
 
 def test_the_token_configs_have_kafkas_defaults_and_the_master_key_is_never_described():
-    from kafka_zk.server.config.dynamic_broker_config import is_sensitive
-    from kafka_zk.server.config.kafka_config import KafkaConfig
     config = KafkaConfig({"zookeeper.connect": "zk:2181"})
     assert (config["delegation.token.master.key"], config["delegation.token.max.lifetime.ms"],
             config["delegation.token.expiry.time.ms"], config["delegation.token.expiry.check.interval.ms"]) == (
