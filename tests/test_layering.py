@@ -30,6 +30,7 @@ PURE_MODULES = {
     "kafka_zk.coordinator.transaction.state",
     "kafka_zk.security.acls",
     "kafka_zk.security.authorizer",
+    "kafka_zk.security.delegation_tokens",
     "kafka_zk.security.jaas",
     "kafka_zk.security.principal",
 }

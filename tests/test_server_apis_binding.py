@@ -13,7 +13,7 @@ from kafka_zk.server.kafka_server import KafkaServer
 
 # What KafkaServer.start() creates before the listener opens (the rest exists from the constructor).
 STARTED_COLLABORATORS = ["zk", "log_manager", "metadata_cache", "replica_manager", "admin", "group_coordinator",
-                         "producer_ids", "txn_coordinator"]
+                         "producer_ids", "txn_coordinator", "token_manager"]
 
 
 def _started_server(tmp_path):

@@ -13,6 +13,8 @@ from kafka_zk.protocol.messages import (
     delete_groups, delete_records, delete_topics, describe_configs, describe_groups, describe_log_dirs,
     elect_leaders, incremental_alter_configs, list_groups, list_partition_reassignments, offset_commit,
     offset_delete, offset_fetch)
+from kafka_zk.protocol.messages import (
+    create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
 from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions
 from kafka_zk.security.acls import AclBinding, AclEntry, ResourcePattern
 from kafka_zk.security.authorizer import AclOperation, PatternType, PermissionType, ResourceType
@@ -35,6 +37,19 @@ GroupDescription.__doc__ = "A group from DescribeGroups; coordinator is a Broker
 ReplicaInfo = namedtuple("ReplicaInfo", "size offset_lag is_future")
 LogDirInfo = namedtuple("LogDirInfo", "error replicas")
 LogDirInfo.__doc__ = "One log dir of a broker: an Errors member and {(topic, partition): ReplicaInfo}."
+DelegationToken = namedtuple("DelegationToken",
+                             "token_id hmac owner renewers issue_timestamp expiry_timestamp max_timestamp")
+DelegationToken.__doc__ = ("A delegation token as the broker describes it: principals as \"User:alice\" strings, "
+                           "the HMAC as bytes, timestamps in ms.")
+
+
+def _principal_entry(principal):
+    principal_type, _, name = principal.partition(":")
+    return {"principal_type": principal_type, "principal_name": name}
+
+
+def _principal_text(entry):
+    return "%s:%s" % (entry["principal_type"], entry["principal_name"])
 
 
 class NewTopic:
@@ -345,6 +360,39 @@ class AdminClient:
                 for p in topic["partitions"]:
                     result[(topic["topic_name"], p["partition_index"], broker_id)] = Errors.from_code(p["error_code"])
         return result
+
+    # -- delegation tokens ---------------------------------------------------------------------
+
+    def _any_broker(self, api_key, body):
+        _, response = self.cluster.with_retries(lambda: self.cluster.any_request(api_key, lambda version: body), [])
+        raise_for_error(response["error_code"])
+        return response
+
+    def create_delegation_token(self, renewers=(), max_lifetime_ms=-1):
+        """A new token owned by this connection's principal; renewers as "User:bob"; -1: the broker's max."""
+        response = self._any_broker(create_delegation_token.API_KEY, {
+            "renewers": [_principal_entry(r) for r in renewers], "max_lifetime_ms": max_lifetime_ms})
+        return DelegationToken(response["token_id"], response["hmac"], _principal_text(response), tuple(renewers),
+                               response["issue_timestamp_ms"], response["expiry_timestamp_ms"],
+                               response["max_timestamp_ms"])
+
+    def renew_delegation_token(self, hmac, renew_period_ms=-1):
+        """The token's new expiry timestamp; -1: by the broker's delegation.token.expiry.time.ms."""
+        return self._any_broker(renew_delegation_token.API_KEY,
+                                {"hmac": hmac, "renew_period_ms": renew_period_ms})["expiry_timestamp_ms"]
+
+    def expire_delegation_token(self, hmac, expiry_period_ms=-1):
+        """The token's new expiry timestamp; -1 ends the token now."""
+        return self._any_broker(expire_delegation_token.API_KEY,
+                                {"hmac": hmac, "expiry_time_period_ms": expiry_period_ms})["expiry_timestamp_ms"]
+
+    def describe_delegation_tokens(self, owners=None):
+        """[DelegationToken] of the given owners ("User:alice"), or of any owner (None) the principal may see."""
+        response = self._any_broker(describe_delegation_token.API_KEY, {
+            "owners": None if owners is None else [_principal_entry(o) for o in owners]})
+        return [DelegationToken(t["token_id"], t["hmac"], _principal_text(t),
+                                tuple(_principal_text(r) for r in t["renewers"]), t["issue_timestamp"],
+                                t["expiry_timestamp"], t["max_timestamp"]) for t in response["tokens"]]
 
     # -- consumer groups -----------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from kafka_zk.server.config.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, Dy
 from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.config.topic_config_cache import TopicConfigCache
 from kafka_zk.server.controlled_shutdown import ControlledShutdown
+from kafka_zk.server.delegation_token_manager import DelegationTokenManager
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
@@ -116,6 +117,7 @@ class KafkaServer(service.MultiService):
         self._start_replicas()
         self._start_coordinators()
         yield self._start_authorizer()
+        yield self._start_delegation_tokens()
         self._listen()
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
@@ -222,6 +224,19 @@ class KafkaServer(service.MultiService):
         if self.authorizer is not None:
             yield self.authorizer.start()
 
+    def _start_delegation_tokens(self):
+        """The token manager (tokens loaded and followed when delegation.token.master.key is set); its cache is
+        what SCRAM with tokenauth=true looks tokens up in."""
+        self.token_manager = DelegationTokenManager.from_config(self.zk, self.reactor, self.config)
+        return self.token_manager.start()
+
+    def _expire_delegation_tokens(self):
+        """As Kafka 2.5's controller: only the active controller removes expired tokens."""
+        if not self.controller.is_active:
+            return None
+        return self.token_manager.expire_tokens().addErrback(
+            lambda failure: log.error("delegation token expiry failed: %s", failure.getTraceback()))
+
     def _listen(self):
         endpoint = self.config.listeners[0]
         self.listener = ListeningPort("listener", self.reactor, endpoint.port,
@@ -274,7 +289,9 @@ class KafkaServer(service.MultiService):
                  lambda: self.txn_coordinator.remove_expired_transactional_ids() and None),
                 ("expired producer ids", PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
                  lambda: log_manager.remove_expired_producers(milliseconds(self.reactor),
-                                                              config["transactional.id.expiration.ms"]))]:
+                                                              config["transactional.id.expiration.ms"])),
+                ("expired delegation tokens", config["delegation.token.expiry.check.interval.ms"],
+                 self._expire_delegation_tokens)]:
             periodic.addService(PeriodicTask(name, interval_ms, function, self.reactor))
         self.addService(periodic)
 

@@ -15,6 +15,7 @@ CLASSES = {
     "kafka.admin.ConfigCommand": "kafka_zk.tools.configs",
     "kafka.admin.ReassignPartitionsCommand": "kafka_zk.tools.reassign_partitions",
     "kafka.admin.DeleteRecordsCommand": "kafka_zk.tools.delete_records",
+    "kafka.admin.DelegationTokenCommand": "kafka_zk.tools.delegation_tokens",
     "kafka.admin.LogDirsCommand": "kafka_zk.tools.log_dirs",
     "kafka.admin.LeaderElectionCommand": "kafka_zk.tools.leader_election",
     "kafka.admin.PreferredReplicaLeaderElectionCommand": "kafka_zk.tools.preferred_replica_election",

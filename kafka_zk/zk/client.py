@@ -43,6 +43,11 @@ from kafka_zk.zk.znodes import (
     ConsumerOffsetZNode,
     ControllerEpochZNode,
     ControllerZNode,
+    DELEGATION_TOKEN_PATHS,
+    DelegationTokenChangeNotificationSequenceZNode,
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokenInfoZNode,
+    DelegationTokensZNode,
     DeleteTopicsZNode,
     DeleteTopicZNode,
     IsrChangeNotificationSequenceZNode,
@@ -53,6 +58,7 @@ from kafka_zk.zk.znodes import (
     PreferredReplicaElectionZNode,
     ProducerIdBlockZNode,
     ReassignPartitionsZNode,
+    StoredDelegationToken,
     TopicAssignment,
     TopicPartition,
     TopicPartitionStateZNode,
@@ -571,3 +577,45 @@ class KafkaZkClient(ZkSession):
 
     def delete_log_dir_event_notifications(self, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
         self._delete_children(LogDirEventNotificationZNode.PATH, names, epoch_zk_version)
+
+    # -- delegation tokens -----------------------------------------------------------------------
+
+    def create_delegation_token_paths(self) -> None:
+        """/delegation_token/tokens and /delegation_token/token_changes, if missing."""
+        self._ensure_paths(DELEGATION_TOKEN_PATHS)
+
+    def get_delegation_token_ids(self) -> list[str]:
+        return sorted(self.get_children(DelegationTokensZNode.PATH))
+
+    def get_delegation_tokens(self, token_ids: Iterable[str]) -> dict[str, StoredDelegationToken | None]:
+        """Batched: token id -> its stored information, or None when it has no znode."""
+        paths = {DelegationTokenInfoZNode.path(token_id): token_id for token_id in token_ids}
+        return {paths[path]: DelegationTokenInfoZNode.decode(found[0]) if found else None
+                for path, found in self.get_many(paths).items()}
+
+    def set_or_create_delegation_token(self, token: StoredDelegationToken) -> None:
+        self._set_or_create(DelegationTokenInfoZNode.path(token.token_id), DelegationTokenInfoZNode.encode(token))
+
+    def delete_delegation_token(self, token_id: str) -> None:
+        """Remove a token's znode; a missing one is no error."""
+        try:
+            self._retry(self._zk.delete, DelegationTokenInfoZNode.path(token_id))
+        except NoNodeError:
+            pass
+
+    def create_token_change_notification(self, token_id: str) -> str:
+        """Create token_change_<seq> holding the token id; returns the znode name."""
+        created = self._retry(self._zk.create, DelegationTokenChangeNotificationSequenceZNode.path(),
+                              DelegationTokenChangeNotificationSequenceZNode.encode(token_id),
+                              sequence=True, makepath=True)
+        return created.rsplit("/", 1)[1]
+
+    def get_token_change_notifications(self) -> list[tuple[str, str, int]]:
+        """(name, token id, ctime_ms) of each pending notification, oldest first."""
+        names = sorted(self.get_children(DelegationTokenChangeNotificationZNode.PATH))
+        paths = {f"{DelegationTokenChangeNotificationZNode.PATH}/{name}": name for name in names}
+        return [(paths[path], DelegationTokenChangeNotificationSequenceZNode.decode(found[0]), found[1].ctime)
+                for path, found in self.get_many(paths).items() if found is not None]
+
+    def delete_token_change_notifications(self, names: Iterable[str]) -> None:
+        self._delete_children(DelegationTokenChangeNotificationZNode.PATH, names, None)

@@ -37,6 +37,8 @@ class ReactorZkClient:
 
     def create_acl_paths(self):
         return self._on_thread(self.client.create_acl_paths)
+    def create_delegation_token_paths(self):
+        return self._on_thread(self.client.create_delegation_token_paths)
 
     def create_isr_change_notification(self, partitions):
         return self._on_thread(self.client.create_isr_change_notification, partitions)
@@ -55,9 +57,14 @@ class ReactorZkClient:
 
     def delete_acl_change_notifications(self, pattern_type, names):
         return self._on_thread(self.client.delete_acl_change_notifications, pattern_type, names)
+    def create_token_change_notification(self, token_id):
+        return self._on_thread(self.client.create_token_change_notification, token_id)
 
     def delete_config_change_notifications(self, names):
         return self._on_thread(self.client.delete_config_change_notifications, names)
+
+    def delete_delegation_token(self, token_id):
+        return self._on_thread(self.client.delete_delegation_token, token_id)
 
     def delete_isr_change_notifications(self, names, epoch_zk_version=None):
         return self._on_thread(self.client.delete_isr_change_notifications, names, epoch_zk_version)
@@ -70,6 +77,9 @@ class ReactorZkClient:
 
     def delete_preferred_replica_election(self, epoch_zk_version):
         return self._on_thread(self.client.delete_preferred_replica_election, epoch_zk_version)
+
+    def delete_token_change_notifications(self, names):
+        return self._on_thread(self.client.delete_token_change_notifications, names)
 
     def delete_topic_deletions(self, topics, epoch_zk_version):
         return self._on_thread(self.client.delete_topic_deletions, topics, epoch_zk_version)
@@ -103,6 +113,12 @@ class ReactorZkClient:
 
     def get_controller_id(self):
         return self._on_thread(self.client.get_controller_id)
+
+    def get_delegation_token_ids(self):
+        return self._on_thread(self.client.get_delegation_token_ids)
+
+    def get_delegation_tokens(self, token_ids):
+        return self._on_thread(self.client.get_delegation_tokens, token_ids)
 
     def get_entity_config(self, entity_type, name):
         return self._on_thread(self.client.get_entity_config, entity_type, name)
@@ -143,6 +159,9 @@ class ReactorZkClient:
     def get_topic_deletions(self):
         return self._on_thread(self.client.get_topic_deletions)
 
+    def get_token_change_notifications(self):
+        return self._on_thread(self.client.get_token_change_notifications)
+
     def get_topics(self):
         return self._on_thread(self.client.get_topics)
 
@@ -160,6 +179,9 @@ class ReactorZkClient:
 
     def set_entity_config(self, entity_type, name, config, notify=True):
         return self._on_thread(self.client.set_entity_config, entity_type, name, config, notify)
+
+    def set_or_create_delegation_token(self, token):
+        return self._on_thread(self.client.set_or_create_delegation_token, token)
 
     def set_or_create_consumer_offset(self, group, topic, partition, offset):
         return self._on_thread(self.client.set_or_create_consumer_offset, group, topic, partition, offset)

@@ -12,6 +12,7 @@ import re
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, NamedTuple, Sequence
+from urllib.parse import quote, unquote_plus
 
 TopicPartition = tuple[str, int]
 
@@ -684,6 +685,108 @@ ACL_PATHS = (
     *(AclChangeNotificationZNode.parent(pattern_type) for pattern_type in ACL_PATTERN_TYPES),
 )
 
+
+# ---------------------------------------------------------------------------------------------
+# Delegation tokens (created only while delegation.token.master.key is set)
+
+
+def sanitize(name: str) -> str:
+    """Kafka's Sanitizer.sanitize: URL-encoding as Java's URLEncoder, with '*' as %2A and ' ' as %20."""
+    return quote(name, safe="").replace("~", "%7E")
+
+
+def desanitize(name: str) -> str:
+    return unquote_plus(name)
+
+
+class StoredDelegationToken(NamedTuple):
+    """What /delegation_token/tokens/<tokenId> holds; principals as strings ("User:alice")."""
+    token_id: str
+    owner: str
+    renewers: tuple[str, ...]
+    issue_timestamp: int
+    max_timestamp: int
+    expiry_timestamp: int
+
+
+class DelegationTokenAuthZNode:
+    PATH = "/delegation_token"
+
+    @staticmethod
+    def path() -> str:
+        return DelegationTokenAuthZNode.PATH
+
+
+class DelegationTokensZNode:
+    PATH = "/delegation_token/tokens"
+
+    @staticmethod
+    def path() -> str:
+        return DelegationTokensZNode.PATH
+
+
+class DelegationTokenInfoZNode:
+    VERSION = 1
+
+    @staticmethod
+    def path(token_id: str) -> str:
+        return f"{DelegationTokensZNode.PATH}/{token_id}"
+
+    @staticmethod
+    def encode(token: StoredDelegationToken) -> bytes:
+        """Kafka 2.5's JSON, keys in the order its Scala 2.12 HashMap yields them, principals sanitized."""
+        return _encode_json({
+            "issueTimestamp": token.issue_timestamp,
+            "renewers": [sanitize(renewer) for renewer in token.renewers],
+            "maxTimestamp": token.max_timestamp,
+            "version": DelegationTokenInfoZNode.VERSION,
+            "tokenId": token.token_id,
+            "owner": sanitize(token.owner),
+            "expiryTimestamp": token.expiry_timestamp,
+        })
+
+    @staticmethod
+    def decode(data: bytes | None) -> StoredDelegationToken | None:
+        """None for an absent or empty znode; ValueError for a version Kafka 2.5 does not write."""
+        parsed = _decode_json(data)
+        if parsed is None:
+            return None
+        version = int(parsed["version"])
+        if not 0 < version <= DelegationTokenInfoZNode.VERSION:
+            raise ValueError("unsupported delegation token znode version %d" % version)
+        return StoredDelegationToken(
+            str(parsed["tokenId"]), desanitize(parsed["owner"]),
+            tuple(desanitize(renewer) for renewer in parsed["renewers"]),
+            int(parsed["issueTimestamp"]), int(parsed["maxTimestamp"]), int(parsed["expiryTimestamp"]))
+
+
+class DelegationTokenChangeNotificationZNode:
+    PATH = "/delegation_token/token_changes"
+
+    @staticmethod
+    def path() -> str:
+        return DelegationTokenChangeNotificationZNode.PATH
+
+
+class DelegationTokenChangeNotificationSequenceZNode:
+    PREFIX = "token_change_"
+
+    @staticmethod
+    def path(sequence: str = "") -> str:
+        return (f"{DelegationTokenChangeNotificationZNode.PATH}/"
+                f"{DelegationTokenChangeNotificationSequenceZNode.PREFIX}{sequence}")
+
+    @staticmethod
+    def encode(token_id: str) -> bytes:
+        """The token id itself, as UTF-8 bytes (no JSON)."""
+        return token_id.encode("utf-8")
+
+    @staticmethod
+    def decode(data: bytes) -> str:
+        return data.decode("utf-8")
+
+
+DELEGATION_TOKEN_PATHS = (DelegationTokenChangeNotificationZNode.PATH, DelegationTokensZNode.PATH)
 
 # Created (empty, if missing) by every broker at start-up.
 PERSISTENT_PATHS = (

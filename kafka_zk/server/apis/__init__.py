@@ -23,6 +23,8 @@ from kafka_zk.server.apis import (
 from kafka_zk.server.apis import create_acls, delete_acls, describe_acls
 from kafka_zk.server.apis import (
     add_offsets_to_txn, add_partitions_to_txn, end_txn, txn_offset_commit, write_txn_markers)
+from kafka_zk.server.apis import (
+    create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
                    controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
@@ -34,6 +36,8 @@ HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_gr
                     list_groups, delete_groups, offset_delete]
 HANDLER_MODULES += [describe_acls, create_acls, delete_acls]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
+HANDLER_MODULES += [create_delegation_token, renew_delegation_token, expire_delegation_token,
+                    describe_delegation_token]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)
 

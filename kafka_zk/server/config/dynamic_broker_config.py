@@ -151,8 +151,11 @@ def validate_dynamic_configs(props, per_broker):
     return typed
 
 
+_PASSWORD_CONFIGS = frozenset(key.name for key in BROKER_CONFIGS if key.type == "password")
+
+
 def is_sensitive(name):
-    return name.endswith(".password") or name.endswith("sasl.jaas.config")
+    return name.endswith(".password") or name.endswith("sasl.jaas.config") or name in _PASSWORD_CONFIGS
 
 
 def broker_config_synonyms(name):

@@ -159,6 +159,10 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("queued.max.requests", "int", 500, _at_least(1)),
     ("quota.window.num", "int", 11, _at_least(1)),
     ("quota.window.size.seconds", "int", 1, _at_least(1)),
+    ("delegation.token.master.key", "password", None, None),
+    ("delegation.token.max.lifetime.ms", "long", 604800000, _at_least(1)),
+    ("delegation.token.expiry.time.ms", "long", 86400000, _at_least(1)),
+    ("delegation.token.expiry.check.interval.ms", "long", 3600000, _at_least(1)),
 ]]
 
 _BY_NAME = {key.name: key for key in BROKER_CONFIGS}
