@@ -103,7 +103,7 @@ def test_an_unreadable_jaas_file_fails_as_kafka():
 def test_system_properties_and_the_config_string(jaas_env):
     assert system_properties({"KAFKA_OPTS": "-Xmx1g -Da=b -Dc=d=e"}) == {"a": "b", "c": "d=e"}
     assert zk_security_sys_config_string({}) == (
-        "[java.security.auth.login.config=None, zookeeper.sasl.client=default:true, "
+        "[java.security.auth.login.config=null, zookeeper.sasl.client=default:true, "
         "zookeeper.sasl.clientconfig=default:Client]")
 
 
@@ -111,7 +111,7 @@ def test_the_broker_refuses_set_acl_without_a_jaas_client_section(jaas_env):
     with pytest.raises(ZkSecurityError) as refused:
         broker_zk_security(True, {})
     assert str(refused.value).startswith("zookeeper.set.acl is true, but ZooKeeper client TLS configuration")
-    assert "the verification of the JAAS login file failed [java.security.auth.login.config=None" in str(refused.value)
+    assert "the verification of the JAAS login file failed [java.security.auth.login.config=null" in str(refused.value)
     assert broker_zk_security(False, {}) == ZkSecurity()
     assert broker_zk_security(False, jaas_env) == ZkSecurity(zk_sasl_options(jaas_env), secure_acls=False)
     assert broker_zk_security(True, jaas_env).secure_acls

@@ -41,7 +41,7 @@ def zk_security_sys_config_string(environ: Mapping[str, str]) -> str:
     """Kafka's JaasUtils.zkSecuritySysConfigString: the three properties, or how they default."""
     properties = system_properties(environ)
     return "[%s=%s, %s=%s, %s=%s]" % (
-        LOGIN_CONFIG_PROPERTY, login_config_path(environ),
+        LOGIN_CONFIG_PROPERTY, login_config_path(environ) or "null",
         ZK_SASL_CLIENT, properties.get(ZK_SASL_CLIENT, "default:true"),
         ZK_LOGIN_CONTEXT_NAME_KEY, properties.get(ZK_LOGIN_CONTEXT_NAME_KEY, "default:" + DEFAULT_ZK_LOGIN_CONTEXT_NAME))
 
