@@ -2,6 +2,7 @@
 KAFKA_OPTS, the broker's zookeeper.set.acl check, which ACLs the kazoo client hands ZooKeeper (parents and
 transactions included), the launcher's SASL setup and the migration tool's refusals."""
 
+import argparse
 import sys
 
 import pytest
@@ -16,6 +17,7 @@ from kafka_zk.tools.command_line import run_tool
 from kafka_zk.zk.acl_client import SecuredKazooClient, kazoo_acls
 from kafka_zk.zk.acls import (
     CREATOR_ALL, SECURE_ROOT_PATHS, WORLD_ALL, WORLD_READ, ZkSecurity, default_acls, is_sensitive_path)
+from zookeeper import launcher
 from zookeeper.launcher import SASL_AUTH_PROVIDER, ZooKeeperServer, server_jaas
 
 CLIENT_JAAS = """
@@ -219,3 +221,14 @@ def test_migration_needs_secure_or_unsecure(jaas_env, capsys):
     assert "ZooKeeper Migration Tool Help" in err
     code, out, err = run_migration([], jaas_env, capsys)
     assert code == 1 and "--zookeeper.acl" in err
+
+
+def test_the_launcher_command_line_takes_sasl_users_and_kafka_opts(tmp_path, monkeypatch):
+    monkeypatch.setenv("KAFKA_OPTS", "-Djava.security.auth.login.config=/etc/kafka/zk_jaas.conf")
+    args = argparse.Namespace(data_dir=str(tmp_path), port=2999, host="127.0.0.1", config=None,
+                              sasl_user=["kafka=secret", "admin=a=b"])
+    server = launcher._server_from_args(args)
+    assert server.sasl_users == {"kafka": "secret", "admin": "a=b"}
+    assert "-Djava.security.auth.login.config=/etc/kafka/zk_jaas.conf" in server.command()
+    shell = launcher.zkcli_command("127.0.0.1:2999", launcher.kafka_opts())
+    assert "-Djava.security.auth.login.config=/etc/kafka/zk_jaas.conf" in shell
