@@ -3,12 +3,15 @@
 Stdlib only, so the shell scripts can run it with any Python 3. Usable as a library
 (`ZooKeeperServer`, `find_zookeeper_classpath`, `zkcli_command`) and as a command:
 
-    python -m zookeeper.launcher start  --data-dir D --port P [--host H] [--daemon]
+    python -m zookeeper.launcher start  --data-dir D --port P [--host H] [--daemon] [--sasl-user NAME=PASSWORD ...]
     python -m zookeeper.launcher start  --config zookeeper.properties [--daemon]
     python -m zookeeper.launcher stop   --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher status --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher shell  HOST:PORT[/chroot] [zkCli command ...]
     python -m zookeeper.launcher classpath
+
+As Kafka's scripts do, `start` and `shell` hand the JVM options in KAFKA_OPTS to Java, so a JAAS file named there
+(-Djava.security.auth.login.config=...) gives the server its `Server` section and the shell its `Client` login.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import glob
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
@@ -52,6 +56,9 @@ LOGGING_BINDINGS = (
 _JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[^/]*)\.jar$")
 
 PID_FILE = "zookeeper.pid"
+SERVER_JAAS_FILE = "zookeeper_jaas.conf"
+SASL_AUTH_PROVIDER = "org.apache.zookeeper.server.auth.SASLAuthenticationProvider"
+DIGEST_LOGIN_MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule"
 LOG_FILE = "zookeeper.log"
 CFG_FILE = "zoo.cfg"
 
@@ -123,17 +130,33 @@ def _logging_opts(level: str, stream: str) -> list[str]:
     ]
 
 
-def server_command(cfg_path: str | os.PathLike) -> list[str]:
+def kafka_opts(environ=None) -> list[str]:
+    """The JVM options in KAFKA_OPTS (Kafka's scripts pass them to every JVM they start)."""
+    return shlex.split((os.environ if environ is None else environ).get("KAFKA_OPTS", ""))
+
+
+def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line that runs a ZooKeeper server with the given zoo.cfg."""
-    return [_java(), *HEAP_OPTS, "-cp", os.pathsep.join(find_zookeeper_classpath()),
+    return [_java(), *HEAP_OPTS, *jvm_options, "-cp", os.pathsep.join(find_zookeeper_classpath()),
             *_logging_opts("INFO", "OUT"), SERVER_MAIN, str(cfg_path)]
 
 
-def zkcli_command(server: "ZooKeeperServer | str") -> list[str]:
+def zkcli_command(server: "ZooKeeperServer | str", jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server or "host:port[/chroot]"."""
     connect = server.connect_string if isinstance(server, ZooKeeperServer) else server
-    return [_java(), "-Xmx128m", "-cp", os.pathsep.join(find_zookeeper_classpath()),
+    # ZooKeeper 3.9's client refuses DIGEST-MD5 in its default FIPS mode; the 3.5 client of Kafka 2.5 had none.
+    return [_java(), "-Xmx128m", "-Dzookeeper.fips-mode=false", *jvm_options, "-cp", os.pathsep.join(find_zookeeper_classpath()),
             *_logging_opts("WARN", "ERR"), "-Dzookeeper.admin.enableServer=false", CLI_MAIN, "-server", connect]
+
+
+def _jaas_quoted(value: str) -> str:
+    return '"%s"' % value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def server_jaas(users: dict[str, str]) -> str:
+    """A JAAS `Server` section for ZooKeeper's DIGEST-MD5 logins: one user_<name>="<password>" per user."""
+    options = "".join("\n  user_%s=%s" % (name, _jaas_quoted(password)) for name, password in users.items())
+    return "Server {\n  %s required%s;\n};\n" % (DIGEST_LOGIN_MODULE, options)
 
 
 def four_letter_word(host: str, port: int, word: str, timeout: float = 2.0) -> str:
@@ -235,11 +258,18 @@ class ZooKeeperServer:
     """One standalone ZooKeeper server whose config, pid file and log live in `data_dir`."""
 
     def __init__(self, data_dir: str | os.PathLike, port: int = 2181, host: str = "127.0.0.1",
-                 extra_config: dict[str, str] | None = None):
+                 extra_config: dict[str, str] | None = None, sasl_users: dict[str, str] | None = None,
+                 jvm_options: list[str] | None = None):
+        """`sasl_users` {name: password}: clients may log in with SASL DIGEST-MD5 as these users (a `Server` JAAS
+        section in the data dir, and ZooKeeper's SASL auth provider); `jvm_options`: more options for its JVM."""
         self.data_dir = Path(data_dir).resolve()
         self.port = int(port)
         self.host = host
         self.extra_config = dict(extra_config or {})
+        self.sasl_users = dict(sasl_users or {})
+        self.jvm_options = list(jvm_options or [])
+        if self.sasl_users:
+            self.extra_config.setdefault("authProvider.1", SASL_AUTH_PROVIDER)
         self._process: subprocess.Popen | None = None
 
     @property
@@ -258,6 +288,17 @@ class ZooKeeperServer:
     def cfg_file(self) -> Path:
         return self.data_dir / CFG_FILE
 
+    @property
+    def jaas_file(self) -> Path:
+        return self.data_dir / SERVER_JAAS_FILE
+
+    def command(self) -> list[str]:
+        """The server's java command line, writing its zoo.cfg (and JAAS file) first."""
+        options = list(self.jvm_options)
+        if self.sasl_users:
+            options.append(f"-Djava.security.auth.login.config={self.jaas_file}")
+        return server_command(self.write_config(), options)
+
     def pid(self) -> int | None:
         """The server's pid if the pid file names a live ZooKeeper process."""
         if self._process is not None and self._process.poll() is None:
@@ -274,6 +315,9 @@ class ZooKeeperServer:
     def write_config(self) -> Path:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.cfg_file.write_text(render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config))
+        if self.sasl_users:
+            self.jaas_file.write_text(server_jaas(self.sasl_users))
+            self.jaas_file.chmod(0o600)
         return self.cfg_file
 
     def start(self, timeout: float = 30.0) -> "ZooKeeperServer":
@@ -282,7 +326,7 @@ class ZooKeeperServer:
             raise ZooKeeperError(f"ZooKeeper already running from {self.data_dir} (pid {self.pid()})")
         if _port_in_use(self.host, self.port):
             raise ZooKeeperError(f"port {self.connect_string} is already in use")
-        command = server_command(self.write_config())
+        command = self.command()
         with open(self.log_file, "ab") as log:
             self._process = subprocess.Popen(
                 command, cwd=self.data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -346,14 +390,16 @@ def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
         host = extra.pop("clientPortAddress", host)
     if not data_dir:
         raise SystemExit("--data-dir or a --config with dataDir is required")
-    return ZooKeeperServer(data_dir, port=port, host=host, extra_config=extra)
+    users = dict(user.split("=", 1) for user in getattr(args, "sasl_user", None) or [])
+    return ZooKeeperServer(data_dir, port=port, host=host, extra_config=extra, sasl_users=users,
+                           jvm_options=kafka_opts())
 
 
 def _run_foreground(server: ZooKeeperServer) -> None:
     """Replace this process with the JVM (same pid, logs on the console), as Kafka's script does."""
     if _port_in_use(server.host, server.port):
         raise SystemExit(f"port {server.connect_string} is already in use")
-    command = server_command(server.write_config())
+    command = server.command()
     server.pid_file.write_text(f"{os.getpid()}\n")
     os.chdir(server.data_dir)
     os.execv(command[0], command)
@@ -371,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         if action == "start":
             p.add_argument("--daemon", action="store_true", help="run in the background, log to <data-dir>/zookeeper.log")
             p.add_argument("--timeout", type=float, default=30.0)
+            p.add_argument("--sasl-user", action="append", metavar="NAME=PASSWORD",
+                           help="accept SASL DIGEST-MD5 logins of this user (repeatable)")
     shell = sub.add_parser("shell")
     shell.add_argument("connect", help="host:port[/chroot]")
     shell.add_argument("command", nargs=argparse.REMAINDER)
@@ -382,7 +430,7 @@ def main(argv: list[str] | None = None) -> int:
             print(os.pathsep.join(find_zookeeper_classpath()))
             return 0
         if args.action == "shell":
-            command = zkcli_command(args.connect) + list(args.command)
+            command = zkcli_command(args.connect, kafka_opts()) + list(args.command)
             os.execv(command[0], command)
         server = _server_from_args(args)
         if args.action == "start":

@@ -7,6 +7,7 @@ from kafka_zk.client.topic_names import (
 from kafka_zk.controller.assignment import (
     InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, growth_start_index,
     racks_under)
+from kafka_zk.security.zk_login import tool_zk_security
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import DeleteTopicZNode
 
@@ -37,13 +38,21 @@ def _format_map(assignment):
     return "Map(%s)" % ", ".join("%d -> List(%s)" % (p, ", ".join(map(str, r))) for p, r in sorted(assignment.items()))
 
 
+def tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0, environ=None):
+    """A started KafkaZkClient for a tool (--zookeeper, --authorizer-properties zookeeper.connect=...): it logs in
+    with the JAAS file's `Client` section named in KAFKA_OPTS, and then creates znodes with Kafka's secure ACLs,
+    as Kafka's tools do (JaasUtils.isZkSaslEnabled)."""
+    zk_client = KafkaZkClient(zk_connect, session_timeout_ms=session_timeout_ms, security=tool_zk_security(environ))
+    zk_client.start(timeout=connect_timeout)
+    return zk_client
+
+
 class ZkAdmin:
     """Creates, deletes, grows and describes topics by editing the znodes the controller watches."""
 
     def __init__(self, zk_connect, session_timeout_ms=30000, zk_client=None, connect_timeout=30.0):
         if zk_client is None:
-            zk_client = KafkaZkClient(zk_connect, session_timeout_ms=session_timeout_ms)
-            zk_client.start(timeout=connect_timeout)
+            zk_client = tool_zk_client(zk_connect, session_timeout_ms, connect_timeout)
         self.zk = zk_client
 
     def close(self):

@@ -1,6 +1,7 @@
 """Entry point of one broker process: kafka-server-start server.properties [--override k=v ...]."""
 
 import argparse
+import functools
 import logging
 import os
 import sys
@@ -38,13 +39,23 @@ def main(argv=None):
         print("kafka-server-start: %s" % error, file=sys.stderr)
         return 1
 
+    from kafka_zk.security.zk_login import ZkSecurityError, broker_zk_security
+    from kafka_zk.zk.client import KafkaZkClient
+
+    try:
+        zk_security = broker_zk_security(config["zookeeper.set.acl"], os.environ)
+    except ZkSecurityError as error:
+        logging.getLogger(__name__).error("Fatal error during KafkaServer startup. Prepare to shutdown: %s", error)
+        print("kafka-server-start: %s" % error, file=sys.stderr)
+        return 1
+
     from twisted.internet import reactor
     from kafka_zk.server import gc_policy
     from kafka_zk.server.kafka_server import KafkaServer
 
     gc_policy.install(reactor)
 
-    server = KafkaServer(config, reactor)
+    server = KafkaServer(config, reactor, zk_client_factory=functools.partial(KafkaZkClient, security=zk_security))
     exit_code = [0]
 
     def failed(failure):

@@ -38,6 +38,8 @@ from kazoo.exceptions import (
 from kazoo.protocol.states import ZnodeStat
 from kazoo.recipe.watchers import ChildrenWatch, DataWatch
 
+from kafka_zk.zk.acl_client import SecuredKazooClient
+from kafka_zk.zk.acls import UNSECURED, ZkSecurity
 from kafka_zk.zk.multi_read import MultiRead
 from kafka_zk.zk.znodes import ControllerEpochZNode
 
@@ -138,12 +140,15 @@ class Watch:
 class ZkSession:
     """A kazoo session with batched reads, (fenced) multis and watch helpers; KafkaZkClient builds on it."""
 
-    def __init__(self, connect: str, session_timeout_ms: int = 18000, connection_timeout_ms: int | None = None):
+    def __init__(self, connect: str, session_timeout_ms: int = 18000, connection_timeout_ms: int | None = None,
+                 security: ZkSecurity = UNSECURED):
+        """`security`: how the session authenticates and which ACLs the znodes it creates get."""
         self.connect = connect
+        self.security = security
         self._session_timeout_s = session_timeout_ms / 1000.0
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000.0
         retry = {"max_tries": -1, "delay": 0.05, "max_delay": 1.0, "deadline": self._session_timeout_s}
-        self._zk = KazooClient(hosts=connect, timeout=self._session_timeout_s,
+        self._zk = SecuredKazooClient(connect, security, timeout=self._session_timeout_s,
                                connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
                                command_retry=retry)
         self._multi_read_supported: bool | None = None  # learnt from the first multiRead
@@ -164,7 +169,7 @@ class ZkSession:
         timeout = self._connection_timeout_s if timeout is None else timeout
         hosts, chroot = _split_chroot(self.connect)
         if chroot:
-            bootstrap = KazooClient(hosts=hosts, timeout=self._session_timeout_s)
+            bootstrap = SecuredKazooClient(hosts, self.security, timeout=self._session_timeout_s)
             bootstrap.start(timeout)
             try:
                 bootstrap.ensure_path(chroot)

@@ -57,6 +57,7 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("zookeeper.session.timeout.ms", "int", 18000, _at_least(1)),
     ("zookeeper.connection.timeout.ms", "int", None, None),
     ("zookeeper.max.in.flight.requests", "int", 10, _at_least(1)),
+    ("zookeeper.set.acl", "bool", False, None),
     ("num.partitions", "int", 1, _at_least(1)),
     ("default.replication.factor", "int", 1, _at_least(1)),
     ("auto.create.topics.enable", "bool", True, None),

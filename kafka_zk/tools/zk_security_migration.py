@@ -1,0 +1,108 @@
+"""zookeeper-security-migration: set the ACLs of Kafka's znodes to secure (the SASL identity ALL, world READ but on
+sensitive paths) or unsecure (world ALL), as Kafka 2.5's ZkSecurityMigrator. It logs in to ZooKeeper with the JAAS
+file named in KAFKA_OPTS (-Djava.security.auth.login.config), which it requires.
+
+Moving a cluster to secure ZooKeeper access: restart the brokers with the JAAS file and zookeeper.set.acl=false,
+again with zookeeper.set.acl=true, then run this tool with --zookeeper.acl=secure. Back: restart with
+zookeeper.set.acl=false, run --zookeeper.acl=unsecure, then restart without the JAAS file.
+"""
+
+import os
+import sys
+
+from kafka_zk.security.jaas import LOGIN_CONFIG_PROPERTY, login_config_path
+from kafka_zk.security.zk_login import ZkSecurityError, zk_sasl_options
+from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.zk.acl_migration import AclMigrationError, migrate_acls
+from kafka_zk.zk.acls import ZkSecurity
+from kafka_zk.zk.client import KafkaZkClient
+
+USAGE_MESSAGE = ("ZooKeeper Migration Tool Help. This tool updates the ACLs of znodes as part of the process of "
+                 "setting up ZooKeeper authentication.")
+TLS_CONFIG_FILE_OPTION = "zk-tls-config-file"
+NO_JAAS_FILE = (
+    "No JAAS configuration file has been specified and no TLS client certificate has been specified. Please make "
+    "sure that you set the system property %s or provide a ZooKeeper client TLS configuration via --%s <filename> "
+    "identifying at least zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location"
+    % (LOGIN_CONFIG_PROPERTY, TLS_CONFIG_FILE_OPTION))
+
+
+class IncorrectConfiguration(Exception):
+    """Kafka's IllegalArgumentException("Incorrect configuration"): the tool prints its trace and exits 1."""
+
+
+def build_parser():
+    parser = ToolArgumentParser(prog="zookeeper-security-migration", description=USAGE_MESSAGE)
+    parser.add_argument("--zookeeper.acl", dest="zookeeper_acl", metavar="secure|unsecure",
+                        help="Indicates whether to make the Kafka znodes in ZooKeeper secure or unsecure. The options "
+                             "are 'secure' and 'unsecure'")
+    parser.add_argument("--zookeeper.connect", dest="zookeeper_connect", default="localhost:2181",
+                        help="Sets the ZooKeeper connect string (ensemble). This parameter takes a comma-separated "
+                             "list of host:port pairs. (default: localhost:2181)")
+    parser.add_argument("--zookeeper.session.timeout", dest="session_timeout", type=int, default=30000,
+                        help="Sets the ZooKeeper session timeout. (default: 30000)")
+    parser.add_argument("--zookeeper.connection.timeout", dest="connection_timeout", type=int, default=30000,
+                        help="Sets the ZooKeeper connection timeout. (default: 30000)")
+    parser.add_argument("--" + TLS_CONFIG_FILE_OPTION, dest="tls_config_file", metavar="ZooKeeper TLS configuration",
+                        help="Identifies the file where ZooKeeper client TLS connectivity properties are defined "
+                             "(not supported by kafka-zk: ZooKeeper sessions here log in with SASL).")
+    return parser
+
+
+def secure_option(value):
+    """True for secure, False for unsecure; anything else is a usage error, as Kafka's printUsageAndDie."""
+    if value == "secure":
+        return True
+    if value == "unsecure":
+        return False
+    raise UsageError(USAGE_MESSAGE)
+
+
+def run(args, out, err, environ=None, client_factory=KafkaZkClient):
+    environ = os.environ if environ is None else environ
+    if args.tls_config_file:
+        raise UsageError("--%s is not supported: ZooKeeper TLS client authentication is not available in kafka-zk"
+                         % TLS_CONFIG_FILE_OPTION)
+    jaas_file = login_config_path(environ)
+    try:
+        if jaas_file is None:
+            print("ERROR: %s" % NO_JAAS_FILE, file=err)
+            raise IncorrectConfiguration("Incorrect configuration")
+        try:
+            sasl = zk_sasl_options(environ)
+        except ZkSecurityError as error:
+            raise IncorrectConfiguration(str(error)) from None
+        if sasl is None:
+            print("ERROR: Security isn't enabled, most likely the file isn't set properly: %s" % jaas_file, file=out)
+            raise IncorrectConfiguration("Incorrect configuration")
+        secure = secure_option(args.zookeeper_acl)
+        client = client_factory(args.zookeeper_connect, session_timeout_ms=args.session_timeout,
+                                connection_timeout_ms=args.connection_timeout,
+                                security=ZkSecurity(sasl_options=sasl, secure_acls=secure))
+        client.start(timeout=args.connection_timeout / 1000.0)
+        try:
+            migrate_acls(client, lambda line: print("WARN %s (kafka.admin.ZkSecurityMigrator)" % line, file=err))
+        except AclMigrationError as error:
+            print(str(error), file=out)
+            raise error.cause from None
+        finally:
+            client.close()
+    except IncorrectConfiguration as failure:
+        out.flush()
+        print("java.lang.IllegalArgumentException: %s" % failure, file=err)
+        return 1
+    except UsageError:
+        raise
+    except Exception as error:  # noqa: BLE001  Kafka's main prints any exception's trace and exits 1
+        out.flush()
+        print("%s: %s" % (type(error).__name__, error), file=err)
+        return 1
+    return 0
+
+
+def main(argv=None):
+    return run_tool(build_parser(), run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,49 @@
+"""SecuredKazooClient: a kazoo client that authenticates as a ZkSecurity says and gives each znode it creates the
+ACLs Kafka would (kafka_zk/zk/acls.py), also to the parents a `makepath` or `ensure_path` creates on the way and
+to the creates inside transactions. An explicit `acl=` argument still wins."""
+
+from __future__ import annotations
+
+from kazoo.client import KazooClient, TransactionRequest
+from kazoo.security import ACL, Id, Permissions
+
+from kafka_zk.zk.acls import ALL, UNSECURED, ZkAcl, ZkSecurity
+
+_PERMISSIONS = {ALL: Permissions.ALL, "read": Permissions.READ}
+
+
+def kazoo_acls(acls: tuple[ZkAcl, ...]) -> list[ACL]:
+    return [ACL(_PERMISSIONS[acl.permission], Id(acl.scheme, acl.id)) for acl in acls]
+
+
+class _PathAcl(list):
+    """ACLs chosen from a path, not by the caller: the parents created on the way choose their own."""
+
+
+class _SecuredTransaction(TransactionRequest):
+    def create(self, path, value=b"", acl=None, ephemeral=False, sequence=False):
+        return super().create(path, value, self.client.acl_for(path, acl), ephemeral, sequence)
+
+
+class SecuredKazooClient(KazooClient):
+    def __init__(self, hosts: str, security: ZkSecurity = UNSECURED, **kwargs):
+        sasl = dict(security.sasl_options) if security.sasl_options else None  # kazoo adds keys to it
+        super().__init__(hosts=hosts, sasl_options=sasl, **kwargs)
+        self.security = security
+
+    def acl_for(self, path: str, acl):
+        """The caller's ACL if it gave one, else the path's own (Kafka's default ACLs for it)."""
+        if acl is not None and not isinstance(acl, _PathAcl):
+            return acl
+        return _PathAcl(kazoo_acls(self.security.acls_for(path.rstrip("/") or "/")))
+
+    def create_async(self, path, value=b"", acl=None, ephemeral=False, sequence=False, makepath=False,
+                     include_data=False):
+        return super().create_async(path, value, acl=self.acl_for(path, acl), ephemeral=ephemeral,
+                                    sequence=sequence, makepath=makepath, include_data=include_data)
+
+    def ensure_path_async(self, path, acl=None):
+        return super().ensure_path_async(path, self.acl_for(path, acl))
+
+    def transaction(self):
+        return _SecuredTransaction(self)

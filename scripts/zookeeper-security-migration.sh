@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# zookeeper-security-migration.sh [options]: kafka_zk.tools.zk_security_migration with the repository's virtualenv (python3 when there is none).
+# No cd: relative paths in the arguments stay relative to the caller's directory.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+exec "$(python_or_system)" -m kafka_zk.tools.zk_security_migration "$@"
