@@ -6,6 +6,7 @@ import sys
 
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaResponseError
+from kafka_zk.client.zk_admin import tool_zk_client
 from kafka_zk.common.properties import read_properties
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
@@ -15,7 +16,6 @@ from kafka_zk.security.acls import (
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
 from kafka_zk.security.principal import KafkaPrincipal
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
-from kafka_zk.zk.client import KafkaZkClient
 
 O = AclOperation
 VALID_OPERATIONS = {  # AclCommand.ResourceTypeToValidOperations, in its order
@@ -339,9 +339,7 @@ class ZooKeeperBackend:
 
 
 def zookeeper_client(connect):
-    client = KafkaZkClient(connect, session_timeout_ms=30000)
-    client.start(timeout=30.0)
-    return client
+    return tool_zk_client(connect)
 
 
 def main(argv=None):
