@@ -5,9 +5,14 @@ Every function takes the broker's ``authorizer`` (None when ``authorizer.class.n
 allowed) and the ``request`` (its ``principal`` and ``client_host`` are what the authorizer is asked about).
 """
 
+from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, ResourceType, is_authorized
 
 AUTHORIZED_OPERATIONS_OMITTED = -2147483648  # the schemas' default: not asked for
+# ConfigResource types (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs)
+CONFIG_RESOURCE_TOPIC = 2
+CONFIG_RESOURCE_BROKER = 4
+CONFIG_RESOURCE_BROKER_LOGGER = 8
 
 # Kafka's AuthorizerUtils.supportedOperations: what authorized_operations reports on, per resource type.
 SUPPORTED_OPERATIONS = {
@@ -51,9 +56,15 @@ def authorized_operations(authorizer, request, resource_type, name):
     return field
 
 
-def by_topic(errors_or_results):
-    """{(topic, partition): value} -> {topic: [(partition, value)]}, in the mapping's order."""
-    topics = {}
-    for (topic, partition), value in errors_or_results.items():
-        topics.setdefault(topic, []).append((partition, value))
-    return topics
+def config_resource_error(authorizer, request, operation, resource_type, name):
+    """DescribeConfigs / AlterConfigs / IncrementalAlterConfigs on a config resource: None when allowed, else
+    the error Kafka answers. Broker and broker-logger resources (4, 8) need ``operation`` on the cluster
+    (else CLUSTER_AUTHORIZATION_FAILED), topics (2) on the topic (else TOPIC_AUTHORIZATION_FAILED); other
+    types are left to the handler."""
+    if resource_type in (CONFIG_RESOURCE_BROKER, CONFIG_RESOURCE_BROKER_LOGGER):
+        return None if cluster_authorized(authorizer, request, operation) else Errors.CLUSTER_AUTHORIZATION_FAILED
+    if resource_type == CONFIG_RESOURCE_TOPIC:
+        if is_authorized(authorizer, request, operation, ResourceType.TOPIC, name):
+            return None
+        return Errors.TOPIC_AUTHORIZATION_FAILED
+    return None
