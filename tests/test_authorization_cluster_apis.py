@@ -3,15 +3,20 @@ followers' requests (a forged one from another principal answers CLUSTER_AUTHORI
 nothing), Alter / Describe on the cluster for elections, reassignments and log dirs, and DescribeConfigs /
 AlterConfigs on the cluster (brokers) or the topic (topics)."""
 
+from types import SimpleNamespace
+
 import pytest
 from twisted.internet import defer, task
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import AclOperation as Op, ResourceType as Rt
+from kafka_zk.server import apis
 from kafka_zk.server.apis import (
     alter_configs, alter_partition_reassignments, alter_replica_log_dirs, controlled_shutdown, describe_configs,
     describe_log_dirs, elect_leaders, fetch, incremental_alter_configs, leader_and_isr, list_partition_reassignments,
     offset_for_leader_epoch, stop_replica, update_metadata, write_txn_markers)
+from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.server.kafka_server import KafkaServer
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.replication.replica_manager import FetchResult
@@ -250,3 +255,16 @@ def test_alter_configs_need_alter_configs_on_the_cluster_or_the_topic():
     assert [r["error_code"] for r in answer["responses"]] == [
         Errors.NONE, Errors.TOPIC_AUTHORIZATION_FAILED, Errors.TOPIC_AUTHORIZATION_FAILED, Errors.NONE]
     assert admin.altered[-1] == [(4, "1")]
+
+
+def test_the_broker_binds_its_authorizer_into_every_handler_that_asks(tmp_path):
+    server = KafkaServer(KafkaConfig({"zookeeper.connect": "127.0.0.1:1", "broker.id": "0",
+                                      "log.dirs": str(tmp_path)}), task.Clock())
+    for name in ("zk", "log_manager", "metadata_cache", "replica_manager", "admin", "group_coordinator",
+                 "producer_ids", "txn_coordinator"):
+        setattr(server, name, SimpleNamespace(name=name))
+    server.authorizer = GrantedAuthorizer()
+    handlers = server.request_dispatcher().handlers
+    asking = {key for key, handle in apis.HANDLERS.items() if "authorizer" in apis.collaborators(handle)}
+    assert asking == set(apis.HANDLERS) - {18}  # every API but ApiVersions
+    assert all(handlers[key].keywords["authorizer"] is server.authorizer for key in asking)

@@ -28,7 +28,7 @@ PURE_MODULES = {
     "kafka_zk.coordinator.group.records", "kafka_zk.coordinator.group.state",
     "kafka_zk.coordinator.transaction.decisions", "kafka_zk.coordinator.transaction.records",
     "kafka_zk.coordinator.transaction.state",
-    "kafka_zk.security.authorizer", "kafka_zk.security.principal",
+    "kafka_zk.security.authorizer", "kafka_zk.security.principal", "kafka_zk.server.apis.authorization",
 }
 
 
