@@ -34,6 +34,7 @@ PURE_MODULES = {
     "kafka_zk.security.jaas",
     "kafka_zk.security.principal",
     "kafka_zk.security.zk_login",
+    "kafka_zk.server.apis.authorization",
 }
 
 

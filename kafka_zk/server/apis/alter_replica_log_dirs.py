@@ -5,6 +5,8 @@ import os
 
 from kafka_zk.log.log import future_dir_name
 from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 
 API_KEY = 34
 MAX_DIR_NAME = 255
@@ -12,12 +14,16 @@ MAX_DIR_NAME = 255
 log = logging.getLogger(__name__)
 
 
-def handle(request, *, log_manager, replica_manager, metadata_cache):
+def handle(request, *, log_manager, replica_manager, metadata_cache, authorizer=None):
+    allowed = cluster_authorized(authorizer, request, AclOperation.ALTER)
     results = {}
     for entry in request.body["dirs"]:
         for topic_data in entry["topics"]:
             for partition in topic_data["partitions"]:
                 tp = (topic_data["name"], partition)
+                if not allowed:
+                    results[tp] = Errors.CLUSTER_AUTHORIZATION_FAILED
+                    continue
                 try:
                     alter_log_dir(tp, entry["path"], log_manager, replica_manager, metadata_cache)
                     results[tp] = Errors.NONE

@@ -3,13 +3,17 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 
 API_KEY = 7
 
 
 @defer.inlineCallbacks
-def handle(request, *, controller):
+def handle(request, *, controller, authorizer=None):
     body = request.body
+    if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
+        return {"error_code": Errors.CLUSTER_AUTHORIZATION_FAILED, "remaining_partitions": []}
     if not controller().is_active:
         return {"error_code": Errors.NOT_CONTROLLER, "remaining_partitions": []}
     error, remaining = yield controller().controlled_shutdown(body["broker_id"], body["broker_epoch"])

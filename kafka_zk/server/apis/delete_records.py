@@ -1,19 +1,25 @@
 """DeleteRecords (key 21): move partitions' log start offsets forward on their leaders, waiting for followers."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized_names
 
 API_KEY = 21
 
 
-def handle(request, *, metadata_cache, replica_manager):
+def handle(request, *, metadata_cache, replica_manager, authorizer=None):
     body = request.body
+    deletable = authorized_names(authorizer, request, AclOperation.DELETE, ResourceType.TOPIC,
+                                 [topic_data["name"] for topic_data in body["topics"]])
     offsets = {}
     early = {}
     for topic_data in body["topics"]:
         topic = topic_data["name"]
         for partition_data in topic_data["partitions"]:
             tp = (topic, partition_data["partition_index"])
-            if metadata_cache.partition_info(*tp) is None:
+            if topic not in deletable:
+                early[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif metadata_cache.partition_info(*tp) is None:
                 early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 offsets[tp] = partition_data["offset"]

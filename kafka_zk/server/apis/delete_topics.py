@@ -2,12 +2,22 @@
 
 from twisted.internet import defer
 
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized_names
+
 API_KEY = 20
 
 
 @defer.inlineCallbacks
-def handle(request, *, admin):
+def handle(request, *, admin, config, authorizer=None):
     body = request.body
-    outcomes = yield admin.delete_topics(body["topic_names"], body["timeout_ms"])
+    names = body["topic_names"]
+    if not config["delete.topic.enable"]:  # answered before authorization, as Kafka
+        deletable = set(names)
+    else:
+        deletable = authorized_names(authorizer, request, AclOperation.DELETE, ResourceType.TOPIC, names)
+    outcomes = yield admin.delete_topics([name for name in names if name in deletable], body["timeout_ms"])
+    outcomes = [(name, Errors.TOPIC_AUTHORIZATION_FAILED) for name in names if name not in deletable] + outcomes
     return {"throttle_time_ms": 0,
             "responses": [{"name": name, "error_code": code} for name, code in outcomes]}

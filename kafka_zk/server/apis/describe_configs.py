@@ -3,6 +3,8 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import config_resource_error
 from kafka_zk.server.config.broker_loggers import logger_levels
 from kafka_zk.server.config.dynamic_broker_config import (
     ALL_DYNAMIC_CONFIGS, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, is_sensitive)
@@ -20,14 +22,17 @@ DYNAMIC_BROKER_LOGGER_CONFIG = 6
 
 
 @defer.inlineCallbacks
-def handle(request, *, metadata_cache, zk, dynamic_config, broker_id):
+def handle(request, *, metadata_cache, zk, dynamic_config, broker_id, authorizer=None):
     results = []
     include_synonyms = request.body.get("include_synonyms", False)
     for resource in request.body["resources"]:
         kind, name, keys = resource["resource_type"], resource["resource_name"], resource["configuration_keys"]
         result = {"error_code": Errors.NONE, "error_message": None, "resource_type": kind,
                   "resource_name": name, "configs": []}
-        if kind == TOPIC:
+        denied = config_resource_error(authorizer, request, AclOperation.DESCRIBE_CONFIGS, kind, name)
+        if denied is not None:
+            result["error_code"] = denied
+        elif kind == TOPIC:
             if not metadata_cache.contains_topic(name):
                 result["error_code"] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:

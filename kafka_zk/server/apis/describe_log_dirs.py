@@ -1,11 +1,15 @@
 """DescribeLogDirs (key 35): every log dir of this broker with the size and lag of the replicas in it."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 
 API_KEY = 35
 
 
-def handle(request, *, log_manager, replica_manager):
+def handle(request, *, log_manager, replica_manager, authorizer=None):
+    if not cluster_authorized(authorizer, request, AclOperation.DESCRIBE):
+        return {"throttle_time_ms": 0, "results": []}  # as Kafka: no error, no log dirs
     wanted = request.body["topics"]
     if wanted is None:
         selected = None

@@ -3,6 +3,8 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 
 API_KEY = 43
 
@@ -26,12 +28,20 @@ def election_error_message(code, election_type, topic, partition):
 
 
 @defer.inlineCallbacks
-def handle(request, *, controller):
+def handle(request, *, controller, authorizer=None):
     body = request.body
     requested = body["topic_partitions"]
     election_type = body.get("election_type", PREFERRED)
     partitions = None if requested is None else [(entry["topic"], index) for entry in requested
                                                  for index in entry["partition_id"]]
+    if not cluster_authorized(authorizer, request, AclOperation.ALTER):
+        denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+        topics = {}
+        for topic, index in dict.fromkeys(partitions or []):
+            topics.setdefault(topic, []).append({"partition_id": index, "error_code": denied, "error_message": None})
+        return {"throttle_time_ms": 0, "error_code": denied,
+                "replica_election_results": [{"topic": topic, "partition_result": entries}
+                                             for topic, entries in topics.items()]}
     # A broker that is not the controller answers NOT_CONTROLLER for each named partition (nothing for
     # "all partitions"), with no top-level error, like Kafka 2.5's controller.
     results = yield controller().elect_leaders(election_type, partitions)

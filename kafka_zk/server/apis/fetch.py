@@ -3,9 +3,13 @@ aborted transactions) for read_committed ones, and to the log end for followers;
 incremental fetches are answered with only the partitions that changed. From v11 a consumer may read from a
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
+from twisted.internet import defer
+
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.validation import down_convert
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.server.quota.quota_configs import sanitize
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
@@ -17,7 +21,7 @@ _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
 
 
-def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock):
+def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None):
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
@@ -35,25 +39,37 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
                                               partition_data["current_leader_epoch"],
                                               partition_data["log_start_offset"])
     context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, milliseconds(clock))
-    order = []
+    partitions = list(context.partitions())
+    order = [tp for tp, _ in partitions]
+    if is_follower:  # a follower needs ClusterAction on the cluster; otherwise nothing of it is read or recorded
+        denied_follower = not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION)
+        readable = set() if denied_follower else {tp[0] for tp in order}
+    else:  # a consumer needs Read on each topic it fetches
+        denied_follower = False
+        readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
+                                    [tp[0] for tp in order])
     fetch_infos = []
-    unknown = set()
-    for tp, data in context.partitions():
-        order.append(tp)
-        if not metadata_cache.contains_topic(tp[0]) and replica_manager.get_partition(*tp) is None:
-            unknown.add(tp)
-            continue
-        fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
+    failed = {}
+    for tp, data in partitions:
+        if tp[0] not in readable:
+            failed[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+        elif not metadata_cache.contains_topic(tp[0]) and replica_manager.get_partition(*tp) is None:
+            failed[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
+        else:
+            fetch_infos.append(data)  # a PartitionRequest reads as the replica manager's FetchInfo
     max_bytes = body["max_bytes"] if version >= 3 else _NO_LIMIT
     # Kafka's ClientMetadata: with it (v11+) a consumer's fetch is not bound to the leader.
     client_rack = (body["rack_id"] or "") if version >= _CLIENT_RACK_FROM_VERSION and not is_follower else None
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
-    tracking = _tracks_changes(context.session)  # only a follower's session does
-    if is_follower and forgotten:
-        replica_manager.unlink_followers(body["replica_id"], forgotten)
-    result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
-                                            body["replica_id"], isolation_level,
-                                            session=context if tracking else None, client_rack=client_rack)
+    tracking = not denied_follower and _tracks_changes(context.session)  # only a follower's session does
+    if denied_follower:
+        result = defer.succeed({})
+    else:
+        if is_follower and forgotten:
+            replica_manager.unlink_followers(body["replica_id"], forgotten)
+        result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
+                                                body["replica_id"], isolation_level,
+                                                session=context if tracking else None, client_rack=client_rack)
     context.fetched(milliseconds(clock))
 
     def build(results):
@@ -68,13 +84,13 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
         if throttle_ms > 0:
             error, response_session_id, answer = context.throttled()
         else:
-            merged = {tp: FetchResult(Errors.UNKNOWN_TOPIC_OR_PARTITION) if tp in unknown else results[tp]
-                      for tp in order if tp in unknown or tp in results}
+            merged = {tp: FetchResult(failed[tp]) if tp in failed else results[tp]
+                      for tp in order if tp in failed or tp in results}
             if tracking:  # a parked fetch of the session may also have read partitions that changed since
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, milliseconds(clock))
             session = context.session  # a full fetch may just have created one
-            if error == Errors.NONE and _tracks_changes(session):
+            if error == Errors.NONE and not denied_follower and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
         topics = {}
         for tp, outcome in answer.items():

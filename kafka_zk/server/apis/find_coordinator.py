@@ -7,6 +7,8 @@ from kafka_zk.controller.assignment import RackAwareMode
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized
 
 API_KEY = 10
 KEY_TYPE_GROUP = 0
@@ -53,9 +55,16 @@ def _create_internal_topic(key_type, config, metadata_cache, admin):
 
 
 @defer.inlineCallbacks
-def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cache, admin, listener_name):
+def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cache, admin, listener_name,
+           authorizer=None):
     body = request.body
     key_type = body.get("key_type", KEY_TYPE_GROUP)
+    if key_type == KEY_TYPE_GROUP and not authorized(authorizer, request, AclOperation.DESCRIBE,
+                                                     ResourceType.GROUP, body["key"]):
+        return _answer(Errors.GROUP_AUTHORIZATION_FAILED)
+    if key_type == KEY_TYPE_TRANSACTION and not authorized(authorizer, request, AclOperation.DESCRIBE,
+                                                           ResourceType.TRANSACTIONAL_ID, body["key"]):
+        return _answer(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
     if key_type == KEY_TYPE_GROUP:
         coordinator = group_coordinator
     elif key_type == KEY_TYPE_TRANSACTION:

@@ -3,6 +3,8 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import config_resource_error
 from kafka_zk.server.config.broker_loggers import alter_logger_levels
 
 API_KEY = 44
@@ -33,16 +35,20 @@ def apply_operations(current, entries):
 
 
 @defer.inlineCallbacks
-def handle(request, *, admin, broker_id):
+def handle(request, *, admin, broker_id, authorizer=None):
     resources = request.body["resources"]
     validate_only = request.body["validate_only"]
-    others = [resource for resource in resources if resource["resource_type"] != BROKER_LOGGER]
+    denied = [config_resource_error(authorizer, request, AclOperation.ALTER_CONFIGS, resource["resource_type"],
+                                    resource["resource_name"]) for resource in resources]
+    others = [resource for resource, error in zip(resources, denied)
+              if error is None and resource["resource_type"] != BROKER_LOGGER]
     changes = [(resource["resource_type"], resource["resource_name"],
                 lambda current, entries=resource["configs"]: apply_operations(current, entries))
                for resource in others]
-    outcomes = iter((yield admin.alter_configs(changes, validate_only)))
-    outcomes = [_alter_loggers(broker_id, resource, validate_only) if resource["resource_type"] == BROKER_LOGGER
-                else next(outcomes) for resource in resources]
+    altered = iter((yield admin.alter_configs(changes, validate_only)))
+    outcomes = [(error, None) if error is not None
+                else _alter_loggers(broker_id, resource, validate_only) if resource["resource_type"] == BROKER_LOGGER
+                else next(altered) for resource, error in zip(resources, denied)]
     return {"throttle_time_ms": 0, "responses": [
         {"error_code": code, "error_message": message, "resource_type": resource["resource_type"],
          "resource_name": resource["resource_name"]} for resource, (code, message) in zip(resources, outcomes)]}

@@ -3,6 +3,8 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized, cluster_authorized
 
 API_KEY = 22
 NO_PRODUCER_ID = -1
@@ -14,9 +16,14 @@ def _answer(error, producer_id=-1, producer_epoch=-1):
 
 
 @defer.inlineCallbacks
-def handle(request, *, producer_ids, txn_coordinator):
+def handle(request, *, producer_ids, txn_coordinator, authorizer=None):
     body = request.body
     transactional_id = body.get("transactional_id")
+    if transactional_id is not None:
+        if not authorized(authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id):
+            return _answer(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED)
+    elif not cluster_authorized(authorizer, request, AclOperation.IDEMPOTENT_WRITE):
+        return _answer(Errors.CLUSTER_AUTHORIZATION_FAILED)
     if transactional_id is None:
         # Idempotent producers get a fresh id whatever they had (Kafka 2.5's coordinator, KIP-360 aside).
         producer_id = yield producer_ids.next_id()

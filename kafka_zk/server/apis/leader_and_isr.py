@@ -5,6 +5,8 @@ import logging
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order, partition_states
 
 API_KEY = 4
@@ -14,10 +16,13 @@ log = logging.getLogger(__name__)
 
 @in_arrival_order
 def handle(request, *, replica_manager, broker_id, broker_epoch, prepare_topic_configs, group_coordinator,
-           txn_coordinator, clock):
+           txn_coordinator, clock, authorizer=None):
     body = request.body
-    error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     states = list(partition_states(body))
+    if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
+        error = Errors.CLUSTER_AUTHORIZATION_FAILED  # only brokers (the controller) may send it
+    else:
+        error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
         return {"error_code": error,
                 "partition_errors": [{"topic_name": topic, "partition_index": s["partition_index"],

@@ -1,12 +1,16 @@
 """LeaveGroup (key 13): members leave a group (one member before v3, a batch from v3)."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized
 
 API_KEY = 13
 
 
-def handle(request, *, group_coordinator):
+def handle(request, *, group_coordinator, authorizer=None):
     body = request.body
+    if not authorized(authorizer, request, AclOperation.READ, ResourceType.GROUP, body["group_id"]):
+        return {"throttle_time_ms": 0, "error_code": Errors.GROUP_AUTHORIZATION_FAILED, "members": []}
     if request.api_version < 3:
         leaving = [(body["member_id"], None)]
     else:

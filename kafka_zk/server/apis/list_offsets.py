@@ -2,30 +2,41 @@
 stable offset for isolation_level read_committed)."""
 
 from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized_names
 
 API_KEY = 2
 LATEST = -1
 EARLIEST = -2
 
 
-def handle(request, *, replica_manager):
+def handle(request, *, replica_manager, authorizer=None):
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
+    describable = authorized_names(authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC,
+                                   [topic_data["name"] for topic_data in body["topics"]])
     topics = []
     for topic_data in body["topics"]:
         partitions = []
         for partition_data in topic_data["partitions"]:
+            if topic_data["name"] not in describable:
+                partitions.append(_answer(partition_data["partition_index"], Errors.TOPIC_AUTHORIZATION_FAILED))
+                continue
             partitions.append(_list_offset(replica_manager, topic_data["name"], partition_data, version, is_follower,
                                            body.get("isolation_level", 0)))
         topics.append({"name": topic_data["name"], "partitions": partitions})
     return {"throttle_time_ms": 0, "topics": topics}
 
 
+def _answer(index, error=Errors.NONE):
+    return {"partition_index": index, "error_code": error, "old_style_offsets": [],
+            "timestamp": -1, "offset": -1, "leader_epoch": -1}
+
+
 def _list_offset(replica_manager, topic, data, version, is_follower, isolation_level):
     index = data["partition_index"]
-    answer = {"partition_index": index, "error_code": Errors.NONE, "old_style_offsets": [],
-              "timestamp": -1, "offset": -1, "leader_epoch": -1}
+    answer = _answer(index)
     try:
         partition = replica_manager.get_partition(topic, index)
         if partition is None:

@@ -3,12 +3,17 @@
 from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 
 API_KEY = 46
 
 
 @defer.inlineCallbacks
-def handle(request, *, controller):
+def handle(request, *, controller, authorizer=None):
+    if not cluster_authorized(authorizer, request, AclOperation.DESCRIBE):
+        denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+        return {"throttle_time_ms": 0, "error_code": denied, "error_message": denied.message, "topics": []}
     requested = request.body["topics"]
     partitions = None if requested is None else [(topic["name"], index) for topic in requested
                                                  for index in topic["partition_indexes"]]

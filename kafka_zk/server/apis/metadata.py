@@ -3,25 +3,46 @@
 from twisted.internet import defer
 
 from kafka_zk.common.topic_names import validate_topic_name, InvalidTopicName
+from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import (
+    AUTHORIZED_OPERATIONS_OMITTED, authorized_names, authorized_operations, cluster_authorized)
 
 API_KEY = 3
 
 
 @defer.inlineCallbacks
-def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id):
+def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id, authorizer=None):
     body = request.body
     version = request.api_version
     requested = body["topics"]
-    if requested is None or (version == 0 and not requested):
+    all_topics = requested is None or (version == 0 and not requested)
+    if all_topics:
         names = sorted(metadata_cache.topics())
     else:
         names = [topic["name"] for topic in requested]
-    allow_auto_create = version < 4 or body.get("allow_auto_topic_creation", True)
+    allow_auto_create = (version < 4 or body.get("allow_auto_topic_creation", True)) and \
+        config["auto.create.topics.enable"]
+    # As Kafka: topics the principal may not Describe are left out of an all-topics answer and answer
+    # TOPIC_AUTHORIZATION_FAILED when named (whether they exist is not disclosed); creating a missing topic
+    # needs Create on the cluster or on the topic.
+    describable = authorized_names(authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    creatable = None  # None: every missing topic may be created
+    if allow_auto_create and not cluster_authorized(authorizer, request, AclOperation.CREATE):
+        missing = [name for name in names if name in describable and not metadata_cache.contains_topic(name)]
+        creatable = authorized_names(authorizer, request, AclOperation.CREATE, ResourceType.TOPIC, missing)
     topics = []
-    for name in names:
+    create_denied = []
+    for name in dict.fromkeys(names):
+        if name not in describable:
+            continue
         if metadata_cache.contains_topic(name):
             topics.append(_topic_metadata(metadata_cache, name, version))
+            continue
+        if allow_auto_create and creatable is not None and name not in creatable:
+            create_denied.append(_error_topic(Errors.TOPIC_AUTHORIZATION_FAILED, name, is_internal(name)))
             continue
         error = Errors.UNKNOWN_TOPIC_OR_PARTITION
         try:
@@ -29,10 +50,23 @@ def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id)
         except InvalidTopicName:
             error = Errors.INVALID_TOPIC_EXCEPTION
         else:
-            if allow_auto_create and config["auto.create.topics.enable"]:
+            if allow_auto_create:
                 error = yield admin.auto_create_topic(name)
-        topics.append({"error_code": error, "name": name, "is_internal": False, "partitions": [],
-                       "topic_authorized_operations": -2147483648})
+        topics.append(_error_topic(error, name, False))
+    cluster_operations = AUTHORIZED_OPERATIONS_OMITTED
+    if version >= 8:
+        if body.get("include_cluster_authorized_operations"):
+            cluster_operations = 0
+            if cluster_authorized(authorizer, request, AclOperation.DESCRIBE):
+                cluster_operations = authorized_operations(authorizer, request, ResourceType.CLUSTER, CLUSTER_NAME)
+        if body.get("include_topic_authorized_operations"):
+            for topic in topics:
+                topic["topic_authorized_operations"] = authorized_operations(
+                    authorizer, request, ResourceType.TOPIC, topic["name"])
+    topics.extend(create_denied)
+    if not all_topics:
+        topics.extend(_error_topic(Errors.TOPIC_AUTHORIZATION_FAILED, name, False)
+                      for name in dict.fromkeys(names) if name not in describable)
     brokers = []
     for broker_id in metadata_cache.alive_broker_ids():
         broker = metadata_cache.brokers[broker_id]
@@ -46,8 +80,18 @@ def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id)
         "cluster_id": cluster_id(),
         "controller_id": metadata_cache.controller_id if metadata_cache.controller_id is not None else -1,
         "topics": topics,
-        "cluster_authorized_operations": -2147483648,
+        "cluster_authorized_operations": cluster_operations,
     }
+
+
+def is_internal(name):
+    """Kafka's Topic.isInternal: the two coordinator topics."""
+    return name in (OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)
+
+
+def _error_topic(error, name, internal):
+    return {"error_code": error, "name": name, "is_internal": internal, "partitions": [],
+            "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED}
 
 
 def _topic_metadata(metadata_cache, name, version):
@@ -70,4 +114,4 @@ def _topic_metadata(metadata_cache, name, version):
             "leader_epoch": info.leader_epoch, "replica_nodes": replicas, "isr_nodes": isr,
             "offline_replicas": list(info.offline_replicas)})
     return {"error_code": Errors.NONE, "name": name, "is_internal": name.startswith("__"),
-            "partitions": partitions, "topic_authorized_operations": -2147483648}
+            "partitions": partitions, "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED}

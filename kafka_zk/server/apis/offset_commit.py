@@ -5,16 +5,20 @@ from twisted.internet import defer
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.group.zk_consumer_offsets import commit_v0
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized, authorized_names
 
 API_KEY = 8
 
 
-def handle(request, *, metadata_cache, group_coordinator, zk, clock):
+def handle(request, *, metadata_cache, group_coordinator, zk, clock, authorizer=None):
     body = request.body
+    if not authorized(authorizer, request, AclOperation.READ, ResourceType.GROUP, body["group_id"]):
+        return defer.succeed(denied_response(body, Errors.GROUP_AUTHORIZATION_FAILED))
     now = milliseconds(clock)
     retention = body.get("retention_time_ms", -1)
     expire = None if retention is None or retention == -1 else now + retention
-    order, unknown, known = split_partitions(metadata_cache, body)
+    order, unknown, known = split_partitions(metadata_cache, body, readable_topics(authorizer, request, body))
     offsets = {}
     for tp, p in known:
         commit_ts = p.get("commit_timestamp", -1)
@@ -32,15 +36,31 @@ def handle(request, *, metadata_cache, group_coordinator, zk, clock):
     return result.addCallback(commit_response, unknown, order)
 
 
-def split_partitions(metadata_cache, body):
-    """An OffsetCommit or TxnOffsetCommit's partitions: (all in request order, {tp: UNKNOWN_TOPIC_OR_PARTITION}
-    for those the cluster does not have, [(tp, partition entry)] for the others)."""
+def readable_topics(authorizer, request, body):
+    """The topics of an OffsetCommit or TxnOffsetCommit the principal may Read (commit offsets of)."""
+    return authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
+                            [topic["name"] for topic in body["topics"]])
+
+
+def denied_response(body, error):
+    """Every partition of an OffsetCommit or TxnOffsetCommit answers ``error`` (the group or transactional id
+    is not authorized); nothing is committed."""
+    order = [(topic["name"], p["partition_index"]) for topic in body["topics"] for p in topic["partitions"]]
+    return commit_response({tp: error for tp in order}, {}, order)
+
+
+def split_partitions(metadata_cache, body, readable=None):
+    """An OffsetCommit or TxnOffsetCommit's partitions: (all in request order, {tp: error} for those of topics
+    not ``readable`` (TOPIC_AUTHORIZATION_FAILED; None: all are) or the cluster does not have
+    (UNKNOWN_TOPIC_OR_PARTITION), [(tp, partition entry)] for the others)."""
     order, unknown, known = [], {}, []
     for topic in body["topics"]:
         for p in topic["partitions"]:
             tp = (topic["name"], p["partition_index"])
             order.append(tp)
-            if metadata_cache.partition_info(*tp) is None:
+            if readable is not None and tp[0] not in readable:
+                unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif metadata_cache.partition_info(*tp) is None:
                 unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 known.append((tp, p))

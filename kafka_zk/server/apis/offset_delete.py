@@ -1,17 +1,25 @@
 """OffsetDelete (key 47): delete a group's offsets of partitions it no longer consumes."""
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized, authorized_names
 
 API_KEY = 47
 
 
-def handle(request, *, metadata_cache, group_coordinator):
+def handle(request, *, metadata_cache, group_coordinator, authorizer=None):
     body = request.body
+    if not authorized(authorizer, request, AclOperation.DELETE, ResourceType.GROUP, body["group_id"]):
+        return {"error_code": Errors.GROUP_AUTHORIZATION_FAILED, "throttle_time_ms": 0, "topics": []}
+    readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
+                                [topic["name"] for topic in body["topics"]])
     requested, unknown = [], {}
     for topic in body["topics"]:
         for p in topic["partitions"]:
             tp = (topic["name"], p["partition_index"])
-            if metadata_cache.partition_info(*tp) is None:
+            if topic["name"] not in readable:
+                unknown[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif metadata_cache.partition_info(*tp) is None:
                 unknown[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             else:
                 requested.append(tp)

@@ -2,17 +2,32 @@
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation, ResourceType
+from kafka_zk.server.apis.authorization import authorized, authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.server.quota.quota_configs import sanitize
 
 API_KEY = 0
 
 
-def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock):
+def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, authorizer=None):
     body = request.body
     acks = body["acks"]
+    all_records = [partition_data["records"] for topic_data in body["topics"]
+                   for partition_data in topic_data["partitions"]]
+    transactional_id = body.get("transactional_id")
+    if any(_is_transactional(records) for records in all_records):
+        # As Kafka: transactional batches need a transactional id authorized for writes; the whole request fails.
+        if transactional_id is None or not authorized(authorizer, request, AclOperation.WRITE,
+                                                      ResourceType.TRANSACTIONAL_ID, transactional_id):
+            return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
+    elif any(_is_idempotent(records) for records in all_records) and not cluster_authorized(
+            authorizer, request, AclOperation.IDEMPOTENT_WRITE):
+        return _respond_all(body, Errors.CLUSTER_AUTHORIZATION_FAILED) if acks != 0 else None
+    writable = authorized_names(authorizer, request, AclOperation.WRITE, ResourceType.TOPIC,
+                                [topic_data["name"] for topic_data in body["topics"]])
     if acks not in (0, 1, -1):
-        return _respond_all(body, Errors.INVALID_REQUIRED_ACKS) if acks != 0 else None
+        return _respond_all(body, Errors.INVALID_REQUIRED_ACKS, writable) if acks != 0 else None
     entries = {}
     early = {}
     for topic_data in body["topics"]:
@@ -20,7 +35,9 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock):
         for partition_data in topic_data["partitions"]:
             tp = (topic, partition_data["partition_index"])
             records = partition_data["records"]
-            if not metadata_cache.contains_topic(topic) and replica_manager.get_partition(*tp) is None:
+            if topic not in writable:
+                early[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
+            elif not metadata_cache.contains_topic(topic) and replica_manager.get_partition(*tp) is None:
                 early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
             elif records is None or len(records) == 0:
                 early[tp] = Errors.CORRUPT_MESSAGE
@@ -28,9 +45,6 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock):
                 early[tp] = Errors.UNSUPPORTED_COMPRESSION_TYPE
             else:
                 entries[tp] = records
-    if body.get("transactional_id") is None and any(_is_transactional(records) for records in entries.values()):
-        # As Kafka: transactional batches need a transactional id (authorized for writes); the whole request fails.
-        return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
     result = replica_manager.append_records(body["timeout_ms"], acks, entries)
     if acks == 0:
         return None
@@ -54,9 +68,16 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock):
     return result.addCallback(build)
 
 
-def _respond_all(body, code):
+def _respond_all(body, code, authorized_topics=None):
+    """Every partition answers ``code``; those of topics outside ``authorized_topics`` (when given)
+    TOPIC_AUTHORIZATION_FAILED."""
+    def error_of(topic):
+        if authorized_topics is None or topic in authorized_topics:
+            return code
+        return Errors.TOPIC_AUTHORIZATION_FAILED
     return {"responses": [{"name": topic["name"],
-                           "partitions": [{"partition_index": p["partition_index"], "error_code": code,
+                           "partitions": [{"partition_index": p["partition_index"],
+                                           "error_code": error_of(topic["name"]),
                                            "base_offset": -1, "log_append_time_ms": -1,
                                            "log_start_offset": -1}
                                           for p in topic["partitions"]]}
@@ -65,8 +86,14 @@ def _respond_all(body, code):
 
 
 def _is_transactional(records):
-    """The transactional bit of a v2 batch's attributes (offset 22, bit 4)."""
-    return len(records) > 22 and records[16] == 2 and bool(records[22] & 0x10)
+    """The transactional bit of a v2 batch's attributes (offset 22, bit 4); as Kafka, the first batch decides."""
+    return records is not None and len(records) > 22 and records[16] == 2 and bool(records[22] & 0x10)
+
+
+def _is_idempotent(records):
+    """A v2 first batch with a producer id (the int64 at offset 43 is not -1): Kafka's hasIdempotentRecords."""
+    return (records is not None and len(records) >= 51 and records[16] == 2
+            and int.from_bytes(bytes(records[43:51]), "big", signed=True) >= 0)
 
 
 def _is_zstd(records):

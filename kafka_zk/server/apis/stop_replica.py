@@ -3,17 +3,23 @@
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order
 
 API_KEY = 5
 
 
 @in_arrival_order
-def handle(request, *, replica_manager, broker_epoch, group_coordinator, txn_coordinator):
+def handle(request, *, replica_manager, broker_epoch, group_coordinator, txn_coordinator, authorizer=None):
     body = request.body
     partitions = [(p["topic_name"], p["partition_index"]) for p in body.get("ungrouped_partitions") or []]
     for topic in body.get("topics") or []:
         partitions.extend((topic["name"], index) for index in topic["partition_indexes"])
+    if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
+        denied = Errors.CLUSTER_AUTHORIZATION_FAILED
+        return {"error_code": denied, "partition_errors": [
+            {"topic_name": topic, "partition_index": index, "error_code": denied} for topic, index in partitions]}
     error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
         return {"error_code": error, "partition_errors": []}

@@ -3,6 +3,8 @@
 import logging
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.authorizer import AclOperation
+from kafka_zk.server.apis.authorization import cluster_authorized
 from kafka_zk.server.apis.control_requests import fencing_error, in_arrival_order, partition_states
 from kafka_zk.server.metadata_cache import BrokerEndpoints, PartitionInfo
 
@@ -13,8 +15,10 @@ log = logging.getLogger(__name__)
 
 @in_arrival_order
 def handle(request, *, replica_manager, metadata_cache, group_coordinator, on_metadata_updated, broker_id,
-           broker_epoch, clock):
+           broker_epoch, clock, authorizer=None):
     body = request.body
+    if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
+        return {"error_code": Errors.CLUSTER_AUTHORIZATION_FAILED}
     error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
         return {"error_code": error}
