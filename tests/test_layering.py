@@ -29,6 +29,9 @@ PURE_MODULES = {
     "kafka_zk.coordinator.transaction.decisions", "kafka_zk.coordinator.transaction.records",
     "kafka_zk.coordinator.transaction.state",
     "kafka_zk.security.authorizer", "kafka_zk.security.jaas", "kafka_zk.security.principal",
+    "kafka_zk.security.sasl_errors", "kafka_zk.security.scram", "kafka_zk.security.plain",
+    "kafka_zk.security.oauthbearer", "kafka_zk.security.sasl_server", "kafka_zk.security.sasl_client",
+    "kafka_zk.security.sasl_config", "kafka_zk.security.credential_cache",
 }
 
 

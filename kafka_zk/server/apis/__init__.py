@@ -22,6 +22,7 @@ from kafka_zk.server.apis import (
     offset_fetch, sync_group)
 from kafka_zk.server.apis import (
     add_offsets_to_txn, add_partitions_to_txn, end_txn, txn_offset_commit, write_txn_markers)
+from kafka_zk.server.apis import sasl_authenticate, sasl_handshake
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
                    controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
@@ -32,6 +33,7 @@ HANDLER_MODULES += [delete_records, describe_log_dirs, alter_replica_log_dirs]
 HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_group, sync_group, describe_groups,
                     list_groups, delete_groups, offset_delete]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
+HANDLER_MODULES += [sasl_handshake, sasl_authenticate]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)
 
