@@ -116,7 +116,11 @@ class SaslServerAuthenticator:
             if self.state not in (INITIAL, HANDSHAKE_OR_VERSIONS):
                 return _close("Unexpected ApiVersions request received during SASL authentication state %s"
                               % self.state)
-            self.state = HANDSHAKE
+            spec = api_keys.API_SPECS[API_VERSIONS_KEY]
+            if spec.min_version <= header.api_version <= spec.max_version:
+                self.state = HANDSHAKE
+            else:  # answered UNSUPPORTED_VERSION; the client may ask again with a version we serve
+                self.state = HANDSHAKE_OR_VERSIONS
             return SaslStep(dispatch=True)
         spec = api_keys.API_SPECS[SASL_HANDSHAKE_KEY]
         if not spec.min_version <= header.api_version <= spec.max_version:

@@ -185,7 +185,9 @@ class ScramServer:
         match = _CLIENT_FINAL.fullmatch(message)
         if match is None:
             raise SaslFailure("Invalid SCRAM client final message format: %s" % message)
-        if match.group("nonce") != self._nonce:
+        # Kafka 2.5 did not check the nonce at all (CVE-2024-56128); Kafka 3.8.1's check is "ends with", which
+        # refuses a replayed final message yet accepts librdkafka < 2.6.1, which repeats the client nonce.
+        if not match.group("nonce").endswith(self._nonce):
             raise SaslFailure("Invalid client nonce in the final client message.")
         mechanism, credential = self.mechanism, self._credential
         auth_message = ("%s,%s,%s" % (self._client_first_bare, self._server_first,
