@@ -311,3 +311,35 @@ def server_first_token(response_frame):
     position += 2 + max(message_length, 0)
     length = struct.unpack(">i", response_frame[position:position + 4])[0]
     return response_frame[position + 4:position + 4 + length]
+
+
+def test_mutants_of_the_sasl_exchange_leave_the_brokers_healthy(sasl_cluster):
+    """Mutation fuzzing of SaslHandshake and SaslAuthenticate (and of raw v0 tokens) before authentication: every
+    connection is answered or closed, and no broker logs an unhandled error."""
+    import random
+    import re
+    from tests.protocol_mutants import Targets, mutant_requests
+    unhandled = re.compile(r"Traceback|error handling|Unhandled error")
+    before = {broker.broker_id: len(unhandled.findall(broker.log_file.read_text(errors="replace")))
+              for broker in sasl_cluster.brokers}
+    rng = random.Random(20261126)
+    targets = Targets(["fuzz"])
+    handshakes = {0: frame(encode_request(17, 0, 1, "x", {"mechanism": "PLAIN"})),
+                  1: frame(encode_request(17, 1, 1, "x", {"mechanism": "SCRAM-SHA-256"}))}
+    cases = [(None, payload) for version in (0, 1) for payload, _ in mutant_requests(rng, 17, version, targets, 10)]
+    cases += [(handshakes[1], payload) for version in (0, 1, 2)
+              for payload, _ in mutant_requests(rng, 36, version, targets, 10)]
+    cases += [(handshakes[0], bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 64)))) for _ in range(10)]
+    for prefix, payload in cases:
+        sock = raw_socket(rng.choice(sasl_cluster.brokers))
+        sock.settimeout(5)
+        try:
+            sock.sendall((prefix or b"") + frame(payload))
+            sock.recv(65536)  # an answer or the close; either is fine
+        except (ConnectionResetError, socket.timeout):
+            pass
+        finally:
+            sock.close()
+    assert healthy(sasl_cluster)
+    for broker in sasl_cluster.brokers:
+        assert len(unhandled.findall(broker.log_file.read_text(errors="replace"))) == before[broker.broker_id]
