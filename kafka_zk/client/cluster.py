@@ -49,7 +49,10 @@ class ClusterClient:
     """
 
     def __init__(self, bootstrap_servers, client_id="kafka-zk-client", timeout=30.0, retries=10,
-                 retry_backoff_ms=100, sleep=time.sleep, connection_factory=BrokerConnection):
+                 retry_backoff_ms=100, sleep=time.sleep, connection_factory=BrokerConnection, properties=None):
+        """``properties``: Kafka client security properties (security.protocol, sasl.*, ...) every connection
+        uses."""
+        self.properties = dict(properties or {})
         self.bootstrap = parse_bootstrap_servers(bootstrap_servers)
         self.client_id = client_id
         self.timeout = timeout
@@ -67,6 +70,8 @@ class ClusterClient:
     # -- connections -------------------------------------------------------------------------
 
     def _new_connection(self, host, port):
+        if self.properties:
+            return self._connection_factory(host, port, self.client_id, self.timeout, properties=self.properties)
         return self._connection_factory(host, port, self.client_id, self.timeout)
 
     def connection(self, node_id):

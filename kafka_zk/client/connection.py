@@ -2,12 +2,14 @@
 
 import socket
 import struct
+import time
 
 from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exported for callers)
-    KafkaClientError, KafkaConnectionError, UnsupportedVersionError, raise_for_error)
+    KafkaClientError, KafkaConnectionError, SaslAuthenticationError, UnsupportedVersionError, raise_for_error)
 from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.protocol.primitives import ProtocolDecodeError
+from kafka_zk.security.sasl_client import SaslClientError, client_sasl, exchange
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
@@ -21,7 +23,17 @@ class BrokerConnection:
     connection and raises KafkaConnectionError; the next request reconnects.
     """
 
-    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0):
+    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, properties=None,
+                 wall_clock=time.time):
+        """``properties``: Kafka client security properties; with security.protocol SASL_PLAINTEXT or SASL_SSL
+        every new socket logs in (sasl.mechanism, sasl.jaas.config) after ApiVersions. ``wall_clock()``: seconds,
+        for the issue and expiry times of unsecured OAUTHBEARER tokens."""
+        self.properties = dict(properties or {})
+        try:
+            self._sasl = client_sasl(self.properties)
+        except SaslClientError as error:
+            raise KafkaClientError(str(error)) from None
+        self._wall_clock = wall_clock
         self.host = host
         self.port = int(port)
         self.client_id = client_id
@@ -51,6 +63,23 @@ class BrokerConnection:
             raise_for_error(response["error_code"], context="ApiVersions from %s:%d" % (self.host, self.port))
             self._broker_versions = {entry["api_key"]: (entry["min_version"], entry["max_version"])
                                      for entry in response["api_keys"]}
+        if self._sasl is not None:
+            self._authenticate()
+
+    def _authenticate(self):
+        """The SASL login of a fresh socket; a failed login closes it and raises SaslAuthenticationError."""
+        steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000))
+        request = next(steps)
+        while True:
+            api_key, version, body = request
+            response = self._round_trip(api_key, version, body, None)
+            try:
+                request = steps.send(response)
+            except StopIteration:
+                return
+            except SaslClientError as error:
+                self.close()
+                raise SaslAuthenticationError("%s: %s" % (self._who(), error)) from None
 
     def close(self):
         sock, self._sock = self._sock, None

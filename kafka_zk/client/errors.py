@@ -11,6 +11,10 @@ class KafkaConnectionError(KafkaClientError):
     """The broker could not be reached, closed the connection, or did not answer in time."""
 
 
+class SaslAuthenticationError(KafkaClientError):
+    """The broker refused the SASL login (Kafka's SaslAuthenticationException), or it could not be attempted."""
+
+
 class UnsupportedVersionError(KafkaClientError):
     """The broker and this client share no version of an API."""
 

@@ -14,10 +14,11 @@ class BrokerChannel:
     """Sends queued requests to one broker in order, pipelined on one connection (the broker applies control
     requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
-    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0):
+    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0,
+                 authenticate=None):
         self.reactor = reactor
         self.broker_id = broker_id
-        self.connection = BrokerConnection(reactor, host, port, client_id)
+        self.connection = BrokerConnection(reactor, host, port, client_id, authenticate=authenticate)
         self.queue = deque()  # unanswered (api_key, version, body, callback), oldest first
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -99,7 +100,9 @@ class BrokerChannel:
 
 
 class ControllerChannelManager:
-    def __init__(self, reactor, controller_id, listener_name):
+    def __init__(self, reactor, controller_id, listener_name, authenticate=None):
+        """``authenticate``: the inter-broker login hook of net.broker_client.BrokerConnection (SASL), or None."""
+        self.authenticate = authenticate
         self.reactor = reactor
         self.client_id = "controller-%d" % controller_id
         self.listener_name = listener_name
@@ -107,7 +110,8 @@ class ControllerChannelManager:
 
     def add_broker(self, broker_id, host, port):
         self.remove_broker(broker_id)
-        self.channels[broker_id] = BrokerChannel(self.reactor, broker_id, host, port, self.client_id)
+        self.channels[broker_id] = BrokerChannel(self.reactor, broker_id, host, port, self.client_id,
+                                               authenticate=self.authenticate)
 
     def remove_broker(self, broker_id):
         channel = self.channels.pop(broker_id, None)

@@ -32,7 +32,8 @@ class KafkaController:
     """Every kazoo watch only posts to the reactor, which queues an event; events run one at a time.
     ``dynamic_config`` (optional) gives the broker's current defaults; without it the static config does."""
 
-    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None):
+    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, authenticate=None):
+        self.authenticate = authenticate  # the inter-broker login of the controller's channels (SASL), or None
         self.broker_id = broker_id
         self.config = config
         self.zk = zk
@@ -118,7 +119,8 @@ class KafkaController:
         context.epoch = epoch
         context.epoch_zk_version = epoch_zk_version
         self.active = True
-        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name))
+        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name,
+                                                    self.authenticate))
         if not self._watches_registered:
             zk = self.zk
             yield zk.watch_children(BROKER_IDS_PATH, zk.on_reactor(self._on_brokers_changed))

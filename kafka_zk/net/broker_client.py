@@ -66,7 +66,10 @@ class KafkaClientProtocol(FramedProtocol):
 class BrokerConnection(protocol.ClientFactory):
     """One lazily opened connection to a broker; connect() returns a Deferred of the protocol."""
 
-    def __init__(self, reactor, host, port, client_id, connect_timeout=10):
+    def __init__(self, reactor, host, port, client_id, connect_timeout=10, authenticate=None):
+        """``authenticate(protocol)``: a Deferred that fires once the new connection has logged in (SASL listeners,
+        see security.inter_broker), before it carries requests; None where the listener needs no login."""
+        self.authenticate = authenticate
         self.reactor = reactor
         self.host = host
         self.port = port
@@ -95,6 +98,23 @@ class BrokerConnection(protocol.ClientFactory):
         return self.connect().addCallback(lambda proto: proto.request(api_key, version, body))
 
     def connected(self, proto):
+        if self.authenticate is not None:
+            self.authenticate(proto).addCallbacks(lambda _: self._ready(proto), self._login_failed,
+                                                  errbackArgs=(proto,))
+            return
+        self._ready(proto)
+
+    def _login_failed(self, failure, proto):
+        log.warning("cannot log in to broker %s:%d: %s", self.host, self.port, failure.getErrorMessage())
+        if proto.transport is not None:
+            proto.transport.abortConnection()
+        self._connecting = False
+        waiting, self._waiting = self._waiting, []
+        for waiter in waiting:
+            waiter.errback(ConnectionClosed("cannot log in to %s:%d: %s"
+                                            % (self.host, self.port, failure.getErrorMessage())))
+
+    def _ready(self, proto):
         self._connecting = False
         self.protocol_instance = proto
         waiting, self._waiting = self._waiting, []

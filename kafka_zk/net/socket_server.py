@@ -14,6 +14,7 @@ from kafka_zk.protocol.headers import decode_request_header, encode_response_chu
 log = logging.getLogger(__name__)
 
 API_VERSIONS_KEY = 18
+SASL_HANDSHAKE_KEY = 17
 
 
 class Request:
@@ -51,11 +52,17 @@ class KafkaServerProtocol(FramedProtocol):
     def __init__(self, dispatcher, clock, max_frame_size, listener=None):
         self.dispatcher = dispatcher
         self.clock = clock
-        self.max_frame_size = max_frame_size
+        self.max_frame_size = self.listener_max_frame_size = max_frame_size
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
         self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
+        # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
+        factory = self.listener.authenticator_factory
+        self.authenticator = factory() if factory is not None else None
+        self._failing_authentication = False
+        if self.authenticator is not None:
+            self.max_frame_size = min(max_frame_size, self.authenticator.max_receive_size)
 
     def connectionMade(self):
         super().connectionMade()
@@ -63,6 +70,8 @@ class KafkaServerProtocol(FramedProtocol):
         self.client_host = getattr(peer, "host", "")
 
     def frame_received(self, frame):
+        if self.authenticator is not None and self._authentication_frame(frame):
+            return
         try:
             header, body_offset = decode_request_header(frame)
         except Exception as error:  # a header that does not parse: Kafka closes the connection
@@ -109,6 +118,49 @@ class KafkaServerProtocol(FramedProtocol):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
         else:
             self._completed(result, entry)
+
+    def _authentication_frame(self, frame):
+        """True when the authenticator took the frame (or the connection is closing); False when the frame goes
+        the normal request path: ApiVersions before authentication, and requests of an authenticated session."""
+        if self._failing_authentication:
+            return True
+        authenticator = self.authenticator
+        now_ms = milliseconds(self.clock)
+        if authenticator.complete:
+            is_handshake = len(frame) >= 2 and int.from_bytes(frame[:2], "big") == SASL_HANDSHAKE_KEY
+            if not (is_handshake and authenticator.begin_reauthentication(now_ms)):
+                if not authenticator.session_expired(now_ms):
+                    return False
+                log.info("closing connection from %s: its SASL session has expired", self.client_host)
+                self.transport.abortConnection()
+                return True
+        step = authenticator.receive(frame, now_ms)
+        if step.close:
+            log.info("closing connection from %s during SASL authentication: %s", self.client_host, step.reason)
+            self.transport.abortConnection()
+        elif step.failed:
+            log.info("failed authentication from %s: %s", self.client_host, step.reason)
+            self._failing_authentication = True
+            self.transport.pauseProducing()
+            self.clock.callLater(authenticator.settings.failed_authentication_delay_ms / 1000.0,
+                                 self._close_after_failed_authentication, step.response)
+        elif step.dispatch:
+            return False
+        else:
+            if step.principal is not None:
+                self.principal = step.principal
+                self._principal_known = True
+                self.max_frame_size = self.listener_max_frame_size
+            if step.response is not None:
+                self._enqueue_ready(None, step.response)
+        return True
+
+    def _close_after_failed_authentication(self, response):
+        if self.transport is None or not self.connected:
+            return
+        if response is not None:
+            self._enqueue_ready(None, response)
+        self.transport.loseConnection()
 
     def _enqueue_ready(self, header, payload):
         self._pending.append([payload, header, True])
@@ -172,10 +224,14 @@ class Listener:
     """What a connection knows of the listener it came in on: its name, its security protocol, and how to find a
     connection's principal (``principal_builder(transport)``)."""
 
-    def __init__(self, name="PLAINTEXT", security_protocol="PLAINTEXT", principal_builder=_no_principal):
+    def __init__(self, name="PLAINTEXT", security_protocol="PLAINTEXT", principal_builder=_no_principal,
+                 authenticator_factory=None):
+        """``authenticator_factory()``: a new SASL authenticator for each connection of a SASL listener (see
+        security.sasl_server), None elsewhere."""
         self.name = name
         self.security_protocol = security_protocol
         self.principal_builder = principal_builder
+        self.authenticator_factory = authenticator_factory
 
 
 class KafkaServerFactory(protocol.ServerFactory):

@@ -40,6 +40,7 @@ from kafka_zk.server.replication.replica_alter_log_dirs import ReplicaAlterLogDi
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replication.replica_manager import ReplicaManager
 from kafka_zk.server.replication.replica_selector import selector_for
+from kafka_zk.server.sasl_setup import BrokerSaslSetup, ScramCredentialConfigs
 from kafka_zk.server.services import Lifecycle, ListeningPort, PeriodicTask, PhaseTimer
 from kafka_zk.zk.client import KafkaZkClient
 from kafka_zk.zk.reactor_client import ReactorZkClient
@@ -79,6 +80,8 @@ class KafkaServer(service.MultiService):
         self.cluster_id = None
         self.listener_name = config.listeners[0].listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
+        self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, inter-broker login
+        self.inter_broker_authenticate = self.sasl.inter_broker_authenticate
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
@@ -166,6 +169,8 @@ class KafkaServer(service.MultiService):
                                          lambda _values: self.topic_configs.reconfigure_logs(self.log_manager))
         self.client_quota_configs = ClientQuotaConfigs(self.zk, [self.produce_quotas, self.fetch_quotas])
         yield self.client_quota_configs.load()
+        self.scram_credentials = ScramCredentialConfigs(self.zk, self.sasl.credentials)
+        yield self.scram_credentials.load()
 
     def _start_replicas(self):
         """The replica manager with its fetchers and log-dir mover, and the log cleaner."""
@@ -182,7 +187,7 @@ class KafkaServer(service.MultiService):
             replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
                 config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed),
+                fetchable_changed, authenticate=self.inter_broker_authenticate),
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
                 reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
                 bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]))
@@ -202,7 +207,8 @@ class KafkaServer(service.MultiService):
         txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor)
         self.txn_coordinator = TransactionCoordinator(
             txn_state, TransactionMarkerChannel(self.reactor, self.broker_id, self.metadata_cache, self.listener_name,
-                                                txn_state, config["request.timeout.ms"]),
+                                                txn_state, config["request.timeout.ms"],
+                                                authenticate=self.inter_broker_authenticate),
             self.producer_ids, self.reactor)
         self.addService(Lifecycle("transaction coordinator", stop=self.txn_coordinator.shutdown))
         self.group_coordinator = GroupCoordinator(
@@ -241,7 +247,8 @@ class KafkaServer(service.MultiService):
         endpoint = self.config.listeners[0]
         self.listener = ListeningPort("listener", self.reactor, endpoint.port,
                                       KafkaServerFactory(self.request_dispatcher(), self.reactor,
-                                                         self.config["socket.request.max.bytes"]),
+                                                         self.config["socket.request.max.bytes"],
+                                                         self.sasl.listener(endpoint)),
                                       endpoint.host or "0.0.0.0")
         self.addService(self.listener)
         self.bound_port = self.listener.bound_port
@@ -249,11 +256,11 @@ class KafkaServer(service.MultiService):
     @defer.inlineCallbacks
     def _start_controller(self):
         self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, self.listener_name,
-                                          self.dynamic_config)
+                                          self.dynamic_config, authenticate=self.inter_broker_authenticate)
         self.addService(Lifecycle("controller", stop=self.controller.shutdown))
         if self.config["controlled.shutdown.enable"]:
             self.addService(ControlledShutdown(self.config, self.reactor, self.metadata_cache, self.broker_id,
-                                               lambda: self.broker_epoch))
+                                               lambda: self.broker_epoch, self.inter_broker_authenticate))
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
 
@@ -261,9 +268,15 @@ class KafkaServer(service.MultiService):
     def _follow_changes(self):
         """/config/changes, and the ZooKeeper session (re-registering after it expired)."""
         yield ConfigChangeListener(self.zk, self.reactor, self.broker_id, self.apply_topic_overrides,
-                                   self.reload_broker_configs, self.client_quota_configs.reload).start()
+                                   self.reload_broker_configs, self._reload_user_and_client_configs).start()
         self._session_lost = False
         self.zk.add_session_listener(self._on_session_state)
+
+    @defer.inlineCallbacks
+    def _reload_user_and_client_configs(self, entity_paths):
+        """Quotas and SCRAM credentials live side by side under /config/users."""
+        yield self.client_quota_configs.reload(entity_paths)
+        yield self.scram_credentials.reload(entity_paths)
 
     def _schedule_periodic_tasks(self):
         config, log_manager, replicas = self.config, self.log_manager, self.replica_manager

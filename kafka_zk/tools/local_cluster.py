@@ -43,6 +43,7 @@ class BrokerProcess:
         self.host = host
         self.zk_connect = zk_connect
         self.overrides = dict(overrides or {})
+        self.client_properties = {}  # what a client needs to talk to this broker (security.protocol, sasl.*, ...)
         self._process = None
 
     @property
@@ -77,7 +78,9 @@ class BrokerProcess:
             "group.initial.rebalance.delay.ms": "0",
         }
         # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
-        props.update({key: str(value).replace("{folder}", str(self.folder)) for key, value in self.overrides.items()})
+        # "{port}": this broker's port (e.g. listeners=SASL_PLAINTEXT://127.0.0.1:{port}).
+        props.update({key: str(value).replace("{folder}", str(self.folder)).replace("{port}", str(self.port))
+                      for key, value in self.overrides.items()})
         return props
 
     def written_properties(self):
@@ -151,7 +154,7 @@ class BrokerProcess:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                connection = BrokerConnection(self.host, self.port, timeout=5)
+                connection = BrokerConnection(self.host, self.port, timeout=5, properties=self.client_properties)
                 try:
                     response = connection.request(METADATA_API_KEY, {"topics": []}, version=1)
                 finally:
@@ -211,7 +214,7 @@ def thinly_replicated_internal_topics(broker):
     """{internal topic: replicas} for each internal topic that this broker's metadata shows with fewer replicas
     than its config asks for: created before the setting, e.g. by an older cluster in the same data dir."""
     try:
-        connection = BrokerConnection(broker.host, broker.port, timeout=5)
+        connection = BrokerConnection(broker.host, broker.port, timeout=5, properties=broker.client_properties)
         try:
             response = connection.request(METADATA_API_KEY, {"topics": None}, version=1)
         finally:

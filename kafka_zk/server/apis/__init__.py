@@ -25,6 +25,7 @@ from kafka_zk.server.apis import (
     add_offsets_to_txn, add_partitions_to_txn, end_txn, txn_offset_commit, write_txn_markers)
 from kafka_zk.server.apis import (
     create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
+from kafka_zk.server.apis import sasl_authenticate, sasl_handshake
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
                    controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
@@ -38,6 +39,7 @@ HANDLER_MODULES += [describe_acls, create_acls, delete_acls]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
 HANDLER_MODULES += [create_delegation_token, renew_delegation_token, expire_delegation_token,
                     describe_delegation_token]
+HANDLER_MODULES += [sasl_handshake, sasl_authenticate]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)
 

@@ -166,6 +166,14 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("delegation.token.expiry.check.interval.ms", "long", 3600000, _at_least(1)),
 ]]
 
+BROKER_CONFIGS += [ConfigKey(*entry) for entry in [  # SASL; security.sasl_config reads listener.name.<l>.* overrides
+    ("sasl.enabled.mechanisms", "list", ["GSSAPI"], None),
+    ("sasl.mechanism.inter.broker.protocol", "string", "GSSAPI", None),
+    ("sasl.jaas.config", "string", None, None),
+    ("connections.max.reauth.ms", "long", 0, None),
+    ("connection.failed.authentication.delay.ms", "int", 100, _at_least(0)),
+]]
+
 _BY_NAME = {key.name: key for key in BROKER_CONFIGS}
 
 

@@ -86,7 +86,8 @@ class ReplicaFetcher:
         self.leader_id = leader_id
         self.endpoint = (host, port)
         self.connection = BrokerConnection(self.reactor, host, port,
-                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
+                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id),
+                                           authenticate=getattr(manager, "authenticate", None))
         self.partitions = {}
         self.truncating = set()  # (topic, partition)s still to truncate before they fetch
         self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
@@ -373,7 +374,8 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None):
+    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
+                 authenticate=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
         consumers reading from this follower (KIP-392) may be waiting for."""
@@ -383,6 +385,7 @@ class ReplicaFetcherManager:
         self.failures = failures
         self.quota = quota
         self.fetchable_changed = fetchable_changed
+        self.authenticate = authenticate  # the inter-broker login hook (SASL), or None
         self.fetchers = {}
 
     def add_partitions(self, leader_id, endpoint, partitions):
