@@ -29,6 +29,7 @@ PURE_MODULES = {
     "kafka_zk.coordinator.transaction.decisions", "kafka_zk.coordinator.transaction.records",
     "kafka_zk.coordinator.transaction.state",
     "kafka_zk.security.authorizer", "kafka_zk.security.principal",
+    "kafka_zk.security.ssl_config", "kafka_zk.security.ssl_context", "kafka_zk.security.ssl_principal",
 }
 
 
