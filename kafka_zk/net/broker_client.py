@@ -66,8 +66,11 @@ class KafkaClientProtocol(FramedProtocol):
 class BrokerConnection(protocol.ClientFactory):
     """One lazily opened connection to a broker; connect() returns a Deferred of the protocol."""
 
-    def __init__(self, reactor, host, port, client_id, connect_timeout=10):
+    def __init__(self, reactor, host, port, client_id, connect_timeout=10, tls=None):
+        """``tls``: for a listener whose security protocol is SSL or SASL_SSL, what gives the TLS connection
+        creator of a host (``tls.creator(host)``, a security.tls_transport.ClientTls); None for plain TCP."""
         self.reactor = reactor
+        self.tls = tls
         self.host = host
         self.port = port
         self.client_id = client_id
@@ -88,7 +91,11 @@ class BrokerConnection(protocol.ClientFactory):
         self._waiting.append(waiter)
         if not self._connecting:
             self._connecting = True
-            self.reactor.connectTCP(self.host, self.port, self, timeout=self.connect_timeout)
+            if self.tls is not None:
+                self.reactor.connectSSL(self.host, self.port, self, self.tls.creator(self.host),
+                                        timeout=self.connect_timeout)
+            else:
+                self.reactor.connectTCP(self.host, self.port, self, timeout=self.connect_timeout)
         return waiter
 
     def request(self, api_key, version, body):

@@ -17,8 +17,10 @@ class ControlledShutdown(service.Service):
     """Nothing to do while the broker runs; stopping it asks the active controller (Kafka's controlled shutdown),
     up to controlled.shutdown.max.retries times, and goes on with an unclean shutdown when every attempt failed."""
 
-    def __init__(self, config, reactor, metadata_cache, broker_id, broker_epoch):
-        """``broker_epoch()``: this broker's registration epoch now (a new ZooKeeper session moves it)."""
+    def __init__(self, config, reactor, metadata_cache, broker_id, broker_epoch, tls=None):
+        """``broker_epoch()``: this broker's registration epoch now (a new ZooKeeper session moves it); ``tls``:
+        the TLS client side of the inter-broker listener (None on a plaintext one)."""
+        self.tls = tls
         self.setName("controlled shutdown")
         self.config = config
         self.reactor = reactor
@@ -39,7 +41,7 @@ class ControlledShutdown(service.Service):
                 if controller_id is not None else None
             if endpoint is not None:
                 connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1],
-                                              "controlled-shutdown-%d" % self.broker_id)
+                                              "controlled-shutdown-%d" % self.broker_id, tls=self.tls)
                 try:
                     response = yield connection.request(*CONTROLLED_SHUTDOWN, {
                         "broker_id": self.broker_id, "broker_epoch": self.broker_epoch()}).addTimeout(

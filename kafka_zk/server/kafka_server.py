@@ -17,7 +17,6 @@ from kafka_zk.coordinator.transaction.transaction_marker_channel import Transact
 from kafka_zk.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.log_manager import LogManager
-from kafka_zk.net.socket_server import KafkaServerFactory
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
 from kafka_zk.server.config.config_changes import ConfigChangeListener
@@ -25,6 +24,7 @@ from kafka_zk.server.config.dynamic_broker_config import DYNAMIC_LOG_CONFIGS, Dy
 from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.config.topic_config_cache import TopicConfigCache
 from kafka_zk.server.controlled_shutdown import ControlledShutdown
+from kafka_zk.server.listeners import BrokerListeners, client_tls
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
@@ -38,7 +38,7 @@ from kafka_zk.server.replication.replica_alter_log_dirs import ReplicaAlterLogDi
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replication.replica_manager import ReplicaManager
 from kafka_zk.server.replication.replica_selector import selector_for
-from kafka_zk.server.services import Lifecycle, ListeningPort, PeriodicTask, PhaseTimer
+from kafka_zk.server.services import Lifecycle, PeriodicTask, PhaseTimer
 from kafka_zk.zk.client import KafkaZkClient
 from kafka_zk.zk.reactor_client import ReactorZkClient
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint
@@ -75,7 +75,7 @@ class KafkaServer(service.MultiService):
         self.broker_id = config.broker_id
         self.broker_epoch = -1
         self.cluster_id = None
-        self.listener_name = config.listeners[0].listener_name
+        self.inter_broker_listener_name = config.inter_broker_listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
@@ -118,6 +118,7 @@ class KafkaServer(service.MultiService):
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
+        self.listeners.follow_dynamic_configs()
         yield self._start_controller()
         yield self._follow_changes()
         self._schedule_periodic_tasks()
@@ -178,7 +179,7 @@ class KafkaServer(service.MultiService):
             replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
                 config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed),
+                fetchable_changed, tls=self._inter_broker_tls()),
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
                 reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
                 bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]))
@@ -197,8 +198,9 @@ class KafkaServer(service.MultiService):
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
         txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor)
         self.txn_coordinator = TransactionCoordinator(
-            txn_state, TransactionMarkerChannel(self.reactor, self.broker_id, self.metadata_cache, self.listener_name,
-                                                txn_state, config["request.timeout.ms"]),
+            txn_state, TransactionMarkerChannel(
+                self.reactor, self.broker_id, self.metadata_cache, self.inter_broker_listener_name, txn_state,
+                config["request.timeout.ms"], tls=self._inter_broker_tls()),
             self.producer_ids, self.reactor)
         self.addService(Lifecycle("transaction coordinator", stop=self.txn_coordinator.shutdown))
         self.group_coordinator = GroupCoordinator(
@@ -214,22 +216,27 @@ class KafkaServer(service.MultiService):
             lambda log_dir: self.reactor.callFromThread(failure_handler.on_log_dir_offline, log_dir))
 
     def _listen(self):
-        endpoint = self.config.listeners[0]
-        self.listener = ListeningPort("listener", self.reactor, endpoint.port,
-                                      KafkaServerFactory(self.request_dispatcher(), self.reactor,
-                                                         self.config["socket.request.max.bytes"]),
-                                      endpoint.host or "0.0.0.0")
-        self.addService(self.listener)
-        self.bound_port = self.listener.bound_port
+        """A port for every listener; bound_port is the first listener's."""
+        self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.request_dispatcher(),
+                                         self.config["socket.request.max.bytes"])
+        for port in self.listeners.ports.values():
+            self.addService(port)
+        self.bound_port = self.listeners.bound_port(self.config.listeners[0].listener_name)
+
+    def _inter_broker_tls(self):
+        """The TLS client side of the inter-broker listener (None when it is plaintext)."""
+        return client_tls(self.config, self.dynamic_config, self.config.inter_broker_listener_name)
 
     @defer.inlineCallbacks
     def _start_controller(self):
-        self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, self.listener_name,
-                                          self.dynamic_config)
+        controller_listener = self.config.controller_listener_name
+        self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, controller_listener,
+                                          self.dynamic_config,
+                                          tls=client_tls(self.config, self.dynamic_config, controller_listener))
         self.addService(Lifecycle("controller", stop=self.controller.shutdown))
         if self.config["controlled.shutdown.enable"]:
             self.addService(ControlledShutdown(self.config, self.reactor, self.metadata_cache, self.broker_id,
-                                               lambda: self.broker_epoch))
+                                               lambda: self.broker_epoch, tls=self._inter_broker_tls()))
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
 
@@ -307,9 +314,10 @@ class KafkaServer(service.MultiService):
 
     def _broker_info(self):
         endpoints = []
-        for listener, advertised in zip(self.config.listeners, self.config.advertised_listeners):
+        for advertised in self.config.advertised_listeners:
             host = advertised.host or "localhost"
-            port = self.bound_port if advertised.port == 0 else advertised.port
+            port = (self.listeners.bound_port(advertised.listener_name) if advertised.port == 0
+                    else advertised.port)
             endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
         return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
 

@@ -31,7 +31,10 @@ class PendingCompletion:
 
 
 class TransactionMarkerChannel:
-    def __init__(self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms):
+    def __init__(self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms,
+                 tls=None):
+        """``listener_name``: the inter-broker listener markers go to; ``tls``: its TLS client side (or None)."""
+        self.tls = tls
         self.reactor = reactor
         self.client_id = "broker-%d-txn-marker-sender" % broker_id
         self.metadata_cache = metadata_cache
@@ -109,7 +112,7 @@ class TransactionMarkerChannel:
             return known[2]
         if known is not None:
             known[2].close()
-        connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1], self.client_id)
+        connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1], self.client_id, tls=self.tls)
         self.connections[broker_id] = (endpoint[0], endpoint[1], connection)
         return connection
 

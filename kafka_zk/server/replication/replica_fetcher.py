@@ -86,7 +86,7 @@ class ReplicaFetcher:
         self.leader_id = leader_id
         self.endpoint = (host, port)
         self.connection = BrokerConnection(self.reactor, host, port,
-                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id))
+                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id), tls=manager.tls)
         self.partitions = {}
         self.truncating = set()  # (topic, partition)s still to truncate before they fetch
         self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
@@ -373,11 +373,13 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None):
+    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None, tls=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
-        consumers reading from this follower (KIP-392) may be waiting for."""
+        consumers reading from this follower (KIP-392) may be waiting for; ``tls``: the TLS client side of the
+        inter-broker listener the leaders are fetched from (None on a plaintext one)."""
         self.config = config
+        self.tls = tls
         self.reactor = reactor
         self.broker_id = broker_id
         self.failures = failures
