@@ -1,13 +1,20 @@
 """One blocking connection to one broker: framing, correlation ids and per-API version negotiation."""
 
+import os
 import socket
+import ssl
 import struct
+import tempfile
+
+from cryptography.hazmat.primitives import serialization
 
 from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exported for callers)
-    KafkaClientError, KafkaConnectionError, UnsupportedVersionError, raise_for_error)
+    KafkaClientError, KafkaConnectionError, SslAuthenticationError, UnsupportedVersionError, raise_for_error)
 from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.protocol.primitives import ProtocolDecodeError
+from kafka_zk.security.ssl_config import hostname_verification, is_tls, ssl_settings, validate
+from kafka_zk.security.ssl_context import cipher_list_of, enabled_protocols, key_material, trusted_certificates
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
@@ -19,13 +26,19 @@ class BrokerConnection:
     The first request on a fresh socket is ApiVersions v0; afterwards every API goes out at the highest
     version both sides support unless the caller pins one. Any socket or framing failure closes the
     connection and raises KafkaConnectionError; the next request reconnects.
+
+    ``security``: Kafka client properties (``security.protocol``, ``ssl.truststore.*``, ``ssl.keystore.*``,
+    ``ssl.key.password``, ``ssl.endpoint.identification.algorithm``, ``ssl.enabled.protocols``,
+    ``ssl.cipher.suites``, librdkafka's ``ssl.ca.location``); SSL and SASL_SSL connect over TLS.
     """
 
-    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0):
+    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, security=None):
         self.host = host
         self.port = int(port)
         self.client_id = client_id
         self.timeout = timeout
+        self.security = dict(security or {})
+        self._tls = tls_context(self.security)
         self._sock = None
         self._correlation_id = 0
         self._broker_versions = None
@@ -45,12 +58,26 @@ class BrokerConnection:
         except OSError as exc:
             raise KafkaConnectionError("cannot connect to %s:%d: %s" % (self.host, self.port, exc)) from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self._tls is not None:
+            sock = self._handshake(sock)
         self._sock = sock
         if self._broker_versions is None:
             response = self._round_trip(API_KEY_API_VERSIONS, 0, {}, None)
             raise_for_error(response["error_code"], context="ApiVersions from %s:%d" % (self.host, self.port))
             self._broker_versions = {entry["api_key"]: (entry["min_version"], entry["max_version"])
                                      for entry in response["api_keys"]}
+
+    def _handshake(self, sock):
+        try:
+            return self._tls.wrap_socket(sock, server_hostname=self.host)
+        except ssl.SSLError as exc:
+            sock.close()
+            raise SslAuthenticationError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
+                from None
+        except OSError as exc:
+            sock.close()
+            raise KafkaConnectionError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
+                from None
 
     def close(self):
         sock, self._sock = self._sock, None
@@ -159,3 +186,49 @@ class BrokerConnection:
     def _fail(self, reason):
         self.close()
         raise KafkaConnectionError("%s: %s" % (self._who(), reason))
+
+
+_TLS_VERSIONS = {"TLSv1": ssl.TLSVersion.TLSv1, "TLSv1.1": ssl.TLSVersion.TLSv1_1,
+                 "TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
+
+
+def tls_context(security):
+    """An ssl.SSLContext from Kafka client properties, or None unless security.protocol is SSL or SASL_SSL."""
+    protocol = str(security.get("security.protocol", "PLAINTEXT")).upper()
+    if not is_tls(protocol):
+        return None
+    settings = ssl_settings(security)
+    validate(settings)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    versions = enabled_protocols(settings)
+    context.minimum_version = _TLS_VERSIONS[versions[0]]
+    context.maximum_version = _TLS_VERSIONS[versions[-1]]
+    ciphers = cipher_list_of(settings)
+    if ciphers:
+        context.set_ciphers(ciphers)
+    trusted = trusted_certificates(settings)
+    if trusted is None:
+        context.load_default_certs()
+    else:
+        context.load_verify_locations(cadata="".join(
+            cert.public_bytes(serialization.Encoding.PEM).decode() for cert in trusted))
+    context.check_hostname = hostname_verification(settings)
+    context.verify_mode = ssl.CERT_REQUIRED
+    material = key_material(settings)
+    if material is not None:
+        _load_key_material(context, material)
+    return context
+
+
+def _load_key_material(context, material):
+    """The stdlib loads a client certificate from files only: write key and chain to a private temporary file."""
+    pem = material.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption())
+    pem += b"".join(cert.public_bytes(serialization.Encoding.PEM) for cert in material.chain)
+    descriptor, path = tempfile.mkstemp(suffix=".pem")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(pem)
+        context.load_cert_chain(path)
+    finally:
+        os.unlink(path)

@@ -11,6 +11,11 @@ class KafkaConnectionError(KafkaClientError):
     """The broker could not be reached, closed the connection, or did not answer in time."""
 
 
+class SslAuthenticationError(KafkaConnectionError):
+    """The TLS handshake failed: the broker's certificate is not trusted, expired or names another host, or the
+    broker refused ours (Kafka's SslAuthenticationException)."""
+
+
 class UnsupportedVersionError(KafkaClientError):
     """The broker and this client share no version of an API."""
 
