@@ -187,3 +187,32 @@ def test_enabled_protocols_and_ciphers_limit_the_handshake(tmp_path, ca):
     client_settings["ssl.enabled.protocols"] = "TLSv1.3"
     with pytest.raises(SSL.Error):
         _handshake(server_context(server_settings), client_context(client_settings))
+
+
+# -- the listener side: hostname check and principal builders -----------------------------------------------
+
+def test_https_endpoint_identification_checks_the_subject_alt_names(ca):
+    from kafka_zk.security.tls_transport import certificate_names_host
+    cert = x509.load_pem_x509_certificate(server_leaf(ca).cert_chain_pems[0].bytes())
+    assert certificate_names_host(cert, "127.0.0.1") and certificate_names_host(cert, "localhost")
+    assert not certificate_names_host(cert, "10.1.2.3") and not certificate_names_host(cert, "example.com")
+
+
+class _Transport:
+    def __init__(self, certificate):
+        self.certificate = certificate
+
+    def getPeerCertificate(self):
+        return self.certificate
+
+
+def test_principal_builders_per_security_protocol(ca):
+    from OpenSSL import crypto
+    from kafka_zk.security.tls_transport import principal_builder
+    settings = ssl_settings({"ssl.principal.mapping.rules": "RULE:^CN=(.*?),.*$/$1/L"})
+    assert principal_builder("PLAINTEXT", settings)(_Transport(None)) is ANONYMOUS
+    ssl_builder = principal_builder("SSL", settings)
+    assert ssl_builder(_Transport(None)) is ANONYMOUS
+    cert = x509.load_pem_x509_certificate(client_leaf(ca, "Bob").cert_chain_pems[0].bytes())
+    assert ssl_builder(_Transport(crypto.X509.from_cryptography(cert))) == user("bob")
+    assert principal_builder("SASL_SSL", settings) is None  # the SASL exchange names the principal
