@@ -26,10 +26,12 @@ def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):
 TEST_DEFAULTS = {"controlled.shutdown.retry.backoff.ms": "200"}
 
 
-def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=None, broker_overrides=None):
-    """``broker_overrides`` {broker id: {name: value}}: settings of single brokers, over ``overrides``."""
+def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=None, broker_overrides=None,
+                  broker_ports=None):
+    """``broker_overrides`` {broker id: {name: value}}: settings of single brokers, over ``overrides``;
+    ``broker_ports``: each broker's first (PLAINTEXT) listener port, free ones when None."""
     cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
-                           broker_ports=[free_port() for _ in range(brokers)],
+                           broker_ports=broker_ports or [free_port() for _ in range(brokers)],
                            overrides=dict(TEST_DEFAULTS, **(overrides or {})), racks=racks)
     for broker_id, settings in (broker_overrides or {}).items():
         cluster.broker(broker_id).overrides.update(settings)

@@ -227,7 +227,7 @@ def test_find_coordinator_needs_describe_on_the_key(key_type, resource_type, den
             request(10, 2, {"key": "k", "key_type": key_type}), group_coordinator=Spy(), txn_coordinator=Spy(),
             config=KafkaConfig({"zookeeper.connect": "z"}),
             metadata_cache=Spy(contains_topic=lambda topic: False, alive_broker_ids=lambda: []), admin=admin,
-            listener_name="PLAINTEXT", authorizer=authorizer))["error_code"]
+            authorizer=authorizer))["error_code"]
     assert find(GrantedAuthorizer(grant(Op.READ, resource_type, "k"))) == denied
     assert find(GrantedAuthorizer(grant(Op.DESCRIBE, resource_type, "k"))) == Errors.COORDINATOR_NOT_AVAILABLE
 

@@ -27,7 +27,7 @@ def _metadata(authorizer, topics, version=9, auto_create=True, **flags):
             "allow_auto_topic_creation": True, **flags}
     answer = result_of(metadata.handle(request(3, version, body), metadata_cache=_cache(),
                                        config={"auto.create.topics.enable": auto_create}, admin=admin,
-                                       listener_name="PLAINTEXT", cluster_id=lambda: "cluster",
+                                       cluster_id=lambda: "cluster",
                                        authorizer=authorizer))
     return answer, admin
 

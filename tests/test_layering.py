@@ -41,6 +41,9 @@ PURE_MODULES = {
     "kafka_zk.security.sasl_errors",
     "kafka_zk.security.sasl_server",
     "kafka_zk.security.scram",
+    "kafka_zk.security.ssl_config",
+    "kafka_zk.security.ssl_context",
+    "kafka_zk.security.ssl_principal",
     "kafka_zk.security.zk_login",
     "kafka_zk.server.apis.authorization",
 }

@@ -28,6 +28,7 @@ PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required 
 SCRAM_JAAS = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
 OVERRIDES = {
     "listeners": "SASL_PLAINTEXT://127.0.0.1:{port}",
+    "security.inter.broker.protocol": "SASL_PLAINTEXT",
     "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256,SCRAM-SHA-512",
     "sasl.mechanism.inter.broker.protocol": "PLAIN",
     "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS,
@@ -73,7 +74,7 @@ def sasl_cluster(tmp_path_factory, zookeeper_server):
 
 def new_topic(cluster):
     name = "sasl-%s" % uuid.uuid4().hex[:8]
-    with AdminClient(cluster.bootstrap_servers, properties=ADMIN) as admin:
+    with AdminClient(cluster.bootstrap_servers, security=ADMIN) as admin:
         admin.create_topics([NewTopic(name, 1, 3, configs={"min.insync.replicas": "2"})])
     return name
 
@@ -81,7 +82,7 @@ def new_topic(cluster):
 def healthy(cluster):
     """Every broker still answers an authenticated client."""
     for broker in cluster.brokers:
-        connection = BrokerConnection(broker.host, broker.port, timeout=10, properties=ADMIN)
+        connection = BrokerConnection(broker.host, broker.port, timeout=10, security=ADMIN)
         try:
             assert connection.request(3, {"topics": []}, version=1)["brokers"]
         finally:
@@ -184,7 +185,7 @@ def test_bad_logins_fail_with_the_clients_authentication_error(sasl_cluster, mec
     import confluent_kafka
     import kafka
     bootstrap = sasl_cluster.bootstrap_servers
-    connection = BrokerConnection(sasl_cluster.brokers[0].host, sasl_cluster.brokers[0].port, properties={
+    connection = BrokerConnection(sasl_cluster.brokers[0].host, sasl_cluster.brokers[0].port, security={
         "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism, "sasl.username": name,
         "sasl.password": password})
     with pytest.raises(SaslAuthenticationError, match="Authentication failed"):
@@ -211,7 +212,7 @@ def test_a_scram_user_added_while_running_logs_in_on_every_broker(sasl_cluster):
     assert code == 0 and "Completed Updating config for entity: user-principal 'dave'." in output
 
     def logs_in(broker):
-        connection = BrokerConnection(broker.host, broker.port, timeout=10, properties={
+        connection = BrokerConnection(broker.host, broker.port, timeout=10, security={
             "security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "dave",
             "sasl.password": "dave-secret"})
         try:

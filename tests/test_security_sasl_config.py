@@ -46,6 +46,7 @@ def test_jaas_from_the_file_named_in_kafka_opts(tmp_path):
 
 def test_a_sasl_listener_without_jaas_is_a_clear_config_error():
     props = {"zookeeper.connect": "zk:2181", "listeners": "SASL_PLAINTEXT://:9092",
+             "security.inter.broker.protocol": "SASL_PLAINTEXT",
              "sasl.enabled.mechanisms": "PLAIN", "sasl.mechanism.inter.broker.protocol": "PLAIN"}
     with pytest.raises(ConfigError, match="Could not find a 'sasl_plaintext.KafkaServer' or 'KafkaServer' entry"):
         BrokerSaslSetup(KafkaConfig(props), clock=None, environ={})
@@ -53,7 +54,7 @@ def test_a_sasl_listener_without_jaas_is_a_clear_config_error():
 
 def test_inter_broker_mechanism_must_be_enabled_and_have_credentials():
     base = {"zookeeper.connect": "zk:2181", "listeners": "SASL_PLAINTEXT://:9092",
-            "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
+            "security.inter.broker.protocol": "SASL_PLAINTEXT", "sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-256",
             "listener.name.sasl_plaintext.plain.sasl.jaas.config": PLAIN_JAAS,
             "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config":
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;"}
@@ -64,15 +65,14 @@ def test_inter_broker_mechanism_must_be_enabled_and_have_credentials():
                         clock=None, environ={})
     setup = BrokerSaslSetup(KafkaConfig(dict(base, **{"sasl.mechanism.inter.broker.protocol": "PLAIN"})),
                             clock=None, environ={})
-    assert setup.inter_broker_authenticate is not None
-    listener = setup.listener(KafkaConfig(base).listeners[0])
-    assert listener.authenticator_factory().settings.mechanisms == ["PLAIN", "SCRAM-SHA-256"]
+    assert setup.login("SASL_PLAINTEXT") is not None
+    assert setup.authenticator_factory("SASL_PLAINTEXT")().settings.mechanisms == ["PLAIN", "SCRAM-SHA-256"]
 
 
 def test_plaintext_brokers_need_no_sasl():
     setup = BrokerSaslSetup(KafkaConfig({"zookeeper.connect": "zk:2181"}), clock=None, environ={})
-    assert setup.inter_broker_authenticate is None and setup.settings == {}
-    assert setup.listener(KafkaConfig({"zookeeper.connect": "zk:2181"}).listeners[0]).authenticator_factory is None
+    assert setup.login("PLAINTEXT") is None and setup.settings == {}
+    assert setup.authenticator_factory("PLAINTEXT") is None
 
 
 def test_errors_are_sasl_config_errors_in_the_pure_layer():

@@ -49,10 +49,8 @@ class ClusterClient:
     """
 
     def __init__(self, bootstrap_servers, client_id="kafka-zk-client", timeout=30.0, retries=10,
-                 retry_backoff_ms=100, sleep=time.sleep, connection_factory=BrokerConnection, properties=None):
-        """``properties``: Kafka client security properties (security.protocol, sasl.*, ...) every connection
-        uses."""
-        self.properties = dict(properties or {})
+                 retry_backoff_ms=100, sleep=time.sleep, connection_factory=BrokerConnection, security=None):
+        """``security``: Kafka client properties for every connection (security.protocol, ssl.*, sasl.*)."""
         self.bootstrap = parse_bootstrap_servers(bootstrap_servers)
         self.client_id = client_id
         self.timeout = timeout
@@ -60,6 +58,7 @@ class ClusterClient:
         self.retry_backoff_ms = retry_backoff_ms
         self._sleep = sleep
         self._connection_factory = connection_factory
+        self.security = security
         self.brokers = {}
         self.controller_id = -1
         self.cluster_id = None
@@ -70,8 +69,8 @@ class ClusterClient:
     # -- connections -------------------------------------------------------------------------
 
     def _new_connection(self, host, port):
-        if self.properties:
-            return self._connection_factory(host, port, self.client_id, self.timeout, properties=self.properties)
+        if self.security:
+            return self._connection_factory(host, port, self.client_id, self.timeout, security=self.security)
         return self._connection_factory(host, port, self.client_id, self.timeout)
 
     def connection(self, node_id):

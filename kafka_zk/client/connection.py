@@ -1,15 +1,23 @@
 """One blocking connection to one broker: framing, correlation ids and per-API version negotiation."""
 
+import os
 import socket
+import ssl
 import struct
+import tempfile
 import time
 
+from cryptography.hazmat.primitives import serialization
+
 from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exported for callers)
-    KafkaClientError, KafkaConnectionError, SaslAuthenticationError, UnsupportedVersionError, raise_for_error)
+    KafkaClientError, KafkaConnectionError, SaslAuthenticationError, SslAuthenticationError, UnsupportedVersionError,
+    raise_for_error)
 from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.protocol.primitives import ProtocolDecodeError
 from kafka_zk.security.sasl_client import SaslClientError, client_sasl, exchange
+from kafka_zk.security.ssl_config import hostname_verification, is_tls, ssl_settings, validate
+from kafka_zk.security.ssl_context import cipher_list_of, enabled_protocols, key_material, trusted_certificates
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
@@ -21,16 +29,19 @@ class BrokerConnection:
     The first request on a fresh socket is ApiVersions v0; afterwards every API goes out at the highest
     version both sides support unless the caller pins one. Any socket or framing failure closes the
     connection and raises KafkaConnectionError; the next request reconnects.
+
+    ``security``: Kafka client properties (``security.protocol``, ``ssl.truststore.*``, ``ssl.keystore.*``,
+    ``ssl.key.password``, ``ssl.endpoint.identification.algorithm``, ``ssl.enabled.protocols``,
+    ``ssl.cipher.suites``, librdkafka's ``ssl.ca.location``; ``sasl.mechanism``, ``sasl.jaas.config``); SSL and
+    SASL_SSL connect over TLS; on SASL_PLAINTEXT and SASL_SSL every new socket logs in after ApiVersions.
     """
 
-    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, properties=None,
+    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, security=None,
                  wall_clock=time.time):
-        """``properties``: Kafka client security properties; with security.protocol SASL_PLAINTEXT or SASL_SSL
-        every new socket logs in (sasl.mechanism, sasl.jaas.config) after ApiVersions. ``wall_clock()``: seconds,
-        for the issue and expiry times of unsecured OAUTHBEARER tokens."""
-        self.properties = dict(properties or {})
+        """``wall_clock()``: seconds, for the issue and expiry times of unsecured OAUTHBEARER tokens."""
+        self.security = dict(security or {})
         try:
-            self._sasl = client_sasl(self.properties)
+            self._sasl = client_sasl(self.security)
         except SaslClientError as error:
             raise KafkaClientError(str(error)) from None
         self._wall_clock = wall_clock
@@ -38,6 +49,7 @@ class BrokerConnection:
         self.port = int(port)
         self.client_id = client_id
         self.timeout = timeout
+        self._tls = tls_context(self.security)
         self._sock = None
         self._correlation_id = 0
         self._broker_versions = None
@@ -57,6 +69,8 @@ class BrokerConnection:
         except OSError as exc:
             raise KafkaConnectionError("cannot connect to %s:%d: %s" % (self.host, self.port, exc)) from None
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self._tls is not None:
+            sock = self._handshake(sock)
         self._sock = sock
         if self._broker_versions is None:
             response = self._round_trip(API_KEY_API_VERSIONS, 0, {}, None)
@@ -80,6 +94,18 @@ class BrokerConnection:
             except SaslClientError as error:
                 self.close()
                 raise SaslAuthenticationError("%s: %s" % (self._who(), error)) from None
+
+    def _handshake(self, sock):
+        try:
+            return self._tls.wrap_socket(sock, server_hostname=self.host)
+        except ssl.SSLError as exc:
+            sock.close()
+            raise SslAuthenticationError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
+                from None
+        except OSError as exc:
+            sock.close()
+            raise KafkaConnectionError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
+                from None
 
     def close(self):
         sock, self._sock = self._sock, None
@@ -188,3 +214,49 @@ class BrokerConnection:
     def _fail(self, reason):
         self.close()
         raise KafkaConnectionError("%s: %s" % (self._who(), reason))
+
+
+_TLS_VERSIONS = {"TLSv1": ssl.TLSVersion.TLSv1, "TLSv1.1": ssl.TLSVersion.TLSv1_1,
+                 "TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
+
+
+def tls_context(security):
+    """An ssl.SSLContext from Kafka client properties, or None unless security.protocol is SSL or SASL_SSL."""
+    protocol = str(security.get("security.protocol", "PLAINTEXT")).upper()
+    if not is_tls(protocol):
+        return None
+    settings = ssl_settings(security)
+    validate(settings)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    versions = enabled_protocols(settings)
+    context.minimum_version = _TLS_VERSIONS[versions[0]]
+    context.maximum_version = _TLS_VERSIONS[versions[-1]]
+    ciphers = cipher_list_of(settings)
+    if ciphers:
+        context.set_ciphers(ciphers)
+    trusted = trusted_certificates(settings)
+    if trusted is None:
+        context.load_default_certs()
+    else:
+        context.load_verify_locations(cadata="".join(
+            cert.public_bytes(serialization.Encoding.PEM).decode() for cert in trusted))
+    context.check_hostname = hostname_verification(settings)
+    context.verify_mode = ssl.CERT_REQUIRED
+    material = key_material(settings)
+    if material is not None:
+        _load_key_material(context, material)
+    return context
+
+
+def _load_key_material(context, material):
+    """The stdlib loads a client certificate from files only: write key and chain to a private temporary file."""
+    pem = material.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                     serialization.NoEncryption())
+    pem += b"".join(cert.public_bytes(serialization.Encoding.PEM) for cert in material.chain)
+    descriptor, path = tempfile.mkstemp(suffix=".pem")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(pem)
+        context.load_cert_chain(path)
+    finally:
+        os.unlink(path)

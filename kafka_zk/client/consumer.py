@@ -43,7 +43,7 @@ class Consumer:
     def __init__(self, bootstrap_servers, client_id="kafka-zk-consumer", auto_offset_reset="latest",
                  max_wait_ms=500, min_bytes=1, max_bytes=50 * 1024 * 1024, max_partition_fetch_bytes=1024 * 1024,
                  request_timeout_ms=30000, retry_backoff_ms=100, clock=time.monotonic, sleep=time.sleep,
-                 cluster=None, isolation_level="read_uncommitted"):
+                 cluster=None, isolation_level="read_uncommitted", security=None):
         if isolation_level not in ISOLATION_LEVELS:
             raise ValueError("Invalid value %s for configuration isolation.level: String must be one of: "
                              "read_committed, read_uncommitted" % isolation_level)
@@ -61,7 +61,7 @@ class Consumer:
         self._clock = clock
         self._sleep = sleep
         self.cluster = cluster or ClusterClient(bootstrap_servers, client_id=client_id,
-                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep)
+                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security)
         # (topic, partition) -> next offset, or a pending reset timestamp (EARLIEST/LATEST) as ("reset", ts).
         self._positions = {}
 

@@ -15,6 +15,11 @@ class SaslAuthenticationError(KafkaClientError):
     """The broker refused the SASL login (Kafka's SaslAuthenticationException), or it could not be attempted."""
 
 
+class SslAuthenticationError(KafkaConnectionError):
+    """The TLS handshake failed: the broker's certificate is not trusted, expired or names another host, or the
+    broker refused ours (Kafka's SslAuthenticationException)."""
+
+
 class UnsupportedVersionError(KafkaClientError):
     """The broker and this client share no version of an API."""
 

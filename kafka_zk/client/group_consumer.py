@@ -69,7 +69,8 @@ class GroupConsumer:
         self._next_auto_commit = clock() + self.auto_commit_interval
         self._closed = threading.Event()
         self._heartbeat_thread = None
-        self._heartbeat_cluster = ClusterClient(bootstrap_servers, client_id=client_id, sleep=sleep)
+        self._heartbeat_cluster = ClusterClient(bootstrap_servers, client_id=client_id, sleep=sleep,
+                                                security=consumer_options.get("security"))
         self._heartbeat_coordinators = CoordinatorLocator(self._heartbeat_cluster)
 
     def __enter__(self):

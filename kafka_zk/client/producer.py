@@ -103,7 +103,7 @@ class Producer:
     def __init__(self, bootstrap_servers, acks=1, compression="none", linger_ms=0, batch_size=16384,
                  enable_idempotence=False, client_id="kafka-zk-producer", request_timeout_ms=30000,
                  retries=5, retry_backoff_ms=100, clock=time.time, sleep=time.sleep, cluster=None,
-                 partitioner=None):
+                 partitioner=None, security=None):
         self.acks = parse_acks(acks)
         if enable_idempotence and self.acks != -1:
             raise ValueError("Must set acks to all in order to use the idempotent producer.")
@@ -117,7 +117,7 @@ class Producer:
         self._clock = clock
         self._sleep = sleep
         self.cluster = cluster or ClusterClient(bootstrap_servers, client_id=client_id,
-                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep)
+                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security)
         self._partitioner = partitioner or StickyPartitioner()
         self._batches = {}
         self.producer_id = NO_PRODUCER_ID

@@ -14,11 +14,10 @@ class BrokerChannel:
     """Sends queued requests to one broker in order, pipelined on one connection (the broker applies control
     requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
-    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0,
-                 authenticate=None):
+    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None):
         self.reactor = reactor
         self.broker_id = broker_id
-        self.connection = BrokerConnection(reactor, host, port, client_id, authenticate=authenticate)
+        self.connection = BrokerConnection(reactor, host, port, client_id, security=security)
         self.queue = deque()  # unanswered (api_key, version, body, callback), oldest first
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -100,18 +99,19 @@ class BrokerChannel:
 
 
 class ControllerChannelManager:
-    def __init__(self, reactor, controller_id, listener_name, authenticate=None):
-        """``authenticate``: the inter-broker login hook of net.broker_client.BrokerConnection (SASL), or None."""
-        self.authenticate = authenticate
+    def __init__(self, reactor, controller_id, listener_name, security=None):
+        """``listener_name``: the brokers' listener the controller connects to (control plane, else
+        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity)."""
         self.reactor = reactor
         self.client_id = "controller-%d" % controller_id
         self.listener_name = listener_name
+        self.security = security
         self.channels = {}
 
     def add_broker(self, broker_id, host, port):
         self.remove_broker(broker_id)
         self.channels[broker_id] = BrokerChannel(self.reactor, broker_id, host, port, self.client_id,
-                                               authenticate=self.authenticate)
+                                               security=self.security)
 
     def remove_broker(self, broker_id):
         channel = self.channels.pop(broker_id, None)

@@ -32,9 +32,11 @@ class KafkaController:
     """Every kazoo watch only posts to the reactor, which queues an event; events run one at a time.
     ``dynamic_config`` (optional) gives the broker's current defaults; without it the static config does."""
 
-    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, authenticate=None):
-        self.authenticate = authenticate  # the inter-broker login of the controller's channels (SASL), or None
+    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None):
+        """``listener_name``: the brokers' listener the controller sends its requests to (control plane, else
+        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity)."""
         self.broker_id = broker_id
+        self.security = security
         self.config = config
         self.zk = zk
         self.reactor = reactor
@@ -46,7 +48,7 @@ class KafkaController:
         self._watches_registered = False
         self._topic_watches = {}
         context = self.context
-        self.requests = ControllerRequestSender(context, broker_id, {
+        self.requests = ControllerRequestSender(context, broker_id, config.inter_broker_listener_name, {
             STOP_REPLICA: self._on_stop_replica_response, LEADER_AND_ISR: self._on_leader_and_isr_response})
         self.writer = LeadershipWriter(zk, context, broker_id, on_controller_moved=self._resign)
         self.states = StateChanges(context, self.writer, self.requests, reactor, broker_id, broker_default=(
@@ -119,8 +121,7 @@ class KafkaController:
         context.epoch = epoch
         context.epoch_zk_version = epoch_zk_version
         self.active = True
-        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name,
-                                                    self.authenticate))
+        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name, self.security))
         if not self._watches_registered:
             zk = self.zk
             yield zk.watch_children(BROKER_IDS_PATH, zk.on_reactor(self._on_brokers_changed))
@@ -171,7 +172,7 @@ class KafkaController:
 
     def _add_live_broker(self, broker):
         self.context.live_brokers[broker.id] = LiveBroker(broker.id, broker.epoch, broker)
-        endpoint = broker.endpoint(self.config.inter_broker_listener_name) or broker.endpoints[0]
+        endpoint = broker.endpoint(self.listener_name) or broker.endpoints[0]
         self.channels.add_broker(broker.id, endpoint.host, endpoint.port)
 
     def on_session_expired(self):

@@ -12,9 +12,10 @@ log = logging.getLogger(__name__)
 class ControllerRequestSender:
     """Open (holding a channel manager) while this broker is the controller; closed, it sends nothing."""
 
-    def __init__(self, context, controller_id, response_handlers):
+    def __init__(self, context, controller_id, inter_broker_listener, response_handlers):
         self.context = context
         self.controller_id = controller_id
+        self.inter_broker_listener = inter_broker_listener
         self.response_handlers = response_handlers  # {api: handler(broker, response)}, called after errors are logged
         self.channels = None
 
@@ -31,7 +32,7 @@ class ControllerRequestSender:
             self.channels = None
 
     def new_batch(self):
-        return ControllerRequestBatch(self.context, self.controller_id)
+        return ControllerRequestBatch(self.context, self.controller_id, self.inter_broker_listener)
 
     def send(self, batch):
         if self.channels is None:

@@ -21,9 +21,12 @@ def _grouped(partition_states):
 class ControllerRequestBatch:
     """Collects per-broker partition states during one event, then emits one request per broker and kind."""
 
-    def __init__(self, context, controller_id):
+    def __init__(self, context, controller_id, inter_broker_listener=None):
+        """``inter_broker_listener``: the listener whose endpoints LeaderAndIsr names as leaders (followers fetch
+        there); the first endpoint when None."""
         self.context = context
         self.controller_id = controller_id
+        self.inter_broker_listener = inter_broker_listener
         self.leader_and_isr = {}  # broker -> {tp: state}
         self.update_metadata_brokers = set()
         self.update_metadata_partitions = set()  # their states are read from the context when the batch is sent
@@ -78,7 +81,7 @@ class ControllerRequestBatch:
         epoch = self.context.epoch
         live_leaders = []
         for broker_id, live in sorted(self.context.live_brokers.items()):
-            endpoint = live.info.endpoints[0]
+            endpoint = live.info.endpoint(self.inter_broker_listener) or live.info.endpoints[0]
             live_leaders.append({"broker_id": broker_id, "host_name": endpoint.host, "port": endpoint.port})
         for broker, states in sorted(self.leader_and_isr.items()):
             leaders = {state["leader"] for state in states.values()}

@@ -2,6 +2,7 @@
 
 import logging
 from collections import deque
+from typing import Any, NamedTuple
 
 from twisted.internet import defer, protocol, error as twisted_error
 
@@ -63,13 +64,27 @@ class KafkaClientProtocol(FramedProtocol):
         self.factory.disconnected(self)
 
 
+class ListenerSecurity(NamedTuple):
+    """How a broker reaches another broker's listener. ``tls``: on SSL and SASL_SSL listeners, what gives the TLS
+    connection creator of a host (``tls.creator(host)``, a security.tls_transport.ClientTls); ``authenticate(
+    protocol)``: on SASL listeners, a Deferred that fires once a new connection has logged in, before it carries
+    requests (see security.inter_broker). None where the listener needs neither."""
+
+    tls: Any = None
+    authenticate: Any = None
+
+
+PLAINTEXT = ListenerSecurity()
+
+
 class BrokerConnection(protocol.ClientFactory):
     """One lazily opened connection to a broker; connect() returns a Deferred of the protocol."""
 
-    def __init__(self, reactor, host, port, client_id, connect_timeout=10, authenticate=None):
-        """``authenticate(protocol)``: a Deferred that fires once the new connection has logged in (SASL listeners,
-        see security.inter_broker), before it carries requests; None where the listener needs no login."""
-        self.authenticate = authenticate
+    def __init__(self, reactor, host, port, client_id, connect_timeout=10, security=None):
+        """``security``: how to reach the listener (a ListenerSecurity; plain TCP without a login when None)."""
+        security = security or PLAINTEXT
+        self.tls = security.tls
+        self.authenticate = security.authenticate
         self.reactor = reactor
         self.host = host
         self.port = port
@@ -91,7 +106,11 @@ class BrokerConnection(protocol.ClientFactory):
         self._waiting.append(waiter)
         if not self._connecting:
             self._connecting = True
-            self.reactor.connectTCP(self.host, self.port, self, timeout=self.connect_timeout)
+            if self.tls is not None:
+                self.reactor.connectSSL(self.host, self.port, self, self.tls.creator(self.host),
+                                        timeout=self.connect_timeout)
+            else:
+                self.reactor.connectTCP(self.host, self.port, self, timeout=self.connect_timeout)
         return waiter
 
     def request(self, api_key, version, body):

@@ -2,7 +2,7 @@
 
 import struct
 
-from twisted.internet import protocol
+from twisted.internet import protocol, tcp
 
 _SIZE = struct.Struct(">i")
 
@@ -54,7 +54,8 @@ def send_now(transport, data):
     now would reach a follower or a client only after whatever else this poll round does, and each write
     costs two epoll updates and a poll round of its own. Sending here keeps request order (anything
     already buffered goes first, so ``data`` then queues behind it)."""
-    sock = getattr(transport, "socket", None)
+    # Only a plain TCP transport: a TLS transport wraps one and passes its attributes (the raw socket) through.
+    sock = transport.socket if isinstance(transport, tcp.Connection) else None
     if (sock is None or not transport.connected or transport.disconnecting or getattr(transport, "_aborting", False)
             or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
             or getattr(transport, "_tempDataLen", 1)):

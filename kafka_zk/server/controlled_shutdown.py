@@ -17,10 +17,10 @@ class ControlledShutdown(service.Service):
     """Nothing to do while the broker runs; stopping it asks the active controller (Kafka's controlled shutdown),
     up to controlled.shutdown.max.retries times, and goes on with an unclean shutdown when every attempt failed."""
 
-    def __init__(self, config, reactor, metadata_cache, broker_id, broker_epoch, authenticate=None):
+    def __init__(self, config, reactor, metadata_cache, broker_id, broker_epoch, security=None):
         """``broker_epoch()``: this broker's registration epoch now (a new ZooKeeper session moves it);
-        ``authenticate``: the inter-broker login hook (SASL), or None."""
-        self.authenticate = authenticate
+        ``security``: how to reach the controller's inter-broker listener (a net.broker_client.ListenerSecurity)."""
+        self.security = security
         self.setName("controlled shutdown")
         self.config = config
         self.reactor = reactor
@@ -41,8 +41,7 @@ class ControlledShutdown(service.Service):
                 if controller_id is not None else None
             if endpoint is not None:
                 connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1],
-                                              "controlled-shutdown-%d" % self.broker_id,
-                                              authenticate=self.authenticate)
+                                              "controlled-shutdown-%d" % self.broker_id, security=self.security)
                 try:
                     response = yield connection.request(*CONTROLLED_SHUTDOWN, {
                         "broker_id": self.broker_id, "broker_epoch": self.broker_epoch()}).addTimeout(

@@ -17,7 +17,7 @@ from kafka_zk.coordinator.transaction.transaction_marker_channel import Transact
 from kafka_zk.coordinator.transaction.transaction_state_manager import TransactionStateManager
 from kafka_zk.log.dir_failure import LogDirFailureChannel
 from kafka_zk.log.log_manager import LogManager
-from kafka_zk.net.socket_server import KafkaServerFactory
+from kafka_zk.net.broker_client import ListenerSecurity
 from kafka_zk.security.acl_authorizer import authorizer_from_config
 from kafka_zk.server import apis
 from kafka_zk.server.admin_manager import AdminManager
@@ -27,6 +27,7 @@ from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.config.topic_config_cache import TopicConfigCache
 from kafka_zk.server.controlled_shutdown import ControlledShutdown
 from kafka_zk.server.delegation_token_manager import DelegationTokenManager
+from kafka_zk.server.listeners import BrokerListeners, client_tls
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
@@ -41,7 +42,7 @@ from kafka_zk.server.replication.replica_fetcher import ReplicaFetcherManager
 from kafka_zk.server.replication.replica_manager import ReplicaManager
 from kafka_zk.server.replication.replica_selector import selector_for
 from kafka_zk.server.sasl_setup import BrokerSaslSetup, ScramCredentialConfigs
-from kafka_zk.server.services import Lifecycle, ListeningPort, PeriodicTask, PhaseTimer
+from kafka_zk.server.services import Lifecycle, PeriodicTask, PhaseTimer
 from kafka_zk.zk.client import KafkaZkClient
 from kafka_zk.zk.reactor_client import ReactorZkClient
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint
@@ -78,10 +79,9 @@ class KafkaServer(service.MultiService):
         self.broker_id = config.broker_id
         self.broker_epoch = -1
         self.cluster_id = None
-        self.listener_name = config.listeners[0].listener_name
+        self.inter_broker_listener_name = config.inter_broker_listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
-        self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, inter-broker login
-        self.inter_broker_authenticate = self.sasl.inter_broker_authenticate
+        self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, logins to other brokers
         self.control_requests = defer.DeferredLock()  # LeaderAndIsr, UpdateMetadata, StopReplica: one at a time
         self.dynamic_config = DynamicBrokerConfig(config, config.broker_id)  # static until start() reads ZooKeeper
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
@@ -125,6 +125,7 @@ class KafkaServer(service.MultiService):
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
+        self.listeners.follow_dynamic_configs()
         yield self._start_controller()
         yield self._follow_changes()
         self._schedule_periodic_tasks()
@@ -187,7 +188,7 @@ class KafkaServer(service.MultiService):
             replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
                 config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed, authenticate=self.inter_broker_authenticate),
+                fetchable_changed, security=self._security_to(self.inter_broker_listener_name)),
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
                 reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
                 bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]))
@@ -206,9 +207,9 @@ class KafkaServer(service.MultiService):
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
         txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor)
         self.txn_coordinator = TransactionCoordinator(
-            txn_state, TransactionMarkerChannel(self.reactor, self.broker_id, self.metadata_cache, self.listener_name,
-                                                txn_state, config["request.timeout.ms"],
-                                                authenticate=self.inter_broker_authenticate),
+            txn_state, TransactionMarkerChannel(
+                self.reactor, self.broker_id, self.metadata_cache, self.inter_broker_listener_name, txn_state,
+                config["request.timeout.ms"], security=self._security_to(self.inter_broker_listener_name)),
             self.producer_ids, self.reactor)
         self.addService(Lifecycle("transaction coordinator", stop=self.txn_coordinator.shutdown))
         self.group_coordinator = GroupCoordinator(
@@ -244,23 +245,29 @@ class KafkaServer(service.MultiService):
             lambda failure: log.error("delegation token expiry failed: %s", failure.getTraceback()))
 
     def _listen(self):
-        endpoint = self.config.listeners[0]
-        self.listener = ListeningPort("listener", self.reactor, endpoint.port,
-                                      KafkaServerFactory(self.request_dispatcher(), self.reactor,
-                                                         self.config["socket.request.max.bytes"],
-                                                         self.sasl.listener(endpoint)),
-                                      endpoint.host or "0.0.0.0")
-        self.addService(self.listener)
-        self.bound_port = self.listener.bound_port
+        """A port for every listener; bound_port is the first listener's."""
+        self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.request_dispatcher(),
+                                         self.config["socket.request.max.bytes"], self.sasl.authenticator_factory)
+        for port in self.listeners.ports.values():
+            self.addService(port)
+        self.bound_port = self.listeners.bound_port(self.config.listeners[0].listener_name)
+
+    def _security_to(self, listener_name):
+        """How this broker reaches other brokers' ``listener_name``: the TLS client side and the SASL login its
+        security protocol needs."""
+        return ListenerSecurity(client_tls(self.config, self.dynamic_config, listener_name),
+                                self.sasl.login(listener_name))
 
     @defer.inlineCallbacks
     def _start_controller(self):
-        self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, self.listener_name,
-                                          self.dynamic_config, authenticate=self.inter_broker_authenticate)
+        controller_listener = self.config.controller_listener_name
+        self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, controller_listener,
+                                          self.dynamic_config, security=self._security_to(controller_listener))
         self.addService(Lifecycle("controller", stop=self.controller.shutdown))
         if self.config["controlled.shutdown.enable"]:
             self.addService(ControlledShutdown(self.config, self.reactor, self.metadata_cache, self.broker_id,
-                                               lambda: self.broker_epoch, self.inter_broker_authenticate))
+                                               lambda: self.broker_epoch,
+                                               security=self._security_to(self.inter_broker_listener_name)))
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
 
@@ -346,9 +353,10 @@ class KafkaServer(service.MultiService):
 
     def _broker_info(self):
         endpoints = []
-        for listener, advertised in zip(self.config.listeners, self.config.advertised_listeners):
+        for advertised in self.config.advertised_listeners:
             host = advertised.host or "localhost"
-            port = self.bound_port if advertised.port == 0 else advertised.port
+            port = (self.listeners.bound_port(advertised.listener_name) if advertised.port == 0
+                    else advertised.port)
             endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
         return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
 

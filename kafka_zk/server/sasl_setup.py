@@ -7,7 +7,6 @@ import os
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
-from kafka_zk.net.socket_server import Listener
 from kafka_zk.security.credential_cache import CredentialCache
 from kafka_zk.security.inter_broker import sasl_authenticate_hook
 from kafka_zk.security.sasl_config import BrokerSasl, SaslConfigError, sasl_listeners
@@ -32,20 +31,22 @@ class BrokerSaslSetup:
             self.settings = {endpoint.listener_name: sasl.server_settings(endpoint.listener_name, self.credentials,
                                                                           now_ms)
                              for endpoint in sasl_listeners(config.listeners)}
-            inter_broker = [endpoint for endpoint in config.listeners
-                            if endpoint.listener_name == config.inter_broker_listener_name]
-            self.inter_broker_authenticate = None
-            if inter_broker and inter_broker[0].listener_name in self.settings:
-                login = sasl.inter_broker_login(config.inter_broker_listener_name)
-                self.inter_broker_authenticate = sasl_authenticate_hook(login, clock)
+            # the broker's own logins to the listeners it connects to: inter-broker and control plane
+            self._logins = {name: sasl_authenticate_hook(sasl.inter_broker_login(name), clock)
+                            for name in {config.inter_broker_listener_name, config.controller_listener_name}
+                            if name in self.settings}
         except SaslConfigError as error:
             raise ConfigError(str(error)) from None
 
-    def listener(self, endpoint):
-        """The socket_server.Listener of one of the broker's endpoints, with a SASL authenticator when it is SASL."""
-        settings = self.settings.get(endpoint.listener_name)
-        factory = (lambda: SaslServerAuthenticator(settings)) if settings is not None else None
-        return Listener(endpoint.listener_name, endpoint.security_protocol, authenticator_factory=factory)
+    def authenticator_factory(self, listener_name):
+        """What makes a new SASL authenticator for each connection of a SASL listener; None on the others."""
+        settings = self.settings.get(listener_name)
+        return (lambda: SaslServerAuthenticator(settings)) if settings is not None else None
+
+    def login(self, listener_name):
+        """The broker's login hook for connections to other brokers' ``listener_name`` (net.broker_client's
+        ``authenticate``); None where that listener is not SASL."""
+        return self._logins.get(listener_name)
 
 
 class ScramCredentialConfigs:

@@ -154,7 +154,7 @@ class BrokerProcess:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                connection = BrokerConnection(self.host, self.port, timeout=5, properties=self.client_properties)
+                connection = BrokerConnection(self.host, self.port, timeout=5, security=self.client_properties)
                 try:
                     response = connection.request(METADATA_API_KEY, {"topics": []}, version=1)
                 finally:
@@ -214,7 +214,7 @@ def thinly_replicated_internal_topics(broker):
     """{internal topic: replicas} for each internal topic that this broker's metadata shows with fewer replicas
     than its config asks for: created before the setting, e.g. by an older cluster in the same data dir."""
     try:
-        connection = BrokerConnection(broker.host, broker.port, timeout=5, properties=broker.client_properties)
+        connection = BrokerConnection(broker.host, broker.port, timeout=5, security=broker.client_properties)
         try:
             response = connection.request(METADATA_API_KEY, {"topics": None}, version=1)
         finally:

@@ -32,8 +32,9 @@ class PendingCompletion:
 
 class TransactionMarkerChannel:
     def __init__(self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms,
-                 authenticate=None):
-        self.authenticate = authenticate  # the inter-broker login hook (SASL), or None
+                 security=None):
+        """``listener_name``: the inter-broker listener markers go to; ``security``: how to reach it (a ListenerSecurity)."""
+        self.security = security
         self.reactor = reactor
         self.client_id = "broker-%d-txn-marker-sender" % broker_id
         self.metadata_cache = metadata_cache
@@ -112,7 +113,7 @@ class TransactionMarkerChannel:
         if known is not None:
             known[2].close()
         connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1], self.client_id,
-                                      authenticate=self.authenticate)
+                                      security=self.security)
         self.connections[broker_id] = (endpoint[0], endpoint[1], connection)
         return connection
 

@@ -55,8 +55,7 @@ def _create_internal_topic(key_type, config, metadata_cache, admin):
 
 
 @defer.inlineCallbacks
-def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cache, admin, listener_name,
-           authorizer=None):
+def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cache, admin, authorizer=None):
     body = request.body
     key_type = body.get("key_type", KEY_TYPE_GROUP)
     if key_type == KEY_TYPE_GROUP and not authorized(authorizer, request, AclOperation.DESCRIBE,
@@ -76,7 +75,8 @@ def handle(request, *, group_coordinator, txn_coordinator, config, metadata_cach
         yield _create_internal_topic(key_type, config, metadata_cache, admin)
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
     info = metadata_cache.partition_info(topic, coordinator.manager.partition_for(body["key"]))
-    endpoint = metadata_cache.endpoint(info.leader, listener_name) if info is not None and info.leader >= 0 else None
+    endpoint = (metadata_cache.endpoint(info.leader, request.listener_name)
+                if info is not None and info.leader >= 0 else None)
     if endpoint is None:
         return _answer(Errors.COORDINATOR_NOT_AVAILABLE)
     return _answer(Errors.NONE, (info.leader, endpoint[0], endpoint[1]))

@@ -14,7 +14,7 @@ API_KEY = 3
 
 
 @defer.inlineCallbacks
-def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id, authorizer=None):
+def handle(request, *, metadata_cache, config, admin, cluster_id, authorizer=None):
     body = request.body
     version = request.api_version
     requested = body["topics"]
@@ -70,7 +70,7 @@ def handle(request, *, metadata_cache, config, admin, listener_name, cluster_id,
     brokers = []
     for broker_id in metadata_cache.alive_broker_ids():
         broker = metadata_cache.brokers[broker_id]
-        endpoint = broker.endpoints.get(listener_name)
+        endpoint = broker.endpoints.get(request.listener_name)  # the listener the request came in on
         if endpoint is not None:
             brokers.append({"node_id": broker_id, "host": endpoint[0], "port": endpoint[1],
                             "rack": broker.rack})

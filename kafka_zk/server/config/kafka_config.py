@@ -50,6 +50,8 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("listener.security.protocol.map", "list",
      ["PLAINTEXT:PLAINTEXT", "SSL:SSL", "SASL_PLAINTEXT:SASL_PLAINTEXT", "SASL_SSL:SASL_SSL"], None),
     ("inter.broker.listener.name", "string", None, None),
+    ("security.inter.broker.protocol", "string", "PLAINTEXT", None),
+    ("control.plane.listener.name", "string", None, None),
     ("inter.broker.protocol.version", "string", "2.5", None),
     ("log.dirs", "list", None, None),
     ("log.dir", "list", ["/tmp/kafka-logs"], None),
@@ -205,21 +207,50 @@ def _parse(key, raw):
 
 Endpoint = namedtuple("Endpoint", "listener_name host port security_protocol")
 
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
-def parse_endpoints(values, protocol_map):
+
+def parse_endpoints(values, protocol_map, config_name="listeners"):
+    """Kafka's CoreUtils.listenerListToEndPoints: NAME://host:port entries with distinct names and ports."""
     endpoints = []
     for value in values:
         if "://" not in value:
             raise ConfigError("Unable to parse %s to a broker endpoint" % value)
         name, rest = value.split("://", 1)
         host, _, port = rest.rpartition(":")
-        if not port.isdigit():
+        if not port.lstrip("-").isdigit():
             raise ConfigError("Unable to parse %s to a broker endpoint" % value)
         name = name.upper()
         if name not in protocol_map:
             raise ConfigError("No security protocol defined for listener %s" % name)
         endpoints.append(Endpoint(name, host.strip("[]"), int(port), protocol_map[name]))
+    text = ",".join(values)
+    if len({endpoint.listener_name for endpoint in endpoints}) != len(endpoints):
+        raise ConfigError("requirement failed: Each listener must have a different name, %s: %s" % (config_name, text))
+    ports = [endpoint.port for endpoint in endpoints if endpoint.port != 0]
+    if len(set(ports)) != len(ports):
+        raise ConfigError("requirement failed: Each listener must have a different port, %s: %s" % (config_name, text))
     return endpoints
+
+
+def parse_protocol_map(entries):
+    """listener.security.protocol.map as {LISTENER: PROTOCOL}, with Kafka's messages."""
+    protocol_map = {}
+    for entry in entries:
+        name, separator, protocol = entry.partition(":")
+        if not separator or not name.strip():
+            raise ConfigError("Error parsing configuration property 'listener.security.protocol.map': Malformed "
+                              "key-value pair: %s" % entry)
+        protocol = protocol.strip().upper()
+        if protocol not in SECURITY_PROTOCOLS:
+            raise ConfigError("Invalid security protocol `%s` defined in listener.security.protocol.map"
+                              % protocol.strip())
+        protocol_map[name.strip().upper()] = protocol
+    return protocol_map
+
+
+def _names(endpoints):
+    return ",".join(endpoint.listener_name for endpoint in endpoints)
 
 
 class KafkaConfig:
@@ -235,21 +266,73 @@ class KafkaConfig:
             self.values[key.name] = value
         if not self.values["zookeeper.connect"]:
             raise ConfigError("Missing required configuration \"zookeeper.connect\" which has no default value.")
-        protocol_map = {}
-        for entry in self.values["listener.security.protocol.map"]:
-            name, _, protocol = entry.partition(":")
-            protocol_map[name.strip().upper()] = protocol.strip().upper()
+        protocol_map = parse_protocol_map(self.values["listener.security.protocol.map"])
+        self.protocol_map = protocol_map
         self.listeners = parse_endpoints(self.values["listeners"], protocol_map)
         advertised = self.values["advertised.listeners"]
-        self.advertised_listeners = (parse_endpoints(advertised, protocol_map) if advertised
+        self.advertised_listeners = (parse_endpoints(advertised, protocol_map, "advertised.listeners") if advertised
                                      else list(self.listeners))
-        if len({endpoint.listener_name for endpoint in self.listeners}) != len(self.listeners):
-            raise ConfigError("Each listener must have a different name, listeners: %s"
-                              % ",".join(self.values["listeners"]))
-        self.inter_broker_listener_name = (self.values["inter.broker.listener.name"] or
-                                           self.advertised_listeners[0].listener_name).upper()
+        self._check_listener_names(props)
+
         if self.broker_id < -1:
             raise ConfigError("Invalid value %d for configuration broker.id: must be >= -1" % self.broker_id)
+
+    def _check_listener_names(self, props):
+        """The inter-broker and control plane listeners, as Kafka's KafkaConfig checks them."""
+        protocol_map = self.protocol_map
+        name = self.values["inter.broker.listener.name"]
+        if name is not None:
+            if "security.inter.broker.protocol" in props:
+                raise ConfigError("Only one of inter.broker.listener.name and security.inter.broker.protocol "
+                                  "should be set.")
+            name = name.strip().upper()
+            if name not in protocol_map:
+                raise ConfigError("Listener with name %s defined in inter.broker.listener.name not found in "
+                                  "listener.security.protocol.map." % name)
+        else:
+            protocol = self.values["security.inter.broker.protocol"].strip().upper()
+            if protocol not in SECURITY_PROTOCOLS:
+                raise ConfigError("Invalid security protocol `%s` defined in security.inter.broker.protocol"
+                                  % self.values["security.inter.broker.protocol"])
+            name = protocol
+        self.inter_broker_listener_name = name
+        self.inter_broker_security_protocol = protocol_map.get(name, name)
+        advertised_names = {endpoint.listener_name for endpoint in self.advertised_listeners}
+        if name not in advertised_names:
+            raise ConfigError("requirement failed: inter.broker.listener.name must be a listener name defined in "
+                              "advertised.listeners. The valid options based on currently configured listeners are "
+                              "%s" % _names(self.advertised_listeners))
+        if not advertised_names <= {endpoint.listener_name for endpoint in self.listeners}:
+            raise ConfigError("requirement failed: advertised.listeners listener names must be equal to or a subset "
+                              "of the ones defined in listeners. Found %s. The valid options based on the current "
+                              "configuration are %s" % (_names(self.advertised_listeners), _names(self.listeners)))
+        if any(endpoint.host == "0.0.0.0" for endpoint in self.advertised_listeners):
+            raise ConfigError("requirement failed: advertised.listeners cannot use the nonroutable meta-address "
+                              "0.0.0.0. Use a routable IP address.")
+        control = self.values["control.plane.listener.name"]
+        self.control_plane_listener_name = None
+        if control is not None:
+            control = control.strip().upper()
+            if control not in protocol_map:
+                raise ConfigError("Listener with %s defined in control.plane.listener.name not found in "
+                                  "listener.security.protocol.map." % control)
+            if control not in advertised_names:
+                raise ConfigError("requirement failed: control.plane.listener.name must be a listener name defined "
+                                  "in advertised.listeners. The valid options based on currently configured "
+                                  "listeners are %s" % _names(self.advertised_listeners))
+            if control == name:
+                raise ConfigError("requirement failed: control.plane.listener.name, when defined, should have a "
+                                  "different value from the inter broker listener name. Currently they both have "
+                                  "the value %s" % control)
+            self.control_plane_listener_name = control
+
+    @property
+    def controller_listener_name(self):
+        """Where the controller sends its requests (KIP-291): the control plane listener, else inter-broker."""
+        return self.control_plane_listener_name or self.inter_broker_listener_name
+
+    def advertised_endpoint(self, listener_name):
+        return next((e for e in self.advertised_listeners if e.listener_name == listener_name), None)
 
     @classmethod
     def from_file(cls, path, overrides=None):

@@ -87,7 +87,7 @@ class ReplicaFetcher:
         self.endpoint = (host, port)
         self.connection = BrokerConnection(self.reactor, host, port,
                                            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id),
-                                           authenticate=getattr(manager, "authenticate", None))
+                                           security=manager.security)
         self.partitions = {}
         self.truncating = set()  # (topic, partition)s still to truncate before they fetch
         self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
@@ -375,17 +375,18 @@ class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
     def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
-                 authenticate=None):
+                 security=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
-        consumers reading from this follower (KIP-392) may be waiting for."""
+        consumers reading from this follower (KIP-392) may be waiting for; ``security``: how to reach the
+        leaders' inter-broker listener (a net.broker_client.ListenerSecurity)."""
         self.config = config
+        self.security = security
         self.reactor = reactor
         self.broker_id = broker_id
         self.failures = failures
         self.quota = quota
         self.fetchable_changed = fetchable_changed
-        self.authenticate = authenticate  # the inter-broker login hook (SASL), or None
         self.fetchers = {}
 
     def add_partitions(self, leader_id, endpoint, partitions):

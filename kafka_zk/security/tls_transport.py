@@ -1,0 +1,133 @@
+"""TLS on the Twisted reactor: listeners' server connections (their certificate replaceable at runtime),
+broker-to-broker client connections with Kafka's hostname check, and each listener's principal builder."""
+
+import ipaddress
+import logging
+import weakref
+
+from OpenSSL import SSL
+from service_identity import VerificationError
+from service_identity.cryptography import verify_certificate_hostname, verify_certificate_ip_address
+from twisted.internet.interfaces import IOpenSSLClientConnectionCreator, IOpenSSLServerConnectionCreator
+from twisted.protocols.tls import TLSMemoryBIOFactory
+from zope.interface import implementer
+
+from kafka_zk.security.principal import ANONYMOUS
+from kafka_zk.security.ssl_config import hostname_verification, is_tls
+from kafka_zk.security.ssl_context import client_context, server_context
+from kafka_zk.security.ssl_principal import SslPrincipalMapper, ssl_principal
+
+log = logging.getLogger(__name__)
+
+
+@implementer(IOpenSSLServerConnectionCreator)
+class ServerTls:
+    """The TLS side of one listener. ``reconfigure(settings)`` builds a new context: connections accepted from
+    then on present the new certificate, open ones keep theirs."""
+
+    def __init__(self, settings):
+        self.context = server_context(settings)
+
+    def reconfigure(self, settings):
+        self.context = server_context(settings)
+
+    def serverConnectionForTLS(self, tls_protocol):
+        return SSL.Connection(self.context, None)
+
+    def wrap(self, factory):
+        return TLSMemoryBIOFactory(self, False, factory)
+
+
+def _is_ip(host):
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return False
+
+
+def certificate_names_host(certificate, host):
+    """Kafka's "https" endpoint identification: the certificate's subjectAltName names the host (an IP address
+    as an iPAddress entry, a host name as a dNSName)."""
+    try:
+        if _is_ip(host):
+            verify_certificate_ip_address(certificate, host)
+        else:
+            verify_certificate_hostname(certificate, host)
+        return True
+    except VerificationError:
+        return False
+
+
+class ClientTls:
+    """Client connections to one kind of listener (one set of ssl.* settings): ``creator(host)`` gives what
+    reactor.connectSSL takes. The context is built once, at the first connection."""
+
+    def __init__(self, settings):
+        self.settings = settings
+        self._context = None
+
+    def context(self):
+        if self._context is None:
+            self._context = client_context(self.settings)
+        return self._context
+
+    def creator(self, host):
+        return _ClientConnectionCreator(self.context(), host, hostname_verification(self.settings))
+
+
+@implementer(IOpenSSLClientConnectionCreator)
+class _ClientConnectionCreator:
+    def __init__(self, context, host, verify_host):
+        self.context = context
+        self.host = host
+        self.verify_host = verify_host
+
+    def clientConnectionForTLS(self, tls_protocol):
+        connection = SSL.Connection(self.context, None)
+        connection.set_app_data(tls_protocol)
+        if not _is_ip(self.host):
+            connection.set_tlsext_host_name(self.host.encode("idna"))
+        if self.verify_host:
+            connection.set_verify(SSL.VERIFY_PEER, _host_checker(self.host))
+        connection.set_connect_state()
+        return connection
+
+
+def _host_checker(host):
+    def verify(_connection, certificate, _errno, depth, ok):
+        if not ok or depth != 0:
+            return bool(ok)
+        try:
+            if certificate_names_host(certificate.to_cryptography(), host):
+                return True
+            log.warning("TLS peer certificate does not name %s (ssl.endpoint.identification.algorithm=https)", host)
+        except Exception:  # an exception escaping an OpenSSL callback would be lost
+            log.exception("checking the TLS peer certificate for %s", host)
+        return False
+    return verify
+
+
+def peer_certificate(transport):
+    """The cryptography certificate the peer of a TLS transport presented, or None."""
+    get = getattr(transport, "getPeerCertificate", None)
+    certificate = get() if get is not None else None
+    if certificate is None:
+        return None
+    return certificate.to_cryptography() if hasattr(certificate, "to_cryptography") else certificate
+
+
+def principal_builder(security_protocol, settings):
+    """The principal builder of a listener: ANONYMOUS on PLAINTEXT, the mapped certificate subject on SSL
+    (ANONYMOUS without a client certificate); None for SASL listeners, whose principal the SASL exchange sets."""
+    if security_protocol == "PLAINTEXT":
+        return lambda _transport: ANONYMOUS
+    if security_protocol == "SSL":
+        mapper = SslPrincipalMapper(settings["ssl.principal.mapping.rules"])
+        return lambda transport: ssl_principal(peer_certificate(transport), mapper)
+    return None
+
+
+def client_tls_for(security_protocol, settings):
+    """A ClientTls for connections to a listener of that security protocol, or None without TLS."""
+    return ClientTls(settings) if is_tls(security_protocol) else None
