@@ -1,12 +1,11 @@
 """Client and user quota configs (Kafka's DynamicConfig.Client / DynamicConfig.User): names, validation, SCRAM."""
 
-import base64
-import hashlib
-import hmac
-import os
 import re
 from urllib.parse import quote, unquote
 
+from kafka_zk.security.scram import DEFAULT_ITERATIONS as DEFAULT_SCRAM_ITERATIONS
+from kafka_zk.security.scram import MECHANISMS as SCRAM_MECHANISMS
+from kafka_zk.security.scram import credential_from_password, format_credential
 from kafka_zk.server.config.kafka_config import ConfigError
 
 LONG_MAX = 9223372036854775807
@@ -18,9 +17,7 @@ CLIENT_QUOTA_CONFIGS = {
     "consumer_byte_rate": ("long", LONG_MAX),
     "request_percentage": ("double", float(INT_MAX)),
 }
-SCRAM_MECHANISMS = {"SCRAM-SHA-256": ("sha256", 4096), "SCRAM-SHA-512": ("sha512", 4096)}
 USER_CONFIGS = dict(CLIENT_QUOTA_CONFIGS, **{name: ("password", None) for name in SCRAM_MECHANISMS})
-DEFAULT_SCRAM_ITERATIONS = 4096
 
 
 class UnknownQuotaConfig(ValueError):
@@ -64,14 +61,8 @@ def scram_credential(mechanism, spec, salt=None):
     if match is None:
         raise ValueError("Invalid credential property %s=%s" % (mechanism, spec))
     iterations = int(match.group(1)) if match.group(1) else DEFAULT_SCRAM_ITERATIONS
-    digest, minimum = SCRAM_MECHANISMS[mechanism]
-    if iterations < minimum:
-        raise ValueError("Iterations %d is less than the minimum %d required for %s" % (iterations, minimum, mechanism))
-    salt = salt if salt is not None else os.urandom(24)
-    salted = hashlib.pbkdf2_hmac(digest, match.group(2).encode("utf-8"), salt, iterations)
-    client_key = hmac.new(salted, b"Client Key", digest).digest()
-    stored_key = hashlib.new(digest, client_key).digest()
-    server_key = hmac.new(salted, b"Server Key", digest).digest()
-    encode = lambda raw: base64.b64encode(raw).decode("ascii")  # noqa: E731
-    return "salt=%s,stored_key=%s,server_key=%s,iterations=%d" % (
-        encode(salt), encode(stored_key), encode(server_key), iterations)
+    scram_mechanism = SCRAM_MECHANISMS[mechanism]
+    if iterations < scram_mechanism.min_iterations:
+        raise ValueError("Iterations %d is less than the minimum %d required for %s"
+                         % (iterations, scram_mechanism.min_iterations, mechanism))
+    return format_credential(credential_from_password(scram_mechanism, match.group(2), iterations, salt))
