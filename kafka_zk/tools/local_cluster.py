@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.client.errors import KafkaClientError
+from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
 from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running, wait_for_exit
 
 DEFAULT_DATA = "data"
@@ -44,6 +45,7 @@ class BrokerProcess:
         self.zk_connect = zk_connect
         self.overrides = dict(overrides or {})
         self.client_properties = {}  # what a client needs to talk to this broker (security.protocol, sasl.*, ...)
+        self.environment = {}  # added to the broker process's environment (e.g. KAFKA_OPTS naming a JAAS file)
         self._process = None
 
     @property
@@ -127,7 +129,7 @@ class BrokerProcess:
             self._process = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                cwd=str(self.folder))
+                cwd=str(self.folder), env=dict(os.environ, **self.environment) if self.environment else None)
         self.pid_file.write_text("%d\n" % self._process.pid)
         if wait:
             self.wait_started(offset, timeout)
@@ -240,18 +242,26 @@ def rack_of(broker_id, racks):
 
 class LocalCluster:
     def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
-                 host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None):
+                 host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None, secure=False,
+                 internal_ports=None):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
-        ``racks`` R, broker i sets broker.rack=rack-<i mod R>."""
+        ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
+        inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i)."""
         self.data_dir = Path(data_dir).resolve()
         self.host = host
+        self.security = SecureCluster(self.data_dir / "secure", host) if secure else None
         self.zookeeper = (None if zk_connect else
-                          ZooKeeperServer(self.data_dir / "zookeeper", port=zk_port, host=host))
+                          ZooKeeperServer(self.data_dir / "zookeeper", port=zk_port, host=host,
+                                          sasl_users=self.security.zookeeper_users() if secure else None))
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         ports = broker_ports or [base_port + index for index in range(brokers)]
         self.brokers = [BrokerProcess(index, self.data_dir / ("broker-%d" % index), ports[index],
                                       self.zk_connect, host, dict(overrides or {}, **rack_of(index, racks)))
                         for index in range(brokers)]
+        if secure:
+            internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
+            for broker, internal_port in zip(self.brokers, internal):
+                self.security.prepare(broker, internal_port)
 
     @property
     def bootstrap_servers(self):
@@ -271,6 +281,9 @@ class LocalCluster:
             say("starting ZooKeeper on %s" % self.zookeeper.connect_string)
             self.zookeeper.start()
             say("ZooKeeper is serving (pid %d)" % self.zookeeper.pid())
+        if self.security is not None:
+            for user in self.security.create_users(self.zk_connect):
+                say("created SCRAM user %s" % user)
         offsets = {}
         for broker in self.brokers:
             if not broker.is_running():
@@ -336,6 +349,9 @@ def build_parser():
     parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
     parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
                         help="port of broker 0; broker N listens on base+N (default 9092)")
+    parser.add_argument("--secure", action="store_true",
+                        help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
+                             "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure")
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
     parser.add_argument("command", nargs="*", help="start (default) | stop | status | broker ID start|stop|kill")
     return parser
@@ -353,7 +369,8 @@ def parse_args(argv=None):
 
 def cluster_settings(args):
     """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics."""
-    return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers)}
+    return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers),
+            "secure": args.secure}
 
 
 def main(argv=None):
@@ -393,11 +410,18 @@ def _start(cluster, daemon):
     for broker in cluster.brokers:
         print("%s (log %s)" % (_described(broker), broker.log_file))
     print("bootstrap servers: %s" % cluster.bootstrap_servers)
+    if cluster.security is not None:
+        for line in cluster.security.summary_lines():
+            print(line)
     for topic, replicas in thinly_replicated_internal_topics(cluster.brokers[0]).items():
         print("note: %s has %d replica(s) per partition, fewer than server.properties asks for: it was made "
               "before that setting, which shapes only new topics (add replicas with "
               "scripts/kafka-reassign-partitions.sh, or start on an empty --data folder)" % (topic, replicas))
-    print("try: scripts/kafka-topics.sh --bootstrap-server %s --list" % cluster.brokers[0].bootstrap)
+    if cluster.security is not None:
+        print("try: scripts/kafka-topics.sh --bootstrap-server %s --command-config %s --list"
+              % (cluster.brokers[0].bootstrap, cluster.security.material.properties_file("admin")))
+    else:
+        print("try: scripts/kafka-topics.sh --bootstrap-server %s --list" % cluster.brokers[0].bootstrap)
     if daemon:
         return 0
     print("serving in the foreground; Ctrl-C stops everything")

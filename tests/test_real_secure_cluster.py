@@ -1,0 +1,278 @@
+"""`local-cluster --secure` as a user gets it: SASL_SSL client listeners, SSL between brokers, ACLs, SCRAM users
+and ZooKeeper ACLs; real clients log in with the files it writes, and the drills still hold on it: a leader
+killed -9, controlled shutdown, a group through its coordinator's kill, transactions."""
+
+import json
+import subprocess
+import uuid
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka.admin import (
+    AclBinding, AclOperation, AclPermissionType, AdminClient, NewTopic, ResourcePatternType, ResourceType)
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoAuthError
+
+from kafka_zk.coordinator.group.records import partition_for
+from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
+from tests.cluster_support import wait_for
+from tests.ports import free_port, free_ports
+
+KCAT = "/usr/bin/kcat"
+BROKERS = 3
+PARTITIONS = 3
+# Only for speed: brokers notice a dead one when its 6 s ZooKeeper session expires (Kafka's default is 18 s).
+FAST_DEATH = {"zookeeper.session.timeout.ms": "6000", "controlled.shutdown.retry.backoff.ms": "200"}
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory):
+    base, internal = free_ports(BROKERS), free_ports(BROKERS)
+    cluster = LocalCluster(tmp_path_factory.mktemp("secure-cluster"), brokers=BROKERS, zk_port=free_port(),
+                           broker_ports=list(range(base, base + BROKERS)),
+                           internal_ports=list(range(internal, internal + BROKERS)),
+                           overrides=dict(internal_topic_settings(BROKERS), **FAST_DEATH), secure=True)
+    try:
+        cluster.start(timeout=90)
+    except Exception:
+        cluster.kill()
+        raise
+    yield cluster
+    cluster.stop()
+
+
+def passwords(cluster):
+    return cluster.security.material.passwords()["users"]
+
+
+def client_config(cluster, user, mechanism="SCRAM-SHA-512", password=None, **more):
+    """librdkafka's settings for ``user``, trusting the cluster's CA."""
+    return dict({"bootstrap.servers": cluster.bootstrap_servers, "security.protocol": "SASL_SSL",
+                 "sasl.mechanism": mechanism, "sasl.username": user,
+                 "sasl.password": password if password is not None else passwords(cluster)[user],
+                 "ssl.ca.location": str(cluster.security.material.ca_pem)}, **more)
+
+
+def admin_client(cluster):
+    return AdminClient(client_config(cluster, "admin"))
+
+
+def create_topic(cluster, name, partitions=PARTITIONS, **configs):
+    admin = admin_client(cluster)  # kept while its future is pending
+    admin.create_topics([NewTopic(name, partitions, 3, config=configs)])[name].result(60)
+    wait_full_isr(cluster, name, partitions)
+
+
+def metadata(cluster, topic):
+    return admin_client(cluster).list_topics(topic, timeout=10).topics[topic]
+
+
+def wait_full_isr(cluster, topic, partitions=PARTITIONS, timeout=60):
+    def full():
+        try:
+            found = metadata(cluster, topic)
+        except KafkaException:
+            return False
+        return (len(found.partitions) == partitions
+                and all(len(p.isrs) == 3 and p.leader >= 0 for p in found.partitions.values()))
+    wait_for(full, timeout, interval=0.2, message="%s fully in sync" % topic)
+
+
+def produce(cluster, topic, values, user="admin", **settings):
+    producer = Producer(client_config(cluster, user, **dict({"acks": "all", "message.timeout.ms": 60000},
+                                                          **settings)))
+    failures = []
+    for value in values:
+        producer.produce(topic, value=value, on_delivery=lambda error, _: error and failures.append(error))
+    assert producer.flush(90) == 0 and not failures, failures
+
+
+def consume_all(cluster, topic, count, user="admin", **settings):
+    consumer = Consumer(client_config(cluster, user, **dict({"group.id": "check-" + uuid.uuid4().hex[:6],
+                                                           "auto.offset.reset": "earliest"}, **settings)))
+    consumer.subscribe([topic])
+    values = []
+    try:
+        def done():
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                values.append(message.value())
+            return len(values) >= count
+        wait_for(done, 60, interval=0, message="%d records of %s" % (count, topic))
+        for _ in range(5):  # nothing more than what was written
+            message = consumer.poll(0.2)
+            if message is not None and message.error() is None:
+                values.append(message.value())
+    finally:
+        consumer.close()
+    return values
+
+
+def test_files_logins_and_acls_as_a_user_gets_them(secure):
+    material = secure.security.material
+    for path in (material.ca_pem, material.truststore, material.properties_file("admin"),
+                 material.properties_file("alice")):
+        assert path.exists(), path
+    topic = "secure-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic)
+    for mechanism in ("SCRAM-SHA-256", "SCRAM-SHA-512", "PLAIN"):
+        produce(secure, topic, [mechanism.encode()], mechanism=mechanism)
+
+    # alice has no ACLs: refused, then allowed once the admin grants them
+    refused = []
+    producer = Producer(client_config(secure, "alice", **{"message.timeout.ms": 10000}))
+    producer.produce(topic, b"x", on_delivery=lambda error, _: refused.append(error))
+    producer.flush(20)
+    assert refused and refused[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    grants = [AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, "User:alice", "*", operation,
+                         AclPermissionType.ALLOW) for operation in (AclOperation.WRITE, AclOperation.READ)]
+    grants.append(AclBinding(ResourceType.GROUP, "alice-", ResourcePatternType.PREFIXED, "User:alice", "*",
+                             AclOperation.READ, AclPermissionType.ALLOW))
+    admin = admin_client(secure)
+    for future in admin.create_acls(grants).values():
+        future.result(30)
+    wait_for(lambda: _alice_can_write(secure, topic), 30, interval=0.5, message="alice's ACLs on every broker")
+    values = consume_all(secure, topic, 4, user="alice", **{"group.id": "alice-" + uuid.uuid4().hex[:6]})
+    assert sorted(values)[:3] == [b"PLAIN", b"SCRAM-SHA-256", b"SCRAM-SHA-512"]
+
+
+def _alice_can_write(cluster, topic):
+    errors = []
+    producer = Producer(client_config(cluster, "alice", **{"message.timeout.ms": 5000}))
+    producer.produce(topic, b"alice", on_delivery=lambda error, _: errors.append(error))
+    producer.flush(10)
+    return errors == [None]
+
+
+def test_a_wrong_password_fails_and_the_brokers_stay_healthy(secure):
+    errors = []
+    consumer = Consumer(client_config(secure, "alice", password="wrong",
+                                      **{"group.id": "g", "error_cb": errors.append}))
+    try:
+        wait_for(lambda: consumer.poll(0.2) is None and any(
+            error.code() == KafkaError._AUTHENTICATION for error in errors), 30, interval=0,
+            message="librdkafka's authentication error")
+    finally:
+        consumer.close()
+    assert len(admin_client(secure).list_topics(timeout=10).brokers) == BROKERS
+
+
+def test_kcat_logs_in_with_scram_over_tls(secure):
+    topic = "kcat-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1)
+    options = ["-b", secure.bootstrap_servers, "-X", "security.protocol=SASL_SSL",
+               "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=admin",
+               "-X", "sasl.password=%s" % passwords(secure)["admin"],
+               "-X", "ssl.ca.location=%s" % secure.security.material.ca_pem]
+    subprocess.run([KCAT, *options, "-P", "-t", topic], input=b"one\ntwo\n", check=True, timeout=60)
+    consumed = subprocess.run([KCAT, *options, "-C", "-t", topic, "-o", "beginning", "-e", "-q"],
+                              capture_output=True, check=True, timeout=60)
+    assert consumed.stdout.split() == [b"one", b"two"]
+
+
+def test_znodes_carry_kafka_acls(secure):
+    anonymous = KazooClient(hosts=secure.zk_connect)
+    anonymous.start(15)
+    try:
+        with pytest.raises(NoAuthError):
+            anonymous.get("/config/users/alice")
+        with pytest.raises(NoAuthError):
+            anonymous.create("/brokers/topics/forged", b"{}")
+        acls, _ = anonymous.get_acls("/brokers/ids")
+        assert {(acl.id.scheme, acl.id.id) for acl in acls} == {("sasl", "kafka"), ("world", "anyone")}
+        assert json.loads(anonymous.get("/controller")[0])["brokerid"] in range(BROKERS)
+    finally:
+        anonymous.stop()
+
+
+def test_a_leader_killed_with_kill_9_loses_no_acknowledged_record(secure):
+    topic = "kill9-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1, **{"min.insync.replicas": "2"})
+    produce(secure, topic, [b"before-%d" % i for i in range(200)], **{"enable.idempotence": True})
+    leader = metadata(secure, topic).partitions[0].leader
+    secure.broker(leader).kill()
+    try:
+        wait_for(lambda: metadata(secure, topic).partitions[0].leader not in (-1, leader), 30, interval=0.2,
+                 message="a new leader")
+        produce(secure, topic, [b"after-%d" % i for i in range(200)], **{"enable.idempotence": True})
+    finally:
+        secure.broker(leader).start()
+    wait_full_isr(secure, topic, partitions=1)
+    values = consume_all(secure, topic, 400)
+    assert sorted(values) == sorted([b"before-%d" % i for i in range(200)] + [b"after-%d" % i for i in range(200)])
+
+
+def test_controlled_shutdown_moves_leadership_first(secure):
+    topic = "shutdown-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic)
+    leaders = {p.leader for p in metadata(secure, topic).partitions.values()}
+    stopping = sorted(leaders)[0]
+    broker = secure.broker(stopping)
+    offset = broker.log_file.stat().st_size
+    broker.stop()
+    try:
+        assert all(p.leader not in (-1, stopping) for p in metadata(secure, topic).partitions.values())
+        with open(broker.log_file, "rb") as log:
+            log.seek(offset)
+            assert b"controlled shutdown succeeded" in log.read()
+    finally:
+        broker.start()
+    wait_full_isr(secure, topic)
+
+
+def test_a_group_keeps_its_commits_through_its_coordinators_kill(secure):
+    topic, group = "group-" + uuid.uuid4().hex[:6], "g-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1)
+    produce(secure, topic, [b"%d" % i for i in range(20)])
+    consumer = Consumer(client_config(secure, "admin", **{"group.id": group, "enable.auto.commit": False,
+                                                          "auto.offset.reset": "earliest",
+                                                          "topic.metadata.refresh.interval.ms": 2000}))
+    try:
+        consumer.subscribe([topic])
+        seen = []
+        wait_for(lambda: _poll_into(consumer, seen) and len(seen) >= 20, 60, interval=0, message="20 records")
+        consumer.commit(offsets=[TopicPartition(topic, 0, 20)], asynchronous=False)
+        offsets_partition = partition_for(group, 50)
+        coordinator = metadata(secure, "__consumer_offsets").partitions[offsets_partition].leader
+        secure.broker(coordinator).kill()
+        try:
+            def committed_again():
+                _poll_into(consumer, seen)
+                try:
+                    answered = consumer.commit(offsets=[TopicPartition(topic, 0, 15)], asynchronous=False)
+                except KafkaException:
+                    return False
+                return all(tp.error is None for tp in answered)
+            wait_for(committed_again, 60, interval=0.2, message="a commit on the new coordinator")
+            stored = consumer.committed([TopicPartition(topic, 0)], timeout=10)
+            assert stored[0].offset == 15
+        finally:
+            secure.broker(coordinator).start()
+    finally:
+        consumer.close()
+    wait_full_isr(secure, "__consumer_offsets", partitions=50, timeout=90)
+
+
+def _poll_into(consumer, seen):
+    message = consumer.poll(0.1)
+    if message is not None and message.error() is None:
+        seen.append(message.value())
+    return True
+
+
+def test_transactions_commit_and_abort(secure):
+    topic = "txn-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1)
+    producer = Producer(client_config(secure, "admin", **{"transactional.id": "tx-" + uuid.uuid4().hex[:6]}))
+    producer.init_transactions(60)
+    producer.begin_transaction()
+    producer.produce(topic, b"committed")
+    producer.commit_transaction(60)
+    producer.begin_transaction()
+    producer.produce(topic, b"aborted")
+    producer.abort_transaction(60)
+    producer.begin_transaction()
+    producer.produce(topic, b"committed-too")
+    producer.commit_transaction(60)
+    values = consume_all(secure, topic, 2, **{"isolation.level": "read_committed"})
+    assert values == [b"committed", b"committed-too"]
