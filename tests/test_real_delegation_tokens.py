@@ -12,7 +12,11 @@ from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaResponseError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.client import KafkaZkClient
-from kafka_zk.zk.znodes import DelegationTokenChangeNotificationZNode, DelegationTokensZNode, StoredDelegationToken
+from kafka_zk.zk.security_znodes import (
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokensZNode,
+    StoredDelegationToken,
+)
 from tests.cluster_support import start_cluster, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,7 +13,7 @@ from kafka_zk.security.acls import (
 from kafka_zk.security.authorizer import AclOperation as Op, PatternType, PermissionType as Perm, ResourceType as RT
 from kafka_zk.security.principal import user
 from kafka_zk.server.apis import create_acls, delete_acls, describe_acls
-from kafka_zk.zk.znodes import ACL_PATHS, AclChangeNotificationZNode, AclZNode
+from kafka_zk.zk.security_znodes import ACL_PATHS, AclChangeNotificationZNode, AclZNode
 
 ALLOW, DENY = Perm.ALLOW, Perm.DENY
 LITERAL, PREFIXED = PatternType.LITERAL, PatternType.PREFIXED

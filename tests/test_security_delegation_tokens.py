@@ -12,7 +12,7 @@ import scramp
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security import delegation_tokens as dt
 from kafka_zk.security.principal import ANONYMOUS, KafkaPrincipal, user
-from kafka_zk.zk.znodes import DelegationTokenInfoZNode, StoredDelegationToken, desanitize, sanitize
+from kafka_zk.zk.security_znodes import DelegationTokenInfoZNode, StoredDelegationToken, desanitize, sanitize
 
 ALICE, BOB, CAROL = user("alice"), user("bob"), user("carol")
 SETTINGS = dt.TokenSettings(max_lifetime_ms=1000, expiry_time_ms=100)

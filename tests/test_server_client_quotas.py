@@ -2,7 +2,8 @@
 
 from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager, SampledRate
-from kafka_zk.server.quota.quota_configs import scram_credential, sanitize, validate_quota_configs
+from kafka_zk.server.quota.quota_configs import scram_credential, validate_quota_configs
+from kafka_zk.zk.znodes import sanitize
 
 import pytest
 

@@ -15,7 +15,7 @@ from kafka_zk.server.apis import (
 from kafka_zk.server.config.dynamic_broker_config import is_sensitive
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.delegation_token_manager import NOTIFICATION_MAX_AGE_MS, DelegationTokenManager
-from kafka_zk.zk.znodes import DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode
+from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode
 from tests.fake_zk import FakeZk
 
 ALICE, BOB, CAROL = user("alice"), user("bob"), user("carol")

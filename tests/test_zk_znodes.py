@@ -7,7 +7,6 @@ import pytest
 
 from kafka_zk.zk.znodes import (
     PERSISTENT_PATHS,
-    AclZNodes,
     BrokerIdsZNode,
     BrokerIdZNode,
     BrokerInfo,
@@ -40,6 +39,7 @@ from kafka_zk.zk.znodes import (
     generate_cluster_id,
     sequence_number,
 )
+from kafka_zk.zk.security_znodes import AclZNodes
 
 
 def test_controller_golden_and_decode():

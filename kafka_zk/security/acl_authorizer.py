@@ -14,7 +14,7 @@ from kafka_zk.security.acls import (
     AUTHORIZER_CLASS_NAMES, STORED_PATTERN_TYPES, AclCache, ResourcePattern, adding, deletion_targets,
     entries_from_json, parse_super_users, pattern_from_store, pattern_type_from_name, plan_creations, removing,
     resource_type_from_name, store_key)
-from kafka_zk.zk.znodes import AclChangeNotificationZNode
+from kafka_zk.zk.security_znodes import AclChangeNotificationZNode
 
 log = logging.getLogger(__name__)
 

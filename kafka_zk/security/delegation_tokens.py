@@ -18,7 +18,7 @@ from typing import Callable, Iterable, NamedTuple
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.principal import ANONYMOUS, USER_TYPE, KafkaPrincipal
-from kafka_zk.zk.znodes import StoredDelegationToken
+from kafka_zk.zk.security_znodes import StoredDelegationToken
 
 ERROR_TIMESTAMP = -1
 SCRAM_MECHANISMS = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}

@@ -15,7 +15,7 @@ from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security import delegation_tokens as tokens
 from kafka_zk.security.delegation_tokens import DelegationToken, DelegationTokenCache, TokenInformation, TokenSettings
-from kafka_zk.zk.znodes import DelegationTokenChangeNotificationZNode
+from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationZNode
 
 log = logging.getLogger(__name__)
 

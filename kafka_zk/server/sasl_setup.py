@@ -13,7 +13,7 @@ from kafka_zk.security.sasl_config import BrokerSasl, SaslConfigError, sasl_list
 from kafka_zk.security.sasl_server import SaslServerAuthenticator
 from kafka_zk.security.scram import MECHANISMS as SCRAM_MECHANISMS
 from kafka_zk.server.config.kafka_config import ConfigError
-from kafka_zk.server.quota.quota_configs import desanitize
+from kafka_zk.zk.znodes import desanitize
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,9 @@ from kafka_zk.server.config.dynamic_broker_config import (
 from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.topic_config import TOPIC_CONFIGS, validate_topic_configs
 from kafka_zk.server.quota.quota_configs import (
-    SCRAM_MECHANISMS, UnknownQuotaConfig, desanitize, sanitize, scram_credential, validate_quota_configs)
+    SCRAM_MECHANISMS, UnknownQuotaConfig, scram_credential, validate_quota_configs)
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.zk.znodes import desanitize, sanitize
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")
 TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE = 2, 4, 8

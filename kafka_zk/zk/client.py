@@ -26,12 +26,7 @@ from kafka_zk.zk.session import (  # noqa: F401  (re-exported: callers import th
     TRANSIENT_ERRORS,
 )
 from kafka_zk.zk.znodes import (
-    ACL_PATHS,
-    ACL_PATTERN_TYPES,
     PERSISTENT_PATHS,
-    AclChangeNotificationZNode,
-    AclZNode,
-    AclZNodes,
     BrokerIdsZNode,
     BrokerIdZNode,
     BrokerInfo,
@@ -43,11 +38,6 @@ from kafka_zk.zk.znodes import (
     ConsumerOffsetZNode,
     ControllerEpochZNode,
     ControllerZNode,
-    DELEGATION_TOKEN_PATHS,
-    DelegationTokenChangeNotificationSequenceZNode,
-    DelegationTokenChangeNotificationZNode,
-    DelegationTokenInfoZNode,
-    DelegationTokensZNode,
     DeleteTopicsZNode,
     DeleteTopicZNode,
     IsrChangeNotificationSequenceZNode,
@@ -58,7 +48,6 @@ from kafka_zk.zk.znodes import (
     PreferredReplicaElectionZNode,
     ProducerIdBlockZNode,
     ReassignPartitionsZNode,
-    StoredDelegationToken,
     TopicAssignment,
     TopicPartition,
     TopicPartitionStateZNode,
@@ -67,6 +56,19 @@ from kafka_zk.zk.znodes import (
     TopicsZNode,
     TopicZNode,
     generate_cluster_id,
+)
+from kafka_zk.zk.security_znodes import (
+    ACL_PATHS,
+    ACL_PATTERN_TYPES,
+    AclChangeNotificationZNode,
+    AclZNode,
+    AclZNodes,
+    DELEGATION_TOKEN_PATHS,
+    DelegationTokenChangeNotificationSequenceZNode,
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokenInfoZNode,
+    DelegationTokensZNode,
+    StoredDelegationToken,
 )
 
 

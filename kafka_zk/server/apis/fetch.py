@@ -11,7 +11,7 @@ from kafka_zk.record.validation import down_convert
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
-from kafka_zk.server.quota.quota_configs import sanitize
+from kafka_zk.zk.znodes import sanitize
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.replication.replica_manager import FetchResult
 

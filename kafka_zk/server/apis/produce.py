@@ -5,7 +5,7 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized, authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
-from kafka_zk.server.quota.quota_configs import sanitize
+from kafka_zk.zk.znodes import sanitize
 
 API_KEY = 0
 

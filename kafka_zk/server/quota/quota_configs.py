@@ -1,7 +1,6 @@
 """Client and user quota configs (Kafka's DynamicConfig.Client / DynamicConfig.User): names, validation, SCRAM."""
 
 import re
-from urllib.parse import quote, unquote
 
 from kafka_zk.security.scram import DEFAULT_ITERATIONS as DEFAULT_SCRAM_ITERATIONS
 from kafka_zk.security.scram import MECHANISMS as SCRAM_MECHANISMS
@@ -44,15 +43,6 @@ def validate_quota_configs(entity_type, configs):
             raise ConfigError("Invalid value %s for configuration %s: Not a number of type %s"
                               % (raw, name, kind.upper())) from None
     return typed
-
-
-def sanitize(name):
-    """Kafka's Sanitizer: URL-encode a user principal or client id for use as a znode name."""
-    return quote(name, safe="").replace("~", "%7E")
-
-
-def desanitize(name):
-    return unquote(name)
 
 
 def scram_credential(mechanism, spec, salt=None):
