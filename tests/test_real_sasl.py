@@ -109,10 +109,12 @@ def confluent_round_trip(bootstrap, mechanism, name, password, topic):
         consumer.close()
 
 
-def kafka_python_round_trip(bootstrap, mechanism, name, password, topic):
+def kafka_python_round_trip(bootstrap, mechanism, name, password, topic, cafile=None):
+    """Over SASL_PLAINTEXT, or SASL_SSL trusting ``cafile``."""
     import kafka
-    common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                  sasl_plain_username=name, sasl_plain_password=password)
+    tls = {"security_protocol": "SASL_SSL", "ssl_cafile": cafile} if cafile else {}
+    common = dict(dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                       sasl_plain_username=name, sasl_plain_password=password), **tls)
     producer = kafka.KafkaProducer(acks="all", **common)
     producer.send(topic, b"kafka-python").get(timeout=30)
     producer.close()
@@ -126,12 +128,15 @@ def kafka_python_round_trip(bootstrap, mechanism, name, password, topic):
         consumer.close()
 
 
-def aiokafka_round_trip(bootstrap, mechanism, name, password, topic):
+def aiokafka_round_trip(bootstrap, mechanism, name, password, topic, cafile=None):
+    """Over SASL_PLAINTEXT, or SASL_SSL trusting ``cafile``."""
     import aiokafka
+    from aiokafka.helpers import create_ssl_context
 
     async def run():
-        common = dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
-                      sasl_plain_username=name, sasl_plain_password=password)
+        tls = {"security_protocol": "SASL_SSL", "ssl_context": create_ssl_context(cafile=cafile)} if cafile else {}
+        common = dict(dict(bootstrap_servers=bootstrap, security_protocol="SASL_PLAINTEXT", sasl_mechanism=mechanism,
+                           sasl_plain_username=name, sasl_plain_password=password), **tls)
         producer = aiokafka.AIOKafkaProducer(acks="all", **common)
         await producer.start()
         try:

@@ -17,6 +17,7 @@ from kafka_zk.coordinator.group.records import partition_for
 from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
 from tests.cluster_support import wait_for
 from tests.ports import free_port, free_ports
+from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
 
 KCAT = "/usr/bin/kcat"
 BROKERS = 3
@@ -168,6 +169,15 @@ def test_kcat_logs_in_with_scram_over_tls(secure):
     consumed = subprocess.run([KCAT, *options, "-C", "-t", topic, "-o", "beginning", "-e", "-q"],
                               capture_output=True, check=True, timeout=60)
     assert consumed.stdout.split() == [b"one", b"two"]
+
+
+@pytest.mark.parametrize("mechanism", ["SCRAM-SHA-512", "PLAIN"])
+@pytest.mark.parametrize("round_trip", [kafka_python_round_trip, aiokafka_round_trip], ids=["kafka-python", "aiokafka"])
+def test_python_clients_log_in_over_sasl_ssl(secure, round_trip, mechanism):
+    topic = "py-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1)
+    round_trip(secure.bootstrap_servers, mechanism, "admin", passwords(secure)["admin"], topic,
+               cafile=str(secure.security.material.ca_pem))
 
 
 def test_znodes_carry_kafka_acls(secure):
