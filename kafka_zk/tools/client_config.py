@@ -2,7 +2,7 @@
 
 import re
 
-from kafka_zk.tools.command_config import SecuritySettingsError, librdkafka_security, split_security
+from kafka_zk.security.client_properties import SecuritySettingsError, librdkafka_security, split_security
 
 
 class ClientConfigError(ValueError):
