@@ -115,6 +115,10 @@ def test_tools_read_security_settings_from_their_config_files(cluster, alice_con
     assert consumed.returncode == 0, consumed.stderr
     assert sorted(consumed.stdout.split()) == ["one", "three", "two"]
 
+    perf = tool("producer_perf", "--topic", topic, "--num-records", "200", "--record-size", "10", "--throughput",
+                "-1", "--producer.config", alice_config, "--producer-props", "bootstrap.servers=" + servers)
+    assert perf.returncode == 0 and "200 records sent" in perf.stdout, perf.stdout + perf.stderr
+
     described = tool("consumer_groups", "--bootstrap-server", servers, "--command-config", alice_config,
                      "--describe", "--group", "secure-readers")
     assert described.returncode == 0, described.stderr
