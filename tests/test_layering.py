@@ -30,6 +30,7 @@ PURE_MODULES = {
     "kafka_zk.coordinator.transaction.state",
     "kafka_zk.security.acls",
     "kafka_zk.security.authorizer",
+    "kafka_zk.security.client_properties",
     "kafka_zk.security.credential_cache",
     "kafka_zk.security.delegation_tokens",
     "kafka_zk.security.jaas",

@@ -71,7 +71,7 @@ HEADER = ("TOKENID         HMAC                           OWNER           RENEWE
 def test_create_prints_the_calling_line_and_the_new_token(tmp_path):
     code, out, admin = _run(tmp_path, "--create", "--max-life-time-period", "-1", "--renewer-principal", "User:bob")
     assert code == 0 and admin.calls == [("create", ("User:bob",), -1)] and admin.closed
-    assert admin.options == {"timeout": 5.0}
+    assert admin.options == {"timeout": 5.0, "security": {"security.protocol": "SASL_PLAINTEXT"}}
     assert out.split("\n") == [
         "Calling create token operation with renewers :[User:bob] , max-life-time-period :-1",
         "Created delegation token with tokenId : tok-1", "", HEADER, ROW_1, ""]

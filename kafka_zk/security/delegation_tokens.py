@@ -232,6 +232,15 @@ class DelegationTokenCache:
         token = self._tokens.get(token_id)
         return None if token is None else token.info.owner
 
+    def scram_login(self, token_id: str, mechanism: str, now_ms: int):
+        """What a SCRAM login with ``tokenauth=true`` authenticates as: (the owner's name, the token's credential,
+        its expiry timestamp), or None for an unknown or expired token."""
+        token = self._tokens.get(token_id)
+        credential = self.scram_credential(token_id, mechanism)
+        if token is None or credential is None or token.info.expired(now_ms):
+            return None
+        return token.info.owner.name, credential, token.info.expiry_timestamp
+
     def scram_credential(self, token_id: str, mechanism: str) -> ScramCredential | None:
         """The credential a SCRAM client using this token must prove; None for an unknown token or mechanism."""
         token = self._tokens.get(token_id)

@@ -3,7 +3,8 @@ exchange of SaslHandshake v1 and SaslAuthenticate requests that any connection (
 
 Properties: ``security.protocol`` (SASL_PLAINTEXT or SASL_SSL turn SASL on), ``sasl.mechanism`` (GSSAPI by
 default, which we do not speak), ``sasl.jaas.config`` (the login module's username/password, or the
-unsecuredLogin* options of OAUTHBEARER), or librdkafka's ``sasl.username``/``sasl.password``.
+unsecuredLogin* options of OAUTHBEARER; ScramLoginModule's ``tokenauth="true"`` logs in with a delegation token), or
+librdkafka's ``sasl.username``/``sasl.password``.
 """
 
 from __future__ import annotations
@@ -65,7 +66,10 @@ class _PlainClient:
 
 class _ScramClient:
     def __init__(self, sasl, now_ms):
-        self.client = scram.ScramClient(scram.MECHANISMS[sasl.mechanism], sasl.username, sasl.password)
+        # ScramLoginModule's tokenauth="true": log in with a delegation token (id as username, HMAC as password)
+        token_auth = str(sasl.options.get(scram.TOKEN_AUTH_EXTENSION, "")).lower() == "true"
+        self.client = scram.ScramClient(scram.MECHANISMS[sasl.mechanism], sasl.username, sasl.password,
+                                        extensions={scram.TOKEN_AUTH_EXTENSION: "true"} if token_auth else None)
         self.initial = self.client.first_message()
         self.step = 0
 

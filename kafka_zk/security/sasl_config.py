@@ -93,9 +93,11 @@ class BrokerSasl:
             value = self.get("connections.max.reauth.ms")
         return int(value or 0)
 
-    def server_settings(self, listener_name: str, credentials, now_ms: Callable[[], int]) -> SaslServerSettings:
+    def server_settings(self, listener_name: str, credentials, now_ms: Callable[[], int],
+                        tokens=None) -> SaslServerSettings:
         """``credentials``: the CredentialCache SCRAM looks users up in; ``now_ms()`` the time OAUTHBEARER checks
-        token expiry against."""
+        token expiry against; ``tokens``: the DelegationTokenCache SCRAM logins with tokenauth=true look tokens up
+        in (None: such logins fail)."""
         mechanisms = self.enabled_mechanisms(listener_name)
         servers = {}
         for mechanism in mechanisms:
@@ -104,7 +106,7 @@ class BrokerSasl:
                             "UNSUPPORTED_SASL_MECHANISM", mechanism, listener_name)
                 continue
             options = self.module_options(listener_name, mechanism)
-            servers[mechanism] = _server_factory(mechanism, options, credentials, now_ms)
+            servers[mechanism] = _server_factory(mechanism, options, credentials, now_ms, tokens)
         delay = self.get("connection.failed.authentication.delay.ms")
         return SaslServerSettings(mechanisms, servers,
                                   {mechanism: self.max_reauth_ms(listener_name, mechanism) for mechanism in mechanisms},
@@ -127,14 +129,16 @@ class BrokerSasl:
         return ClientSasl(mechanism, options.get("username"), options.get("password"), options)
 
 
-def _server_factory(mechanism, options, credentials, now_ms):
+def _server_factory(mechanism, options, credentials, now_ms, tokens=None):
     if mechanism == "PLAIN":
         check = plain.users_checker(plain.jaas_users(options))
         return lambda: plain.PlainServer(check)
     if mechanism == "OAUTHBEARER":
         return lambda: oauthbearer.OAuthBearerServer(now_ms, options)
     scram_mechanism = scram.MECHANISMS[mechanism]
-    return lambda: scram.ScramServer(scram_mechanism, lambda user: credentials.get(mechanism, user))
+    token_lookup = None if tokens is None else (
+        lambda token_id: tokens.scram_login(token_id, mechanism, now_ms()))
+    return lambda: scram.ScramServer(scram_mechanism, lambda user: credentials.get(mechanism, user), token_lookup)
 
 
 def sasl_listeners(listeners) -> list:

@@ -17,7 +17,8 @@ from typing import Callable, Mapping, NamedTuple, Optional, Sequence
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_request_header, encode_response
-from kafka_zk.security.principal import KafkaPrincipal, user
+from kafka_zk.security.delegation_tokens import TokenAuthenticatedPrincipal
+from kafka_zk.security.principal import USER_TYPE, KafkaPrincipal, user
 from kafka_zk.security.sasl_errors import IllegalSaslState, SaslAuthenticationFailure, SaslFailure
 
 SASL_HANDSHAKE_KEY = 17
@@ -168,7 +169,8 @@ class SaslServerAuthenticator:
             challenge = server.evaluate(token)
             lifetime_ms = 0
             if server.complete:
-                principal = user(server.authorization_id)
+                principal = (TokenAuthenticatedPrincipal(USER_TYPE, server.authorization_id)
+                             if getattr(server, "token_authenticated", False) else user(server.authorization_id))
                 if self._previous is not None and principal != self._previous[1]:
                     raise SaslAuthenticationFailure("Cannot change principals during re-authentication from %s.%s: "
                                                     "%s.%s" % (*self._previous[1], *principal))

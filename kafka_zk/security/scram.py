@@ -3,7 +3,7 @@
 A credential is stored as Kafka's ScramCredentialUtils writes it in /config/users/<user>:
 ``salt=<b64>,stored_key=<b64>,server_key=<b64>,iterations=<n>``. Kafka's client-first message may carry
 extensions after the nonce; ``tokenauth=true`` asks for delegation-token authentication, answered by a
-``token_lookup`` when one is given (none yet: such a login fails).
+``token_lookup`` (the broker's delegation token cache; without one such a login fails).
 """
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ class ScramServer:
     """The broker's side of one SCRAM exchange: evaluate(client token) -> server token, until complete.
 
     ``credential_lookup(username)`` gives the user's ScramCredential or None; ``token_lookup(token id)`` gives
-    (owner, ScramCredential, expiry ms) for delegation tokens, or is None while they are not supported."""
+    (owner name, ScramCredential, expiry ms) of a live delegation token, or None; without it tokenauth fails."""
 
     def __init__(self, mechanism: ScramMechanism, credential_lookup: Callable, token_lookup: Optional[Callable] = None,
                  nonce_source: Callable[[], str] = random_nonce):

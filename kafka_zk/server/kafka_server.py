@@ -234,7 +234,8 @@ class KafkaServer(service.MultiService):
     def _start_delegation_tokens(self):
         """The token manager (tokens loaded and followed when delegation.token.master.key is set); its cache is
         what SCRAM with tokenauth=true looks tokens up in."""
-        self.token_manager = DelegationTokenManager.from_config(self.zk, self.reactor, self.config)
+        self.token_manager = DelegationTokenManager.from_config(self.zk, self.reactor, self.config,
+                                                                cache=self.sasl.tokens)
         return self.token_manager.start()
 
     def _expire_delegation_tokens(self):

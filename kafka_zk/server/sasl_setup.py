@@ -8,6 +8,7 @@ from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.security.credential_cache import CredentialCache
+from kafka_zk.security.delegation_tokens import DelegationTokenCache
 from kafka_zk.security.inter_broker import sasl_authenticate_hook
 from kafka_zk.security.sasl_config import BrokerSasl, SaslConfigError, sasl_listeners
 from kafka_zk.security.sasl_server import SaslServerAuthenticator
@@ -25,11 +26,12 @@ class BrokerSaslSetup:
     def __init__(self, config, clock, environ=None):
         self.clock = clock
         self.credentials = CredentialCache()
+        self.tokens = DelegationTokenCache()  # the token manager's cache: SCRAM logins with tokenauth=true
         sasl = BrokerSasl(config.get, os.environ if environ is None else environ)
         now_ms = lambda: milliseconds(clock)  # noqa: E731
         try:
             self.settings = {endpoint.listener_name: sasl.server_settings(endpoint.listener_name, self.credentials,
-                                                                          now_ms)
+                                                                          now_ms, self.tokens)
                              for endpoint in sasl_listeners(config.listeners)}
             # the broker's own logins to the listeners it connects to: inter-broker and control plane
             self._logins = {name: sasl_authenticate_hook(sasl.inter_broker_login(name), clock)

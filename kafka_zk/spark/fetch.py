@@ -6,6 +6,7 @@ import time
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kafka_zk.security.client_properties import librdkafka_client_settings
 from kafka_zk.spark.schema import arrow_read_schema
 
 log = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ def consumer_config(bootstrap_servers, client_settings):
         # (a broker not yet told of it); librdkafka would then wait for its periodic refresh, 5 min by default.
         "topic.metadata.refresh.interval.ms": 5000,
     }
-    config.update(client_settings)
+    config.update(librdkafka_client_settings(client_settings))  # kafka.security.protocol, kafka.sasl.*, kafka.ssl.*
     config["bootstrap.servers"] = bootstrap_servers
     return config
 

@@ -6,6 +6,7 @@ from kafka_zk.client.cluster import ClusterClient
 from kafka_zk.client.consumer import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, Consumer
 from kafka_zk.client.errors import KafkaConnectionError, KafkaResponseError
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.client_properties import split_security
 from kafka_zk.spark.options import EARLIEST, LATEST
 
 
@@ -39,6 +40,7 @@ class PartitionOffsets:
         self.subscription = subscription
         settings = client_settings or {}
         self._timeout_s = int(settings.get("request.timeout.ms", 30000)) / 1000.0
+        self._security = split_security(settings)[1]  # kafka.security.protocol, kafka.sasl.*, kafka.ssl.*
         self.retry_for_s = retry_for_s
         self._clock = clock
         self._sleep = sleep
@@ -54,7 +56,7 @@ class PartitionOffsets:
     def _client(self):
         if self._consumer is None:
             self._cluster = ClusterClient(self.bootstrap_servers, client_id="kafka-zk-spark-driver",
-                                          timeout=self._timeout_s, retries=3)
+                                          timeout=self._timeout_s, retries=3, security=self._security or None)
             self._consumer = Consumer(self.bootstrap_servers, cluster=self._cluster)
         return self._cluster, self._consumer
 

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from pyspark.sql.datasource import DataSourceArrowWriter, DataSourceStreamArrowWriter, WriterCommitMessage
 from pyspark.sql.types import ArrayType, BinaryType, IntegerType, StringType, StructType
 
+from kafka_zk.security.client_properties import librdkafka_client_settings
 from kafka_zk.spark.options import KafkaZkOptionError
 
 
@@ -53,7 +54,7 @@ def check_sink_schema(schema, topic_option):
 
 def producer_config(bootstrap_servers, client_settings):
     config = {"linger.ms": 5, "client.id": "kafka-zk-spark-sink"}
-    config.update(client_settings)
+    config.update(librdkafka_client_settings(client_settings))  # kafka.security.protocol, kafka.sasl.*, kafka.ssl.*
     config.update({"bootstrap.servers": bootstrap_servers, "enable.idempotence": True, "acks": "all",
                    "delivery.report.only.error": True})
     return config

@@ -7,7 +7,6 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaResponseError
 from kafka_zk.client.zk_admin import tool_zk_client
-from kafka_zk.common.properties import read_properties
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
     AUTHORIZER_CLASS_NAMES, MATCH_ALL, AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern,
@@ -15,6 +14,7 @@ from kafka_zk.security.acls import (
     operation_from_name, pattern_from_store, plan_creations, removing, store_key)
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
 from kafka_zk.security.principal import KafkaPrincipal
+from kafka_zk.tools.command_config import admin_options, read_client_properties
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
 
 O = AclOperation
@@ -262,7 +262,7 @@ class BrokerBackend:
     """The ACL APIs through the admin client."""
 
     def __init__(self, args, admin_factory=None):
-        properties = read_properties(args.command_config) if args.command_config else {}
+        properties = read_client_properties(args.command_config)
         self.admin = (admin_factory or admin_client)(args.bootstrap_server, properties)
 
     def create(self, bindings):
@@ -284,13 +284,8 @@ class BrokerBackend:
 
 
 def admin_client(bootstrap_servers, properties):
-    """An AdminClient configured by --command-config's properties (client.id here; security settings are the
-    admin client's to interpret, so they are passed on as given)."""
-    options = {"client_id": properties.get("client.id", "kafka-acls")}
-    security = {k: v for k, v in properties.items() if k.startswith(("security.", "ssl.", "sasl."))}
-    if security:
-        options["security_config"] = security
-    return AdminClient(bootstrap_servers, **options)
+    """An AdminClient configured by --command-config's properties (client.id, request.timeout.ms, security)."""
+    return AdminClient(bootstrap_servers, **admin_options(properties, client_id="kafka-acls"))
 
 
 class ZooKeeperBackend:

@@ -6,8 +6,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.api_keys import API_SPECS
-from kafka_zk.common.properties import read_properties
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, read_tool_file, run_tool
+from kafka_zk.tools.command_config import read_admin_options
+from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 
 def build_parser():
@@ -53,9 +53,7 @@ def run(args, out, err, admin_factory=AdminClient):
     if not args.bootstrap_server:
         raise UsageError('Missing required argument "[bootstrap-server]"')
     try:
-        if args.command_config:
-            read_tool_file(args.command_config, read_properties)
-        admin = admin_factory(args.bootstrap_server)
+        admin = admin_factory(args.bootstrap_server, **read_admin_options(args.command_config))
         try:
             brokers, _, _ = admin.describe_cluster()
             for node_id in sorted(brokers):

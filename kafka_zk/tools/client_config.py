@@ -2,6 +2,8 @@
 
 import re
 
+from kafka_zk.security.client_properties import SecuritySettingsError, librdkafka_security, split_security
+
 
 class ClientConfigError(ValueError):
     """A config Kafka's client rejects; the message is Kafka's ConfigException text."""
@@ -75,7 +77,6 @@ PRODUCER_CONFIGS = {
     "reconnect.backoff.max.ms": ("reconnect.backoff.max.ms", lambda n, v: str(_number(n, v, "LONG", 0))),
     "metadata.max.age.ms": ("metadata.max.age.ms", lambda n, v: str(_number(n, v, "LONG", 0))),
     "connections.max.idle.ms": ("connections.max.idle.ms", lambda n, v: str(_number(n, v, "LONG"))),
-    "security.protocol": ("security.protocol", _text),
 }
 
 CONSUMER_CONFIGS = {
@@ -99,7 +100,6 @@ CONSUMER_CONFIGS = {
     "metadata.max.age.ms": ("metadata.max.age.ms", lambda n, v: str(_number(n, v, "LONG", 0))),
     "connections.max.idle.ms": ("connections.max.idle.ms", lambda n, v: str(_number(n, v, "LONG"))),
     "allow.auto.create.topics": ("allow.auto.create.topics", _boolean),
-    "security.protocol": ("security.protocol", _text),
 }
 
 # Known to Kafka's clients and without effect on what a perf run sends or reads.
@@ -114,8 +114,13 @@ _NO_EFFECT = {
 
 
 def translate(props, table, warn):
-    """librdkafka settings for Java ``props``; ``warn(line)`` hears about configs that are dropped."""
-    settings = {}
+    """librdkafka settings for Java ``props``; ``warn(line)`` hears about configs that are dropped. The security
+    settings (security.protocol, ssl.*, sasl.*) are command_config.librdkafka_security's."""
+    props, security = split_security(props)
+    try:
+        settings = librdkafka_security(security)
+    except SecuritySettingsError as error:
+        raise ClientConfigError(str(error)) from None
     for name, value in props.items():
         if name in table:
             target, convert = table[name]

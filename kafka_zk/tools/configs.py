@@ -15,6 +15,7 @@ from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.topic_config import TOPIC_CONFIGS, validate_topic_configs
 from kafka_zk.server.quota.quota_configs import (
     SCRAM_MECHANISMS, UnknownQuotaConfig, scram_credential, validate_quota_configs)
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 from kafka_zk.zk.znodes import desanitize, sanitize
 
@@ -347,7 +348,7 @@ def _with_broker(args, additions, deletions, out, admin_factory):
                              % ("describe" if args.describe else "alter"))
     if args.alter and entity_type == "topics" and name == "":
         raise CommandFailure("--entity-name must be specified with --alter of %s" % _scala_buffer(types))
-    admin = admin_factory(args.bootstrap_server)
+    admin = admin_factory(args.bootstrap_server, **read_admin_options(args.command_config))
     try:
         if args.describe:
             _describe_through_broker(admin, entity_type, name, args.all, out)

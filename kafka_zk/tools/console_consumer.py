@@ -9,6 +9,7 @@ from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.client.group_consumer import GroupConsumer
 from kafka_zk.client.topic_names import filter_topics
 from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_config import security_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
 
 EARLIEST = -2
@@ -139,11 +140,11 @@ def consumer_settings(args):
             raise UsageError("Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', "
                              "as they conflict." % reset)
         reset = "earliest"
-    return {"auto_offset_reset": reset or "latest", "client_id": props.get("client.id", "console-consumer"),
-            "isolation_level": args.isolation_level,
-            "max_partition_fetch_bytes": int(props.get("max.partition.fetch.bytes", 1024 * 1024)),
-            "max_wait_ms": int(props.get("fetch.max.wait.ms", 500)),
-            "min_bytes": int(props.get("fetch.min.bytes", 1))}
+    return dict({"auto_offset_reset": reset or "latest", "client_id": props.get("client.id", "console-consumer"),
+                 "isolation_level": args.isolation_level,
+                 "max_partition_fetch_bytes": int(props.get("max.partition.fetch.bytes", 1024 * 1024)),
+                 "max_wait_ms": int(props.get("fetch.max.wait.ms", 500)),
+                 "min_bytes": int(props.get("fetch.min.bytes", 1))}, **security_options(props))
 
 
 def check_args(args):

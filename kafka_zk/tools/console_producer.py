@@ -7,6 +7,7 @@ import sys
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.client.producer import Producer
 from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_config import security_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
 
 _CHUNK = 64 * 1024
@@ -88,6 +89,7 @@ def producer_settings(args):
         "request_timeout_ms": args.request_timeout_ms if args.request_timeout_ms is not None
         else int(props.get("request.timeout.ms", 1500)),
         "client_id": props.get("client.id", "console-producer"),
+        **security_options(props),
     }
 
 

@@ -9,6 +9,7 @@ from kafka_zk.client.consumer import Consumer
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.common.properties import read_properties
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.tools.command_config import admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 MISSING = "-"
@@ -210,12 +211,15 @@ def print_error(out, message):
 class ConsumerGroupService:
     """Runs one action against the cluster through our admin client and a group-less consumer."""
 
-    def __init__(self, args, out, err, admin_factory=AdminClient, consumer_factory=Consumer, clock_ms=None):
+    def __init__(self, args, out, err, admin_factory=AdminClient, consumer_factory=Consumer, clock_ms=None,
+                 command_config=None):
+        """``command_config``: the --command-config properties (security settings, client.id)."""
         self.args = args
         self.out = out
         self.err = err
-        self.admin = admin_factory(args.bootstrap_server, client_id="consumer-groups-command",
-                                   timeout=max(args.timeout, 1000) / 1000.0 + 25)
+        options = admin_options(command_config or {}, client_id="consumer-groups-command")
+        options["timeout"] = max(args.timeout, 1000) / 1000.0 + 25
+        self.admin = admin_factory(args.bootstrap_server, **options)
         self._consumer_factory = consumer_factory
         self._consumer = None
         self._clock_ms = clock_ms or (lambda: int(datetime.datetime.now().timestamp() * 1000))
@@ -488,14 +492,15 @@ def run(args, out, err, admin_factory=AdminClient):
               "the default behavior of this command will be to prompt the user before executing the reset rather "
               "than doing a dry run. You should add the --dry-run option explicitly if you are scripting this "
               "command and want to keep the current default behavior without prompting.", file=err)
+    command_config = {}
     if args.command_config:
         try:
-            read_properties(args.command_config)
+            command_config = read_properties(args.command_config)
         except OSError as exc:
             print_error(out, "Executing consumer group command failed due to %s" % exc)
             return 0
     try:
-        service = ConsumerGroupService(args, out, err, admin_factory=admin_factory)
+        service = ConsumerGroupService(args, out, err, admin_factory=admin_factory, command_config=command_config)
     except (KafkaClientError, ValueError) as exc:
         print_error(out, "Executing consumer group command failed due to %s" % exc)
         return 1

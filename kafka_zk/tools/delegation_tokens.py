@@ -8,9 +8,9 @@ import sys
 
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
-from kafka_zk.common.properties import read_properties
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, read_tool_file, run_tool
+from kafka_zk.tools.command_config import read_admin_options
+from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 ACTIONS = ("create", "renew", "expire", "describe")
 ROW = "%-15s %-30s %-15s %-25s %-15s %-15s %-15s"
@@ -138,15 +138,6 @@ def describe_failure(failure):
     return str(failure)
 
 
-def admin_options(props):
-    """What the --command-config properties give our admin client: the request timeout, and every property as
-    given (security.protocol, sasl.*, ssl.*), for the client's TLS and SASL settings."""
-    options = {}
-    if "request.timeout.ms" in props:
-        options["timeout"] = int(props["request.timeout.ms"]) / 1000.0
-    return options
-
-
 def _decode_hmac(text):
     try:
         return base64.b64decode(text, validate=True)
@@ -185,9 +176,9 @@ def _execute(action, args, admin, out):
 
 def run(args, out, err, admin_factory=AdminClient):
     action = check_args(args)
-    props = read_tool_file(args.command_config, read_properties)
+    options = read_admin_options(args.command_config)
     try:
-        admin = admin_factory(args.bootstrap_server, **admin_options(props))
+        admin = admin_factory(args.bootstrap_server, **options)
     except (KafkaClientError, ValueError) as failure:
         print("Error while executing delegation token command : %s" % describe_failure(failure), file=out)
         return 1

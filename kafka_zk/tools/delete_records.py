@@ -6,7 +6,7 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 
 EARLIEST_VERSION = 1
@@ -97,11 +97,7 @@ def run(args, out, err, admin_factory=AdminClient):
     if missing:
         raise UsageError('Missing required argument "[%s]"' % missing[0])
     try:
-        options = {}
-        if args.command_config:
-            props = read_tool_file(args.command_config, read_properties)
-            if "request.timeout.ms" in props:
-                options["timeout"] = int(props["request.timeout.ms"]) / 1000.0
+        options = read_admin_options(args.command_config)
         entries = parse_offset_json(read_tool_file(args.offset_json_file, lambda path: open(path, encoding="utf-8").read()))
         seen, duplicates = set(), []
         for topic, partition, _ in entries:

@@ -7,7 +7,7 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 
 ELECTION_TYPES = {"PREFERRED": 0, "UNCLEAN": 1}
@@ -163,9 +163,7 @@ def format_results(election_name, results):
 def run_election(bootstrap_server, admin_config, election, partitions, out, admin_factory=AdminClient):
     """Send the election, print Kafka's lines; returns the exit code (1 when a partition failed)."""
     election_name, election_type = election
-    options = {"timeout": REQUEST_TIMEOUT_SECONDS}
-    if admin_config:
-        read_tool_file(admin_config, read_properties)
+    options = read_admin_options(admin_config, timeout=REQUEST_TIMEOUT_SECONDS)
     try:
         admin = admin_factory(bootstrap_server, **options)
         try:

@@ -6,8 +6,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.common.properties import read_properties
-from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
+from kafka_zk.tools.command_config import read_admin_options
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, run_tool
 
 # Errors.exceptionName() of the errors a log dir can carry.
 EXCEPTION_NAMES = {
@@ -64,11 +64,7 @@ def run(args, out, err, admin_factory=AdminClient):
             except ValueError as error:
                 raise ToolFailure("java.lang.NumberFormatException",
                                   'For input string: "%s"' % str(error).rsplit(": ", 1)[-1].strip("'")) from None
-        options = {}
-        if args.command_config:
-            props = read_tool_file(args.command_config, read_properties)
-            if "request.timeout.ms" in props:
-                options["timeout"] = int(props["request.timeout.ms"]) / 1000.0
+        options = read_admin_options(args.command_config)
         admin = admin_factory(args.bootstrap_server, **options)
         try:
             if brokers is None:

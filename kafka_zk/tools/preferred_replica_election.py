@@ -9,7 +9,7 @@ from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.client.zk_admin import AdminOperationError, ZkAdmin
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.common.properties import read_properties
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError, read_tool_file, run_tool
 from kafka_zk.tools.leader_election import java_exception_text
 
@@ -112,10 +112,12 @@ def elect_through_zookeeper(zk_connect, requested, out, admin_factory=ZkAdmin):
         admin.close()
 
 
-def elect_through_brokers(bootstrap_server, requested, out, admin_factory=AdminClient):
-    """ElectLeaders (preferred); prints Kafka's lines and raises ToolFailure when a partition failed."""
+def elect_through_brokers(bootstrap_server, requested, out, admin_factory=AdminClient, admin_config=None):
+    """ElectLeaders (preferred); prints Kafka's lines and raises ToolFailure when a partition failed.
+    ``admin_config``: the --admin.config file."""
+    options = read_admin_options(admin_config, timeout=TIMEOUT_MS / 1000.0)
     try:
-        admin = admin_factory(bootstrap_server, timeout=TIMEOUT_MS / 1000.0)
+        admin = admin_factory(bootstrap_server, **options)
         try:
             results = admin.elect_leaders(PREFERRED, requested, timeout_ms=TIMEOUT_MS)
         finally:
@@ -150,9 +152,7 @@ def run(args, out, err, zk_factory=ZkAdmin, admin_factory=AdminClient):
             print(line, file=out)
         elect_through_zookeeper(args.zookeeper, requested, out, zk_factory)
     else:
-        if args.admin_config:
-            read_tool_file(args.admin_config, read_properties)
-        elect_through_brokers(args.bootstrap_server, requested, out, admin_factory)
+        elect_through_brokers(args.bootstrap_server, requested, out, admin_factory, args.admin_config)
     return 0
 
 

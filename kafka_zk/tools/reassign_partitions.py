@@ -12,6 +12,7 @@ from kafka_zk.controller.assignment import (
 from kafka_zk.protocol.errors import Errors
 
 DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs source of a per-broker dynamic config
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 LEADER_RATE = "leader.replication.throttled.rate"
@@ -35,6 +36,7 @@ def build_parser():
                                 description="This tool helps to move topic partitions between replicas.")
     parser.add_argument("--bootstrap-server", help="the server(s) to use for bootstrapping.")
     parser.add_argument("--zookeeper", help="DEPRECATED: The connection string for the zookeeper connection.")
+    parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client.")
     for action, text in (("generate", "Generate a candidate partition reassignment configuration."),
                          ("execute", "Kick off the reassignment as specified by the --reassignment-json-file."),
                          ("verify", "Verify if the reassignment completed as specified by the "
@@ -280,8 +282,9 @@ class ZkBackend:
 class BrokerBackend:
     """The --bootstrap-server way: Metadata, the KIP-455 APIs and IncrementalAlterConfigs."""
 
-    def __init__(self, bootstrap):
-        self.admin = AdminClient(bootstrap, client_id="reassign-partitions-tool")
+    def __init__(self, bootstrap, command_config=None):
+        """``command_config``: the --command-config file (security settings, client.id, request.timeout.ms)."""
+        self.admin = AdminClient(bootstrap, **read_admin_options(command_config, client_id="reassign-partitions-tool"))
 
     def close(self):
         self.admin.close()
@@ -507,7 +510,8 @@ def run(args, out, err, zk_backend=ZkBackend, broker_backend=BrokerBackend):
         print(ZOOKEEPER_IGNORED, file=out)
         args.zookeeper = None
     try:
-        backend = zk_backend(args.zookeeper) if args.zookeeper else broker_backend(args.bootstrap_server)
+        backend = (zk_backend(args.zookeeper) if args.zookeeper
+                   else broker_backend(args.bootstrap_server, args.command_config))
     except Exception as error:  # an unreachable ZooKeeper or broker
         print("Error: unable to connect: %s" % (error or type(error).__name__), file=err)
         return 1

@@ -12,6 +12,7 @@ from kafka_zk.controller.assignment import RackAwareMode, parse_replica_assignme
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.topic_config import validate_topic_configs
+from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 from kafka_zk.zk.client import TopicExistsError
 
@@ -351,6 +352,8 @@ def build_parser():
     parser = ToolArgumentParser(prog="kafka-topics", description="Create, delete, describe, or change a topic.")
     parser.add_argument("--bootstrap-server", help="The Kafka server to connect to.")
     parser.add_argument("--zookeeper", help="The connection string for the zookeeper connection host:port[/chroot].")
+    parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client. "
+                        "This is used only with --bootstrap-server option for describing and altering broker configs.")
     for action in ACTIONS:
         parser.add_argument("--" + action, action="store_true")
     parser.add_argument("--topic", help="The topic (a regular expression, except for --create).")
@@ -384,7 +387,7 @@ def run(args, out, err, admin_factory=AdminClient, zk_admin_factory=ZkAdmin):
             service = zk_admin_factory(args.zookeeper)
             run_with_zookeeper(action, args, service, out)
         else:
-            service = admin_factory(args.bootstrap_server)
+            service = admin_factory(args.bootstrap_server, **read_admin_options(args.command_config))
             run_with_admin(action, args, service, out)
     except Exception as exc:  # Kafka reports every failure the same way, then exits 1
         message = exc.message if isinstance(exc, KafkaResponseError) else str(exc)
