@@ -18,10 +18,11 @@ from typing import Callable, Iterable, NamedTuple
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.principal import ANONYMOUS, USER_TYPE, KafkaPrincipal
+from kafka_zk.security.scram import MECHANISMS as SCRAM_MECHANISMS
+from kafka_zk.security.scram import ScramCredential, credential_from_password
 from kafka_zk.zk.security_znodes import StoredDelegationToken
 
 ERROR_TIMESTAMP = -1
-SCRAM_MECHANISMS = {"SCRAM-SHA-256": "sha256", "SCRAM-SHA-512": "sha512"}
 # ScramMechanism.minIterations, which DelegationTokenManager.prepareScramCredentials uses for a token's credentials.
 TOKEN_SCRAM_ITERATIONS = 4096
 
@@ -163,14 +164,6 @@ def describable(requester: KafkaPrincipal, owners: list[KafkaPrincipal] | None, 
 # -- SCRAM credentials ---------------------------------------------------------------------------
 
 
-class ScramCredential(NamedTuple):
-    """Kafka's ScramCredential: what a SCRAM server needs to check a client's proof."""
-    salt: bytes
-    stored_key: bytes
-    server_key: bytes
-    iterations: int
-
-
 def scram_salt() -> bytes:
     """As ScramFormatter.secureRandomBytes: a random 130-bit number in base 36, as ASCII."""
     number = secrets.randbits(130)
@@ -181,17 +174,6 @@ def scram_salt() -> bytes:
         text = digits[digit] + text
         if number == 0:
             return text.encode("ascii")
-
-
-def scram_credential(mechanism: str, password: str, salt: bytes | None = None,
-                     iterations: int = TOKEN_SCRAM_ITERATIONS) -> ScramCredential:
-    """RFC 5802's SaltedPassword -> StoredKey, ServerKey for one mechanism (SCRAM-SHA-256 or SCRAM-SHA-512)."""
-    digest = SCRAM_MECHANISMS[mechanism]
-    salt = scram_salt() if salt is None else salt
-    salted = hashlib.pbkdf2_hmac(digest, password.encode("utf-8"), salt, iterations)
-    client_key = hmac_lib.new(salted, b"Client Key", digest).digest()
-    server_key = hmac_lib.new(salted, b"Server Key", digest).digest()
-    return ScramCredential(salt, hashlib.new(digest, client_key).digest(), server_key, iterations)
 
 
 # -- the cache -----------------------------------------------------------------------------------
@@ -248,5 +230,6 @@ class DelegationTokenCache:
             return None
         key = (token_id, mechanism)
         if key not in self._credentials:
-            self._credentials[key] = scram_credential(mechanism, token.hmac_base64)
+            self._credentials[key] = credential_from_password(SCRAM_MECHANISMS[mechanism], token.hmac_base64,
+                                                              TOKEN_SCRAM_ITERATIONS, scram_salt())
         return self._credentials[key]
