@@ -1,0 +1,319 @@
+"""Authorization end to end on real brokers: a 3-broker SASL_PLAINTEXT cluster with AclAuthorizer
+(allow.everyone.if.no.acl.found=false, super user admin) answers every API key it serves to alice with
+Kafka 2.5's error code until the ACL exists, then serves her; real clients see the same; the ACL rules; ACLs
+reaching every broker within a second; forged inter-broker requests refused without effect."""
+
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from kafka_zk.protocol.api_keys import API_SPECS
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.records import encode_batch, iter_records
+from tests.authorization_support_real import (
+    AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, SecureCluster, binding,
+    cluster_binding, errors_in, login, start_secure_cluster, unique)
+from tests.cluster_support import wait_for
+
+ROOT = Path(__file__).resolve().parent.parent
+DENIED_TOPIC, DENIED_GROUP = Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_AUTHORIZATION_FAILED
+DENIED_CLUSTER, DENIED_TXN = Errors.CLUSTER_AUTHORIZATION_FAILED, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+
+# api key -> (what alice got without the ACL, what she got with it): the report's table
+MATRIX = {}
+
+
+def record(api_key, denied, allowed):
+    name = API_SPECS[api_key].name
+    previous = MATRIX.get(api_key)
+    if previous:
+        denied, allowed = previous[0] + "; " + denied, previous[1] + "; " + allowed
+    MATRIX[api_key] = (denied, allowed)
+    assert name
+
+
+def names(errors):
+    return ",".join(sorted(e.name for e in errors))
+
+
+@pytest.fixture(scope="module")
+def secure(tmp_path_factory, zookeeper_server):
+    cluster = start_secure_cluster(tmp_path_factory.mktemp("authz"), zookeeper_server, brokers=3)
+    view = SecureCluster(cluster)
+    yield view
+    view.close()
+    cluster.stop()
+    if MATRIX:
+        print("\nAPI | denied (alice, no ACL) | allowed (with ACL)")
+        for key, (denied, allowed) in sorted(MATRIX.items()):
+            print("%d %s | %s | %s" % (key, API_SPECS[key].name, denied, allowed))
+
+
+def batch(*values, **kwargs):
+    return encode_batch([(None, v) for v in values], **kwargs)
+
+
+def produce_body(topic, records, transactional_id=None):
+    return {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 10000,
+            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "records": records}]}]}
+
+
+def fetch_body(topic, replica_id=-1, offset=0):
+    return {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
+            "isolation_level": 0, "session_id": 0, "session_epoch": -1,
+            "topics": [{"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1,
+                                                         "fetch_offset": offset, "log_start_offset": -1,
+                                                         "partition_max_bytes": 1 << 20}]}]}
+
+
+def fetched_values(response):
+    return [r.value for t in response["responses"] for p in t["partitions"]
+            for r in iter_records(p["records"] or b"")]
+
+
+def topic_metadata(secure, user, broker_id, topics):
+    body = {"topics": None if topics is None else [{"name": t} for t in topics], "allow_auto_topic_creation": False}
+    return {t["name"]: Errors.from_code(t["error_code"])
+            for t in secure.request(user, broker_id, 3, body, version=9)["topics"]}
+
+
+# -- 1. the wire-level matrix ----------------------------------------------------------------------------------
+
+def test_topic_data_apis(secure):
+    topic = secure.create_topic("data")
+    leader = secure.leader(topic)
+    alice = lambda key, body, version=None: secure.request("alice", leader, key, body, version)  # noqa: E731
+
+    produced = alice(0, produce_body(topic, batch(b"one")))
+    listed = alice(2, {"replica_id": -1, "isolation_level": 0, "topics": [{"name": topic, "partitions": [
+        {"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
+    epochs = alice(23, {"replica_id": -1, "topics": [{"topic": topic, "partitions": [
+        {"partition": 0, "current_leader_epoch": -1, "leader_epoch": 0}]}]})
+    fetched = alice(1, fetch_body(topic))
+    deleted = alice(21, {"topics": [{"name": topic, "partitions": [{"partition_index": 0, "offset": 0}]}],
+                         "timeout_ms": 10000})
+    named = topic_metadata(secure, "alice", leader, [topic])
+    every = topic_metadata(secure, "alice", leader, None)
+    for response in (produced, listed, epochs, fetched, deleted):
+        assert errors_in(response) == {DENIED_TOPIC}, response
+    assert named == {topic: DENIED_TOPIC} and topic not in every
+
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE)):
+        produced_ok = alice(0, produce_body(topic, batch(b"one", b"two")))
+        # Write implies Describe: ListOffsets and Metadata now answer, Read still refused
+        listed_ok = alice(2, {"replica_id": -1, "isolation_level": 0, "topics": [{"name": topic, "partitions": [
+            {"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
+        epochs_ok = alice(23, {"replica_id": -1, "topics": [{"topic": topic, "partitions": [
+            {"partition": 0, "current_leader_epoch": -1, "leader_epoch": 0}]}]})
+        assert errors_in(alice(1, fetch_body(topic))) == {DENIED_TOPIC}
+        assert topic_metadata(secure, "alice", leader, [topic]) == {topic: Errors.NONE}
+        assert topic in topic_metadata(secure, "alice", leader, None)
+    assert errors_in(produced_ok) == errors_in(listed_ok) == errors_in(epochs_ok) == {Errors.NONE}
+    assert listed_ok["topics"][0]["partitions"][0]["offset"] == 2
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.READ), binding(Rt.TOPIC, topic, Op.DELETE)):
+        fetched_ok = alice(1, fetch_body(topic))
+        deleted_ok = alice(21, {"topics": [{"name": topic, "partitions": [{"partition_index": 0, "offset": 1}]}],
+                                "timeout_ms": 10000})
+    assert errors_in(fetched_ok) == {Errors.NONE} and fetched_values(fetched_ok) == [b"one", b"two"]
+    assert errors_in(deleted_ok) == {Errors.NONE}
+    assert deleted_ok["topics"][0]["partitions"][0]["low_watermark"] == 1
+    record(0, DENIED_TOPIC.name, "NONE (Write)")
+    record(1, DENIED_TOPIC.name + " (consumer)", "NONE, records (Read)")
+    record(2, DENIED_TOPIC.name, "NONE, offset 2 (Write implies Describe)")
+    record(3, "named topic: %s; all topics: topic hidden" % DENIED_TOPIC.name, "NONE, topic listed (Describe)")
+    record(21, DENIED_TOPIC.name, "NONE, low watermark 1 (Delete)")
+    record(23, DENIED_TOPIC.name, "NONE (Describe, implied by Write)")
+
+
+def test_topic_admin_apis(secure):
+    controller = secure.controller()
+    alice = lambda key, body, version=None: secure.request("alice", controller, key, body, version)  # noqa: E731
+    new_topic = unique("made")
+    create = {"topics": [{"name": new_topic, "num_partitions": 1, "replication_factor": 3}], "timeout_ms": 10000}
+    existing = secure.create_topic("admin")
+    partitions = {"topics": [{"name": existing, "count": 2, "assignments": None}], "timeout_ms": 10000,
+                  "validate_only": False}
+    delete = {"topic_names": [existing], "timeout_ms": 10000}
+    assert errors_in(alice(19, create)) == {DENIED_TOPIC}
+    assert errors_in(alice(37, partitions)) == {DENIED_TOPIC}
+    assert errors_in(alice(20, delete)) == {DENIED_TOPIC}
+
+    with Granted(secure, binding(Rt.TOPIC, new_topic, Op.CREATE)):
+        created = alice(19, create)["topics"][0]
+    # the topic is made; its configs stay hidden without DescribeConfigs on it, as in Kafka
+    assert (created["error_code"], created["topic_config_error_code"]) == (Errors.NONE, DENIED_TOPIC)
+    with Granted(secure, binding(Rt.TOPIC, existing, Op.ALTER)):
+        assert errors_in(alice(37, partitions)) == {Errors.NONE}
+    with Granted(secure, binding(Rt.TOPIC, existing, Op.DELETE)):
+        assert errors_in(alice(20, delete)) == {Errors.NONE}
+    # Create on the cluster covers any topic name
+    other = unique("made")
+    create["topics"][0]["name"] = other
+    with Granted(secure, cluster_binding(Op.CREATE), binding(Rt.TOPIC, other, Op.DESCRIBE_CONFIGS)):
+        assert errors_in(alice(19, create)) == {Errors.NONE}
+    record(19, DENIED_TOPIC.name, "NONE (Create on the topic, or on the cluster; topic_config_error_code "
+           "TOPIC_AUTHORIZATION_FAILED until DescribeConfigs)")
+    record(20, DENIED_TOPIC.name, "NONE (Delete)")
+    record(37, DENIED_TOPIC.name, "NONE (Alter)")
+
+
+def test_config_apis(secure):
+    topic = secure.create_topic("configs")
+    broker_id = secure.brokers[0].broker_id
+    alice = lambda key, body: secure.request("alice", broker_id, key, body)  # noqa: E731
+    resources = [(2, topic, DENIED_TOPIC, Rt.TOPIC, topic), (4, str(broker_id), DENIED_CLUSTER, Rt.CLUSTER,
+                                                             "kafka-cluster")]
+    for resource_type, name, denied, acl_type, acl_name in resources:
+        describe = {"resources": [{"resource_type": resource_type, "resource_name": name,
+                                   "configuration_keys": None}], "include_synonyms": False}
+        alter = {"resources": [{"resource_type": resource_type, "resource_name": name, "configs": []}],
+                 "validate_only": True}
+        incremental = {"resources": [{"resource_type": resource_type, "resource_name": name, "configs": []}],
+                       "validate_only": True}
+        assert errors_in(alice(32, describe)) == {denied}
+        assert errors_in(alice(33, alter)) == {denied}
+        assert errors_in(alice(44, incremental)) == {denied}
+        with Granted(secure, binding(acl_type, acl_name, Op.ALTER_CONFIGS)):
+            # AlterConfigs implies DescribeConfigs
+            described = alice(32, describe)
+            assert errors_in(alice(33, alter)) == {Errors.NONE}
+            assert errors_in(alice(44, incremental)) == {Errors.NONE}
+        assert errors_in(described) == {Errors.NONE} and described["results"][0]["configs"]
+        kind = "topic" if resource_type == 2 else "broker"
+        record(32, "%s: %s" % (kind, denied.name), "%s: NONE, configs (AlterConfigs implies DescribeConfigs)" % kind)
+        record(33, "%s: %s" % (kind, denied.name), "%s: NONE (AlterConfigs)" % kind)
+        record(44, "%s: %s" % (kind, denied.name), "%s: NONE (AlterConfigs)" % kind)
+
+
+def commit_body(group, topic, offset, generation=-1, member=""):
+    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None,
+            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": offset,
+                                                        "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
+
+
+def listed_groups(secure, user, broker_id):
+    return {g["group_id"] for g in secure.request(user, broker_id, 16, {}, version=3)["groups"]}
+
+
+def test_group_apis(secure):
+    topic, group = secure.create_topic("grouped"), unique("group")
+    coordinator = secure.coordinator(group)
+    assert errors_in(secure.request("admin", coordinator, 8, commit_body(group, topic, 0))) == {Errors.NONE}
+    alice = lambda key, body, version=None: secure.request("alice", coordinator, key, body, version)  # noqa: E731
+    join = {"group_id": group, "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000, "member_id": "",
+            "group_instance_id": None, "protocol_type": "consumer", "protocols": [{"name": "range", "metadata": b""}]}
+    member = {"group_id": group, "generation_id": 1, "member_id": "m", "group_instance_id": None}
+    sync = dict(member, protocol_type="consumer", protocol_name="range", assignments=[])
+    leave = {"group_id": group, "members": [{"member_id": "m", "group_instance_id": None}]}
+    fetch = {"group_id": group, "topics": None, "require_stable": False}
+    offset_delete = {"group_id": group, "topics": [{"name": topic, "partitions": [{"partition_index": 0}]}]}
+    denied = {10: alice(10, {"key": group, "key_type": 0}), 11: alice(11, join), 12: alice(12, member),
+              13: alice(13, leave), 14: alice(14, sync), 8: alice(8, commit_body(group, topic, 1)),
+              9: alice(9, fetch), 15: alice(15, {"groups": [group], "include_authorized_operations": True}),
+              42: alice(42, {"groups_names": [group]}), 47: alice(47, offset_delete)}
+    for key, response in denied.items():
+        assert errors_in(response) == {DENIED_GROUP}, (key, response)
+    assert group not in listed_groups(secure, "alice", coordinator)
+
+    with Granted(secure, binding(Rt.GROUP, group, Op.READ), binding(Rt.TOPIC, topic, Op.READ)):
+        assert errors_in(alice(10, {"key": group, "key_type": 0})) == {Errors.NONE}
+        assert errors_in(alice(11, join)) == {Errors.MEMBER_ID_REQUIRED}
+        member_id = alice(11, join)["member_id"]  # the coordinator remembers the id it handed out
+        joined = alice(11, dict(join, member_id=member_id))
+        assert (joined["error_code"], joined["leader"]) == (Errors.NONE, member_id)
+        member.update(member_id=member_id, generation_id=joined["generation_id"])
+        synced = alice(14, dict(sync, **member, assignments=[{"member_id": member_id, "assignment": b"a"}]))
+        assert (synced["error_code"], synced["assignment"]) == (Errors.NONE, b"a")
+        assert errors_in(alice(12, member)) == {Errors.NONE}
+        committed = alice(8, commit_body(group, topic, 1, member["generation_id"], member_id))
+        assert errors_in(committed) == {Errors.NONE}
+        fetched = alice(9, fetch)
+        assert errors_in(fetched) == {Errors.NONE}
+        assert fetched["topics"][0]["partitions"][0]["committed_offset"] == 1
+        described = alice(15, {"groups": [group], "include_authorized_operations": True})["groups"][0]
+        assert (described["error_code"], described["group_state"]) == (Errors.NONE, "Stable")
+        assert group in listed_groups(secure, "alice", coordinator)  # Read implies Describe
+        leave["members"][0]["member_id"] = member_id
+        assert errors_in(alice(13, leave)) == {Errors.NONE}
+        # deletions need Delete on the group as well
+        assert errors_in(alice(47, offset_delete)) == {DENIED_GROUP}
+        with Granted(secure, binding(Rt.GROUP, group, Op.DELETE)):
+            assert errors_in(alice(47, offset_delete)) == {Errors.NONE}
+            # the last offset gone, the empty group went with it: commit one so there is a group to delete
+            assert errors_in(alice(8, commit_body(group, topic, 1))) == {Errors.NONE}
+            assert errors_in(alice(42, {"groups_names": [group]})) == {Errors.NONE}
+    for key, allowed in ((10, "NONE, coordinator (Describe, implied by Read)"),
+                         (11, "MEMBER_ID_REQUIRED then NONE, leader (Read)"), (14, "NONE, assignment (Read)"),
+                         (12, "NONE (Read)"), (8, "NONE (Read on group and topic)"),
+                         (9, "NONE, committed offset (Describe on group, implied by Read)"),
+                         (15, "NONE, Stable (Describe, implied by Read)"), (13, "NONE (Read)"),
+                         (47, "NONE (Delete on group, Read on topic)"), (42, "NONE (Delete)")):
+        record(key, "group: " + DENIED_GROUP.name, allowed)
+
+    other = unique("other-group")
+    assert errors_in(secure.request("admin", secure.coordinator(other), 8, commit_body(other, topic, 0))) \
+        == {Errors.NONE}
+    assert other not in listed_groups(secure, "alice", secure.coordinator(other))
+    with Granted(secure, cluster_binding(Op.DESCRIBE)):
+        assert other in listed_groups(secure, "alice", secure.coordinator(other))
+    record(16, "NONE, undescribable groups left out (filtered)", "NONE, the group listed (Describe on it, or "
+           "on the cluster for every group)")
+
+
+def txn_body(txn_id, pid, epoch, **extra):
+    return dict({"transactional_id": txn_id, "producer_id": pid, "producer_epoch": epoch}, **extra)
+
+
+def test_transaction_apis(secure):
+    topic, group, txn_id = secure.create_topic("txn"), unique("txn-group"), unique("txn-id")
+    coordinator = secure.coordinator(txn_id, key_type=1)
+    group_coordinator = secure.coordinator(group)
+    alice = lambda key, body, broker=coordinator: secure.request("alice", broker, key, body)  # noqa: E731
+    init = {"transactional_id": txn_id, "transaction_timeout_ms": 60000, "producer_id": -1, "producer_epoch": -1}
+    add_partitions = txn_body(txn_id, 1, 0, topics=[{"name": topic, "partitions": [0]}])
+    add_offsets = txn_body(txn_id, 1, 0, group_id=group)
+    offset_commit = txn_body(txn_id, 1, 0, group_id=group, generation_id=-1, member_id="", group_instance_id=None,
+                             topics=[{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": 0,
+                                                                     "committed_leader_epoch": -1,
+                                                                     "committed_metadata": ""}]}])
+    end = txn_body(txn_id, 1, 0, committed=True)
+    assert errors_in(alice(10, {"key": txn_id, "key_type": 1})) == {DENIED_TXN}
+    for key, body in ((22, init), (24, add_partitions), (25, add_offsets), (26, end)):
+        assert errors_in(alice(key, body)) == {DENIED_TXN}, key
+    assert errors_in(alice(28, offset_commit, group_coordinator)) == {DENIED_TXN}
+
+    with Granted(secure, binding(Rt.TRANSACTIONAL_ID, txn_id, Op.WRITE)):
+        assert errors_in(alice(10, {"key": txn_id, "key_type": 1})) == {Errors.NONE}
+        initialized = alice(22, init)
+        assert initialized["error_code"] == Errors.NONE
+        pid, epoch = initialized["producer_id"], initialized["producer_epoch"]
+        for body in (add_partitions, add_offsets, offset_commit, end):
+            body.update(producer_id=pid, producer_epoch=epoch)
+        # the topic and the group are checked next
+        assert errors_in(alice(24, add_partitions)) == {DENIED_TOPIC}
+        assert errors_in(alice(25, add_offsets)) == {DENIED_GROUP}
+        with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE), binding(Rt.GROUP, group, Op.READ)):
+            assert errors_in(alice(24, add_partitions)) == {Errors.NONE}
+            assert errors_in(secure.request("alice", secure.leader(topic), 0, produce_body(
+                topic, batch(b"in-txn", producer_id=pid, producer_epoch=epoch, base_sequence=0,
+                             is_transactional=True), txn_id))) == {Errors.NONE}
+            assert errors_in(alice(25, add_offsets)) == {Errors.NONE}
+            assert errors_in(alice(28, offset_commit, group_coordinator)) == {DENIED_TOPIC}
+            with Granted(secure, binding(Rt.TOPIC, topic, Op.READ)):
+                assert errors_in(alice(28, offset_commit, group_coordinator)) == {Errors.NONE}
+            assert errors_in(alice(26, end)) == {Errors.NONE}
+    record(10, "transactional id: " + DENIED_TXN.name, "NONE (Describe, implied by Write)")
+    record(22, "transactional: " + DENIED_TXN.name, "NONE, producer id (Write on the transactional id)")
+    record(24, DENIED_TXN.name + ", then " + DENIED_TOPIC.name, "NONE (Write on transactional id and topic)")
+    record(25, DENIED_TXN.name + ", then " + DENIED_GROUP.name, "NONE (Write on transactional id, Read on group)")
+    record(26, DENIED_TXN.name, "NONE, committed (Write on the transactional id)")
+    record(28, DENIED_TXN.name + ", then " + DENIED_TOPIC.name, "NONE (Write on transactional id, Read on group "
+           "and topic)")
+
+    idempotent = {"transactional_id": None, "transaction_timeout_ms": 60000, "producer_id": -1, "producer_epoch": -1}
+    assert errors_in(alice(22, idempotent)) == {DENIED_CLUSTER}
+    with Granted(secure, cluster_binding(Op.IDEMPOTENT_WRITE)):
+        assert errors_in(alice(22, idempotent)) == {Errors.NONE}
+    record(22, "idempotent: " + DENIED_CLUSTER.name, "NONE, producer id (IdempotentWrite on the cluster)")
