@@ -317,3 +317,137 @@ def test_transaction_apis(secure):
     with Granted(secure, cluster_binding(Op.IDEMPOTENT_WRITE)):
         assert errors_in(alice(22, idempotent)) == {Errors.NONE}
     record(22, "idempotent: " + DENIED_CLUSTER.name, "NONE, producer id (IdempotentWrite on the cluster)")
+
+
+def acl_filter(**extra):
+    return dict({"resource_type_filter": 2, "resource_name_filter": None, "pattern_type_filter": 1,
+                 "principal_filter": None, "host_filter": None, "operation": 1, "permission_type": 1}, **extra)
+
+
+def test_cluster_apis(secure):
+    topic = secure.create_topic("cluster")
+    leader = secure.leader(topic)
+    log_dir = str(secure.broker(leader).log_dir)
+    alice = lambda key, body, broker=leader: secure.request("alice", broker, key, body)  # noqa: E731
+    controller = secure.controller()
+    acl = {"resource_type": 2, "resource_name": unique("acl-topic"), "resource_pattern_type": 3,
+           "principal": "User:bob", "host": "*", "operation": 3, "permission_type": 3}
+    calls = {
+        34: lambda: alice(34, {"dirs": [{"path": log_dir, "topics": [{"name": topic, "partitions": [0]}]}]}),
+        43: lambda: alice(43, {"election_type": 0, "topic_partitions": [{"topic": topic, "partition_id": [0]}],
+                               "timeout_ms": 10000}, controller),
+        45: lambda: alice(45, {"timeout_ms": 10000, "topics": [{"name": topic, "partitions": [
+            {"partition_index": 0, "replicas": None}]}]}, controller),
+        46: lambda: alice(46, {"timeout_ms": 10000, "topics": None}, controller),
+        29: lambda: alice(29, acl_filter(principal_filter="User:bob")),
+        30: lambda: alice(30, {"creations": [acl]}),
+        31: lambda: alice(31, {"filters": [acl_filter(resource_name_filter=acl["resource_name"])]}),
+    }
+    for key, call in calls.items():
+        assert errors_in(call()) == {DENIED_CLUSTER}, key
+    assert alice(35, {"topics": None})["results"] == []
+
+    with Granted(secure, cluster_binding(Op.ALTER)):
+        assert errors_in(calls[34]()) == {Errors.NONE}
+        assert errors_in(calls[43]()) == {Errors.ELECTION_NOT_NEEDED}
+        assert errors_in(calls[45]()) == {Errors.NO_REASSIGNMENT_IN_PROGRESS}
+        assert errors_in(calls[30]()) == {Errors.NONE}
+        deleted = calls[31]()
+        assert errors_in(deleted) == {Errors.NONE} and len(deleted["filter_results"][0]["matching_acls"]) == 1
+        assert errors_in(calls[29]()) == {Errors.NONE}  # Alter implies Describe
+    with Granted(secure, cluster_binding(Op.DESCRIBE)):
+        assert errors_in(calls[46]()) == {Errors.NONE}
+        described = alice(35, {"topics": None})["results"]
+        assert errors_in(calls[29]()) == {Errors.NONE}
+    assert [(r["error_code"], r["log_dir"]) for r in described] == [(Errors.NONE, log_dir)]
+    record(34, DENIED_CLUSTER.name + " (each partition)", "NONE (Alter on the cluster)")
+    record(35, "NONE, no log dirs (filtered)", "NONE, the broker's log dir (Describe on the cluster)")
+    record(43, DENIED_CLUSTER.name, "ELECTION_NOT_NEEDED: the preferred leader leads (Alter on the cluster)")
+    record(45, DENIED_CLUSTER.name, "NO_REASSIGNMENT_IN_PROGRESS for a cancellation (Alter on the cluster)")
+    record(46, DENIED_CLUSTER.name, "NONE (Describe on the cluster)")
+    record(29, DENIED_CLUSTER.name, "NONE (Describe on the cluster, or implied by Alter)")
+    record(30, DENIED_CLUSTER.name, "NONE, ACL created (Alter on the cluster)")
+    record(31, DENIED_CLUSTER.name, "NONE, 1 ACL deleted (Alter on the cluster)")
+
+
+def stale_control_requests(topic, leader, replicas, broker_id):
+    """Control requests of controller epoch 0 (the cluster is at 1 or later): authorized, they are fenced."""
+    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99, "isr": replicas,
+             "zk_version": 99, "replicas": replicas, "offline_replicas": []}
+    return {
+        4: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_leaders": []},
+        5: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1, "delete_partitions": True,
+            "topics": [{"name": topic, "partition_indexes": [0]}]},
+        6: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_brokers": []},
+    }
+
+
+def test_inter_broker_apis_need_cluster_action(secure):
+    topic = secure.create_topic("inter")
+    leader, isr, replicas = secure.partition_state(topic, secure.brokers[0].broker_id)
+    follower = next(r for r in replicas if r != leader)
+    controller = secure.controller()
+    alice = lambda key, body, broker: secure.request("alice", broker, key, body)  # noqa: E731
+    requests = stale_control_requests(topic, follower, replicas, controller)
+    markers = {"markers": [{"producer_id": 4242, "producer_epoch": 0, "transaction_result": False,
+                            "topics": [{"name": unique("absent"), "partition_indexes": [0]}], "coordinator_epoch": 0}]}
+    shutdown = {"broker_id": follower, "broker_epoch": 0}
+    for key, body in requests.items():
+        assert errors_in(alice(key, body, follower)) == {DENIED_CLUSTER}, key
+    assert errors_in(alice(27, markers, leader)) == {DENIED_CLUSTER}
+    assert errors_in(alice(7, shutdown, controller)) == {DENIED_CLUSTER}
+    # Kafka 2.5 answers a follower's fetch without ClusterAction per partition with TOPIC_AUTHORIZATION_FAILED
+    assert errors_in(alice(1, fetch_body(topic, replica_id=follower), leader)) == {DENIED_TOPIC}
+
+    with Granted(secure, cluster_binding(Op.CLUSTER_ACTION)):
+        for key, body in requests.items():
+            assert errors_in(alice(key, body, follower)) == {Errors.STALE_CONTROLLER_EPOCH}, key
+        assert errors_in(alice(27, markers, leader)) == {Errors.UNKNOWN_TOPIC_OR_PARTITION}
+        assert errors_in(alice(7, shutdown, controller)) == {Errors.STALE_BROKER_EPOCH}
+        assert errors_in(alice(1, fetch_body(topic, replica_id=follower), leader)) == {Errors.NONE}
+    assert secure.partition_state(topic, follower) == (leader, isr, replicas)
+    for key in (4, 5, 6):
+        record(key, DENIED_CLUSTER.name, "STALE_CONTROLLER_EPOCH: past authorization, fenced (ClusterAction)")
+    record(27, DENIED_CLUSTER.name + " (each partition)", "UNKNOWN_TOPIC_OR_PARTITION for an absent topic "
+           "(ClusterAction)")
+    record(7, DENIED_CLUSTER.name, "STALE_BROKER_EPOCH for epoch 0 (ClusterAction)")
+    record(1, "follower (replica_id>=0): %s, as Kafka 2.5" % DENIED_TOPIC.name, "follower: NONE (ClusterAction)")
+
+
+def test_delegation_token_apis(secure):
+    broker_id = secure.brokers[0].broker_id
+    admin = lambda key, body: secure.request("admin", broker_id, key, body)  # noqa: E731
+    alice = lambda key, body: secure.request("alice", broker_id, key, body)  # noqa: E731
+    mine = alice(38, {"renewers": [], "max_lifetime_ms": -1})
+    assert mine["error_code"] == Errors.NONE and mine["principal_name"] == "alice"
+    theirs = admin(38, {"renewers": [], "max_lifetime_ms": -1})
+    renewable = admin(38, {"renewers": [{"principal_type": "User", "principal_name": "alice"}],
+                           "max_lifetime_ms": -1})
+    visible = lambda: {t["token_id"] for t in alice(41, {"owners": None})["tokens"]}  # noqa: E731
+    assert mine["token_id"] in visible() and theirs["token_id"] not in visible()
+    assert errors_in(alice(39, {"hmac": theirs["hmac"], "renew_period_ms": -1})) == {
+        Errors.DELEGATION_TOKEN_OWNER_MISMATCH}
+    assert errors_in(alice(40, {"hmac": theirs["hmac"], "expiry_time_period_ms": -1})) == {
+        Errors.DELEGATION_TOKEN_OWNER_MISMATCH}
+    with Granted(secure, binding(Rt.DELEGATION_TOKEN, theirs["token_id"], Op.DESCRIBE)):
+        assert theirs["token_id"] in visible()
+    assert errors_in(alice(39, {"hmac": renewable["hmac"], "renew_period_ms": -1})) == {Errors.NONE}
+    assert errors_in(alice(40, {"hmac": renewable["hmac"], "expiry_time_period_ms": -1})) == {Errors.NONE}
+    record(38, "no ACL in Kafka 2.5: any SASL principal creates tokens it owns", "NONE, owner User:alice")
+    record(39, "another's token: DELEGATION_TOKEN_OWNER_MISMATCH", "NONE as a named renewer (no ACL in Kafka)")
+    record(40, "another's token: DELEGATION_TOKEN_OWNER_MISMATCH", "NONE as a named renewer (no ACL in Kafka)")
+    record(41, "NONE, another's token left out (filtered)", "NONE, the token listed (Describe on DelegationToken)")
+
+
+def test_every_served_api_is_in_the_matrix(secure):
+    broker_id = secure.brokers[0].broker_id
+    served = set(secure.connection("alice", broker_id).broker_versions())
+    versions = secure.request("alice", broker_id, 18, {}, version=3)
+    assert versions["error_code"] == Errors.NONE
+    record(18, "no ACL in Kafka (served before and after login)", "NONE, %d API keys" % len(served))
+    record(17, "no ACL in Kafka (the login itself)", "NONE: alice's PLAIN handshake")
+    record(36, "no ACL in Kafka (the login itself)", "NONE: alice's PLAIN authentication")
+    assert served == set(API_SPECS)
+    assert set(MATRIX) == served, "not covered: %s" % sorted(served - set(MATRIX))
