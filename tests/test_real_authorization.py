@@ -451,3 +451,115 @@ def test_every_served_api_is_in_the_matrix(secure):
     record(36, "no ACL in Kafka (the login itself)", "NONE: alice's PLAIN authentication")
     assert served == set(API_SPECS)
     assert set(MATRIX) == served, "not covered: %s" % sorted(served - set(MATRIX))
+
+
+# -- real clients ----------------------------------------------------------------------------------------------
+
+def confluent_config(secure, user="alice", **extra):
+    credentials = login(user)
+    return dict({"bootstrap.servers": secure.cluster.bootstrap_servers, "security.protocol": "SASL_PLAINTEXT",
+                 "sasl.mechanism": "PLAIN", "sasl.username": user, "sasl.password": credentials["sasl.password"]},
+                **extra)
+
+
+def confluent_produce(secure, topic, **extra):
+    """The error of producing one message: a fatal one (the producer's error_cb), else its delivery report's
+    (None once delivered)."""
+    import confluent_kafka
+    reports, errors = [], []
+    producer = confluent_kafka.Producer(confluent_config(secure, **dict(
+        {"message.timeout.ms": 10000, "error_cb": lambda error: errors.append(error)}, **extra)))
+    producer.produce(topic, b"value", on_delivery=lambda error, _: reports.append(error))
+
+    def answered():
+        try:
+            producer.poll(0.2)
+        except confluent_kafka.KafkaException as raised:  # librdkafka raises a fatal error from poll
+            errors.append(raised.args[0])
+        except SystemError as raised:  # ... or raises it while the delivery callback runs
+            errors.append(raised.__cause__.args[0])
+        return reports or any(error.fatal() for error in errors)
+    wait_for(answered, timeout=20, message="a delivery report or a fatal error")
+    fatal = [error for error in errors if error.fatal()]
+    return fatal[0] if fatal else reports[0]
+
+
+def test_confluent_kafka_sees_the_authorization_errors(secure):
+    import confluent_kafka
+    from confluent_kafka import KafkaError, KafkaException
+    topic, group, txn_id = secure.create_topic("ck"), unique("ck-group"), unique("ck-txn")
+    assert confluent_produce(secure, topic).code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE)):
+        assert confluent_produce(secure, topic) is None
+        idempotent = confluent_produce(secure, topic, **{"enable.idempotence": True})
+        assert idempotent.code() == KafkaError.CLUSTER_AUTHORIZATION_FAILED, idempotent
+        with Granted(secure, cluster_binding(Op.IDEMPOTENT_WRITE)):
+            assert confluent_produce(secure, topic, **{"enable.idempotence": True}) is None
+
+        producer = confluent_kafka.Producer(confluent_config(secure, **{"transactional.id": txn_id}))
+        with pytest.raises(KafkaException) as raised:
+            producer.init_transactions(15)
+        assert raised.value.args[0].code() == KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+        with Granted(secure, binding(Rt.TRANSACTIONAL_ID, txn_id, Op.WRITE)):
+            producer = confluent_kafka.Producer(confluent_config(secure, **{"transactional.id": txn_id}))
+            producer.init_transactions(15)
+            producer.begin_transaction()
+            producer.produce(topic, b"in-txn")
+            producer.commit_transaction(15)
+
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.READ)):
+        consumer = confluent_kafka.Consumer(confluent_config(secure, **{
+            "group.id": group, "auto.offset.reset": "earliest"}))
+        consumer.subscribe([topic])
+        try:
+            message = wait_for(lambda: consumer.poll(0.5), message="an answer to the consumer")
+            assert message.error().code() == KafkaError.GROUP_AUTHORIZATION_FAILED
+        finally:
+            consumer.close()
+        with Granted(secure, binding(Rt.GROUP, group, Op.READ)):
+            consumer = confluent_kafka.Consumer(confluent_config(secure, **{
+                "group.id": group, "auto.offset.reset": "earliest"}))
+            consumer.subscribe([topic])
+            try:
+                message = wait_for(lambda: consumer.poll(0.5), message="a record")
+                assert message.error() is None and message.value() in (b"value", b"in-txn")
+            finally:
+                consumer.close()
+
+
+def test_kafka_python_sees_the_authorization_errors(secure):
+    import kafka
+    from kafka.errors import GroupAuthorizationFailedError, TopicAuthorizationFailedError
+    topic, group = secure.create_topic("kp"), unique("kp-group")
+    common = dict(bootstrap_servers=secure.cluster.bootstrap_servers, security_protocol="SASL_PLAINTEXT",
+                  sasl_mechanism="PLAIN", sasl_plain_username="alice", sasl_plain_password="alice-secret")
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE)):
+        producer = kafka.KafkaProducer(acks="all", enable_idempotence=False, **common)
+        try:
+            with pytest.raises(TopicAuthorizationFailedError):
+                producer.send(topic, b"refused").get(timeout=15)
+        finally:
+            producer.close()
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE), binding(Rt.TOPIC, topic, Op.READ)):
+        producer = kafka.KafkaProducer(acks="all", enable_idempotence=True, **common)
+        try:
+            with pytest.raises(kafka.errors.KafkaError, match="ClusterAuthorizationFailed"):
+                producer.send(topic, b"refused").get(timeout=15)
+        finally:
+            producer.close()
+        producer = kafka.KafkaProducer(acks="all", enable_idempotence=False, **common)
+        producer.send(topic, b"kept").get(timeout=15)
+        producer.close()
+        consumer = kafka.KafkaConsumer(topic, group_id=group, auto_offset_reset="earliest", **common)
+        try:
+            with pytest.raises(GroupAuthorizationFailedError):
+                wait_for(lambda: consumer.poll(500), timeout=15, message="a group error")
+        finally:
+            consumer.close()
+        with Granted(secure, binding(Rt.GROUP, group, Op.READ)):
+            consumer = kafka.KafkaConsumer(topic, group_id=group, auto_offset_reset="earliest", **common)
+            try:
+                records = wait_for(lambda: consumer.poll(500), message="kafka-python consume")
+                assert [r.value for batch in records.values() for r in batch] == [b"kept"]
+            finally:
+                consumer.close()
