@@ -563,3 +563,99 @@ def test_kafka_python_sees_the_authorization_errors(secure):
                 assert [r.value for batch in records.values() for r in batch] == [b"kept"]
             finally:
                 consumer.close()
+
+
+# -- 2. the rules ----------------------------------------------------------------------------------------------
+
+def describable(secure, user, topic, broker_id=None):
+    broker_id = secure.brokers[0].broker_id if broker_id is None else broker_id
+    return topic_metadata(secure, user, broker_id, [topic])[topic] == Errors.NONE
+
+
+def readable(secure, user, topic):
+    return errors_in(secure.request(user, secure.leader(topic), 1, fetch_body(topic))) == {Errors.NONE}
+
+
+def test_deny_wins_over_allow(secure):
+    topic = secure.create_topic("deny")
+    allow = binding(Rt.TOPIC, topic, Op.READ)
+    with Granted(secure, allow):
+        assert readable(secure, "alice", topic)
+        with Granted(secure, binding(Rt.TOPIC, topic, Op.READ, permission=PermissionType.DENY)):
+            assert not readable(secure, "alice", topic)
+        # a Deny of Describe removes the Describe that Read implied, not Read itself (a Deny matches its own
+        # operation or All, as in Kafka); a wildcard-principal Deny covers alice
+        with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, permission=PermissionType.DENY)):
+            assert not describable(secure, "alice", topic) and readable(secure, "alice", topic)
+        with Granted(secure, binding(Rt.TOPIC, "*", Op.ALL, principal="User:*", permission=PermissionType.DENY)):
+            assert not readable(secure, "alice", topic)
+        assert readable(secure, "alice", topic)
+
+
+def test_literal_prefixed_and_wildcard_patterns(secure):
+    prefix = unique("pfx") + "-"
+    inside, outside = secure.create_topic(prefix + "in"), secure.create_topic("outside")
+    with Granted(secure, binding(Rt.TOPIC, inside, Op.DESCRIBE)):
+        assert describable(secure, "alice", inside) and not describable(secure, "alice", outside)
+    with Granted(secure, binding(Rt.TOPIC, prefix, Op.DESCRIBE, pattern=PatternType.PREFIXED)):
+        assert describable(secure, "alice", inside) and not describable(secure, "alice", outside)
+        assert not describable(secure, "alice", prefix[:-1])
+    with Granted(secure, binding(Rt.TOPIC, "*", Op.DESCRIBE)):
+        assert describable(secure, "alice", inside) and describable(secure, "alice", outside)
+        with Granted(secure, binding(Rt.TOPIC, prefix, Op.DESCRIBE, permission=PermissionType.DENY,
+                                     pattern=PatternType.PREFIXED)):
+            assert not describable(secure, "alice", inside) and describable(secure, "alice", outside)
+
+
+def test_wildcard_principal_and_hosts(secure):
+    topic = secure.create_topic("who")
+    assert not describable(secure, "alice", topic) and not describable(secure, "bob", topic)
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, principal="User:*")):
+        assert describable(secure, "alice", topic) and describable(secure, "bob", topic)
+    # our clients connect from 127.0.0.1
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, host="10.9.9.9")):
+        assert not describable(secure, "alice", topic)
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, host="127.0.0.1")):
+        assert describable(secure, "alice", topic)
+        with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, host="10.9.9.9",
+                                     permission=PermissionType.DENY)):
+            assert describable(secure, "alice", topic)
+        with Granted(secure, binding(Rt.TOPIC, topic, Op.DESCRIBE, host="127.0.0.1",
+                                     permission=PermissionType.DENY)):
+            assert not describable(secure, "alice", topic)
+
+
+def test_super_users_pass_every_check_even_a_deny(secure):
+    topic = secure.create_topic("super")
+    leader = secure.leader(topic)
+    with Granted(secure, binding(Rt.TOPIC, topic, Op.ALL, principal="User:admin", permission=PermissionType.DENY),
+                 binding(Rt.CLUSTER, "kafka-cluster", Op.ALL, principal="User:admin",
+                         permission=PermissionType.DENY)):
+        assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"x")))) == {Errors.NONE}
+        assert errors_in(secure.request("admin", leader, 1, fetch_body(topic))) == {Errors.NONE}
+        assert errors_in(secure.request("admin", leader, 29, acl_filter())) == {Errors.NONE}
+        assert errors_in(secure.request("bob", leader, 0, produce_body(topic, batch(b"x")))) == {DENIED_TOPIC}
+
+
+@pytest.mark.parametrize("operation, implied, not_implied", [
+    (Op.READ, Op.DESCRIBE, Op.WRITE), (Op.WRITE, Op.DESCRIBE, Op.READ), (Op.DELETE, Op.DESCRIBE, Op.READ),
+    (Op.ALTER, Op.DESCRIBE, Op.WRITE), (Op.ALTER_CONFIGS, Op.DESCRIBE_CONFIGS, Op.DESCRIBE),
+    (Op.ALL, Op.DESCRIBE_CONFIGS, None), (Op.DESCRIBE, None, Op.READ)])
+def test_implied_operations(secure, operation, implied, not_implied):
+    topic = secure.create_topic("implied")
+    leader = secure.leader(topic)
+
+    def allowed(op):
+        if op == Op.DESCRIBE:
+            return describable(secure, "alice", topic)
+        if op == Op.READ:
+            return readable(secure, "alice", topic)
+        if op == Op.WRITE:
+            return errors_in(secure.request("alice", leader, 0, produce_body(topic, batch(b"x")))) == {Errors.NONE}
+        assert op == Op.DESCRIBE_CONFIGS
+        return errors_in(secure.request("alice", leader, 32, {"resources": [
+            {"resource_type": 2, "resource_name": topic, "configuration_keys": None}]})) == {Errors.NONE}
+
+    with Granted(secure, binding(Rt.TOPIC, topic, operation)):
+        assert implied is None or allowed(implied)
+        assert not_implied is None or not allowed(not_implied)
