@@ -3,7 +3,9 @@
 Kafka 2.5's error code until the ACL exists, then serves her; real clients see the same; the ACL rules; ACLs
 reaching every broker within a second; forged inter-broker requests refused without effect."""
 
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -659,3 +661,55 @@ def test_implied_operations(secure, operation, implied, not_implied):
     with Granted(secure, binding(Rt.TOPIC, topic, operation)):
         assert implied is None or allowed(implied)
         assert not_implied is None or not allowed(not_implied)
+
+
+# -- 3. propagation --------------------------------------------------------------------------------------------
+
+def latest_change_ms(zk_connect):
+    """The ZooKeeper creation time (ms, this machine's clock) of the newest literal ACL change notification."""
+    from kazoo.client import KazooClient
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        children = zk.get_children("/kafka-acl-changes")
+        return max(zk.get("/kafka-acl-changes/" + child)[1].ctime for child in children)
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def seconds_until_everywhere(secure, topic, since_ms):
+    """Poll alice's Describe of ``topic`` on every broker; seconds from ``since_ms`` until all allow it."""
+    pending = {b.broker_id for b in secure.brokers}
+    deadline = time.monotonic() + 5
+    while pending and time.monotonic() < deadline:
+        pending = {b for b in pending if not describable(secure, "alice", topic, b)}
+    assert not pending, "brokers %s never applied the ACL" % sorted(pending)
+    return time.time() - since_ms / 1000.0
+
+
+def test_an_acl_created_through_one_broker_holds_on_every_broker_within_a_second(secure):
+    topic = secure.create_topic("spread")
+    assert not any(describable(secure, "alice", topic, b.broker_id) for b in secure.brokers)
+    acl = binding(Rt.TOPIC, topic, Op.DESCRIBE)
+    assert secure.admin.create_acls([acl], node_id=secure.brokers[-1].broker_id) == [(Errors.NONE, None)]
+    elapsed = seconds_until_everywhere(secure, topic, latest_change_ms(secure.cluster.zk_connect))
+    print("\nCreateAcls through one broker: on every broker %.3f s after its ZooKeeper change" % elapsed)
+    assert elapsed < 1.0
+    secure.revoke(acl)
+
+
+def test_an_acl_written_to_zookeeper_holds_on_every_broker_within_a_second(secure):
+    topic = secure.create_topic("from-zk")
+    assert not any(describable(secure, "alice", topic, b.broker_id) for b in secure.brokers)
+    written = subprocess.run([str(ROOT / "scripts" / "kafka-acls.sh"), "--authorizer-properties",
+                              "zookeeper.connect=" + secure.cluster.zk_connect, "--add", "--allow-principal",
+                              "User:alice", "--operation", "Describe", "--topic", topic],
+                             capture_output=True, text=True, timeout=60, cwd=ROOT,
+                             env=dict(os.environ, PATH=os.path.dirname(sys.executable) + os.pathsep
+                                      + os.environ.get("PATH", "")))
+    assert written.returncode == 0, written.stdout + written.stderr
+    elapsed = seconds_until_everywhere(secure, topic, latest_change_ms(secure.cluster.zk_connect))
+    print("\nkafka-acls straight to ZooKeeper: on every broker %.3f s after its ZooKeeper change" % elapsed)
+    assert elapsed < 1.0
+    secure.revoke(binding(Rt.TOPIC, topic, Op.DESCRIBE))
