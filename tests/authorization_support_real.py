@@ -49,7 +49,7 @@ ADMIN = login("admin")
 def start_secure_cluster(directory, zookeeper_server, brokers, **extra):
     cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
                            broker_ports=[free_port() for _ in range(brokers)],
-                           overrides=dict(TEST_DEFAULTS, **SECURE_OVERRIDES, **extra))
+                           overrides={**TEST_DEFAULTS, **SECURE_OVERRIDES, **extra})
     for broker in cluster.brokers:
         broker.client_properties = dict(ADMIN)
     try:
@@ -138,7 +138,7 @@ class SecureCluster:
         for entry in response["topics"]:
             for state in entry["partitions"]:
                 if state["partition_index"] == partition and state["leader_id"] >= 0:
-                    return state["leader_id"], sorted(state["isr_nodes"]), sorted(state["replica_nodes"])
+                    return state["leader_id"], tuple(sorted(state["isr_nodes"])), tuple(sorted(state["replica_nodes"]))
         return None
 
     def leader(self, topic, partition=0):

@@ -374,8 +374,8 @@ def test_cluster_apis(secure):
 
 def stale_control_requests(topic, leader, replicas, broker_id):
     """Control requests of controller epoch 0 (the cluster is at 1 or later): authorized, they are fenced."""
-    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99, "isr": replicas,
-             "zk_version": 99, "replicas": replicas, "offline_replicas": []}
+    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99,
+             "isr": list(replicas), "zk_version": 99, "replicas": list(replicas), "offline_replicas": []}
     return {
         4: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
             "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_leaders": []},
@@ -713,3 +713,100 @@ def test_an_acl_written_to_zookeeper_holds_on_every_broker_within_a_second(secur
     print("\nkafka-acls straight to ZooKeeper: on every broker %.3f s after its ZooKeeper change" % elapsed)
     assert elapsed < 1.0
     secure.revoke(binding(Rt.TOPIC, topic, Op.DESCRIBE))
+
+
+# -- 4. forged inter-broker requests ---------------------------------------------------------------------------
+
+def broker_epoch(zk_connect, broker_id):
+    """Kafka's broker epoch: the czxid of the broker's registration znode."""
+    from kazoo.client import KazooClient
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        return zk.get("/brokers/ids/%d" % broker_id)[1].czxid
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def cluster_view(secure, topic):
+    return {b.broker_id: secure.partition_state(topic, b.broker_id) for b in secure.brokers}
+
+
+def test_forged_inter_broker_requests_are_refused_and_change_nothing(secure):
+    topic = secure.create_topic("forged", configs={"min.insync.replicas": "2"})
+    leader, isr, replicas = secure.partition_state(topic, secure.brokers[0].broker_id)
+    follower = next(r for r in replicas if r != leader)
+    controller = secure.controller()
+    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"a", b"b", b"c")))) == {
+        Errors.NONE}
+    before = cluster_view(secure, topic)
+    assert set(before.values()) == {(leader, isr, replicas)} and len(isr) == 3
+    alice = lambda key, body, broker: secure.request("alice", broker, key, body)  # noqa: E731
+
+    # the forgeries carry a future controller epoch: accepted, they would also fence the real controller out
+    takeover = {"partition_index": 0, "controller_epoch": 999, "leader": follower, "leader_epoch": 999,
+                "isr": [follower], "zk_version": 999, "replicas": list(replicas), "offline_replicas": [],
+                "is_new": False}
+    forged = [
+        ("LeaderAndIsr", 4, follower, {"controller_id": follower, "controller_epoch": 999, "broker_epoch": -1,
+                                       "topic_states": [{"topic_name": topic, "partition_states": [takeover]}],
+                                       "live_leaders": []}),
+        ("LeaderAndIsr", 4, leader, {"controller_id": follower, "controller_epoch": 999, "broker_epoch": -1,
+                                     "topic_states": [{"topic_name": topic, "partition_states": [takeover]}],
+                                     "live_leaders": []}),
+        ("UpdateMetadata", 6, leader, {"controller_id": follower, "controller_epoch": 999, "broker_epoch": -1,
+                                       "topic_states": [{"topic_name": topic, "partition_states": [takeover]}],
+                                       "live_brokers": []}),
+        ("StopReplica", 5, leader, {"controller_id": follower, "controller_epoch": 999, "broker_epoch": -1,
+                                    "delete_partitions": True, "topics": [{"name": topic, "partition_indexes": [0]}]}),
+        ("WriteTxnMarkers", 27, leader, {"markers": [{
+            "producer_id": 4242, "producer_epoch": 0, "transaction_result": False, "coordinator_epoch": 999,
+            "topics": [{"name": topic, "partition_indexes": [0]}]}]}),
+        ("ControlledShutdown", 7, controller, {"broker_id": leader,
+                                               "broker_epoch": broker_epoch(secure.cluster.zk_connect, leader)}),
+    ]
+    for name, key, target, body in forged:
+        assert errors_in(alice(key, body, target)) == {DENIED_CLUSTER}, name
+    follower_fetch = alice(1, fetch_body(topic, replica_id=follower), leader)
+    assert errors_in(follower_fetch) == {DENIED_TOPIC} and fetched_values(follower_fetch) == []
+
+    # nothing changed: every broker's view, the data, the leader's service, the controller's own requests
+    assert cluster_view(secure, topic) == before
+    assert secure.controller() == controller
+    assert secure.broker(leader).is_running()
+    assert fetched_values(secure.request("admin", leader, 1, fetch_body(topic))) == [b"a", b"b", b"c"]
+    listed = secure.request("admin", leader, 2, {"replica_id": -1, "isolation_level": 0, "topics": [
+        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
+    assert listed["topics"][0]["partitions"][0]["offset"] == 3  # no marker appended
+    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"d")))) == {Errors.NONE}
+    after = secure.create_topic("after-forgery")  # the real controller's LeaderAndIsr/UpdateMetadata still apply
+    assert errors_in(secure.request("admin", secure.leader(after), 0, produce_body(after, batch(b"x")))) == {
+        Errors.NONE}
+    assert cluster_view(secure, topic) == before
+
+
+# -- allow.everyone.if.no.acl.found=true -----------------------------------------------------------------------
+
+def test_allow_everyone_if_no_acl_found(tmp_path, zookeeper_server):
+    cluster = start_secure_cluster(tmp_path / "open", zookeeper_server, brokers=1, **{
+        "allow.everyone.if.no.acl.found": "true", "offsets.topic.replication.factor": "1",
+        "transaction.state.log.replication.factor": "1", "transaction.state.log.min.isr": "1"})
+    secure = SecureCluster(cluster)
+    try:
+        topic = secure.create_topic("open", replication=1)
+        broker_id = cluster.brokers[0].broker_id
+
+        def produce(user):
+            return errors_in(secure.request(user, broker_id, 0, produce_body(topic, batch(b"x"))))
+
+        assert produce("alice") == {Errors.NONE} and describable(secure, "alice", topic)
+        # once any ACL names the resource, only what the ACLs allow is allowed
+        secure.grant(binding(Rt.TOPIC, topic, Op.WRITE, principal="User:bob"))
+        assert produce("alice") == {DENIED_TOPIC} and produce("bob") == {Errors.NONE}
+        assert not describable(secure, "alice", topic)
+        # a resource without ACLs stays open, whatever other resources have
+        assert errors_in(secure.request("alice", broker_id, 29, acl_filter())) == {Errors.NONE}
+    finally:
+        secure.close()
+        cluster.stop()
