@@ -1,12 +1,15 @@
 """Real-broker authorization tests' shared parts: a SASL_PLAINTEXT cluster with AclAuthorizer, principals'
-connections, ACL grants that wait until every broker's cache holds them, and the error codes in an answer."""
+connections, ACL grants that wait until every broker's cache holds them, the error codes in an answer, request
+bodies, and ZooKeeper facts (broker epochs, ACL change times)."""
 
-import time
 import uuid
+
+from kazoo.client import KazooClient
 
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.records import encode_batch, iter_records
 from kafka_zk.security.acls import (
     AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern, ResourcePatternFilter)
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
@@ -198,8 +201,80 @@ class Granted:
         self.secure.revoke(*self.bindings)
 
 
-def now_ms():
-    return int(time.time() * 1000)
+# -- request bodies and ZooKeeper facts ------------------------------------------------------------------------
+
+def batch(*values, **kwargs):
+    return encode_batch([(None, v) for v in values], **kwargs)
+
+
+def produce_body(topic, records, transactional_id=None):
+    return {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 10000,
+            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "records": records}]}]}
+
+
+def fetch_body(topic, replica_id=-1, offset=0):
+    return {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
+            "isolation_level": 0, "session_id": 0, "session_epoch": -1,
+            "topics": [{"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1,
+                                                         "fetch_offset": offset, "log_start_offset": -1,
+                                                         "partition_max_bytes": 1 << 20}]}]}
+
+
+def fetched_values(response):
+    return [r.value for t in response["responses"] for p in t["partitions"]
+            for r in iter_records(p["records"] or b"")]
+
+
+def commit_body(group, topic, offset, generation=-1, member=""):
+    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None,
+            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": offset,
+                                                        "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
+
+
+def txn_body(txn_id, pid, epoch, **extra):
+    return dict({"transactional_id": txn_id, "producer_id": pid, "producer_epoch": epoch}, **extra)
+
+
+def acl_filter(**extra):
+    return dict({"resource_type_filter": 2, "resource_name_filter": None, "pattern_type_filter": 1,
+                 "principal_filter": None, "host_filter": None, "operation": 1, "permission_type": 1}, **extra)
+
+
+def stale_control_requests(topic, leader, replicas, broker_id):
+    """Control requests of controller epoch 0 (the cluster is at 1 or later): authorized, they are fenced."""
+    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99,
+             "isr": list(replicas), "zk_version": 99, "replicas": list(replicas), "offline_replicas": []}
+    return {
+        4: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_leaders": []},
+        5: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1, "delete_partitions": True,
+            "topics": [{"name": topic, "partition_indexes": [0]}]},
+        6: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_brokers": []},
+    }
+
+
+def latest_change_ms(zk_connect):
+    """The ZooKeeper creation time (ms, this machine's clock) of the newest literal ACL change notification."""
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        children = zk.get_children("/kafka-acl-changes")
+        return max(zk.get("/kafka-acl-changes/" + child)[1].ctime for child in children)
+    finally:
+        zk.stop()
+        zk.close()
+
+
+def broker_epoch(zk_connect, broker_id):
+    """Kafka's broker epoch: the czxid of the broker's registration znode."""
+    zk = KazooClient(hosts=zk_connect)
+    zk.start(timeout=15)
+    try:
+        return zk.get("/brokers/ids/%d" % broker_id)[1].czxid
+    finally:
+        zk.stop()
+        zk.close()
 
 
 __all__ = ["AclOperation", "ResourceType", "PatternType", "PermissionType"]

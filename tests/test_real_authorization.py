@@ -13,10 +13,10 @@ import pytest
 
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.record.records import encode_batch, iter_records
 from tests.authorization_support_real import (
-    AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, SecureCluster, binding,
-    cluster_binding, errors_in, login, start_secure_cluster, unique)
+    AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, SecureCluster, acl_filter, batch,
+    binding, broker_epoch, cluster_binding, commit_body, errors_in, fetch_body, fetched_values, latest_change_ms,
+    login, produce_body, stale_control_requests, start_secure_cluster, txn_body, unique)
 from tests.cluster_support import wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,10 +36,6 @@ def record(api_key, denied, allowed):
     assert name
 
 
-def names(errors):
-    return ",".join(sorted(e.name for e in errors))
-
-
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory, zookeeper_server):
     cluster = start_secure_cluster(tmp_path_factory.mktemp("authz"), zookeeper_server, brokers=3)
@@ -51,28 +47,6 @@ def secure(tmp_path_factory, zookeeper_server):
         print("\nAPI | denied (alice, no ACL) | allowed (with ACL)")
         for key, (denied, allowed) in sorted(MATRIX.items()):
             print("%d %s | %s | %s" % (key, API_SPECS[key].name, denied, allowed))
-
-
-def batch(*values, **kwargs):
-    return encode_batch([(None, v) for v in values], **kwargs)
-
-
-def produce_body(topic, records, transactional_id=None):
-    return {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 10000,
-            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "records": records}]}]}
-
-
-def fetch_body(topic, replica_id=-1, offset=0):
-    return {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
-            "isolation_level": 0, "session_id": 0, "session_epoch": -1,
-            "topics": [{"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1,
-                                                         "fetch_offset": offset, "log_start_offset": -1,
-                                                         "partition_max_bytes": 1 << 20}]}]}
-
-
-def fetched_values(response):
-    return [r.value for t in response["responses"] for p in t["partitions"]
-            for r in iter_records(p["records"] or b"")]
 
 
 def topic_metadata(secure, user, broker_id, topics):
@@ -127,6 +101,29 @@ def test_topic_data_apis(secure):
     record(3, "named topic: %s; all topics: topic hidden" % DENIED_TOPIC.name, "NONE, topic listed (Describe)")
     record(21, DENIED_TOPIC.name, "NONE, low watermark 1 (Delete)")
     record(23, DENIED_TOPIC.name, "NONE (Describe, implied by Write)")
+
+
+def test_undescribable_topics_look_the_same_whether_they_exist_or_not(secure):
+    existing, absent = secure.create_topic("exists"), unique("absent")
+    leader = secure.leader(existing)
+    for topic in (existing, absent):
+        alice = lambda key, body: errors_in(secure.request("alice", leader, key, body))  # noqa: E731
+        assert alice(0, produce_body(topic, batch(b"probe"))) == {DENIED_TOPIC}, topic
+        assert alice(1, fetch_body(topic)) == {DENIED_TOPIC}, topic
+        assert alice(2, {"replica_id": -1, "topics": [{"name": topic, "partitions": [
+            {"partition_index": 0, "timestamp": -1}]}]}) == {DENIED_TOPIC}, topic
+        assert alice(20, {"topic_names": [topic], "timeout_ms": 1000}) == {DENIED_TOPIC}, topic
+        assert topic_metadata(secure, "alice", leader, [topic]) == {topic: DENIED_TOPIC}
+    # auto-creation through Metadata needs Describe and Create (on the cluster or the topic), as in Kafka
+    body = {"topics": [{"name": absent}], "allow_auto_topic_creation": True}
+    for operation in (Op.DESCRIBE, Op.CREATE):
+        with Granted(secure, binding(Rt.TOPIC, absent, operation)):
+            assert errors_in(secure.request("alice", leader, 3, body, version=9)) == {DENIED_TOPIC}
+            assert absent not in topic_metadata(secure, "admin", leader, None)
+    with Granted(secure, binding(Rt.TOPIC, absent, Op.DESCRIBE), binding(Rt.TOPIC, absent, Op.CREATE)):
+        secure.request("alice", leader, 3, body, version=9)
+        wait_for(lambda: absent in topic_metadata(secure, "admin", leader, None), message="auto-created topic")
+    record(3, "auto-creation with Describe only: " + DENIED_TOPIC.name, "auto-created (Describe and Create on the topic)")
 
 
 def test_topic_admin_apis(secure):
@@ -189,12 +186,6 @@ def test_config_apis(secure):
         record(44, "%s: %s" % (kind, denied.name), "%s: NONE (AlterConfigs)" % kind)
 
 
-def commit_body(group, topic, offset, generation=-1, member=""):
-    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None,
-            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": offset,
-                                                        "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
-
-
 def listed_groups(secure, user, broker_id):
     return {g["group_id"] for g in secure.request(user, broker_id, 16, {}, version=3)["groups"]}
 
@@ -202,7 +193,10 @@ def listed_groups(secure, user, broker_id):
 def test_group_apis(secure):
     topic, group = secure.create_topic("grouped"), unique("group")
     coordinator = secure.coordinator(group)
-    assert errors_in(secure.request("admin", coordinator, 8, commit_body(group, topic, 0))) == {Errors.NONE}
+    hidden = secure.create_topic("hidden")
+    for committed_topic in (topic, hidden):
+        assert errors_in(secure.request("admin", coordinator, 8, commit_body(group, committed_topic, 0))) == {
+            Errors.NONE}
     alice = lambda key, body, version=None: secure.request("alice", coordinator, key, body, version)  # noqa: E731
     join = {"group_id": group, "session_timeout_ms": 10000, "rebalance_timeout_ms": 10000, "member_id": "",
             "group_instance_id": None, "protocol_type": "consumer", "protocols": [{"name": "range", "metadata": b""}]}
@@ -234,6 +228,9 @@ def test_group_apis(secure):
         fetched = alice(9, fetch)
         assert errors_in(fetched) == {Errors.NONE}
         assert fetched["topics"][0]["partitions"][0]["committed_offset"] == 1
+        assert [t["name"] for t in alice(9, fetch)["topics"]] == [topic]  # the undescribable topic left out
+        named = alice(9, dict(fetch, topics=[{"name": hidden, "partition_indexes": [0]}]))
+        assert errors_in(named) == {DENIED_TOPIC}
         described = alice(15, {"groups": [group], "include_authorized_operations": True})["groups"][0]
         assert (described["error_code"], described["group_state"]) == (Errors.NONE, "Stable")
         assert group in listed_groups(secure, "alice", coordinator)  # Read implies Describe
@@ -249,7 +246,8 @@ def test_group_apis(secure):
     for key, allowed in ((10, "NONE, coordinator (Describe, implied by Read)"),
                          (11, "MEMBER_ID_REQUIRED then NONE, leader (Read)"), (14, "NONE, assignment (Read)"),
                          (12, "NONE (Read)"), (8, "NONE (Read on group and topic)"),
-                         (9, "NONE, committed offset (Describe on group, implied by Read)"),
+                         (9, "NONE, committed offset (Describe on group, implied by Read); undescribable topics left out "
+                             "of all offsets, TOPIC_AUTHORIZATION_FAILED when named"),
                          (15, "NONE, Stable (Describe, implied by Read)"), (13, "NONE (Read)"),
                          (47, "NONE (Delete on group, Read on topic)"), (42, "NONE (Delete)")):
         record(key, "group: " + DENIED_GROUP.name, allowed)
@@ -262,10 +260,6 @@ def test_group_apis(secure):
         assert other in listed_groups(secure, "alice", secure.coordinator(other))
     record(16, "NONE, undescribable groups left out (filtered)", "NONE, the group listed (Describe on it, or "
            "on the cluster for every group)")
-
-
-def txn_body(txn_id, pid, epoch, **extra):
-    return dict({"transactional_id": txn_id, "producer_id": pid, "producer_epoch": epoch}, **extra)
 
 
 def test_transaction_apis(secure):
@@ -321,11 +315,6 @@ def test_transaction_apis(secure):
     record(22, "idempotent: " + DENIED_CLUSTER.name, "NONE, producer id (IdempotentWrite on the cluster)")
 
 
-def acl_filter(**extra):
-    return dict({"resource_type_filter": 2, "resource_name_filter": None, "pattern_type_filter": 1,
-                 "principal_filter": None, "host_filter": None, "operation": 1, "permission_type": 1}, **extra)
-
-
 def test_cluster_apis(secure):
     topic = secure.create_topic("cluster")
     leader = secure.leader(topic)
@@ -370,20 +359,6 @@ def test_cluster_apis(secure):
     record(29, DENIED_CLUSTER.name, "NONE (Describe on the cluster, or implied by Alter)")
     record(30, DENIED_CLUSTER.name, "NONE, ACL created (Alter on the cluster)")
     record(31, DENIED_CLUSTER.name, "NONE, 1 ACL deleted (Alter on the cluster)")
-
-
-def stale_control_requests(topic, leader, replicas, broker_id):
-    """Control requests of controller epoch 0 (the cluster is at 1 or later): authorized, they are fenced."""
-    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99,
-             "isr": list(replicas), "zk_version": 99, "replicas": list(replicas), "offline_replicas": []}
-    return {
-        4: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
-            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_leaders": []},
-        5: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1, "delete_partitions": True,
-            "topics": [{"name": topic, "partition_indexes": [0]}]},
-        6: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
-            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_brokers": []},
-    }
 
 
 def test_inter_broker_apis_need_cluster_action(secure):
@@ -665,19 +640,6 @@ def test_implied_operations(secure, operation, implied, not_implied):
 
 # -- 3. propagation --------------------------------------------------------------------------------------------
 
-def latest_change_ms(zk_connect):
-    """The ZooKeeper creation time (ms, this machine's clock) of the newest literal ACL change notification."""
-    from kazoo.client import KazooClient
-    zk = KazooClient(hosts=zk_connect)
-    zk.start(timeout=15)
-    try:
-        children = zk.get_children("/kafka-acl-changes")
-        return max(zk.get("/kafka-acl-changes/" + child)[1].ctime for child in children)
-    finally:
-        zk.stop()
-        zk.close()
-
-
 def seconds_until_everywhere(secure, topic, since_ms):
     """Poll alice's Describe of ``topic`` on every broker; seconds from ``since_ms`` until all allow it."""
     pending = {b.broker_id for b in secure.brokers}
@@ -716,18 +678,6 @@ def test_an_acl_written_to_zookeeper_holds_on_every_broker_within_a_second(secur
 
 
 # -- 4. forged inter-broker requests ---------------------------------------------------------------------------
-
-def broker_epoch(zk_connect, broker_id):
-    """Kafka's broker epoch: the czxid of the broker's registration znode."""
-    from kazoo.client import KazooClient
-    zk = KazooClient(hosts=zk_connect)
-    zk.start(timeout=15)
-    try:
-        return zk.get("/brokers/ids/%d" % broker_id)[1].czxid
-    finally:
-        zk.stop()
-        zk.close()
-
 
 def cluster_view(secure, topic):
     return {b.broker_id: secure.partition_state(topic, b.broker_id) for b in secure.brokers}
