@@ -86,6 +86,16 @@ def test_topic_data_apis(secure):
         assert errors_in(alice(1, fetch_body(topic))) == {DENIED_TOPIC}
         assert topic_metadata(secure, "alice", leader, [topic]) == {topic: Errors.NONE}
         assert topic in topic_metadata(secure, "alice", leader, None)
+        described = secure.request("alice", leader, 3, {"topics": [{"name": topic}], "allow_auto_topic_creation": False,
+                                                        "include_cluster_authorized_operations": True,
+                                                        "include_topic_authorized_operations": True}, version=9)
+        assert described["cluster_authorized_operations"] == 0
+        assert described["topics"][0]["topic_authorized_operations"] == (1 << Op.WRITE) | (1 << Op.DESCRIBE)
+        # Write on the topic is not enough for idempotent or transactional batches
+        idempotent = batch(b"idem", producer_id=7, producer_epoch=0, base_sequence=0)
+        assert errors_in(alice(0, produce_body(topic, idempotent))) == {DENIED_CLUSTER}
+        transactional = batch(b"txn", producer_id=7, producer_epoch=0, base_sequence=0, is_transactional=True)
+        assert errors_in(alice(0, produce_body(topic, transactional, unique("tx")))) == {DENIED_TXN}
     assert errors_in(produced_ok) == errors_in(listed_ok) == errors_in(epochs_ok) == {Errors.NONE}
     assert listed_ok["topics"][0]["partitions"][0]["offset"] == 2
     with Granted(secure, binding(Rt.TOPIC, topic, Op.READ), binding(Rt.TOPIC, topic, Op.DELETE)):
@@ -95,10 +105,12 @@ def test_topic_data_apis(secure):
     assert errors_in(fetched_ok) == {Errors.NONE} and fetched_values(fetched_ok) == [b"one", b"two"]
     assert errors_in(deleted_ok) == {Errors.NONE}
     assert deleted_ok["topics"][0]["partitions"][0]["low_watermark"] == 1
-    record(0, DENIED_TOPIC.name, "NONE (Write)")
+    record(0, DENIED_TOPIC.name + "; idempotent batch with Write: CLUSTER_AUTHORIZATION_FAILED; transactional batch "
+           "with Write: TRANSACTIONAL_ID_AUTHORIZATION_FAILED", "NONE (Write)")
     record(1, DENIED_TOPIC.name + " (consumer)", "NONE, records (Read)")
     record(2, DENIED_TOPIC.name, "NONE, offset 2 (Write implies Describe)")
-    record(3, "named topic: %s; all topics: topic hidden" % DENIED_TOPIC.name, "NONE, topic listed (Describe)")
+    record(3, "named topic: %s; all topics: topic hidden" % DENIED_TOPIC.name,
+           "NONE, topic listed (Describe); v9 authorized operations: topic Write|Describe, cluster none")
     record(21, DENIED_TOPIC.name, "NONE, low watermark 1 (Delete)")
     record(23, DENIED_TOPIC.name, "NONE (Describe, implied by Write)")
 
@@ -123,7 +135,8 @@ def test_undescribable_topics_look_the_same_whether_they_exist_or_not(secure):
     with Granted(secure, binding(Rt.TOPIC, absent, Op.DESCRIBE), binding(Rt.TOPIC, absent, Op.CREATE)):
         secure.request("alice", leader, 3, body, version=9)
         wait_for(lambda: absent in topic_metadata(secure, "admin", leader, None), message="auto-created topic")
-    record(3, "auto-creation with Describe only: " + DENIED_TOPIC.name, "auto-created (Describe and Create on the topic)")
+    record(3, "auto-creation with Describe or Create alone: " + DENIED_TOPIC.name,
+           "auto-created (Describe and Create on the topic)")
 
 
 def test_topic_admin_apis(secure):
@@ -246,8 +259,8 @@ def test_group_apis(secure):
     for key, allowed in ((10, "NONE, coordinator (Describe, implied by Read)"),
                          (11, "MEMBER_ID_REQUIRED then NONE, leader (Read)"), (14, "NONE, assignment (Read)"),
                          (12, "NONE (Read)"), (8, "NONE (Read on group and topic)"),
-                         (9, "NONE, committed offset (Describe on group, implied by Read); undescribable topics left out "
-                             "of all offsets, TOPIC_AUTHORIZATION_FAILED when named"),
+                         (9, "NONE, committed offset (Describe on group, implied by Read); undescribable topics "
+                             "left out of all offsets, TOPIC_AUTHORIZATION_FAILED when named"),
                          (15, "NONE, Stable (Describe, implied by Read)"), (13, "NONE (Read)"),
                          (47, "NONE (Delete on group, Read on topic)"), (42, "NONE (Delete)")):
         record(key, "group: " + DENIED_GROUP.name, allowed)
