@@ -97,7 +97,7 @@ def unique(prefix):
     return "%s-%s" % (prefix, uuid.uuid4().hex[:6])
 
 
-class SecureCluster:
+class AuthorizationCluster:
     """A running secure cluster seen by its admin (a super user) and by other principals' connections."""
 
     def __init__(self, cluster):

@@ -14,7 +14,7 @@ import pytest
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.errors import Errors
 from tests.authorization_support_real import (
-    AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, SecureCluster, acl_filter, batch,
+    AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, AuthorizationCluster, acl_filter, batch,
     binding, broker_epoch, cluster_binding, commit_body, errors_in, fetch_body, fetched_values, latest_change_ms,
     login, produce_body, stale_control_requests, start_secure_cluster, txn_body, unique)
 from tests.cluster_support import wait_for
@@ -39,7 +39,7 @@ def record(api_key, denied, allowed):
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory, zookeeper_server):
     cluster = start_secure_cluster(tmp_path_factory.mktemp("authz"), zookeeper_server, brokers=3)
-    view = SecureCluster(cluster)
+    view = AuthorizationCluster(cluster)
     yield view
     view.close()
     cluster.stop()
@@ -755,7 +755,7 @@ def test_allow_everyone_if_no_acl_found(tmp_path, zookeeper_server):
     cluster = start_secure_cluster(tmp_path / "open", zookeeper_server, brokers=1, **{
         "allow.everyone.if.no.acl.found": "true", "offsets.topic.replication.factor": "1",
         "transaction.state.log.replication.factor": "1", "transaction.state.log.min.isr": "1"})
-    secure = SecureCluster(cluster)
+    secure = AuthorizationCluster(cluster)
     try:
         topic = secure.create_topic("open", replication=1)
         broker_id = cluster.brokers[0].broker_id
