@@ -1,0 +1,101 @@
+"""Kafka's own Java client (kafka-clients 4.3) against real brokers: the checks of Kafka's client compatibility test
+with the answers a Kafka 2.5 broker gives, on three brokers with the ACL authorizer; and the same client logging in
+over SASL_SSL with the client properties file a secure local cluster writes, unchanged."""
+
+import pytest
+
+from kafka_zk.client.admin import AdminClient, NewTopic
+from kafka_zk.protocol.errors import Errors
+from kafka_zk.security.acls import AclBinding, AclEntry, ResourcePattern
+from kafka_zk.security.authorizer import AclOperation, PermissionType, ResourceType
+from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
+from tests.cluster_support import start_cluster
+from tests.java_clients import JavaClientsUnavailable, classpath, run_java
+from tests.ports import free_port
+
+# What Kafka's client_compatibility_features_test expects of a 2.5 broker (features new since 0.10 all present;
+# KIP-74 fetches hand an oversized first record to the consumer instead of failing).
+KAFKA_2_5_FEATURES = {
+    "--offsets-for-times-supported": "true",
+    "--cluster-id-supported": "true",
+    "--expect-record-too-large-exception": "false",
+    "--create-topics-supported": "true",
+    "--describe-acls-supported": "true",
+    "--describe-configs-supported": "true",
+    "--idempotent-producer-supported": "true",
+    "--consumer-group-delete-supported": "true",
+}
+AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+              "allow.everyone.if.no.acl.found": "true"}
+
+
+@pytest.fixture(scope="module")
+def java_classpath():
+    try:
+        return classpath()
+    except JavaClientsUnavailable as exc:
+        pytest.skip("Kafka's Java client is not available here: %s" % exc)
+
+
+@pytest.fixture(scope="module")
+def acl_cluster(tmp_path_factory, zookeeper_server):
+    running = start_cluster(tmp_path_factory.mktemp("java-cluster"), zookeeper_server, overrides=AUTHORIZER)
+    yield running
+    running.stop()
+
+
+def compatibility_check(bootstrap, topic, nodes, *more):
+    args = ["--bootstrap-server", bootstrap, "--topic", topic, "--num-cluster-nodes", str(nodes)]
+    for name, value in KAFKA_2_5_FEATURES.items():
+        args += [name, value]
+    return run_java("ClientCompatibilityCheck", *args, *more)
+
+
+def assert_success(result):
+    assert result.returncode == 0 and result.stdout.rstrip().endswith("SUCCESS."), (
+        "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (result.returncode, result.stdout, result.stderr[-6000:]))
+
+
+@pytest.mark.timeout(240)
+def test_client_compatibility_checks_pass_as_for_kafka_2_5(java_classpath, acl_cluster):
+    bootstrap = acl_cluster.bootstrap_servers
+    topic = "client-compatibility-test"
+    with AdminClient(bootstrap) as admin:
+        assert admin.create_topics([NewTopic(topic, 1, 3)]) == {topic: (Errors.NONE, None)}
+        # An ACL on another topic, so that describeAcls has something to return (everyone may use resources
+        # without ACLs, and this one is not used).
+        probe = AclBinding(ResourcePattern(ResourceType.TOPIC, "java-acl-probe"),
+                           AclEntry("User:alice", "*", AclOperation.READ, PermissionType.ALLOW))
+        assert admin.create_acls([probe]) == [(Errors.NONE, None)]
+        cluster_id = admin.describe_cluster()[2]
+    result = compatibility_check(bootstrap, topic, 3)
+    assert_success(result)
+    lines = result.stdout.splitlines()
+    for check in ("describeConfigs", "createTopics", "describeAcls", "offsetsForTimes", "deleteConsumerGroups"):
+        assert "%s: supported, as expected" % check in lines, result.stdout
+    assert "describeAcls: 1 bindings" in lines
+    assert "consume: 2 records read back, cluster id %s" % cluster_id in lines
+
+
+@pytest.fixture(scope="module")
+def secure_broker(tmp_path_factory):
+    """One broker as `local-cluster --secure` makes it: SASL_SSL for clients, ACLs, SCRAM users admin and alice."""
+    cluster = LocalCluster(tmp_path_factory.mktemp("java-secure"), brokers=1, zk_port=free_port(),
+                           broker_ports=[free_port()], internal_ports=[free_port()],
+                           overrides=internal_topic_settings(1), secure=True)
+    try:
+        cluster.start(timeout=90)
+    except Exception:
+        cluster.kill()
+        raise
+    yield cluster
+    cluster.stop()
+
+
+@pytest.mark.timeout(240)
+def test_java_client_takes_the_generated_command_config_over_sasl_ssl(java_classpath, secure_broker):
+    admin_properties = secure_broker.security.material.properties_file("admin")
+    result = compatibility_check(secure_broker.bootstrap_servers, "secure-compatibility", 1,
+                                 "--command-config", str(admin_properties))
+    assert_success(result)
+    assert "describeAcls: supported, as expected" in result.stdout.splitlines()
