@@ -28,6 +28,10 @@ JARS = (
     "log4j-slf4j2-impl-2.26.1.jar",
     "log4j-api-2.26.1.jar",
     "log4j-core-2.26.1.jar",
+    # The codecs: the client loads one only when a batch uses it (gzip is the JDK's own).
+    "lz4-java-1.10.2.jar",
+    "zstd-jni-1.5.6-10.jar",
+    "snappy-java-1.1.1.7.jar",
 )
 CACHE = ROOT / "build" / ("kafka-java-clients-%s" % KAFKA_CLIENTS_VERSION)
 

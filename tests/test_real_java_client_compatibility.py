@@ -77,6 +77,13 @@ def test_client_compatibility_checks_pass_as_for_kafka_2_5(java_classpath, acl_c
     assert "consume: 2 records read back, cluster id %s" % cluster_id in lines
 
 
+@pytest.mark.timeout(240)
+def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
+    result = run_java("JavaFeaturesCheck", "--bootstrap-server", acl_cluster.bootstrap_servers,
+                      "--topic", "java-features")
+    assert_success(result)
+
+
 @pytest.fixture(scope="module")
 def secure_broker(tmp_path_factory):
     """One broker as `local-cluster --secure` makes it: SASL_SSL for clients, ACLs, SCRAM users admin and alice."""
@@ -99,3 +106,11 @@ def test_java_client_takes_the_generated_command_config_over_sasl_ssl(java_class
                                  "--command-config", str(admin_properties))
     assert_success(result)
     assert "describeAcls: supported, as expected" in result.stdout.splitlines()
+
+
+@pytest.mark.timeout(240)
+def test_java_client_features_over_sasl_ssl(java_classpath, secure_broker):
+    admin_properties = secure_broker.security.material.properties_file("admin")
+    result = run_java("JavaFeaturesCheck", "--bootstrap-server", secure_broker.bootstrap_servers,
+                      "--topic", "secure-features", "--command-config", str(admin_properties))
+    assert_success(result)
