@@ -25,6 +25,8 @@ KAFKA_2_5_FEATURES = {
     "--idempotent-producer-supported": "true",
     "--consumer-group-delete-supported": "true",
 }
+# local-cluster --secure leaves delegation tokens off (as Kafka does without a master key); the Java checks use them.
+TOKENS = {"delegation.token.master.key": "java-client-checks"}
 AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
               "allow.everyone.if.no.acl.found": "true"}
 
@@ -86,10 +88,11 @@ def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
 
 @pytest.fixture(scope="module")
 def secure_broker(tmp_path_factory):
-    """One broker as `local-cluster --secure` makes it: SASL_SSL for clients, ACLs, SCRAM users admin and alice."""
+    """One broker as `local-cluster --secure` makes it (SASL_SSL for clients, ACLs, SCRAM users admin and alice),
+    with delegation tokens enabled."""
     cluster = LocalCluster(tmp_path_factory.mktemp("java-secure"), brokers=1, zk_port=free_port(),
                            broker_ports=[free_port()], internal_ports=[free_port()],
-                           overrides=internal_topic_settings(1), secure=True)
+                           overrides=dict(internal_topic_settings(1), **TOKENS), secure=True)
     try:
         cluster.start(timeout=90)
     except Exception:
@@ -114,3 +117,28 @@ def test_java_client_features_over_sasl_ssl(java_classpath, secure_broker):
     result = run_java("JavaFeaturesCheck", "--bootstrap-server", secure_broker.bootstrap_servers,
                       "--topic", "secure-features", "--command-config", str(admin_properties))
     assert_success(result)
+
+
+def security_check(broker, topic, *more):
+    material = broker.security.material
+    return run_java("JavaSecurityCheck", "--bootstrap-server", broker.bootstrap_servers, "--topic", topic,
+                    "--user", "alice", "--admin-config", str(material.properties_file("admin")),
+                    "--user-config", str(material.properties_file("alice")), *more, timeout=240)
+
+
+@pytest.mark.timeout(300)
+def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpath, secure_broker):
+    result = security_check(secure_broker, "java-security", "--sections", "acls,tokens")
+    assert_success(result)
+    assert "delegation token: create, describe, renew, expire: ok" in result.stdout.splitlines()
+
+
+# The SCRAM server has no token lookup wired yet (kafka_zk/security/scram.py: "none yet"); token login is another
+# part of issue 20. Once it lands this test passes: then drop the marker.
+@pytest.mark.xfail(reason="SCRAM with tokenauth=true is not wired to the token cache yet", strict=False)
+@pytest.mark.timeout(300)
+def test_java_client_logs_in_with_a_delegation_token(java_classpath, secure_broker):
+    result = security_check(secure_broker, "java-token-login", "--sections", "token-login")
+    assert_success(result)
+    assert ("delegation token: log in with it over SCRAM (tokenauth), refused once expired: ok"
+            in result.stdout.splitlines())
