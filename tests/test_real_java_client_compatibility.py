@@ -27,6 +27,8 @@ KAFKA_2_5_FEATURES = {
 }
 # local-cluster --secure leaves delegation tokens off (as Kafka does without a master key); the Java checks use them.
 TOKENS = {"delegation.token.master.key": "java-client-checks"}
+# Sessions of 3 s: the Java client re-authenticates its connections (KIP-368) all through these tests.
+REAUTH = {"connections.max.reauth.ms": "3000"}
 AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
               "allow.everyone.if.no.acl.found": "true"}
 
@@ -89,10 +91,10 @@ def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
 @pytest.fixture(scope="module")
 def secure_broker(tmp_path_factory):
     """One broker as `local-cluster --secure` makes it (SASL_SSL for clients, ACLs, SCRAM users admin and alice),
-    with delegation tokens enabled."""
+    with delegation tokens enabled and SASL sessions of 3 s."""
     cluster = LocalCluster(tmp_path_factory.mktemp("java-secure"), brokers=1, zk_port=free_port(),
                            broker_ports=[free_port()], internal_ports=[free_port()],
-                           overrides=dict(internal_topic_settings(1), **TOKENS), secure=True)
+                           overrides=dict(internal_topic_settings(1), **TOKENS, **REAUTH), secure=True)
     try:
         cluster.start(timeout=90)
     except Exception:
@@ -128,9 +130,11 @@ def security_check(broker, topic, *more):
 
 @pytest.mark.timeout(300)
 def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpath, secure_broker):
-    result = security_check(secure_broker, "java-security", "--sections", "acls,tokens")
+    result = security_check(secure_broker, "java-security", "--sections", "acls,tokens,reauthentication")
     assert_success(result)
-    assert "delegation token: create, describe, renew, expire: ok" in result.stdout.splitlines()
+    lines = result.stdout.splitlines()
+    assert "delegation token: create, describe, renew, expire: ok" in lines
+    assert "a producer re-authenticates its connections as sessions end: ok" in lines
 
 
 # The SCRAM server has no token lookup wired yet (kafka_zk/security/scram.py: "none yet"); token login is another

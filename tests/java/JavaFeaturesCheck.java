@@ -176,6 +176,18 @@ public final class JavaFeaturesCheck {
             unsupported("describeUserScramCredentials", () -> admin.describeUserScramCredentials().all().get());
             unsupported("describeClientQuotas", () -> admin.describeClientQuotas(
                 org.apache.kafka.common.quota.ClientQuotaFilter.all()).entities().get());
+            unsupported("describeTopics by topic id", () -> admin.describeTopics(
+                org.apache.kafka.common.TopicCollection.ofTopicIds(List.of(org.apache.kafka.common.Uuid.randomUuid())))
+                .allTopicIds().get());
+            unsupported("listOffsets for the max timestamp", () -> admin.listOffsets(
+                Map.of(new TopicPartition(topic, 0), OffsetSpec.maxTimestamp())).all().get());
+            unsupported("listTransactions", () -> admin.listTransactions().all().get());
+            unsupported("describeProducers", () -> admin.describeProducers(List.of(new TopicPartition(topic, 0)))
+                .all().get());
+            unsupported("alterUserScramCredentials", () -> admin.alterUserScramCredentials(List.of(
+                new org.apache.kafka.clients.admin.UserScramCredentialDeletion("nobody",
+                    org.apache.kafka.clients.admin.ScramMechanism.SCRAM_SHA_256))).all().get());
+            check("fenceProducers", () -> admin.fenceProducers(List.of(prefix + "-fenced")).all().get());
             check("describeFeatures: none on a 2.5 broker (its ApiVersions has no feature fields)", () -> {
                 org.apache.kafka.clients.admin.FeatureMetadata features = admin.describeFeatures().featureMetadata().get();
                 require(features.finalizedFeatures().isEmpty() && features.supportedFeatures().isEmpty(),
@@ -238,6 +250,20 @@ public final class JavaFeaturesCheck {
                 admin.deleteConsumerGroupOffsets(group, Set.of(first)).all().get();
                 admin.alterConsumerGroupOffsets(group, Map.of(first, new OffsetAndMetadata(0))).all().get();
                 admin.deleteConsumerGroups(Set.of(group)).all().get();
+            }
+        });
+
+        unsupported("the consumer group protocol of KIP-848", () -> {
+            Properties properties = props();
+            properties.put(ConsumerConfig.GROUP_ID_CONFIG, group + "-kip848");
+            properties.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+            try (KafkaConsumer<String, String> consumer =
+                     new KafkaConsumer<>(properties, new StringDeserializer(), new StringDeserializer())) {
+                consumer.subscribe(List.of(topic));
+                long deadline = System.currentTimeMillis() + 20_000;
+                while (System.currentTimeMillis() < deadline) {
+                    consumer.poll(Duration.ofMillis(200));
+                }
             }
         });
 

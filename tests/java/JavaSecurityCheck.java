@@ -4,7 +4,8 @@
  * describe, renew, log in with one over SCRAM, expire). Each check prints "NAME: ok" or "NAME: FAILED <why>"; the
  * exit code is the number of failures.
  * Options: --bootstrap-server SERVERS --topic PREFIX --admin-config FILE --user-config FILE --user NAME
- *          [--sections acls,tokens,token-login]  (which groups of checks run; all by default)
+ *          [--sections acls,tokens,token-login,reauthentication]  (which groups of checks run; all by default)
+ *          [--reauth-run-ms MS]  (how long the re-authentication check produces; the session must be shorter)
  */
 
 import org.apache.kafka.clients.CommonClientConfigs;
@@ -58,6 +59,7 @@ public final class JavaSecurityCheck {
     private final String prefix;
     private final String user;
     private final Set<String> sections;
+    private final Map<String, String> options;
     private final Properties adminConfig;
     private final Properties userConfig;
     private int failures = 0;
@@ -66,7 +68,8 @@ public final class JavaSecurityCheck {
         bootstrap = options.get("bootstrap-server");
         prefix = options.get("topic");
         user = options.get("user");
-        sections = Set.of(options.getOrDefault("sections", "acls,tokens,token-login").split(","));
+        this.options = options;
+        sections = Set.of(options.getOrDefault("sections", "acls,tokens,token-login,reauthentication").split(","));
         adminConfig = load(options.get("admin-config"));
         userConfig = load(options.get("user-config"));
     }
@@ -159,6 +162,9 @@ public final class JavaSecurityCheck {
         }
         if (sections.contains("token-login")) {
             tokenLoginCheck(topic);
+        }
+        if (sections.contains("reauthentication")) {
+            reauthenticationCheck(topic);
         }
     }
 
@@ -269,6 +275,33 @@ public final class JavaSecurityCheck {
                 }
             }
         });
+    }
+
+    /** With connections.max.reauth.ms set, the client re-authenticates on its live connections (KIP-368). */
+    private void reauthenticationCheck(String topic) {
+        check("a producer re-authenticates its connections as sessions end", () -> {
+            try (KafkaProducer<String, String> producer = producer(adminConfig, Map.of())) {
+                long until = System.currentTimeMillis() + Long.parseLong(options.getOrDefault("reauth-run-ms", "8000"));
+                int sent = 0;
+                while (System.currentTimeMillis() < until) {
+                    producer.send(new ProducerRecord<>(topic, "reauth-" + sent)).get();
+                    sent++;
+                    Thread.sleep(200);
+                }
+                double succeeded = metric(producer.metrics(), "successful-reauthentication-total");
+                double failed = metric(producer.metrics(), "failed-reauthentication-total");
+                System.out.println("reauthentication: " + sent + " records, " + succeeded + " re-authentications, "
+                    + failed + " failed");
+                require(succeeded >= 1 && failed == 0, "re-authentications: " + succeeded + " ok, " + failed + " failed");
+            }
+        });
+    }
+
+    private static double metric(Map<org.apache.kafka.common.MetricName, ? extends org.apache.kafka.common.Metric> metrics,
+                                 String name) {
+        return metrics.entrySet().stream()
+            .filter(entry -> entry.getKey().name().equals(name) && entry.getKey().group().equals("producer-metrics"))
+            .mapToDouble(entry -> ((Number) entry.getValue().metricValue()).doubleValue()).sum();
     }
 
     private DelegationToken createToken(Admin admin) throws Exception {
