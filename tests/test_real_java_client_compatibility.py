@@ -130,11 +130,13 @@ def security_check(broker, topic, *more):
 
 @pytest.mark.timeout(300)
 def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpath, secure_broker):
-    result = security_check(secure_broker, "java-security", "--sections", "acls,tokens,reauthentication")
+    result = security_check(secure_broker, "java-security", "--sections",
+                            "acls,mechanisms,tokens,reauthentication")
     assert_success(result)
     lines = result.stdout.splitlines()
     assert "delegation token: create, describe, renew, expire: ok" in lines
     assert "a producer re-authenticates its connections as sessions end: ok" in lines
+    assert {"log in with %s: ok" % mechanism for mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")} <= set(lines)
 
 
 # The SCRAM server has no token lookup wired yet (kafka_zk/security/scram.py: "none yet"); token login is another

@@ -4,7 +4,7 @@
  * describe, renew, log in with one over SCRAM, expire). Each check prints "NAME: ok" or "NAME: FAILED <why>"; the
  * exit code is the number of failures.
  * Options: --bootstrap-server SERVERS --topic PREFIX --admin-config FILE --user-config FILE --user NAME
- *          [--sections acls,tokens,token-login,reauthentication]  (which groups of checks run; all by default)
+ *          [--sections acls,mechanisms,tokens,token-login,reauthentication]  (which groups of checks run; all by default)
  *          [--reauth-run-ms MS]  (how long the re-authentication check produces; the session must be shorter)
  */
 
@@ -69,7 +69,7 @@ public final class JavaSecurityCheck {
         prefix = options.get("topic");
         user = options.get("user");
         this.options = options;
-        sections = Set.of(options.getOrDefault("sections", "acls,tokens,token-login,reauthentication").split(","));
+        sections = Set.of(options.getOrDefault("sections", "acls,mechanisms,tokens,token-login,reauthentication").split(","));
         adminConfig = load(options.get("admin-config"));
         userConfig = load(options.get("user-config"));
     }
@@ -162,6 +162,9 @@ public final class JavaSecurityCheck {
         }
         if (sections.contains("token-login")) {
             tokenLoginCheck(topic);
+        }
+        if (sections.contains("mechanisms")) {
+            mechanismChecks(topic);
         }
         if (sections.contains("reauthentication")) {
             reauthenticationCheck(topic);
@@ -275,6 +278,33 @@ public final class JavaSecurityCheck {
                 }
             }
         });
+    }
+
+    /** The user's password with each SASL mechanism the secure listener enables. */
+    private void mechanismChecks(String topic) {
+        String password = jaasOption(userConfig.getProperty(SaslConfigs.SASL_JAAS_CONFIG), "password");
+        for (String mechanism : List.of("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")) {
+            check("log in with " + mechanism, () -> {
+                Properties properties = new Properties();
+                properties.putAll(userConfig);
+                properties.put(SaslConfigs.SASL_MECHANISM, mechanism);
+                String module = mechanism.equals("PLAIN")
+                    ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+                    : "org.apache.kafka.common.security.scram.ScramLoginModule";
+                properties.put(SaslConfigs.SASL_JAAS_CONFIG, module + " required username=\"" + user
+                    + "\" password=\"" + password + "\";");
+                try (Admin admin = Admin.create(as(properties))) {
+                    // Logged in: metadata answers (ACLs decide which topics it shows).
+                    require(admin.describeCluster().nodes().get().size() >= 1, "nodes");
+                }
+            });
+        }
+    }
+
+    private static String jaasOption(String jaas, String name) {
+        java.util.regex.Matcher found = java.util.regex.Pattern.compile(name + "=\"([^\"]*)\"").matcher(jaas);
+        require(found.find(), "no " + name + " in " + jaas);
+        return found.group(1);
     }
 
     /** With connections.max.reauth.ms set, the client re-authenticates on its live connections (KIP-368). */
