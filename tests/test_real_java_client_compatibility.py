@@ -1,6 +1,9 @@
-"""Kafka's own Java client (kafka-clients 4.3) against real brokers: the checks of Kafka's client compatibility test
-with the answers a Kafka 2.5 broker gives, on three brokers with the ACL authorizer; and the same client logging in
-over SASL_SSL with the client properties file a secure local cluster writes, unchanged."""
+"""Kafka's own Java client (kafka-clients 4.3) against real brokers. tests/java/ClientCompatibilityCheck runs the
+checks of Kafka's client compatibility test (tools' ClientCompatibilityTest, whose jar no registry here serves) with
+the answers a Kafka 2.5 broker gives, on three brokers with the ACL authorizer; JavaFeaturesCheck goes on through the
+admin, producer and consumer APIs (those newer than 2.5 must be refused as unsupported versions); both again over
+SASL_SSL with the client properties file a secure local cluster writes, unchanged; JavaSecurityCheck meets ACLs,
+SASL mechanisms, re-authentication and delegation tokens there."""
 
 import pytest
 
