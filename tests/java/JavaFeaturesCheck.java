@@ -253,6 +253,28 @@ public final class JavaFeaturesCheck {
             }
         });
 
+        check("seek with a leader epoch: the position is validated (OffsetsForLeaderEpoch) and kept", () -> {
+            Properties properties = props();
+            properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+            TopicPartition partition = new TopicPartition(topic, 1);
+            try (KafkaConsumer<String, String> consumer =
+                     new KafkaConsumer<>(properties, new StringDeserializer(), new StringDeserializer())) {
+                consumer.assign(List.of(partition));
+                long end = consumer.endOffsets(List.of(partition)).get(partition);
+                require(end >= 3, "records in partition 1: " + end);
+                consumer.seek(partition, new OffsetAndMetadata(2, Optional.of(0), ""));
+                List<Long> offsets = new ArrayList<>();
+                long deadline = System.currentTimeMillis() + 20_000;
+                while (offsets.size() < end - 2 && System.currentTimeMillis() < deadline) {
+                    for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                        offsets.add(record.offset());
+                        require(record.leaderEpoch().equals(Optional.of(0)), "leader epoch " + record.leaderEpoch());
+                    }
+                }
+                require(!offsets.isEmpty() && offsets.get(0) == 2 && offsets.size() == end - 2, "offsets " + offsets);
+            }
+        });
+
         unsupported("the consumer group protocol of KIP-848", () -> {
             Properties properties = props();
             properties.put(ConsumerConfig.GROUP_ID_CONFIG, group + "-kip848");
