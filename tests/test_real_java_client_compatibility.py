@@ -89,6 +89,10 @@ def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
     result = run_java("JavaFeaturesCheck", "--bootstrap-server", acl_cluster.bootstrap_servers,
                       "--topic", "java-features")
     assert_success(result)
+    lines = result.stdout.splitlines()
+    assert ("after a leader change, a position past the old epoch's end is a log truncation (KIP-320): ok"
+            in lines)
+    assert "transactions: commit with sendOffsetsToTransaction, abort, read_committed: ok" in lines
 
 
 @pytest.fixture(scope="module")

@@ -275,6 +275,13 @@ public final class JavaFeaturesCheck {
             }
         });
 
+        try (Admin admin = Admin.create(props())) {
+            if (admin.describeCluster().nodes().get().size() >= 3) {
+                check("after a leader change, a position past the old epoch's end is a log truncation (KIP-320)",
+                    () -> leaderEpochValidation(admin, prefix + "-epochs"));
+            }
+        }
+
         unsupported("the consumer group protocol of KIP-848", () -> {
             Properties properties = props();
             properties.put(ConsumerConfig.GROUP_ID_CONFIG, group + "-kip848");
@@ -343,6 +350,70 @@ public final class JavaFeaturesCheck {
         try (Admin admin = Admin.create(props())) {
             check("deleteTopics", () -> admin.deleteTopics(Set.of(topic, txTopic)).all().get());
         }
+    }
+
+    /** Five records under leader epoch 0, a preferred-leader move to broker 1, five more under epoch 1; then a
+     *  consumer's positions carrying epoch 0 are validated against the new leader's epoch history. */
+    private void leaderEpochValidation(Admin admin, String topic) throws Exception {
+        TopicPartition partition = new TopicPartition(topic, 0);
+        admin.createTopics(List.of(new NewTopic(topic, Map.of(0, List.of(0, 1, 2))))).all().get();
+        waitFor(() -> isr(admin, topic) == 3, "3 replicas in sync");
+        produceValues(topic, 5);
+        admin.alterPartitionReassignments(Map.of(partition, Optional.of(
+            new org.apache.kafka.clients.admin.NewPartitionReassignment(List.of(1, 2, 0))))).all().get();
+        waitFor(() -> admin.listPartitionReassignments().reassignments().get().isEmpty(), "reassignment done");
+        admin.electLeaders(ElectionType.PREFERRED, Set.of(partition)).all().get();
+        waitFor(() -> admin.describeTopics(Set.of(topic)).allTopicNames().get().get(topic).partitions().get(0)
+            .leader().id() == 1, "broker 1 leads");
+        produceValues(topic, 5);
+
+        Properties properties = props();
+        properties.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        try (KafkaConsumer<String, String> consumer =
+                 new KafkaConsumer<>(properties, new StringDeserializer(), new StringDeserializer())) {
+            consumer.assign(List.of(partition));
+            consumer.seek(partition, new OffsetAndMetadata(3, Optional.of(0), ""));
+            ConsumerRecord<String, String> first = pollOne(consumer);
+            require(first.offset() == 3 && first.leaderEpoch().equals(Optional.of(0)), "first " + first);
+            consumer.seek(partition, new OffsetAndMetadata(7, Optional.of(0), ""));
+            try {
+                pollOne(consumer);
+                throw new IllegalStateException("no LogTruncationException for offset 7 of epoch 0");
+            } catch (org.apache.kafka.clients.consumer.LogTruncationException truncation) {
+                OffsetAndMetadata divergent = truncation.divergentOffsets().get(partition);
+                require(divergent != null && divergent.offset() == 5
+                    && divergent.leaderEpoch().equals(Optional.of(0)), "divergent " + truncation.divergentOffsets());
+            }
+        }
+    }
+
+    private static int isr(Admin admin, String topic) throws Exception {
+        try {
+            return admin.describeTopics(Set.of(topic)).allTopicNames().get().get(topic).partitions().get(0).isr().size();
+        } catch (ExecutionException e) {
+            return 0;
+        }
+    }
+
+    private void produceValues(String topic, int count) throws Exception {
+        Properties properties = props();
+        properties.put(ProducerConfig.ACKS_CONFIG, "all");
+        try (KafkaProducer<String, String> producer =
+                 new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < count; i++) {
+                producer.send(new ProducerRecord<>(topic, "value-" + i)).get();
+            }
+        }
+    }
+
+    private static ConsumerRecord<String, String> pollOne(KafkaConsumer<String, String> consumer) {
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (System.currentTimeMillis() < deadline) {
+            for (ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200))) {
+                return record;
+            }
+        }
+        throw new IllegalStateException("no record within 20 s");
     }
 
     private interface Condition {
