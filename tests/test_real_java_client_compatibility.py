@@ -146,9 +146,6 @@ def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpa
     assert {"log in with %s: ok" % mechanism for mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")} <= set(lines)
 
 
-# The SCRAM server has no token lookup wired yet (kafka_zk/security/scram.py: "none yet"); token login is another
-# part of issue 20. Once it lands this test passes: then drop the marker.
-@pytest.mark.xfail(reason="SCRAM with tokenauth=true is not wired to the token cache yet", strict=False)
 @pytest.mark.timeout(300)
 def test_java_client_logs_in_with_a_delegation_token(java_classpath, secure_broker):
     result = security_check(secure_broker, "java-token-login", "--sections", "token-login")
