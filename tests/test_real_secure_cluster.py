@@ -13,11 +13,15 @@ from confluent_kafka.admin import (
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
 
+from kafka_zk.client.connection import BrokerConnection
+from kafka_zk.common.properties import read_properties
 from kafka_zk.coordinator.group.records import partition_for
+from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
 from tests.cluster_support import wait_for
 from tests.ports import free_port, free_ports
 from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
+from tests.test_real_secure_tools import _token_from, tool
 
 KCAT = "/usr/bin/kcat"
 BROKERS = 3
@@ -268,6 +272,36 @@ def _poll_into(consumer, seen):
     if message is not None and message.error() is None:
         seen.append(message.value())
     return True
+
+
+def test_the_generated_properties_work_with_our_tools_and_delegation_tokens(secure):
+    """Kafka's tools take admin.properties / alice.properties as --command-config; alice, who has no ACLs, is
+    refused; a token alice creates logs in over SASL_SSL as alice."""
+    material = secure.security.material
+    admin_config, alice_config = str(material.properties_file("admin")), str(material.properties_file("alice"))
+    servers = secure.bootstrap_servers
+    topic = "tools-" + uuid.uuid4().hex[:6]
+    refused = tool("topics", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
+                   "--topic", topic, "--partitions", "1", "--replication-factor", "3")
+    assert refused.returncode != 0 and "Authorization failed." in refused.stdout, refused
+    created = tool("topics", "--bootstrap-server", servers, "--command-config", admin_config, "--create",
+                   "--topic", topic, "--partitions", "1", "--replication-factor", "3")
+    assert created.returncode == 0, created.stdout + created.stderr
+    token = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
+                 "--max-life-time-period", "-1")
+    assert token.returncode == 0, token.stdout + token.stderr
+    token_id, hmac = _token_from(token.stdout)
+    with_token = dict(read_properties(alice_config), **{"sasl.jaas.config": (
+        'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s" '
+        'tokenauth="true";' % (token_id, hmac))})
+    broker = secure.brokers[0]
+    connection = BrokerConnection(broker.host, broker.port, timeout=10, security=with_token)
+    try:
+        answer = connection.request(3, {"topics": [{"name": topic}], "allow_auto_topic_creation": False}, version=4)
+    finally:
+        connection.close()
+    # the token logs in as alice, who may not describe the topic
+    assert [t["error_code"] for t in answer["topics"]] == [Errors.TOPIC_AUTHORIZATION_FAILED]
 
 
 def test_transactions_commit_and_abort(secure):

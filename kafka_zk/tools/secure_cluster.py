@@ -3,7 +3,8 @@ and ZooKeeper ACLs, over the material SecureMaterial keeps in ``data/secure``.
 
 Client listeners (the usual ports) speak SASL_SSL with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN; brokers talk to
 each other on an SSL listener (base port + 100 + i) with mutual TLS, where their certificate maps to ``User:broker``;
-``admin`` and ``broker`` are super users, ``alice`` has no ACLs; nothing is allowed without an ACL. Brokers log in
+``admin`` and ``broker`` are super users, ``alice`` has no ACLs; nothing is allowed without an ACL; delegation tokens
+are on. Brokers log in
 to ZooKeeper (DIGEST-MD5, the JAAS file's Client section) and create their znodes with Kafka's secure ACLs.
 """
 
@@ -65,6 +66,7 @@ class SecureCluster:
             "allow.everyone.if.no.acl.found": "false",
             "super.users": "User:%s;User:%s" % (SUPER_USER, BROKER_USER),
             "zookeeper.set.acl": "true",
+            "delegation.token.master.key": material.passwords()["delegation_token_master_key"],
         }
 
     def prepare(self, broker, internal_port):

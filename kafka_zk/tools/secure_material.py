@@ -76,16 +76,19 @@ class SecureMaterial:
         return self.folder / "zookeeper_jaas.conf"
 
     def passwords(self) -> dict:
-        """{"store": keystore and truststore password, "users": {user: password}, "zookeeper": password}."""
+        """{"store": keystore and truststore password, "users": {user: password}, "zookeeper": password,
+        "delegation_token_master_key": the brokers' delegation.token.master.key}."""
         return json.loads(self.secrets_file.read_text())
 
     def create(self) -> "SecureMaterial":
         self.folder.mkdir(parents=True, exist_ok=True)
         self.folder.chmod(0o700)
-        if not self.secrets_file.exists():
-            self._write_private(self.secrets_file, json.dumps({
-                "store": secrets.token_urlsafe(12), "zookeeper": secrets.token_urlsafe(12),
-                "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)}}, indent=2) + "\n")
+        known = self.passwords() if self.secrets_file.exists() else {}
+        wanted = dict({"store": secrets.token_urlsafe(12), "zookeeper": secrets.token_urlsafe(12),
+                       "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)},
+                       "delegation_token_master_key": secrets.token_urlsafe(24)}, **known)
+        if wanted != known:
+            self._write_private(self.secrets_file, json.dumps(wanted, indent=2) + "\n")
         if not (self.ca_pem.exists() and self.keystore.exists() and self.truststore.exists()):
             self._write_certificates()
         self._write_jaas_files()
