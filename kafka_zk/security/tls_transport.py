@@ -9,7 +9,9 @@ from OpenSSL import SSL
 from service_identity import VerificationError
 from service_identity.cryptography import verify_certificate_hostname, verify_certificate_ip_address
 from twisted.internet.interfaces import IOpenSSLClientConnectionCreator, IOpenSSLServerConnectionCreator
-from twisted.protocols.tls import TLSMemoryBIOFactory
+from twisted.protocols.policies import ProtocolWrapper
+from twisted.protocols.tls import BufferingTLSTransport, TLSMemoryBIOFactory
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from kafka_zk.security.principal import ANONYMOUS
@@ -35,7 +37,70 @@ class ServerTls:
         return SSL.Connection(self.context, None)
 
     def wrap(self, factory):
-        return TLSMemoryBIOFactory(self, False, factory)
+        tls_factory = TLSMemoryBIOFactory(self, False, factory)
+        tls_factory.protocol = GatheringTlsTransport
+        return tls_factory
+
+
+# The most application data one TLS record holds.
+_RECORD_SIZE = 2 ** 14
+
+
+def _public_read(connection):
+    return connection.recv(_RECORD_SIZE)
+
+
+try:  # pyOpenSSL's own cffi bindings, for its recv() without the per-call costs
+    from OpenSSL._util import ffi as _ffi, lib as _lib
+
+    _READ_BUFFER = _ffi.new("char[]", _RECORD_SIZE)  # the reactor reads on one thread; bytes leave it at once
+
+    def _read_record(connection):
+        """``connection.recv(16 KiB)`` into one reused buffer (pyOpenSSL allocates one per call), asking
+        pyOpenSSL's error check (WantReadError, ZeroReturnError, Error, ...) only when SSL_read returns no data:
+        on data it would only re-raise a callback's failure, which fails the handshake and so a later read."""
+        ssl = connection._ssl
+        size = _lib.SSL_read(ssl, _READ_BUFFER, _RECORD_SIZE)
+        if size <= 0:
+            connection._raise_ssl_error(ssl, size)
+            raise SSL.Error("SSL_read returned %d" % size)
+        return _ffi.buffer(_READ_BUFFER, size)[:]
+
+    if not (hasattr(_lib, "SSL_read") and hasattr(SSL.Connection, "_raise_ssl_error")):
+        _read_record = _public_read
+except ImportError:
+    _read_record = _public_read
+
+
+class GatheringTlsTransport(BufferingTLSTransport):
+    """Twisted's TLS transport, handing the protocol everything decrypted from one socket read in one call.
+
+    librdkafka writes each slice of a request as its own TLS record (a 100-byte value, a record header of a
+    dozen bytes), so one socket read can hold hundreds of records; Twisted's transport reads each with a
+    fresh 32 KiB buffer, checks it for errors and passes it to the protocol by itself."""
+
+    def _flushReceiveBIO(self):
+        chunks = []
+        closed, failure = False, None
+        while not self._lostTLSConnection:
+            try:
+                chunks.append(_read_record(self._tlsConnection))
+            except SSL.WantReadError:
+                break
+            except SSL.ZeroReturnError:
+                closed = True
+                break
+            except SSL.Error:
+                failure = Failure()
+                break
+        if chunks and not self._aborted:
+            ProtocolWrapper.dataReceived(self, chunks[0] if len(chunks) == 1 else b"".join(chunks))
+        if closed:
+            self._shutdownTLS()
+            self._tlsShutdownFinished(None)  # the protocol's connectionLost hears the transport's reason
+        elif failure is not None:
+            self._tlsShutdownFinished(failure)
+        self._flushSendBIO()  # what the bytes received call for (handshake, alerts) goes out now
 
 
 def _is_ip(host):
@@ -131,3 +196,4 @@ def principal_builder(security_protocol, settings):
 def client_tls_for(security_protocol, settings):
     """A ClientTls for connections to a listener of that security protocol, or None without TLS."""
     return ClientTls(settings) if is_tls(security_protocol) else None
+
