@@ -3,6 +3,7 @@ over TLS), measured with confluent-kafka on both listeners against the same topi
 throughput, end-to-end latency at a fixed rate, and the brokers' CPU per million records."""
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -97,19 +98,26 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         return partitions, replication_factor
 
 
+def client_cpu_seconds():
+    """User + system CPU seconds of this process so far: the bench loop and librdkafka's threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class CpuMeter:
-    """Broker CPU seconds spent between start() and stop()."""
+    """CPU seconds of the brokers (``seconds``) and of this client process (``client``) inside the with-block."""
 
     def __init__(self, target):
         self.target = target
         self.before = None
 
     def __enter__(self):
-        self.before = self.target.broker_cpu_seconds()
+        self.before = (self.target.broker_cpu_seconds(), client_cpu_seconds())
         return self
 
     def __exit__(self, *exc):
-        self.seconds = self.target.broker_cpu_seconds() - self.before
+        self.seconds = self.target.broker_cpu_seconds() - self.before[0]
+        self.client = client_cpu_seconds() - self.before[1]
 
 
 def per_million(cpu_seconds, records):
@@ -129,7 +137,8 @@ def produce_run(target, protocol, topic, args, acks):
     delivered = args.records - left - len(failed)
     note = "%d undelivered (%s)" % (args.records - delivered, failed[0] if failed else "timeout") \
         if delivered < args.records else ""
-    return {"rate": delivered / seconds, "cpu": per_million(cpu.seconds, delivered)}, note
+    return {"rate": delivered / seconds, "cpu": per_million(cpu.seconds, delivered),
+            "client": per_million(cpu.client, delivered)}, note
 
 
 def consume_run(target, protocol, topic, partitions):
@@ -157,7 +166,8 @@ def consume_run(target, protocol, topic, partitions):
     note = "%d of %d read" % (count, expected) if count < expected else ""
     if errors:
         note += " %d errors (%s)" % (len(errors), errors[0])
-    return {"rate": count / seconds, "cpu": per_million(cpu.seconds, count)}, note.strip()
+    return {"rate": count / seconds, "cpu": per_million(cpu.seconds, count),
+            "client": per_million(cpu.client, count)}, note.strip()
 
 
 def latency_run(target, protocol, topic, partitions, args):
@@ -187,7 +197,7 @@ def latency_run(target, protocol, topic, partitions, args):
     if achieved < 0.95 * args.rate:
         notes.append("send rate only %.0f/s" % achieved)
     return {"p50": _percentile(latencies, 0.5), "p99": _percentile(latencies, 0.99),
-            "cpu": per_million(cpu.seconds, sent)}, "; ".join(notes)
+            "cpu": per_million(cpu.seconds, sent), "client": per_million(cpu.client, sent)}, "; ".join(notes)
 
 
 def in_turn(repeat):
@@ -246,9 +256,11 @@ def report(runs, args):
         row(measure + " rec/s", medians(measure, "rate"), "%.0f", ">= 0.6" if measure.startswith("produce") else "")
         row(measure + " MB/s", medians(measure, "rate", VALUE_SIZE / 1e6), "%.1f")
         row(measure + " broker CPU s/M rec", medians(measure, "cpu"), "%.2f")
+        row(measure + " client CPU s/M rec", medians(measure, "client"), "%.2f")
     row("latency acks=all p50 ms", medians("latency acks=all", "p50"), "%.2f")
     row("latency acks=all p99 ms", medians("latency acks=all", "p99"), "%.2f", "<= 1.5")
-    row("latency broker CPU s/M rec", medians("latency acks=all", "cpu"), "%.2f")
+    row("latency broker CPU s/M rec", medians("latency acks=all", "cpu"), "%.1f")
+    row("latency client CPU s/M rec", medians("latency acks=all", "client"), "%.1f")
     print_table(["measure (median of %d)" % args.repeat, "PLAINTEXT", "SASL_SSL", "SASL_SSL/PLAINTEXT",
                  "target"], rows)
 
@@ -285,8 +297,9 @@ def main():
     report(runs, args)
     for note in notes:
         print("note: " + note)
-    print("broker CPU s/M rec: user+system seconds of the three brokers per million records, the median "
-          "of the runs' windows (produce: produce()..flush(); consume: assign..last record; latency: the measured seconds)")
+    print("CPU s/M rec: user+system seconds of the three brokers (client: of this process, librdkafka's threads "
+          "included) per million records, the median over runs; windows: produce() to the end of flush(), assign to "
+          "the last record, the latency run's measured seconds")
 
 
 if __name__ == "__main__":

@@ -196,4 +196,3 @@ def principal_builder(security_protocol, settings):
 def client_tls_for(security_protocol, settings):
     """A ClientTls for connections to a listener of that security protocol, or None without TLS."""
     return ClientTls(settings) if is_tls(security_protocol) else None
-
