@@ -1,5 +1,6 @@
 """A TLS listener's transport in memory: many small TLS records (as librdkafka writes them) reach the protocol
-intact and together, and a close_notify, a broken record or a lost connection end it as Twisted's would."""
+intact and together, responses leave at once, and a close_notify, a broken record or a lost connection end it
+as Twisted's would."""
 
 import pytest
 from OpenSSL import SSL
@@ -123,3 +124,11 @@ def test_the_public_read_path_behaves_the_same(server_tls, monkeypatch):
         pair.client.send(piece)
     pair.to_server()
     assert pair.app.chunks == [b"abcdef"]
+
+
+def test_a_response_is_encrypted_and_handed_to_the_socket_at_once(server_tls):
+    pair = Pair(server_tls)
+    pair.server.write(b"response frame")  # no reactor iteration in between
+    pair.server.writeSequence([b" and ", b"another"])
+    pair.client.bio_write(pair.wire.value())
+    assert pair.client.recv(1000) + pair.client.recv(1000) == b"response frame and another"

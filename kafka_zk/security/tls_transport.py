@@ -10,10 +10,11 @@ from service_identity import VerificationError
 from service_identity.cryptography import verify_certificate_hostname, verify_certificate_ip_address
 from twisted.internet.interfaces import IOpenSSLClientConnectionCreator, IOpenSSLServerConnectionCreator
 from twisted.protocols.policies import ProtocolWrapper
-from twisted.protocols.tls import BufferingTLSTransport, TLSMemoryBIOFactory
+from twisted.protocols.tls import TLSMemoryBIOFactory, TLSMemoryBIOProtocol
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
+from kafka_zk.net.framing import send_now
 from kafka_zk.security.principal import ANONYMOUS
 from kafka_zk.security.ssl_config import hostname_verification, is_tls
 from kafka_zk.security.ssl_context import client_context, server_context
@@ -72,12 +73,15 @@ except ImportError:
     _read_record = _public_read
 
 
-class GatheringTlsTransport(BufferingTLSTransport):
-    """Twisted's TLS transport, handing the protocol everything decrypted from one socket read in one call.
+class GatheringTlsTransport(TLSMemoryBIOProtocol):
+    """The TLS transport of a listener's connections: Twisted's, receiving and sending with fewer steps.
 
-    librdkafka writes each slice of a request as its own TLS record (a 100-byte value, a record header of a
-    dozen bytes), so one socket read can hold hundreds of records; Twisted's transport reads each with a
-    fresh 32 KiB buffer, checks it for errors and passes it to the protocol by itself."""
+    Receiving: librdkafka writes each slice of a request as its own TLS record (a 100-byte value, a record
+    header of a dozen bytes), so one socket read can hold hundreds of records; Twisted's transport reads each
+    with a fresh 32 KiB buffer, checks it for errors and passes it to the protocol by itself. Here the protocol
+    gets everything one read decrypts in one call. Sending: a response (one write of a whole frame) is
+    encrypted and sent at once, as ``send_now`` sends on PLAINTEXT, rather than held for the next reactor
+    iteration (Twisted's BufferingTLSTransport aggregates small writes) and then for a writable poll."""
 
     def _flushReceiveBIO(self):
         chunks = []
@@ -101,6 +105,13 @@ class GatheringTlsTransport(BufferingTLSTransport):
         elif failure is not None:
             self._tlsShutdownFinished(failure)
         self._flushSendBIO()  # what the bytes received call for (handshake, alerts) goes out now
+
+    def _flushSendBIO(self):
+        try:
+            data = self._tlsConnection.bio_read(2 ** 15)
+        except SSL.WantReadError:  # nothing to send
+            return
+        send_now(self.transport, data)
 
 
 def _is_ip(host):
