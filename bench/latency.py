@@ -20,11 +20,12 @@ DRAIN_TIMEOUT = 30.0
 class LatencyConsumer(threading.Thread):
     """Reads the topic from the start and keeps receive - send of every measured record, in nanoseconds."""
 
-    def __init__(self, bootstrap, topic, partitions, fetch_wait_ms):
+    def __init__(self, bootstrap, topic, partitions, fetch_wait_ms, security=None):
+        """``security``: more client settings (security.protocol, sasl.*, ssl.*), for bench/security.py."""
         super().__init__(daemon=True)
-        self.consumer = Consumer(client_config(bootstrap, **{
+        self.consumer = Consumer(client_config(bootstrap, **dict(security or {}, **{
             "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
-            "enable.auto.offset.store": False, "fetch.wait.max.ms": fetch_wait_ms, "fetch.min.bytes": 1}))
+            "enable.auto.offset.store": False, "fetch.wait.max.ms": fetch_wait_ms, "fetch.min.bytes": 1})))
         self.consumer.list_topics(topic, timeout=10)
         self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
                               for partition in range(partitions)])

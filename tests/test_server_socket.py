@@ -4,6 +4,8 @@ import socket
 import struct
 
 from twisted.internet import defer, task, tcp
+from twisted.internet.error import ConnectionDone
+from twisted.python import failure
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 
 from kafka_zk.net.framing import FramedProtocol
@@ -155,5 +157,16 @@ def test_an_aborted_connection_sends_nothing_more_before_its_connection_lost():
         assert peer.recv(100) == b""
     except BlockingIOError:
         pass
+    ours.close()
+    peer.close()
+
+
+def test_a_response_completing_after_the_connection_was_lost_is_dropped_quietly():
+    ours, peer = socket.socketpair()
+    ours.setblocking(False)
+    framed, transport = _framed_on(ours, MemoryReactorClock())
+    transport.connectionLost(failure.Failure(ConnectionDone()))  # a tcp.Connection drops its socket attribute here
+    assert not hasattr(transport, "socket")
+    framed.send_frame(b"late")  # a slow handler answering now must not raise
     ours.close()
     peer.close()

@@ -55,7 +55,8 @@ def send_now(transport, data):
     costs two epoll updates and a poll round of its own. Sending here keeps request order (anything
     already buffered goes first, so ``data`` then queues behind it)."""
     # Only a plain TCP transport: a TLS transport wraps one and passes its attributes (the raw socket) through.
-    sock = transport.socket if isinstance(transport, tcp.Connection) else None
+    # A closed tcp.Connection has dropped its socket attribute (a response can complete after the client left).
+    sock = getattr(transport, "socket", None) if isinstance(transport, tcp.Connection) else None
     if (sock is None or not transport.connected or transport.disconnecting or getattr(transport, "_aborting", False)
             or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
             or getattr(transport, "_tempDataLen", 1)):
