@@ -1,6 +1,6 @@
 """`local-cluster --secure` as a user gets it: SASL_SSL client listeners, SSL between brokers, ACLs, SCRAM users
 and ZooKeeper ACLs; real clients log in with the files it writes, and the drills still hold on it: a leader
-killed -9, controlled shutdown, a group through its coordinator's kill, transactions."""
+killed -9, controlled shutdown, a group through its coordinator's kill, transactions, the PySpark source and sink."""
 
 import json
 import subprocess
@@ -21,6 +21,7 @@ from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
 from tests.cluster_support import wait_for
 from tests.ports import free_port, free_ports
 from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
+from tests.spark_support import spark  # noqa: F401 (the module's SparkSession fixture)
 from tests.test_real_secure_tools import _token_from, tool
 
 KCAT = "/usr/bin/kcat"
@@ -302,6 +303,21 @@ def test_the_generated_properties_work_with_our_tools_and_delegation_tokens(secu
         connection.close()
     # the token logs in as alice, who may not describe the topic
     assert [t["error_code"] for t in answer["topics"]] == [Errors.TOPIC_AUTHORIZATION_FAILED]
+
+
+def test_spark_writes_and_reads_with_the_generated_properties(secure, spark):
+    """The kafka_zk sink and source over SASL_SSL, with admin.properties passed as kafka.* options, as Spark's Kafka
+    source takes them: librdkafka on the executors, our client on the driver."""
+    topic = "spark-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=2)
+    properties = read_properties(str(secure.security.material.properties_file("admin")))
+    options = {"kafka.bootstrap.servers": secure.bootstrap_servers,
+               **{"kafka." + name: value for name, value in properties.items()}}
+    rows = [("k%d" % i, "v%d" % i) for i in range(100)]
+    spark.createDataFrame(rows, "key string, value string").write.format("kafka_zk").mode("append") \
+        .options(topic=topic, **options).save()
+    read = spark.read.format("kafka_zk").options(subscribe=topic, **options).load()
+    assert sorted((bytes(row.key).decode(), bytes(row.value).decode()) for row in read.collect()) == sorted(rows)
 
 
 def test_transactions_commit_and_abort(secure):

@@ -25,7 +25,6 @@ from kafka_zk.tools import configs
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.ports import free_port
-from tests.spark_support import spark  # noqa: F401 (the module's SparkSession fixture)
 from tests.zk_support import create_chroot
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -173,19 +172,3 @@ def test_a_delegation_token_logs_in_as_its_owner(cluster, alice_config):
     broker = cluster.brokers[0]
     with pytest.raises(SaslAuthenticationError):
         BrokerConnection(broker.host, broker.port, timeout=10, security=with_token).connect()
-
-
-def test_spark_reads_and_writes_with_kafka_sasl_options(cluster, spark):
-    """The kafka_zk sink and source with kafka.security.protocol / kafka.sasl.* options, as Spark's Kafka source
-    takes them: librdkafka on the executors, our client on the driver."""
-    servers = cluster.bootstrap_servers
-    topic = "spark-secure-%s" % uuid.uuid4().hex[:8]
-    with AdminClient(servers, security=ALICE) as admin:
-        admin.create_topics([NewTopic(topic, 2, 1)])
-    options = {"kafka.bootstrap.servers": servers, **{"kafka." + name: value for name, value in ALICE.items()}}
-    rows = [("k%d" % i, "v%d" % i) for i in range(100)]
-    spark.createDataFrame(rows, "key string, value string").write.format("kafka_zk").mode("append") \
-        .options(topic=topic, **options).save()
-    read = spark.read.format("kafka_zk").options(subscribe=topic, **options).load()
-    got = sorted((bytes(row.key).decode(), bytes(row.value).decode()) for row in read.collect())
-    assert got == sorted(rows)
