@@ -27,12 +27,14 @@ TEST_DEFAULTS = {"controlled.shutdown.retry.backoff.ms": "200"}
 
 
 def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=None, broker_overrides=None,
-                  broker_ports=None):
+                  broker_ports=None, metrics=False):
     """``broker_overrides`` {broker id: {name: value}}: settings of single brokers, over ``overrides``;
-    ``broker_ports``: each broker's first (PLAINTEXT) listener port, free ones when None."""
+    ``broker_ports``: each broker's first (PLAINTEXT) listener port, free ones when None; ``metrics``: each
+    broker serves Prometheus metrics on a free port (BrokerProcess.metrics_url)."""
     cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
                            broker_ports=broker_ports or [free_port() for _ in range(brokers)],
-                           overrides=dict(TEST_DEFAULTS, **(overrides or {})), racks=racks)
+                           overrides=dict(TEST_DEFAULTS, **(overrides or {})), racks=racks,
+                           metrics_ports=[free_port() for _ in range(brokers)] if metrics else None)
     for broker_id, settings in (broker_overrides or {}).items():
         cluster.broker(broker_id).overrides.update(settings)
     try:

@@ -19,7 +19,6 @@ FORBIDDEN = {"client": {"server"}, "spark": {"server", "controller", "coordinato
 REACTOR_LIBRARIES = {"twisted", "kazoo"}
 PURE_PACKAGES = {"protocol", "record", "log", "common"}
 PURE_MODULES = {
-    "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes",
     "kafka_zk.controller.assignment", "kafka_zk.controller.context", "kafka_zk.controller.election",
     "kafka_zk.controller.leadership", "kafka_zk.controller.requests", "kafka_zk.controller.state_machines",
     "kafka_zk.coordinator.group.consumer_protocol", "kafka_zk.coordinator.group.decisions",
@@ -47,6 +46,8 @@ PURE_MODULES = {
     "kafka_zk.security.ssl_principal",
     "kafka_zk.security.zk_login",
     "kafka_zk.server.apis.authorization",
+    "kafka_zk.server.metrics.prometheus",
+    "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes",
 }
 
 

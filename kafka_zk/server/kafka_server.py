@@ -7,6 +7,7 @@ from twisted.application import service
 from twisted.internet import defer, task
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.coordinator.group.decisions import group_config_from
 from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
@@ -31,6 +32,7 @@ from kafka_zk.server.listeners import BrokerListeners, client_tls
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
+from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
 from kafka_zk.server.quota.client_quota_configs import ClientQuotaConfigs
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.quota.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
@@ -79,6 +81,8 @@ class KafkaServer(service.MultiService):
         self.broker_id = config.broker_id
         self.broker_epoch = -1
         self.cluster_id = None
+        # every component records into this; metrics.prometheus.listener serves it
+        self.metrics = MetricsRegistry(clock=reactor.seconds, enabled=config["metrics.enabled"])
         self.inter_broker_listener_name = config.inter_broker_listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
         self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, logins to other brokers
@@ -122,6 +126,7 @@ class KafkaServer(service.MultiService):
         yield self._start_authorizer()
         yield self._start_delegation_tokens()
         self._listen()
+        self._serve_metrics()
         self.broker_epoch = yield self._register()
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
@@ -252,6 +257,12 @@ class KafkaServer(service.MultiService):
         for port in self.listeners.ports.values():
             self.addService(port)
         self.bound_port = self.listeners.bound_port(self.config.listeners[0].listener_name)
+
+    def _serve_metrics(self):
+        listener = self.config["metrics.prometheus.listener"]
+        if listener:
+            self.prometheus_endpoint = PrometheusEndpoint(listener, self.metrics, self.reactor)
+            self.addService(self.prometheus_endpoint)
 
     def _security_to(self, listener_name):
         """How this broker reaches other brokers' ``listener_name``: the TLS client side and the SASL login its

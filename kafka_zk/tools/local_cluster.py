@@ -16,6 +16,7 @@ from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running,
 DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
 DEFAULT_BASE_PORT = 9092
+DEFAULT_METRICS_PORT = 9404  # the Prometheus JMX exporter's customary port
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
 METADATA_API_KEY = 3
@@ -37,8 +38,10 @@ class ClusterError(RuntimeError):
 class BrokerProcess:
     """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
 
-    def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None):
+    def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None, metrics_port=None):
+        """``metrics_port``: where the broker serves its Prometheus metrics (None: not served)."""
         self.broker_id = broker_id
+        self.metrics_port = metrics_port
         self.folder = Path(folder).resolve()
         self.port = port
         self.host = host
@@ -68,6 +71,10 @@ class BrokerProcess:
     def bootstrap(self):
         return "%s:%d" % (self.host, self.port)
 
+    @property
+    def metrics_url(self):
+        return None if self.metrics_port is None else "http://%s:%d/metrics" % (self.host, self.metrics_port)
+
     def properties(self):
         props = {
             "broker.id": str(self.broker_id),
@@ -79,6 +86,8 @@ class BrokerProcess:
             "offsets.topic.replication.factor": "1",
             "group.initial.rebalance.delay.ms": "0",
         }
+        if self.metrics_port is not None:
+            props["metrics.prometheus.listener"] = "http://%s:%d" % (self.host, self.metrics_port)
         # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
         # "{port}": this broker's port (e.g. listeners=SASL_PLAINTEXT://127.0.0.1:{port}).
         props.update({key: str(value).replace("{folder}", str(self.folder)).replace("{port}", str(self.port))
@@ -243,10 +252,11 @@ def rack_of(broker_id, racks):
 class LocalCluster:
     def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
                  host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None, secure=False,
-                 internal_ports=None):
+                 internal_ports=None, metrics_ports=None):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
-        inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i)."""
+        inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i). ``metrics_ports``: each
+        broker's Prometheus port (None: no metrics endpoint)."""
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.security = SecureCluster(self.data_dir / "secure", host) if secure else None
@@ -256,7 +266,8 @@ class LocalCluster:
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         ports = broker_ports or [base_port + index for index in range(brokers)]
         self.brokers = [BrokerProcess(index, self.data_dir / ("broker-%d" % index), ports[index],
-                                      self.zk_connect, host, dict(overrides or {}, **rack_of(index, racks)))
+                                      self.zk_connect, host, dict(overrides or {}, **rack_of(index, racks)),
+                                      metrics_port=metrics_ports[index] if metrics_ports else None)
                         for index in range(brokers)]
         if secure:
             internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
@@ -349,6 +360,9 @@ def build_parser():
     parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
     parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
                         help="port of broker 0; broker N listens on base+N (default 9092)")
+    parser.add_argument("--metrics-port", type=int, default=DEFAULT_METRICS_PORT,
+                        help="broker N serves its Prometheus metrics on http://127.0.0.1:<port+N>/metrics "
+                             "(default 9404)")
     parser.add_argument("--secure", action="store_true",
                         help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
                              "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure")
@@ -370,7 +384,8 @@ def parse_args(argv=None):
 def cluster_settings(args):
     """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics."""
     return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers),
-            "secure": args.secure}
+            "secure": args.secure,
+            "metrics_ports": [args.metrics_port + index for index in range(args.brokers)]}
 
 
 def main(argv=None):
@@ -410,6 +425,9 @@ def _start(cluster, daemon):
     for broker in cluster.brokers:
         print("%s (log %s)" % (_described(broker), broker.log_file))
     print("bootstrap servers: %s" % cluster.bootstrap_servers)
+    for broker in cluster.brokers:
+        if broker.metrics_url:
+            print("broker %d metrics: %s" % (broker.broker_id, broker.metrics_url))
     if cluster.security is not None:
         for line in cluster.security.summary_lines():
             print(line)

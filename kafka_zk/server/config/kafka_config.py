@@ -119,6 +119,10 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("compression.type", "string", "producer", _one_of(*_COMPRESSION_TYPES)),
     ("message.max.bytes", "int", 1048588, _at_least(0)),
     ("socket.request.max.bytes", "int", 104857600, _at_least(1)),
+    # ours: where the broker serves its metrics to Prometheus (http://host:port; empty: not served), and whether
+    # it records them at all (false only to measure what recording costs)
+    ("metrics.prometheus.listener", "string", None, None),
+    ("metrics.enabled", "bool", True, None),
     ("socket.send.buffer.bytes", "int", 102400, None),
     ("socket.receive.buffer.bytes", "int", 102400, None),
     ("connections.max.idle.ms", "long", 600000, None),

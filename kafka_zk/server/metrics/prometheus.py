@@ -1,0 +1,103 @@
+"""Prometheus text exposition of a MetricsRegistry, under the names the JMX exporter's standard Kafka rules give.
+
+Kafka operators scrape brokers through the Prometheus JMX exporter with its ``kafka-2_0_0.yml`` rules, so their
+dashboards and alerts expect its names: a meter ``kafka.server:type=BrokerTopicMetrics,name=MessagesInPerSec,
+topic=t`` is ``kafka_server_brokertopicmetrics_messagesin_total{topic="t"}``, a gauge ``kafka.server:type=
+ReplicaManager,name=UnderReplicatedPartitions`` is ``kafka_server_replicamanager_underreplicatedpartitions``, a
+histogram or timer is ``<name>{quantile="0.99"}`` plus ``<name>_count``. Kafka's own (non-Yammer) metrics, which
+have a type and attributes but no name, get the exporter's default naming:
+``kafka.server:type=socket-server-metrics,listener=L`` attribute ``connection-count`` is
+``kafka_server_socket_server_metrics_connection_count{listener="L"}``; the quota rule makes ``kafka.server:
+type=Produce,user=u,client-id=c`` attribute ``throttle-time`` into ``kafka_server_quota_throttle_time{resource=
+"Produce",user="u",clientId="c"}``.
+"""
+
+import re
+
+from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
+from prometheus_client.metrics_core import Metric
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+_UNSAFE = re.compile(r"[^a-zA-Z0-9:_]+")
+_QUOTA_TYPES = {"Produce", "Fetch", "Request"}
+
+
+def _safe(text):
+    return _UNSAFE.sub("_", text).strip("_") if text else text
+
+
+def prometheus_name(metric_name, kind):
+    """(family name, sample name, labels) that the JMX exporter's Kafka rules give ``metric_name`` of ``kind``
+    (gauge, meter, histogram, timer). A meter's sample is the family name with ``_total``."""
+    group, type_, name, tags = metric_name.group, metric_name.type, metric_name.name, metric_name.tags
+    labels = dict(tags)
+    if name is None:  # a Kafka (non-Yammer) metric: type and attribute, other tags as labels
+        attribute = labels.pop("attribute")
+        if group == "kafka.server" and type_ in _QUOTA_TYPES:
+            labels = {"resource": type_, **{("clientId" if key == "client-id" else key): value
+                                            for key, value in labels.items()}}
+            family = "kafka_server_quota_%s" % _safe(attribute)
+        else:
+            family = "%s_%s_%s" % (_safe(group), _safe(type_), _safe(attribute))
+        return family.lower(), family.lower(), labels
+    if group.startswith("kafka.coordinator."):
+        family = "kafka_coordinator_%s_%s_%s" % (group.split(".", 2)[2], type_, name)
+        return _safe(family).lower(), _safe(family).lower(), labels
+    if kind == "meter" and "PerSec" in name:
+        family = "%s_%s_%s" % (group.replace(".", "_"), type_, name[:name.index("PerSec")])
+        family = _safe(family).lower()
+        return family, family + "_total", labels
+    family = _safe("%s_%s_%s" % (group.replace(".", "_"), type_, name)).lower()
+    return family, family, labels
+
+
+class _SnapshotCollector:
+    """Yields prometheus_client families for samples already taken (see MetricsRegistry.samples)."""
+
+    def __init__(self, samples, extra_labels):
+        self.samples = samples
+        self.extra_labels = extra_labels
+
+    def collect(self):
+        families = {}
+        extra = self.extra_labels
+        for metric_name, kind, value in self.samples:
+            family_name, sample_name, labels = prometheus_name(metric_name, kind)
+            if extra:
+                labels = {**extra, **labels}
+            if kind == "meter":
+                family = families.get(family_name)
+                if family is None:
+                    family = families[family_name] = Metric(family_name, metric_name.mbean(), "counter")
+                family.add_sample(sample_name, labels, value)
+            elif kind == "gauge":
+                family = families.get(family_name)
+                if family is None:
+                    family = families[family_name] = Metric(family_name, metric_name.mbean(), "gauge")
+                family.add_sample(sample_name, labels, float(value))
+            else:
+                count, percentiles = value
+                family = families.get(family_name)
+                if family is None:
+                    family = families[family_name] = Metric(family_name, metric_name.mbean(), "summary")
+                for quantile, estimate in percentiles.items():
+                    family.add_sample(sample_name, {**labels, "quantile": _quantile_label(quantile)}, estimate)
+                family.add_sample(sample_name + "_count", labels, count)
+        return families.values()
+
+
+def _quantile_label(quantile):
+    """As the exporter writes Yammer's ``99thPercentile``: "0.99"; ``50thPercentile``: "0.50"; "0.999"."""
+    text = repr(quantile)
+    return text if len(text) > 3 else text + "0"
+
+
+def render(samples, extra_labels=None, process=True):
+    """The exposition text (bytes) of ``samples`` (MetricsRegistry.samples()), with the process's CPU, memory and
+    descriptor metrics (process_cpu_seconds_total, process_resident_memory_bytes, process_open_fds, ...) as the
+    exporter's JVM agent gives them. Runs off the reactor thread: it only reads the samples and /proc."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_SnapshotCollector(samples, extra_labels))
+    if process:
+        ProcessCollector(registry=registry)
+    return generate_latest(registry)
