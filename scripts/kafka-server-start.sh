@@ -10,7 +10,7 @@ daemon=0
 if [ "$1" = "-daemon" ]; then daemon=1; shift; fi
 PYTHON="$(python_or_system)"
 if [ "$daemon" = 1 ]; then
-    LOG_DIR="${LOG_DIR:-$ROOT/logs}"
+    export LOG_DIR="${LOG_DIR:-$ROOT/logs}"
     mkdir -p "$LOG_DIR"
     cd "$ROOT"
     nohup "$PYTHON" -m kafka_zk.server.main "$@" >>"$LOG_DIR/kafkaServer.out" 2>&1 </dev/null &

@@ -7,7 +7,8 @@ LiveBroker = namedtuple("LiveBroker", "broker_id epoch info")  # info: zk Broker
 
 
 class ControllerContext:
-    def __init__(self):
+    def __init__(self, controller_id=-1):
+        self.controller_id = controller_id  # this broker: who the state-change log names as deciding
         self.epoch = 0
         self.epoch_zk_version = -1
         self.live_brokers = {}  # id -> LiveBroker
@@ -21,7 +22,7 @@ class ControllerContext:
         self.replicas_on_offline_dirs = {}  # broker id -> {(topic, partition)} whose log dir there is offline
 
     def reset(self):
-        self.__init__()
+        self.__init__(self.controller_id)
 
     @property
     def live_broker_ids(self):

@@ -41,7 +41,7 @@ class KafkaController:
         self.zk = zk
         self.reactor = reactor
         self.listener_name = listener_name
-        self.context = ControllerContext()
+        self.context = ControllerContext(broker_id)
         self.events = ControllerEventManager()
         self.active = False
         self.active_controller_id = -1
@@ -104,6 +104,8 @@ class KafkaController:
             return
         self.active_controller_id = self.broker_id
         log.info("[Controller id=%d] elected controller with epoch %d", self.broker_id, epoch)
+        log.info("[Controller id=%d] %d successfully elected as the controller. Epoch incremented to %d and epoch zk "
+                 "version is now %d", self.broker_id, self.broker_id, epoch, epoch_zk_version)
         yield self._on_become_controller(epoch, epoch_zk_version)
 
     def _resign(self):
@@ -113,6 +115,7 @@ class KafkaController:
         self.reassignments.reset()
         self.requests.close()
         self.context.reset()
+        log.info("[Controller id=%d] Resigned", self.broker_id)
 
     @defer.inlineCallbacks
     def _on_become_controller(self, epoch, epoch_zk_version):
@@ -133,7 +136,10 @@ class KafkaController:
             yield zk.watch_exists(REASSIGN_PARTITIONS_PATH, zk.on_reactor(self._on_reassignment_znode))
             self._watches_registered = True
         started = self.reactor.seconds()
+        log.info("[Controller id=%d] Initializing controller context", self.broker_id)
         full_assignments = yield load_cluster_state(self.zk, context, self._add_live_broker)
+        log.info("[Controller id=%d] Initialized broker epochs cache: Map(%s)", self.broker_id,
+                 ", ".join("%d -> %d" % (b, live.epoch) for b, live in sorted(context.live_brokers.items())))
         live = context.live_broker_ids
         # The loaded state and the leaders elected for partitions that lost theirs go out first; the ISR
         # changes follow in a second batch. (LeaderAndIsr of every partition stays in the first: a broker must
@@ -200,6 +206,9 @@ class KafkaController:
             return
         log.info("[Controller id=%d] broker change: new %s, dead %s, bounced %s", self.broker_id,
                  sorted(new), sorted(dead), sorted(bounced))
+        log.info("[Controller id=%d] Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live "
+                 "brokers: %s", self.broker_id, ",".join(map(str, sorted(new))), ",".join(map(str, sorted(dead))),
+                 ",".join(map(str, sorted(bounced))), ",".join(map(str, sorted(current))))
         failed = dead + bounced
         self.context.forget_offline_dirs(new)
         for broker_id in failed:
@@ -212,10 +221,14 @@ class KafkaController:
         for broker_id in started:
             self._add_live_broker(current[broker_id])
         if started:
+            log.info("[Controller id=%d] New broker startup callback for %s", self.broker_id,
+                     ",".join(map(str, sorted(started))))
             yield self.states.on_brokers_startup(started)
             yield self.deletion.resume()
 
     def _on_brokers_failure(self, brokers):
+        log.info("[Controller id=%d] Broker failure callback for %s", self.broker_id,
+                 ",".join(map(str, sorted(brokers))))
         self.context.forget_offline_dirs(brokers)
         return self.states.on_replicas_offline({broker: set(self.context.partitions_on_broker(broker))
                                                 for broker in brokers}, "failed brokers")

@@ -4,6 +4,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common import state_change_log
 from kafka_zk.controller.requests import ControllerRequestBatch
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,9 @@ class ControllerRequestSender:
     def send(self, batch):
         if self.channels is None:
             return
-        for broker, api, body in batch.requests():
+        requests = batch.requests()
+        state_change_log.log_controller_requests(self.controller_id, self.context.epoch, requests)
+        for broker, api, body in requests:
             self.channels.send(broker, api[0], api[1], body,
                                lambda broker, response, api=api: self._on_response(api, broker, response))
 

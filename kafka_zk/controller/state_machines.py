@@ -1,5 +1,7 @@
 """Partition and replica state machines: the tables of valid previous states, and checked transitions."""
 
+from kafka_zk.common import state_change_log as scl
+
 NON_EXISTENT_PARTITION = "NonExistentPartition"
 NEW_PARTITION = "NewPartition"
 ONLINE_PARTITION = "OnlinePartition"
@@ -70,6 +72,8 @@ def set_partition_state(context, tp, target):
         context.partition_states.pop(tp, None)
     else:
         context.partition_states[tp] = target
+    if scl.tracing():
+        _trace_partition_change(context, tp, current, target)
 
 
 def set_replica_state(context, tp, broker, target):
@@ -82,6 +86,25 @@ def set_replica_state(context, tp, broker, target):
         context.replica_states.pop(key, None)
     else:
         context.replica_states[key] = target
+    if scl.tracing():
+        scl.trace(scl.controller_prefix(context.controller_id, context.epoch),
+                  "Changed state of replica %d for partition %s-%d from %s to %s", broker, tp[0], tp[1], current,
+                  target)
+
+
+def _trace_partition_change(context, tp, current, target):
+    """Kafka's PartitionStateMachine lines: a new partition names its replicas, an online one its leadership."""
+    prefix = scl.controller_prefix(context.controller_id, context.epoch)
+    leadership = context.leadership.get(tp)
+    if target == NEW_PARTITION:
+        scl.trace(prefix, "Changed partition %s-%d state from %s to %s with assigned replicas %s", tp[0], tp[1],
+                  current, target, ",".join(str(r) for r in context.assignments.get(tp, ())))
+    elif target == ONLINE_PARTITION and leadership is not None:
+        scl.trace(prefix, "Changed partition %s-%d from %s to %s with state %s", tp[0], tp[1], current, target,
+                  scl.leader_and_isr_text(leadership.leader, leadership.leader_epoch, leadership.isr,
+                                          leadership.zk_version))
+    else:
+        scl.trace(prefix, "Changed partition %s-%d state from %s to %s", tp[0], tp[1], current, target)
 
 
 def initialize_states(context):
@@ -98,3 +121,8 @@ def initialize_states(context):
             context.partition_states[tp] = ONLINE_PARTITION
         else:
             context.partition_states[tp] = OFFLINE_PARTITION
+    if scl.tracing():  # Kafka's replica state machine startup moves each replica to the state it starts in
+        prefix = scl.controller_prefix(context.controller_id, context.epoch)
+        for (topic, partition, replica), state in context.replica_states.items():
+            scl.trace(prefix, "Changed state of replica %d for partition %s-%d from %s to %s", replica, topic,
+                      partition, state, state)

@@ -1,11 +1,13 @@
 """The client-facing listener: decodes request frames, dispatches them, and answers in request order."""
 
+import itertools
 import logging
 from collections import deque
 
 from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.net import request_log
 from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
@@ -113,6 +115,8 @@ class KafkaServerProtocol(FramedProtocol):
             self.transport.abortConnection()
             return
         entry = [None, header, False]
+        if request_log.enabled():  # [payload, header, ready, RequestTimes] while kafka.request.logger is on
+            entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
@@ -173,6 +177,9 @@ class KafkaServerProtocol(FramedProtocol):
         else:
             entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
         entry[2] = True
+        if len(entry) > 3:
+            entry[3].completed_ms = milliseconds(self.clock)
+            entry[3].response = body
         self._flush()
         if body is not None and body.get("throttle_time_ms", 0) > 0 and header.api_key in _QUOTA_APIS:
             self._mute(body["throttle_time_ms"])
@@ -203,9 +210,30 @@ class KafkaServerProtocol(FramedProtocol):
     def _flush(self):
         pending = self._pending
         while pending and pending[0][2]:
-            payload = pending.popleft()[0]
+            entry = pending.popleft()
+            payload = entry[0]
             if payload is not None and self.transport is not None and self.connected:
                 self.send_frame(payload)
+            if len(entry) > 3:
+                request_log.log_completed(entry[3], milliseconds(self.clock), self._connection_id(),
+                                          getattr(self, "_client_information", UNKNOWN_CLIENT))
+
+    def _request_times(self, request, api_name, body):
+        if request.api_key == API_VERSIONS_KEY and body.get("client_software_name"):
+            self._client_information = "ClientInformation(softwareName=%s, softwareVersion=%s)" % (
+                body["client_software_name"], body.get("client_software_version"))
+        return request_log.RequestTimes(request, api_name, milliseconds(self.clock))
+
+    def _connection_id(self):
+        """Kafka's connection id: local host:port-remote host:port-index."""
+        if self.transport is None:
+            return "unknown"
+        if getattr(self, "_connection_name", None) is None:
+            local, peer = self.transport.getHost(), self.transport.getPeer()
+            self._connection_name = "%s:%s-%s:%s-%d" % (getattr(local, "host", ""), getattr(local, "port", ""),
+                                                         getattr(peer, "host", ""), getattr(peer, "port", ""),
+                                                         next(_CONNECTION_INDEX))
+        return self._connection_name
 
     def frame_size_invalid(self, size):
         log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
@@ -214,6 +242,8 @@ class KafkaServerProtocol(FramedProtocol):
 
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
+UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
+_CONNECTION_INDEX = itertools.count()
 
 
 def _no_principal(_transport):

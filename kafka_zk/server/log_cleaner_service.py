@@ -151,6 +151,7 @@ class LogCleanerService:
                     "in the cleaned segments, %.1f MB/s read) in %d ms", tp[0], tp[1], end_offset, size_before,
                     log.size, result.records_written, result.records_read,
                     result.bytes_read / 1048.576 / elapsed, elapsed)
+        logger.info("%s", cleaning_stats(tp, result, elapsed / 1000.0))
 
     def _failed(self, failure, tp, log):
         if failure.check(CleanAbortedError) or self.log_manager.get_log(*tp) is not log:
@@ -203,3 +204,18 @@ class LogCleanerService:
                 {tp: offset for tp, offset in self.checkpoints.items() if tp in present})
         except OSError as error:
             self.log_manager.failures.report(log_dir, "Error while writing %s" % CLEANER_OFFSET_CHECKPOINT, error)
+
+
+def cleaning_stats(tp, result, seconds):
+    """Kafka's LogCleaner stats message for one pass (log-cleaner.log)."""
+    mb_read, mb_written = result.bytes_read / 1048576.0, result.bytes_written / 1048576.0
+    seconds = max(seconds, 0.001)
+    reduction = 100.0 * (1 - mb_written / mb_read) if mb_read else 0.0
+    fewer = 100.0 * (1 - result.records_written / result.records_read) if result.records_read else 0.0
+    return ("\n\tLog cleaner thread 0 cleaned log %s-%d (dirty section = [%d, %d])\n"
+            "\t%.1f MB of log processed in %.1f seconds (%.1f MB/sec).\n"
+            "\tStart size: %.1f MB (%d messages)\n"
+            "\tEnd size: %.1f MB (%d messages)\n"
+            "\t%.1f%% size reduction (%.1f%% fewer messages)\n"
+            % (tp[0], tp[1], result.plan.first_dirty_offset, result.end_offset, mb_read, seconds, mb_read / seconds,
+               mb_read, result.records_read, mb_written, result.records_written, reduction, fewer))

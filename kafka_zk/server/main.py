@@ -9,10 +9,36 @@ import sys
 from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 
 
-def configure_logging(level=logging.INFO):
-    logging.basicConfig(level=level, stream=sys.stdout,
-                        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
-    logging.getLogger("kazoo").setLevel(logging.WARNING)
+INSTALL_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_LOG4J = os.path.join(INSTALL_DIR, "config", "log4j.properties")
+
+
+def configure_logging(environ=None):
+    """Logging as Kafka's kafka-server-start.sh sets it up: the log4j.properties of $KAFKA_LOG4J_OPTS
+    (-Dlog4j.configuration=file:...; default config/log4j.properties) with its files in $LOG_DIR (default
+    <install>/logs). Without a readable file: everything on stdout in Kafka's line format."""
+    from kafka_zk.common import log4j
+
+    environ = os.environ if environ is None else environ
+    path, system_properties = log4j.system_properties(environ, os.path.join(INSTALL_DIR, "logs"))
+    try:
+        with open(path or DEFAULT_LOG4J, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError:
+        text = CONSOLE_ONLY
+    try:
+        log4j.configure(log4j.parse(text, system_properties), sys.stdout, sys.stderr)
+    except (log4j.Log4jError, OSError) as error:
+        print("kafka-server-start: log4j configuration: %s; logging to stdout" % error, file=sys.stderr)
+        log4j.configure(log4j.parse(CONSOLE_ONLY), sys.stdout, sys.stderr)
+
+
+CONSOLE_ONLY = """log4j.rootLogger=INFO, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+log4j.logger.org.apache.zookeeper=WARN
+"""
 
 
 def parse_overrides(values):

@@ -59,6 +59,11 @@ class BrokerProcess:
     def log_file(self):
         return self.folder / "server.log"
 
+    def log_path(self, name):
+        """One of the broker's log4j files (its LOG_DIR is its folder): "controller.log", "state-change.log",
+        "log-cleaner.log", "kafka-request.log", "kafka-authorizer.log" (server.log: ``log_file``)."""
+        return self.folder / name
+
     @property
     def pid_file(self):
         return self.folder / "broker.pid"
@@ -138,7 +143,7 @@ class BrokerProcess:
             self._process = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                cwd=str(self.folder), env=dict(os.environ, **self.environment) if self.environment else None)
+                cwd=str(self.folder), env=dict(os.environ, LOG_DIR=str(self.folder), **self.environment))
         self.pid_file.write_text("%d\n" % self._process.pid)
         if wait:
             self.wait_started(offset, timeout)

@@ -2,6 +2,7 @@
 
 import logging
 
+from kafka_zk.common import state_change_log
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
@@ -24,10 +25,16 @@ def handle(request, *, replica_manager, broker_id, broker_epoch, prepare_topic_c
     else:
         error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
+        if error == Errors.STALE_CONTROLLER_EPOCH:
+            state_change_log.log_stale_controller(broker_id, "LeaderAndIsr", request.correlation_id,
+                                                  body["controller_id"], body["controller_epoch"],
+                                                  replica_manager.controller_epoch)
         return {"error_code": error,
                 "partition_errors": [{"topic_name": topic, "partition_index": s["partition_index"],
                                       "error_code": error} for topic, s in states]}
     replica_manager.check_controller_epoch(body["controller_epoch"])
+    state_change_log.log_leader_and_isr_received(broker_id, request.correlation_id, body["controller_id"],
+                                                 body["controller_epoch"], states)
     normalized = [{"topic": topic, "partition": s["partition_index"], "leader": s["leader"],
                    "leader_epoch": s["leader_epoch"], "isr": s["isr"], "replicas": s["replicas"],
                    "zk_version": s["zk_version"], "controller_epoch": s["controller_epoch"],
@@ -39,6 +46,8 @@ def handle(request, *, replica_manager, broker_id, broker_epoch, prepare_topic_c
         started = clock.seconds()
         leaders = {leader["broker_id"]: (leader["host_name"], leader["port"]) for leader in body["live_leaders"]}
         errors = replica_manager.become_leader_or_follower(normalized, leaders)
+        state_change_log.log_leader_and_isr_applied(broker_id, request.correlation_id, body["controller_id"],
+                                                    body["controller_epoch"], states, errors)
         _notify_group_coordinator(group_coordinator, broker_id, normalized, errors)
         _notify_txn_coordinator(txn_coordinator, broker_id, normalized, errors)
         log.info("[Broker id=%d] LeaderAndIsr from controller %d epoch %d: %d partitions, %d led here; applied in "

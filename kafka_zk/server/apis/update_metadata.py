@@ -2,6 +2,7 @@
 
 import logging
 
+from kafka_zk.common import state_change_log
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import AclOperation
 from kafka_zk.server.apis.authorization import cluster_authorized
@@ -21,6 +22,10 @@ def handle(request, *, replica_manager, metadata_cache, group_coordinator, on_me
         return {"error_code": Errors.CLUSTER_AUTHORIZATION_FAILED}
     error = fencing_error(body, replica_manager.controller_epoch, broker_epoch())
     if error is not None:
+        if error == Errors.STALE_CONTROLLER_EPOCH:
+            state_change_log.log_stale_controller(broker_id, "UpdateMetadata", request.correlation_id,
+                                                  body["controller_id"], body["controller_epoch"],
+                                                  replica_manager.controller_epoch)
         return {"error_code": error}
     replica_manager.check_controller_epoch(body["controller_epoch"])
     started = clock.seconds()
@@ -38,6 +43,8 @@ def handle(request, *, replica_manager, metadata_cache, group_coordinator, on_me
                              state["zk_version"]))
               for topic, state in partition_states(body)]
     deleted = metadata_cache.update(body["controller_id"], body["controller_epoch"], brokers, states)
+    state_change_log.log_update_metadata(broker_id, request.correlation_id, body["controller_id"],
+                                         body["controller_epoch"], list(partition_states(body)))
     if deleted:
         group_coordinator.handle_deleted_partitions(deleted)
     on_metadata_updated()

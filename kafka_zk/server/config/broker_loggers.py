@@ -10,6 +10,8 @@ _TO_PYTHON = {"OFF": logging.CRITICAL + 10, "FATAL": logging.CRITICAL, "ERROR": 
               "WARN": logging.WARNING, "INFO": logging.INFO, "DEBUG": logging.DEBUG, "TRACE": 5, "ALL": 1}
 SET, DELETE = 0, 1
 PREFIX = "kafka_zk"
+# Kafka's loggers named for what they log, not for a class: config/log4j.properties gives each its own file.
+NAMED_LOGGERS = ("state.change.logger", "kafka.request.logger", "kafka.authorizer.logger")
 
 
 def _log4j_level(level):
@@ -24,8 +26,9 @@ def _logger(name):
 
 
 def logger_levels():
-    """{logger name: effective log4j level} of the root logger and every kafka_zk logger."""
-    names = sorted(name for name in logging.root.manager.loggerDict if name.startswith(PREFIX))
+    """{logger name: effective log4j level} of the root logger, every kafka_zk logger and Kafka's named ones."""
+    names = sorted(set(name for name in logging.root.manager.loggerDict if name.startswith(PREFIX))
+                   | set(NAMED_LOGGERS))
     levels = {ROOT: _log4j_level(logging.getLogger().getEffectiveLevel())}
     levels.update({name: _log4j_level(logging.getLogger(name).getEffectiveLevel()) for name in names})
     return levels
