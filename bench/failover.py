@@ -97,9 +97,10 @@ def wait_until(condition, timeout, what):
         time.sleep(POLL_PAUSE)
 
 
-def log_line_time(broker, marker, offset):
-    """Wall-clock time of the first server.log line after `offset` containing `marker`, or None."""
-    with open(broker.log_file, "rb") as handle:
+def log_line_time(broker, marker, offset, name="server.log"):
+    """Wall-clock time of the first line of the broker's log `name` after `offset` containing `marker`, or None
+    (controller lines are in controller.log, as Kafka's log4j.properties routes them)."""
+    with open(broker.log_path(name), "rb") as handle:
         handle.seek(offset)
         for raw in handle:
             line = raw.decode(errors="replace")
@@ -109,11 +110,11 @@ def log_line_time(broker, marker, offset):
     return None
 
 
-def wait_for_log_line(broker, marker, offset, timeout=30.0):
+def wait_for_log_line(broker, marker, offset, timeout=30.0, name="server.log"):
     """log_line_time, waiting (bounded) for the line to be written."""
     deadline = time.monotonic() + timeout
     while True:
-        found = log_line_time(broker, marker, offset)
+        found = log_line_time(broker, marker, offset, name)
         if found is not None or time.monotonic() > deadline:
             return found
         time.sleep(POLL_PAUSE)
@@ -127,8 +128,9 @@ def metadata_applied(cluster, survivors, offsets):
     return None if None in times else max(times)
 
 
-def log_offsets(cluster):
-    return {b.broker_id: (b.log_file.stat().st_size if b.log_file.exists() else 0) for b in cluster.brokers}
+def log_offsets(cluster, name="server.log"):
+    return {b.broker_id: (b.log_path(name).stat().st_size if b.log_path(name).exists() else 0)
+            for b in cluster.brokers}
 
 
 def cpu_seconds(pid):
@@ -277,6 +279,7 @@ def controller_failover(cluster, view, topics, args, session_s):
     led = led_by(states, controller)
     survivor = next(b for b in cluster.brokers if b.broker_id != controller)
     offsets = log_offsets(cluster)
+    controller_offsets = log_offsets(cluster, "controller.log")
     watch = FailoverWatch(view, survivor, topics, controller, led, args.timeout)
     wall0, start = time.time(), time.monotonic()
     cluster.broker(controller).kill()
@@ -291,8 +294,9 @@ def controller_failover(cluster, view, topics, args, session_s):
     znode_seconds = time.monotonic() - start
     results = watch.run(start)
     new = cluster.broker(new_controller)
-    elected = log_line_time(new, "elected controller with epoch", offsets[new_controller])
-    loaded = wait_for_log_line(new, "] loaded ", offsets[new_controller])
+    elected = log_line_time(new, "elected controller with epoch", controller_offsets[new_controller],
+                            "controller.log")
+    loaded = wait_for_log_line(new, "] loaded ", controller_offsets[new_controller], name="controller.log")
     applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != controller], offsets)
     print("(a) controller failover: killed controller %d (led %d partitions); new controller %d"
           % (controller, len(led), new_controller))
@@ -331,6 +335,7 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     led = led_by(states, victim)
     survivor = next(b for b in cluster.brokers if b.broker_id != victim)
     offsets = log_offsets(cluster)
+    controller_offsets = log_offsets(cluster, "controller.log")
     watch = FailoverWatch(view, survivor, topics, victim, led, args.timeout)
     producer = None
     if clean:
@@ -355,7 +360,8 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
         stopper.join()
         producer.stop()
     stopped = exited[0] if exited else None
-    noticed = log_line_time(cluster.broker(controller), "broker change:", offsets[controller])
+    noticed = log_line_time(cluster.broker(controller), "broker change:", controller_offsets[controller],
+                            "controller.log")
     applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
     label = "(c) clean shutdown (SIGTERM: a controlled shutdown moves leaders first)" if clean else "(b) leader kill -9"
     print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))

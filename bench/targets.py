@@ -83,7 +83,8 @@ class KafkaZkTarget:
     def broker_logs(self):
         if self.cluster is None:
             return []
-        return [broker.log_file for broker in self.cluster.brokers]
+        return [broker.log_path(name) for broker in self.cluster.brokers
+                for name in ("server.log", "controller.log", "state-change.log", "log-cleaner.log")]
 
     def stop(self):
         if self.cluster is None:

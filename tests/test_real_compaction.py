@@ -225,7 +225,7 @@ def test_deleting_a_topic_while_it_is_cleaned_aborts_the_pass(broker):
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
     admin.delete_topics([topic])[topic].result(30)
     wait_for(lambda: not any(broker.log_dir.glob(topic + "-0*")), 60, message="the partition dir to go")
-    log_text = broker.log_file.read_text()
+    log_text = broker.log_path("log-cleaner.log").read_text()  # the cleaner's lines, as in Kafka's log4j file
     assert "Unexpected error cleaning %s-0" % topic not in log_text
     assert "Error finishing the cleaning of %s-0" % topic not in log_text
     # The broker keeps cleaning other topics.

@@ -199,7 +199,8 @@ def wait_exit(broker, timeout=60):
 
 
 def broker_log(broker):
-    return broker.log_file.read_text(errors="replace")
+    """server.log and controller.log (the controller's lines go there, as in Kafka's log4j.properties)."""
+    return "".join(broker.log_path(name).read_text(errors="replace") for name in ("server.log", "controller.log"))
 
 
 def leader_leaves(cluster, failing, survivor, fault, partition=0):

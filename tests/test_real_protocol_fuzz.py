@@ -72,7 +72,8 @@ def _served_versions(bootstrap):
 
 
 def _unhandled_lines(broker):
-    text = broker.log_file.read_text(errors="replace")
+    text = "".join(broker.log_path(name).read_text(errors="replace")
+                   for name in ("server.log", "controller.log", "state-change.log"))
     return [line for line in text.splitlines() if UNHANDLED.search(line)]
 
 

@@ -84,8 +84,8 @@ def _stale_update_metadata(bootstrap, controller_id, epoch):
                                      "broker_epoch": -1, "topic_states": [], "live_brokers": []})
 
 
-def _log_since(broker, offset):
-    with open(broker.log_file, "rb") as handle:
+def _log_since(broker, offset, name="controller.log"):
+    with open(broker.log_path(name), "rb") as handle:
         handle.seek(offset)
         return handle.read().decode(errors="replace")
 
@@ -122,7 +122,7 @@ def test_frozen_controller_is_replaced_and_fenced(make_cluster):
         cluster.wait_state(topic, lambda s: s["leader"] not in (-1, old_id) and old_id not in s["isr"], 20,
                            partition, "the frozen controller replaced as leader")
 
-    log_offset = frozen.log_file.stat().st_size
+    log_offset = frozen.log_path("controller.log").stat().st_size
     frozen.signal(signal.SIGCONT)
     wait_for(lambda: "resigning" in _log_since(frozen, log_offset), 30, message="the old controller to resign")
     wait_for(lambda: cluster.registered(old_id), 30, message="the old controller to register again")

@@ -227,7 +227,7 @@ def test_a_broker_with_set_acl_and_no_jaas_refuses_to_start(secured, tmp_path):
                           "zookeeper.set.acl=true\n" % (free_port(), tmp_path / "logs", zookeeper.connect_string))
     environ = {k: v for k, v in os.environ.items() if k != "KAFKA_OPTS"}
     started = subprocess.run([sys.executable, "-m", "kafka_zk.server.main", str(properties)], capture_output=True,
-                             text=True, timeout=60, env=dict(environ, PYTHONPATH=str(ROOT)))
+                             text=True, timeout=60, env=dict(environ, PYTHONPATH=str(ROOT), LOG_DIR=str(tmp_path)))
     assert started.returncode == 1
     assert ("zookeeper.set.acl is true, but ZooKeeper client TLS configuration identifying at least "
             "zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not "

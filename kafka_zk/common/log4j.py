@@ -278,7 +278,7 @@ class PatternFormatter(logging.Formatter):
             moment = time.localtime(seconds)
             cached = (seconds, [time.strftime(piece, moment) if piece else "" for piece in date_format.split("{ms}")])
             self._date_cache[date_format] = cached
-        return ("%03d" % int((record.created - seconds) * 1000)).join(cached[1])
+        return ("%03d" % min(999, int((record.created - seconds) * 1000 + 1e-3))).join(cached[1])
 
     def format(self, record):
         record.message = record.getMessage()
