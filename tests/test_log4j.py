@@ -284,3 +284,21 @@ def test_request_rendering():
     assert request_log.render({"a": [1, 2], "b": None, "c": True, "d": b"xyz"}) == \
         "{a=[1,2],b=null,c=true,d=java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]}"
     assert request_log.render({"a": list(range(1000))}, 20) == "{a=[0,1,2,3,4,5,6,7,..."
+
+
+def test_authorizer_audit_lines(caplog):
+    from types import SimpleNamespace
+
+    from kafka_zk.security.authorizer import AclOperation, ResourceType, is_authorized
+    from kafka_zk.security.principal import user
+
+    authorizer = SimpleNamespace(authorize=lambda principal, host, operation, kind, name: name == "open")
+    request = SimpleNamespace(principal=user("alice"), client_host="10.0.0.5", api_key=1)
+    with caplog.at_level(logging.INFO, logger="kafka.authorizer.logger"):
+        assert not is_authorized(authorizer, request, AclOperation.READ, ResourceType.TOPIC, "secret")
+        assert is_authorized(authorizer, request, AclOperation.READ, ResourceType.TOPIC, "open")  # DEBUG: not kept
+        assert not is_authorized(authorizer, request, AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER,
+                                 "kafka-cluster", audit=False)  # TRACE: not kept
+    assert [(entry.levelno, entry.getMessage()) for entry in caplog.records] == [
+        (logging.INFO, "Principal = User:alice is Denied Operation = Read from host = 10.0.0.5 on resource = "
+                       "Topic:LITERAL:secret for request = FETCH with resourceRefCount = 1")]

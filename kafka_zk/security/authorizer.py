@@ -7,6 +7,8 @@ action; a broker without ``authorizer.class.name`` has none (None), and then eve
 from __future__ import annotations
 
 import enum
+import logging
+import re
 
 
 class ResourceType(enum.IntEnum):
@@ -65,8 +67,33 @@ WILDCARD = "*"
 
 
 def is_authorized(authorizer, request, operation: AclOperation, resource_type: ResourceType,
-                  resource_name: str) -> bool:
-    """One action of a request's principal from its host; always True without an authorizer."""
+                  resource_name: str, audit: bool = True) -> bool:
+    """One action of a request's principal from its host; always True without an authorizer. Kafka's audit line
+    goes to ``kafka.authorizer.logger`` (kafka-authorizer.log): a denial at INFO, an allowed action at DEBUG; with
+    ``audit`` False (only working out authorized operations) both at TRACE."""
     if authorizer is None:
         return True
-    return authorizer.authorize(request.principal, request.client_host, operation, resource_type, resource_name)
+    allowed = authorizer.authorize(request.principal, request.client_host, operation, resource_type, resource_name)
+    level = (logging.DEBUG if allowed else logging.INFO) if audit else TRACE
+    if _audit_log.isEnabledFor(level):
+        _audit_log.log(level, "Principal = %s is %s Operation = %s from host = %s on resource = %s:LITERAL:%s for "
+                       "request = %s with resourceRefCount = 1", request.principal, "Allowed" if allowed else "Denied",
+                       _camel(AclOperation(operation).name), request.client_host,
+                       _camel(ResourceType(resource_type).name), resource_name, _request_name(request))
+    return allowed
+
+
+TRACE = 5
+_audit_log = logging.getLogger("kafka.authorizer.logger")
+
+
+def _camel(name):
+    """CLUSTER_ACTION -> ClusterAction, as Kafka's SecurityUtils names operations and resource types."""
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def _request_name(request):
+    from kafka_zk.protocol.api_keys import API_SPECS
+
+    spec = API_SPECS.get(getattr(request, "api_key", None))
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", spec.name).upper() if spec else "UNKNOWN"

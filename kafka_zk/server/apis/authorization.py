@@ -51,7 +51,7 @@ def authorized_operations(authorizer, request, resource_type, name):
     operation with code n), as Metadata (v8+) and DescribeGroups (v3+) report it when asked."""
     field = 0
     for operation in SUPPORTED_OPERATIONS[ResourceType(resource_type)]:
-        if is_authorized(authorizer, request, operation, resource_type, name):
+        if is_authorized(authorizer, request, operation, resource_type, name, audit=False):
             field |= 1 << int(operation)
     return field
 
