@@ -68,7 +68,7 @@ def test_the_shipped_file_is_kafkas_layout_of_files_levels_and_additivity():
     expected = {"kafka.request.logger": ("WARN", ["requestAppender"]),
                 "kafka.controller": ("TRACE", ["controllerAppender"]),
                 "kafka.log.LogCleaner": ("INFO", ["cleanerAppender"]),
-                "state.change.logger": ("TRACE", ["stateChangeAppender"]),
+                "state.change.logger": ("INFO", ["stateChangeAppender"]),  # TRACE in Kafka's: see the file
                 "kafka.authorizer.logger": ("INFO", ["authorizerAppender"])}
     for name, (level, appenders) in expected.items():
         setting = config.loggers[name]
@@ -155,7 +155,8 @@ def test_configure_routes_each_logger_to_its_file(tmp_path, restore_logging):
     logging.getLogger("kafka_zk.server.kafka_server").info("server line")
     logging.getLogger("kafka_zk.controller.controller").info("controller line")
     logging.getLogger("kafka_zk.controller.controller").debug("controller debug")  # kafka.controller is TRACE
-    state_change_log.trace("[Broker id=1] ", "traced %s", "change")
+    state_change_log.trace("[Broker id=1] ", "traced %s", "change")  # INFO: not written
+    state_change_log.info("[Broker id=1] ", "Add %d partitions", 3)
     logging.getLogger("kafka_zk.server.log_cleaner_service").info("cleaner line")
     logging.getLogger("kafka.request.logger").debug("request line")  # WARN: off
     logging.getLogger("kafka_zk.server.kafka_server").debug("server debug")  # kafka is INFO
@@ -166,7 +167,8 @@ def test_configure_routes_each_logger_to_its_file(tmp_path, restore_logging):
     assert [line.split("] ", 1)[1] for line in contents["controller.log"].splitlines()] == [
         "INFO controller line (kafka_zk.controller.controller)",
         "DEBUG controller debug (kafka_zk.controller.controller)"]
-    assert contents["state-change.log"].endswith("] TRACE [Broker id=1] traced change (state.change.logger)\n")
+    assert [line.split("] ", 1)[1] for line in contents["state-change.log"].splitlines()] == [
+        "INFO [Broker id=1] Add 3 partitions (state.change.logger)"]
     assert contents["log-cleaner.log"].endswith(" INFO cleaner line (kafka_zk.server.log_cleaner_service)\n")
     assert contents["kafka-request.log"] == contents["kafka-authorizer.log"] == ""
 

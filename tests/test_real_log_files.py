@@ -73,23 +73,29 @@ def test_each_broker_writes_kafkas_files_in_kafkas_format(cluster):
         for name in LOG_FILES:
             assert broker.log_path(name).exists(), "%s of broker %d" % (name, broker.broker_id)
         server = formatted_lines(text(broker, "server.log"))
-        assert any(message.endswith("started") and logger == "kafka_zk.server.kafka_server"
-                   for _, message, logger in server)
+        # once: the local cluster sends stdout to server.log, and the file appender does not write it again
+        assert [message for _, message, logger in server
+                if message.endswith("started") and logger == "kafka_zk.server.kafka_server"] == [
+            "[KafkaServer id=%d] started" % broker.broker_id]
         # additivity=false, as in Kafka's file: controller and state-change lines only in their own files
         assert not [record for record in server if record[2].startswith("kafka_zk.controller")
                     or record[2] == "state.change.logger"]
         state_changes = formatted_lines(text(broker, "state-change.log"))
         assert state_changes and {logger for _, _, logger in state_changes} == {"state.change.logger"}
-        # the topic's partitions, as this broker cached them (INFO) and took each up (TRACE, Kafka's default)
+        # the topic's partitions as this broker cached them; INFO by default, so no per-partition line
         assert any(level == "INFO" and re.match(r"\[Broker id=%d\] Add \d+ partitions and deleted 0 partitions from "
                                                 r"metadata cache in response to UpdateMetadata request sent by "
                                                 r"controller %d epoch \d+ with correlation id \d+"
                                                 % (broker.broker_id, controller_id), message)
                    for level, message, _ in state_changes)
-        assert any(level == "TRACE" and message.startswith("[Broker id=%d] Handling LeaderAndIsr request correlationId"
-                                                           % broker.broker_id) and "%s-" % TOPIC in message
-                   for level, message, _ in state_changes)
+        assert {level for level, _, _ in state_changes} == {"INFO"}
         assert broker.log_path("kafka-request.log").stat().st_size == 0  # kafka.request.logger is at WARN
+    controller_changes = [message for _, message, _ in
+                          formatted_lines(text(cluster.broker(controller_id), "state-change.log"))]
+    for broker in cluster.brokers:  # the topic's creation: each replica's LeaderAndIsr, from the controller
+        assert any(re.match(r"\[Controller id=%d epoch=\d+\] Sending LeaderAndIsr request to broker %d with 1 "
+                            r"become-leader and 2 become-follower partitions" % (controller_id, broker.broker_id),
+                            message) for message in controller_changes)
     lines = formatted_lines(text(cluster.broker(controller_id), "controller.log"))
     assert {logger for _, _, logger in lines} <= {"kafka_zk.controller.%s" % module for module in (
         "controller", "state_changes", "channel_manager", "request_sender", "leader_elections",
@@ -101,7 +107,7 @@ def test_kafka_request_log_is_switched_on_at_runtime_through_broker_loggers(clus
     broker = cluster.brokers[1]
     described = configs(cluster, "--entity-name", "1", "--describe")
     assert described.returncode == 0, described.stderr
-    assert "  kafka.request.logger=WARN " in described.stdout and "  state.change.logger=TRACE " in described.stdout
+    assert "  kafka.request.logger=WARN " in described.stdout and "  state.change.logger=INFO " in described.stdout
     request(broker.bootstrap, 3, 1, {"topics": []})
     assert broker.log_path("kafka-request.log").stat().st_size == 0
 
@@ -132,6 +138,10 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
     old_id = controller(cluster)
     old_epoch = int(zk_read(cluster, "/controller_epoch"))
     survivors = [broker for broker in cluster.brokers if broker.broker_id != old_id]
+    for broker in cluster.brokers:  # Kafka's per-partition lines, switched on at runtime
+        traced = configs(cluster, "--entity-name", str(broker.broker_id), "--alter", "--add-config",
+                         "state.change.logger=TRACE")
+        assert traced.returncode == 0, traced.stderr
     offsets = {(b.broker_id, name): b.log_path(name).stat().st_size for b in survivors
                for name in ("controller.log", "state-change.log")}
 
@@ -171,6 +181,9 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
     assert re.search(r"\[Broker id=%d\] Cached leader info UpdateMetadataPartitionState\(topicName='%s', .*\) for "
                      r"partition %s-\d in response to UpdateMetadata request sent by controller %d epoch %d with "
                      r"correlation id \d+" % (other.broker_id, TOPIC, TOPIC, new_id, new_epoch), broker_side())
+    assert re.search(r"\[Broker id=%d\] Add 3 partitions and deleted 0 partitions from metadata cache in response "
+                     r"to UpdateMetadata request sent by controller %d epoch %d" % (other.broker_id, new_id, new_epoch),
+                     broker_side())
     for broker in survivors:
         for name in ("controller.log", "state-change.log"):
             formatted_lines(text(broker, name, offsets[(broker.broker_id, name)]))

@@ -45,10 +45,14 @@ class Log4jError(ValueError):
 
 def level_name(levelno):
     """The log4j name of a Python level (WARNING is WARN, CRITICAL is FATAL, 5 is TRACE)."""
-    for name, value in _NAMES_DESCENDING:
-        if levelno >= value:
-            return name
-    return "ALL"
+    name = _LEVEL_NAMES.get(levelno)
+    if name is None:
+        name = next((name for name, value in _NAMES_DESCENDING if levelno >= value), "ALL")
+        _LEVEL_NAMES[levelno] = name
+    return name
+
+
+_LEVEL_NAMES = {}
 
 
 def python_level(name):
@@ -215,7 +219,10 @@ class PatternFormatter(logging.Formatter):
     def __init__(self, pattern):
         super().__init__()
         self.pattern = pattern
-        self._parts = self._compile(pattern)
+        parts = self._compile(pattern)
+        # one %-format of the literal text, and a getter per conversion
+        self._format = "".join(part.replace("%", "%%") if part.__class__ is str else "%s" for part in parts)
+        self._getters = [part for part in parts if part.__class__ is not str]
         self._date_cache = {}
 
     def _compile(self, pattern):
@@ -282,7 +289,7 @@ class PatternFormatter(logging.Formatter):
 
     def format(self, record):
         record.message = record.getMessage()
-        text = "".join(part if part.__class__ is str else part(record) for part in self._parts)
+        text = self._format % tuple([get(record) for get in self._getters])
         if record.exc_info and not record.exc_text:
             record.exc_text = self.formatException(record.exc_info)
         if record.exc_text:  # log4j's appenders print the throwable after the layout's line
@@ -377,6 +384,7 @@ def configure(config, stdout, stderr=None, managed=None):
         return handler
 
     logging.addLevelName(TRACE, "TRACE")
+    _record_only_what_patterns_print(config)
     root = logging.getLogger()
     _reset(root)
     for name in managed or ():
@@ -399,6 +407,18 @@ def configure(config, stdout, stderr=None, managed=None):
             if isinstance(handler, logging.FileHandler) and handler.stream is None:
                 handler.stream = handler._open()
     return {name: handler for name, handler in handlers.items() if isinstance(name, str)}
+
+
+def _record_only_what_patterns_print(config):
+    """A log record costs less without the caller's frame (%L %F), the thread (%t) and the process: Python's
+    logging finds them for every record unless told not to (its documented optimization flags)."""
+    patterns = "".join(appender.pattern for appender in config.appenders.values())
+    conversions = {match.group(3) for match in _CONVERSION.finditer(patterns)}
+    if not conversions & set("LF"):
+        logging._srcfile = None
+    logging.logThreads = "t" in conversions
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
 
 
 def _reset(logger):
