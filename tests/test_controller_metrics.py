@@ -237,3 +237,20 @@ def test_a_broker_change_is_timed_and_an_unclean_election_counted():
     assert _gauges(registry)[("KafkaController", "ActiveControllerCount", ())] == 0
     assert _counts(registry) == dict.fromkeys(COUNT_NAMES, 0)
     assert not [name for (_, name, _) in _gauges(registry) if name == "QueueSize"]
+
+
+def test_a_controller_with_metrics_disabled_works_and_collects_nothing():
+    topics = {"t": {0: [1, 2]}}
+    states = {("t", 0): LeaderIsrAndControllerEpoch(1, 3, [1, 2], 2, 1)}
+    brokers = [broker(0), broker(1), broker(2)]
+    reactor = MemoryReactorClock()
+    registry = MetricsRegistry(clock=reactor.seconds, enabled=False)
+    zk = _zk(topics, states, brokers)
+    controller = _controller(zk, reactor, registry)
+    controller.startup()
+    reactor.advance(FIRST_BATCH_WAIT_S)
+    brokers.pop(1)
+    zk.watches["/brokers/ids"]([0, 2])
+    reactor.advance(FIRST_BATCH_WAIT_S)
+    assert controller.active and controller.context.leadership[("t", 0)].leader == 2
+    assert registry.samples() == []

@@ -19,7 +19,8 @@ class BrokerChannel:
 
     def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None,
                  queue_time=None):
-        """``queue_time``: a timer of how long each request waited before it first went out (RequestRateAndQueueTimeMs)."""
+        """``queue_time``: the timer of how long each request waited before it first went out
+        (RequestRateAndQueueTimeMs)."""
         self.reactor = reactor
         self.broker_id = broker_id
         self.connection = BrokerConnection(reactor, host, port, client_id, security=security)
