@@ -1,5 +1,6 @@
 """Log compaction on a real broker with confluent-kafka: last value per key, tombstones, kill -9 while cleaning."""
 
+import re
 import time
 import uuid
 
@@ -143,6 +144,12 @@ def test_100k_updates_over_1000_keys_leave_the_last_value_of_each_key(broker):
     print("\ncompaction of 100,000 updates over 1,000 keys: log %d -> %d bytes in %.1f s"
           % (size_before, size_after, elapsed))
     assert size_after < size_before / 20
+    # The pass in log-cleaner.log (Kafka's kafka.log.LogCleaner file), not in server.log
+    cleaner_log = wait_for(lambda: (lambda text: "Log cleaner thread 0 cleaned log %s-0" % topic in text and text)(
+        broker.log_path("log-cleaner.log").read_text()), 10, message="the pass's stats in log-cleaner.log")
+    assert re.search(r"^\[[-\d :,]+\] INFO Beginning cleaning of log %s-0 .* \(kafka_zk\.server\.log_cleaner_service\)$"
+                     % topic, cleaner_log, re.MULTILINE)
+    assert "Beginning cleaning of log" not in broker.log_file.read_text()
 
 
 @pytest.mark.timeout(300)
