@@ -312,15 +312,13 @@ class DailyRollingFileHandler(logging.FileHandler):
         self.terminator = ""
         self.suffix_format = strftime_pattern(date_pattern).replace("{ms}", "000") if date_pattern else None
         self._period = None
-        if self.suffix_format:
-            try:
-                started = os.stat(path).st_mtime if os.path.getsize(path) else time.time()
-            except OSError:
-                started = time.time()
-            self._period = time.strftime(self.suffix_format, time.localtime(started))
+        self._second = None
+        if self.suffix_format:  # the period of the file's last write (just now, for a new file), as log4j does
+            self._period = time.strftime(self.suffix_format, time.localtime(os.stat(path).st_mtime))
 
     def emit(self, record):
-        if self.suffix_format:
+        if self.suffix_format and int(record.created) != self._second:
+            self._second = int(record.created)
             period = time.strftime(self.suffix_format, time.localtime(record.created))
             if period != self._period:
                 self._roll(period)
@@ -357,7 +355,8 @@ def configure(config, stdout, stderr=None, managed=None):
     """Apply ``config`` to Python logging: handlers on the root and the named loggers, levels, propagation.
 
     A file appender whose file is where ``stdout`` already goes (a local cluster redirects a broker's output
-    into its server.log) shares the console's handler, so each line is written once. ``managed`` lists further
+    into its server.log) shares the console's handler, so each line is written once. Like log4j, it opens the
+    file of every appender a logger names: kafka-request.log exists (empty) while its logger is at WARN. ``managed`` lists further
     Python loggers reset to inherit (so a second configure starts clean). Returns {appender name: handler}."""
     handlers = {}
 
@@ -401,11 +400,6 @@ def configure(config, stdout, stderr=None, managed=None):
             logger.propagate = setting.additive
             for name in setting.appenders:
                 logger.addHandler(handler_of(name))
-    for name in config.appenders:  # log4j opens every appender it configures: the files exist from the start
-        if any(name in setting.appenders for setting in [config.root] + list(config.loggers.values())):
-            handler = handler_of(name)
-            if isinstance(handler, logging.FileHandler) and handler.stream is None:
-                handler.stream = handler._open()
     return {name: handler for name, handler in handlers.items() if isinstance(name, str)}
 
 
