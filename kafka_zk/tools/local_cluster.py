@@ -143,7 +143,7 @@ class BrokerProcess:
             self._process = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                cwd=str(self.folder), env=dict(os.environ, LOG_DIR=str(self.folder), **self.environment))
+                cwd=str(self.folder), env={**os.environ, "LOG_DIR": str(self.folder), **self.environment})
         self.pid_file.write_text("%d\n" % self._process.pid)
         if wait:
             self.wait_started(offset, timeout)
