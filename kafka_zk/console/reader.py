@@ -1,0 +1,104 @@
+"""ClusterReader: the console's blocking reads of the cluster (ZooKeeper as CMAK reads it, the admin client and a
+group-less consumer for groups, lag and reassignments); called on a worker thread, never on the reactor."""
+
+from kafka_zk.client.admin import AdminClient
+from kafka_zk.client.consumer import Consumer
+from kafka_zk.client.errors import KafkaClientError, UnsupportedVersionError
+from kafka_zk.client.zk_admin import ZkAdmin, tool_zk_client
+from kafka_zk.console import views
+from kafka_zk.tools.consumer_groups import group_offset_rows
+
+
+class ClusterReader:
+    """One ZooKeeper session and one admin client, used by one thread at a time (the console's refresh)."""
+
+    def __init__(self, zk_connect, bootstrap, admin_options, zk_client=None, admin=None):
+        self.zk = zk_client or tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0)
+        self.admin = admin or AdminClient(bootstrap, **dict({"timeout": 10.0, "retries": 2}, **admin_options))
+        self._consumer = None
+        self._known_brokers = {}
+
+    def close(self):
+        if self._consumer is not None:
+            self._consumer.close()
+        self.admin.close()
+        self.zk.close()
+
+    @property
+    def consumer(self):
+        if self._consumer is None:
+            self._consumer = Consumer(None, client_id="kafka-zk-console", cluster=self.admin.cluster)
+        return self._consumer
+
+    def watch_brokers(self, callback):
+        """callback() (on a kazoo thread) whenever a broker registers or goes away."""
+        return self.zk.watch_children("/brokers/ids", lambda children: callback())
+
+    # -- the cluster state (brokers, controller, topics, reassignments) ---------------------------------
+
+    def cluster_state(self):
+        zk = self.zk
+        registrations = {}
+        for info in zk.get_all_brokers():
+            registrations[info.id] = {"listeners": [e.connection_string for e in info.endpoints], "rack": info.rack}
+        self._known_brokers.update(registrations)
+        controller_id = zk.get_controller_id()
+        epoch = zk.get_controller_epoch()
+        names = zk.get_topics()
+        full = zk.get_full_topic_assignments(names)
+        assignments = {
+            topic: {p: {"replicas": list(replicas), "adding": list(a.adding_replicas.get(p, [])),
+                        "removing": list(a.removing_replicas.get(p, []))} for p, replicas in a.partitions.items()}
+            for topic, a in full.items()}
+        raw_states = zk.get_partition_states([(t, p) for t, parts in assignments.items() for p in parts])
+        states = {tp: (s.leader, s.leader_epoch, list(s.isr)) for tp, s in raw_states.items() if s is not None}
+        live = set(registrations)
+        assigned_ids = {r for parts in assignments.values() for placed in parts.values() for r in placed["replicas"]}
+        requested = {tuple(tp): list(r) for tp, r in zk.get_partition_reassignment().items()}
+        listed, reassignment_error = self._listed_reassignments()
+        return {
+            "brokers": views.broker_rows(registrations, self._known_brokers, controller_id, assigned_ids),
+            "controller": {"id": controller_id, "epoch": epoch[0] if epoch else None},
+            "topics": views.topic_rows(assignments, states, live, set(zk.get_topic_deletions())),
+            "reassignments": views.reassignment_rows(requested, listed, assignments, states),
+            "reassignment_error": reassignment_error,
+            "preferred_election": ["%s-%d" % tp for tp in zk.get_preferred_replica_election()],
+        }
+
+    def _listed_reassignments(self):
+        try:
+            listed = self.admin.list_partition_reassignments(timeout_ms=5000)
+        except (KafkaClientError, UnsupportedVersionError) as error:
+            return {}, str(error)
+        return {tp: (list(r.replicas), list(r.adding_replicas), list(r.removing_replicas))
+                for tp, r in listed.items()}, None
+
+    # -- consumer groups and lag -----------------------------------------------------------------------
+
+    def groups(self):
+        """Every consumer group (and offsets-only group) with members and lag per partition."""
+        rows = []
+        for group_id in sorted(g for g, protocol in self.admin.list_groups().items() if protocol in ("consumer", "")):
+            try:
+                description = self.admin.describe_group(group_id)
+                offsets = group_offset_rows(self.admin, self._end_offsets, description)
+                rows.append(views.group_row(description, offsets))
+            except KafkaClientError as error:
+                rows.append({"group": group_id, "state": "Unknown", "error": str(error), "members": [],
+                             "partitions": [], "total_lag": None})
+        return rows
+
+    def _end_offsets(self, partitions):
+        return self.consumer.end_offsets(partitions) if partitions else {}
+
+    # -- one topic ------------------------------------------------------------------------------------
+
+    def topic_configs(self, topic):
+        """(overrides from /config/topics/<topic>, [every config the broker reports: name, value, default?])."""
+        overrides = ZkAdmin(None, zk_client=self.zk).get_topic_config(topic)
+        try:
+            entries = self.admin.describe_configs([topic]).get(topic, [])
+        except KafkaClientError:
+            entries = []
+        return overrides, [{"name": e.name, "value": e.value, "default": bool(e.is_default),
+                            "sensitive": bool(e.is_sensitive)} for e in sorted(entries, key=lambda e: e.name)]
