@@ -6,12 +6,11 @@ def partition_health(replicas, leader, isr, live, adding=()):
     """(under_replicated, offline) of one partition. Under-replicated as Kafka's UnderReplicatedPartitions counts
     it (fewer in-sync replicas than replicas, not counting replicas a reassignment is still adding), and also when
     an in-sync replica's broker is gone, which the console sees before the controller shrinks the ISR; offline
-    when there is no leader or the leader's broker is gone."""
+    when there is no leader or the leader's broker is gone (an offline partition is not also under-replicated)."""
     target = [r for r in replicas if r not in adding]
     in_sync_live = [r for r in isr if r in live]
-    under = len(in_sync_live) < len(target)
     offline = leader is None or leader < 0 or leader not in live
-    return under, offline
+    return not offline and len(in_sync_live) < len(target), offline
 
 
 def broker_rows(registrations, known, controller_id, assigned_ids=()):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from twisted.python import log
-from twisted.web import resource, server, static
+from twisted.web import pages, resource, server, static
 
 STATIC = Path(__file__).resolve().parent / "static"
 JSON_TYPE = b"application/json; charset=utf-8"
@@ -99,7 +99,7 @@ class ConsoleRoot(resource.Resource):
     def getChild(self, path, request):
         if path in (b"", b"index.html"):
             return static.File(str(self.static_dir / "index.html"), defaultType="text/html")
-        return resource.NoResource()
+        return pages.notFound()
 
 
 class QuietSite(server.Site):

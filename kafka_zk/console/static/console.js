@@ -246,7 +246,7 @@ function chartsView() {
 }
 
 function chartSvg(chart) {
-  const W = 420, H = 150, L = 46, B = 18;
+  const W = 600, H = 160, L = 46, B = 18;
   let html = '<div class="chart" data-chart="' + esc(chart.id) + '"><h3>' + esc(chart.title) +
     (chart.unit ? ' <span class="muted">' + esc(chart.unit) + "</span>" : "") + "</h3>";
   const points = chart.series.flatMap((s) => s.points);
@@ -255,7 +255,7 @@ function chartSvg(chart) {
   const vmax = Math.max(1e-9, ...points.map((p) => p[1])) * 1.1;
   const x = (t) => L + (W - L - 4) * Math.max(0, (t - t0) / (t1 - t0));
   const y = (v) => 4 + (H - B - 4) * (1 - v / vmax);
-  let svg = '<svg viewBox="0 0 ' + W + " " + H + '" preserveAspectRatio="none">';
+  let svg = '<svg viewBox="0 0 ' + W + " " + H + '">';
   for (const f of [0, 0.5, 1]) {
     const v = vmax / 1.1 * f;
     svg += '<line x1="' + L + '" x2="' + W + '" y1="' + y(v) + '" y2="' + y(v) + '" stroke="#e4e8ef"/>' +
@@ -266,8 +266,12 @@ function chartSvg(chart) {
     '<text x="' + W + '" y="' + (H - 3) + '" font-size="10" text-anchor="end" fill="#6b7385">now</text>';
   chart.series.forEach((s, i) => {
     const pts = s.points.filter((p) => p[0] >= t0).map((p) => x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
-    svg += '<polyline fill="none" stroke-width="1.6" stroke="' + COLORS[i % COLORS.length] + '" points="' +
-      pts.join(" ") + '"/>';
+    const color = COLORS[i % COLORS.length];
+    svg += '<polyline fill="none" stroke-width="1.6" stroke="' + color + '" points="' + pts.join(" ") + '"/>';
+    if (pts.length) {
+      const [cx, cy] = pts[pts.length - 1].split(",");
+      svg += '<circle r="2.5" cx="' + cx + '" cy="' + cy + '" fill="' + color + '"/>';
+    }
   });
   svg += "</svg>";
   const legend = chart.series.map((s, i) => '<i style="background:' + COLORS[i % COLORS.length] + '"></i>' +
@@ -280,7 +284,8 @@ function short(v) {
   if (a >= 1e9) return (v / 1e9).toFixed(1) + "G";
   if (a >= 1e6) return (v / 1e6).toFixed(1) + "M";
   if (a >= 1e3) return (v / 1e3).toFixed(1) + "k";
-  return a >= 10 || v === 0 ? v.toFixed(0) : v.toFixed(2);
+  if (a >= 10 || Number.isInteger(v)) return v.toFixed(0);
+  return a >= 1 ? v.toFixed(1) : v.toFixed(2);
 }
 
 // -- operator actions ---------------------------------------------------------------------------
