@@ -260,12 +260,13 @@ class FakeReader:
     def watch_brokers(self, callback):
         self.watcher = callback
 
-    def cluster_state(self):
+    def cluster_state(self, listed):
         topics = views.topic_rows({"t": {0: {"replicas": [0, 1]}}}, {("t", 0): (self.leader, 1, [0, 1])}, {0, 1})
         return {"brokers": [], "controller": {"id": 0, "epoch": 1}, "topics": topics, "reassignments": []}
 
-    def groups(self):
-        return [{"group": "g", "total_lag": 5, "members": [], "partitions": []}]
+    def broker_view(self):
+        return {"listed": {}, "listed_error": None, "groups_error": None,
+                "groups": [{"group": "g", "total_lag": 5, "members": [], "partitions": []}]}
 
     def topic_configs(self, topic):
         return {"retention.ms": "1"}, [{"name": "retention.ms", "value": "1", "default": False, "sensitive": False}]

@@ -10,7 +10,9 @@ from kafka_zk.tools.consumer_groups import group_offset_rows
 
 
 class ClusterReader:
-    """One ZooKeeper session and one admin client, used by one thread at a time (the console's refresh)."""
+    """One ZooKeeper session (kazoo's client is thread-safe) and one admin client. The ZooKeeper reads
+    (cluster_state) and the broker reads (broker_view, topic_configs) run on two different worker threads, so a
+    broker that hangs never holds up what ZooKeeper says; the admin client is only used by the second."""
 
     def __init__(self, zk_connect, bootstrap, admin_options, zk_client=None, admin=None):
         self.zk = zk_client or tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0)
@@ -36,7 +38,9 @@ class ClusterReader:
 
     # -- the cluster state (brokers, controller, topics, reassignments) ---------------------------------
 
-    def cluster_state(self):
+    def cluster_state(self, listed=None):
+        """Brokers, controller, topics and reassignments from ZooKeeper; ``listed``: the controller's
+        ListPartitionReassignments answer last read by broker_view ({tp: (replicas, adding, removing)})."""
         zk = self.zk
         registrations = {}
         for info in zk.get_all_brokers():
@@ -55,25 +59,30 @@ class ClusterReader:
         live = set(registrations)
         assigned_ids = {r for parts in assignments.values() for placed in parts.values() for r in placed["replicas"]}
         requested = {tuple(tp): list(r) for tp, r in zk.get_partition_reassignment().items()}
-        listed, reassignment_error = self._listed_reassignments()
         return {
             "brokers": views.broker_rows(registrations, self._known_brokers, controller_id, assigned_ids),
             "controller": {"id": controller_id, "epoch": epoch[0] if epoch else None},
             "topics": views.topic_rows(assignments, states, live, set(zk.get_topic_deletions())),
-            "reassignments": views.reassignment_rows(requested, listed, assignments, states),
-            "reassignment_error": reassignment_error,
+            "reassignments": views.reassignment_rows(requested, listed or {}, assignments, states),
             "preferred_election": ["%s-%d" % tp for tp in zk.get_preferred_replica_election()],
         }
 
-    def _listed_reassignments(self):
-        try:
-            listed = self.admin.list_partition_reassignments(timeout_ms=5000)
-        except (KafkaClientError, UnsupportedVersionError) as error:
-            return {}, str(error)
-        return {tp: (list(r.replicas), list(r.adding_replicas), list(r.removing_replicas))
-                for tp, r in listed.items()}, None
+    # -- through the brokers: reassignments the controller lists, consumer groups and lag ------------------
 
-    # -- consumer groups and lag -----------------------------------------------------------------------
+    def broker_view(self):
+        """{"listed": {tp: (replicas, adding, removing)}, "groups": [...]} with "listed_error" and "groups_error"
+        saying why a part could not be read (None when it was)."""
+        view = {"listed": {}, "listed_error": None, "groups": None, "groups_error": None}
+        try:
+            view["listed"] = {tp: (list(r.replicas), list(r.adding_replicas), list(r.removing_replicas))
+                              for tp, r in self.admin.list_partition_reassignments(timeout_ms=5000).items()}
+        except (KafkaClientError, UnsupportedVersionError) as error:
+            view["listed_error"] = "ListPartitionReassignments: %s" % error
+        try:
+            view["groups"] = self.groups()
+        except KafkaClientError as error:
+            view["groups_error"] = "%s: %s" % (type(error).__name__, error)
+        return view
 
     def groups(self):
         """Every consumer group (and offsets-only group) with members and lag per partition."""

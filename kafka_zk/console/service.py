@@ -1,7 +1,7 @@
-"""ConsoleService: the console's live picture of the cluster on the reactor. A refresh every second reads the
-cluster on the reader's own worker thread (and at once when a broker registers or goes away), the brokers'
-metrics are scraped every two seconds on worker threads, and pages waiting for news are answered when the
-cluster's state changes or after two seconds."""
+"""ConsoleService: the console's live picture of the cluster on the reactor. Every second ZooKeeper is read on
+one worker thread (and at once when a broker registers or goes away); every two seconds the brokers are asked
+for groups, lag and listed reassignments on another, and their metrics are scraped on pool threads. Pages
+waiting for news are answered when the cluster's state changes or after two seconds."""
 
 import json
 import urllib.request
@@ -14,7 +14,7 @@ from kafka_zk.console import views
 from kafka_zk.console.metrics_history import MetricsHistory
 
 REFRESH_SECONDS = 1.0
-GROUPS_EVERY = 2  # refreshes: groups and lag cost a request per group and partition leader
+BROKER_VIEW_SECONDS = 2.0  # groups and lag cost a request per group and partition leader
 SCRAPE_SECONDS = 2.0
 SCRAPE_TIMEOUT = 1.5
 NEWS_WAIT_SECONDS = 2.0
@@ -29,43 +29,50 @@ def scrape(url, timeout=SCRAPE_TIMEOUT):
 class ConsoleService:
     """Owns the latest snapshot, its version, the metrics history and the pages waiting for news."""
 
-    def __init__(self, reactor, reader, actions, metrics_urls=(), history=None, scraper=scrape, reader_pool=None):
+    def __init__(self, reactor, reader, actions, metrics_urls=(), history=None, scraper=scrape, reader_pool=None,
+                 admin_pool=None):
         self.reactor = reactor
         self.reader = reader
         self.actions = actions
         self.metrics_urls = list(metrics_urls)
         self.history = history or MetricsHistory()
         self._scraper = scraper
-        self._own_pool = reader_pool is None
-        self.reader_pool = reader_pool or ThreadPool(minthreads=1, maxthreads=1, name="console-reader")
+        self._own_pools = reader_pool is None
+        self.reader_pool = reader_pool or ThreadPool(minthreads=1, maxthreads=1, name="console-zookeeper")
+        self.admin_pool = admin_pool or reader_pool or ThreadPool(minthreads=1, maxthreads=1, name="console-admin")
         self.version = 0
         self.state = {"brokers": [], "controller": {"id": None, "epoch": None}, "topics": [], "reassignments": [],
                       "error": "not read yet"}
         self.groups = []
         self.groups_error = None
+        self.listed = {}
+        self.listed_error = None
         self.updated_at = None
         self._digest = None
         self._refreshing = False
         self._again = False
-        self._refreshes = 0
+        self._asking_brokers = False
         self._waiters = []
         self._loops = []
 
     # -- lifecycle ------------------------------------------------------------------------------
 
     def start(self):
-        if self._own_pool:
+        if self._own_pools:
             self.reader_pool.start()
-        refresh = task.LoopingCall(self.refresh)
-        refresh.clock = self.reactor
-        refresh.start(REFRESH_SECONDS, now=True)
-        self._loops.append(refresh)
+            self.admin_pool.start()
+        self._every(REFRESH_SECONDS, self.refresh)
+        self._every(BROKER_VIEW_SECONDS, self.ask_brokers)
         if self.metrics_urls:
-            scraping = task.LoopingCall(self.scrape_all)
-            scraping.clock = self.reactor
-            scraping.start(SCRAPE_SECONDS, now=True)
-            self._loops.append(scraping)
-        self._on_reader(self.reader.watch_brokers, lambda: self.reactor.callFromThread(self.refresh))
+            self._every(SCRAPE_SECONDS, self.scrape_all)
+        watching = self._on_reader(self.reader.watch_brokers, lambda: self.reactor.callFromThread(self.refresh))
+        watching.addErrback(log.err, "console: cannot watch /brokers/ids")
+
+    def _every(self, seconds, function):
+        loop = task.LoopingCall(function)
+        loop.clock = self.reactor
+        loop.start(seconds, now=True)
+        self._loops.append(loop)
 
     def stop(self):
         for loop in self._loops:
@@ -75,46 +82,32 @@ class ConsoleService:
         for waiter in self._waiters:
             waiter.callback(None)
         self._waiters = []
-        if self._own_pool:
+        if self._own_pools:
             self.reader_pool.stop()
+            self.admin_pool.stop()
 
     def _on_reader(self, function, *args):
         return threads.deferToThreadPool(self.reactor, self.reader_pool, function, *args)
 
+    def _on_admin(self, function, *args):
+        return threads.deferToThreadPool(self.reactor, self.admin_pool, function, *args)
+
     # -- refresh --------------------------------------------------------------------------------
 
     def refresh(self):
-        """Read the cluster once (one read at a time; a request while one runs starts another after it)."""
+        """Read ZooKeeper once (one read at a time; a request while one runs starts another after it)."""
         if self._refreshing:
             self._again = True
             return
         self._refreshing = True
-        self._refreshes += 1
-        with_groups = self._refreshes % GROUPS_EVERY == 1 or not self.updated_at
-        reading = self._on_reader(self._read, with_groups)
+        reading = self._on_reader(self.reader.cluster_state, self.listed)
         reading.addCallbacks(self._store, self._failed)
         reading.addBoth(self._done)
 
-    def _read(self, with_groups):
-        state = self.reader.cluster_state()
-        groups = error = None
-        if with_groups:
-            try:
-                groups = self.reader.groups()
-            except Exception as exc:  # no broker answers: keep the last groups, say why
-                error = "%s: %s" % (type(exc).__name__, exc)
-        return state, groups, error
-
-    def _store(self, result):
-        state, groups, groups_error = result
+    def _store(self, state):
         state["error"] = None
+        state["reassignment_error"] = self.listed_error
         self.state = state
-        if groups is not None or groups_error is not None:
-            self.groups = groups if groups is not None else self.groups
-            self.groups_error = groups_error
-            if groups is not None:
-                self.history.record_lag(self.reactor.seconds(), {g["group"]: g["total_lag"] for g in groups
-                                                                 if g.get("total_lag") is not None})
         self.updated_at = self.reactor.seconds()
         self._publish()
 
@@ -136,6 +129,25 @@ class ConsoleService:
             waiters, self._waiters = self._waiters, []
             for waiter in waiters:
                 waiter.callback(None)
+
+    def ask_brokers(self):
+        """Groups, lag and the controller's listed reassignments (skipped while the last ask still runs)."""
+        if self._asking_brokers:
+            return
+        self._asking_brokers = True
+        asking = self._on_admin(self.reader.broker_view)
+        asking.addCallbacks(self._store_broker_view, lambda failure: self._store_broker_view(
+            {"listed": self.listed, "listed_error": None, "groups": None,
+             "groups_error": "%s: %s" % (failure.type.__name__, failure.getErrorMessage())}))
+        asking.addBoth(lambda _: setattr(self, "_asking_brokers", False))
+
+    def _store_broker_view(self, view):
+        self.listed, self.listed_error = view["listed"], view["listed_error"]
+        self.groups_error = view["groups_error"]
+        if view["groups"] is not None:
+            self.groups = view["groups"]
+            self.history.record_lag(self.reactor.seconds(), {g["group"]: g["total_lag"] for g in self.groups
+                                                             if g.get("total_lag") is not None})
 
     def snapshot(self):
         return {"version": self.version, "updated_at": self.updated_at, "state": self.state,
@@ -177,7 +189,7 @@ class ConsoleService:
         topic = next((t for t in self.state["topics"] if t["name"] == name), None)
         if topic is None:
             return defer.succeed(None)
-        reading = self._on_reader(self.reader.topic_configs, name)
+        reading = self._on_admin(self.reader.topic_configs, name)
 
         def combine(result):
             overrides, entries = result
