@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -102,6 +103,32 @@ def _show(page, route):
     page.evaluate("location.hash = %r" % route)
 
 
+class Traffic:
+    """For the screenshots only: a trickle of records into TOPIC so that the charts have something to draw."""
+
+    def __init__(self, bootstrap):
+        from confluent_kafka import Producer
+        self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        index = 0
+        while not self.stopping.wait(0.02):
+            self.producer.produce(TOPIC, b"x" * (100 + index % 400))
+            self.producer.poll(0)
+            index += 1
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(5)
+        self.producer.flush(5)
+
+
+TRAFFIC = []
+
+
 def _lagging_group(bootstrap):
     """TOPIC with 3 partitions on 3 brokers, PER_PARTITION records in each, and GROUP committed at COMMITTED."""
     from confluent_kafka import Consumer, Producer, TopicPartition
@@ -158,7 +185,8 @@ def test_pages_show_the_live_brokers_topics_isr_groups_and_lag(console, page):
     sync_api.expect(page.locator("#no-reassignments")).to_be_visible()
     _show(page, "charts")
     sync_api.expect(page.locator('[data-chart="consumer_lag"] polyline')).to_have_count(1)
-    _screenshot(page, "charts")
+    if SCREENSHOTS:
+        TRAFFIC.append(Traffic(console.cluster.bootstrap_servers))
 
 
 def test_create_topic_from_the_page_lands_in_zookeeper(console, page):
@@ -211,3 +239,9 @@ def test_preferred_election_from_the_page_moves_leaders_back_in_zookeeper(consol
     assert {p: states[(TOPIC, p)].leader for p in range(3)} == {p: assignment[p][0] for p in range(3)}
     sync_api.expect(page.locator('#partitions tr[data-partition^="%s-"] .badge:text("not preferred leader")'
                                  % TOPIC)).to_have_count(0)
+    if SCREENSHOTS:
+        _show(page, "charts")
+        page.wait_for_timeout(4000)
+        _screenshot(page, "charts")
+        for traffic in TRAFFIC:
+            traffic.stop()
