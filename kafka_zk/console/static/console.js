@@ -251,8 +251,11 @@ function chartSvg(chart) {
     (chart.unit ? ' <span class="muted">' + esc(chart.unit) + "</span>" : "") + "</h3>";
   const points = chart.series.flatMap((s) => s.points);
   if (!points.length) return html + '<p class="muted">no data</p></div>';
-  const t1 = Math.max(...points.map((p) => p[0])), t0 = t1 - 300;
-  const vmax = Math.max(1e-9, ...points.map((p) => p[1])) * 1.1;
+  // the last five minutes, or as much as there is (at least one minute)
+  const t1 = Math.max(...points.map((p) => p[0])), first = Math.min(...points.map((p) => p[0]));
+  const span = Math.min(300, Math.max(60, t1 - first)), t0 = t1 - span;
+  const top = Math.max(...points.map((p) => p[1]));
+  const vmax = (top > 0 ? top : 1) * 1.1;
   const x = (t) => L + (W - L - 4) * Math.max(0, (t - t0) / (t1 - t0));
   const y = (v) => 4 + (H - B - 4) * (1 - v / vmax);
   let svg = '<svg viewBox="0 0 ' + W + " " + H + '">';
@@ -262,7 +265,8 @@ function chartSvg(chart) {
       '<text x="' + (L - 4) + '" y="' + (y(v) + 4) + '" font-size="10" text-anchor="end" fill="#6b7385">' +
       short(v) + "</text>";
   }
-  svg += '<text x="' + L + '" y="' + (H - 3) + '" font-size="10" fill="#6b7385">-5 min</text>' +
+  const ago = span >= 120 ? Math.round(span / 60) + " min" : Math.round(span) + " s";
+  svg += '<text x="' + L + '" y="' + (H - 3) + '" font-size="10" fill="#6b7385">-' + ago + "</text>" +
     '<text x="' + W + '" y="' + (H - 3) + '" font-size="10" text-anchor="end" fill="#6b7385">now</text>';
   chart.series.forEach((s, i) => {
     const pts = s.points.filter((p) => p[0] >= t0).map((p) => x(p[0]).toFixed(1) + "," + y(p[1]).toFixed(1));
