@@ -232,6 +232,8 @@ def test_preferred_election_from_the_page_moves_leaders_back_in_zookeeper(consol
     assignment = console.zk.get_topic_assignment(TOPIC)
     assert any(states[(TOPIC, p)].leader != assignment[p][0] for p in range(3)), "a leader should have moved"
     _show(page, "topic/" + TOPIC)
+    sync_api.expect(page.locator("#partitions tr.under-replicated")).to_have_count(0)  # the broker is back
+    sync_api.expect(page.locator("#configs")).to_be_attached()
     _screenshot(page, "topic")
     page.locator("form#preferred-election button").click()
     sync_api.expect(page.locator("#flash.ok")).to_contain_text("Successfully completed preferred replica election")

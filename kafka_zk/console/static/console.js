@@ -367,6 +367,7 @@ function flash(ok, message) {
 document.addEventListener("submit", submitAction);
 window.addEventListener("hashchange", async () => {
   app.topic = null;
+  document.getElementById("flash").hidden = true;
   render();
   const r = route();
   if (r.page === "topic") await loadTopic(r.arg);
