@@ -1,9 +1,11 @@
 """The web console in a real headless browser (Playwright driving Debian's Chromium) against a real 3-broker
 cluster: every page shows the live cluster, a killed broker's partitions turn under-replicated without a reload,
-and a topic created and a preferred election run from the page land in ZooKeeper.
+and a topic created, a preferred election run and a generated reassignment plan executed from the page land in
+ZooKeeper.
 
 With KAFKA_ZK_CONSOLE_SCREENSHOTS=<dir> the test also saves the pages as PNGs there (docs/console-*.png)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -247,3 +249,22 @@ def test_preferred_election_from_the_page_moves_leaders_back_in_zookeeper(consol
         _screenshot(page, "charts")
         for traffic in TRAFFIC:
             traffic.stop()
+
+
+def test_a_generated_reassignment_plan_executed_from_the_page_lands_in_zookeeper(console, page):
+    _show(page, "topic/from-the-page")
+    generate = page.locator("form#generate-reassignment")
+    sync_api.expect(generate.locator('input[name="topics"]')).to_have_value("from-the-page")
+    generate.locator('input[name="brokers"]').fill("1,2")
+    generate.locator("button").click()
+    sync_api.expect(page.locator("#flash.ok")).to_contain_text("Proposed plan")
+    plan_box = page.locator("form#execute-reassignment textarea")
+    sync_api.expect(plan_box).not_to_have_value("")
+    plan = json.loads(plan_box.input_value())
+    target = {p["partition"]: p["replicas"] for p in plan["partitions"]}
+    assert sorted(target) == [0, 1, 2, 3] and all(sorted(r) == [1, 2] for r in target.values())
+    page.locator("form#execute-reassignment button").click()
+    sync_api.expect(page.locator("#flash.ok")).to_contain_text("Successfully started partition reassignments")
+    wait_for(lambda: console.zk.get_topic_assignment("from-the-page") == target, 20, message="the new assignment")
+    _show(page, "reassignments")
+    sync_api.expect(page.locator("#no-reassignments")).to_be_visible(timeout=20000)
