@@ -9,7 +9,8 @@ from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.reassign_partitions import (
-    EXISTING_MESSAGE, BrokerBackend, ReassignmentError, format_reassignment_json, propose_reassignment, validated_proposal)
+    EXISTING_MESSAGE, BrokerBackend, ReassignmentError, format_reassignment_json, propose_reassignment,
+    validated_proposal)
 
 PREFERRED_ELECTION = 0
 
