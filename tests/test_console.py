@@ -77,6 +77,23 @@ def test_group_row_sums_lag_and_lists_members():
                                     "member": "m-1", "host": "/10.0.0.1", "client_id": "client-a"}
 
 
+def test_pages_get_every_partition_of_a_small_cluster_and_only_those_needing_attention_of_a_big_one():
+    assignments = {"t": {p: {"replicas": [p % 3, (p + 1) % 3]} for p in range(10)}}
+    states = {("t", p): (p % 3, 0, [p % 3, (p + 1) % 3]) for p in range(10)}
+    states[("t", 4)] = (1, 0, [1])  # under-replicated
+    states[("t", 7)] = (2, 0, [2, 1])  # led by its second replica
+    topics = views.topic_rows(assignments, states, live={0, 1, 2})
+    brokers = views.count_replicas(views.broker_rows({0: {"listeners": [], "rack": None}}, {}, 0, {1, 2}), topics)
+    assert [(b["id"], b["leaders"], b["replicas"]) for b in brokers] == [(0, 4, 7), (1, 2, 7), (2, 4, 6)]
+    state = {"brokers": brokers, "topics": topics}
+    small = views.page_state(state)
+    assert small["partitions_complete"] and len(small["topics"][0]["partitions"]) == 10
+    big = views.page_state(state, limit=5)
+    assert not big["partitions_complete"] and big["partition_count"] == 10
+    assert [p["partition"] for p in big["topics"][0]["partitions"]] == [4, 7]
+    assert len(state["topics"][0]["partitions"]) == 10  # the service's own state is left whole
+
+
 # -- chart series ---------------------------------------------------------------------------------
 
 def _scrape(messages, bytes_in, p99=None, shrinks=0, per_topic=False):

@@ -59,10 +59,12 @@ class ClusterReader:
         live = set(registrations)
         assigned_ids = {r for parts in assignments.values() for placed in parts.values() for r in placed["replicas"]}
         requested = {tuple(tp): list(r) for tp, r in zk.get_partition_reassignment().items()}
+        topics = views.topic_rows(assignments, states, live, set(zk.get_topic_deletions()))
+        brokers = views.broker_rows(registrations, self._known_brokers, controller_id, assigned_ids)
         return {
-            "brokers": views.broker_rows(registrations, self._known_brokers, controller_id, assigned_ids),
+            "brokers": views.count_replicas(brokers, topics),
             "controller": {"id": controller_id, "epoch": epoch[0] if epoch else None},
-            "topics": views.topic_rows(assignments, states, live, set(zk.get_topic_deletions())),
+            "topics": topics,
             "reassignments": views.reassignment_rows(requested, listed or {}, assignments, states),
             "preferred_election": ["%s-%d" % tp for tp in zk.get_preferred_replica_election()],
         }

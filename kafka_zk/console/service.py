@@ -150,7 +150,7 @@ class ConsoleService:
                                                              if g.get("total_lag") is not None})
 
     def snapshot(self):
-        return {"version": self.version, "updated_at": self.updated_at, "state": self.state,
+        return {"version": self.version, "updated_at": self.updated_at, "state": views.page_state(self.state),
                 "groups": self.groups, "groups_error": self.groups_error}
 
     def news(self, after, wait=NEWS_WAIT_SECONDS):

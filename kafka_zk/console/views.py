@@ -83,6 +83,36 @@ def group_row(description, offset_rows):
             "partitions": partitions, "total_lag": sum(p["lag"] or 0 for p in partitions)}
 
 
+def count_replicas(brokers, topics):
+    """Each broker row gets how many partitions it leads and how many replicas it holds."""
+    leaders, replicas = {}, {}
+    for topic in topics:
+        for p in topic["partitions"]:
+            leaders[p["leader"]] = leaders.get(p["leader"], 0) + 1
+            for broker_id in p["replicas"]:
+                replicas[broker_id] = replicas.get(broker_id, 0) + 1
+    for row in brokers:
+        row["leaders"] = leaders.get(row["id"], 0)
+        row["replicas"] = replicas.get(row["id"], 0)
+    return brokers
+
+
+def needs_attention(partition):
+    return (partition["under_replicated"] or partition["offline"] or not partition["preferred_leader"]
+            or partition["adding"] or partition["removing"])
+
+
+def page_state(state, limit=2000):
+    """The state as the pages get it every two seconds: whole up to ``limit`` partitions; past that, each topic
+    with only its partitions that need attention (unhealthy, not led by the preferred replica, moving), and
+    "partitions_complete" false (a topic's own page reads all of its partitions)."""
+    total = sum(len(t["partitions"]) for t in state.get("topics", ()))
+    if total <= limit:
+        return dict(state, partitions_complete=True)
+    topics = [dict(t, partitions=[p for p in t["partitions"] if needs_attention(p)]) for t in state["topics"]]
+    return dict(state, topics=topics, partitions_complete=False, partition_count=total)
+
+
 def state_digest(state):
     """What changes the cluster pages (not counters): the brokers, the controller, partition states and
     reassignments. A page waiting for news is answered as soon as this changes."""

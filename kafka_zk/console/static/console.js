@@ -33,7 +33,7 @@ async function loop() {
       app.version = snap.version;
       const r = route();
       if (r.page === "charts") app.metrics = await getJSON("/api/metrics");
-      if (r.page === "topic" && (app.topicName !== r.arg || !app.topic)) await loadTopic(r.arg);
+      if (r.page === "topic") await loadTopic(r.arg);  // all its partitions, and its configs
       setStatus(snap);
       render();
       await sleep(150);
@@ -102,16 +102,11 @@ function brokersView(snap) {
   html += '<table id="brokers"><tr><th>Id</th><th>State</th><th>Listeners</th><th>Rack</th><th>Leaders</th>' +
           "<th>Replicas</th></tr>";
   for (const b of s.brokers) {
-    let leaders = 0, replicas = 0;
-    for (const t of s.topics) for (const p of t.partitions) {
-      if (p.leader === b.id) leaders++;
-      if (p.replicas.includes(b.id)) replicas++;
-    }
     html += '<tr data-broker="' + b.id + '"><td class="num">' + b.id + "</td><td>" +
       (b.alive ? '<span class="badge alive">alive</span>' : '<span class="badge dead">down</span>') +
       (b.controller ? ' <span class="badge controller">controller, epoch ' + esc(s.controller.epoch) + "</span>" : "") +
       "</td><td>" + esc(b.listeners.join(", ") || "-") + "</td><td>" + esc(b.rack || "-") +
-      '</td><td class="num">' + leaders + '</td><td class="num">' + replicas + "</td></tr>";
+      '</td><td class="num">' + num(b.leaders) + '</td><td class="num">' + num(b.replicas) + "</td></tr>";
   }
   return html + "</table>";
 }
@@ -145,7 +140,8 @@ function topicsView(snap) {
   const under = s.topics.reduce((n, t) => n + t.under_replicated, 0);
   const offline = s.topics.reduce((n, t) => n + t.offline, 0);
   let html = "<h2>Topics</h2>" + summary([["Topics", s.topics.length],
-    ["Partitions", s.topics.reduce((n, t) => n + t.partitions.length, 0)],
+    ["Partitions", s.partitions_complete ? s.topics.reduce((n, t) => n + t.partitions.length, 0)
+                                         : s.partition_count],
     ["Under-replicated", under], ["Offline", offline]]);
   html += '<table id="topics"><tr><th>Topic</th><th class="num">Partitions</th><th class="num">Replication</th>' +
           '<th class="num">Under-replicated</th><th class="num">Offline</th><th class="num">Not preferred</th></tr>';
@@ -158,19 +154,24 @@ function topicsView(snap) {
       '</td><td class="num">' + t.replication_factor + '</td><td class="num">' + t.under_replicated +
       '</td><td class="num">' + t.offline + '</td><td class="num">' + t.not_preferred + "</td></tr>";
   }
-  html += "</table><h2>Partitions</h2><table id=\"partitions\">" + PARTITION_HEAD;
+  html += "</table><h2>Partitions</h2>";
+  if (!s.partitions_complete) {
+    html += '<p class="muted">' + num(s.partition_count) + " partitions: only those that need attention are " +
+            "listed here (each topic's page lists all of its own).</p>";
+  }
+  html += '<table id="partitions">' + PARTITION_HEAD;
   for (const t of s.topics) if (!t.internal) html += partitionRows(snap, t);
   return html + "</table>";
 }
 
 function topicView(snap, name) {
-  const topic = snap.state.topics.find((t) => t.name === name);
+  const detail = app.topicName === name ? app.topic : null;
+  const topic = detail || snap.state.topics.find((t) => t.name === name);
   if (!topic) return "<h2>Topic " + esc(name) + '</h2><p class="muted">No such topic (yet).</p>';
   let html = "<h2>Topic " + esc(name) + "</h2>" + summary([["Partitions", topic.partitions.length],
     ["Replication", topic.replication_factor], ["Under-replicated", topic.under_replicated],
     ["Offline", topic.offline]]);
   html += '<table id="partitions">' + PARTITION_HEAD + partitionRows(snap, topic) + "</table>";
-  const detail = app.topicName === name ? app.topic : null;
   html += "<h3>Config overrides (/config/topics/" + esc(name) + ")</h3>";
   if (!detail) return html + '<p class="muted">loading…</p>';
   const overrides = Object.entries(detail.overrides || {});
