@@ -212,6 +212,22 @@ def test_preferred_election_of_a_topic_ignores_partitions_already_led_by_their_p
     assert ("elect_leaders", 0, [("t", 0), ("t", 1)]) in calls
 
 
+def test_config_changes_run_kafka_configs_alter_itself():
+    actions, calls = _actions({"describe_resource_configs": [], "incremental_alter_configs": None,
+                               "alter_resource_configs": None, "close": None})
+    assert actions.run("alter-topic-config", {"topic": "t", "set": "retention.ms=1,cleanup.policy=[compact,delete]"}) \
+        == {"ok": True, "message": "Completed updating config for topic t."}
+    assert ("incremental_alter_configs", "t", {"retention.ms": "1", "cleanup.policy": "compact,delete"}, [], 2) \
+        in calls
+    refused = actions.run("alter-topic-config", {"topic": "t", "set": "no.such.config=1"})
+    assert refused == {"ok": False, "message": "Unknown topic config name: no.such.config"}
+    assert actions.run("alter-broker-config", {"broker": "", "set": "log.cleaner.threads=2"}) == {
+        "ok": True, "message": "Completed updating default config for brokers in the cluster."}
+    assert ("alter_resource_configs", 4, "", {"log.cleaner.threads": "2"}) in calls
+    assert actions.run("alter-broker-config", {"broker": "x", "set": "a=1"})["ok"] is False
+    assert actions.run("alter-topic-config", {"topic": "t"}) == {"ok": False, "message": "nothing to set or delete"}
+
+
 def test_generate_and_execute_a_reassignment_plan_as_the_tool_does():
     class Backend:
         started = None

@@ -1,7 +1,7 @@
 """The web console in a real headless browser (Playwright driving Debian's Chromium) against a real 3-broker
 cluster: every page shows the live cluster, a killed broker's partitions turn under-replicated without a reload,
-and a topic created, a preferred election run and a generated reassignment plan executed from the page land in
-ZooKeeper.
+and a topic created, a config changed, a preferred election run and a generated reassignment plan executed from
+the page land in ZooKeeper.
 
 With KAFKA_ZK_CONSOLE_SCREENSHOTS=<dir> the test also saves the pages as PNGs there (docs/console-*.png)."""
 
@@ -204,6 +204,17 @@ def test_create_topic_from_the_page_lands_in_zookeeper(console, page):
     assert sorted(assignment) == [0, 1, 2, 3] and all(len(replicas) == 2 for replicas in assignment.values())
     assert console.zk.get_entity_config("topics", "from-the-page") == {"retention.ms": "3600000"}
     sync_api.expect(page.locator('#topics tr[data-topic="from-the-page"]')).to_be_visible()
+
+
+def test_a_config_change_from_the_page_lands_in_zookeeper(console, page):
+    _show(page, "topic/from-the-page")
+    form = page.locator("form#alter-topic-config")
+    form.locator('input[name="set"]').fill("retention.ms=7200000,cleanup.policy=[compact,delete]")
+    form.locator("button").click()
+    sync_api.expect(page.locator("#flash.ok")).to_contain_text("Completed updating config for topic from-the-page.")
+    assert console.zk.get_entity_config("topics", "from-the-page") == {
+        "retention.ms": "7200000", "cleanup.policy": "compact,delete"}
+    sync_api.expect(page.locator("#overrides")).to_contain_text("compact,delete")
 
 
 def test_a_killed_broker_shows_its_partitions_under_replicated_within_10s_without_a_reload(console, page):

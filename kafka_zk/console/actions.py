@@ -1,13 +1,17 @@
 """The operator actions CMAK offers on a ZooKeeper-era cluster, through the same admin paths as our CLI tools:
 create topic and add partitions (kafka-topics), preferred leader election (kafka-leader-election), reassignment
-with a generated plan (kafka-reassign-partitions --generate/--execute) and topic config changes (kafka-configs).
+with a generated plan (kafka-reassign-partitions --generate/--execute) and topic and broker config changes
+(kafka-configs --alter itself).
 Each call blocks (a worker thread runs it) and answers {"ok": bool, "message": text, ...}."""
 
+import io
 import json
 
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.tools import configs as configs_tool
+from kafka_zk.tools.command_line import UsageError
 from kafka_zk.tools.reassign_partitions import (
     EXISTING_MESSAGE, BrokerBackend, ReassignmentError, format_reassignment_json, propose_reassignment,
     validated_proposal)
@@ -137,15 +141,36 @@ class ConsoleActions:
         return outcome
 
     def do_alter_topic_config(self, fields):
-        topic = _text(fields, "topic")
-        additions = parse_configs(fields.get("set"))
-        deletions = [name.strip() for name in str(fields.get("delete") or "").replace("\n", ",").split(",")
-                     if name.strip()]
+        return self._configs(["--entity-type", "topics", "--entity-name", _text(fields, "topic")], fields)
+
+    def do_alter_broker_config(self, fields):
+        """A broker's dynamic configs (``broker`` an id), or the cluster-wide default (``broker`` empty)."""
+        broker = str(fields.get("broker") or "").strip()
+        if broker and not broker.isdigit():
+            raise ActionError("broker must be a broker id, or empty for the cluster-wide default")
+        entity = ["--entity-name", broker] if broker else ["--entity-default"]
+        return self._configs(["--entity-type", "brokers"] + entity, fields)
+
+    def _configs(self, entity, fields):
+        """kafka-configs --alter itself (its checks, its admin calls, its messages), with the form's --add-config
+        (k1=v1,k2=[v1,v2]) and --delete-config (k1,k2)."""
+        additions = str(fields.get("set") or "").strip()
+        deletions = str(fields.get("delete") or "").strip()
         if not additions and not deletions:
             raise ActionError("nothing to set or delete")
-        with self._admin() as admin:
-            admin.incremental_alter_configs(topic, additions, deletions)
-        return {"ok": True, "message": "Completed updating config for topic %s." % topic}
+        argv = ["--bootstrap-server", self.bootstrap, "--alter"] + entity
+        argv += ["--add-config", additions] if additions else []
+        argv += ["--delete-config", deletions] if deletions else []
+        argv += ["--command-config", str(self.command_config)] if self.command_config else []
+        out, err = io.StringIO(), io.StringIO()
+        try:
+            code = configs_tool.run(configs_tool.build_parser().parse_args(argv), out, err,
+                                    admin_factory=self._admin_factory)
+        except UsageError as error:
+            return {"ok": False, "message": str(error)}
+        lines = [line for line in (out.getvalue() + err.getvalue()).splitlines()
+                 if line.strip() and not line.startswith("Error while executing config command with args")]
+        return {"ok": code == 0, "message": "\n".join(lines)}
 
     def do_generate_reassignment(self, fields):
         topics = [t.strip() for t in _text(fields, "topics").split(",") if t.strip()]

@@ -78,7 +78,8 @@ function render() {
   const formsKey = r.page + "/" + (r.arg || "");
   if (app.formsFor !== formsKey) {  // forms are drawn once per page, so typing survives the refreshes
     app.formsFor = formsKey;
-    const forms = { topics: topicsForms, topic: topicForms, reassignments: reassignmentForms }[r.page];
+    const forms = { brokers: brokersForms, topics: topicsForms, topic: topicForms,
+                    reassignments: reassignmentForms }[r.page];
     document.getElementById("forms").innerHTML = forms ? forms(r.arg) : "";
   }
 }
@@ -303,6 +304,13 @@ function input(name, label, attrs) {
   return "<label>" + esc(label) + ' <input name="' + name + '" ' + (attrs || "") + "></label>";
 }
 
+function brokersForms() {
+  return form("alter-broker-config", "Change broker config (kafka-configs --entity-type brokers --alter)",
+    input("broker", "Broker", 'placeholder="id; empty: cluster default" size="18"') +
+    input("set", "Set", 'placeholder="log.cleaner.threads=2" size="30"') +
+    input("delete", "Delete", 'placeholder="log.cleaner.threads" size="20"'), "Apply");
+}
+
 function topicsForms() {
   return form("create-topic", "Create topic", input("topic", "Name", 'required size="24"') +
       input("partitions", "Partitions", 'type="number" min="1" value="3" style="width:5em"') +
@@ -318,8 +326,8 @@ function topicForms(name) {
   return form("add-partitions", "Add partitions", hidden +
       input("partitions", "New partition count", 'type="number" min="1" required style="width:5em"'), "Add") +
     form("preferred-election", "Preferred leader election for this topic", hidden, "Run election") +
-    form("alter-topic-config", "Change config", hidden +
-      input("set", "Set", 'placeholder="retention.ms=3600000" size="34"') +
+    form("alter-topic-config", "Change config (kafka-configs --alter)", hidden +
+      input("set", "Set", 'placeholder="retention.ms=3600000,cleanup.policy=[compact,delete]" size="34"') +
       input("delete", "Delete", 'placeholder="cleanup.policy" size="20"'), "Apply") +
     reassignmentForms(name);
 }
