@@ -351,7 +351,8 @@ async function submitAction(event) {
     const response = await fetch("/api/actions/" + formElement.dataset.action, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(fields) });
     const outcome = await response.json();
-    flash(outcome.ok, outcome.message + (outcome.rollback ? "\nRollback plan: " + outcome.rollback : ""));
+    flash(outcome.ok, (outcome.message || outcome.error || "HTTP " + response.status) +
+          (outcome.rollback ? "\nRollback plan: " + outcome.rollback : ""));
     if (outcome.proposed) {
       const plan = document.querySelector("#execute-reassignment textarea");
       if (plan) plan.value = outcome.proposed;
