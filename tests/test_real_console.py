@@ -126,6 +126,7 @@ class Traffic:
         self.stopping.set()
         self.thread.join(5)
         self.producer.flush(5)
+        self.producer = None  # librdkafka's handle goes now, before the cluster stops
 
 
 TRAFFIC = []
