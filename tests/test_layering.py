@@ -49,6 +49,7 @@ PURE_MODULES = {
     "kafka_zk.server.apis.authorization",
     "kafka_zk.server.metrics.prometheus",
     "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes",
+    "kafka_zk.console.views", "kafka_zk.console.metrics_history",
 }
 
 
