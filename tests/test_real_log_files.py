@@ -7,6 +7,7 @@ import signal
 
 import pytest
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from kafka_zk.protocol.errors import Errors
 from tests.cluster_support import start_cluster, wait_for
@@ -34,18 +35,25 @@ def cluster(tmp_path_factory, zookeeper_server):
     running.stop()
 
 
-def zk_read(cluster, path):
-    zk = KazooClient(hosts=cluster.zk_connect)
-    zk.start(10)
+@pytest.fixture(scope="module")
+def zk(cluster):
+    client = KazooClient(hosts=cluster.zk_connect)
+    client.start(30)
+    yield client
+    client.stop()
+    client.close()
+
+
+def controller(zk):
+    """The controller's id, None while there is none."""
     try:
-        return zk.get(path)[0]
-    finally:
-        zk.stop()
-        zk.close()
+        return json.loads(zk.get("/controller")[0])["brokerid"]
+    except NoNodeError:
+        return None
 
 
-def controller(cluster):
-    return json.loads(zk_read(cluster, "/controller"))["brokerid"]
+def epoch(zk):
+    return int(zk.get("/controller_epoch")[0])
 
 
 def text(broker, name, offset=0):
@@ -67,8 +75,8 @@ def configs(cluster, *args):
                 "broker-loggers", *args)
 
 
-def test_each_broker_writes_kafkas_files_in_kafkas_format(cluster):
-    controller_id = controller(cluster)
+def test_each_broker_writes_kafkas_files_in_kafkas_format(cluster, zk):
+    controller_id = controller(zk)
     for broker in cluster.brokers:
         for name in LOG_FILES:
             assert broker.log_path(name).exists(), "%s of broker %d" % (name, broker.broker_id)
@@ -134,9 +142,9 @@ def test_kafka_request_log_is_switched_on_at_runtime_through_broker_loggers(clus
     assert broker.log_path("kafka-request.log").stat().st_size == size
 
 
-def test_a_controller_failover_shows_in_controller_log_and_state_change_log(cluster):
-    old_id = controller(cluster)
-    old_epoch = int(zk_read(cluster, "/controller_epoch"))
+def test_a_controller_failover_shows_in_controller_log_and_state_change_log(cluster, zk):
+    old_id = controller(zk)
+    old_epoch = epoch(zk)
     survivors = [broker for broker in cluster.brokers if broker.broker_id != old_id]
     for broker in cluster.brokers:  # Kafka's per-partition lines, switched on at runtime
         traced = configs(cluster, "--entity-name", str(broker.broker_id), "--alter", "--add-config",
@@ -146,9 +154,9 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
                for name in ("controller.log", "state-change.log")}
 
     cluster.broker(old_id).signal(signal.SIGKILL)
-    new_id = wait_for(lambda: (lambda c: c if c not in (None, old_id) else None)(_controller_or_none(cluster)),
-                      20, message="a new controller")
-    new_epoch = int(zk_read(cluster, "/controller_epoch"))
+    wait_for(lambda: controller(zk) not in (None, old_id), 30, message="a new controller")  # broker 0 is falsy
+    new_id = controller(zk)
+    new_epoch = epoch(zk)
     assert new_epoch > old_epoch
     new = cluster.broker(new_id)
     other = [b for b in survivors if b.broker_id != new_id][0]
@@ -156,9 +164,10 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
     elected = "%d successfully elected as the controller. Epoch incremented to %d" % (new_id, new_epoch)
     wait_for(lambda: elected in text(new, "controller.log", offsets[(new_id, "controller.log")]), 20,
              message="the new controller's election in its controller.log")
-    epochs = re.search(r"\[Controller id=%d\] Initialized broker epochs cache: Map\((.*)\)" % new_id,
-                       text(new, "controller.log", offsets[(new_id, "controller.log")]))
-    assert epochs and sorted(int(entry.split(" -> ")[0]) for entry in epochs.group(1).split(", ")) == \
+    epochs = wait_for(lambda: re.search(r"\[Controller id=%d\] Initialized broker epochs cache: Map\((.*)\)" % new_id,
+                                        text(new, "controller.log", offsets[(new_id, "controller.log")])), 20,
+                      message="the new controller's live brokers in its controller.log")
+    assert sorted(int(entry.split(" -> ")[0]) for entry in epochs.group(1).split(", ")) == \
         sorted(b.broker_id for b in survivors)
     prefix = "[Controller id=%d epoch=%d] " % (new_id, new_epoch)
     wait_for(lambda: re.search(re.escape(prefix) + r"Changed partition %s-\d from OfflinePartition to OnlinePartition "
@@ -188,9 +197,3 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
         for name in ("controller.log", "state-change.log"):
             formatted_lines(text(broker, name, offsets[(broker.broker_id, name)]))
 
-
-def _controller_or_none(cluster):
-    try:
-        return controller(cluster)
-    except Exception:
-        return None
