@@ -29,12 +29,15 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
     zk_port = free_port()
     base = free_ports(3)
     console = ("--console-port", str(free_port()))
-    started = run(data, zk_port, base, *console, "--daemon")
+    metrics_base = free_ports(3)
+    started = run(data, zk_port, base, *console, "--metrics-port", str(metrics_base), "--daemon")
     try:
         assert started.returncode == 0, started.stderr
         assert "bootstrap servers: 127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d" % (base, base + 1, base + 2) \
             in started.stdout
         assert "console: http://127.0.0.1:%s/" % console[1] in started.stdout
+        for broker in range(3):
+            assert "broker %d metrics: http://127.0.0.1:%d/metrics" % (broker, metrics_base + broker) in started.stdout
         status = run(data, zk_port, base, *console, "status")
         assert status.returncode == 0
         assert status.stdout.count("running") == 5, status.stdout
