@@ -112,6 +112,10 @@ class Log:
         return tuple(self._segments)
 
     @property
+    def num_segments(self):
+        return len(self._segments)
+
+    @property
     def active_segment(self):
         return self._segments[-1]
 

@@ -6,6 +6,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka_zk.net.broker_client import BrokerConnection
@@ -14,6 +15,7 @@ from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.fetch_session import PartitionRequest
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
+from kafka_zk.server.replication.replica_metrics import OneMinuteRate, register_fetcher_manager_gauges
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,7 @@ class ReplicaFetcher:
         self.running = False
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
+        self.request_rate = OneMinuteRate(self.reactor.seconds())  # fetches answered (MinFetchRate)
 
     def add(self, partition):
         tp = partition.tp
@@ -275,6 +278,7 @@ class ReplicaFetcher:
         except Exception:
             self.session.handle_error()
             raise
+        self.request_rate.mark(self.reactor.seconds())
         answered = [(topic["topic"], answer["partition_index"]) for topic in response["responses"]
                     for answer in topic["partitions"]]
         error = response["error_code"]
@@ -375,11 +379,12 @@ class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
     def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
-                 security=None):
+                 security=None, metrics=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
         consumers reading from this follower (KIP-392) may be waiting for; ``security``: how to reach the
-        leaders' inter-broker listener (a net.broker_client.ListenerSecurity)."""
+        leaders' inter-broker listener (a net.broker_client.ListenerSecurity); ``metrics``: the MetricsRegistry
+        that gets MaxLag and MinFetchRate (kafka.server:type=ReplicaFetcherManager,clientId=Replica)."""
         self.config = config
         self.security = security
         self.reactor = reactor
@@ -388,6 +393,7 @@ class ReplicaFetcherManager:
         self.quota = quota
         self.fetchable_changed = fetchable_changed
         self.fetchers = {}
+        register_fetcher_manager_gauges(metrics if metrics is not None else MetricsRegistry(), self, reactor)
 
     def add_partitions(self, leader_id, endpoint, partitions):
         fetcher_count = self.config["num.replica.fetchers"]
