@@ -438,8 +438,8 @@ class KafkaServer(service.MultiService):
         log.info("[KafkaServer id=%d] shutting down", self.broker_id)
         phases = PhaseTimer(self.reactor.seconds)
         children = list(self)
-        self.broker_state = (PENDING_CONTROLLED_SHUTDOWN if any(child.name == "controlled shutdown" for child in children)
-                             else BROKER_SHUTTING_DOWN)
+        controlled = any(child.name == "controlled shutdown" for child in children)
+        self.broker_state = PENDING_CONTROLLED_SHUTDOWN if controlled else BROKER_SHUTTING_DOWN
         for child in reversed(children):
             yield child.stopService()
             if child.name == "controlled shutdown":
