@@ -18,19 +18,18 @@ class LogGauges:
 
     def __init__(self, log_manager):
         self.log_manager = log_manager
-        self._names = {}  # (topic, partition, future?) -> (Size, NumLogSegments, LogStartOffset, LogEndOffset)
+        self._names = {}  # Log -> its (Size, NumLogSegments, LogStartOffset, LogEndOffset) MetricNames
         self._offline_count = MetricName(GROUP, "LogManager", "OfflineLogDirectoryCount")
         self._dir_offline = {log_dir: MetricName(GROUP, "LogManager", "LogDirectoryOffline",
                                                  {"logDirectory": log_dir}) for log_dir in log_manager.log_dirs}
 
     def _names_of(self, log, future):
-        key = (log.topic, log.partition, future)
-        names = self._names.get(key)
+        names = self._names.get(log)
         if names is None:
             tags = {"topic": log.topic, "partition": log.partition}
             if future:
                 tags["is-future"] = "true"
-            names = self._names[key] = tuple(MetricName(GROUP, "Log", name, tags) for name in (
+            names = self._names[log] = tuple(MetricName(GROUP, "Log", name, tags) for name in (
                 "Size", "NumLogSegments", "LogStartOffset", "LogEndOffset"))
         return names
 
@@ -38,17 +37,19 @@ class LogGauges:
         manager = self.log_manager
         samples = []
         append = samples.append
-        seen = set()
-        for future, logs in ((False, manager.all_logs()), (True, list(manager.future_logs().values()))):
-            for log in logs:
-                size, segments, start, end = self._names_of(log, future)
-                seen.add((log.topic, log.partition, future))
+        logs = manager.all_logs()
+        futures = list(manager.future_logs().values())
+        names_of = self._names_of
+        for future, group in ((False, logs), (True, futures)):
+            for log in group:
+                size, segments, start, end = names_of(log, future)
                 append((size, log.size))
                 append((segments, log.num_segments))
                 append((start, log.log_start_offset))
                 append((end, log.log_end_offset))
-        if len(self._names) > len(seen):  # forget the names of logs gone (deleted, moved, offline)
-            self._names = {key: names for key, names in self._names.items() if key in seen}
+        if len(self._names) > len(logs) + len(futures):  # forget the names of logs gone (deleted, moved, offline)
+            current = set(logs).union(futures)
+            self._names = {log: names for log, names in self._names.items() if log in current}
         offline = 0
         for log_dir, name in self._dir_offline.items():
             is_offline = manager.failures.is_offline(log_dir)
