@@ -12,6 +12,7 @@ reactor's share, and render(), the worker thread's.
 """
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -23,7 +24,10 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = str(Path(__file__).resolve().parent.parent)
+sys.path.insert(0, ROOT)
+# the brokers this starts run this checkout's code too, not whatever kafka_zk the venv has installed
+os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
