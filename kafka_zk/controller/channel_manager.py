@@ -5,16 +5,22 @@ from collections import deque
 
 from twisted.internet import defer
 
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.net.broker_client import BrokerConnection
 
 log = logging.getLogger(__name__)
+
+METRICS_GROUP, METRICS_TYPE = "kafka.controller", "ControllerChannelManager"
 
 
 class BrokerChannel:
     """Sends queued requests to one broker in order, pipelined on one connection (the broker applies control
     requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
-    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None):
+    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None,
+                 queue_time=None):
+        """``queue_time``: the timer of how long each request waited before it first went out
+        (RequestRateAndQueueTimeMs)."""
         self.reactor = reactor
         self.broker_id = broker_id
         self.connection = BrokerConnection(reactor, host, port, client_id, security=security)
@@ -27,11 +33,14 @@ class BrokerChannel:
         self._retry_call = None
         self._answer_waiters = []  # (Deferred, how many requests it still waits for)
         self.closed = False
+        self.queue_time = queue_time
+        self._waiting_since = deque()  # when each request never sent yet (the queue's newest) was queued, in seconds
         # Connected now, so that the first batch (a failover's, 10,000 partitions) goes out as soon as it is built.
         self.connection.connect().addErrback(lambda _: None)
 
     def enqueue(self, api_key, version, body, callback=None):
         self.queue.append((api_key, version, body, callback))
+        self._waiting_since.append(self.reactor.seconds())
         self._send_next()
 
     def _send_next(self):
@@ -39,6 +48,10 @@ class BrokerChannel:
             return
         while self._sent < len(self.queue):
             api_key, version, body, callback = self.queue[self._sent]
+            if self._sent >= len(self.queue) - len(self._waiting_since):  # its first send
+                waited_s = self.reactor.seconds() - self._waiting_since.popleft()
+                if self.queue_time is not None:
+                    self.queue_time.update(waited_s * 1000.0)
             self._sent += 1
             result = self.connection.request(api_key, version, body)
             result.addCallbacks(self._answered, self._failed, callbackArgs=(self._attempt, callback),
@@ -92,6 +105,7 @@ class BrokerChannel:
     def close(self):
         self.closed = True
         self.queue.clear()
+        self._waiting_since.clear()
         if self._retry_call is not None and self._retry_call.active():
             self._retry_call.cancel()
         self.connection.close()
@@ -99,10 +113,12 @@ class BrokerChannel:
 
 
 class ControllerChannelManager:
-    def __init__(self, reactor, controller_id, listener_name, security=None):
+    def __init__(self, reactor, controller_id, listener_name, security=None, metrics=None):
         """``listener_name``: the brokers' listener the controller connects to (control plane, else
-        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity)."""
+        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity); ``metrics``: the registry
+        of each broker's QueueSize (requests not answered yet) and RequestRateAndQueueTimeMs."""
         self.reactor = reactor
+        self.metrics = metrics if metrics is not None else MetricsRegistry()
         self.client_id = "controller-%d" % controller_id
         self.listener_name = listener_name
         self.security = security
@@ -110,13 +126,18 @@ class ControllerChannelManager:
 
     def add_broker(self, broker_id, host, port):
         self.remove_broker(broker_id)
-        self.channels[broker_id] = BrokerChannel(self.reactor, broker_id, host, port, self.client_id,
-                                               security=self.security)
+        tags = {"broker-id": broker_id}
+        channel = self.channels[broker_id] = BrokerChannel(
+            self.reactor, broker_id, host, port, self.client_id, security=self.security,
+            queue_time=self.metrics.timer(METRICS_GROUP, METRICS_TYPE, "RequestRateAndQueueTimeMs", tags))
+        self.metrics.gauge(METRICS_GROUP, METRICS_TYPE, "QueueSize", lambda: len(channel.queue), tags)
 
     def remove_broker(self, broker_id):
         channel = self.channels.pop(broker_id, None)
         if channel is not None:
             channel.close()
+            for name in ("QueueSize", "RequestRateAndQueueTimeMs"):
+                self.metrics.remove(METRICS_GROUP, METRICS_TYPE, name, {"broker-id": broker_id})
 
     def send(self, broker_id, api_key, version, body, callback=None):
         channel = self.channels.get(broker_id)

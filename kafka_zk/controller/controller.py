@@ -5,10 +5,12 @@ import logging
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.controller.channel_manager import ControllerChannelManager
 from kafka_zk.controller.cluster_state import load_cluster_state
 from kafka_zk.controller.context import ControllerContext, LiveBroker
 from kafka_zk.controller.controlled_shutdown import ControlledShutdown
+from kafka_zk.controller.controller_metrics import ControllerStats, register_controller_metrics
 from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.leader_elections import PREFERRED_ELECTION_PATH, LeaderElections
 from kafka_zk.controller.leadership_writer import LeadershipWriter
@@ -32,9 +34,11 @@ class KafkaController:
     """Every kazoo watch only posts to the reactor, which queues an event; events run one at a time.
     ``dynamic_config`` (optional) gives the broker's current defaults; without it the static config does."""
 
-    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None):
+    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None,
+                 metrics=None):
         """``listener_name``: the brokers' listener the controller sends its requests to (control plane, else
-        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity)."""
+        inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity); ``metrics``: the broker's
+        MetricsRegistry (kafka.controller metrics)."""
         self.broker_id = broker_id
         self.security = security
         self.config = config
@@ -42,7 +46,9 @@ class KafkaController:
         self.reactor = reactor
         self.listener_name = listener_name
         self.context = ControllerContext()
-        self.events = ControllerEventManager()
+        self.metrics = metrics if metrics is not None else MetricsRegistry()
+        self.stats = ControllerStats(self.metrics)
+        self.events = ControllerEventManager(reactor, self.metrics, self.stats.timer_for_event)
         self.active = False
         self.active_controller_id = -1
         self._watches_registered = False
@@ -50,7 +56,8 @@ class KafkaController:
         context = self.context
         self.requests = ControllerRequestSender(context, broker_id, config.inter_broker_listener_name, {
             STOP_REPLICA: self._on_stop_replica_response, LEADER_AND_ISR: self._on_leader_and_isr_response})
-        self.writer = LeadershipWriter(zk, context, broker_id, on_controller_moved=self._resign)
+        self.writer = LeadershipWriter(zk, context, broker_id, on_controller_moved=self._resign,
+                                       unclean_elections=self.stats.unclean_leader_elections)
         self.states = StateChanges(context, self.writer, self.requests, reactor, broker_id, broker_default=(
             dynamic_config.value if dynamic_config is not None else config.get))
         self.deletion = TopicDeletionManager(context, zk, self.requests, config, broker_id,
@@ -59,6 +66,10 @@ class KafkaController:
                                          broker_id, is_active=lambda: self.active)
         self.reassignments = PartitionReassignments(context, zk, self.writer, self.requests, broker_id)
         self.shutdowns = ControlledShutdown(context, self.writer, self.requests, broker_id)
+        register_controller_metrics(
+            self.metrics, lambda: self.active, lambda: self.events.current, lambda: self.context,
+            lambda: {tp: move.adding for tp, move in self.reassignments.in_progress.items()},
+            lambda: [len(channel.queue) for channel in self.channels.channels.values()] if self.channels else [])
 
     @property
     def is_active(self):
@@ -121,7 +132,8 @@ class KafkaController:
         context.epoch = epoch
         context.epoch_zk_version = epoch_zk_version
         self.active = True
-        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name, self.security))
+        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name, self.security,
+                                                    self.metrics))
         if not self._watches_registered:
             zk = self.zk
             yield zk.watch_children(BROKER_IDS_PATH, zk.on_reactor(self._on_brokers_changed))

@@ -20,10 +20,12 @@ class ControllerMoved(Exception):
 
 class LeadershipWriter:
     """Every write is checked against the controller epoch's znode version; a failed check calls
-    ``on_controller_moved`` (the controller resigns) and raises ControllerMoved, which ends the event."""
+    ``on_controller_moved`` (the controller resigns) and raises ControllerMoved, which ends the event.
+    ``unclean_elections`` (a meter) counts the leaders written from outside their partition's ISR."""
 
-    def __init__(self, zk, context, broker_id, on_controller_moved):
+    def __init__(self, zk, context, broker_id, on_controller_moved, unclean_elections=None):
         self.zk = zk
+        self.unclean_elections = unclean_elections
         self.context = context
         self.broker_id = broker_id
         self.on_controller_moved = on_controller_moved
@@ -75,6 +77,8 @@ class LeadershipWriter:
                         log.warning("[Controller id=%d] update of %s-%d failed: %r", self.broker_id,
                                     tp[0], tp[1], outcome)
                     continue
+                if self.unclean_elections is not None and _is_unclean(self.context.leadership.get(tp), decided[tp]):
+                    self.unclean_elections.mark()
                 self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
                 batch.add_leader_and_isr(self.context.assignments[tp], tp)
                 written.append(tp)
@@ -109,6 +113,10 @@ class LeadershipWriter:
                 raise ControllerMoved(str(error)) from None
             raise
         return result
+
+
+def _is_unclean(previous, elected):
+    return previous is not None and elected.leader >= 0 and elected.leader not in previous.isr
 
 
 def leader_isr(state):

@@ -284,7 +284,8 @@ class KafkaServer(service.MultiService):
     def _start_controller(self):
         controller_listener = self.config.controller_listener_name
         self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, controller_listener,
-                                          self.dynamic_config, security=self._security_to(controller_listener))
+                                          self.dynamic_config, security=self._security_to(controller_listener),
+                                          metrics=self.metrics)
         self.addService(Lifecycle("controller", stop=self.controller.shutdown))
         if self.config["controlled.shutdown.enable"]:
             self.addService(ControlledShutdown(self.config, self.reactor, self.metadata_cache, self.broker_id,

@@ -43,6 +43,7 @@ def prometheus_name(metric_name, kind):
         else:
             family = "%s_%s_%s" % (_safe(group), _safe(type_), _safe(attribute))
         return family.lower(), family.lower(), labels
+    labels = {_safe(key): value for key, value in tags}  # the exporter's safeName: broker-id is broker_id
     if group.startswith("kafka.coordinator."):
         family = "kafka_coordinator_%s_%s_%s" % (group.split(".", 2)[2], type_, name)
         return _safe(family).lower(), _safe(family).lower(), labels
