@@ -121,7 +121,10 @@ class Log:
 
     @property
     def size(self):
-        return sum(segment.size for segment in self._segments)
+        segments = self._segments
+        if len(segments) == 1:  # most logs, read for each of them at every metrics scrape
+            return segments[0].size
+        return sum(segment.size for segment in segments)
 
     @property
     def log_end_offset(self):
