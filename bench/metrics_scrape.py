@@ -5,8 +5,9 @@ about 4 x partitions per-partition log samples plus everything else. The scrape 
 (HTTP GET to the last byte), while a probe thread sends ApiVersions requests to the same broker one after another:
 their round trips while a scrape runs, against the idle ones, show how long the reactor could not answer (the
 registry's samples are taken on the reactor; the text is rendered in a worker thread). With --in-process the
-same kind of registry (10,000 logs and led partitions, in this process) is also timed directly: samples(), the
-reactor's share, and render(), the worker thread's.
+same kind of registry (10,000 logs and led partitions, in this process) is also timed directly (samples(), the
+reactor's share, and render(), the worker thread's) and served by the broker's endpoint on a reactor whose
+lateness a 5 ms LoopingCall measures.
 
     python bench/metrics_scrape.py [--partitions 10000] [--scrapes 10] [--in-process]
 """
@@ -126,15 +127,19 @@ def real_broker(args):
 
 
 def in_process(args):
-    """The registry of a broker leading ``args.partitions`` partitions, built here: samples() and render() timed."""
-    from twisted.internet import task
+    """A registry like the broker's for ``args.partitions`` led partitions (their logs, the replica manager, the
+    fetch session cache), served by the broker's PrometheusEndpoint on a reactor in this process: scrapes from a
+    thread, and a LoopingCall every 5 ms on the reactor whose lateness is how long the reactor was held."""
+    from twisted.internet import reactor, task, threads
 
     from kafka_zk.common.metrics import MetricsRegistry
     from kafka_zk.log.log_config import LogConfig
     from kafka_zk.log.log_manager import LogManager
     from kafka_zk.server.config.kafka_config import KafkaConfig
+    from kafka_zk.server import gc_policy
     from kafka_zk.server.config.topic_config import effective_topic_config
     from kafka_zk.server.metrics import prometheus
+    from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
     from kafka_zk.server.replication.fetch_session import FetchSessionCache
     from kafka_zk.server.replication.replica_manager import ReplicaManager
 
@@ -143,12 +148,12 @@ def in_process(args):
             return lambda *args, **kwargs: None
 
     data_dir = tempfile.mkdtemp(prefix="kz-scrape-inproc-")
+    gc_policy.install(reactor)  # the broker's garbage collection policy (kafka_zk.server.main)
     try:
-        clock = task.Clock()
-        registry = MetricsRegistry(clock=clock.seconds)
+        registry = MetricsRegistry(clock=reactor.seconds)
         config = effective_topic_config(KafkaConfig({"zookeeper.connect": "zk"}).log_config_defaults(), {})
-        logs = LogManager([data_dir], LogConfig(), clock, metrics=registry)
-        replicas = ReplicaManager(1, logs, lambda topic: config, clock, isr_writer=None,
+        logs = LogManager([data_dir], LogConfig(), reactor, metrics=registry)
+        replicas = ReplicaManager(1, logs, lambda topic: config, reactor, isr_writer=None,
                                   is_broker_alive=lambda broker_id: True, replication_quotas=Nothing(),
                                   fetch_sessions=FetchSessionCache(1000, metrics=registry),
                                   make_fetchers=lambda changed: Nothing(), make_log_dir_mover=lambda get: Nothing(),
@@ -159,17 +164,57 @@ def in_process(args):
              "isr": [1], "replicas": [1], "zk_version": 0, "controller_epoch": 1} for p in range(args.partitions)],
             {})
         print("in process: %d logs made in %.1fs" % (args.partitions, time.monotonic() - start))
+        gc_policy.freeze_startup_objects()
         taken, rendered = [], []
         for _ in range(args.scrapes):
             start = time.perf_counter()
             samples = registry.samples()
             taken.append(time.perf_counter() - start)
             start = time.perf_counter()
-            text = prometheus.render(samples)
+            prometheus.render(samples)
             rendered.append(time.perf_counter() - start)
-        print("in process: %d samples; samples() (on the reactor) median %s, max %s; render() (worker thread) "
-              "median %s, max %s; %.1f MB" % (len(samples), ms(statistics.median(taken)), ms(max(taken)),
-                                              ms(statistics.median(rendered)), ms(max(rendered)), len(text) / 1e6))
+        print("in process: %d samples; samples() (on the reactor) median %s, max %s; render() (worker thread, "
+              "after the first) median %s, max %s; the first render %s" % (
+                  len(samples), ms(statistics.median(taken)), ms(max(taken)), ms(statistics.median(rendered[1:])),
+                  ms(max(rendered[1:])), ms(rendered[0])))
+
+        endpoint = PrometheusEndpoint("http://127.0.0.1:0", registry, reactor)
+        lateness = []  # (time, seconds late)
+        interval = 0.005
+        last = [None]
+
+        def tick():
+            now = time.monotonic()
+            if last[0] is not None:
+                lateness.append((now, max(0.0, now - last[0] - interval)))
+            last[0] = now
+        ticker = task.LoopingCall(tick)
+        windows = []
+
+        def scrapes():
+            time.sleep(1.0)
+            url = "http://127.0.0.1:%d/metrics" % endpoint.bound_port
+            for _ in range(args.scrapes):
+                begin, end, _body = scrape(url)
+                windows.append((begin, end))
+                time.sleep(0.3)
+
+        def run():
+            endpoint.startService()
+            ticker.start(interval)
+            done = threads.deferToThread(scrapes)
+            done.addBoth(lambda _: (ticker.stop(), endpoint.stopService(), reactor.stop()))
+        reactor.callWhenRunning(run)
+        reactor.run()
+        durations = [end - begin for begin, end in windows]
+        during = [late for at, late in lateness if any(begin <= at <= end + 0.01 for begin, end in windows)]
+        idle = [late for at, late in lateness if at < windows[0][0]]
+        worst = [max([late for at, late in lateness if begin <= at <= end + 0.01] or [0.0]) for begin, end in windows]
+        print("in process, through the endpoint: scrape median %s, max %s; reactor lateness (a 5 ms LoopingCall) "
+              "idle max %s, during scrapes median %s, max %s; per scrape: %s" % (
+                  ms(statistics.median(durations)), ms(max(durations)), ms(max(idle)),
+                  ms(statistics.median(during)), ms(max(during)),
+                  ", ".join("%.0f/%.0f" % (d * 1000, w * 1000) for d, w in zip(durations, worst))))
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 
