@@ -27,6 +27,7 @@ _UNSAFE = re.compile(r"[^a-zA-Z0-9:_]+")
 _QUOTA_TYPES = {"Produce", "Fetch", "Request"}
 
 
+@functools.lru_cache(maxsize=8192)  # names of groups, types, attributes and tags: a few hundred
 def _safe(text):
     return _UNSAFE.sub("_", text).strip("_") if text else text
 
@@ -123,33 +124,40 @@ _LINE_STARTS_KEPT = 1 << 19
 
 
 class _LineStart:
-    """What generate_latest writes for one metric, but its values: the family's name, its HELP and TYPE lines
-    (when the metric is the family's first), and the start of each sample line (``name{labels} ``)."""
+    """What generate_latest writes for one metric, but its values: the family's name and type, and the start of
+    each sample line (``name{labels} ``); the family's HELP and TYPE lines come from its first metric."""
 
-    __slots__ = ("family", "header", "starts")
+    __slots__ = ("family", "type", "starts")
 
     def __init__(self, metric_name, kind, extra_labels):
         family, sample_name, labels = prometheus_name(metric_name, kind)
         if extra_labels:
             labels = {**extra_labels, **labels}
-        prometheus_type = _TYPES[kind]
-        header_name = escape_metric_name(family + "_total" if prometheus_type == "counter" else family)
-        documentation = metric_name.mbean().replace("\\", r"\\").replace("\n", r"\n")
         self.family = family
-        self.header = "# HELP %s %s\n# TYPE %s %s\n" % (header_name, documentation, header_name, prometheus_type)
-        if prometheus_type == "summary":
+        self.type = _TYPES[kind]
+        if self.type == "summary":
             self.starts = {quantile: _sample_start(sample_name, {**labels, "quantile": _quantile_label(quantile)})
                            for quantile in PERCENTILES}
             self.starts["count"] = _sample_start(sample_name + "_count", labels)
         else:
             self.starts = _sample_start(sample_name, labels)
 
+    def header(self, metric_name):
+        name = _metric_name(self.family + "_total" if self.type == "counter" else self.family)
+        documentation = metric_name.mbean().replace("\\", r"\\").replace("\n", r"\n")
+        return "# HELP %s %s\n# TYPE %s %s\n" % (name, documentation, name, self.type)
+
+
+# a few hundred distinct metric and label names: escaped once each
+_metric_name = functools.lru_cache(maxsize=4096)(escape_metric_name)
+_label_name = functools.lru_cache(maxsize=4096)(escape_label_name)
+
 
 def _sample_start(sample_name, labels):
     if not labels:
-        return escape_metric_name(sample_name) + " "
-    return "%s{%s} " % (escape_metric_name(sample_name), ",".join(
-        '%s="%s"' % (escape_label_name(key), str(value).replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"'))
+        return _metric_name(sample_name) + " "
+    return "%s{%s} " % (_metric_name(sample_name), ",".join(
+        '%s="%s"' % (_label_name(key), str(value).replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"'))
         for key, value in sorted(labels.items())))
 
 
@@ -166,7 +174,7 @@ def _render_samples(samples, extra_labels):
             start = line_starts[key] = _LineStart(metric_name, kind, extra_labels)
         lines = families.get(start.family)
         if lines is None:
-            lines = families[start.family] = [start.header]
+            lines = families[start.family] = [start.header(metric_name)]
         if kind == "gauge" or kind == "meter":
             lines.append(start.starts + floatToGoString(value) + "\n")
         else:
