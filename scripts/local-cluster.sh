@@ -3,6 +3,7 @@
 #   scripts/local-cluster.sh [--data DIR] [--brokers N] [--racks R] [--daemon]   start (foreground unless --daemon)
 #   scripts/local-cluster.sh stop | status
 #   scripts/local-cluster.sh broker ID start|stop|kill
+# The web console serves on http://127.0.0.1:9000/ (--console-port N moves it, 0 leaves it out).
 # --brokers N runs N brokers (default 3); --racks R (1..N) puts broker i in rack rack-<i mod R> (broker.rack).
 # With 3 brokers or more the internal topics get Kafka's production settings (__consumer_offsets and
 # __transaction_state with 3 replicas, transaction.state.log.min.isr=2); with fewer, 1 replica.

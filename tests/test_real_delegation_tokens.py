@@ -73,8 +73,9 @@ def test_brokers_create_the_token_paths_and_the_controller_removes_an_expired_to
     zk.create_token_change_notification(expired.token_id)  # the brokers load it, then the controller expires it
     wait_for(lambda: "expired-token" not in zk.get_delegation_token_ids(), timeout=30,
              message="the controller to remove the expired token")
-    # the removal is announced for every broker's cache
-    assert [token_id for _, token_id, _ in zk.get_token_change_notifications()] == ["expired-token"] * 2
+    # the removal is announced for every broker's cache (the notification follows the znode's deletion)
+    wait_for(lambda: [token_id for _, token_id, _ in zk.get_token_change_notifications()] == ["expired-token"] * 2,
+             timeout=30, message="the removal's change notification")
 
 
 def test_a_token_znode_round_trips_through_zookeeper(zk):

@@ -28,14 +28,17 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
     data = tmp_path / "data"
     zk_port = free_port()
     base = free_ports(3)
-    started = run(data, zk_port, base, "--daemon")
+    console = ("--console-port", str(free_port()))
+    started = run(data, zk_port, base, *console, "--daemon")
     try:
         assert started.returncode == 0, started.stderr
         assert "bootstrap servers: 127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d" % (base, base + 1, base + 2) \
             in started.stdout
-        status = run(data, zk_port, base, "status")
+        assert "console: http://127.0.0.1:%s/" % console[1] in started.stdout
+        status = run(data, zk_port, base, *console, "status")
         assert status.returncode == 0
-        assert status.stdout.count("running") == 4, status.stdout
+        assert status.stdout.count("running") == 5, status.stdout
+        assert "console http://127.0.0.1:%s/: running" % console[1] in status.stdout
         for broker in range(3):
             assert "broker %d 127.0.0.1:%d, rack rack-%d: running" % (broker, base + broker, broker % 2) \
                 in status.stdout
@@ -51,9 +54,9 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
         assert "shut down completed" in log  # the clean stop
         assert (data / "broker-1" / "logs" / "meta.properties").exists()
     finally:
-        stopped = run(data, zk_port, base, "stop")
-    assert stopped.returncode == 0 and "stopped" in stopped.stdout
-    status = run(data, zk_port, base, "status")
+        stopped = run(data, zk_port, base, *console, "stop")
+    assert stopped.returncode == 0 and "stopped" in stopped.stdout and "stopping the console" in stopped.stdout
+    status = run(data, zk_port, base, *console, "status")
     assert "running" not in status.stdout
     for broker in range(3):
         assert (data / ("broker-%d" % broker) / "logs" / ".kafka_cleanshutdown").exists()

@@ -206,6 +206,29 @@ def print_error(out, message):
     print("\nError: %s" % message, file=out)
 
 
+def group_offset_rows(admin, end_offsets, description):
+    """The --describe rows of a group: (topic, partition, committed offset, log end offset, lag, member id, host,
+    client id), None where unknown; assigned partitions first (by member, most partitions first), then those with
+    only a committed offset. ``end_offsets([tp])`` gives {tp: log end offset}."""
+    committed = admin.list_group_offsets(description.group_id)
+    rows = []
+    assigned = set()
+    members = sorted((m for m in description.members if any(m.assignment.values())),
+                     key=lambda m: -sum(len(ps) for ps in m.assignment.values()))
+    for member in members:
+        tps = sorted(((t, p) for t, ps in member.assignment.items() for p in ps), key=lambda tp: (tp[1], tp[0]))
+        assigned.update(tps)
+        rows += [(tp, member.member_id, member.host, member.client_id) for tp in tps]
+    rows += [(tp, None, None, None) for tp in sorted(committed) if tp not in assigned]
+    ends = end_offsets([tp for tp, _, _, _ in rows])
+    result = []
+    for tp, member_id, host, client_id in rows:
+        offset, end = committed.get(tp), ends.get(tp)
+        lag = end - offset if offset is not None and end is not None else None
+        result.append((tp[0], tp[1], offset, end, lag, member_id, host, client_id))
+    return result
+
+
 # -- the service -------------------------------------------------------------------------------
 
 class ConsumerGroupService:
@@ -257,24 +280,8 @@ class ConsumerGroupService:
         return self.consumer.end_offsets(partitions) if partitions else {}
 
     def offset_rows(self, description):
-        committed = self.admin.list_group_offsets(description.group_id)
-        rows = []
-        assigned = set()
-        members = sorted((m for m in description.members if any(m.assignment.values())),
-                         key=lambda m: -sum(len(ps) for ps in m.assignment.values()))
-        for member in members:
-            tps = sorted(((t, p) for t, ps in member.assignment.items() for p in ps), key=lambda tp: (tp[1], tp[0]))
-            assigned.update(tps)
-            rows += [(tp, member.member_id, member.host, member.client_id) for tp in tps]
-        rows += [(tp, MISSING, MISSING, MISSING) for tp in sorted(committed) if tp not in assigned]
-        ends = self.end_offsets([tp for tp, _, _, _ in rows])
-        result = []
-        for tp, member_id, host, client_id in rows:
-            offset, end = committed.get(tp), ends.get(tp)
-            lag = end - offset if offset is not None and end is not None else None
-            result.append((tp[0], tp[1], MISSING if offset is None else offset, MISSING if end is None else end,
-                           MISSING if lag is None else lag, member_id, host, client_id))
-        return result
+        return [tuple(MISSING if value is None else value for value in row)
+                for row in group_offset_rows(self.admin, self.end_offsets, description)]
 
     def describe(self):
         for group in sorted(self.group_ids()):

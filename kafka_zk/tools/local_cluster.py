@@ -10,6 +10,7 @@ from pathlib import Path
 
 from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.client.errors import KafkaClientError
+from kafka_zk.tools.console_process import ConsoleProcess
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
 from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running, wait_for_exit
 
@@ -17,6 +18,7 @@ DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
 DEFAULT_BASE_PORT = 9092
 DEFAULT_METRICS_PORT = 9404  # the Prometheus JMX exporter's customary port
+DEFAULT_CONSOLE_PORT = 9000
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
 METADATA_API_KEY = 3
@@ -252,11 +254,12 @@ def rack_of(broker_id, racks):
 class LocalCluster:
     def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
                  host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None, secure=False,
-                 internal_ports=None, metrics_ports=None):
+                 internal_ports=None, metrics_ports=None, console_port=None):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
         inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i). ``metrics_ports``: each
-        broker's Prometheus port (None: no metrics endpoint)."""
+        broker's Prometheus port (None: no metrics endpoint). ``console_port``: where the web console serves (None:
+        no console)."""
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.security = SecureCluster(self.data_dir / "secure", host) if secure else None
@@ -273,6 +276,13 @@ class LocalCluster:
             internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
             for broker, internal_port in zip(self.brokers, internal):
                 self.security.prepare(broker, internal_port)
+        self.console = None
+        if console_port:
+            self.console = ConsoleProcess(
+                self.data_dir / "console", console_port, self.zk_connect, self.bootstrap_servers,
+                [broker.metrics_url for broker in self.brokers], host=host,
+                command_config=self.security.material.properties_file("admin") if secure else None,
+                environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None)
 
     @property
     def bootstrap_servers(self):
@@ -309,10 +319,19 @@ class LocalCluster:
         for broker in self.brokers:
             broker.wait_serving(ids, timeout)
         say("every broker serves metadata of brokers %s" % ",".join(map(str, ids)))
+        if self.console is not None and not self.console.is_running():
+            try:  # the cluster serves without its console (e.g. when the console's port is taken)
+                self.console.start()
+                say("console serving on %s (pid %d)" % (self.console.url, self.console.pid()))
+            except RuntimeError as error:
+                say("warning: %s" % error)
         return self
 
     def stop(self, progress=None):
         say = progress or (lambda line: None)
+        if self.console is not None and self.console.is_running():
+            say("stopping the console")
+            self.console.stop()
         for broker in self.brokers:
             if broker.is_running():
                 say("stopping broker %d (controlled shutdown)" % broker.broker_id)
@@ -325,6 +344,8 @@ class LocalCluster:
             self.zookeeper.stop()
 
     def kill(self):
+        if self.console is not None:
+            self.console.stop(timeout=1.0)
         for broker in self.brokers:
             broker.kill()
         if self.zookeeper is not None:
@@ -340,6 +361,8 @@ class LocalCluster:
         for broker in self.brokers:
             state = "running (pid %d)" % broker.pid() if broker.is_running() else "stopped"
             lines.append("%s: %s" % (_described(broker), state))
+        if self.console is not None:
+            lines.append(self.console.status_line())
         return lines
 
 
@@ -363,6 +386,8 @@ def build_parser():
     parser.add_argument("--metrics-port", type=int, default=DEFAULT_METRICS_PORT,
                         help="broker N serves its Prometheus metrics on http://127.0.0.1:<port+N>/metrics "
                              "(default 9404)")
+    parser.add_argument("--console-port", type=int, default=DEFAULT_CONSOLE_PORT,
+                        help="the web console's port: http://127.0.0.1:<port>/ (default 9000; 0: no console)")
     parser.add_argument("--secure", action="store_true",
                         help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
                              "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure")
@@ -385,7 +410,8 @@ def cluster_settings(args):
     """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics."""
     return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers),
             "secure": args.secure,
-            "metrics_ports": [args.metrics_port + index for index in range(args.brokers)]}
+            "metrics_ports": [args.metrics_port + index for index in range(args.brokers)],
+            "console_port": args.console_port or None}
 
 
 def main(argv=None):
@@ -428,6 +454,8 @@ def _start(cluster, daemon):
     for broker in cluster.brokers:
         if broker.metrics_url:
             print("broker %d metrics: %s" % (broker.broker_id, broker.metrics_url))
+    if cluster.console is not None and cluster.console.is_running():
+        print("console: %s" % cluster.console.url)
     if cluster.security is not None:
         for line in cluster.security.summary_lines():
             print(line)

@@ -349,8 +349,17 @@ def generate(backend, args, out):
     if duplicates:
         raise ReassignmentError("Broker list contains duplicate entries: %s" % ",".join(map(str, duplicates)))
     topics = parse_topics_to_move(args.topics_to_move_json_file)
+    current, proposed = propose_reassignment(backend, topics, broker_list, not args.disable_rack_aware)
+    print("Current partition replica assignment\n%s\n" % format_reassignment_json(current), file=out)
+    print("Proposed partition reassignment configuration\n%s" % format_reassignment_json(proposed), file=out)
+    return 0
+
+
+def propose_reassignment(backend, topics, broker_list, rack_aware=True):
+    """--generate's plan: (current, proposed) {(topic, partition): replicas} moving ``topics`` onto the brokers of
+    ``broker_list`` with Kafka's assignment (rack-aware unless ``rack_aware`` is False)."""
     live = backend.brokers()
-    mode = RackAwareMode.DISABLED if args.disable_rack_aware else RackAwareMode.ENFORCED
+    mode = RackAwareMode.ENFORCED if rack_aware else RackAwareMode.DISABLED
     try:  # Kafka leaves out brokers it cannot find
         racks = racks_under(mode, {b: live[b] for b in broker_list if b in live})
     except IncompleteRackInformationError as error:
@@ -368,12 +377,10 @@ def generate(backend, args, out):
         except InvalidReplicationFactorError as error:
             raise ReassignmentError(str(error)) from None
         proposed.update({(topic, p): replicas for p, replicas in placed.items()})
-    print("Current partition replica assignment\n%s\n" % format_reassignment_json(current), file=out)
-    print("Proposed partition reassignment configuration\n%s" % format_reassignment_json(proposed), file=out)
-    return 0
+    return current, proposed
 
 
-def _validated_proposal(backend, entries):
+def validated_proposal(backend, entries):
     proposed = dict(entries)
     current = backend.assignment(sorted({tp[0] for tp in proposed}))
     missing = [tp for tp in proposed if tp not in current]
@@ -391,7 +398,7 @@ def _validated_proposal(backend, entries):
 
 
 def execute(backend, args, out):
-    proposed, current = _validated_proposal(backend, parse_reassignment(args.reassignment_json_file))
+    proposed, current = validated_proposal(backend, parse_reassignment(args.reassignment_json_file))
     if not args.additional and backend.ongoing():
         raise ReassignmentError(EXISTING_MESSAGE)
     print("Current partition replica assignment\n\n%s\n\nSave this to use as the --reassignment-json-file option "
