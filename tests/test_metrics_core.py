@@ -1,5 +1,6 @@
 """The metric primitives and their Prometheus names as the JMX exporter's Kafka rules give them."""
 
+from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from twisted.internet.task import Clock
 
@@ -84,3 +85,30 @@ def test_failing_gauges_are_left_out_of_a_scrape():
     registry.gauge("kafka.server", "ReplicaManager", "LeaderCount", lambda: 1 / 0)
     registry.gauge("kafka.server", "ReplicaManager", "PartitionCount", lambda: 5)
     assert samples_of(registry) == {("kafka_server_replicamanager_partitioncount", ()): 5}
+
+
+def test_render_writes_what_generate_latest_writes_for_the_same_families():
+    clock = Clock()
+    registry = MetricsRegistry(clock=clock.seconds)
+    registry.meter("kafka.server", "BrokerTopicMetrics", "MessagesInPerSec", {"topic": "a"}).mark(3)
+    registry.meter("kafka.server", "BrokerTopicMetrics", "MessagesInPerSec").mark(4)
+    registry.meter("kafka.server", "Odd", "Rejections").mark(1)  # a meter not named ...PerSec
+    registry.gauge("kafka.server", "ReplicaManager", "UnderReplicatedPartitions", lambda: 2)
+    registry.gauge("kafka.server", "Odd", "Ratio", lambda: 0.1 + 0.2)
+    registry.gauge("kafka.server", "Odd", "Missing", lambda: float("nan"))
+    registry.gauge("kafka.server", "Odd", "Large", lambda: 12345678901.5)
+    registry.gauge("kafka.server", "group-coordinator-metrics", None, lambda: float("nan"),
+                   {"attribute": "partition-load-time-max"})
+    registry.gauge("kafka.server", "Produce", None, lambda: 1.5, {"user": 'a"b\\c\nd', "client-id": "c",
+                                                                 "attribute": "throttle-time"})
+    timer = registry.timer("kafka.network", "RequestMetrics", "TotalTimeMs", {"request": "Fetch"})
+    for value in (1, 5, 250):
+        timer.update(value)
+    registry.histogram("kafka.server", "Odd", "Empty")
+    registry.add_collector(lambda: [(MetricName("kafka.log", "Log", "Size", {"topic": "t", "partition": p}), p * 10)
+                                    for p in range(3)])
+    samples = registry.samples()
+    for extra in (None, {"broker": "1"}):
+        expected = CollectorRegistry(auto_describe=False)
+        expected.register(prometheus._SnapshotCollector(samples, extra))
+        assert prometheus.render(samples, extra, process=False) == generate_latest(expected)

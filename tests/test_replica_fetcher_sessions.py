@@ -167,3 +167,17 @@ def test_a_log_start_offset_moved_by_the_leader_is_reported_in_the_next_incremen
     assert starts[2] == {(TOPIC, 0): 0}  # after the append: the new log end, the old start
     assert starts[3] == {(TOPIC, 0): 4}  # after the leader moved the start: reported at once
     assert starts[4] == {}
+
+
+def test_fetcher_stats_count_answered_fetches_and_the_bytes_appended(tmp_path):
+    fetcher, replicas = _follower(tmp_path, 2)
+    batch = encode_batch([(None, b"v1"), (None, b"v2")])
+    fetcher.connection = ScriptedLeader(fetcher, [_full(5, 2), _answer(5, [(0, 2, batch)]), _answer(5)])
+    fetcher.running = True
+    fetcher._loop()
+    assert (fetcher.requests_meter.count, fetcher.bytes_meter.count) == (3, len(batch))
+    stats = fetcher.manager.metrics.get("kafka.server", "FetcherStats", "BytesPerSec", {
+        "clientId": "ReplicaFetcherThread-0-0", "brokerHost": "127.0.0.1", "brokerPort": 1})
+    assert stats is fetcher.bytes_meter
+    fetcher.stop()
+    assert fetcher.manager.metrics.get("kafka.server", "FetcherStats", "BytesPerSec", fetcher._stats_tags) is None

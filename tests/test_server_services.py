@@ -49,6 +49,20 @@ def test_children_stop_in_reverse_one_after_another_and_the_last_line_times_the_
             "ZooKeeper session 0.00s)") in caplog.text
 
 
+def test_broker_state_is_kafkas_through_a_controlled_shutdown(tmp_path):
+    server = _server(tmp_path, task.Clock())
+    state = lambda: server.metrics.get("kafka.server", "KafkaServer", "BrokerState").read()
+    assert state() == 0  # NotRunning
+    service.Service.startService(server)
+    seen = []
+    for name in ("ZooKeeper session", "controlled shutdown", "periodic tasks"):
+        server.addService(Lifecycle(name, stop=lambda name=name: seen.append((name, state()))))
+    server.stopService()
+    # PendingControlledShutdown until the controlled shutdown is done, then BrokerShuttingDown, then NotRunning
+    assert seen == [("periodic tasks", 6), ("controlled shutdown", 6), ("ZooKeeper session", 7)]
+    assert state() == 0
+
+
 def test_a_periodic_task_first_runs_one_interval_after_its_start_and_not_after_its_stop():
     clock = task.Clock()
     calls = []

@@ -2,6 +2,8 @@
 
 from collections import defaultdict
 
+from kafka_zk.common.metrics import MetricsRegistry
+
 
 class DelayedOperation:
     """Subclasses implement try_complete() -> bool (calling force_complete() when done),
@@ -11,12 +13,16 @@ class DelayedOperation:
         self.delay_ms = delay_ms
         self.completed = False
         self._timer = None
+        self._purgatory = None  # the purgatory counting this operation among its delayed ones
 
     def force_complete(self):
         """Complete now if nobody has; returns True only for the caller that completed it."""
         if self.completed:
             return False
         self.completed = True
+        if self._purgatory is not None:
+            self._purgatory.delayed -= 1
+            self._purgatory = None
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = None
@@ -46,12 +52,22 @@ class DelayedOperationPurgatory:
     # every list is swept once the entries added since the last sweep outnumber those left by it plus this.
     PURGE_SLACK_ENTRIES = 10000
 
-    def __init__(self, name, clock):
+    def __init__(self, name, clock, metrics=None):
+        """``metrics``: the MetricsRegistry that gets Kafka's ``kafka.server:type=DelayedOperationPurgatory``
+        gauges for this purgatory (``delayedOperation=<name>``): PurgatorySize, the watch-list entries (an
+        operation counts once per key it watches, completed ones until purged, as Kafka counts), and
+        NumDelayedOperations, the operations waiting for completion or their timeout."""
         self.name = name
         self.clock = clock
         self._watchers = defaultdict(list)
         self._entries = 0  # list entries, of pending and of completed operations
         self._entries_after_purge = 0
+        self.delayed = 0  # operations watched and not completed yet (Kafka's timeoutTimer.size)
+        registry = metrics if metrics is not None else MetricsRegistry()
+        tags = {"delayedOperation": name}
+        registry.gauge("kafka.server", "DelayedOperationPurgatory", "PurgatorySize", lambda: self._entries, tags)
+        registry.gauge("kafka.server", "DelayedOperationPurgatory", "NumDelayedOperations", lambda: self.delayed,
+                       tags)
 
     def try_complete_else_watch(self, operation, keys):
         """Complete the operation now if possible, else watch it under each key and start its timer."""
@@ -65,6 +81,8 @@ class DelayedOperationPurgatory:
         # Kafka tries once more after watching, for threads that changed state in between; on the reactor's
         # single thread nothing can have changed since the first try.
         if not operation.completed:
+            operation._purgatory = self
+            self.delayed += 1
             # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
             operation._timer = self.clock.callLater(max(0.0, operation.delay_ms / 1000.0), operation._expire)
         return False
@@ -117,5 +135,7 @@ class DelayedOperationPurgatory:
             for operation in operations:
                 if operation._timer is not None and operation._timer.active():
                     operation._timer.cancel()
+                operation._purgatory = None
         self._watchers.clear()
         self._entries = self._entries_after_purge = 0
+        self.delayed = 0

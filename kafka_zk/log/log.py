@@ -112,12 +112,19 @@ class Log:
         return tuple(self._segments)
 
     @property
+    def num_segments(self):
+        return len(self._segments)
+
+    @property
     def active_segment(self):
         return self._segments[-1]
 
     @property
     def size(self):
-        return sum(segment.size for segment in self._segments)
+        segments = self._segments
+        if len(segments) == 1:  # most logs, read for each of them at every metrics scrape
+            return segments[0].size
+        return sum(segment.size for segment in segments)
 
     @property
     def log_end_offset(self):

@@ -9,6 +9,7 @@ import os
 import shutil
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.checkpoints import (
     BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
     MalformedCheckpointError, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
@@ -17,6 +18,7 @@ from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.future_log import copy_leader_epochs
 from kafka_zk.log.log import (
     DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name, parse_topic_partition)
+from kafka_zk.log.log_metrics import LogGauges
 
 logger = logging.getLogger(__name__)
 
@@ -41,11 +43,12 @@ class LogManager:
     An I/O error on a log dir takes the whole dir offline through ``failures`` (a LogDirFailureChannel):
     the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
 
-    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None):
+    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None, metrics=None):
         """``clock``: anything with seconds() (the reactor, task.Clock), handed on to every Log.
         ``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
         broker writes them in batches off the reactor); without one each is written at once. A dir that
-        cannot be created, read and written is offline from the start; NoLogDirError when none can."""
+        cannot be created, read and written is offline from the start; NoLogDirError when none can.
+        ``metrics``: the MetricsRegistry that gets the logs' gauges (log_metrics) and LogFlushRateAndTimeMs."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
         self.failures = failures if failures is not None else LogDirFailureChannel()
         self.default_config = default_config
@@ -57,6 +60,9 @@ class LogManager:
         self._future_dir_of = {}
         self.preferred_dirs = {}  # AlterReplicaLogDirs for a replica not created yet: tp -> log dir
         self._deleted_logs = []  # (due ms, Log) of replaced logs renamed -delete, removed after the delay
+        registry = metrics if metrics is not None else MetricsRegistry()
+        self._flush_timer = registry.timer("kafka.log", "LogFlushStats", "LogFlushRateAndTimeMs")
+        registry.add_collector(LogGauges(self).collect)
         for log_dir in self.log_dirs:
             try:
                 os.makedirs(log_dir, exist_ok=True)
@@ -404,11 +410,19 @@ class LogManager:
         for tp, log in list(self._logs.items()):
             try:
                 if now_ms - log.last_flush_ms >= log.config.flush_ms:
-                    log.flush()
+                    self._timed_flush(log, None)
                 elif log.recovery_point < log.active_segment.base_offset:
-                    log.flush(log.active_segment.base_offset)
+                    self._timed_flush(log, log.active_segment.base_offset)
             except OSError as error:
                 self.failures.report_log(log, "flushing", error)
+
+    def _timed_flush(self, log, up_to_offset):
+        """Kafka's LogFlushStats: the flushes that wrote something, and how long each took."""
+        recovery_point = log.recovery_point
+        started = self._clock.seconds()
+        log.flush(up_to_offset)
+        if log.recovery_point != recovery_point:
+            self._flush_timer.update((self._clock.seconds() - started) * 1000.0)
 
     def async_delete(self, topic, partition):
         """Remove a partition's log: its dir is renamed ``...-delete`` and then deleted. False if unknown."""

@@ -55,6 +55,8 @@ log = logging.getLogger(__name__)
 # on its scheduler; walking 10,000 logs every second costs more than the rare roll is worth).
 FLUSH_CHECK_MS = 10000
 PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS = 600000  # Kafka 2.5's Defaults.ProducerIdExpirationCheckIntervalMs
+# Kafka's BrokerState values (kafka.server:type=KafkaServer,name=BrokerState)
+NOT_RUNNING, STARTING, RUNNING_AS_BROKER, PENDING_CONTROLLED_SHUTDOWN, BROKER_SHUTTING_DOWN = 0, 1, 3, 6, 7
 
 # The children whose stop ends a phase of the shutdown's timing line, and the phase's name.
 _SHUTDOWN_PHASES = {
@@ -83,6 +85,8 @@ class KafkaServer(service.MultiService):
         self.cluster_id = None
         # every component records into this; metrics.prometheus.listener serves it
         self.metrics = MetricsRegistry(clock=reactor.seconds, enabled=config["metrics.enabled"])
+        self.broker_state = NOT_RUNNING
+        self.metrics.gauge("kafka.server", "KafkaServer", "BrokerState", lambda: self.broker_state)
         self.inter_broker_listener_name = config.inter_broker_listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
         self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, logins to other brokers
@@ -91,7 +95,8 @@ class KafkaServer(service.MultiService):
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
         self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
         self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
-        self.fetch_manager = FetchManager(FetchSessionCache(config["max.incremental.fetch.session.cache.slots"]))
+        self.fetch_manager = FetchManager(FetchSessionCache(config["max.incremental.fetch.session.cache.slots"],
+                                                            metrics=self.metrics))
         self.log_dir_failures = LogDirFailureChannel()
         self.exit_code = 0  # what the process exits with once stopped: 1 after every log dir failed
         self.started = defer.Deferred()
@@ -110,6 +115,7 @@ class KafkaServer(service.MultiService):
 
     def startService(self):
         super().startService()
+        self.broker_state = STARTING
         self.start().addCallbacks(self.started.callback, self._start_failed)
 
     def _start_failed(self, failure):
@@ -134,6 +140,7 @@ class KafkaServer(service.MultiService):
         yield self._start_controller()
         yield self._follow_changes()
         self._schedule_periodic_tasks()
+        self.broker_state = RUNNING_AS_BROKER
         log.info("[KafkaServer id=%d] started", self.broker_id)
         return self
 
@@ -142,7 +149,7 @@ class KafkaServer(service.MultiService):
         config = self.config
         zk_client = self.zk_client_factory(config["zookeeper.connect"],
                                            session_timeout_ms=config.zookeeper_session_timeout_ms)
-        self.zk = ReactorZkClient(zk_client, self.reactor)
+        self.zk = ReactorZkClient(zk_client, self.reactor, self.metrics)
         self.addService(Lifecycle("ZooKeeper session", stop=self.zk.close))
         yield self.zk.start(config.zookeeper_connection_timeout_ms / 1000.0)
         yield self.zk.create_persistent_paths()
@@ -154,7 +161,7 @@ class KafkaServer(service.MultiService):
         config = self.config
         epoch_checkpoints = LeaderEpochCheckpointWriter(self.reactor, self.log_dir_failures)
         self.log_manager = LogManager(config.log_dirs, to_log_config(config.log_config_defaults()), self.reactor,
-                                      epoch_checkpoints.pending, self.log_dir_failures)
+                                      epoch_checkpoints.pending, self.log_dir_failures, metrics=self.metrics)
         self.addService(Lifecycle("logs", stop=self.log_manager.shutdown))
         # older epoch entries must not land after the final ones the logs write as they close
         self.addService(Lifecycle("leader epoch checkpoints", stop=epoch_checkpoints.wait_written))
@@ -193,13 +200,14 @@ class KafkaServer(service.MultiService):
             replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
                 config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed, security=self._security_to(self.inter_broker_listener_name)),
+                fetchable_changed, security=self._security_to(self.inter_broker_listener_name), metrics=self.metrics),
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
                 reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
-                bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]))
+                bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]),
+            metrics=self.metrics)
         self.addService(Lifecycle("replicas", stop=self._stop_replicas))
         self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
-                                             self.reactor)
+                                             self.reactor, metrics=self.metrics)
         self.addService(Lifecycle("log cleaner", start=self.log_cleaner.start, stop=self.log_cleaner.stop))
 
     def _stop_replicas(self):
@@ -210,7 +218,8 @@ class KafkaServer(service.MultiService):
         """The transaction and group coordinators, topic administration, and what a failed log dir takes down."""
         config = self.config
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
-        txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor)
+        txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor,
+                                            metrics=self.metrics)
         self.txn_coordinator = TransactionCoordinator(
             txn_state, TransactionMarkerChannel(
                 self.reactor, self.broker_id, self.metadata_cache, self.inter_broker_listener_name, txn_state,
@@ -219,7 +228,8 @@ class KafkaServer(service.MultiService):
         self.addService(Lifecycle("transaction coordinator", stop=self.txn_coordinator.shutdown))
         self.group_coordinator = GroupCoordinator(
             self.broker_id, group_config_from(config),
-            GroupMetadataManager(self.broker_id, config, self.replica_manager, self.reactor), self.reactor)
+            GroupMetadataManager(self.broker_id, config, self.replica_manager, self.reactor, metrics=self.metrics),
+            self.reactor, metrics=self.metrics)
         self.addService(Lifecycle("group coordinator", stop=self.group_coordinator.shutdown))
         self.admin = AdminManager(config, self.metadata_cache, self.zk, self.broker_id, self.dynamic_config,
                                   self.reactor)
@@ -428,8 +438,14 @@ class KafkaServer(service.MultiService):
         service.Service.stopService(self)
         log.info("[KafkaServer id=%d] shutting down", self.broker_id)
         phases = PhaseTimer(self.reactor.seconds)
-        for child in reversed(list(self)):
+        children = list(self)
+        controlled = any(child.name == "controlled shutdown" for child in children)
+        self.broker_state = PENDING_CONTROLLED_SHUTDOWN if controlled else BROKER_SHUTTING_DOWN
+        for child in reversed(children):
             yield child.stopService()
+            if child.name == "controlled shutdown":
+                self.broker_state = BROKER_SHUTTING_DOWN
             if child.name in _SHUTDOWN_PHASES:
                 phases.done(_SHUTDOWN_PHASES[child.name])
+        self.broker_state = NOT_RUNNING
         log.info("[KafkaServer id=%d] shut down completed in %s", self.broker_id, phases)

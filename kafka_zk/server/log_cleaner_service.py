@@ -15,8 +15,10 @@ from twisted.internet import threads
 from twisted.python.threadpool import ThreadPool
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, MalformedCheckpointError, OffsetCheckpointFile
 from kafka_zk.log.cleaner import CleanAbortedError, Cleaner, CleaningPlan, apply_cleaning, grab_filthiest, log_to_clean
+from kafka_zk.log.cleaner_metrics import CleanerStats, register_cleaner_gauges
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +28,8 @@ _INT32_MAX = 2 ** 31 - 1
 class LogCleanerService:
     """Runs Kafka's cleaning loop for the compacted logs of one broker."""
 
-    def __init__(self, reactor, log_manager, replica_manager, config, clock):
+    def __init__(self, reactor, log_manager, replica_manager, config, clock, metrics=None):
+        """``metrics``: the MetricsRegistry that gets the cleaner's gauges (log.cleaner_metrics)."""
         self.reactor = reactor
         self.log_manager = log_manager
         self.replica_manager = replica_manager
@@ -45,6 +48,24 @@ class LogCleanerService:
         self._stopping = False
         self._pool = None
         self._timer = None
+        self.stats = CleanerStats(self.num_threads, clock)
+        register_cleaner_gauges(metrics if metrics is not None else MetricsRegistry(), self.stats,
+                                log_manager.log_dirs, self._uncleanable_in)
+
+    def _uncleanable_in(self, log_dir):
+        """(partitions, cleanable bytes) of the uncleanable partitions in ``log_dir``."""
+        count = size = 0
+        high_watermarks = None
+        for tp in list(self.uncleanable):
+            log = self.log_manager.get_log(*tp)
+            if log is None or self.log_manager.log_dir_of(*tp) != log_dir:
+                continue
+            count += 1
+            if high_watermarks is None:
+                high_watermarks = self.replica_manager.high_watermark_snapshot()
+            size += log_to_clean(tp[0], tp[1], log, self.checkpoints.get(tp), milliseconds(self.clock),
+                                 high_watermarks.get(tp, log.log_end_offset)).cleanable_bytes
+        return count, size
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -104,6 +125,7 @@ class LogCleanerService:
                 continue  # not (yet) a replica this broker serves
             candidates.append(log_to_clean(log.topic, log.partition, log, self.checkpoints.get(tp), now,
                                            high_watermarks[tp]))
+        self.stats.chose(candidates)
         return grab_filthiest(candidates)
 
     def _producer_last_offsets(self, tp):
@@ -130,12 +152,13 @@ class LogCleanerService:
                           self.max_io_bytes_per_second, time.sleep, should_abort)
         started_ms = milliseconds(self.clock)
         d = threads.deferToThreadPool(self.reactor, self._pool, cleaner.clean, plan)
-        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms), errbackArgs=(tp, log))
+        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms, cleaner),
+                       errbackArgs=(tp, log))
         d.addBoth(self._done, tp)
 
     # -- finishing (reactor thread) ----------------------------------------------------------
 
-    def _finished(self, result, tp, log, started_ms):
+    def _finished(self, result, tp, log, started_ms, cleaner):
         if self.log_manager.get_log(*tp) is not log or self._stopping:  # deleted, or moved to another dir
             result.discard()
             return
@@ -147,6 +170,9 @@ class LogCleanerService:
         self.checkpoints[tp] = end_offset
         self._write_checkpoint(self.log_manager.log_dir_of(*tp))
         elapsed = max(1, milliseconds(self.clock) - started_ms)
+        offset_map = cleaner.offset_map
+        self.stats.passed(len(offset_map) / max(1, offset_map.slots), result.bytes_read, result.bytes_written,
+                          elapsed / 1000.0)
         logger.info("Cleaned log %s-%d up to offset %d: %d -> %d bytes of the log (%d of %d records kept "
                     "in the cleaned segments, %.1f MB/s read) in %d ms", tp[0], tp[1], end_offset, size_before,
                     log.size, result.records_written, result.records_read,

@@ -4,14 +4,33 @@ parameters, so a reader (and a linter) sees what is called, and a test fake impl
 
 from twisted.internet import threads
 
+from kafka_zk.zk.zk_metrics import ZooKeeperClientMetrics
+
 
 class ReactorZkClient:
-    def __init__(self, client, reactor):
+    def __init__(self, client, reactor, metrics=None):
+        """``metrics``: the MetricsRegistry that gets the ZooKeeper client metrics (zk_metrics); their session
+        events are followed from now on, so call this before ``start``."""
         self.client = client
         self.reactor = reactor
+        self.metrics = None
+        if metrics is not None:
+            self.metrics = ZooKeeperClientMetrics(metrics)
+            kazoo = client.kazoo  # a KafkaZkClient's
+            # on kazoo's thread: read the state kazoo is in now, hand both to the reactor
+            client.add_session_listener(lambda state: reactor.callFromThread(
+                self.metrics.on_state, state, kazoo.client_state))
 
     def _on_thread(self, method, *args):
-        return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), method, *args)
+        started = self.reactor.seconds()
+        answer = threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), method, *args)
+        if self.metrics is not None:
+
+            def answered(result):
+                self.metrics.record_latency(started, self.reactor.seconds())
+                return result
+            answer.addBoth(answered)
+        return answer
 
     def on_reactor(self, handler):
         """Wrap handler so that, called on a kazoo thread, it runs on the reactor thread instead."""

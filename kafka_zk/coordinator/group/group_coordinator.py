@@ -39,13 +39,13 @@ def sync_result(error, protocol_type=None, protocol_name=None, assignment=b""):
 
 
 class GroupCoordinator:
-    def __init__(self, broker_id, group_config, manager, clock, new_member_id=None):
+    def __init__(self, broker_id, group_config, manager, clock, new_member_id=None, metrics=None):
         self.broker_id = broker_id
         self.config = group_config
         self.manager = manager
         self.clock = clock
-        self.join_purgatory = DelayedOperationPurgatory("Rebalance", clock)
-        self.heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", clock)
+        self.join_purgatory = DelayedOperationPurgatory("Rebalance", clock, metrics)
+        self.heartbeat_purgatory = DelayedOperationPurgatory("Heartbeat", clock, metrics)
         self.new_member_id = new_member_id or (lambda prefix: "%s-%s" % (prefix, uuid.uuid4()))
         manager.on_group_loaded = self.on_group_loaded
         manager.on_group_unloaded = self.on_group_unloaded

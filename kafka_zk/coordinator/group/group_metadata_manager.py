@@ -6,6 +6,8 @@ import logging
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
+from kafka_zk.coordinator.coordinator_metrics import LoadTimes, group_metadata_collector, register_load_time_gauges
 from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.decisions import CoordinatorStatus
 from kafka_zk.coordinator.group.log_records import (
@@ -21,8 +23,9 @@ log = logging.getLogger(__name__)
 
 
 class GroupMetadataManager:
-    def __init__(self, broker_id, config, replica_manager, clock):
-        """``config``: the broker's KafkaConfig (offsets.* settings are read from it)."""
+    def __init__(self, broker_id, config, replica_manager, clock, metrics=None):
+        """``config``: the broker's KafkaConfig (offsets.* settings are read from it); ``metrics``: the
+        MetricsRegistry that gets the group counts and partition load times (coordinator_metrics)."""
         self.broker_id = broker_id
         self.replica_manager = replica_manager
         self.clock = clock
@@ -39,6 +42,11 @@ class GroupMetadataManager:
         self.active = True
         self.on_group_loaded = lambda group: None
         self.on_group_unloaded = lambda group: None
+        registry = metrics if metrics is not None else MetricsRegistry()
+        registry.add_collector(group_metadata_collector(lambda: list(self.groups.values())))
+        self.load_times = LoadTimes()
+        register_load_time_gauges(registry, "group-coordinator-metrics", self.load_times,
+                                  lambda: milliseconds(self.clock))
 
     def shutdown(self):
         self.active = False
@@ -186,9 +194,9 @@ class GroupMetadataManager:
             return
         self._tokens += 1
         token = self.loading[partition_id] = self._tokens
-        self.clock.callLater(0, self._load, partition_id, token)
+        self.clock.callLater(0, self._load, partition_id, token, milliseconds(self.clock))
 
-    def _load(self, partition_id, token):
+    def _load(self, partition_id, token, scheduled_ms):
         if self.loading.get(partition_id) != token:
             return
         partition = self.replica_manager.get_partition(OFFSETS_TOPIC, partition_id)
@@ -216,6 +224,8 @@ class GroupMetadataManager:
             if group_id not in self.groups:
                 self.groups[group_id] = group
                 self.on_group_loaded(group)
+        now = milliseconds(self.clock)
+        self.load_times.record(now - scheduled_ms, now)
         log.info("Loaded %d groups from %s-%d (%d records skipped)", len(loaded), OFFSETS_TOPIC, partition_id,
                  replay.skipped)
 

@@ -6,6 +6,8 @@ import logging
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
+from kafka_zk.coordinator.coordinator_metrics import LoadTimes, register_load_time_gauges
 from kafka_zk.coordinator.transaction import decisions as d
 from kafka_zk.coordinator.transaction.records import (
     TRANSACTION_STATE_TOPIC, TxnLogReplay, partition_for, txn_log_batch)
@@ -22,7 +24,8 @@ class TxnPartitionCache:
 
 
 class TransactionStateManager:
-    def __init__(self, broker_id, config, replica_manager, clock):
+    def __init__(self, broker_id, config, replica_manager, clock, metrics=None):
+        """``metrics``: the MetricsRegistry that gets the partition load times (transaction-coordinator-metrics)."""
         self.broker_id = broker_id
         self.replica_manager = replica_manager
         self.clock = clock
@@ -34,6 +37,9 @@ class TransactionStateManager:
         self.loading = {}          # partition id -> (coordinator epoch, load token)
         self._tokens = 0
         self.active = True
+        self.load_times = LoadTimes()
+        register_load_time_gauges(metrics if metrics is not None else MetricsRegistry(),
+                                  "transaction-coordinator-metrics", self.load_times, lambda: milliseconds(self.clock))
 
     def shutdown(self):
         self.active = False
@@ -129,9 +135,10 @@ class TransactionStateManager:
         self.caches.pop(partition_id, None)
         self._tokens += 1
         self.loading[partition_id] = (coordinator_epoch, self._tokens)
-        self.clock.callLater(0, self._load, partition_id, coordinator_epoch, self._tokens, on_loaded)
+        self.clock.callLater(0, self._load, partition_id, coordinator_epoch, self._tokens, on_loaded,
+                             milliseconds(self.clock))
 
-    def _load(self, partition_id, coordinator_epoch, token, on_loaded):
+    def _load(self, partition_id, coordinator_epoch, token, on_loaded, scheduled_ms):
         if self.loading.get(partition_id) != (coordinator_epoch, token):
             return
         partition = self.replica_manager.get_partition(TRANSACTION_STATE_TOPIC, partition_id)
@@ -155,6 +162,8 @@ class TransactionStateManager:
                 cache.transactions[transactional_id] = TransactionMetadata.from_log(transactional_id, value)
             except ValueError:
                 replay.skipped += 1
+        now = milliseconds(self.clock)
+        self.load_times.record(now - scheduled_ms, now)
         log.info("Loaded %d transactional ids from %s-%d at coordinator epoch %d (%d records skipped)",
                  len(cache.transactions), TRANSACTION_STATE_TOPIC, partition_id, coordinator_epoch, replay.skipped)
         on_loaded(partition_id, coordinator_epoch, list(cache.transactions.values()))

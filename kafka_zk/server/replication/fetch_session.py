@@ -16,6 +16,7 @@ Pure code: no reactor, no ZooKeeper; time comes in as now_ms arguments and sessi
 import random
 from collections import namedtuple
 
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.protocol.errors import Errors
 
 INVALID_SESSION_ID = 0
@@ -140,7 +141,9 @@ class FetchSessionCache:
     bigger sessions above smaller. A follower's session is evictable by size only once older than eviction_ms;
     a consumer's is evictable by a follower's at once, by another consumer's once older than eviction_ms."""
 
-    def __init__(self, max_entries, eviction_ms=MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, rng=None):
+    def __init__(self, max_entries, eviction_ms=MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS, rng=None, metrics=None):
+        """``metrics``: the MetricsRegistry that gets kafka.server:type=FetchSessionCache's
+        NumIncrementalFetchSessions, NumIncrementalFetchPartitionsCached and IncrementalFetchSessionEvictionsPerSec."""
         self.max_entries = max_entries
         self.eviction_ms = eviction_ms
         self.rng = rng or random.Random()
@@ -150,6 +153,12 @@ class FetchSessionCache:
         self.total_partitions = 0
         self.evictions = 0
         self.watchers = {}  # {(topic, partition): {session id: session}} for sessions that track changes
+        registry = metrics if metrics is not None else MetricsRegistry()
+        registry.gauge("kafka.server", "FetchSessionCache", "NumIncrementalFetchSessions", self.__len__)
+        registry.gauge("kafka.server", "FetchSessionCache", "NumIncrementalFetchPartitionsCached",
+                       lambda: self.total_partitions)
+        self._evictions_meter = registry.meter("kafka.server", "FetchSessionCache",
+                                               "IncrementalFetchSessionEvictionsPerSec")
 
     def get(self, session_id):
         return self.sessions.get(session_id)
@@ -219,6 +228,7 @@ class FetchSessionCache:
     def _evict(self, session):
         self.remove(session.id)
         self.evictions += 1
+        self._evictions_meter.mark()
 
     def remove(self, session_id):
         """Drop a session; returns it, or None when there was none."""

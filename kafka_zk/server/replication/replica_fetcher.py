@@ -6,6 +6,7 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
 from kafka_zk.net.broker_client import BrokerConnection
@@ -14,6 +15,7 @@ from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.fetch_session import PartitionRequest
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
+from kafka_zk.server.replication.replica_metrics import OneMinuteRate, register_fetcher_manager_gauges
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,12 @@ class ReplicaFetcher:
         self.running = False
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
+        self.request_rate = OneMinuteRate(self.reactor.seconds())  # fetches answered (MinFetchRate)
+        self._stats_tags = {"clientId": "ReplicaFetcherThread-%d-%d" % (fetcher_id, leader_id), "brokerHost": host,
+                            "brokerPort": port}
+        self.requests_meter = manager.metrics.meter("kafka.server", "FetcherStats", "RequestsPerSec",
+                                                    self._stats_tags)
+        self.bytes_meter = manager.metrics.meter("kafka.server", "FetcherStats", "BytesPerSec", self._stats_tags)
 
     def add(self, partition):
         tp = partition.tp
@@ -121,6 +129,8 @@ class ReplicaFetcher:
         self.running = False
         self.connection.close()
         self._wake()
+        for name in ("RequestsPerSec", "BytesPerSec"):
+            self.manager.metrics.remove("kafka.server", "FetcherStats", name, self._stats_tags)
 
     def _wake(self):
         if self._wakeup is not None and not self._wakeup.called:
@@ -275,6 +285,8 @@ class ReplicaFetcher:
         except Exception:
             self.session.handle_error()
             raise
+        self.request_rate.mark(self.reactor.seconds())
+        self.requests_meter.mark()
         answered = [(topic["topic"], answer["partition_index"]) for topic in response["responses"]
                     for answer in topic["partitions"]]
         error = response["error_code"]
@@ -321,6 +333,7 @@ class ReplicaFetcher:
             # a request naming the partition.
             if records or start_moved:
                 self.changed.add(tp)
+                self.bytes_meter.mark(len(records))
             if start_moved or partition.high_watermark != high_watermark:
                 moved.append(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
@@ -375,11 +388,14 @@ class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
     def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
-                 security=None):
+                 security=None, metrics=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
         consumers reading from this follower (KIP-392) may be waiting for; ``security``: how to reach the
-        leaders' inter-broker listener (a net.broker_client.ListenerSecurity)."""
+        leaders' inter-broker listener (a net.broker_client.ListenerSecurity); ``metrics``: the MetricsRegistry
+        that gets MaxLag and MinFetchRate (kafka.server:type=ReplicaFetcherManager,clientId=Replica) and each
+        fetcher's FetcherStats RequestsPerSec and BytesPerSec (clientId=ReplicaFetcherThread-<id>-<leader>,
+        brokerHost, brokerPort)."""
         self.config = config
         self.security = security
         self.reactor = reactor
@@ -388,6 +404,8 @@ class ReplicaFetcherManager:
         self.quota = quota
         self.fetchable_changed = fetchable_changed
         self.fetchers = {}
+        self.metrics = metrics if metrics is not None else MetricsRegistry()  # also each fetcher's FetcherStats
+        register_fetcher_manager_gauges(self.metrics, self, reactor)
 
     def add_partitions(self, leader_id, endpoint, partitions):
         fetcher_count = self.config["num.replica.fetchers"]

@@ -6,6 +6,7 @@ from collections import namedtuple
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
@@ -20,6 +21,7 @@ from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.replication.partition import Partition
+from kafka_zk.server.replication.replica_metrics import replica_manager_collector
 from kafka_zk.server.replication.replica_selector import ReplicaView
 
 log = logging.getLogger(__name__)
@@ -79,7 +81,7 @@ class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, *, isr_writer, is_broker_alive,
                  replication_quotas, fetch_sessions, make_fetchers, make_log_dir_mover, high_watermarks=None,
                  replica_lag_time_max_ms=30000, knows_partition=lambda tp: False, replica_selector=None,
-                 broker_rack=lambda broker_id: None):
+                 broker_rack=lambda broker_id: None, metrics=None):
         """``topic_config(topic)``: the topic's effective config dict; ``isr_writer(partition, new_isr)``: a Deferred
         of the partition state's new zk version, or None when the write lost a race; ``is_broker_alive(broker id)``:
         per the metadata cache; ``replication_quotas``: the leader and follower ReplicationQuotas;
@@ -88,7 +90,8 @@ class ReplicaManager:
         ReplicaAlterLogDirsManager moving replicas between log dirs (each told about this replica manager through
         the function it is given); ``high_watermarks``: {tp: checkpointed high watermark};
         ``knows_partition(tp)``: the metadata cache has it; ``replica_selector``: replica_selector.rack_aware or
-        the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache."""
+        the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache;
+        ``metrics``: the broker's MetricsRegistry (kafka.server:type=ReplicaManager and the purgatories)."""
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.topic_config = topic_config
@@ -106,9 +109,14 @@ class ReplicaManager:
         self.knows_partition = knows_partition
         self.replica_selector = replica_selector
         self.broker_rack = broker_rack
-        self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
-        self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
-        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
+        registry = metrics if metrics is not None else MetricsRegistry()
+        self.isr_shrinks = registry.meter("kafka.server", "ReplicaManager", "IsrShrinksPerSec")
+        self.isr_expands = registry.meter("kafka.server", "ReplicaManager", "IsrExpandsPerSec")
+        self.failed_isr_updates = registry.meter("kafka.server", "ReplicaManager", "FailedIsrUpdatesPerSec")
+        registry.add_collector(replica_manager_collector(self))
+        self.produce_purgatory = DelayedOperationPurgatory("Produce", clock, registry)
+        self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock, registry)
+        self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock, registry)
         self.fetchers = make_fetchers(self.fetchable_changed)
         self.log_dir_mover = make_log_dir_mover(self.get_partition)
 
@@ -431,6 +439,9 @@ class ReplicaManager:
         leader_epoch = partition.leader_epoch
 
         def written(zk_version):
+            # As Kafka's ZkPartitionStateStore: a written ISR change counts, a lost race is a failed update.
+            (self.failed_isr_updates if zk_version is None
+             else self.isr_shrinks if reason == "shrink" else self.isr_expands).mark()
             if partition.leader_epoch != leader_epoch or not partition.is_leader:
                 return  # leadership moved while the write was in flight
             partition.isr_update_in_flight = False
