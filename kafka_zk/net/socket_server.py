@@ -7,6 +7,7 @@ from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.request_metrics import RequestTiming
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
@@ -49,14 +50,19 @@ class KafkaServerProtocol(FramedProtocol):
     protocol, and how a connection's principal is found: ``principal_builder(transport)``, asked at the first
     request (a TLS handshake is over by then)."""
 
-    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None, metrics=None, connections=None):
+        """``metrics``: the SocketServerMetrics that time each request (None: nothing is measured);
+        ``connections``: the listener's ListenerConnections."""
         self.dispatcher = dispatcher
         self.clock = clock
+        self.metrics = metrics
+        self.connections = connections
+        self._arrived = 0.0
         self.max_frame_size = self.listener_max_frame_size = max_frame_size
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
+        self._pending = deque()  # [payload, header, ready, RequestTiming or None]
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
         self.authenticator = factory() if factory is not None else None
@@ -68,6 +74,17 @@ class KafkaServerProtocol(FramedProtocol):
         super().connectionMade()
         peer = self.transport.getPeer()
         self.client_host = getattr(peer, "host", "")
+        if self.connections is not None:
+            self.connections.opened()
+
+    def connectionLost(self, reason=protocol.connectionDone):
+        if self.connections is not None:
+            self.connections.lost()
+
+    def dataReceived(self, data):
+        if self.metrics is not None:
+            self._arrived = self.clock.seconds()  # a request read now starts its RequestQueueTime now
+        super().dataReceived(data)
 
     def frame_received(self, frame):
         if self.authenticator is not None and self._authentication_frame(frame):
@@ -104,7 +121,8 @@ class KafkaServerProtocol(FramedProtocol):
             self.principal = self.listener.principal_builder(self.transport)
             self._principal_known = True
         listener = self.listener
-        request = Request(header, body, self.client_host, milliseconds(self.clock), len(frame), self.principal,
+        now = self.clock.seconds()
+        request = Request(header, body, self.client_host, int(now * 1000), len(frame), self.principal,
                           listener.name, listener.security_protocol)
         try:
             result = self.dispatcher.handle(request)
@@ -112,7 +130,13 @@ class KafkaServerProtocol(FramedProtocol):
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
             return
-        entry = [None, header, False]
+        entry = [None, header, False, None]
+        if self.metrics is not None:
+            timing = entry[3] = RequestTiming(header.api_key, header.api_version,
+                                              header.api_key == 1 and body["replica_id"] >= 0,
+                                              len(frame) - body_offset, self._arrived if 0 < self._arrived <= now else now,
+                                              now)
+            timing.local_done = self.clock.seconds()
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
@@ -163,11 +187,13 @@ class KafkaServerProtocol(FramedProtocol):
         self.transport.loseConnection()
 
     def _enqueue_ready(self, header, payload):
-        self._pending.append([payload, header, True])
+        self._pending.append([payload, header, True, None])
         self._flush()
 
     def _completed(self, body, entry):
         header = entry[1]
+        if entry[3] is not None:
+            self.metrics.completed(entry[3], body)
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
@@ -203,9 +229,13 @@ class KafkaServerProtocol(FramedProtocol):
     def _flush(self):
         pending = self._pending
         while pending and pending[0][2]:
-            payload = pending.popleft()[0]
+            payload, _, _, timing = pending.popleft()
+            if timing is not None:
+                dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
                 self.send_frame(payload)
+            if timing is not None:
+                self.metrics.sent(timing, dequeued, self.clock.seconds())
 
     def frame_size_invalid(self, size):
         log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
@@ -235,13 +265,17 @@ class Listener:
 
 
 class KafkaServerFactory(protocol.ServerFactory):
-    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None, metrics=None):
+        """``metrics``: the SocketServerMetrics of the broker's listeners (None: none measured)."""
         self.dispatcher = dispatcher
         self.clock = clock
         self.max_frame_size = max_frame_size
         self.listener = listener or Listener()
+        self.metrics = metrics if metrics is not None and metrics.enabled else None
+        self.connections = self.metrics.listener(self.listener.name) if self.metrics is not None else None
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener)
+        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
+                                    self.connections)
         proto.factory = self
         return proto

@@ -6,6 +6,7 @@ from collections import namedtuple
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
@@ -16,6 +17,7 @@ from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
 from kafka_zk.server.config.topic_config import to_log_config
+from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
@@ -31,7 +33,7 @@ READ_COMMITTED = 1
 
 class ProduceResult:
     __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset",
-                 "min_isr")
+                 "min_isr", "converted")
 
     def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
                  log_append_time=-1, log_start_offset=-1, min_isr=1):
@@ -42,6 +44,7 @@ class ProduceResult:
         self.log_append_time = log_append_time
         self.log_start_offset = log_start_offset
         self.min_isr = min_isr
+        self.converted = 0  # records whose format the append converted
 
 
 class FetchResult:
@@ -79,7 +82,7 @@ class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, *, isr_writer, is_broker_alive,
                  replication_quotas, fetch_sessions, make_fetchers, make_log_dir_mover, high_watermarks=None,
                  replica_lag_time_max_ms=30000, knows_partition=lambda tp: False, replica_selector=None,
-                 broker_rack=lambda broker_id: None):
+                 broker_rack=lambda broker_id: None, topic_stats=None):
         """``topic_config(topic)``: the topic's effective config dict; ``isr_writer(partition, new_isr)``: a Deferred
         of the partition state's new zk version, or None when the write lost a race; ``is_broker_alive(broker id)``:
         per the metadata cache; ``replication_quotas``: the leader and follower ReplicationQuotas;
@@ -88,7 +91,8 @@ class ReplicaManager:
         ReplicaAlterLogDirsManager moving replicas between log dirs (each told about this replica manager through
         the function it is given); ``high_watermarks``: {tp: checkpointed high watermark};
         ``knows_partition(tp)``: the metadata cache has it; ``replica_selector``: replica_selector.rack_aware or
-        the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache."""
+        the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache;
+        ``topic_stats``: the BrokerTopicStats appends and reads are counted in (none counted without)."""
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.topic_config = topic_config
@@ -106,6 +110,7 @@ class ReplicaManager:
         self.knows_partition = knows_partition
         self.replica_selector = replica_selector
         self.broker_rack = broker_rack
+        self.topic_stats = topic_stats if topic_stats is not None else BrokerTopicStats(MetricsRegistry(enabled=False))
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock)
@@ -136,6 +141,7 @@ class ReplicaManager:
         for tp, records in entries.items():
             results[tp] = self._append_to_partition(tp, records, required_acks, now,
                                                     from_coordinator=from_coordinator)
+            self._count_append(tp[0], records, results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if required_acks != -1 or not appended:
@@ -152,6 +158,7 @@ class ReplicaManager:
         now = milliseconds(self.clock)
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
+            self._count_append(tp[0], records, results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if not appended:
@@ -159,6 +166,12 @@ class ReplicaManager:
         done = defer.Deferred()
         self.produce_purgatory.try_complete_else_watch(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
+
+    def _count_append(self, topic, records, result):
+        stats = self.topic_stats
+        if stats.enabled:
+            stats.appended(topic, len(records), result.error, result.last_offset - result.base_offset + 1,
+                           result.converted)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
         topic = tp[0]
@@ -199,8 +212,12 @@ class ReplicaManager:
             return ProduceResult(failure.code, failure.message)
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
-        return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
-                             appended.log_append_time, appended.log_start_offset, min_isr)
+        result = ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
+                               appended.log_append_time, appended.log_start_offset, min_isr)
+        # Kafka's numRecordsConverted: a legacy message set up-converted, or a batch recompressed for the topic
+        if records[16] < 2 or (len(records) > 22 and validated.batches[0][1].compression != records[22] & 0x07):
+            result.converted = validated.record_count
+        return result
 
     # -- delete records -----------------------------------------------------------------------
 
@@ -305,6 +322,10 @@ class ReplicaManager:
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
             results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
+        stats = self.topic_stats
+        if stats.enabled:
+            for tp, result in results.items():
+                stats.read(tp[0], result.error)
         return results, bytes_read
 
     def preferred_read_replica(self, partition, client_rack, fetch_offset):
@@ -535,6 +556,8 @@ class ReplicaManager:
             found.close()
         self.high_watermarks.pop(tp, None)
         error = Errors.NONE
+        if delete and self.topic_stats.has_topic(topic) and not any(name == topic for name, _ in self.partitions):
+            self.topic_stats.remove_topic(topic)  # Kafka's maybeRemoveTopicMetrics
         if delete:
             try:
                 self.log_manager.async_delete(topic, partition)
