@@ -11,7 +11,8 @@ from twisted.internet.testing import StringTransport
 from kafka_zk.common.metrics import MetricName, MetricsRegistry
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
-from kafka_zk.net.request_metrics import ReactorIdleMeter, SocketServerMetrics, error_counts
+from kafka_zk.net.request_metrics import (
+    FLUSH_EVERY, RESPONSE_DONE, ReactorIdleMeter, SocketServerMetrics, error_counts)
 from kafka_zk.net.socket_server import KafkaServerFactory, Listener
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import encode_request
@@ -157,6 +158,10 @@ def test_request_time_points_on_the_listener():
     waiting.callback({"throttle_time_ms": 5, "brokers": [], "cluster_id": None, "controller_id": 1,
                       "topics": [{"error_code": Errors.UNKNOWN_TOPIC_OR_PARTITION, "name": "x", "partitions": [],
                                   "is_internal": False}]})
+    assert histogram(registry, "TotalTimeMs", "Metadata").count == 0  # timings are folded in a batch at a time
+    scraped = {name: value for name, kind, value in registry.samples()}  # ... and before every collection
+    assert scraped[MetricName("kafka.network", "RequestMetrics", "TotalTimeMs", (("request", "Metadata"),))][0] == 1
+    assert not any(name.name == "PendingRequestTimings" for name in scraped)
     total = histogram(registry, "TotalTimeMs", "Metadata")
     assert total.count == 1 and 23.9 < total.max < 24.1
     assert 3.9 < histogram(registry, "LocalTimeMs", "Metadata").max < 4.1
@@ -169,7 +174,7 @@ def test_request_time_points_on_the_listener():
     assert 19.9 < histogram(registry, "ResponseQueueTimeMs", "ApiVersions").max < 20.1
     assert registry.get("kafka.network", "RequestMetrics", "RequestsPerSec",
                         (("request", "Metadata"), ("version", 1))).count == 1
-    errors = {name.tags: metric.count for name, metric in registry._metrics.items() if name.name == "ErrorsPerSec"}
+    errors = {name.tags: value for name, kind, value in registry.samples() if name.name == "ErrorsPerSec" and value}
     assert errors == {(("request", "Metadata"), ("error", "UNKNOWN_TOPIC_OR_PARTITION")): 1,
                       (("request", "ApiVersions"), ("error", "NONE")): 1}
     assert len(transport.value()) > 0
@@ -189,6 +194,7 @@ def test_fetches_count_under_fetch_and_consumer_or_follower():
         body = {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 100, "isolation_level": 0,
                 "session_id": 0, "session_epoch": -1, "topics": [], "forgotten_topics_data": [], "rack_id": ""}
         protocol.dataReceived(frame(encode_request(1, 11, replica_id + 10, "c", body)))
+    metrics.flush()
     assert histogram(registry, "TotalTimeMs", "Fetch").count == 3
     assert histogram(registry, "TotalTimeMs", "FetchFollower").count == 2
     assert histogram(registry, "TotalTimeMs", "FetchConsumer").count == 1
@@ -261,3 +267,20 @@ def test_quota_metrics_per_client():
     assert samples[MetricName("kafka.server", "Produce", None, tags + (("attribute", "byte-rate"),))] == \
         pytest.approx(16000 / 10.2)
     assert len(samples) == 2
+
+
+def test_a_busy_request_name_is_timed_from_a_sample_with_exact_counts():
+    clock = task.Clock()
+    registry = MetricsRegistry(clock.seconds)
+    metrics = SocketServerMetrics(registry, clock)
+    requests = 3 * FLUSH_EVERY + 7
+    for index in range(requests):  # local times 1 ms, but 5 ms for every tenth request
+        local = 0.005 if index % 10 == 0 else 0.001
+        timing = metrics.timing(0, 8, False, 100 + index % 3, 10.0, 10.0, 10.0 + local)
+        timing[RESPONSE_DONE] = 10.0 + local
+        metrics.sent(timing, 10.0 + local, 10.0 + local)
+    samples = {name.name: value for name, kind, value in registry.samples() if name.type == "RequestMetrics"}
+    count, percentiles = samples["LocalTimeMs"]
+    assert count == requests == samples["RequestsPerSec"] and samples["RequestBytes"][0] == requests
+    assert 1.0 <= percentiles[0.5] <= 1.1 and 5.0 <= percentiles[0.95] <= 5.5
+    assert histogram(registry, "RequestBytes", "Produce").max == 102

@@ -7,7 +7,6 @@ from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net.framing import FramedProtocol
-from kafka_zk.net.request_metrics import RequestTiming
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
@@ -62,7 +61,7 @@ class KafkaServerProtocol(FramedProtocol):
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        self._pending = deque()  # [payload, header, ready, RequestTiming or None]
+        self._pending = deque()  # [payload, header, ready, the request's timing (metrics on) or None]
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
         self.authenticator = factory() if factory is not None else None
@@ -80,11 +79,6 @@ class KafkaServerProtocol(FramedProtocol):
     def connectionLost(self, reason=protocol.connectionDone):
         if self.connections is not None:
             self.connections.lost()
-
-    def dataReceived(self, data):
-        if self.metrics is not None:
-            self._arrived = self.clock.seconds()  # a request read now starts its RequestQueueTime now
-        super().dataReceived(data)
 
     def frame_received(self, frame):
         if self.authenticator is not None and self._authentication_frame(frame):
@@ -130,13 +124,13 @@ class KafkaServerProtocol(FramedProtocol):
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
             return
-        entry = [None, header, False, None]
-        if self.metrics is not None:
-            timing = entry[3] = RequestTiming(header.api_key, header.api_version,
-                                              header.api_key == 1 and body["replica_id"] >= 0,
-                                              len(frame) - body_offset, self._arrived if 0 < self._arrived <= now else now,
-                                              now)
-            timing.local_done = self.clock.seconds()
+        if self.metrics is None:
+            entry = [None, header, False, None]
+        else:
+            arrived = self._arrived
+            entry = [None, header, False, self.metrics.timing(
+                header.api_key, header.api_version, header.api_key == 1 and body["replica_id"] >= 0,
+                len(frame) - body_offset, arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
@@ -243,6 +237,15 @@ class KafkaServerProtocol(FramedProtocol):
         self.transport.abortConnection()
 
 
+class MeasuredKafkaServerProtocol(KafkaServerProtocol):
+    """A connection whose requests are timed (broker metrics on): a request read now starts its
+    RequestQueueTime now."""
+
+    def dataReceived(self, data):
+        self._arrived = self.clock.seconds()
+        FramedProtocol.dataReceived(self, data)
+
+
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
 
 
@@ -275,7 +278,8 @@ class KafkaServerFactory(protocol.ServerFactory):
         self.connections = self.metrics.listener(self.listener.name) if self.metrics is not None else None
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
-                                    self.connections)
+        protocol_class = KafkaServerProtocol if self.metrics is None else MeasuredKafkaServerProtocol
+        proto = protocol_class(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
+                               self.connections)
         proto.factory = self
         return proto
