@@ -1,6 +1,11 @@
 """The cost of metrics on the produce path: two kafka-zk clusters in one run, one with metrics.enabled=true (and its
 Prometheus endpoints scraped as Prometheus would) and one with metrics.enabled=false, the same produce loads on
-each in turn; throughput, broker CPU and p99 produce latency side by side, as on/off ratios."""
+each in turn; throughput, broker CPU and p99 produce latency side by side, as on/off ratios.
+
+``--in-process`` measures the same path without processes or sockets, where a loaded machine blurs it less: Produce
+requests (acks=1 and acks=-1, one partition of 5 records each) fed to a listener connection, its handler, a real
+ReplicaManager and real logs in this process, metrics on and off alternating in small chunks; CPU microseconds per
+request."""
 
 import argparse
 import os
@@ -141,6 +146,95 @@ def latency_run(cluster, args, acks):
     return (latencies[len(latencies) // 2] * 1000.0, latencies[int(len(latencies) * 0.99)] * 1000.0)
 
 
+def in_process(args):
+    import functools
+    import struct
+
+    from twisted.internet import defer
+    from twisted.internet.testing import StringTransport
+
+    from kafka_zk.common.metrics import MetricsRegistry
+    from kafka_zk.log.log_config import LogConfig
+    from kafka_zk.log.log_manager import LogManager
+    from kafka_zk.net.request_metrics import SocketServerMetrics
+    from kafka_zk.net.socket_server import KafkaServerFactory, Listener
+    from kafka_zk.protocol.headers import encode_request
+    from kafka_zk.record.records import encode_batch
+    from kafka_zk.server.apis import Dispatcher, produce
+    from kafka_zk.server.config.kafka_config import KafkaConfig
+    from kafka_zk.server.config.topic_config import effective_topic_config
+    from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
+    from kafka_zk.server.quota.client_quotas import ClientQuotaManager
+    from kafka_zk.server.replication.fetch_session import FetchSessionCache
+    from kafka_zk.server.replication.replica_manager import ReplicaManager
+
+    class Clock:
+        seconds = staticmethod(time.time)
+
+    class Nothing:
+        """Fetchers, log-dir mover and replication quotas of a broker with no followers."""
+        leader = follower = None
+
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: False
+
+    class Topics:
+        def contains_topic(self, topic):
+            return True
+
+    config = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
+    directories = []
+
+    def connection(enabled):
+        clock, registry = Clock(), MetricsRegistry(time.time, enabled=enabled)
+        directories.append(tempfile.mkdtemp(prefix="kz-metrics-inproc-"))
+        manager = ReplicaManager(
+            1, LogManager([directories[-1]], LogConfig(), clock), lambda topic: config, clock,
+            isr_writer=lambda partition, isr: defer.succeed(None), is_broker_alive=lambda broker: True,
+            replication_quotas=Nothing(), fetch_sessions=FetchSessionCache(100), make_fetchers=lambda _: Nothing(),
+            make_log_dir_mover=lambda _: Nothing(), knows_partition=lambda tp: True,
+            topic_stats=BrokerTopicStats(registry))
+        manager.become_leader_or_follower([
+            {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
+             "zk_version": 0, "controller_epoch": 1} for p in range(4)], {})
+        handle = functools.partial(produce.handle, metadata_cache=Topics(), replica_manager=manager,
+                                   produce_quotas=ClientQuotaManager("producer_byte_rate"), clock=clock)
+        factory = KafkaServerFactory(Dispatcher({0: handle}), clock, 1 << 20, Listener(),
+                                     SocketServerMetrics(registry, clock))
+        protocol, transport = factory.buildProtocol(None), StringTransport()
+        protocol.makeConnection(transport)
+        return protocol, transport, registry
+
+    batch = encode_batch([(None, b"v" * VALUE_SIZE)] * 5)
+    rows = []
+    for acks in (1, -1):
+        frames = []
+        for index in range(400):
+            request = encode_request(0, 8, index, "bench", {
+                "transactional_id": None, "acks": acks, "timeout_ms": 1000,
+                "topics": [{"name": "t", "partitions": [{"partition_index": index % 4, "records": batch}]}]})
+            frames.append(struct.pack(">i", len(request)) + request)
+        connections = {enabled: connection(enabled) for enabled in (True, False)}
+        cpu = {True: 0.0, False: 0.0}
+        for chunk in range(args.chunks):
+            for enabled in ((True, False) if chunk % 2 else (False, True)):
+                protocol, transport, registry = connections[enabled]
+                start = time.process_time()
+                for frame in frames:
+                    protocol.dataReceived(frame)
+                cpu[enabled] += time.process_time() - start
+                transport.clear()
+                if enabled and chunk % 25 == 0:
+                    registry.samples()  # a scrape's collection now and then, as Prometheus would
+        on, off = (cpu[enabled] / (args.chunks * len(frames)) * 1e6 for enabled in (True, False))
+        rows.append([acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off)])
+    for directory in directories:
+        shutil.rmtree(directory, ignore_errors=True)
+    print("in process: %d Produce requests per case and setting, CPU microseconds per request"
+          % (args.chunks * 400))
+    print_table(["produce path", "on us", "off us", "on/off"], rows)
+
+
 def acks_label(acks):
     return "acks=all" if acks == -1 else "acks=%d" % acks
 
@@ -157,7 +251,12 @@ def main():
     parser.add_argument("--scrape-interval", type=float, default=10.0,
                         help="seconds between scrapes of the metrics-on brokers (0: none)")
     parser.add_argument("--keep-data", action="store_true")
+    parser.add_argument("--in-process", action="store_true", help="only the in-process measurement")
+    parser.add_argument("--chunks", type=int, default=200, help="in-process: chunks of 400 requests per setting")
     args = parser.parse_args()
+    if args.in_process:
+        in_process(args)
+        return
     print("%d brokers, topics of %d partitions RF %d min.insync.replicas %d; %d records of %d bytes per "
           "throughput run (batch.size 16 KiB); latency runs at %.0f records/s for %.0f s with linger.ms=0"
           % (BROKERS, args.partitions, BROKERS, args.min_isr, args.records, VALUE_SIZE, args.rate, args.seconds))
