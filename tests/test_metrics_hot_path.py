@@ -21,8 +21,9 @@ from kafka_zk.record.records import Record, encode_batch
 from kafka_zk.server import apis
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
+from kafka_zk.server.metrics.broker_metrics import HotPathMetrics
 from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
-from kafka_zk.server.quota.client_quotas import ClientQuotaManager
+from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager
 from kafka_zk.server.replication.replica_manager import FetchInfo
 from tests.replica_manager_support import replica_manager
 
@@ -284,3 +285,19 @@ def test_a_busy_request_name_is_timed_from_a_sample_with_exact_counts():
     assert count == requests == samples["RequestsPerSec"] and samples["RequestBytes"][0] == requests
     assert 1.0 <= percentiles[0.5] <= 1.1 and 5.0 <= percentiles[0.95] <= 5.5
     assert histogram(registry, "RequestBytes", "Produce").max == 102
+
+
+def test_the_broker_wiring_exposes_quotas_and_the_reactor_idle_share():
+    clock = task.Clock()
+    clock._poller = FakePoller(clock, [1.0])
+    registry = MetricsRegistry(clock.seconds)
+    quotas = ClientQuotaManager("consumer_byte_rate")
+    quotas.update_quota(DEFAULT, None, 100)
+    quotas.record("alice", "c1", 10, 0)
+    hot_path = HotPathMetrics(registry, clock)
+    hot_path.start([quotas])
+    clock._poller.poll(1, 1)
+    names = {name.mbean() for name, kind, value in registry.samples()}
+    assert "kafka.server:type=Fetch,user=alice,client-id=,attribute=byte-rate" in names
+    assert "kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent" in names
+    assert hot_path.topic_stats.registry is registry and hot_path.socket.registry is registry
