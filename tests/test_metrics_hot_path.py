@@ -4,6 +4,8 @@ client quotas' byte-rate and throttle-time."""
 
 import struct
 
+from types import SimpleNamespace
+
 import pytest
 from twisted.internet import defer, task
 from twisted.internet.testing import StringTransport
@@ -31,6 +33,8 @@ CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_conf
 
 
 def meter(registry, name, topic=None):
+    """A BrokerTopicMetrics meter's count as a collection sees it (the all-topics ones are summed then)."""
+    registry.samples()
     tags = () if topic is None else (("topic", topic),)
     metric = registry.get("kafka.server", "BrokerTopicMetrics", name, tags)
     return None if metric is None else metric.count
@@ -97,6 +101,8 @@ def test_reads_count_per_partition_and_a_deleted_topic_loses_its_meters(leader):
     manager.stop_replica("t", 0, delete=True)
     assert meter(registry, "MessagesInPerSec", "t") is None and meter(registry, "TotalFetchRequestsPerSec", "t") is None
     assert meter(registry, "TotalFetchRequestsPerSec", "u") == 1 and meter(registry, "MessagesInPerSec") == 2
+    assert meter(registry, "TotalFetchRequestsPerSec") == 2  # the all-topics meters keep a deleted topic's counts
+    assert not any(name.name == "AllTopicsSums" for name, kind, value in registry.samples())
 
 
 def test_bytes_out_go_to_consumers_per_topic_and_to_followers_as_replication():
@@ -115,7 +121,7 @@ def test_bytes_out_go_to_consumers_per_topic_and_to_followers_as_replication():
 def test_a_disabled_registry_counts_nothing(tmp_path):
     registry = MetricsRegistry(enabled=False)
     stats = BrokerTopicStats(registry)
-    stats.appended("t", 10, Errors.NONE, 1)
+    stats.appended("t", 10, SimpleNamespace(error=Errors.NONE, base_offset=0, last_offset=0, converted=0))
     stats.read("t", Errors.NONE)
     stats.sent("t", 5, False)
     assert registry.samples() == [] and not stats.has_topic("t")

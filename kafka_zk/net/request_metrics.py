@@ -128,8 +128,9 @@ def _fold(histogram, count, weight, values):
 
 
 # A request's timing as the connection carries it: a list, cheaper to make than an object.
-(API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START,
- END) = range(11)
+# The connection stamps RESPONSE_DONE and leaves the response's BODY when it is ready (see KafkaServerProtocol).
+(API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END,
+ BODY) = range(12)
 FLUSH_EVERY = 512  # requests of one name between flushes
 SAMPLED = 64  # rows of a flush whose values go into the percentiles
 
@@ -177,36 +178,40 @@ class SocketServerMetrics:
     @staticmethod
     def timing(api_key, version, follower, size, start, dequeued, local_done):
         """A request's timing: read (``start``), handled from ``dequeued`` to ``local_done`` (seconds)."""
-        return [api_key, version, follower, size, start, dequeued, local_done, None, 0, None, None]
-
-    def completed(self, timing, body):
-        """The response (``body``, None for none) is ready: note the time, its throttle time and its errors."""
-        timing[RESPONSE_DONE] = self.clock.seconds()
-        if body is None:
-            return
-        timing[THROTTLE] = body.get("throttle_time_ms") or 0
-        api_key = timing[API_KEY]
-        metrics = self._by_key.get(api_key) or self._metrics(api_key)
-        if api_key == PRODUCE_KEY:  # the common case, without building a dict
-            for topic in body["responses"]:
-                for partition in topic["partitions"]:
-                    code = partition["error_code"]
-                    if code:
-                        metrics.errors(code).count += 1
-                    else:
-                        metrics.none.count += 1
-            return
-        for code, count in error_counts(api_key, body).items():
-            metrics.errors(code).count += count
+        return [api_key, version, follower, size, start, dequeued, local_done, None, 0, None, None, None]
 
     def sent(self, timing, send_start, end):
-        """The response left (its turn came at ``send_start``, written by ``end``)."""
+        """The response left (its turn came at ``send_start``, written by ``end``): count the request, its errors
+        (those of the response's BODY, which is let go) and its throttle time, and keep its timing for the
+        histograms."""
         timing[SEND_START] = send_start
         timing[END] = end
-        if timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
-            timing[RESPONSE_DONE] = send_start
         api_key = timing[API_KEY]
-        (self._by_key.get(api_key) or self._metrics(api_key)).add(timing)
+        metrics = self._by_key.get(api_key) or self._metrics(api_key)
+        body = timing[BODY]
+        if body is not None:
+            timing[BODY] = None
+            timing[THROTTLE] = body.get("throttle_time_ms") or 0
+            if api_key == PRODUCE_KEY:  # the common case, without building a dict
+                none = 0
+                for topic in body["responses"]:
+                    for partition in topic["partitions"]:
+                        if partition["error_code"]:
+                            metrics.errors(partition["error_code"]).count += 1
+                        else:
+                            none += 1
+                metrics.none.count += none
+            else:
+                for code, count in error_counts(api_key, body).items():
+                    metrics.errors(code).count += count
+        elif timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
+            timing[RESPONSE_DONE] = send_start
+        meter = metrics._versions.get(timing[VERSION]) or metrics.requests(timing[VERSION])
+        meter.count += 1
+        pending = metrics.pending
+        pending.append(timing)
+        if len(pending) >= FLUSH_EVERY:
+            metrics.flush()
         if api_key == FETCH_KEY:
             self._fetch_metrics(timing[FOLLOWER]).add(timing)
 

@@ -7,6 +7,7 @@ from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
@@ -186,8 +187,10 @@ class KafkaServerProtocol(FramedProtocol):
 
     def _completed(self, body, entry):
         header = entry[1]
-        if entry[3] is not None:
-            self.metrics.completed(entry[3], body)
+        timing = entry[3]
+        if timing is not None:  # metrics on: the response is ready now; its body is counted when it is sent
+            timing[RESPONSE_DONE] = self.clock.seconds()
+            timing[BODY] = body
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:

@@ -63,13 +63,17 @@ class BrokerTopicMetrics:
 
 
 class BrokerTopicStats:
-    """Every topic's BrokerTopicMetrics and the all-topics one; the hot path marks both with one call each."""
+    """Every topic's BrokerTopicMetrics and the all-topics one. The hot path marks only the topic's meters; the
+    all-topics meters of the same names are their sums (with those of removed topics), taken at each collection by
+    a gauge registered before them that exports nothing."""
 
     def __init__(self, registry):
         self.registry = registry
         self.enabled = registry.enabled
+        registry.gauge(GROUP, TYPE, "AllTopicsSums", self.sum_all_topics)
         self.all_topics = BrokerTopicMetrics(registry)
         self._topics = {}
+        self._removed = dict.fromkeys((attribute for attribute, _ in TOPIC_METERS), 0)
 
     def topic(self, name):
         metrics = self._topics.get(name)
@@ -83,41 +87,48 @@ class BrokerTopicStats:
     def has_topic(self, name):
         return name in self._topics
 
+    def sum_all_topics(self):
+        """Bring the all-topics meters up to date; None (as a gauge: nothing to export)."""
+        if not self.enabled:
+            return None
+        every, topics = self.all_topics, list(self._topics.values())
+        for attribute, removed in self._removed.items():
+            getattr(every, attribute).count = removed + sum(getattr(metrics, attribute).count for metrics in topics)
+        return None
+
     def remove_topic(self, name):
-        """Drop a topic's meters (its last partition on this broker was deleted)."""
-        if self._topics.pop(name, None) is None:
+        """Drop a topic's meters (its last partition on this broker was deleted); the all-topics sums keep them."""
+        metrics = self._topics.pop(name, None)
+        if metrics is None:
             return
+        for attribute in self._removed:
+            self._removed[attribute] += getattr(metrics, attribute).count
         tag = ("topic", name)
         self.registry.remove_where(lambda metric: metric.group == GROUP and metric.type == TYPE
                                    and tag in metric.tags)
 
     # -- produce ------------------------------------------------------------------------------
 
-    def appended(self, topic, request_bytes, error, record_count=0, converted=0):
-        """One partition of a produce (or a coordinator's write) as leader: ``error`` its outcome,
-        ``request_bytes`` the records' size as the request carried them, ``record_count`` the records appended
-        (the batch's last offset - base offset + 1), ``converted`` the records whose format was converted."""
+    def appended(self, topic, request_bytes, result):
+        """One partition of a produce (or a coordinator's write) as leader: ``request_bytes`` the records' size as
+        the request carried them; ``result`` its outcome (error, base_offset, last_offset: the records appended,
+        as Kafka counts them from the batch's offsets; converted: the records whose format was converted)."""
         if not self.enabled:
             return
-        metrics, every = self.topic(topic), self.all_topics
+        metrics = self._topics.get(topic) or self.topic(topic)
         metrics.total_produce_requests.count += 1
-        every.total_produce_requests.count += 1
+        error = result.error
         if error == 0:
             metrics.bytes_in.count += request_bytes
-            every.bytes_in.count += request_bytes
-            metrics.messages_in.count += record_count
-            every.messages_in.count += record_count
-            if converted:
-                metrics.produce_message_conversions.count += converted
-                every.produce_message_conversions.count += converted
+            metrics.messages_in.count += result.last_offset - result.base_offset + 1
+            if result.converted:
+                metrics.produce_message_conversions.count += result.converted
         elif error == Errors.MESSAGE_TOO_LARGE:
             metrics.bytes_rejected.count += request_bytes
-            every.bytes_rejected.count += request_bytes
         elif error not in EXPECTED_PRODUCE_ERRORS:
             metrics.failed_produce_requests.count += 1
-            every.failed_produce_requests.count += 1
             if error == Errors.INVALID_RECORD:  # a record without a key for a compacted topic
-                every.no_key_compacted_topic_records.count += 1
+                self.all_topics.no_key_compacted_topic_records.count += 1
 
     # -- fetch --------------------------------------------------------------------------------
 
@@ -126,12 +137,10 @@ class BrokerTopicStats:
         completes, and counts again, as Kafka's DelayedFetch does)."""
         if not self.enabled:
             return
-        metrics, every = self.topic(topic), self.all_topics
+        metrics = self._topics.get(topic) or self.topic(topic)
         metrics.total_fetch_requests.count += 1
-        every.total_fetch_requests.count += 1
         if error not in EXPECTED_FETCH_ERRORS:
             metrics.failed_fetch_requests.count += 1
-            every.failed_fetch_requests.count += 1
 
     def sent(self, topic, size, to_follower):
         """``size`` record bytes of ``topic`` in a fetch response (Kafka's updateBytesOut)."""
@@ -141,12 +150,10 @@ class BrokerTopicStats:
             self.all_topics.replication_bytes_out.count += size
         else:
             self.topic(topic).bytes_out.count += size
-            self.all_topics.bytes_out.count += size
 
     def fetch_converted(self, topic, records):
         if self.enabled and records:
             self.topic(topic).fetch_message_conversions.count += records
-            self.all_topics.fetch_message_conversions.count += records
 
     def replicated(self, size):
         """A follower appended ``size`` bytes fetched from its leader."""

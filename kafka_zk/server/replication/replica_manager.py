@@ -138,10 +138,12 @@ class ReplicaManager:
         a coordinator's own write (Kafka's AppendOrigin.Coordinator), whose sequences are not checked."""
         results = {}
         now = milliseconds(self.clock)
+        stats = self.topic_stats
         for tp, records in entries.items():
-            results[tp] = self._append_to_partition(tp, records, required_acks, now,
-                                                    from_coordinator=from_coordinator)
-            self._count_append(tp[0], records, results[tp])
+            result = results[tp] = self._append_to_partition(tp, records, required_acks, now,
+                                                             from_coordinator=from_coordinator)
+            if stats.enabled:
+                stats.appended(tp[0], len(records), result)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if required_acks != -1 or not appended:
@@ -158,7 +160,7 @@ class ReplicaManager:
         now = milliseconds(self.clock)
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
-            self._count_append(tp[0], records, results[tp])
+            self.topic_stats.appended(tp[0], len(records), results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if not appended:
@@ -166,12 +168,6 @@ class ReplicaManager:
         done = defer.Deferred()
         self.produce_purgatory.try_complete_else_watch(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
-
-    def _count_append(self, topic, records, result):
-        stats = self.topic_stats
-        if stats.enabled:
-            stats.appended(topic, len(records), result.error, result.last_offset - result.base_offset + 1,
-                           result.converted)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
         topic = tp[0]
