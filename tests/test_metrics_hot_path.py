@@ -307,3 +307,26 @@ def test_the_broker_wiring_exposes_quotas_and_the_reactor_idle_share():
     assert "kafka.server:type=Fetch,user=alice,client-id=,attribute=byte-rate" in names
     assert "kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent" in names
     assert hot_path.topic_stats.registry is registry and hot_path.socket.registry is registry
+
+
+def test_every_request_counts_but_one_in_four_of_a_type_is_timed():
+    clock = task.Clock()
+    registry = MetricsRegistry(clock.seconds)
+    metrics = SocketServerMetrics(registry, clock)
+    protocol, transport = connect(apis.HANDLERS, clock, metrics)
+    for correlation_id in range(10):
+        protocol.dataReceived(frame(encode_request(18, 0, correlation_id, "c", {})))
+    assert len(responses_in(transport)) == 10
+    samples = {name.name: value for name, kind, value in registry.samples() if name.type == "RequestMetrics"}
+    assert samples["RequestsPerSec"] == 10 and samples["ErrorsPerSec"] == 10
+    assert samples["TotalTimeMs"][0] == 10 and samples["RequestBytes"][0] == 10
+    assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 3  # requests 1, 5 and 9
+
+
+def responses_in(transport):
+    data, out = transport.value(), []
+    while data:
+        size = struct.unpack(">i", data[:4])[0]
+        out.append(data[4:4 + size])
+        data = data[4 + size:]
+    return out

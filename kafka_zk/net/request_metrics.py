@@ -14,7 +14,9 @@ went, with Kafka's time points mapped onto one reactor:
 - ThrottleTimeMs: the throttle time the response announces; TotalTimeMs: all of it; RequestBytes: the body's size.
 
 A Fetch counts under Fetch and under FetchConsumer or FetchFollower, as in Kafka. Request metrics are made on a
-request name's first use. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
+request name's first use. Every request and error is counted; as Yammer's histograms keep a sample of what they
+are given, the histograms' percentiles come from a sample: one request in TIME_EVERY of each type is timed, its
+timing folded in later in batches (see RequestMetrics), so that the produce path pays a few percent, not ten. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
 recent time the reactor spent waiting in its poll (0..1, as Kafka's); per listener,
 ``kafka.server:type=socket-server-metrics,listener=L,networkProcessor=0`` has Kafka's connection-count,
 connection-creation-rate/-total and connection-close-rate/-total.
@@ -84,9 +86,15 @@ class RequestMetrics:
 
     def flush(self):
         rows = self.pending
-        if not rows:
-            return
-        self.pending = []
+        if rows:
+            self.pending = []
+            self._fold_rows(rows)
+        # every request counts in the histograms, timed or not (the timed ones' values stand for all)
+        requests = sum(meter.count for meter in self._versions.values())
+        for histogram in self.histograms:
+            histogram.count = requests
+
+    def _fold_rows(self, rows):
         # As Yammer's histograms keep a sample of the values they are given, the percentiles come from a sample
         # of at most SAMPLED rows of each batch, weighted by the rows it stands for; the counts are exact.
         count = len(rows)
@@ -128,6 +136,8 @@ def _fold(histogram, count, weight, values):
 
 
 # A request's timing as the connection carries it: a list, cheaper to make than an object.
+TIME_EVERY = 4  # of each request type, the first and every fourth request after it is timed
+
 # The connection stamps RESPONSE_DONE and leaves the response's BODY when it is ready (see KafkaServerProtocol).
 (API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END,
  BODY) = range(12)
@@ -146,6 +156,7 @@ class SocketServerMetrics:
         self._fetch_consumer = None
         self._fetch_follower = None
         self._listeners = {}
+        self._seen = [0] * 256  # requests seen per api key
         # A gauge that is never exported (it reads None) but is read before the request histograms registered
         # after it, at each collection: it folds in the requests not folded yet.
         registry.gauge(GROUP, TYPE, "PendingRequestTimings", self.flush)
@@ -175,6 +186,34 @@ class SocketServerMetrics:
             if metrics is not None:
                 metrics.flush()
 
+    def timed(self, api_key):
+        """Whether to time this request: as Yammer's histograms keep a sample of the values they are given, the
+        percentiles come from a sample of each request type (every TIME_EVERY-th); every request is counted."""
+        seen = self._seen
+        seen[api_key] = count = seen[api_key] + 1
+        return count % TIME_EVERY == 1
+
+    def counted(self, header, body, follower):
+        """A request that was not timed has its response (``body``, None for none): count it and its errors."""
+        api_key, version = header.api_key, header.api_version
+        metrics = self._by_key.get(api_key) or self._metrics(api_key)
+        (metrics._versions.get(version) or metrics.requests(version)).count += 1
+        if api_key == FETCH_KEY:
+            self._fetch_metrics(follower).requests(version).count += 1
+        if body is None:
+            return
+        if api_key == PRODUCE_KEY:  # the common case, without building a dict
+            none = 0
+            for topic in body["responses"]:
+                for partition in topic["partitions"]:
+                    if partition["error_code"]:
+                        metrics.errors(partition["error_code"]).count += 1
+                    else:
+                        none += 1
+            metrics.none.count += none
+            return
+        _count_errors(metrics, api_key, body)
+
     @staticmethod
     def timing(api_key, version, follower, size, start, dequeued, local_done):
         """A request's timing: read (``start``), handled from ``dequeued`` to ``local_done`` (seconds)."""
@@ -192,18 +231,7 @@ class SocketServerMetrics:
         if body is not None:
             timing[BODY] = None
             timing[THROTTLE] = body.get("throttle_time_ms") or 0
-            if api_key == PRODUCE_KEY:  # the common case, without building a dict
-                none = 0
-                for topic in body["responses"]:
-                    for partition in topic["partitions"]:
-                        if partition["error_code"]:
-                            metrics.errors(partition["error_code"]).count += 1
-                        else:
-                            none += 1
-                metrics.none.count += none
-            else:
-                for code, count in error_counts(api_key, body).items():
-                    metrics.errors(code).count += count
+            _count_errors(metrics, api_key, body)
         elif timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
             timing[RESPONSE_DONE] = send_start
         meter = metrics._versions.get(timing[VERSION]) or metrics.requests(timing[VERSION])
@@ -221,6 +249,21 @@ class SocketServerMetrics:
         if connections is None:
             connections = self._listeners[name] = ListenerConnections(self.registry, self.clock, name)
         return connections
+
+
+def _count_errors(metrics, api_key, body):
+    if api_key == PRODUCE_KEY:  # the common case, without building a dict
+        none = 0
+        for topic in body["responses"]:
+            for partition in topic["partitions"]:
+                if partition["error_code"]:
+                    metrics.errors(partition["error_code"]).count += 1
+                else:
+                    none += 1
+        metrics.none.count += none
+        return
+    for code, count in error_counts(api_key, body).items():
+        metrics.errors(code).count += count
 
 
 def error_counts(api_key, body):

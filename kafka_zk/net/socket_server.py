@@ -62,7 +62,8 @@ class KafkaServerProtocol(FramedProtocol):
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        self._pending = deque()  # [payload, header, ready, the request's timing (metrics on) or None]
+        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else a follower flag]
+        self._pending = deque()
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
         self.authenticator = factory() if factory is not None else None
@@ -125,13 +126,16 @@ class KafkaServerProtocol(FramedProtocol):
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
             return
-        if self.metrics is None:
+        metrics = self.metrics
+        if metrics is None:
             entry = [None, header, False, None]
-        else:
+        elif metrics.timed(header.api_key):  # its timing (a list) goes with it
             arrived = self._arrived
-            entry = [None, header, False, self.metrics.timing(
+            entry = [None, header, False, metrics.timing(
                 header.api_key, header.api_version, header.api_key == 1 and body["replica_id"] >= 0,
                 len(frame) - body_offset, arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+        else:  # counted only: whether it is a follower's fetch goes with it
+            entry = [None, header, False, header.api_key == 1 and body["replica_id"] >= 0]
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
@@ -188,9 +192,11 @@ class KafkaServerProtocol(FramedProtocol):
     def _completed(self, body, entry):
         header = entry[1]
         timing = entry[3]
-        if timing is not None:  # metrics on: the response is ready now; its body is counted when it is sent
+        if timing.__class__ is list:  # a timed request's response is ready now; it is counted when it is sent
             timing[RESPONSE_DONE] = self.clock.seconds()
             timing[BODY] = body
+        elif timing is not None:
+            self.metrics.counted(header, body, timing)
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
@@ -227,11 +233,12 @@ class KafkaServerProtocol(FramedProtocol):
         pending = self._pending
         while pending and pending[0][2]:
             payload, _, _, timing = pending.popleft()
-            if timing is not None:
+            timed = timing.__class__ is list
+            if timed:
                 dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
                 self.send_frame(payload)
-            if timing is not None:
+            if timed:
                 self.metrics.sent(timing, dequeued, self.clock.seconds())
 
     def frame_size_invalid(self, size):
