@@ -46,7 +46,8 @@ PURE_MODULES = {
     "kafka_zk.security.ssl_principal",
     "kafka_zk.security.zk_login",
     "kafka_zk.server.apis.authorization",
-    "kafka_zk.server.metrics.prometheus", "kafka_zk.server.metrics.broker_topic_stats", "kafka_zk.net.request_metrics",
+    "kafka_zk.server.metrics.prometheus",
+    "kafka_zk.server.metrics.broker_topic_stats", "kafka_zk.net.request_metrics",
     "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes",
 }
 
