@@ -186,6 +186,7 @@ class MetricsRegistry:
         self.enabled = enabled
         self._metrics = {}
         self._collectors = []
+        self._preparations = []
 
     def _get_or_add(self, name, make):
         if not self.enabled:
@@ -219,6 +220,11 @@ class MetricsRegistry:
         for name in [name for name in self._metrics if predicate(name)]:
             del self._metrics[name]
 
+    def before_collect(self, prepare):
+        """``prepare()`` runs at the start of each collection: to fold recorded values in, or sum derived meters."""
+        if self.enabled:
+            self._preparations.append(prepare)
+
     def add_collector(self, collect):
         """``collect()`` yields (MetricName, value) gauge samples at each collection."""
         if not self.enabled:
@@ -235,6 +241,8 @@ class MetricsRegistry:
         result = []
         if not self.enabled:
             return result
+        for prepare in self._preparations:
+            prepare()
         append = result.append
         for name, metric in list(self._metrics.items()):
             kind = metric.kind

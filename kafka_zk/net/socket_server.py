@@ -9,6 +9,7 @@ from twisted.internet import defer, protocol
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net import request_log
 from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
@@ -51,14 +52,20 @@ class KafkaServerProtocol(FramedProtocol):
     protocol, and how a connection's principal is found: ``principal_builder(transport)``, asked at the first
     request (a TLS handshake is over by then)."""
 
-    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None, metrics=None, connections=None):
+        """``metrics``: the SocketServerMetrics that time each request (None: nothing is measured);
+        ``connections``: the listener's ListenerConnections."""
         self.dispatcher = dispatcher
         self.clock = clock
+        self.metrics = metrics
+        self.connections = connections
+        self._arrived = 0.0
         self.max_frame_size = self.listener_max_frame_size = max_frame_size
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        self._pending = deque()  # [deferred-or-result, api_key, version, correlation_id]
+        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else a follower flag]
+        self._pending = deque()
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
         self.authenticator = factory() if factory is not None else None
@@ -70,6 +77,12 @@ class KafkaServerProtocol(FramedProtocol):
         super().connectionMade()
         peer = self.transport.getPeer()
         self.client_host = getattr(peer, "host", "")
+        if self.connections is not None:
+            self.connections.opened()
+
+    def connectionLost(self, reason=protocol.connectionDone):
+        if self.connections is not None:
+            self.connections.lost()
 
     def frame_received(self, frame):
         if self.authenticator is not None and self._authentication_frame(frame):
@@ -106,7 +119,8 @@ class KafkaServerProtocol(FramedProtocol):
             self.principal = self.listener.principal_builder(self.transport)
             self._principal_known = True
         listener = self.listener
-        request = Request(header, body, self.client_host, milliseconds(self.clock), len(frame), self.principal,
+        now = self.clock.seconds()
+        request = Request(header, body, self.client_host, int(now * 1000), len(frame), self.principal,
                           listener.name, listener.security_protocol)
         try:
             result = self.dispatcher.handle(request)
@@ -114,8 +128,17 @@ class KafkaServerProtocol(FramedProtocol):
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
             return
-        entry = [None, header, False]
-        if request_log.enabled():  # [payload, header, ready, RequestTimes] while kafka.request.logger is on
+        metrics = self.metrics
+        if metrics is None:
+            entry = [None, header, False, None]
+        elif metrics.timed(header.api_key):  # its timing (a list) goes with it
+            arrived = self._arrived
+            entry = [None, header, False, metrics.timing(
+                header.api_key, header.api_version, header.api_key == 1 and body["replica_id"] >= 0,
+                len(frame) - body_offset, arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+        else:  # counted only: whether it is a follower's fetch goes with it
+            entry = [None, header, False, header.api_key == 1 and body["replica_id"] >= 0]
+        if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
@@ -167,19 +190,25 @@ class KafkaServerProtocol(FramedProtocol):
         self.transport.loseConnection()
 
     def _enqueue_ready(self, header, payload):
-        self._pending.append([payload, header, True])
+        self._pending.append([payload, header, True, None])
         self._flush()
 
     def _completed(self, body, entry):
         header = entry[1]
+        timing = entry[3]
+        if timing.__class__ is list:  # a timed request's response is ready now; it is counted when it is sent
+            timing[RESPONSE_DONE] = self.clock.seconds()
+            timing[BODY] = body
+        elif timing is not None:
+            self.metrics.counted(header, body, timing)
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
             entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
         entry[2] = True
-        if len(entry) > 3:
-            entry[3].completed_ms = milliseconds(self.clock)
-            entry[3].response = body
+        if len(entry) > 4:
+            entry[4].completed_ms = milliseconds(self.clock)
+            entry[4].response = body
         self._flush()
         if body is not None and body.get("throttle_time_ms", 0) > 0 and header.api_key in _QUOTA_APIS:
             self._mute(body["throttle_time_ms"])
@@ -211,11 +240,16 @@ class KafkaServerProtocol(FramedProtocol):
         pending = self._pending
         while pending and pending[0][2]:
             entry = pending.popleft()
-            payload = entry[0]
+            payload, timing = entry[0], entry[3]
+            timed = timing.__class__ is list
+            if timed:
+                dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
                 self.send_frame(payload)
-            if len(entry) > 3:
-                request_log.log_completed(entry[3], milliseconds(self.clock), self._connection_id(),
+            if timed:
+                self.metrics.sent(timing, dequeued, self.clock.seconds())
+            if len(entry) > 4:
+                request_log.log_completed(entry[4], milliseconds(self.clock), self._connection_id(),
                                           getattr(self, "_client_information", UNKNOWN_CLIENT))
 
     def _request_times(self, request, api_name, body):
@@ -239,6 +273,15 @@ class KafkaServerProtocol(FramedProtocol):
         log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
                  self.max_frame_size)
         self.transport.abortConnection()
+
+
+class MeasuredKafkaServerProtocol(KafkaServerProtocol):
+    """A connection whose requests are timed (broker metrics on): a request read now starts its
+    RequestQueueTime now."""
+
+    def dataReceived(self, data):
+        self._arrived = self.clock.seconds()
+        FramedProtocol.dataReceived(self, data)
 
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
@@ -265,13 +308,18 @@ class Listener:
 
 
 class KafkaServerFactory(protocol.ServerFactory):
-    def __init__(self, dispatcher, clock, max_frame_size, listener=None):
+    def __init__(self, dispatcher, clock, max_frame_size, listener=None, metrics=None):
+        """``metrics``: the SocketServerMetrics of the broker's listeners (None: none measured)."""
         self.dispatcher = dispatcher
         self.clock = clock
         self.max_frame_size = max_frame_size
         self.listener = listener or Listener()
+        self.metrics = metrics if metrics is not None and metrics.enabled else None
+        self.connections = self.metrics.listener(self.listener.name) if self.metrics is not None else None
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener)
+        protocol_class = KafkaServerProtocol if self.metrics is None else MeasuredKafkaServerProtocol
+        proto = protocol_class(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
+                               self.connections)
         proto.factory = self
         return proto

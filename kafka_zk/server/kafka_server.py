@@ -32,6 +32,7 @@ from kafka_zk.server.listeners import BrokerListeners, client_tls
 from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
+from kafka_zk.server.metrics.broker_metrics import HotPathMetrics
 from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
 from kafka_zk.server.quota.client_quota_configs import ClientQuotaConfigs
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
@@ -87,6 +88,8 @@ class KafkaServer(service.MultiService):
         self.metrics = MetricsRegistry(clock=reactor.seconds, enabled=config["metrics.enabled"])
         self.broker_state = NOT_RUNNING
         self.metrics.gauge("kafka.server", "KafkaServer", "BrokerState", lambda: self.broker_state)
+        self.hot_path_metrics = HotPathMetrics(self.metrics, reactor)
+        self.topic_stats = self.hot_path_metrics.topic_stats  # BrokerTopicMetrics, for the fetch handler
         self.inter_broker_listener_name = config.inter_broker_listener_name
         self.authorizer = None  # authorizer.class.name unset: every action is allowed
         self.sasl = BrokerSaslSetup(config, reactor)  # SASL listeners, SCRAM credentials, logins to other brokers
@@ -200,7 +203,9 @@ class KafkaServer(service.MultiService):
             replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
                 config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed, security=self._security_to(self.inter_broker_listener_name), metrics=self.metrics),
+                fetchable_changed, security=self._security_to(self.inter_broker_listener_name), metrics=self.metrics,
+                topic_stats=self.topic_stats),
+            topic_stats=self.topic_stats,
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
                 reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
                 bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]),
@@ -263,12 +268,14 @@ class KafkaServer(service.MultiService):
     def _listen(self):
         """A port for every listener; bound_port is the first listener's."""
         self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.request_dispatcher(),
-                                         self.config["socket.request.max.bytes"], self.sasl.authenticator_factory)
+                                         self.config["socket.request.max.bytes"], self.sasl.authenticator_factory,
+                                         socket_metrics=self.hot_path_metrics.socket)
         for port in self.listeners.ports.values():
             self.addService(port)
         self.bound_port = self.listeners.bound_port(self.config.listeners[0].listener_name)
 
     def _serve_metrics(self):
+        self.hot_path_metrics.start([self.produce_quotas, self.fetch_quotas])
         listener = self.config["metrics.prometheus.listener"]
         if listener:
             self.prometheus_endpoint = PrometheusEndpoint(listener, self.metrics, self.reactor)

@@ -38,9 +38,10 @@ class BrokerListeners:
     builder) and, on TLS listeners, its ServerTls."""
 
     def __init__(self, config, dynamic_config, reactor, dispatcher, max_frame_size,
-                 authenticator_factory_of=lambda listener_name: None):
+                 authenticator_factory_of=lambda listener_name: None, socket_metrics=None):
         """``authenticator_factory_of(listener name)``: a SASL listener's per-connection authenticator factory
-        (None on the others)."""
+        (None on the others); ``socket_metrics``: the net.request_metrics.SocketServerMetrics requests and
+        connections are measured in (None: not measured)."""
         self.dynamic_config = dynamic_config
         self.ports = {}
         self.server_tls = {}
@@ -52,7 +53,7 @@ class BrokerListeners:
             listener = Listener(name, protocol, authenticator_factory=authenticator_factory_of(name))
             if builder is not None:
                 listener.principal_builder = builder
-            factory = KafkaServerFactory(dispatcher, reactor, max_frame_size, listener)
+            factory = KafkaServerFactory(dispatcher, reactor, max_frame_size, listener, socket_metrics)
             if is_tls(protocol):
                 tls = self.server_tls[name] = ServerTls(settings)
                 self._settings[name] = settings

@@ -7,6 +7,7 @@ from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.validation import down_convert
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized_names, cluster_authorized
@@ -21,7 +22,10 @@ _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
 
 
-def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None):
+def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None,
+           topic_stats=None):
+    """``topic_stats``: the BrokerTopicStats whose BytesOutPerSec / ReplicationBytesOutPerSec count what the
+    response carries (Kafka's updateBytesOut), and FetchMessageConversionsPerSec what old versions made convert."""
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
@@ -93,10 +97,15 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
             if error == Errors.NONE and not denied_follower and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
         topics = {}
+        counting = topic_stats is not None and topic_stats.enabled
         for tp, outcome in answer.items():
             records = outcome.records
             if version <= 3 and records:
+                if counting:
+                    topic_stats.fetch_converted(tp[0], _record_count(records))
                 records = down_convert(records, 0 if version <= 1 else 1)
+            if counting and records:
+                topic_stats.sent(tp[0], len(records), is_follower)
             entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records,
                                outcome.last_stable_offset, outcome.aborted_transactions,
                                outcome.preferred_read_replica)
@@ -104,6 +113,10 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
         return {"throttle_time_ms": throttle_ms, "error_code": error, "session_id": response_session_id,
                 "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
     return result.addCallback(build)
+
+
+def _record_count(records):
+    return sum(header.record_count for _, header in iter_batch_headers(records) if not header.is_control)
 
 
 def _tracks_changes(session):

@@ -2,7 +2,13 @@
 
 Pure: the caller passes the time in milliseconds. Quota entities are keyed as in ZooKeeper: a user and a
 client-id part, each a sanitized name, "<default>", or None (not part of the entity).
+
+Metrics as Kafka's: every client a quota applies to has ``kafka.server:type=Produce|Fetch,user=u,client-id=c``
+with attributes ``byte-rate`` (its measured rate) and ``throttle-time`` (the mean throttle time of its throttled
+responses in the quota window; 0 without any), for the quota entity it is measured under.
 """
+
+from kafka_zk.common.metrics import MetricName
 
 DEFAULT = "<default>"
 ANONYMOUS = "ANONYMOUS"
@@ -45,15 +51,37 @@ class SampledRate:
         return total / (self.window_size_ms(now_ms) / 1000.0)
 
 
+class SampledAvg(SampledRate):
+    """Kafka's Avg over the same windows: the mean of the values recorded recently (0.0 when none were)."""
+
+    def record(self, value, now_ms):
+        self._purge(now_ms)
+        if not self._samples or now_ms >= self._samples[-1][0] + self.window_ms:
+            self._samples.append([now_ms, 0.0, 0])
+            del self._samples[:-self.num_samples]
+        self._samples[-1][1] += value
+        self._samples[-1][2] += 1
+
+    def measure(self, now_ms):
+        self._purge(now_ms)
+        count = sum(sample[2] for sample in self._samples)
+        return sum(sample[1] for sample in self._samples) / count if count else 0.0
+
+
+METRIC_TYPES = {"producer_byte_rate": "Produce", "consumer_byte_rate": "Fetch"}
+
+
 class ClientQuotaManager:
     """One quota type (producer_byte_rate or consumer_byte_rate) for every client of a broker."""
 
     def __init__(self, config_name, samples=11, window_ms=1000):
         self.config_name = config_name
+        self.metric_type = METRIC_TYPES.get(config_name, config_name)
         self.samples = samples
         self.window_ms = window_ms
         self.quotas = {}  # (user part, client part) -> bytes/second
         self.rates = {}   # metric entity (user, client-id) -> SampledRate
+        self.throttle_times = {}  # metric entity -> SampledAvg of its throttle times
 
     def update_quota(self, user, client_id, value):
         """user / client_id: sanitized name, "<default>" or None; value None removes the quota."""
@@ -63,6 +91,7 @@ class ClientQuotaManager:
         else:
             self.quotas[key] = float(value)
         self.rates.clear()  # the quota entity of a client may have changed: start measuring afresh
+        self.throttle_times.clear()
 
     def quota_for(self, user, client_id):
         """(bound, metric entity) of the most specific quota that applies, or (None, None)."""
@@ -86,8 +115,23 @@ class ClientQuotaManager:
         measured = rate.measure(now_ms)
         if measured <= bound:
             return 0
-        throttle = (measured - bound) / bound * rate.window_size_ms(now_ms)
-        return int(round(throttle))
+        throttle = int(round((measured - bound) / bound * rate.window_size_ms(now_ms)))
+        if throttle > 0:
+            average = self.throttle_times.get(entity)
+            if average is None:
+                average = self.throttle_times[entity] = SampledAvg(self.samples, self.window_ms)
+            average.record(throttle, now_ms)
+        return throttle
+
+    def metric_samples(self, now_ms):
+        """(MetricName, value) of every measured client: byte-rate and throttle-time, as Kafka's sensors."""
+        for (user, client_id), rate in list(self.rates.items()):
+            tags = (("user", user), ("client-id", client_id))
+            average = self.throttle_times.get((user, client_id))
+            yield (MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "throttle-time"),)),
+                   average.measure(now_ms) if average is not None else 0.0)
+            yield (MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "byte-rate"),)),
+                   rate.measure(now_ms))
 
     def unrecord(self, user, client_id, value, now_ms):
         """Take back bytes recorded for a response that is sent empty because it is throttled."""

@@ -12,6 +12,7 @@ from kafka_zk.log.leader_epoch_cache import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFF
 from kafka_zk.net.broker_client import BrokerConnection
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.batch_header import InvalidRecordError
+from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.fetch_session import PartitionRequest
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
@@ -337,9 +338,11 @@ class ReplicaFetcher:
             if start_moved or partition.high_watermark != high_watermark:
                 moved.append(tp)
             state.lag = max(0, answer["high_watermark"] - partition.log.log_end_offset)
-            quota = self.manager.quota
-            if records and quota.is_throttled(tp):
-                quota.record(len(records))
+            if records:
+                self.manager.topic_stats.replicated(len(records))
+                quota = self.manager.quota
+                if quota.is_throttled(tp):
+                    quota.record(len(records))
         elif error == Errors.OFFSET_OUT_OF_RANGE:
             yield self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
@@ -388,14 +391,15 @@ class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
     def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
-                 security=None, metrics=None):
+                 security=None, metrics=None, topic_stats=None):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
         consumers reading from this follower (KIP-392) may be waiting for; ``security``: how to reach the
         leaders' inter-broker listener (a net.broker_client.ListenerSecurity); ``metrics``: the MetricsRegistry
         that gets MaxLag and MinFetchRate (kafka.server:type=ReplicaFetcherManager,clientId=Replica) and each
         fetcher's FetcherStats RequestsPerSec and BytesPerSec (clientId=ReplicaFetcherThread-<id>-<leader>,
-        brokerHost, brokerPort)."""
+        brokerHost, brokerPort); ``topic_stats``: the BrokerTopicStats whose ReplicationBytesInPerSec counts what
+        followers append."""
         self.config = config
         self.security = security
         self.reactor = reactor
@@ -403,6 +407,7 @@ class ReplicaFetcherManager:
         self.failures = failures
         self.quota = quota
         self.fetchable_changed = fetchable_changed
+        self.topic_stats = topic_stats if topic_stats is not None else BrokerTopicStats(MetricsRegistry(enabled=False))
         self.fetchers = {}
         self.metrics = metrics if metrics is not None else MetricsRegistry()  # also each fetcher's FetcherStats
         register_fetcher_manager_gauges(self.metrics, self, reactor)

@@ -17,6 +17,7 @@ from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
 from kafka_zk.server.config.topic_config import to_log_config
+from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
@@ -33,7 +34,7 @@ READ_COMMITTED = 1
 
 class ProduceResult:
     __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset",
-                 "min_isr")
+                 "min_isr", "converted")
 
     def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
                  log_append_time=-1, log_start_offset=-1, min_isr=1):
@@ -44,6 +45,7 @@ class ProduceResult:
         self.log_append_time = log_append_time
         self.log_start_offset = log_start_offset
         self.min_isr = min_isr
+        self.converted = 0  # records whose format the append converted
 
 
 class FetchResult:
@@ -81,7 +83,7 @@ class ReplicaManager:
     def __init__(self, broker_id, log_manager, topic_config, clock, *, isr_writer, is_broker_alive,
                  replication_quotas, fetch_sessions, make_fetchers, make_log_dir_mover, high_watermarks=None,
                  replica_lag_time_max_ms=30000, knows_partition=lambda tp: False, replica_selector=None,
-                 broker_rack=lambda broker_id: None, metrics=None):
+                 broker_rack=lambda broker_id: None, metrics=None, topic_stats=None):
         """``topic_config(topic)``: the topic's effective config dict; ``isr_writer(partition, new_isr)``: a Deferred
         of the partition state's new zk version, or None when the write lost a race; ``is_broker_alive(broker id)``:
         per the metadata cache; ``replication_quotas``: the leader and follower ReplicationQuotas;
@@ -91,7 +93,8 @@ class ReplicaManager:
         the function it is given); ``high_watermarks``: {tp: checkpointed high watermark};
         ``knows_partition(tp)``: the metadata cache has it; ``replica_selector``: replica_selector.rack_aware or
         the like, None for leaders only; ``broker_rack(broker id)``: its broker.rack per the metadata cache;
-        ``metrics``: the broker's MetricsRegistry (kafka.server:type=ReplicaManager and the purgatories)."""
+        ``metrics``: the broker's MetricsRegistry (kafka.server:type=ReplicaManager and the purgatories);
+        ``topic_stats``: the BrokerTopicStats appends and reads are counted in (none counted without)."""
         self.broker_id = broker_id
         self.log_manager = log_manager
         self.topic_config = topic_config
@@ -114,6 +117,7 @@ class ReplicaManager:
         self.isr_expands = registry.meter("kafka.server", "ReplicaManager", "IsrExpandsPerSec")
         self.failed_isr_updates = registry.meter("kafka.server", "ReplicaManager", "FailedIsrUpdatesPerSec")
         registry.add_collector(replica_manager_collector(self))
+        self.topic_stats = topic_stats if topic_stats is not None else BrokerTopicStats(MetricsRegistry(enabled=False))
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock, registry)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock, registry)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock, registry)
@@ -141,9 +145,12 @@ class ReplicaManager:
         a coordinator's own write (Kafka's AppendOrigin.Coordinator), whose sequences are not checked."""
         results = {}
         now = milliseconds(self.clock)
+        stats = self.topic_stats
         for tp, records in entries.items():
-            results[tp] = self._append_to_partition(tp, records, required_acks, now,
-                                                    from_coordinator=from_coordinator)
+            result = results[tp] = self._append_to_partition(tp, records, required_acks, now,
+                                                             from_coordinator=from_coordinator)
+            if stats.enabled:
+                stats.appended(tp[0], len(records), result)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if required_acks != -1 or not appended:
@@ -160,6 +167,7 @@ class ReplicaManager:
         now = milliseconds(self.clock)
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
+            self.topic_stats.appended(tp[0], len(records), results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.fetchable_changed(appended)
         if not appended:
@@ -207,8 +215,12 @@ class ReplicaManager:
             return ProduceResult(failure.code, failure.message)
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
-        return ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
-                             appended.log_append_time, appended.log_start_offset, min_isr)
+        result = ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
+                               appended.log_append_time, appended.log_start_offset, min_isr)
+        # Kafka's numRecordsConverted: a legacy message set up-converted, or a batch recompressed for the topic
+        if records[16] < 2 or (len(records) > 22 and validated.batches[0][1].compression != records[22] & 0x07):
+            result.converted = validated.record_count
+        return result
 
     # -- delete records -----------------------------------------------------------------------
 
@@ -313,6 +325,10 @@ class ReplicaManager:
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
             results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
+        stats = self.topic_stats
+        if stats.enabled:
+            for tp, result in results.items():
+                stats.read(tp[0], result.error)
         return results, bytes_read
 
     def preferred_read_replica(self, partition, client_rack, fetch_offset):
@@ -546,6 +562,8 @@ class ReplicaManager:
             found.close()
         self.high_watermarks.pop(tp, None)
         error = Errors.NONE
+        if delete and self.topic_stats.has_topic(topic) and not any(name == topic for name, _ in self.partitions):
+            self.topic_stats.remove_topic(topic)  # Kafka's maybeRemoveTopicMetrics
         if delete:
             try:
                 self.log_manager.async_delete(topic, partition)

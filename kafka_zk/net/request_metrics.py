@@ -1,0 +1,428 @@
+"""The listener's metrics as Kafka names them: RequestMetrics per request, SocketServer, socket-server-metrics.
+
+``kafka.network:type=RequestMetrics,request=<Kafka's API name>``: RequestsPerSec (tag version), ErrorsPerSec (tag
+error, from the response's error codes as Kafka's errorCounts), and histograms in ms of where each request's time
+went, with Kafka's time points mapped onto one reactor:
+
+- RequestQueueTimeMs: from the moment the reactor read the bytes that completed the request to the moment its
+  handler starts (the requests read before it in the same read are handled first);
+- LocalTimeMs: the handler's own run;
+- RemoteTimeMs: from the handler's return to the response being ready (acks=all waiting for followers, a fetch
+  long-polling in the purgatory);
+- ResponseQueueTimeMs: from ready to its turn to be sent (responses leave in request order);
+- ResponseSendTimeMs: encoding and handing it to the socket;
+- ThrottleTimeMs: the throttle time the response announces; TotalTimeMs: all of it; RequestBytes: the body's size.
+
+A Fetch counts under Fetch and under FetchConsumer or FetchFollower, as in Kafka. Request metrics are made on a
+request name's first use. Every request and error is counted; as Yammer's histograms keep a sample of what they
+are given, the histograms' percentiles come from a sample: one request in TIME_EVERY of each type is timed, its
+timing folded in later in batches (see RequestMetrics), so that the produce path pays a few percent, not ten. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
+recent time the reactor spent waiting in its poll (0..1, as Kafka's); per listener,
+``kafka.server:type=socket-server-metrics,listener=L,networkProcessor=0`` has Kafka's connection-count,
+connection-creation-rate/-total and connection-close-rate/-total.
+"""
+
+import functools
+from bisect import bisect_left
+from collections import Counter
+
+from kafka_zk.common.metrics import BUCKET_BOUNDS, MetricName
+from kafka_zk.protocol.api_keys import API_SPECS
+from kafka_zk.protocol.errors import Errors
+
+GROUP = "kafka.network"
+TYPE = "RequestMetrics"
+FETCH_KEY = 1
+METADATA_KEY = 3
+PRODUCE_KEY = 0
+_HISTOGRAMS = ("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ThrottleTimeMs",
+               "ResponseQueueTimeMs", "ResponseSendTimeMs", "RequestBytes")
+RATE_WINDOW_S = 30.0  # Kafka's metrics.sample.window.ms, with metrics.num.samples 2
+
+
+class RequestMetrics:
+    """The metrics of one request name. On the hot path a request's version is counted and its timing appended
+    to ``pending``; ``flush`` folds the timings into the eight histograms FLUSH_EVERY requests at a time and
+    before every collection, in C loops (map, bisect, Counter, sum, max) over a sample of them: eight
+    Histogram.update calls per request would cost the produce path several percent."""
+
+    __slots__ = ("name", "_registry", "_versions", "_errors", "none", "histograms", "pending", "_flushes")
+
+    def __init__(self, registry, name):
+        self.name = name
+        self._registry = registry
+        self._versions = {}
+        self._errors = {}
+        tags = (("request", name),)
+        self.histograms = tuple(registry.histogram(GROUP, TYPE, metric, tags) for metric in _HISTOGRAMS)
+        self.none = self.errors(Errors.NONE)
+        self.pending = []
+        self._flushes = 0
+
+    def requests(self, version):
+        meter = self._versions.get(version)
+        if meter is None:
+            meter = self._versions[version] = self._registry.meter(
+                GROUP, TYPE, "RequestsPerSec", (("request", self.name), ("version", version)))
+        return meter
+
+    def errors(self, code):
+        meter = self._errors.get(code)
+        if meter is None:
+            meter = self._errors[code] = self._registry.meter(
+                GROUP, TYPE, "ErrorsPerSec", (("request", self.name), ("error", Errors.from_code(code).name)))
+        return meter
+
+    def add(self, timing):
+        """One request's timing; its version's count is exact at once, the rest folded in later."""
+        meter = self._versions.get(timing[VERSION])
+        if meter is None:
+            meter = self.requests(timing[VERSION])
+        meter.count += 1
+        pending = self.pending
+        pending.append(timing)
+        if len(pending) >= FLUSH_EVERY:
+            self.flush()
+
+    def flush(self):
+        rows = self.pending
+        if rows:
+            self.pending = []
+            self._fold_rows(rows)
+        # every request counts in the histograms, timed or not (the timed ones' values stand for all)
+        requests = sum(meter.count for meter in self._versions.values())
+        for histogram in self.histograms:
+            histogram.count = requests
+
+    def _fold_rows(self, rows):
+        # As Yammer's histograms keep a sample of the values they are given, the percentiles come from a sample
+        # of at most SAMPLED rows of each batch, weighted by the rows it stands for; the counts are exact.
+        count = len(rows)
+        step = count // SAMPLED
+        sample = rows[(self._flushes % step)::step] if step > 1 else rows
+        weight = count / len(sample)
+        total, queue, local, remote, throttle, response_queue, send, size = self.histograms
+        _fold(total, count, weight, [(row[END] - row[START]) * 1000.0 for row in sample])
+        _fold(queue, count, weight, [(row[DEQUEUED] - row[START]) * 1000.0 for row in sample])
+        _fold(local, count, weight, [(row[LOCAL_DONE] - row[DEQUEUED]) * 1000.0 for row in sample])
+        _fold(remote, count, weight, [(row[RESPONSE_DONE] - row[LOCAL_DONE]) * 1000.0 for row in sample])
+        _fold(throttle, count, weight, [row[THROTTLE] for row in sample])
+        _fold(response_queue, count, weight, [(row[SEND_START] - row[RESPONSE_DONE]) * 1000.0 for row in sample])
+        _fold(send, count, weight, [(row[END] - row[SEND_START]) * 1000.0 for row in sample])
+        _fold(size, count, weight, [row[SIZE] for row in sample])
+        self._flushes += 1
+
+
+_bucket_of = functools.partial(bisect_left, BUCKET_BOUNDS)
+
+
+def _fold(histogram, count, weight, values):
+    """What Histogram.update does for ``count`` values of which ``values`` is a sample standing for ``weight``
+    values each (into the histogram's current window)."""
+    histogram.count += count
+    histogram.sum += sum(values) * weight
+    largest, smallest = max(values), min(values)
+    if largest > histogram.max:
+        histogram.max = largest
+    if smallest < histogram.min:
+        histogram.min = smallest
+    buckets = histogram._buckets
+    if weight == 1:
+        for index, hits in Counter(map(_bucket_of, values)).items():
+            buckets[index] += hits
+    else:
+        for index, hits in Counter(map(_bucket_of, values)).items():
+            buckets[index] += hits * weight
+
+
+# A request's timing as the connection carries it: a list, cheaper to make than an object.
+TIME_EVERY = 4  # of each request type, the first and every fourth request after it is timed
+
+# The connection stamps RESPONSE_DONE and leaves the response's BODY when it is ready (see KafkaServerProtocol).
+(API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END,
+ BODY) = range(12)
+FLUSH_EVERY = 512  # requests of one name between flushes
+SAMPLED = 64  # rows of a flush whose values go into the percentiles
+
+
+class SocketServerMetrics:
+    """Everything the listeners measure, in one broker's registry. ``clock.seconds()`` times requests."""
+
+    def __init__(self, registry, clock):
+        self.registry = registry
+        self.clock = clock
+        self.enabled = registry.enabled
+        self._by_key = {}
+        self._fetch_consumer = None
+        self._fetch_follower = None
+        self._listeners = {}
+        self._seen = [0] * 256  # requests seen per api key
+        registry.before_collect(self.flush)  # the requests not folded yet go into the histograms first
+
+    def _metrics(self, api_key):
+        metrics = self._by_key.get(api_key)
+        if metrics is None:
+            spec = API_SPECS.get(api_key)
+            metrics = self._by_key[api_key] = RequestMetrics(self.registry, spec.name if spec else str(api_key))
+        return metrics
+
+    def _fetch_metrics(self, follower):
+        if follower:
+            if self._fetch_follower is None:
+                self._fetch_follower = RequestMetrics(self.registry, "FetchFollower")
+            return self._fetch_follower
+        if self._fetch_consumer is None:
+            self._fetch_consumer = RequestMetrics(self.registry, "FetchConsumer")
+        return self._fetch_consumer
+
+    def request_names(self):
+        return sorted(metrics.name for metrics in self._by_key.values())
+
+    def flush(self):
+        """Fold every pending request timing into its metrics."""
+        for metrics in (*self._by_key.values(), self._fetch_consumer, self._fetch_follower):
+            if metrics is not None:
+                metrics.flush()
+
+    def timed(self, api_key):
+        """Whether to time this request: as Yammer's histograms keep a sample of the values they are given, the
+        percentiles come from a sample of each request type (every TIME_EVERY-th); every request is counted."""
+        seen = self._seen
+        seen[api_key] = count = seen[api_key] + 1
+        return count % TIME_EVERY == 1
+
+    def counted(self, header, body, follower):
+        """A request that was not timed has its response (``body``, None for none): count it and its errors."""
+        api_key, version = header.api_key, header.api_version
+        metrics = self._by_key.get(api_key) or self._metrics(api_key)
+        (metrics._versions.get(version) or metrics.requests(version)).count += 1
+        if api_key == FETCH_KEY:
+            self._fetch_metrics(follower).requests(version).count += 1
+        if body is None:
+            return
+        if api_key == PRODUCE_KEY:  # the common case, without building a dict
+            none = 0
+            for topic in body["responses"]:
+                for partition in topic["partitions"]:
+                    if partition["error_code"]:
+                        metrics.errors(partition["error_code"]).count += 1
+                    else:
+                        none += 1
+            metrics.none.count += none
+            return
+        _count_errors(metrics, api_key, body)
+
+    @staticmethod
+    def timing(api_key, version, follower, size, start, dequeued, local_done):
+        """A request's timing: read (``start``), handled from ``dequeued`` to ``local_done`` (seconds)."""
+        return [api_key, version, follower, size, start, dequeued, local_done, None, 0, None, None, None]
+
+    def sent(self, timing, send_start, end):
+        """The response left (its turn came at ``send_start``, written by ``end``): count the request, its errors
+        (those of the response's BODY, which is let go) and its throttle time, and keep its timing for the
+        histograms."""
+        timing[SEND_START] = send_start
+        timing[END] = end
+        api_key = timing[API_KEY]
+        metrics = self._by_key.get(api_key) or self._metrics(api_key)
+        body = timing[BODY]
+        if body is not None:
+            timing[BODY] = None
+            timing[THROTTLE] = body.get("throttle_time_ms") or 0
+            _count_errors(metrics, api_key, body)
+        elif timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
+            timing[RESPONSE_DONE] = send_start
+        meter = metrics._versions.get(timing[VERSION]) or metrics.requests(timing[VERSION])
+        meter.count += 1
+        pending = metrics.pending
+        pending.append(timing)
+        if len(pending) >= FLUSH_EVERY:
+            metrics.flush()
+        if api_key == FETCH_KEY:
+            self._fetch_metrics(timing[FOLLOWER]).add(timing)
+
+    def listener(self, name):
+        """The connection metrics of listener ``name`` (one per name)."""
+        connections = self._listeners.get(name)
+        if connections is None:
+            connections = self._listeners[name] = ListenerConnections(self.registry, self.clock, name)
+        return connections
+
+
+def _count_errors(metrics, api_key, body):
+    if api_key == PRODUCE_KEY:  # the common case, without building a dict
+        none = 0
+        for topic in body["responses"]:
+            for partition in topic["partitions"]:
+                if partition["error_code"]:
+                    metrics.errors(partition["error_code"]).count += 1
+                else:
+                    none += 1
+        metrics.none.count += none
+        return
+    for code, count in error_counts(api_key, body).items():
+        metrics.errors(code).count += count
+
+
+def error_counts(api_key, body):
+    """{error code: count} as Kafka's AbstractResponse.errorCounts: a Produce response's partitions, a Fetch
+    response's top-level error and partitions, a Metadata response's topics, and every error_code of others."""
+    counts = {}
+    if api_key == PRODUCE_KEY:
+        for topic in body["responses"]:
+            for partition in topic["partitions"]:
+                code = partition["error_code"]
+                counts[code] = counts.get(code, 0) + 1
+    elif api_key == FETCH_KEY:
+        code = body.get("error_code", 0)
+        counts[code] = 1
+        for topic in body["responses"]:
+            for partition in topic["partitions"]:
+                code = partition["error_code"]
+                counts[code] = counts.get(code, 0) + 1
+    elif api_key == METADATA_KEY:
+        for topic in body.get("topics") or ():
+            code = topic.get("error_code", 0)
+            counts[code] = counts.get(code, 0) + 1
+    else:
+        _count_error_codes(body, counts)
+    return counts
+
+
+def _count_error_codes(value, counts):
+    if isinstance(value, dict):
+        code = value.get("error_code")
+        if code is not None:
+            counts[code] = counts.get(code, 0) + 1
+        for item in value.values():
+            if isinstance(item, (list, dict)):
+                _count_error_codes(item, counts)
+    elif isinstance(value, list):
+        for item in value:
+            if isinstance(item, (list, dict)):
+                _count_error_codes(item, counts)
+
+
+class WindowedRate:
+    """Kafka's Rate over ``samples`` windows of ``window_s`` seconds: events per second, recently."""
+
+    __slots__ = ("total", "_window_s", "_samples", "_windows")
+
+    def __init__(self, window_s=RATE_WINDOW_S, samples=2):
+        self.total = 0
+        self._window_s = window_s
+        self._samples = samples
+        self._windows = []  # [start, count], oldest first
+
+    def record(self, now, n=1):
+        self.total += n
+        windows = self._windows
+        if not windows or now >= windows[-1][0] + self._window_s:
+            windows.append([now, 0])
+            del windows[:-self._samples]
+        windows[-1][1] += n
+
+    def measure(self, now):
+        window_s, samples = self._window_s, self._samples
+        recent = [(start, count) for start, count in self._windows if start > now - samples * window_s]
+        if not recent:
+            return 0.0
+        elapsed = now - recent[0][0]
+        full_windows = int(elapsed // window_s)
+        if full_windows < samples - 1:  # Kafka's Rate.windowSize: at least samples - 1 whole windows
+            elapsed += (samples - 1 - full_windows) * window_s
+        return sum(count for _, count in recent) / elapsed if elapsed > 0 else 0.0
+
+
+class ListenerConnections:
+    """One listener's connections as Kafka's selector counts them (its single "network processor" 0)."""
+
+    def __init__(self, registry, clock, listener):
+        self.clock = clock
+        self.count = 0
+        self.created = WindowedRate()
+        self.closed = WindowedRate()
+        tags = (("listener", listener), ("networkProcessor", "0"))
+        registry.add_collector(lambda: self._samples(tags))
+
+    def opened(self):
+        self.count += 1
+        self.created.record(self.clock.seconds())
+
+    def lost(self):
+        self.count -= 1
+        self.closed.record(self.clock.seconds())
+
+    def _samples(self, tags):
+        now = self.clock.seconds()
+        for attribute, value in (("connection-count", self.count),
+                                 ("connection-creation-rate", self.created.measure(now)),
+                                 ("connection-creation-total", self.created.total),
+                                 ("connection-close-rate", self.closed.measure(now)),
+                                 ("connection-close-total", self.closed.total)):
+            yield MetricName("kafka.server", "socket-server-metrics", None, tags + (("attribute", attribute),)), value
+
+
+class ReactorIdleMeter:
+    """The share of recent time a reactor spent waiting for I/O in its poll: Kafka's
+    NetworkProcessorAvgIdlePercent for a broker whose one reactor is its only network thread.
+
+    Installed on the reactor instance by wrapping its poller (epoll and poll reactors have one); the two clock
+    reads per reactor iteration are all it costs. Reports over the last one or two windows of ``window_s``."""
+
+    def __init__(self, clock_seconds, window_s=RATE_WINDOW_S):
+        self.seconds = clock_seconds
+        self.window_s = window_s
+        now = clock_seconds()
+        self._previous = (now, 0.0, now)  # (start, idle seconds, end) of the last finished window
+        self._start = now
+        self._idle = 0.0
+
+    def install(self, reactor):
+        """Wrap ``reactor``'s poller; False (nothing installed) for a reactor without one."""
+        poller = getattr(reactor, "_poller", None)
+        if poller is None or not hasattr(poller, "poll"):
+            return False
+        reactor._poller = _TimedPoller(poller, self)
+        return True
+
+    def waited(self, began, ended):
+        self._idle += ended - began
+        if ended - self._start >= self.window_s:
+            self._previous = (self._start, self._idle, ended)
+            self._start = ended
+            self._idle = 0.0
+
+    def idle_share(self):
+        now = self.seconds()
+        previous_start, previous_idle, previous_end = self._previous
+        start = previous_start if previous_end > previous_start else self._start
+        elapsed = now - start
+        if elapsed <= 0:
+            return 1.0
+        return max(0.0, min(1.0, (previous_idle + self._idle) / elapsed))
+
+    def register(self, registry):
+        registry.gauge(GROUP, "SocketServer", "NetworkProcessorAvgIdlePercent", self.idle_share)
+
+
+class _TimedPoller:
+    """A reactor's epoll / poll object whose poll() tells the idle meter how long it waited."""
+
+    __slots__ = ("_poller", "_meter", "_seconds")
+
+    def __init__(self, poller, meter):
+        self._poller = poller
+        self._meter = meter
+        self._seconds = meter.seconds
+
+    def poll(self, *args):
+        seconds = self._seconds
+        began = seconds()
+        try:
+            return self._poller.poll(*args)
+        finally:
+            self._meter.waited(began, seconds())
+
+    def __getattr__(self, name):
+        return getattr(self._poller, name)

@@ -1,0 +1,161 @@
+"""The request path's metrics on real brokers, scraped from their Prometheus endpoints and parsed with the
+Prometheus client's parser: records produced with librdkafka move MessagesInPerSec by exactly their number and
+BytesInPerSec by exactly the bytes the leader's log grew by; a consumer moves BytesOutPerSec by what it read, the
+follower's fetches the replication meters; Produce requests are counted and timed; a refused batch counts an
+error and rejected bytes; a deleted topic's meters go away."""
+
+import urllib.request
+
+import pytest
+from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
+from confluent_kafka.admin import AdminClient
+from prometheus_client.parser import text_string_to_metric_families
+
+from tests.cluster_support import wait_for
+from tests.replication_support import ReplicationCluster, fast_overrides
+
+pytestmark = pytest.mark.timeout(120)
+
+LEADER, FOLLOWER = 0, 1
+RECORDS = 1000
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, zookeeper_server):
+    running = ReplicationCluster(tmp_path_factory.mktemp("hot-path"), zookeeper_server,
+                                 fast_overrides(offsets_topic_num_partitions=1), brokers=2, metrics=True)
+    yield running
+    running.close()
+
+
+def scrape(broker):
+    """{(sample name, sorted labels): value} of one broker's /metrics."""
+    with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}
+
+
+def value(samples, name, **labels):
+    return samples.get((name, tuple(sorted(labels.items()))), 0)
+
+
+def total(samples, name, **labels):
+    """The sum over the samples of ``name`` that have ``labels`` (e.g. every version of one request)."""
+    wanted = set(labels.items())
+    return sum(v for (sample, sample_labels), v in samples.items() if sample == name and wanted <= set(sample_labels))
+
+
+def log_bytes(broker, topic, partition=0):
+    return sum(path.stat().st_size for log_dir in broker.log_dirs
+               for path in (log_dir / ("%s-%d" % (topic, partition))).glob("*.log"))
+
+
+def produce(cluster, topic, values, **config):
+    """Every value to partition 0; returns the delivery errors."""
+    errors = []
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "linger.ms": 5, "log_level": 3, **config})
+    for item in values:
+        producer.produce(topic, item, partition=0,
+                         on_delivery=lambda error, message: error is not None and errors.append(error))
+    assert producer.flush(30) == 0
+    return errors
+
+
+@pytest.fixture(scope="module")
+def events(cluster):
+    """A topic led by broker 0 and followed by broker 1, and RECORDS records produced to it with acks=all, with
+    the leader's scrapes and log size before and after."""
+    topic = cluster.new_topic("events", assignments={0: [LEADER, FOLLOWER]})
+    cluster.wait_full_isr(topic, [0], [LEADER, FOLLOWER])
+    leader, follower = cluster.broker(LEADER), cluster.broker(FOLLOWER)
+    before, follower_before, size_before = scrape(leader), scrape(follower), log_bytes(leader, topic)
+    assert produce(cluster, topic, [b"value-%05d" % i for i in range(RECORDS)], acks="all") == []
+    return topic, before, follower_before, scrape(leader), log_bytes(leader, topic) - size_before
+
+
+def test_messages_and_bytes_in_move_by_exactly_what_was_appended(events):
+    topic, before, _, after, appended = events
+    assert appended > RECORDS * 10
+    for labels in ({"topic": topic}, {}):
+        assert (value(after, "kafka_server_brokertopicmetrics_messagesin_total", **labels)
+                - value(before, "kafka_server_brokertopicmetrics_messagesin_total", **labels)) == RECORDS
+        assert (value(after, "kafka_server_brokertopicmetrics_bytesin_total", **labels)
+                - value(before, "kafka_server_brokertopicmetrics_bytesin_total", **labels)) == appended
+    produce_requests = value(after, "kafka_server_brokertopicmetrics_totalproducerequests_total", topic=topic)
+    assert 1 <= produce_requests <= RECORDS
+    assert value(after, "kafka_server_brokertopicmetrics_failedproducerequests_total", topic=topic) == 0
+
+
+def test_produce_requests_are_counted_and_timed(events):
+    topic, before, _, after, _ = events
+    requests = (total(after, "kafka_network_requestmetrics_requests_total", request="Produce")
+                - total(before, "kafka_network_requestmetrics_requests_total", request="Produce"))
+    assert requests >= value(after, "kafka_server_brokertopicmetrics_totalproducerequests_total", topic=topic)
+    assert value(after, "kafka_network_requestmetrics_totaltimems_count", request="Produce") >= requests
+    p99 = value(after, "kafka_network_requestmetrics_totaltimems", request="Produce", quantile="0.99")
+    p50 = value(after, "kafka_network_requestmetrics_totaltimems", request="Produce", quantile="0.50")
+    assert 0 < p50 <= p99 < 10000
+    # acks=all: most of a produce's time is spent waiting for the follower (RemoteTime), not in the handler
+    assert value(after, "kafka_network_requestmetrics_remotetimems", request="Produce", quantile="0.99") > 0
+    assert value(after, "kafka_network_requestmetrics_errors_total", request="Produce", error="NONE") >= requests
+    assert value(after, "kafka_network_requestmetrics_requestbytes", request="Produce", quantile="0.99") > 100
+    assert value(after, "kafka_network_requestmetrics_totaltimems_count", request="FetchFollower") > 0
+    idle = value(after, "kafka_network_socketserver_networkprocessoravgidlepercent")
+    assert 0 < idle <= 1
+    assert value(after, "kafka_server_socket_server_metrics_connection_count",
+                 listener="PLAINTEXT", networkProcessor="0") >= 1
+
+
+def test_the_follower_replicates_exactly_the_appended_bytes(cluster, events):
+    topic, before, follower_before, _, appended = events
+    leader, follower = cluster.broker(LEADER), cluster.broker(FOLLOWER)
+    name_in, name_out = ("kafka_server_brokertopicmetrics_replicationbytesin_total",
+                         "kafka_server_brokertopicmetrics_replicationbytesout_total")
+    wait_for(lambda: value(scrape(follower), name_in) - value(follower_before, name_in) == appended, 10,
+             message="the follower's ReplicationBytesIn")
+    assert value(scrape(leader), name_out) - value(before, name_out) == appended
+    assert value(scrape(leader), name_in) == 0 and value(scrape(follower), name_out) == 0
+
+
+def test_a_consumer_moves_bytes_out_by_what_it_read(cluster, events):
+    topic, _, _, _, _ = events
+    leader = cluster.broker(LEADER)
+    before = scrape(leader)
+    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "hot-path",
+                         "enable.auto.commit": False, "log_level": 3, "fetch.wait.max.ms": 50})
+    try:
+        consumer.assign([TopicPartition(topic, 0, 0)])
+        read = 0
+        while read < RECORDS:
+            message = consumer.poll(5)
+            assert message is not None and message.error() is None
+            read += 1
+    finally:
+        consumer.close()
+    after = scrape(leader)
+    for labels in ({"topic": topic}, {}):
+        assert (value(after, "kafka_server_brokertopicmetrics_bytesout_total", **labels)
+                - value(before, "kafka_server_brokertopicmetrics_bytesout_total", **labels)) == log_bytes(leader, topic)
+    assert (value(after, "kafka_server_brokertopicmetrics_totalfetchrequests_total", topic=topic)
+            > value(before, "kafka_server_brokertopicmetrics_totalfetchrequests_total", topic=topic))
+    assert value(after, "kafka_network_requestmetrics_totaltimems_count", request="FetchConsumer") > 0
+
+
+def test_a_refused_batch_counts_an_error_and_its_bytes_then_its_deleted_topic_goes(cluster):
+    leader = cluster.broker(LEADER)
+    topic = cluster.new_topic("small", assignments={0: [LEADER]}, configs={"max.message.bytes": "1000"})
+    cluster.wait_full_isr(topic, [0], [LEADER])
+    before = scrape(leader)
+    errors = produce(cluster, topic, [b"x" * 2000], acks=1)
+    assert [error.code() for error in errors] == [KafkaError.MSG_SIZE_TOO_LARGE]
+    after = scrape(leader)
+    errors_name = "kafka_network_requestmetrics_errors_total"
+    assert (value(after, errors_name, request="Produce", error="MESSAGE_TOO_LARGE")
+            - value(before, errors_name, request="Produce", error="MESSAGE_TOO_LARGE")) == 1
+    assert value(after, "kafka_server_brokertopicmetrics_bytesrejected_total", topic=topic) > 2000
+    assert value(after, "kafka_server_brokertopicmetrics_messagesin_total", topic=topic) == 0
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin.delete_topics([topic])[topic].result(30)
+    wait_for(lambda: not any(dict(labels).get("topic") == topic for _, labels in scrape(leader)), 20,
+             message="the deleted topic's metrics to go")
