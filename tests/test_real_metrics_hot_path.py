@@ -159,3 +159,59 @@ def test_a_refused_batch_counts_an_error_and_its_bytes_then_its_deleted_topic_go
     admin.delete_topics([topic])[topic].result(30)
     wait_for(lambda: not any(dict(labels).get("topic") == topic for _, labels in scrape(leader)), 20,
              message="the deleted topic's metrics to go")
+
+
+# Every metric issue 21 lists, as the JMX exporter's Kafka rules name it (histograms and timers by their _count)
+LISTED_METRICS = [
+    *("kafka_server_brokertopicmetrics_%s_total" % name for name in (
+        "messagesin", "bytesin", "bytesout", "bytesrejected", "replicationbytesin", "replicationbytesout",
+        "totalproducerequests", "totalfetchrequests", "failedproducerequests", "failedfetchrequests",
+        "producemessageconversions", "fetchmessageconversions")),
+    "kafka_network_requestmetrics_requests_total", "kafka_network_requestmetrics_errors_total",
+    *("kafka_network_requestmetrics_%s_count" % name for name in (
+        "totaltimems", "requestqueuetimems", "localtimems", "remotetimems", "throttletimems", "responsequeuetimems",
+        "responsesendtimems", "requestbytes")),
+    "kafka_network_socketserver_networkprocessoravgidlepercent",
+    "kafka_server_socket_server_metrics_connection_count", "kafka_server_socket_server_metrics_connection_creation_rate",
+    "kafka_server_socket_server_metrics_connection_close_rate",
+    *("kafka_server_replicamanager_%s" % name for name in (
+        "partitioncount", "leadercount", "underreplicatedpartitions", "underminisrpartitioncount",
+        "atminisrpartitioncount", "offlinereplicacount", "isrshrinks_total", "isrexpands_total",
+        "failedisrupdates_total")),
+    "kafka_server_replicafetchermanager_maxlag", "kafka_server_replicafetchermanager_minfetchrate",
+    "kafka_server_delayedoperationpurgatory_purgatorysize", "kafka_server_delayedoperationpurgatory_numdelayedoperations",
+    "kafka_server_fetchsessioncache_numincrementalfetchsessions",
+    "kafka_server_fetchsessioncache_numincrementalfetchpartitionscached",
+    *("kafka_controller_kafkacontroller_%s" % name for name in (
+        "activecontrollercount", "offlinepartitionscount", "preferredreplicaimbalancecount", "globaltopiccount",
+        "globalpartitioncount", "topicstodeletecount", "replicastodeletecount", "controllerstate")),
+    "kafka_controller_controllerstats_leaderelectionrateandtimems_count",
+    "kafka_controller_controllerstats_uncleanleaderelections_total",
+    "kafka_controller_controllerstats_topicchangerateandtimems_count",
+    "kafka_controller_controllereventmanager_eventqueuesize", "kafka_controller_controllerchannelmanager_totalqueuesize",
+    *("kafka_log_log_%s" % name for name in ("size", "numlogsegments", "logstartoffset", "logendoffset")),
+    "kafka_log_logflushstats_logflushrateandtimems_count", "kafka_log_logcleanermanager_max_dirty_percent",
+    "kafka_log_logcleaner_max_clean_time_secs", "kafka_log_logcleanermanager_uncleanable_partitions_count",
+    "kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count",
+    "kafka_server_sessionexpirelistener_zookeeperdisconnects_total",
+    "kafka_server_sessionexpirelistener_zookeeperexpires_total", "kafka_server_sessionexpirelistener_sessionstate",
+    "kafka_coordinator_group_groupmetadatamanager_numgroups",
+    "kafka_coordinator_group_groupmetadatamanager_numgroupsstable",
+    "kafka_coordinator_group_groupmetadatamanager_numoffsets",
+    "kafka_server_group_coordinator_metrics_partition_load_time_max",
+    "kafka_server_transaction_coordinator_metrics_partition_load_time_max",
+    "kafka_server_kafkaserver_brokerstate",
+    "process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds",
+]
+
+
+def test_every_listed_metric_is_in_each_brokers_scrape(cluster):
+    """After the traffic above (produce, consume, replication, a refused batch, a deletion). The controller's
+    channel has a QueueSize per broker on the active controller only."""
+    queue_sizes = 0
+    for broker in cluster.brokers:
+        names = {name for name, _ in scrape(broker)}
+        missing = [name for name in LISTED_METRICS if name not in names]
+        assert not missing, "broker %d lacks %s" % (broker.broker_id, missing)
+        queue_sizes += "kafka_controller_controllerchannelmanager_queuesize" in names
+    assert queue_sizes == 1
