@@ -188,6 +188,18 @@ def _port_in_use(host: str, port: int) -> bool:
         return False
 
 
+def live_pid(process, pid_file: Path, is_ours) -> int | None:
+    """The pid of the process we started (``process``, a Popen or None) while it runs, else the pid that
+    ``pid_file`` names if ``is_ours(pid)`` says it is still our kind of process; None when neither."""
+    if process is not None and process.poll() is None:
+        return process.pid
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+    return pid if is_ours(pid) else None
+
+
 def process_running(pid: int, marker: str | None = None) -> bool:
     """True if `pid` is alive, not a zombie, and (when given) has `marker` in its command line."""
     try:
@@ -301,13 +313,7 @@ class ZooKeeperServer:
 
     def pid(self) -> int | None:
         """The server's pid if the pid file names a live ZooKeeper process."""
-        if self._process is not None and self._process.poll() is None:
-            return self._process.pid
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if _pid_is_zookeeper(pid) else None
+        return live_pid(self._process, self.pid_file, _pid_is_zookeeper)
 
     def is_running(self) -> bool:
         return self.pid() is not None

@@ -198,19 +198,8 @@ class SocketServerMetrics:
         (metrics._versions.get(version) or metrics.requests(version)).count += 1
         if api_key == FETCH_KEY:
             self._fetch_metrics(follower).requests(version).count += 1
-        if body is None:
-            return
-        if api_key == PRODUCE_KEY:  # the common case, without building a dict
-            none = 0
-            for topic in body["responses"]:
-                for partition in topic["partitions"]:
-                    if partition["error_code"]:
-                        metrics.errors(partition["error_code"]).count += 1
-                    else:
-                        none += 1
-            metrics.none.count += none
-            return
-        _count_errors(metrics, api_key, body)
+        if body is not None:
+            _count_errors(metrics, api_key, body)
 
     @staticmethod
     def timing(api_key, version, follower, size, start, dequeued, local_done):

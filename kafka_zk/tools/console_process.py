@@ -9,7 +9,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from zookeeper.launcher import process_running, wait_for_exit
+from zookeeper.launcher import live_pid, process_running, wait_for_exit
 
 CONSOLE_MAIN = "kafka_zk.console.main"
 
@@ -51,13 +51,7 @@ class ConsoleProcess:
         return command
 
     def pid(self):
-        if self._process is not None and self._process.poll() is None:
-            return self._process.pid
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if process_running(pid, CONSOLE_MAIN) else None
+        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, CONSOLE_MAIN))
 
     def is_running(self):
         return self.pid() is not None

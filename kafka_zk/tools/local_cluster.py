@@ -12,7 +12,7 @@ from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.tools.console_process import ConsoleProcess
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
-from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, process_running, wait_for_exit
+from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, live_pid, process_running, wait_for_exit
 
 DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
@@ -125,13 +125,7 @@ class BrokerProcess:
         return [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
 
     def pid(self):
-        if self._process is not None and self._process.poll() is None:
-            return self._process.pid
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        return pid if process_running(pid, BROKER_MAIN) else None
+        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, BROKER_MAIN))
 
     def is_running(self):
         return self.pid() is not None
