@@ -3,16 +3,15 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 require_java
-if ! command -v kcat >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing kcat from Debian" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq kcat) >/dev/null 2>&1 \
-        || echo "kcat could not be installed; its test case will be skipped" >&2
-fi
-# The console's browser tests drive Debian's Chromium through Playwright (never a browser Playwright downloads).
-if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing chromium from Debian" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null 2>&1 \
-        || echo "chromium could not be installed; the console's browser tests will be skipped" >&2
+# kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never a
+# browser Playwright downloads). One apt-get run for whatever is missing.
+missing=()
+command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing ${missing[*]} from Debian" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
+        || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2
 fi
 ensure_venv test
 cd "$ROOT"
