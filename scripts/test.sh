@@ -16,4 +16,7 @@ fi
 ensure_venv test
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"
-exec "$PY" -m pytest -q -p no:cacheprovider "$@"
+# Two pytest-xdist workers, each taking whole test modules (a module's cluster stays on one worker); every worker
+# has its own ZooKeeper and its own share of the test ports (tests/ports.py). The real-cluster tests mostly wait on
+# brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle.
+exec "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"

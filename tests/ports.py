@@ -2,7 +2,8 @@
 
 A port from bind(0) comes out of the ephemeral range, where any outgoing connection made before the server
 binds it can take it ("Address already in use" at the broker's start). Ports below that range are only ever
-taken by a listener, which the pick's own bind sees.
+taken by a listener, which the pick's own bind sees. Under pytest-xdist each worker picks from its own share of
+that range (PYTEST_XDIST_WORKER gw<i> of PYTEST_XDIST_WORKER_COUNT), so two workers never race for one port.
 """
 
 from __future__ import annotations
@@ -23,9 +24,20 @@ def _ephemeral_start() -> int:
         return 32768
 
 
-_RANGE_END = _ephemeral_start()
+def _share(lowest: int, end: int) -> tuple[int, int]:
+    """This process's [first, end) of the test ports: all of them, or its xdist worker's slice."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    if not worker.startswith("gw") or count < 2:
+        return lowest, end
+    index = int(worker[2:]) % count
+    size = (end - lowest) // count
+    return lowest + index * size, lowest + (index + 1) * size
+
+
+_FIRST, _RANGE_END = _share(LOWEST, _ephemeral_start())
 # A random start per process keeps two test runs on one machine from walking the same ports.
-_next = itertools.count(random.randrange(LOWEST, _RANGE_END - 2000) + os.getpid() % 1000)
+_next = itertools.count(random.randrange(_FIRST, _RANGE_END - 2000) + os.getpid() % 1000)
 
 
 def is_free(port: int) -> bool:
@@ -39,7 +51,7 @@ def is_free(port: int) -> bool:
 
 def free_ports(count: int = 1) -> int:
     """The first of ``count`` consecutive free ports, none of which this process has handed out before."""
-    for _ in range(_RANGE_END - LOWEST):
+    for _ in range(_RANGE_END - _FIRST):
         base = next(_next)
         if base + count >= _RANGE_END:
             raise AssertionError("ran out of test ports below %d" % _RANGE_END)

@@ -1,4 +1,4 @@
-"""Shared pieces of the real Spark tests: one local SparkSession per module, topics, confluent-kafka producing."""
+"""Shared pieces of the real Spark tests: one local SparkSession for the test run, topics, confluent-kafka producing."""
 
 import functools
 import os
@@ -33,11 +33,38 @@ def make_spark_session(app_name, master=SPARK_MASTER):
     return spark
 
 
+_shared = {}
+
+
+def shared_spark_session():
+    """The run's local SparkSession, started on first use (again after stop_shared_spark_session)."""
+    if "session" not in _shared:
+        _shared["session"] = make_spark_session("kafka-zk-tests")
+    return _shared["session"]
+
+
+def stop_shared_spark_session():
+    """Stop the run's local SparkSession, if one runs (a module that needs another master stops it first)."""
+    session = _shared.pop("session", None)
+    if session is not None:
+        session.stop()
+
+
+@pytest.fixture(scope="session")
+def spark_sessions():
+    """Stops the shared SparkSession at the end of the run."""
+    yield
+    stop_shared_spark_session()
+
+
 @pytest.fixture(scope="module")
-def spark():
-    session = make_spark_session("kafka-zk-tests")
+def spark(spark_sessions):
+    """The local SparkSession, shared by the modules that use it: its context and Python workers start once per
+    run, not per module. A module leaves no streaming query running."""
+    session = shared_spark_session()
     yield session
-    session.stop()
+    for query in session.streams.active:
+        query.stop()
 
 
 def create_topic(bootstrap, name, partitions=3, replication_factor=1, configs=None):

@@ -7,11 +7,12 @@ import pytest
 from pyspark.sql import functions as F
 
 from tests.cluster_support import wait_for
-from tests.spark_support import consume_all, create_topic, make_spark_session, produce
+from tests.spark_support import consume_all, create_topic, make_spark_session, produce, stop_shared_spark_session
 
 
 @pytest.fixture(scope="module")
 def cluster_spark():
+    stop_shared_spark_session()  # one SparkContext per process: the local one goes; the next module starts it anew
     session = make_spark_session("kafka-zk-cluster-tests", master="local-cluster[2,1,1024]")
     yield session
     session.stop()

@@ -93,7 +93,7 @@ def test_raw_snappy_bound_uses_declared_length():
 
 @pytest.mark.parametrize("codec", [GZIP, SNAPPY, LZ4, ZSTD])
 @pytest.mark.parametrize("garbage", [b"", b"\x00", b"\xff" * 40, XERIAL_MAGIC + b"\x00" * 8 + b"\x7f\xff\xff\xff",
-                                     os.urandom(64)])
+                                     os.urandom(64)], ids=["empty", "zero", "ones", "xerial-header", "random"])
 def test_garbage_raises_invalid_record(codec, garbage):
     try:
         decompress(codec, garbage)
