@@ -8,7 +8,6 @@ ReplicaManager and real logs in this process, metrics on and off alternating in 
 request."""
 
 import argparse
-import os
 import shutil
 import statistics
 import sys
@@ -25,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    client_config, free_port, print_table, quiet_logger, timed_produce, unique_topic, wait_for_leaders)
+    brokers_cpu_seconds, client_config, free_port, print_table, quiet_logger, timed_produce, unique_topic, wait_for_leaders)
 
 BROKERS = 3
 VALUE_SIZE = 100
@@ -79,15 +78,7 @@ class Cluster:
         return topic
 
     def cpu_seconds(self):
-        total = 0.0
-        for broker in self.cluster.brokers:
-            pid = broker.pid()
-            if pid is None:
-                continue
-            with open("/proc/%d/stat" % pid) as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return total
+        return brokers_cpu_seconds(self.cluster)
 
     def stop(self):
         self._stopping.set()

@@ -36,6 +36,19 @@ def quiet_logger():
     return logger
 
 
+
+def brokers_cpu_seconds(cluster):
+    """User + system CPU seconds the running brokers of a LocalCluster have used so far."""
+    total = 0.0
+    for broker in cluster.brokers:
+        pid = broker.pid()
+        if pid is None:
+            continue
+        with open("/proc/%d/stat" % pid) as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
 class KafkaZkTarget:
     """A kafka-zk cluster: our own LocalCluster in a temp dir on free ports, or an existing one (--bootstrap)."""
 
@@ -68,17 +81,7 @@ class KafkaZkTarget:
 
     def broker_cpu_seconds(self):
         """User + system CPU seconds used so far by the brokers this target started (None with --bootstrap)."""
-        if self.cluster is None:
-            return None
-        total = 0.0
-        for broker in self.cluster.brokers:
-            pid = broker.pid()
-            if pid is None:
-                continue
-            with open("/proc/%d/stat" % pid) as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        return total
+        return None if self.cluster is None else brokers_cpu_seconds(self.cluster)
 
     def broker_logs(self):
         if self.cluster is None:

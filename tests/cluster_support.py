@@ -1,8 +1,10 @@
 """Real broker processes for tests: a cluster over the session's ZooKeeper, in a private chroot."""
 
 import time
+import urllib.request
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.ports import free_port
@@ -51,3 +53,12 @@ def cluster(tmp_path_factory, zookeeper_server):
     running = start_cluster(tmp_path_factory.mktemp("cluster"), zookeeper_server)
     yield running
     running.stop()
+
+
+def scrape_metrics(broker):
+    """{(sample name, sorted (label, value) pairs): value} of one scrape of a broker's Prometheus endpoint,
+    parsed with the Prometheus client's parser."""
+    with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
+        text = response.read().decode()
+    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
+            for family in text_string_to_metric_families(text) for sample in family.samples}

@@ -2,26 +2,19 @@
 the controller is killed; Kafka's global counts on the controller (0 elsewhere); an offline RF 1 partition."""
 
 import json
-import urllib.request
 
 import pytest
 from kazoo.client import KazooClient
-from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_zk.controller.controller_metrics import CONTROLLER_STATES
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import scrape_metrics, start_cluster, wait_for
 from tests.raw_wire import create_topic
 
 SESSION_TIMEOUT_S = 6
 ACTIVE = "kafka_controller_kafkacontroller_activecontrollercount"
 
 
-def scrape(broker):
-    """{(sample name, sorted label pairs): value} of one broker's metrics."""
-    with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
-        text = response.read().decode()
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+scrape = scrape_metrics
 
 
 def value(broker, name, **labels):

@@ -4,14 +4,12 @@ BytesInPerSec by exactly the bytes the leader's log grew by; a consumer moves By
 follower's fetches the replication meters; Produce requests are counted and timed; a refused batch counts an
 error and rejected bytes; a deleted topic's meters go away."""
 
-import urllib.request
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
-from prometheus_client.parser import text_string_to_metric_families
 
-from tests.cluster_support import wait_for
+from tests.cluster_support import scrape_metrics, wait_for
 from tests.replication_support import ReplicationCluster, fast_overrides
 
 pytestmark = pytest.mark.timeout(120)
@@ -28,12 +26,7 @@ def cluster(tmp_path_factory, zookeeper_server):
     running.close()
 
 
-def scrape(broker):
-    """{(sample name, sorted labels): value} of one broker's /metrics."""
-    with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
-        text = response.read().decode()
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+scrape = scrape_metrics
 
 
 def value(samples, name, **labels):

@@ -4,15 +4,13 @@ expansion) once it is back; the per-partition log gauges match the partition's f
 shows up in the coordinator's group gauges."""
 
 import math
-import urllib.request
 import uuid
 
 import pytest
 from confluent_kafka import Consumer
-from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import wait_for
+from tests.cluster_support import scrape_metrics, wait_for
 from tests.raw_wire import produce
 from tests.replication_support import ReplicationCluster, fast_overrides, produce_when_led
 
@@ -29,12 +27,7 @@ def cluster(tmp_path_factory, zookeeper_server):
     running.close()
 
 
-def scrape(broker):
-    """{(sample name, ((label, value), ...)): value} of one scrape of the broker's /metrics."""
-    with urllib.request.urlopen(broker.metrics_url, timeout=10) as answer:
-        text = answer.read().decode()
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+scrape = scrape_metrics
 
 
 def value(samples, name, **labels):
