@@ -1,7 +1,8 @@
 """ClientQuotaManager: Kafka's quota lookup order, sampled rate and throttle time, on an injected clock."""
 
+from kafka_zk.common.sampled_stats import SampledRate
 from kafka_zk.server.config.kafka_config import ConfigError
-from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager, SampledRate
+from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager
 from kafka_zk.server.quota.quota_configs import scram_credential, validate_quota_configs
 from kafka_zk.zk.znodes import sanitize
 

@@ -26,7 +26,9 @@ import functools
 from bisect import bisect_left
 from collections import Counter
 
+from kafka_zk.common.clock import milliseconds
 from kafka_zk.common.metrics import BUCKET_BOUNDS, MetricName
+from kafka_zk.common.sampled_stats import SampledRate
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.errors import Errors
 
@@ -38,6 +40,7 @@ PRODUCE_KEY = 0
 _HISTOGRAMS = ("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ThrottleTimeMs",
                "ResponseQueueTimeMs", "ResponseSendTimeMs", "RequestBytes")
 RATE_WINDOW_S = 30.0  # Kafka's metrics.sample.window.ms, with metrics.num.samples 2
+RATE_WINDOW_MS, RATE_SAMPLES = int(RATE_WINDOW_S * 1000), 2
 
 
 class RequestMetrics:
@@ -292,63 +295,35 @@ def _count_error_codes(value, counts):
                 _count_error_codes(item, counts)
 
 
-class WindowedRate:
-    """Kafka's Rate over ``samples`` windows of ``window_s`` seconds: events per second, recently."""
-
-    __slots__ = ("total", "_window_s", "_samples", "_windows")
-
-    def __init__(self, window_s=RATE_WINDOW_S, samples=2):
-        self.total = 0
-        self._window_s = window_s
-        self._samples = samples
-        self._windows = []  # [start, count], oldest first
-
-    def record(self, now, n=1):
-        self.total += n
-        windows = self._windows
-        if not windows or now >= windows[-1][0] + self._window_s:
-            windows.append([now, 0])
-            del windows[:-self._samples]
-        windows[-1][1] += n
-
-    def measure(self, now):
-        window_s, samples = self._window_s, self._samples
-        recent = [(start, count) for start, count in self._windows if start > now - samples * window_s]
-        if not recent:
-            return 0.0
-        elapsed = now - recent[0][0]
-        full_windows = int(elapsed // window_s)
-        if full_windows < samples - 1:  # Kafka's Rate.windowSize: at least samples - 1 whole windows
-            elapsed += (samples - 1 - full_windows) * window_s
-        return sum(count for _, count in recent) / elapsed if elapsed > 0 else 0.0
-
-
 class ListenerConnections:
     """One listener's connections as Kafka's selector counts them (its single "network processor" 0)."""
 
     def __init__(self, registry, clock, listener):
         self.clock = clock
         self.count = 0
-        self.created = WindowedRate()
-        self.closed = WindowedRate()
+        self.created = SampledRate(RATE_SAMPLES, RATE_WINDOW_MS)
+        self.closed = SampledRate(RATE_SAMPLES, RATE_WINDOW_MS)
+        self.created_total = self.closed_total = 0
         tags = (("listener", listener), ("networkProcessor", "0"))
         registry.add_collector(lambda: self._samples(tags))
 
     def opened(self):
         self.count += 1
-        self.created.record(self.clock.seconds())
+        self.created_total += 1
+        self.created.record(1, milliseconds(self.clock))
 
     def lost(self):
         self.count -= 1
-        self.closed.record(self.clock.seconds())
+        self.closed_total += 1
+        self.closed.record(1, milliseconds(self.clock))
 
     def _samples(self, tags):
-        now = self.clock.seconds()
+        now_ms = milliseconds(self.clock)
         for attribute, value in (("connection-count", self.count),
-                                 ("connection-creation-rate", self.created.measure(now)),
-                                 ("connection-creation-total", self.created.total),
-                                 ("connection-close-rate", self.closed.measure(now)),
-                                 ("connection-close-total", self.closed.total)):
+                                 ("connection-creation-rate", self.created.measure(now_ms)),
+                                 ("connection-creation-total", self.created_total),
+                                 ("connection-close-rate", self.closed.measure(now_ms)),
+                                 ("connection-close-total", self.closed_total)):
             yield MetricName("kafka.server", "socket-server-metrics", None, tags + (("attribute", attribute),)), value
 
 

@@ -74,7 +74,6 @@ class PrometheusEndpoint(internet.TCPServer):
         site.noisy = False
         super().__init__(port, site, interface=host)
         self.setName("prometheus endpoint")
-        self._reactor = reactor
 
     def startService(self):
         self.threadpool.start()
