@@ -64,7 +64,7 @@ class KafkaServerProtocol(FramedProtocol):
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else a follower flag]
+        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else True]
         self._pending = deque()
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
@@ -131,13 +131,16 @@ class KafkaServerProtocol(FramedProtocol):
         metrics = self.metrics
         if metrics is None:
             entry = [None, header, False, None]
-        elif metrics.timed(header.api_key):  # its timing (a list) goes with it
-            arrived = self._arrived
-            entry = [None, header, False, metrics.timing(
-                header.api_key, header.api_version, header.api_key == 1 and body["replica_id"] >= 0,
-                len(frame) - body_offset, arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
-        else:  # counted only: whether it is a follower's fetch goes with it
-            entry = [None, header, False, header.api_key == 1 and body["replica_id"] >= 0]
+        else:
+            api_key = header.api_key
+            follower = api_key == 1 and body["replica_id"] >= 0
+            if metrics.arrived(api_key, header.api_version, follower, now):  # its timing (a list) goes with it
+                arrived = self._arrived
+                entry = [None, header, False, metrics.timing(
+                    api_key, header.api_version, follower, len(frame) - body_offset,
+                    arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+            else:  # its errors are counted when it is answered
+                entry = [None, header, False, True]
         if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
@@ -200,7 +203,7 @@ class KafkaServerProtocol(FramedProtocol):
             timing[RESPONSE_DONE] = self.clock.seconds()
             timing[BODY] = body
         elif timing is not None:
-            self.metrics.counted(header, body, timing)
+            self.metrics.answered(header.api_key, body)
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
