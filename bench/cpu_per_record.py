@@ -13,12 +13,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections import namedtuple
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from confluent_kafka.admin import AdminClient  # noqa: E402
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from targets import (  # noqa: E402
     KafkaZkTarget, client_config, produce_run, unique_topic, wait_for_high_watermarks)
@@ -27,6 +29,7 @@ TREE = Path(__file__).resolve().parent.parent
 VALUE_SIZE = 100
 RUN_TIMEOUT = 300.0
 PROFILE_VARIABLE = "KAFKA_ZK_PROFILE"  # kafka_zk/server/main.py run_reactor
+REQUESTS_SAMPLE = "kafka_network_requestmetrics_requests_total"  # RequestsPerSec's count, per request and version
 ACKS = {"0": 0, "1": 1, "all": -1, "-1": -1}
 CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -65,6 +68,17 @@ def record_value():
     return "".join(rng.choice(string.ascii_uppercase) for _ in range(VALUE_SIZE)).encode()
 
 
+def request_counts(metrics_text):
+    """{request name: requests so far} in one Prometheus scrape of a broker (all versions summed)."""
+    counts = {}
+    for family in text_string_to_metric_families(metrics_text):
+        for sample in family.samples:
+            if sample.name == REQUESTS_SAMPLE:
+                name = sample.labels.get("request")
+                counts[name] = counts.get(name, 0) + sample.value
+    return counts
+
+
 def client_cpu_seconds():
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -76,10 +90,12 @@ class Side:
     def __init__(self, name, tree, args, environment=None):
         self.name = name
         self.tree = Path(tree).resolve()
-        self.target = KafkaZkTarget(keep_data=args.keep_data,
+        self.target = KafkaZkTarget(keep_data=args.keep_data, metrics=True,
                                     environment=dict(environment or {}, PYTHONPATH=str(self.tree)))
         self.profiled = PROFILE_VARIABLE in (environment or {})
-        self.runs = {}  # case -> [(records/s, broker CPU s per 1M, client CPU s per 1M)]
+        # case -> [(records/s, broker CPU s per 1M, client CPU s per 1M, records per Produce request,
+        #           Fetch requests per 1M records)]
+        self.runs = {}
 
     def start(self):
         commit = subprocess.run(["git", "-C", str(self.tree), "describe", "--always", "--dirty"],
@@ -118,6 +134,7 @@ class Side:
         settings = {"acks": case.acks, "linger.ms": case.linger, "compression.type": case.codec}
         if args.batch_size:
             settings["batch.size"] = args.batch_size
+        requests_start = self.request_counts()
         broker_start, client_start = self.target.broker_cpu_seconds(), client_cpu_seconds()
         seconds, missing, error = produce_run(bootstrap, topic, records, value, settings, RUN_TIMEOUT)
         delivered = records - missing
@@ -125,13 +142,26 @@ class Side:
         broker_cpu = self.target.broker_cpu_seconds() - broker_start
         client_cpu = client_cpu_seconds() - client_start
         self.signal_brokers(signal.SIGUSR1)  # and stop gathering
-        figures = (delivered / seconds, broker_cpu * 1e6 / delivered, client_cpu * 1e6 / delivered)
-        print("  %-6s %-30s %9.0f rec/s  broker CPU %5.2f s (%.2f s per 1M)  high watermarks %d (+%.2fs), "
-              "min ISR %d%s" % (label or self.name, case_label(case), figures[0], broker_cpu, figures[1], high_watermarks,
-                                waited, min_isr, "; %d undelivered (%s)" % (missing, error) if missing else ""),
+        requests_end = self.request_counts()
+        produces, fetches = (requests_end.get(name, 0) - requests_start.get(name, 0) for name in ("Produce", "Fetch"))
+        figures = (delivered / seconds, broker_cpu * 1e6 / delivered, client_cpu * 1e6 / delivered,
+                   delivered / max(produces, 1), fetches * 1e6 / delivered)
+        print("  %-7s %-30s %7.0f rec/s  broker CPU %5.2f s (%5.2f s per 1M)  %5d Produce, %5d Fetch requests  "
+              "high watermarks %d (+%.2fs), min ISR %d%s"
+              % (label or self.name, case_label(case), figures[0], broker_cpu, figures[1], produces, fetches,
+                 high_watermarks, waited, min_isr, "; %d undelivered (%s)" % (missing, error) if missing else ""),
               flush=True)
         self.delete(topic)
         return figures
+
+    def request_counts(self):
+        """{request name: requests} the three brokers have answered so far (their Prometheus endpoints)."""
+        total = {}
+        for broker in self.target.cluster.brokers:
+            with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
+                for name, count in request_counts(response.read().decode()).items():
+                    total[name] = total.get(name, 0) + count
+        return total
 
     def signal_brokers(self, signum):
         if self.profiled:
@@ -162,24 +192,32 @@ def spread(runs, index, fmt):
 
 
 def print_results(cases, sides):
+    """Medians per case ([min-max] of the runs for the CPU), one column group per side, ratios after / before."""
     print()
     if len(sides) == 1:
         (side,) = sides
-        print("%-30s %22s %26s %18s" % ("case", "rec/s", "broker CPU s per 1M", "client CPU s/1M"))
+        print("%-30s %9s %24s %8s %12s %12s" % ("case", "rec/s", "broker CPU s per 1M", "client", "rec/Produce",
+                                                "Fetch per 1M"))
         for case in cases:
             runs = side.runs[case]
-            print("%-30s %22s %26s %18s" % (case_label(case), spread(runs, 0, "%.0f"), spread(runs, 1, "%.2f"),
-                                            "%.2f" % median_of(runs, 2)))
+            print("%-30s %9.0f %24s %8.2f %12.0f %12.0f" % (
+                case_label(case), median_of(runs, 0), spread(runs, 1, "%.2f"), median_of(runs, 2),
+                median_of(runs, 3), median_of(runs, 4)))
+        print("client: the bench process's CPU s per 1M; rec/Produce: records per Produce request; Fetch per 1M: "
+              "Fetch requests (followers' and the bench's) per 1M records")
         return
     before, after = sides
-    print("%-30s %10s %10s %7s %24s %24s %7s" % ("case", "before r/s", "after r/s", "ratio",
-                                                "before CPU s/1M", "after CPU s/1M", "ratio"))
+    print("%-30s %9s %9s %6s %22s %22s %6s %13s %15s" % (
+        "case", "before/s", "after/s", "ratio", "before CPU s/1M", "after CPU s/1M", "ratio", "rec/Produce",
+        "Fetch per 1M"))
     for case in cases:
         old, new = before.runs[case], after.runs[case]
-        print("%-30s %10.0f %10.0f %7.2f %24s %24s %7.2f" % (
+        print("%-30s %9.0f %9.0f %6.2f %22s %22s %6.2f %6.0f %6.0f %7.0f %7.0f" % (
             case_label(case), median_of(old, 0), median_of(new, 0), median_of(new, 0) / median_of(old, 0),
-            spread(old, 1, "%.2f"), spread(new, 1, "%.2f"), median_of(new, 1) / median_of(old, 1)))
-    print("ratio: after / before (rec/s: higher is better; CPU: lower is better); [min-max] of the runs")
+            spread(old, 1, "%.2f"), spread(new, 1, "%.2f"), median_of(new, 1) / median_of(old, 1),
+            median_of(old, 3), median_of(new, 3), median_of(old, 4), median_of(new, 4)))
+    print("ratio: after / before (rec/s: higher is better; CPU: lower is better); [min-max] of the runs; "
+          "rec/Produce: records per Produce request, Fetch per 1M: Fetch requests per 1M records (before, after)")
 
 
 def top_functions(stats, limit):
@@ -219,7 +257,8 @@ def profile(case, args, value):
     stats = pstats.Stats(*paths)
     print()
     print("Profile of %s, %d records (brokers under cProfile, so slower than above), own CPU time of the "
-          "reactor threads summed over %d brokers: %.2f s; files in %s" % (case_label(case), args.records, len(paths), stats.total_tt, folder))
+          "reactor threads summed over %d brokers: %.2f s; files in %s"
+          % (case_label(case), args.records, len(paths), stats.total_tt, folder))
     print("%9s %9s %6s %10s  %s" % ("own s", "cum s", "own %", "calls", "function"))
     for own, cumulative, calls, name in top_functions(stats, args.profile_top):
         print("%9.3f %9.3f %6.1f %10d  %s" % (own, cumulative, 100.0 * own / stats.total_tt, calls, name))

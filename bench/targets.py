@@ -61,10 +61,11 @@ class KafkaZkTarget:
 
     name = "kafka-zk"
 
-    def __init__(self, bootstrap=None, keep_data=False, overrides=None, environment=None):
+    def __init__(self, bootstrap=None, keep_data=False, overrides=None, environment=None, metrics=False):
         """``environment``: added to each broker process's environment (e.g. PYTHONPATH naming the tree the
-        brokers run from, KAFKA_ZK_PROFILE)."""
+        brokers run from, KAFKA_ZK_PROFILE); ``metrics``: the brokers serve Prometheus metrics on free ports."""
         self._given = bootstrap
+        self._metrics = metrics
         self._keep_data = keep_data
         self._overrides = overrides
         self._environment = dict(environment or {})
@@ -77,7 +78,8 @@ class KafkaZkTarget:
         self.data_dir = tempfile.mkdtemp(prefix="kafka-zk-bench-")
         ports = [free_port() for _ in range(KZ_BROKERS)]
         self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports,
-                                    overrides=self._overrides)
+                                    overrides=self._overrides,
+                                    metrics_ports=[free_port() for _ in ports] if self._metrics else None)
         for broker in self.cluster.brokers:
             broker.environment.update(self._environment)
         self.cluster.start()

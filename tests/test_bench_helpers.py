@@ -41,6 +41,18 @@ def test_top_functions_sums_the_brokers_profiles_and_orders_by_own_time(tmp_path
     assert generator and generator[0][2] == 2 * 20001  # calls of both profiles summed
 
 
+def test_request_counts_sum_the_versions_of_each_request():
+    text = "\n".join([
+        "# HELP kafka_network_requestmetrics_requests_total RequestsPerSec",
+        "# TYPE kafka_network_requestmetrics_requests_total counter",
+        'kafka_network_requestmetrics_requests_total{request="Produce",version="7"} 5.0',
+        'kafka_network_requestmetrics_requests_total{request="Produce",version="8"} 7.0',
+        'kafka_network_requestmetrics_requests_total{request="Fetch",version="11"} 3.0',
+        "# TYPE kafka_server_other_total counter",
+        'kafka_server_other_total{request="Produce"} 100.0', ""])
+    assert cpu_per_record.request_counts(text) == {"Produce": 12.0, "Fetch": 3.0}
+
+
 def test_short_path_starts_at_the_package():
     assert cpu_per_record.short_path("/work/x/kafka_zk/log/log.py") == "kafka_zk/log/log.py"
     assert cpu_per_record.short_path("/v/lib/python3.11/site-packages/twisted/internet/tcp.py") == \
