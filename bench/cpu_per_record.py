@@ -129,12 +129,12 @@ class Side:
         watermarks cover every record (all in-sync replicas have them). Returns the run's figures."""
         records = records or args.records
         topic = self.prepare(case, args)
-        self.signal_brokers(signal.SIGUSR2)  # brokers under cProfile start their profiles afresh
         bootstrap = self.target.bootstrap_servers
         settings = {"acks": case.acks, "linger.ms": case.linger, "compression.type": case.codec}
         if args.batch_size:
             settings["batch.size"] = args.batch_size
         requests_start = self.request_counts()
+        self.signal_brokers(signal.SIGUSR2)  # brokers under cProfile start their profiles afresh
         broker_start, client_start = self.target.broker_cpu_seconds(), client_cpu_seconds()
         seconds, missing, error = produce_run(bootstrap, topic, records, value, settings, RUN_TIMEOUT)
         delivered = records - missing
