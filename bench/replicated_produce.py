@@ -6,7 +6,8 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+TREE = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(TREE / "bench"))
 
 from targets import (  # noqa: E402
     KafkaZkTarget, MockTarget, produce_run, unique_topic, wait_for_high_watermarks)
@@ -43,27 +44,32 @@ def producer_settings(case):
     return settings
 
 
-def bench(target, cases, args):
-    """{case: median records/s} on one target."""
-    results = {}
-    for case in cases:
-        runs = []
-        for _ in range(args.repeat):
-            topic = unique_topic("repl")
-            replication_factor = case[1]
-            partitions, replicas = target.create_topic(
-                topic, args.partitions, replication_factor,
-                {"min.insync.replicas": str(min(args.min_isr, replication_factor))})
-            seconds, missing, error = produce_run(target.bootstrap_servers, topic, args.records, b"v" * VALUE_SIZE,
-                                                  producer_settings(case), RUN_TIMEOUT)
-            rate = (args.records - missing) / seconds
-            hw, waited, min_isr = wait_for_high_watermarks(target.bootstrap_servers, topic, args.records - missing)
-            runs.append(rate)
-            print("  %-8s %-38s %9.0f rec/s  %d partitions RF %d; high watermarks %d (+%.2fs), min ISR %d%s"
-                  % (target.name, case_label(case), rate, partitions, replicas, hw, waited, min_isr,
-                     "; %d undelivered (%s)" % (missing, error) if missing else ""))
-        results[case] = statistics.median(runs)
-    return results
+def produce_once(target, case, args):
+    """One run of `case` on a fresh topic of `target`: its records/s, after a line with what it saw."""
+    topic = unique_topic("repl")
+    replication_factor = case[1]
+    partitions, replicas = target.create_topic(topic, args.partitions, replication_factor,
+                                               {"min.insync.replicas": str(min(args.min_isr, replication_factor))})
+    seconds, missing, error = produce_run(target.bootstrap_servers, topic, args.records, b"v" * VALUE_SIZE,
+                                          producer_settings(case), RUN_TIMEOUT)
+    rate = (args.records - missing) / seconds
+    hw, waited, min_isr = wait_for_high_watermarks(target.bootstrap_servers, topic, args.records - missing)
+    print("  %-8s %-38s %9.0f rec/s  %d partitions RF %d; high watermarks %d (+%.2fs), min ISR %d%s"
+          % (target.name, case_label(case), rate, partitions, replicas, hw, waited, min_isr,
+             "; %d undelivered (%s)" % (missing, error) if missing else ""), flush=True)
+    return rate
+
+
+def bench(targets, cases, args):
+    """{target name: {case: median records/s}}. The targets run side by side, alternating run by run (which goes
+    first alternates too), so that both meet the same load of a shared machine."""
+    runs = {target.name: {case: [] for case in cases} for target in targets}
+    for repeat in range(args.repeat):
+        for index, case in enumerate(cases):
+            order = targets if (repeat + index) % 2 == 0 else targets[::-1]
+            for target in order:
+                runs[target.name][case].append(produce_once(target, case, args))
+    return {name: {case: statistics.median(rates) for case, rates in by_case.items()} for name, by_case in runs.items()}
 
 
 def main():
@@ -89,16 +95,17 @@ def main():
                                                        args.min_isr))
     targets = []
     if args.only in (None, "kafka-zk"):
-        targets.append(KafkaZkTarget(keep_data=args.keep_data))
+        # the brokers run this checkout's code, not whatever kafka_zk the venv has installed
+        targets.append(KafkaZkTarget(keep_data=args.keep_data, environment={"PYTHONPATH": str(TREE)}))
     if args.only in (None, "mock"):
         targets.append(MockTarget())
-    by_target = {}
-    for target in targets:
-        print("starting %s ..." % target.name)
-        target.start()
-        try:
-            by_target[target.name] = bench(target, cases, args)
-        finally:
+    try:
+        for target in targets:
+            print("starting %s ..." % target.name)
+            target.start()
+        by_target = bench(targets, cases, args)
+    finally:
+        for target in targets:
             target.stop()
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     print()
