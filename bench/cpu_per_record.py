@@ -247,7 +247,7 @@ def profile(case, args, value):
     side = Side("profile", TREE, args, environment={PROFILE_VARIABLE: str(folder)}).start()
     try:
         side.warm_up(case, args, value)
-        side.run(case, args, value)
+        side.run(case, args, value, records=args.profile_records or args.records)
     finally:
         side.stop()
     paths = sorted(str(path) for path in folder.glob("broker-*.prof"))
@@ -258,7 +258,7 @@ def profile(case, args, value):
     print()
     print("Profile of %s, %d records (brokers under cProfile, so slower than above), own CPU time of the "
           "reactor threads summed over %d brokers: %.2f s; files in %s"
-          % (case_label(case), args.records, len(paths), stats.total_tt, folder))
+          % (case_label(case), args.profile_records or args.records, len(paths), stats.total_tt, folder))
     print("%9s %9s %6s %10s  %s" % ("own s", "cum s", "own %", "calls", "function"))
     for own, cumulative, calls, name in top_functions(stats, args.profile_top):
         print("%9.3f %9.3f %6.1f %10d  %s" % (own, cumulative, 100.0 * own / stats.total_tt, calls, name))
@@ -285,6 +285,9 @@ def main():
                              "cProfile and print the top functions by own time")
     parser.add_argument("--profile-only", action="store_true", help="only the profile run")
     parser.add_argument("--profile-top", type=int, default=25)
+    parser.add_argument("--profile-records", type=int,
+                        help="records of the profiled run (default --records; cProfile slows per-record work "
+                             "~10x: use ~50,000 for compressed cases)")
     parser.add_argument("--profile-dir", help="where the brokers write broker-<id>.prof (default: a temp dir)")
     parser.add_argument("--keep-data", action="store_true", help="keep the clusters' temp dirs (broker logs)")
     args = parser.parse_args()
