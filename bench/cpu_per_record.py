@@ -3,6 +3,7 @@ brokers, optionally against brokers run from a baseline tree in the same run, an
 
 import argparse
 import itertools
+import math
 import pstats
 import random
 import resource
@@ -144,8 +145,10 @@ class Side:
         self.signal_brokers(signal.SIGUSR1)  # and stop gathering
         requests_end = self.request_counts()
         produces, fetches = (requests_end.get(name, 0) - requests_start.get(name, 0) for name in ("Produce", "Fetch"))
+        counted = bool(requests_start and requests_end)  # nan: the brokers serve no metrics
         figures = (delivered / seconds, broker_cpu * 1e6 / delivered, client_cpu * 1e6 / delivered,
-                   delivered / max(produces, 1), fetches * 1e6 / delivered)
+                   delivered / max(produces, 1) if counted else math.nan,
+                   fetches * 1e6 / delivered if counted else math.nan)
         print("  %-7s %-30s %7.0f rec/s  broker CPU %5.2f s (%5.2f s per 1M)  %5d Produce, %5d Fetch requests  "
               "high watermarks %d (+%.2fs), min ISR %d%s"
               % (label or self.name, case_label(case), figures[0], broker_cpu, figures[1], produces, fetches,
@@ -155,12 +158,17 @@ class Side:
         return figures
 
     def request_counts(self):
-        """{request name: requests} the three brokers have answered so far (their Prometheus endpoints)."""
+        """{request name: requests} the three brokers have answered so far (their Prometheus endpoints); empty
+        when a broker does not serve them (a tree from before the metrics)."""
         total = {}
         for broker in self.target.cluster.brokers:
-            with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
-                for name, count in request_counts(response.read().decode()).items():
-                    total[name] = total.get(name, 0) + count
+            try:
+                with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
+                    text = response.read().decode()
+            except OSError:
+                return {}
+            for name, count in request_counts(text).items():
+                total[name] = total.get(name, 0) + count
         return total
 
     def signal_brokers(self, signum):
