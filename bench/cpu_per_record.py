@@ -138,7 +138,7 @@ class Side:
         self.signal_brokers(signal.SIGUSR2)  # brokers under cProfile start their profiles afresh
         broker_start, client_start = self.target.broker_cpu_seconds(), client_cpu_seconds()
         seconds, missing, error = produce_run(bootstrap, topic, records, value, settings, RUN_TIMEOUT)
-        delivered = records - missing
+        delivered = max(records - missing, 1)
         high_watermarks, waited, min_isr = wait_for_high_watermarks(bootstrap, topic, delivered)
         broker_cpu = self.target.broker_cpu_seconds() - broker_start
         client_cpu = client_cpu_seconds() - client_start
