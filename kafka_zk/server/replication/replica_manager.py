@@ -305,7 +305,8 @@ class ReplicaManager:
                 data, hw, log_start, leo = partition.read(
                     info.fetch_offset, limit, for_follower=not from_consumer, min_one_message=bytes_read == 0,
                     read_committed=committed)
-                records = data.read_bytes() if data is not None else b""
+                # the records stay in the segment file (a FileSlice) for the connection to send with sendfile
+                records = data.records if data is not None and len(data.records) else b""
                 aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
