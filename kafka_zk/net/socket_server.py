@@ -205,7 +205,14 @@ class KafkaServerProtocol(FramedProtocol):
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
-            entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            try:
+                entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            except Exception as error:  # e.g. records a truncated segment no longer holds: the answer cannot go out
+                log.warning("closing connection from %s: cannot encode the api %d v%d response (%s)",
+                            self.client_host, header.api_key, header.api_version, error)
+                entry[0] = None
+                if self.transport is not None:
+                    self.transport.abortConnection()
         entry[2] = True
         if len(entry) > 4:
             entry[4].completed_ms = milliseconds(self.clock)
