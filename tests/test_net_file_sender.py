@@ -219,3 +219,17 @@ def test_another_transport_closes_when_the_region_is_gone(segment):
     file.close()
     protocol.send_frame([b"x", region])
     assert transport.value() == b"" and transport.disconnecting
+
+
+def test_past_the_limit_of_held_descriptors_a_waiting_region_is_copied(segment, connection, monkeypatch):
+    from kafka_zk.net import file_sender
+    monkeypatch.setattr(file_sender.HELD_DESCRIPTORS, "limit", 0)
+    file, data, path = segment
+    before = open_fds()
+    connection.protocol.send_frame([FileSlice(file, 0, 3 << 20)])
+    assert open_fds() == before  # no duplicate: the rest of the region was read instead
+    file.close()
+    path.unlink()
+    expected = frame(data)
+    connection.run(lambda: len(connection.received) >= len(expected))
+    assert bytes(connection.received) == expected and file_sender.HELD_DESCRIPTORS.count == 0

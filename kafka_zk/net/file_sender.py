@@ -9,17 +9,37 @@ transport's buffer is empty and the socket writable), so nothing busy-loops. Any
 being sent queues behind it.
 
 A region waiting for the socket holds a duplicate of its file's descriptor: a segment deleted, closed or let go
-of meanwhile cannot take the data away (an unlinked file stays readable through it). A region the file no longer
-holds whole (truncated under it) cannot complete its frame: as Kafka does, the connection is then closed.
+of meanwhile cannot take the data away (an unlinked file stays readable through it). Those duplicates count
+against the process's descriptors beside the segments' budget (log.open_files), so there are at most
+HELD_DESCRIPTORS.limit of them at once; past it a waiting region is read and waits as bytes (a copy, as before).
+A region the file no longer holds whole (truncated under it) cannot complete its frame: as Kafka does, the
+connection is then closed.
 """
 
 import logging
 import os
 from collections import deque
 
+from kafka_zk.log.open_files import SEGMENT_FILES
 from kafka_zk.protocol.primitives import BYTES_LIKE
 
 log = logging.getLogger(__name__)
+
+
+class HeldDescriptors:
+    """How many duplicated descriptors waiting regions hold, process-wide, and how many they may."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.count = 0
+
+
+def _held_limit():
+    capacity = SEGMENT_FILES.capacity
+    return max(4, (capacity if capacity is not None else 4096) // 8)
+
+
+HELD_DESCRIPTORS = HeldDescriptors(_held_limit())
 
 
 class _Region:
@@ -34,14 +54,28 @@ class _Region:
         self.fd = None
 
     def hold(self):
-        """Own a duplicate descriptor of the region's file from now on."""
+        """Own a duplicate descriptor of the region's file from now on; False (nothing done) when the process
+        holds as many as it may."""
         if self.fd is None:
+            if HELD_DESCRIPTORS.count >= HELD_DESCRIPTORS.limit:
+                return False
             self.fd = os.dup(self.region.fileno())
+            HELD_DESCRIPTORS.count += 1
             self.region = None
+        return True
+
+    def rest(self):
+        """The bytes still to send, read from the file."""
+        fd = self.fd if self.fd is not None else self.region.fileno()
+        data = os.pread(fd, self.remaining, self.position)
+        if len(data) != self.remaining:
+            raise ValueError("the file ends %d bytes before the end of the region" % (self.remaining - len(data)))
+        return data
 
     def release(self):
         fd, self.fd = self.fd, None
         if fd is not None:
+            HELD_DESCRIPTORS.count -= 1
             os.close(fd)
 
     def send_to(self, socket_fd):
@@ -147,9 +181,11 @@ class FileRegionSender:
 
     def _wait(self):
         """Resume when the transport's buffer is empty and the socket can take more."""
-        for item in self._queue:
-            if item.__class__ is _Region:
-                item.hold()
+        queue = self._queue
+        for index in range(len(queue)):
+            item = queue[index]
+            if item.__class__ is _Region and not item.hold():
+                queue[index] = item.rest()
         transport = self.transport
         if not self._registered:
             self._registered = True
