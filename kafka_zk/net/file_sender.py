@@ -145,7 +145,7 @@ class FileRegionSender:
         self._sending = True
         try:
             self._drain()
-        except Exception as error:  # the socket broke, or the file cannot give the region's bytes
+        except (OSError, ValueError) as error:  # the socket broke, or the file cannot give the region's bytes
             log.info("closing connection to %s: cannot send a response (%s)", _peer(self.transport), error)
             self._drop()
             self.transport.abortConnection()
