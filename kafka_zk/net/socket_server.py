@@ -3,6 +3,7 @@
 import itertools
 import logging
 from collections import deque
+from functools import partial
 
 from twisted.internet import defer, protocol
 
@@ -207,7 +208,14 @@ class KafkaServerProtocol(FramedProtocol):
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
-            entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            try:
+                entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            except Exception as error:  # e.g. records a truncated segment no longer holds: the answer cannot go out
+                log.warning("closing connection from %s: cannot encode the api %d v%d response (%s)",
+                            self.client_host, header.api_key, header.api_version, error)
+                entry[0] = None
+                if self.transport is not None:
+                    self.transport.abortConnection()
         entry[2] = True
         if len(entry) > 4:
             entry[4].completed_ms = milliseconds(self.clock)
@@ -248,12 +256,16 @@ class KafkaServerProtocol(FramedProtocol):
             if timed:
                 dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
-                self.send_frame(payload)
-            if timed:
-                self.metrics.sent(timing, dequeued, self.clock.seconds())
+                # ResponseSendTime runs until the last byte is handed over (records sent from a file may wait)
+                self.send_frame(payload, partial(self._sent, timing, dequeued) if timed else None)
+            elif timed:
+                self._sent(timing, dequeued)
             if len(entry) > 4:
                 request_log.log_completed(entry[4], milliseconds(self.clock), self._connection_id(),
                                           getattr(self, "_client_information", UNKNOWN_CLIENT))
+
+    def _sent(self, timing, dequeued):
+        self.metrics.sent(timing, dequeued, self.clock.seconds())
 
     def _request_times(self, request, api_name, body):
         if request.api_key == API_VERSIONS_KEY and body.get("client_software_name"):
