@@ -24,6 +24,7 @@ from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteReco
 from kafka_zk.server.replication.partition import Partition
 from kafka_zk.server.replication.replica_metrics import replica_manager_collector
 from kafka_zk.server.replication.replica_selector import ReplicaView
+from kafka_zk.server.replication.turn_batch import TurnBatch
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +122,8 @@ class ReplicaManager:
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock, registry)
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock, registry)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock, registry)
+        # Appends and high watermark moves wake parked fetches and waiting acks=-1 produces once per reactor turn.
+        self.this_turn = TurnBatch(clock, self._end_of_turn)
         self.fetchers = make_fetchers(self.fetchable_changed)
         self.log_dir_mover = make_log_dir_mover(self.get_partition)
 
@@ -152,7 +155,7 @@ class ReplicaManager:
             if stats.enabled:
                 stats.appended(tp[0], len(records), result)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetchable_changed(appended)
+        self.this_turn.appended(appended)
         if required_acks != -1 or not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -169,7 +172,7 @@ class ReplicaManager:
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
             self.topic_stats.appended(tp[0], len(records), results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetchable_changed(appended)
+        self.this_turn.appended(appended)
         if not appended:
             return defer.succeed(results)
         done = defer.Deferred()
@@ -435,8 +438,15 @@ class ReplicaManager:
             self._high_watermarks_advanced([partition.tp])
 
     def _high_watermarks_advanced(self, tps):
-        self.produce_purgatory.check_and_complete_keys(tps)
-        self.fetchable_changed(tps)
+        self.this_turn.advanced(tps)
+
+    def _end_of_turn(self, appended, advanced):
+        """What this reactor turn appended and which high watermarks it moved: try the waiting acks=-1 produces
+        of those partitions, then wake the fetches parked on any of them."""
+        if advanced:
+            self.produce_purgatory.check_and_complete_keys(advanced)
+            appended = list(dict.fromkeys(appended + advanced)) if appended else advanced
+        self.fetchable_changed(appended)
 
     # -- the ISR --------------------------------------------------------------------------------
 
@@ -617,6 +627,7 @@ class ReplicaManager:
                 if partition.log is not None}
 
     def shutdown(self):
+        self.this_turn.cancel()
         self.fetchers.shutdown()
         self.log_dir_mover.shutdown()
         self.produce_purgatory.shutdown()
