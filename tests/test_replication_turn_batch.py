@@ -2,6 +2,8 @@
 parked follower fetches and waiting acks=-1 produces are tried once at the end of the turn that appended or moved
 a high watermark."""
 
+import weakref
+
 import pytest
 from twisted.internet import task
 
@@ -12,6 +14,7 @@ from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
+from kafka_zk.server.replication.delayed import DelayedProduce
 from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.replication.turn_batch import TurnBatch
 from tests.replica_manager_support import replica_manager
@@ -50,6 +53,23 @@ def test_a_turn_can_be_handed_over_early_or_dropped():
     assert flushed == [([A], [])] and clock.getDelayedCalls() == []
 
 
+def test_an_owner_is_not_kept_alive_by_its_batch():
+    class Owner:
+        def __init__(self, clock):
+            self.batch = TurnBatch(clock, self.flush)
+
+        def flush(self, appended, advanced):
+            raise AssertionError("a collected owner flushed")
+    clock = task.Clock()
+    owner = Owner(clock)
+    batch, gone = owner.batch, weakref.ref(owner)
+    batch.appended([A])
+    del owner
+    assert gone() is None  # freed at once: no cycle through the batch
+    clock.advance(0)
+    assert not batch.pending
+
+
 def test_work_a_hand_over_causes_is_gathered_anew():
     clock = task.Clock()
     flushed = []
@@ -80,7 +100,9 @@ def leader(tmp_path):
                                         "isr": [1, FOLLOWER], "replicas": [1, FOLLOWER], "zk_version": 0,
                                         "controller_epoch": 1}], {})
     clock.advance(0)
-    return manager
+    yield manager
+    manager.shutdown()
+    logs.shutdown()  # its files closed now, not whenever the garbage collector gets to them
 
 
 def produce(manager, value, acks=-1):
@@ -108,20 +130,20 @@ def test_a_parked_follower_fetch_wakes_once_at_the_end_of_the_turn_with_all_it_a
     assert [(header.base_offset, header.last_offset) for header in headers] == [(0, 0), (1, 1)]
 
 
-def test_an_acks_all_produce_completes_at_the_end_of_the_turn_its_high_watermark_passed_it(leader):
+def test_an_acks_all_produce_completes_at_the_end_of_the_turn_its_high_watermark_passed_it(leader, monkeypatch):
     first, second = produce(leader, b"one"), produce(leader, b"two")
     leader.clock.advance(0)
     assert first == second == []
     tries = []
-    purgatory = leader.produce_purgatory
-    real_check = purgatory.check_and_complete_keys
-    purgatory.check_and_complete_keys = lambda keys: tries.append(list(keys)) or real_check(keys)
+    real_try = DelayedProduce.try_complete
+    monkeypatch.setattr(DelayedProduce, "try_complete",
+                        lambda operation: tries.append(operation) or real_try(operation))
     follower_fetch(leader, 1)  # the follower has the first record: the high watermark passes it
     follower_fetch(leader, 2)  # and then the second, in the same turn
     assert leader.get_partition(*TP).high_watermark == 2
     assert first == second == [] and tries == []
     leader.clock.advance(0)
-    assert tries == [[TP]]  # the waiting produces were tried once for the turn
+    assert len(tries) == 2  # each waiting produce was tried once, at the end of the turn
     assert [answer[TP].error for answer in first + second] == [Errors.NONE, Errors.NONE]
     assert [answer[TP].base_offset for answer in first + second] == [0, 1]
 
@@ -133,3 +155,39 @@ def test_an_acks_all_produce_whose_isr_shrank_below_min_insync_answers_not_enoug
     leader._advance_high_watermark(partition, 100000 + 30001)  # the follower is no longer caught up either
     leader.clock.advance(0)
     assert [answer[TP].error for answer in answers] == [Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND]
+
+
+def test_a_high_watermark_move_tries_only_the_produces_it_passed(leader, monkeypatch):
+    answers = [produce(leader, value) for value in (b"one", b"two", b"three")]
+    leader.clock.advance(0)
+    tries = []
+    real_try = DelayedProduce.try_complete
+    monkeypatch.setattr(DelayedProduce, "try_complete",
+                        lambda operation: tries.append(operation) or real_try(operation))
+    follower_fetch(leader, 1)
+    leader.clock.advance(0)
+    assert len(tries) == 1 and [len(answer) for answer in answers] == [1, 0, 0]
+    follower_fetch(leader, 3)
+    leader.clock.advance(0)
+    assert len(tries) == 3 and [answer[0][TP].base_offset for answer in answers] == [0, 1, 2]
+    assert len(leader.produce_waiters) == 0
+
+
+def test_produces_a_leadership_change_answered_leave_the_waiting_lists(leader):
+    answers = [produce(leader, value) for value in (b"one", b"two")]
+    leader.become_leader_or_follower([{"topic": "t", "partition": 0, "leader": FOLLOWER, "leader_epoch": 1,
+                                       "isr": [1, FOLLOWER], "replicas": [1, FOLLOWER], "zk_version": 1,
+                                       "controller_epoch": 1}], {})
+    assert [answer[0][TP].error for answer in answers] == [Errors.NOT_LEADER_FOR_PARTITION] * 2
+    assert len(leader.produce_waiters) == 0
+
+
+def test_timed_out_produces_are_swept_once_their_list_doubled(leader, monkeypatch):
+    waiters = leader.produce_waiters
+    monkeypatch.setattr(waiters, "SWEEP_SLACK", 10)
+    for _ in range(waiters.SWEEP_SLACK):
+        produce(leader, b"v")
+    leader.clock.advance(30)  # every one timed out, none passed by the high watermark
+    assert len(waiters) == waiters.SWEEP_SLACK
+    answer = produce(leader, b"v")
+    assert len(waiters) == 1 and answer == []

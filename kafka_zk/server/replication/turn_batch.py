@@ -8,6 +8,8 @@ appended, and each waiting produce is tried once per turn. Pure code: the clock 
 callLater(seconds, f) returning a call with cancel() and active() (the reactor; task.Clock in tests).
 """
 
+import weakref
+
 
 class TurnBatch:
     """Partitions gathered until the end of the current turn, then handed to ``flush(appended, advanced)``.
@@ -17,7 +19,9 @@ class TurnBatch:
 
     def __init__(self, clock, flush):
         self._clock = clock
-        self._flush = flush
+        # A method of the batch's owner is held weakly: the owner's cycle-free objects (a replica manager and
+        # its open logs) then still go as soon as the last reference does, not at a garbage collection.
+        self._flush = weakref.WeakMethod(flush) if hasattr(flush, "__self__") else lambda: flush
         self._appended = {}  # insertion-ordered sets
         self._advanced = {}
         self._call = None
@@ -49,7 +53,9 @@ class TurnBatch:
             return
         appended, self._appended = list(self._appended), {}
         advanced, self._advanced = list(self._advanced), {}
-        self._flush(appended, advanced)
+        flush = self._flush()
+        if flush is not None:
+            flush(appended, advanced)
 
     def cancel(self):
         """Drop what was gathered (a shutdown)."""
