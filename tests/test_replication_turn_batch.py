@@ -191,3 +191,17 @@ def test_timed_out_produces_are_swept_once_their_list_doubled(leader, monkeypatc
     assert len(waiters) == waiters.SWEEP_SLACK
     answer = produce(leader, b"v")
     assert len(waiters) == 1 and answer == []
+
+
+def test_a_produce_answered_by_a_high_watermark_move_may_wait_again_on_the_same_partition(leader):
+    again = []
+    first = produce(leader, b"one")
+    leader.append_records(30000, -1, {TP: encode_batch([(None, b"two")])}).addCallback(
+        lambda _: again.extend([produce(leader, b"three")]))
+    leader.clock.advance(0)
+    follower_fetch(leader, 2)
+    leader.clock.advance(0)
+    assert len(first) == 1 and len(again) == 1 and again[0] == [] and len(leader.produce_waiters) == 1
+    follower_fetch(leader, 3)
+    leader.clock.advance(0)
+    assert again[0][0][TP].base_offset == 2 and len(leader.produce_waiters) == 0

@@ -95,8 +95,8 @@ class ProduceWaiters:
         while waiting and waiting[0][0] < high_watermark:
             operation = waiting.popleft()[1]
             if not operation.completed:
-                operation.try_complete()
-        if not waiting:
+                operation.try_complete()  # its answer may append and watch again, even on this partition
+        if not waiting and self._waiting.get(tp) is waiting:
             del self._waiting[tp]
             del self._sweep_at[tp]
 
