@@ -80,7 +80,7 @@ class ProduceWaiters:
                 self._waiting[tp] = deque((entry,))
                 self._sweep_at[tp] = self.SWEEP_SLACK
                 continue
-            if waiting[-1][0] <= entry[0]:
+            if not waiting or waiting[-1][0] <= entry[0]:  # empty while ``passed`` works through it
                 waiting.append(entry)
             else:  # an idempotent retry answered with an earlier append's offsets
                 self._waiting[tp] = waiting = deque(sorted((*waiting, entry), key=_offset))
