@@ -205,3 +205,12 @@ def test_a_produce_answered_by_a_high_watermark_move_may_wait_again_on_the_same_
     follower_fetch(leader, 3)
     leader.clock.advance(0)
     assert again[0][0][TP].base_offset == 2 and len(leader.produce_waiters) == 0
+
+
+def test_a_completed_produce_left_in_the_purgatory_lists_keeps_nothing_of_its_request(leader):
+    answers = produce(leader, b"one")
+    follower_fetch(leader, 1)
+    leader.clock.advance(0)
+    assert len(answers) == 1
+    (operation,) = [op for ops in leader.produce_purgatory._watchers.values() for op in ops]
+    assert operation.completed and operation.results is None and operation.done is None

@@ -37,7 +37,11 @@ class DelayedPartitionResults(DelayedOperation):
             self.results[tp].error = Errors.REQUEST_TIMED_OUT
 
     def on_complete(self):
-        self.done.callback(self.results)
+        # A completed operation may stay in watch lists until they are swept: it keeps nothing of the request.
+        done, results = self.done, self.results
+        self.done = self.results = self.replica_manager = None
+        self.pending = ()
+        done.callback(results)
 
 
 class DelayedProduce(DelayedPartitionResults):
