@@ -176,6 +176,7 @@ def test_an_idle_follower_fetch_reads_nothing_and_an_append_wakes_it_with_the_da
     assert leader.reads[-1] == []
     leader.clock.advance(0.3)
     leader.append_records(1000, 1, {("t", 1): encode_batch([(None, b"v")])})
+    leader.clock.advance(0)  # the end of the reactor turn wakes the parked fetch
     ((_, answer),) = answers
     assert list(answer) == [("t", 1)] and answer[("t", 1)].records != b""
     assert leader.reads[-1] == [("t", 1)]

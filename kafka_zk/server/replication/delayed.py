@@ -1,5 +1,8 @@
-"""Delayed operations of the replica manager: DelayedProduce (acks=-1 waits for the ISR), DelayedFetch
-(waits for min_bytes or max_wait), and the per-partition base that DelayedDeleteRecords shares."""
+"""Delayed operations of the replica manager: DelayedProduce (acks=-1 waits for the ISR) and the waiting list
+that orders them by offset, DelayedFetch (waits for min_bytes or max_wait), and the per-partition base that
+DelayedDeleteRecords shares."""
+
+from collections import deque
 
 from kafka_zk.common.purgatory import DelayedOperation
 from kafka_zk.protocol.errors import Errors
@@ -34,7 +37,11 @@ class DelayedPartitionResults(DelayedOperation):
             self.results[tp].error = Errors.REQUEST_TIMED_OUT
 
     def on_complete(self):
-        self.done.callback(self.results)
+        # A completed operation may stay in watch lists until they are swept: it keeps nothing of the request.
+        done, results = self.done, self.results
+        self.done = self.results = self.replica_manager = None
+        self.pending = ()
+        done.callback(results)
 
 
 class DelayedProduce(DelayedPartitionResults):
@@ -49,6 +56,72 @@ class DelayedProduce(DelayedPartitionResults):
                 result.error = Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND
             return True
         return False
+
+
+class ProduceWaiters:
+    """The acks=-1 produces waiting on each partition, in the order of the offsets they wait for: a high watermark
+    move tries only the produces whose records it passed, each once, instead of every produce still waiting.
+
+    The produce purgatory still holds them (their timeouts, its gauges, and the leadership changes that answer
+    them NOT_LEADER_FOR_PARTITION); a produce answered that way or timed out leaves here when the high watermark
+    passes it, when ``forget_completed`` is told of its partition, or in a sweep of a list that doubled."""
+
+    SWEEP_SLACK = 1000
+
+    def __init__(self):
+        self._waiting = {}  # (topic, partition) -> deque of (last offset, DelayedProduce), offsets ascending
+        self._sweep_at = {}  # (topic, partition) -> the length at which its list is swept of completed produces
+
+    def __len__(self):
+        return sum(map(len, self._waiting.values()))
+
+    def watch(self, operation):
+        results = operation.results
+        for tp in operation.pending:
+            entry = (results[tp].last_offset, operation)
+            waiting = self._waiting.get(tp)
+            if waiting is None:
+                self._waiting[tp] = deque((entry,))
+                self._sweep_at[tp] = self.SWEEP_SLACK
+                continue
+            if not waiting or waiting[-1][0] <= entry[0]:  # empty while ``passed`` works through it
+                waiting.append(entry)
+            else:  # an idempotent retry answered with an earlier append's offsets
+                self._waiting[tp] = waiting = deque(sorted((*waiting, entry), key=_offset))
+            if len(waiting) > self._sweep_at[tp]:
+                self._sweep(tp)
+
+    def passed(self, tp, high_watermark):
+        """The high watermark of ``tp`` moved: try the produces waiting for records below it."""
+        waiting = self._waiting.get(tp)
+        if waiting is None:
+            return
+        while waiting and waiting[0][0] < high_watermark:
+            operation = waiting.popleft()[1]
+            if not operation.completed:
+                operation.try_complete()  # its answer may append and watch again, even on this partition
+        if not waiting and self._waiting.get(tp) is waiting:
+            del self._waiting[tp]
+            del self._sweep_at[tp]
+
+    def forget_completed(self, tps):
+        """Drop the completed produces of these partitions (after a leadership change answered them)."""
+        for tp in tps:
+            if tp in self._waiting:
+                self._sweep(tp)
+
+    def _sweep(self, tp):
+        left = deque(entry for entry in self._waiting[tp] if not entry[1].completed)
+        if left:
+            self._waiting[tp] = left
+            self._sweep_at[tp] = 2 * len(left) + self.SWEEP_SLACK
+        else:
+            del self._waiting[tp]
+            del self._sweep_at[tp]
+
+
+def _offset(entry):
+    return entry[0]
 
 
 class DelayedFetch(DelayedOperation):

@@ -344,7 +344,7 @@ class Partition:
         appended = 0
         if headers:
             newest = max(headers, key=lambda header: header.max_timestamp)
-            self.log.append_copied(bytes(view[start:end]), headers[0].base_offset, headers[-1].last_offset,
+            self.log.append_copied(view[start:end], headers[0].base_offset, headers[-1].last_offset,
                                    newest.max_timestamp, newest.last_offset)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:

@@ -310,13 +310,16 @@ class ReplicaFetcher:
                 if state is None or request is None or not self._fetching(tp) or state._request is not request:
                     continue
                 with self._writing(tp, state):
-                    yield self._handle_partition(tp, state, answer, moved)
+                    resetting = self._handle_partition(tp, state, answer, moved)
+                    if resetting is not None:
+                        yield resetting
         if moved:
             self.manager.fetchable_changed(moved)
         return True
 
-    @defer.inlineCallbacks
     def _handle_partition(self, tp, state, answer, moved):
+        """Apply one partition's answer; returns a Deferred only when the answer needs more requests (an offset
+        out of range), None otherwise (most answers: no generator and no Deferred per partition)."""
         partition = state.partition
         error = answer["error_code"]
         if error == Errors.NONE:
@@ -328,7 +331,7 @@ class ReplicaFetcher:
                 log.error("[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
                           self.broker_id, self.leader_id, tp[0], tp[1], failure)
                 self._delay(tp)
-                return
+                return None
             start_moved = partition.log.log_start_offset != log_start
             # The leader learns our new log end or log start offset (which a DeleteRecords waits for) only from
             # a request naming the partition.
@@ -344,7 +347,7 @@ class ReplicaFetcher:
                 if quota.is_throttled(tp):
                     quota.record(len(records))
         elif error == Errors.OFFSET_OUT_OF_RANGE:
-            yield self._reset_out_of_range(tp, state)
+            return self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
             self._delay(tp)
         else:

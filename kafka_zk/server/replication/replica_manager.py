@@ -20,11 +20,12 @@ from kafka_zk.record.validation import (
 from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
-from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce
+from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce, ProduceWaiters
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
 from kafka_zk.server.replication.partition import Partition
 from kafka_zk.server.replication.replica_metrics import replica_manager_collector
 from kafka_zk.server.replication.replica_selector import ReplicaView
+from kafka_zk.server.replication.turn_batch import TurnBatch
 
 log = logging.getLogger(__name__)
 
@@ -123,8 +124,11 @@ class ReplicaManager:
         registry.add_collector(replica_manager_collector(self))
         self.topic_stats = topic_stats if topic_stats is not None else BrokerTopicStats(MetricsRegistry(enabled=False))
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock, registry)
+        self.produce_waiters = ProduceWaiters()  # the produce purgatory's operations in offset order
         self.fetch_purgatory = DelayedOperationPurgatory("Fetch", clock, registry)
         self.delete_records_purgatory = DelayedOperationPurgatory("DeleteRecords", clock, registry)
+        # Appends and high watermark moves wake parked fetches and waiting acks=-1 produces once per reactor turn.
+        self.this_turn = TurnBatch(clock, self._end_of_turn)
         self.fetchers = make_fetchers(self.fetchable_changed)
         self.log_dir_mover = make_log_dir_mover(self.get_partition)
 
@@ -156,12 +160,11 @@ class ReplicaManager:
             if stats.enabled:
                 stats.appended(tp[0], len(records), result)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetchable_changed(appended)
+        self.this_turn.appended(appended)
         if required_acks != -1 or not appended:
             return defer.succeed(results)
         done = defer.Deferred()
-        operation = DelayedProduce(timeout_ms, self, results, done)
-        self.produce_purgatory.try_complete_else_watch(operation, appended)
+        self._wait_for_high_watermarks(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
 
     def append_txn_markers(self, timeout_ms, entries):
@@ -173,12 +176,16 @@ class ReplicaManager:
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
             self.topic_stats.appended(tp[0], len(records), results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
-        self.fetchable_changed(appended)
+        self.this_turn.appended(appended)
         if not appended:
             return defer.succeed(results)
         done = defer.Deferred()
-        self.produce_purgatory.try_complete_else_watch(DelayedProduce(timeout_ms, self, results, done), appended)
+        self._wait_for_high_watermarks(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
+
+    def _wait_for_high_watermarks(self, operation, appended):
+        if not self.produce_purgatory.try_complete_else_watch(operation, appended):
+            self.produce_waiters.watch(operation)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
         topic = tp[0]
@@ -444,8 +451,24 @@ class ReplicaManager:
             self._high_watermarks_advanced([partition.tp])
 
     def _high_watermarks_advanced(self, tps):
+        self.this_turn.advanced(tps)
+
+    def _answer_waiting_produces(self, tps):
+        """Leadership or the replica changed: the produces waiting on these partitions answer what they can."""
         self.produce_purgatory.check_and_complete_keys(tps)
-        self.fetchable_changed(tps)
+        self.produce_waiters.forget_completed(tps)
+
+    def _end_of_turn(self, appended, advanced):
+        """What this reactor turn appended and which high watermarks it moved: try the waiting acks=-1 produces
+        of those partitions, then wake the fetches parked on any of them."""
+        if advanced:
+            partitions, waiters = self.partitions, self.produce_waiters
+            for tp in advanced:
+                partition = partitions.get(tp)
+                if partition is not None:
+                    waiters.passed(tp, partition.high_watermark)
+            appended = list(dict.fromkeys(appended + advanced)) if appended else advanced
+        self.fetchable_changed(appended)
 
     # -- the ISR --------------------------------------------------------------------------------
 
@@ -545,7 +568,7 @@ class ReplicaManager:
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
             if self.log_manager.get_future_log(*tp) is not None:
                 self.log_dir_mover.start(tp)  # a move interrupted by a restart goes on
-        self.produce_purgatory.check_and_complete_keys(list(errors))
+        self._answer_waiting_produces(list(errors))
         self.fetchable_changed(list(errors))
         self.delete_records_purgatory.check_and_complete_keys(list(errors))
         self.fetchers.remove_partitions(new_leaders + list(new_followers))
@@ -578,7 +601,7 @@ class ReplicaManager:
                 self.log_manager.async_delete(topic, partition)
             except KafkaStorageError:
                 error = Errors.KAFKA_STORAGE_ERROR
-        self.produce_purgatory.check_and_complete(tp)
+        self._answer_waiting_produces([tp])
         self.fetchable_changed([tp])
         self.delete_records_purgatory.check_and_complete(tp)
         return error
@@ -600,7 +623,7 @@ class ReplicaManager:
         log.info("[ReplicaManager broker=%d] stopped fetcher for partitions %s and stopped moving logs for "
                  "partitions %s because they are in the failed log directory %s", self.broker_id,
                  _names(offline), _names(moving_out), log_dir)
-        self.produce_purgatory.check_and_complete_keys(offline)
+        self._answer_waiting_produces(offline)
         self.fetchable_changed(offline)
         self.delete_records_purgatory.check_and_complete_keys(offline)
         return offline
@@ -626,6 +649,7 @@ class ReplicaManager:
                 if partition.log is not None}
 
     def shutdown(self):
+        self.this_turn.cancel()
         self.fetchers.shutdown()
         self.log_dir_mover.shutdown()
         self.produce_purgatory.shutdown()
