@@ -203,7 +203,7 @@ class Partition:
         last_offset = validated.assign_offsets(base_offset, self.leader_epoch, log_append_time_ms)
         # For v2 batches Kafka indexes the batch's last offset under its max timestamp; the log
         # applies the batch to the producer state (and a marker to the transaction index).
-        self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset)
+        self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
         self.maybe_advance_high_watermark(now_ms, None)
         return AppendResult(base_offset, last_offset,
                             log_append_time_ms if log_append_time_ms is not None else -1,
