@@ -234,8 +234,9 @@ class Log:
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
-    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp):
-        """Append whole batches copied from another replica of this partition.
+    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp,
+                      headers=None):
+        """Append whole batches copied from another replica of this partition (``headers`` as for append).
 
         When the log is empty at a start offset that falls inside the first batch (DeleteRecords moved
         the start offset into a batch), the log restarts at the batch and keeps its start offset.
@@ -243,10 +244,10 @@ class Log:
         if first_offset < self._leo.offset and self._leo.offset == self.log_start_offset:
             start = self.log_start_offset
             self.truncate_fully_and_start_at(first_offset)
-            self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+            self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
             self.maybe_increment_log_start_offset(start)
             return
-        self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+        self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
 
     def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
         segment = self.active_segment

@@ -332,7 +332,7 @@ class Partition:
         view = memoryview(records)
         leo = self.log.log_end_offset
         start = end = None
-        headers = []
+        headers = []  # (position from start, header)
         for pos, header in iter_batch_headers(view):
             if header.last_offset < leo:
                 continue
@@ -340,12 +340,13 @@ class Partition:
             if start is None:
                 start = pos
             end = pos + header.size
-            headers.append(header)
+            headers.append((pos - start, header))
         appended = 0
         if headers:
-            newest = max(headers, key=lambda header: header.max_timestamp)
-            self.log.append_copied(bytes(view[start:end]), headers[0].base_offset, headers[-1].last_offset,
-                                   newest.max_timestamp, newest.last_offset)
+            newest = max((header for _, header in headers), key=lambda header: header.max_timestamp)
+            # the fetched bytes are written as they are, uncopied (one write for all the batches)
+            self.log.append_copied(view[start:end], headers[0][1].base_offset, headers[-1][1].last_offset,
+                                   newest.max_timestamp, newest.last_offset, headers)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
             if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):
