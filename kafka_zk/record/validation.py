@@ -38,12 +38,13 @@ class ValidatedRecords:
     ``buffer`` is a bytearray copy the caller owns; assign_offsets patches it in place. ``header`` is the
     batch's BatchHeader (as of the last assign_offsets once that has run).
     """
-    __slots__ = ("buffer", "header", "record_count", "max_timestamp", "producer_id", "_log_append_time", "_now_ms",
-                 "_max_timestamp_stale")
+    __slots__ = ("buffer", "header", "record_count", "max_timestamp", "producer_id", "converted", "_log_append_time",
+                 "_now_ms", "_max_timestamp_stale")
 
-    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale):
+    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale, converted=False):
         self.buffer = buffer
         self.header = header
+        self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
         self.record_count = header.record_count
         self.max_timestamp = max_timestamp
         self.producer_id = header.producer_id
@@ -114,7 +115,8 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     """
     if len(buf) <= MAGIC_POS:
         raise InvalidRecordError("produce records of %d bytes hold no batch" % len(buf))
-    if buf[MAGIC_POS] < 2:
+    converted = buf[MAGIC_POS] < 2
+    if converted:
         _check_legacy(buf, max_message_bytes)
         data = bytearray(up_convert(buf, max_decompressed))
     else:
@@ -144,7 +146,7 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     if (source_codec == NONE and target_codec == NONE and not compacted
             and (timestamp_diff_max_ms is None or not create_time)):
         # Kafka's in-place path: nothing in the batch but its header and CRC is looked at
-        return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False)
+        return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, converted)
     max_timestamp = header.max_timestamp
     max_timestamp_stale = False
     records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
@@ -160,7 +162,8 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
                                       % (header.size, max_message_bytes))
         max_timestamp = header.max_timestamp
         max_timestamp_stale = False
-    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale)
+        converted = True
+    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale, converted)
 
 
 def _check_legacy(buf, max_message_bytes):

@@ -221,8 +221,7 @@ class ReplicaManager:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         result = ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                                appended.log_append_time, appended.log_start_offset, min_isr)
-        # Kafka's numRecordsConverted: a legacy message set up-converted, or a batch recompressed for the topic
-        if records[16] < 2 or (len(records) > 22 and validated.header.compression != records[22] & 0x07):
+        if validated.converted:  # Kafka's numRecordsConverted
             result.converted = validated.record_count
         return result
 
