@@ -32,8 +32,22 @@ class FramedProtocol(protocol.Protocol):
             return
         if data.__class__ is not bytes:  # held past this call: nothing may change it meanwhile
             data = bytes(data)
-        self._chunks.append(memoryview(data))
-        self._buffered += len(data)
+        start = 0
+        if self._frame_size is None and not self._buffered:
+            # most reads begin at a frame: the frames whole in them are sliced straight out
+            end = len(data)
+            while end - start >= 4:
+                size = _SIZE.unpack_from(data, start)[0]
+                if not 0 <= size <= min(end - start - 4, self.max_frame_size):
+                    break  # a partial frame (or an impossible size, which the loop below reports)
+                start += 4 + size
+                self.frame_received(data[start - size:start])
+                if self.transport is None or getattr(self.transport, "disconnecting", False):
+                    return
+            if start == end:
+                return
+        self._chunks.append(memoryview(data)[start:])
+        self._buffered += len(data) - start
         while True:
             size = self._frame_size
             if size is None:
