@@ -45,7 +45,7 @@ def _produce(authorizer, records, topics=("t",), transactional_id=None):
                        for topic in topics]}
     answer = result_of(produce.handle(
         request(0, 8, body), metadata_cache=Spy(contains_topic=lambda topic: True),
-        replica_manager=Spy(append_records=append), produce_quotas=ClientQuotaManager("producer_byte_rate"),
+        replica_manager=Spy(append_records_or_defer=append), produce_quotas=ClientQuotaManager("producer_byte_rate"),
         clock=task.Clock(), authorizer=authorizer))
     return {t["name"]: t["partitions"][0]["error_code"] for t in answer["responses"]}, appended
 

@@ -83,6 +83,9 @@ class LeaderEpochFileCache:
         Nothing changes when the latest entry already has this epoch at an offset <= start_offset.
         Otherwise entries whose epoch or start offset is not below the new one are dropped first.
         """
+        entries = self._entries
+        if entries and entries[-1].epoch == epoch and start_offset >= entries[-1].start_offset:
+            return  # every append of the leader's epoch after its first
         if self._assign(EpochEntry(epoch, start_offset)):
             self.flush()
 

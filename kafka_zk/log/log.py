@@ -19,7 +19,7 @@ from kafka_zk.log.segment import (
     CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, FetchDataInfo,
     LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
-from kafka_zk.record.batch_header import InvalidRecordError, iter_batch_headers
+from kafka_zk.record.batch_header import NO_PRODUCER_ID, InvalidRecordError, iter_batch_headers
 from kafka_zk.record.records import iter_batches
 
 logger = logging.getLogger(__name__)
@@ -199,13 +199,17 @@ class Log:
 
     # -- appending ---------------------------------------------------------------------------
 
-    def append(self, records, last_offset, max_timestamp, offset_of_max_timestamp):
+    def append(self, records, last_offset, max_timestamp, offset_of_max_timestamp, headers=None):
         """Append complete v2 batches whose offsets the caller assigned (first offset >= log end offset).
 
-        Rolls a new segment first when needed. Returns the LogOffsetMetadata of the first batch.
+        ``headers``: [(position, BatchHeader)] of the batches when the caller has read them (the leader's
+        validated batch), else they are read here. Rolls a new segment first when needed. Returns the
+        LogOffsetMetadata of the first batch.
         """
-        headers = list(iter_batch_headers(records))
-        if not headers or headers[-1][0] + headers[-1][1].size != len(records):
+        size = len(records)
+        if headers is None:
+            headers = list(iter_batch_headers(records))
+        if not headers or headers[-1][0] + headers[-1][1].size != size:
             raise InvalidRecordError("append needs whole record batches")
         first_offset = headers[0][1].base_offset
         if headers[-1][1].last_offset != last_offset:
@@ -213,25 +217,26 @@ class Log:
         if first_offset < self._leo.offset:
             raise UnexpectedAppendOffsetError("first offset %d is below the log end offset %d"
                                               % (first_offset, self._leo.offset))
-        if len(records) > self.config.segment_bytes:
-            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (len(records), self.config.segment_bytes))
-        segment = self._maybe_roll(len(records), first_offset, last_offset, max_timestamp)
+        if size > self.config.segment_bytes:
+            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, self.config.segment_bytes))
+        segment = self._maybe_roll(size, first_offset, last_offset, max_timestamp)
         position = segment.size
         segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
-        view = memoryview(records)
         for pos, header in headers:
             if header.partition_leader_epoch >= 0:
                 self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
-            aborted = apply_batch(self.producer_state, header,
-                                  lambda pos=pos, size=header.size: bytes(view[pos:pos + size]))
-            if aborted is not None:
-                segment.txn_index.append(aborted)
+            if header.producer_id != NO_PRODUCER_ID:
+                aborted = apply_batch(self.producer_state, header,
+                                      lambda pos=pos, size=header.size: bytes(memoryview(records)[pos:pos + size]))
+                if aborted is not None:
+                    segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
-    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp):
-        """Append whole batches copied from another replica of this partition.
+    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp,
+                      headers=None):
+        """Append whole batches copied from another replica of this partition (``headers`` as for append).
 
         When the log is empty at a start offset that falls inside the first batch (DeleteRecords moved
         the start offset into a batch), the log restarts at the batch and keeps its start offset.
@@ -239,10 +244,10 @@ class Log:
         if first_offset < self._leo.offset and self._leo.offset == self.log_start_offset:
             start = self.log_start_offset
             self.truncate_fully_and_start_at(first_offset)
-            self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+            self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
             self.maybe_increment_log_start_offset(start)
             return
-        self.append(records, last_offset, max_timestamp, offset_of_max_timestamp)
+        self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
 
     def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
         segment = self.active_segment

@@ -36,8 +36,9 @@ class LogConfig:
     @property
     def max_segment_ms(self):
         """segment.ms, lowered to max.compaction.lag.ms for compacted logs (KIP-354)."""
-        if self.compact and self.max_compaction_lag_ms > 0:
-            return min(self.max_compaction_lag_ms, self.segment_ms)
+        lag = self.max_compaction_lag_ms
+        if 0 < lag < self.segment_ms and self.compact:  # asked at every append: the cheap test first
+            return lag
         return self.segment_ms
 
     def with_overrides(self, props):

@@ -178,8 +178,8 @@ class LogSegment:
         view = memoryview(records)
         file = self.file
         fd = file.fileno()
-        written = 0
-        while written < len(view):
+        written = os.pwrite(fd, view, position)
+        while written < len(view):  # one write, unless the file system takes it in parts
             written += os.pwrite(fd, view[written:], position + written)
         recent = self._recent_appends
         if recent is None:

@@ -2,6 +2,7 @@
 
 import logging
 import struct
+from collections import deque
 
 from twisted.internet import protocol, tcp
 
@@ -17,29 +18,86 @@ class FrameTooLarge(Exception):
 
 
 class FramedProtocol(protocol.Protocol):
-    """Splits the byte stream into frames; subclasses implement frame_received(bytes)."""
+    """Splits the byte stream into frames; subclasses implement frame_received(bytes).
+
+    Received data is held as it came (views of the chunks the transport read) until a whole frame is there; the
+    frame is then copied out once, whatever the number of reads it took (a Produce request of a megabyte arrives
+    in dozens)."""
 
     max_frame_size = 104857600
     _file_sender = None  # a FileRegionSender once a frame with a file region has been sent on plain TCP
 
     def connectionMade(self):
-        self._buffer = bytearray()
+        self._chunks = deque()  # memoryviews of what has been received and not yet taken, in order
+        self._buffered = 0  # bytes in _chunks
+        self._frame_size = None  # the size of the frame being received, once its size field has been read
+        self._refused = False
 
     def dataReceived(self, data):
-        buffer = self._buffer
-        buffer += data
-        while len(buffer) >= 4:
-            size = _SIZE.unpack_from(buffer, 0)[0]
-            if size < 0 or size > self.max_frame_size:
-                self.frame_size_invalid(size)
+        if not data or self._refused:
+            return
+        if data.__class__ is not bytes:  # held past this call: nothing may change it meanwhile
+            data = bytes(data)
+        start = 0
+        if self._frame_size is None and not self._buffered:
+            # most reads begin at a frame: the frames whole in them are sliced straight out
+            end = len(data)
+            while end - start >= 4:
+                size = _SIZE.unpack_from(data, start)[0]
+                if not 0 <= size <= min(end - start - 4, self.max_frame_size):
+                    break  # a partial frame (or an impossible size, which the loop below reports)
+                start += 4 + size
+                self.frame_received(data[start - size:start])
+                if self.transport is None or getattr(self.transport, "disconnecting", False):
+                    return
+            if start == end:
                 return
-            if len(buffer) < 4 + size:
+        self._chunks.append(memoryview(data)[start:])
+        self._buffered += len(data) - start
+        while True:
+            size = self._frame_size
+            if size is None:
+                if self._buffered < 4:
+                    return
+                size = _SIZE.unpack(self._take(4))[0]
+                if size < 0 or size > self.max_frame_size:
+                    self.frame_size_invalid(size)
+                    self._chunks.clear()
+                    self._buffered = 0
+                    self._refused = True  # whatever more the peer sends before the connection is gone
+                    return
+                self._frame_size = size
+            if self._buffered < size:
                 return
-            frame = bytes(buffer[4:4 + size])
-            del buffer[:4 + size]
-            self.frame_received(frame)
+            self._frame_size = None
+            self.frame_received(self._take(size))
             if self.transport is None or getattr(self.transport, "disconnecting", False):
                 return
+
+    def _take(self, size):
+        """The next ``size`` bytes received (no more than are buffered), as bytes, copied once."""
+        if not size:
+            return b""
+        chunks = self._chunks
+        self._buffered -= size
+        first = chunks[0]
+        if len(first) >= size:  # within one read: most frames
+            if len(first) == size:
+                chunks.popleft()
+            else:
+                chunks[0] = first[size:]
+            return bytes(first[:size])
+        pieces = []
+        while size:
+            chunk = chunks[0]
+            if len(chunk) <= size:
+                pieces.append(chunks.popleft())
+                size -= len(chunk)
+            else:
+                pieces.append(chunk[:size])
+                chunks[0] = chunk[size:]
+                size = 0
+        return b"".join(pieces)
 
     def frame_size_invalid(self, size):
         self.transport.abortConnection()

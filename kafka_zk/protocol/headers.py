@@ -4,12 +4,17 @@ Everything here works on one message *without* its int32 frame length: framing i
 transport's job.
 """
 
+import struct
 from collections import namedtuple
 
-from kafka_zk.protocol.api_keys import HEADER_VERSIONS, get_spec, request_header_version, response_header_version
+from kafka_zk.protocol.api_keys import (
+    API_SPECS, HEADER_VERSIONS, get_spec, request_header_version, response_header_version)
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 
 RequestHeader = namedtuple("RequestHeader", "api_key api_version correlation_id client_id")
+# A v1 request header up to its client id's bytes: api key, api version, correlation id, client id length.
+_V1_START = struct.Struct(">hhih")
+_CORRELATION_ID = struct.Struct(">i")
 
 
 def _skip_tagged_fields(reader):
@@ -47,6 +52,20 @@ def decode_request_header(buf):
     None if even that fails) so the server can answer or close; only a frame too short for the
     key, version and correlation id raises ProtocolDecodeError.
     """
+    if len(buf) >= _V1_START.size:  # the v1 header of most requests, read at once
+        api_key, api_version, correlation_id, size = _V1_START.unpack_from(buf)
+        versions = HEADER_VERSIONS.get((api_key, api_version))
+        if versions is not None and versions[0] == 1:
+            end = _V1_START.size + size
+            if size == -1:
+                return RequestHeader(api_key, api_version, correlation_id, None), _V1_START.size
+            if 0 <= size and end <= len(buf):
+                try:
+                    client_id = str(buf[_V1_START.size:end], "utf-8")
+                except UnicodeDecodeError:
+                    pass  # the reader below says what is wrong
+                else:
+                    return RequestHeader(api_key, api_version, correlation_id, client_id), end
     reader = Reader(buf)
     header = _read_request_header(reader)
     return header, reader.pos
@@ -77,12 +96,13 @@ def encode_request(api_key, version, correlation_id, client_id, body):
 
 
 def _response_writer(api_key, version, correlation_id, body):
-    spec = get_spec(api_key, version)
+    versions = HEADER_VERSIONS.get((api_key, version))
+    spec = get_spec(api_key, version) if versions is None else API_SPECS[api_key]  # get_spec raises
     writer = Writer()
-    writer.write_int32(correlation_id)
-    if response_header_version(api_key, version) >= 1:
-        writer.write_uvarint(0)
-    spec.response.encode_into(writer, body, version)
+    writer.buf += _CORRELATION_ID.pack(correlation_id)
+    if versions[1] >= 1:
+        writer.buf.append(0)  # no tagged fields
+    spec.response.codec(version).encode(writer, body)
     return writer
 
 

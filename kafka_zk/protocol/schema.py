@@ -221,44 +221,115 @@ def _spans(codes, joinable):
     return spans
 
 
-def _compile_field_reader(readers, path):
-    """One function reading every field of ``readers`` [(key, read, fixed code or None)] into a dict, with
-    each run of fixed-width fields taken by a single bounds check and unpack: a struct decoded per partition
-    of a 10,000-partition LeaderAndIsr no longer costs a call per number."""
-    env = {}
-    lines = ["def read_fields(reader):"]
-    for start, end in _spans([code for _, _, code in readers], lambda code: code is not None):
-        if readers[start][2] is None:
-            env["read_%d" % start] = readers[start][1]
-            lines.append("    v%d = read_%d(reader)" % (start, start))
-            continue
-        run = struct.Struct(">" + "".join(code for _, _, code in readers[start:end]))
-        env["unpack_%d" % start] = run.unpack_from
-        lines += ["    pos = reader.pos",
-                  "    if pos + %d > reader.end:" % run.size,
-                  "        reader._truncated(%d)" % run.size,
-                  "    reader.pos = pos + %d" % run.size,
-                  "    %s, = unpack_%d(reader.buf, pos)" % (", ".join("v%d" % k for k in range(start, end)), start)]
-    lines.append("    return {%s}" % ", ".join("%r: v%d" % (key, k) for k, (key, _, _) in enumerate(readers)))
-    exec(compile("\n".join(lines), "<reader of %s>" % path, "exec"), env)
-    return env["read_fields"]
+class _Source:
+    """Python source being generated, with the objects its names refer to."""
+
+    def __init__(self):
+        self.lines = []
+        self.env = {}
+        self._count = 0
+
+    def name(self, prefix, value=MISSING):
+        name = "%s%d" % (prefix, self._count)
+        self._count += 1
+        if value is not MISSING:
+            self.env[name] = value
+        return name
+
+    def compile(self, function, kind, path):
+        exec(compile("\n".join(self.lines), "<%s of %s>" % (kind, path), "exec"), self.env)
+        return self.env[function]
 
 
-def _compile_field_writer(writers, path):
-    """One function writing the fields of ``writers`` [(key, write, default, fixed code or None)] from a dict,
-    each run of fixed-width numbers packed at once (bools keep their own writer, which refuses None)."""
-    env = {"default_%d" % index: default for index, (_, _, default, _) in enumerate(writers)}
-    lines = ["def write_fields(writer, obj):", "    get = obj.get"]
-    for start, end in _spans([code for _, _, _, code in writers], lambda code: code not in (None, "?")):
-        if end == start + 1 and writers[start][3] in (None, "?"):
-            env["write_%d" % start] = writers[start][1]
-            lines.append("    write_%d(writer, get(%r, default_%d))" % (start, writers[start][0], start))
+def _emit_reader(source, codec, target, indent):
+    """Lines setting ``target`` to the dict of one struct of ``codec``: each run of fixed-width fields taken by a
+    single bounds check and unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer
+    costs a call per number), arrays of non-flexible structs read in place, the fields the version lacks at
+    their defaults."""
+    pad = " " * indent
+    lines = source.lines
+    readers = codec.readers
+    values = []
+    for start, end in _spans([code for _, _, code, _ in readers], lambda code: code is not None):
+        key, read, code, inline = readers[start]
+        if code is None and inline is None:
+            values.append(source.name("v"))
+            lines.append(pad + "%s = %s(reader)" % (values[-1], source.name("read_", read)))
+        elif code is None:
+            nullable, nested = inline
+            value, count, item = source.name("v"), source.name("count"), source.name("item")
+            values.append(value)
+            lines += [pad + "%s = reader.array_length(%r, False)" % (count, nullable),
+                      pad + "if %s is None:" % count,
+                      pad + "    %s = None" % value,
+                      pad + "else:",
+                      pad + "    %s = []" % value,
+                      pad + "    for _ in range(%s):" % count]
+            _emit_reader(source, nested, item, indent + 8)
+            lines.append(pad + "        %s.append(%s)" % (value, item))
+        else:
+            run = struct.Struct(">" + "".join(code for _, _, code, _ in readers[start:end]))
+            names = [source.name("v") for _ in range(start, end)]
+            values += names
+            lines += [pad + "pos = reader.pos",
+                      pad + "if pos + %d > reader.end:" % run.size,
+                      pad + "    reader._truncated(%d)" % run.size,
+                      pad + "reader.pos = pos + %d" % run.size,
+                      pad + "%s, = %s(reader.buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from))]
+    entries = ["%r: %s" % (key, value) for (key, _, _, _), value in zip(readers, values)]
+    for key, default in codec.absent:
+        name = source.name("default_", default)
+        entries.append("%r: %s" % (key, "list(%s)" % name if isinstance(default, list)
+                                   else "dict(%s)" % name if isinstance(default, dict) else name))
+    lines.append(pad + "%s = {%s}" % (target, ", ".join(entries)))
+
+
+def _emit_writer(source, codec, obj, indent):
+    """Lines writing the fields of one struct of ``codec`` from the dict ``obj``: each run of fixed-width numbers
+    packed at once (bools keep their own writer, which refuses None), arrays of non-flexible structs written in
+    place."""
+    pad = " " * indent
+    lines = source.lines
+    writers = codec.writers
+    get = source.name("get")
+    lines.append(pad + "%s = %s.get" % (get, obj))
+    for start, end in _spans([code for _, _, _, code, _ in writers], lambda code: code not in (None, "?")):
+        key, write, default, code, inline = writers[start]
+        if end == start + 1 and code in (None, "?"):
+            value = "%s(%r, %s)" % (get, key, source.name("default_", default))
+            if inline is None:
+                lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), value))
+                continue
+            items, item = source.name("items"), source.name("item")
+            lines += [pad + "%s = %s" % (items, value),
+                      pad + "if %s is None:" % items,
+                      pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
+                      pad + "else:",
+                      pad + "    writer.buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
+                      pad + "    for %s in %s:" % (item, items)]
+            _emit_writer(source, inline[1], item, indent + 8)
             continue
-        env["pack_%d" % start] = struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack
-        lines.append("    writer.buf += pack_%d(%s)" % (start, ", ".join(
-            "get(%r, default_%d)" % (writers[k][0], k) for k in range(start, end))))
-    exec(compile("\n".join(lines), "<writer of %s>" % path, "exec"), env)
-    return env["write_fields"]
+        pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)
+        lines.append(pad + "writer.buf += %s(%s)" % (pack, ", ".join(
+            "%s(%r, %s)" % (get, writers[k][0], source.name("default_", writers[k][2])) for k in range(start, end))))
+
+
+_INT32_PACK = struct.Struct(">i").pack
+
+
+def _compile_struct_reader(codec):
+    source = _Source()
+    source.lines.append("def read_fields(reader):")
+    _emit_reader(source, codec, "result", 4)
+    source.lines.append("    return result")
+    return source.compile("read_fields", "reader", codec.path)
+
+
+def _compile_struct_writer(codec):
+    source = _Source()
+    source.lines.append("def write_fields(writer, obj):")
+    _emit_writer(source, codec, "obj", 4)
+    return source.compile("write_fields", "writer", codec.path)
 
 
 def _type_codec(type_, nullable, version, flexible, path):
@@ -314,8 +385,11 @@ class StructCodec:
     def __init__(self, fields, version, flexible, path):
         self.path = path
         self.flexible = flexible
-        self.readers = []   # (key, read, struct code of a fixed-width type or None)
-        self.writers = []   # (key, write, default when the key is missing, struct code or None)
+        # (key, read, struct code of a fixed-width type or None, inline) and (key, write, default when the key is
+        # missing, struct code or None, inline); inline: (nullable, StructCodec) of an array of non-flexible structs,
+        # which the compiled reader and writer handle in place, else None
+        self.readers = []
+        self.writers = []
         self.absent = []    # (key, default) for fields the version does not carry
         self.tagged = {}    # tag -> (key, read, write, default)
         seen = set()
@@ -326,8 +400,14 @@ class StructCodec:
             if not field.present_in(version):
                 self.absent.append((field.name, decode_default(field)))
                 continue
-            read, write = _type_codec(field.type, field.nullable_in(version), version, flexible,
-                                      path + "." + field.name)
+            inline = None
+            nullable = field.nullable_in(version)
+            if isinstance(field.type, Array) and isinstance(field.type.element, list) and not flexible:
+                nested = StructCodec(field.type.element, version, flexible, path + "." + field.name + "[]")
+                read, write = _array_codec(nested.decode, nested.encode, nullable, flexible)
+                inline = (nullable, nested)
+            else:
+                read, write = _type_codec(field.type, nullable, version, flexible, path + "." + field.name)
             if field.name in HUMAN_MESSAGE_FIELDS:
                 write = _clipped(write)
             default = encode_default(field, version)
@@ -337,11 +417,11 @@ class StructCodec:
                 self.tagged[field.tag] = (field.name, read, write, default)
             else:
                 code = _FIXED_CODES.get(field.type)
-                self.writers.append((field.name, write, default, code))
-                self.readers.append((field.name, read, code))
+                self.writers.append((field.name, write, default, code, inline))
+                self.readers.append((field.name, read, code, inline))
         self.tagged = dict(sorted(self.tagged.items()))
-        self._read_fields = _compile_field_reader(self.readers, path)
-        self._write_fields = _compile_field_writer(self.writers, path)
+        self._read_fields = _compile_struct_reader(self)
+        self._write_fields = _compile_struct_writer(self)
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
 
     def decode(self, reader):
@@ -350,8 +430,6 @@ class StructCodec:
             for key, default in self.tagged_defaults:
                 result[key] = _fresh(default)
             self._read_tagged(reader, result)
-        for key, default in self.absent:
-            result[key] = _fresh(default)
         return result
 
     def _read_tagged(self, reader, result):
@@ -400,7 +478,7 @@ class StructCodec:
         writer = Writer()
         key = None
         try:
-            for key, write, default, _ in self.writers:
+            for key, write, default, _, _ in self.writers:
                 write(writer, obj.get(key, default))
         except ProtocolEncodeError as exc:
             if getattr(exc, "located", False):

@@ -1,8 +1,12 @@
 """The broker's check of a partition's produce records, and offset assignment done in place."""
 
+import struct
+
+from crc32c import crc32c
+
 from kafka_zk.record.batch_header import (
-    MAGIC_POS, NO_PRODUCER_ID, NO_SEQUENCE, TIMESTAMP_TYPE_MASK, InvalidRecordError, check_crc, read_batch_header,
-    set_base_offset, set_max_timestamp, set_partition_leader_epoch)
+    ATTRIBUTES_POS, COMPRESSION_MASK, CONTROL_MASK, LOG_OVERHEAD, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK,
+    InvalidRecordError, read_batch_header, set_max_timestamp)
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
@@ -12,6 +16,8 @@ __all__ = ["MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "V
            "down_convert"]
 
 DEFAULT_MAX_MESSAGE_BYTES = 1048588
+# baseOffset, batchLength and partitionLeaderEpoch: the fields before the CRC-covered part that the leader stamps
+_OFFSET_LENGTH_EPOCH = struct.Struct(">qii")
 
 
 class RecordTooLargeError(ValueError):
@@ -29,37 +35,51 @@ class InvalidTimestampError(ValueError):
 class ValidatedRecords:
     """A produce request's records for one partition, checked, as one v2 batch ready to append.
 
-    ``buffer`` is a bytearray copy the caller owns; assign_offsets patches it in place.
+    ``buffer`` is a bytearray copy the caller owns; assign_offsets patches it in place. ``header`` is the
+    batch's BatchHeader (as of the last assign_offsets once that has run).
     """
-    __slots__ = ("buffer", "batches", "record_count", "max_timestamp", "producer_id", "producer_epoch",
-                 "base_sequence", "is_transactional", "_log_append_time", "_now_ms", "_max_timestamp_stale")
+    __slots__ = ("buffer", "header", "record_count", "max_timestamp", "producer_id", "converted", "_log_append_time",
+                 "_now_ms", "_max_timestamp_stale")
 
-    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale):
+    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale, converted=False):
         self.buffer = buffer
-        self.batches = [(0, header)]
+        self.header = header
+        self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
         self.record_count = header.record_count
         self.max_timestamp = max_timestamp
         self.producer_id = header.producer_id
-        self.producer_epoch = header.producer_epoch
-        self.base_sequence = header.base_sequence
-        self.is_transactional = header.is_transactional
         self._log_append_time = log_append_time
         self._now_ms = now_ms
         self._max_timestamp_stale = max_timestamp_stale
 
     @property
+    def batches(self):
+        """[(position, BatchHeader)] of the batches in ``buffer``: always the one."""
+        return [(0, self.header)]
+
+    @property
     def shallow_count(self):
-        return len(self.batches)
+        return 1
 
     @property
     def size(self):
         return len(self.buffer)
 
     @property
+    def producer_epoch(self):
+        return self.header.producer_epoch
+
+    @property
+    def base_sequence(self):
+        return self.header.base_sequence
+
+    @property
+    def is_transactional(self):
+        return self.header.is_transactional
+
+    @property
     def last_sequence(self):
-        if self.base_sequence == NO_SEQUENCE:
-            return NO_SEQUENCE
-        return self.batches[-1][1].last_sequence
+        return self.header.last_sequence
 
     def assign_offsets(self, base_offset, partition_leader_epoch, log_append_time_ms=None):
         """Stamp baseOffset and partitionLeaderEpoch into the buffer; return the last offset.
@@ -68,20 +88,15 @@ class ValidatedRecords:
         now_ms given to validation) and the CRC is recomputed; with CreateTime the CRC-covered
         bytes are left alone unless a compressed batch declared a wrong maxTimestamp.
         """
-        if self._log_append_time:
-            self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
-        next_offset = base_offset
-        assigned = []
-        for pos, header in self.batches:
-            set_base_offset(self.buffer, pos, next_offset)
-            set_partition_leader_epoch(self.buffer, pos, partition_leader_epoch)
-            if self._log_append_time or self._max_timestamp_stale:
-                set_max_timestamp(self.buffer, pos, self.max_timestamp, self._log_append_time)
-            header = read_batch_header(self.buffer, pos)
-            assigned.append((pos, header))
-            next_offset = header.next_offset
-        self.batches = assigned
-        return next_offset - 1
+        buffer = self.buffer
+        header = self.header
+        _OFFSET_LENGTH_EPOCH.pack_into(buffer, 0, base_offset, header.batch_length, partition_leader_epoch)
+        if self._log_append_time or self._max_timestamp_stale:
+            if self._log_append_time:
+                self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
+            set_max_timestamp(buffer, 0, self.max_timestamp, self._log_append_time)
+        self.header = read_batch_header(buffer, 0)
+        return base_offset + header.last_offset_delta
 
 
 def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, timestamp_type="CreateTime",
@@ -100,47 +115,55 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     """
     if len(buf) <= MAGIC_POS:
         raise InvalidRecordError("produce records of %d bytes hold no batch" % len(buf))
-    magic = buf[MAGIC_POS]
-    if magic < 2:
+    converted = buf[MAGIC_POS] < 2
+    if converted:
         _check_legacy(buf, max_message_bytes)
         data = bytearray(up_convert(buf, max_decompressed))
     else:
         data = bytearray(buf)
     header = read_full_header(data)
-    if header.size != len(data):
+    size = header.batch_length + LOG_OVERHEAD
+    if size != len(data):
         raise InvalidRecordError("produce records must be exactly one batch (%d bytes after a batch of %d)"
-                                 % (len(data) - header.size, header.size))
-    if header.size > max_message_bytes:
-        raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (header.size, max_message_bytes))
-    check_crc(data, 0, header)
+                                 % (len(data) - size, size))
+    if size > max_message_bytes:
+        raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (size, max_message_bytes))
+    if crc32c(memoryview(data)[ATTRIBUTES_POS:]) != header.crc:
+        raise InvalidRecordError("record batch CRC mismatch at base offset %d" % header.base_offset)
+    attributes = header.attributes
     if from_client:
         _check_client_batch(header)
-    if header.is_log_append_time:
+    if attributes & TIMESTAMP_TYPE_MASK:
         raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
 
-    source_codec = header.compression
-    target_codec = codec_from_name(codec_for_topic)
-    if target_codec is None or header.is_control:
-        target_codec = source_codec
+    source_codec = attributes & COMPRESSION_MASK
     create_time = timestamp_type == "CreateTime"
+    target_codec = source_codec
+    if codec_for_topic is not None and codec_for_topic != "producer":
+        target_codec = codec_from_name(codec_for_topic)
+        if attributes & CONTROL_MASK:
+            target_codec = source_codec
+    if (source_codec == NONE and target_codec == NONE and not compacted
+            and (timestamp_diff_max_ms is None or not create_time)):
+        # Kafka's in-place path: nothing in the batch but its header and CRC is looked at
+        return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, converted)
     max_timestamp = header.max_timestamp
     max_timestamp_stale = False
-    if (source_codec != NONE or target_codec != source_codec or compacted
-            or (timestamp_diff_max_ms is not None and create_time)):
-        records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
-        _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None)
-        if source_codec != NONE:
-            max_timestamp = max((record.timestamp for record in records), default=NO_TIMESTAMP)
-            max_timestamp_stale = max_timestamp != header.max_timestamp
-        if target_codec != source_codec:
-            data = bytearray(_recompress(records, header, target_codec))
-            header = read_batch_header(data)
-            if header.size > max_message_bytes:
-                raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
-                                          % (header.size, max_message_bytes))
-            max_timestamp = header.max_timestamp
-            max_timestamp_stale = False
-    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale)
+    records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
+    _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None)
+    if source_codec != NONE:
+        max_timestamp = max((record.timestamp for record in records), default=NO_TIMESTAMP)
+        max_timestamp_stale = max_timestamp != header.max_timestamp
+    if target_codec != source_codec:
+        data = bytearray(_recompress(records, header, target_codec))
+        header = read_batch_header(data)
+        if header.size > max_message_bytes:
+            raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
+                                      % (header.size, max_message_bytes))
+        max_timestamp = header.max_timestamp
+        max_timestamp_stale = False
+        converted = True
+    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale, converted)
 
 
 def _check_legacy(buf, max_message_bytes):
@@ -153,14 +176,15 @@ def _check_legacy(buf, max_message_bytes):
 
 
 def _check_client_batch(header):
-    if header.record_count <= 0:
-        raise InvalidRecordError("invalid record count %d" % header.record_count)
-    if header.last_offset_delta + 1 != header.record_count:
+    record_count = header.record_count
+    if record_count <= 0:
+        raise InvalidRecordError("invalid record count %d" % record_count)
+    if header.last_offset_delta + 1 != record_count:
         raise InvalidRecordError("lastOffsetDelta %d inconsistent with record count %d"
-                                 % (header.last_offset_delta, header.record_count))
+                                 % (header.last_offset_delta, record_count))
     if header.producer_id != NO_PRODUCER_ID and header.base_sequence < 0:
         raise InvalidRecordError("invalid sequence %d for producer id %d" % (header.base_sequence, header.producer_id))
-    if header.is_control:
+    if header.attributes & CONTROL_MASK:
         raise InvalidRecordError("clients may not write control batches")
 
 

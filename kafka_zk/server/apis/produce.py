@@ -1,5 +1,7 @@
 """Produce (key 0): append record batches to partition leaders, answering per acks."""
 
+from twisted.internet import defer
+
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import AclOperation, ResourceType
@@ -9,33 +11,42 @@ from kafka_zk.zk.znodes import sanitize
 
 API_KEY = 0
 
+# What the first batch of a partition's records says of its producer (Kafka's hasIdempotentRecords and
+# hasTransactionalRecords look at the first batch only).
+TRANSACTIONAL = 1
+IDEMPOTENT = 2
+
 
 def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, authorizer=None):
     body = request.body
     acks = body["acks"]
-    all_records = [partition_data["records"] for topic_data in body["topics"]
-                   for partition_data in topic_data["partitions"]]
-    transactional_id = body.get("transactional_id")
-    if any(_is_transactional(records) for records in all_records):
+    topics = body["topics"]
+    producers = 0
+    for topic_data in topics:
+        for partition_data in topic_data["partitions"]:
+            producers |= _producer_flags(partition_data["records"])
+    if producers & TRANSACTIONAL:
         # As Kafka: transactional batches need a transactional id authorized for writes; the whole request fails.
+        transactional_id = body.get("transactional_id")
         if transactional_id is None or not authorized(authorizer, request, AclOperation.WRITE,
                                                       ResourceType.TRANSACTIONAL_ID, transactional_id):
             return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
-    elif any(_is_idempotent(records) for records in all_records) and not cluster_authorized(
-            authorizer, request, AclOperation.IDEMPOTENT_WRITE):
+    elif producers & IDEMPOTENT and not cluster_authorized(authorizer, request, AclOperation.IDEMPOTENT_WRITE):
         return _respond_all(body, Errors.CLUSTER_AUTHORIZATION_FAILED) if acks != 0 else None
-    writable = authorized_names(authorizer, request, AclOperation.WRITE, ResourceType.TOPIC,
-                                [topic_data["name"] for topic_data in body["topics"]])
+    writable = None  # every topic, when nothing authorizes
+    if authorizer is not None:
+        writable = authorized_names(authorizer, request, AclOperation.WRITE, ResourceType.TOPIC,
+                                    [topic_data["name"] for topic_data in topics])
     if acks not in (0, 1, -1):
         return _respond_all(body, Errors.INVALID_REQUIRED_ACKS, writable) if acks != 0 else None
     entries = {}
     early = {}
-    for topic_data in body["topics"]:
+    for topic_data in topics:
         topic = topic_data["name"]
         for partition_data in topic_data["partitions"]:
             tp = (topic, partition_data["partition_index"])
             records = partition_data["records"]
-            if topic not in writable:
+            if writable is not None and topic not in writable:
                 early[tp] = Errors.TOPIC_AUTHORIZATION_FAILED
             elif not metadata_cache.contains_topic(topic) and replica_manager.get_partition(*tp) is None:
                 early[tp] = Errors.UNKNOWN_TOPIC_OR_PARTITION
@@ -45,27 +56,32 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                 early[tp] = Errors.UNSUPPORTED_COMPRESSION_TYPE
             else:
                 entries[tp] = records
-    result = replica_manager.append_records(body["timeout_ms"], acks, entries)
+    result = replica_manager.append_records_or_defer(body["timeout_ms"], acks, entries)
     if acks == 0:
         return None
 
     def build(results):
-        throttle_ms = produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
-                                            milliseconds(clock))
+        throttle_ms = 0
+        if produce_quotas.enabled:
+            throttle_ms = produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
+                                                milliseconds(clock))
         responses = {}
         for tp, code in early.items():
             responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,
                                                     "base_offset": -1, "log_append_time_ms": -1,
                                                     "log_start_offset": -1})
         for tp, outcome in results.items():
+            error = outcome.error
             responses.setdefault(tp[0], []).append({
-                "partition_index": tp[1], "error_code": outcome.error, "base_offset": outcome.base_offset,
+                "partition_index": tp[1], "error_code": error, "base_offset": outcome.base_offset,
                 "log_append_time_ms": outcome.log_append_time, "log_start_offset": outcome.log_start_offset,
-                "error_message": outcome.message if outcome.error else None})
+                "error_message": outcome.message if error else None})
         return {"responses": [{"name": topic, "partitions": partitions}
                               for topic, partitions in responses.items()],
                 "throttle_time_ms": throttle_ms}
-    return result.addCallback(build)
+    if isinstance(result, defer.Deferred):
+        return result.addCallback(build)
+    return build(result)
 
 
 def _respond_all(body, code, authorized_topics=None):
@@ -85,15 +101,15 @@ def _respond_all(body, code, authorized_topics=None):
             "throttle_time_ms": 0}
 
 
-def _is_transactional(records):
-    """The transactional bit of a v2 batch's attributes (offset 22, bit 4); as Kafka, the first batch decides."""
-    return records is not None and len(records) > 22 and records[16] == 2 and bool(records[22] & 0x10)
-
-
-def _is_idempotent(records):
-    """A v2 first batch with a producer id (the int64 at offset 43 is not -1): Kafka's hasIdempotentRecords."""
-    return (records is not None and len(records) >= 51 and records[16] == 2
-            and int.from_bytes(bytes(records[43:51]), "big", signed=True) >= 0)
+def _producer_flags(records):
+    """TRANSACTIONAL when the first batch is a v2 one with the transactional bit (attributes at offset 22, bit 4);
+    IDEMPOTENT when it is a v2 one with a producer id (the int64 at offset 43 is not negative)."""
+    if records is None or len(records) <= 22 or records[16] != 2:
+        return 0
+    flags = TRANSACTIONAL if records[22] & 0x10 else 0
+    if len(records) >= 51 and records[43] < 0x80:
+        flags |= IDEMPOTENT
+    return flags
 
 
 def _is_zstd(records):

@@ -40,6 +40,11 @@ class ClientQuotaManager:
         self.rates.clear()  # the quota entity of a client may have changed: start measuring afresh
         self.throttle_times.clear()
 
+    @property
+    def enabled(self):
+        """Is any quota set? Without one nothing is measured or throttled (Kafka's quotasEnabled)."""
+        return bool(self.quotas)
+
     def quota_for(self, user, client_id):
         """(bound, metric entity) of the most specific quota that applies, or (None, None)."""
         for user_part, client_part in ((user, client_id), (user, DEFAULT), (user, None),

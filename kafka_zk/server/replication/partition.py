@@ -203,7 +203,7 @@ class Partition:
         last_offset = validated.assign_offsets(base_offset, self.leader_epoch, log_append_time_ms)
         # For v2 batches Kafka indexes the batch's last offset under its max timestamp; the log
         # applies the batch to the producer state (and a marker to the transaction index).
-        self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset)
+        self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
         self.maybe_advance_high_watermark(now_ms, None)
         return AppendResult(base_offset, last_offset,
                             log_append_time_ms if log_append_time_ms is not None else -1,
@@ -332,7 +332,7 @@ class Partition:
         view = memoryview(records)
         leo = self.log.log_end_offset
         start = end = None
-        headers = []
+        headers = []  # (position from start, header)
         for pos, header in iter_batch_headers(view):
             if header.last_offset < leo:
                 continue
@@ -340,12 +340,13 @@ class Partition:
             if start is None:
                 start = pos
             end = pos + header.size
-            headers.append(header)
+            headers.append((pos - start, header))
         appended = 0
         if headers:
-            newest = max(headers, key=lambda header: header.max_timestamp)
-            self.log.append_copied(view[start:end], headers[0].base_offset, headers[-1].last_offset,
-                                   newest.max_timestamp, newest.last_offset)
+            newest = max((header for _, header in headers), key=lambda header: header.max_timestamp)
+            # the fetched bytes are written as they are, uncopied (one write for all the batches)
+            self.log.append_copied(view[start:end], headers[0][1].base_offset, headers[-1][1].last_offset,
+                                   newest.max_timestamp, newest.last_offset, headers)
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
             if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):

@@ -105,6 +105,7 @@ class ReplicaManager:
         self.topic_config = topic_config
         self.clock = clock
         self.partitions = {}
+        self._produce_checks = {}  # topic -> (its effective config, what validate_produce_records checks for it)
         self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
         self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
@@ -151,6 +152,12 @@ class ReplicaManager:
         """entries: {(topic, partition): records buffer}. Returns a Deferred of {tp: ProduceResult}
         that fires at once for acks 0/1 and when the ISR has the records for acks=-1. ``from_coordinator``:
         a coordinator's own write (Kafka's AppendOrigin.Coordinator), whose sequences are not checked."""
+        results = self.append_records_or_defer(timeout_ms, required_acks, entries, from_coordinator)
+        return results if isinstance(results, defer.Deferred) else defer.succeed(results)
+
+    def append_records_or_defer(self, timeout_ms, required_acks, entries, from_coordinator=False):
+        """As append_records, but the results themselves when they are final at once (acks 0/1, or nothing
+        appended): a Produce request then needs no Deferred."""
         results = {}
         now = milliseconds(self.clock)
         stats = self.topic_stats
@@ -162,7 +169,7 @@ class ReplicaManager:
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.this_turn.appended(appended)
         if required_acks != -1 or not appended:
-            return defer.succeed(results)
+            return results
         done = defer.Deferred()
         self._wait_for_high_watermarks(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
@@ -195,14 +202,11 @@ class ReplicaManager:
         if not partition.is_leader:
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
         config = self.topic_config(topic)
+        checks = self._produce_checks.get(topic)
+        if checks is None or checks[0] is not config:
+            checks = self._produce_checks[topic] = (config, _produce_checks(config))
         try:
-            validated = validate_produce_records(
-                records, now_ms, max_message_bytes=config["max.message.bytes"],
-                timestamp_type=config["message.timestamp.type"],
-                codec_for_topic=config["compression.type"],
-                compacted="compact" in config["cleanup.policy"].split(","),
-                timestamp_diff_max_ms=_diff_limit(config["message.timestamp.difference.max.ms"]),
-                from_client=marker is None)
+            validated = validate_produce_records(records, now_ms, from_client=marker is None, **checks[1])
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
         except InvalidTimestampError as error:
@@ -213,7 +217,7 @@ class ReplicaManager:
             return ProduceResult(Errors.INVALID_RECORD, str(error))
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
-        log_append_time = now_ms if config["message.timestamp.type"] == "LogAppendTime" else None
+        log_append_time = None if checks[1]["timestamp_type"] == "CreateTime" else now_ms
         min_isr = config["min.insync.replicas"]
         try:
             self.failures.check_log(partition.log, "appending records to")
@@ -228,8 +232,7 @@ class ReplicaManager:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         result = ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
                                appended.log_append_time, appended.log_start_offset, min_isr)
-        # Kafka's numRecordsConverted: a legacy message set up-converted, or a batch recompressed for the topic
-        if records[16] < 2 or (len(records) > 22 and validated.batches[0][1].compression != records[22] & 0x07):
+        if validated.converted:  # Kafka's numRecordsConverted
             result.converted = validated.record_count
         return result
 
@@ -663,3 +666,11 @@ def _names(tps):
 
 def _diff_limit(value):
     return None if value >= 0x7FFFFFFFFFFFFFFF else value
+
+
+def _produce_checks(config):
+    """The keyword arguments of validate_produce_records for a topic's effective config."""
+    return {"max_message_bytes": config["max.message.bytes"], "timestamp_type": config["message.timestamp.type"],
+            "codec_for_topic": config["compression.type"],
+            "compacted": "compact" in config["cleanup.policy"].split(","),
+            "timestamp_diff_max_ms": _diff_limit(config["message.timestamp.difference.max.ms"])}
