@@ -6,7 +6,7 @@ from kafka_zk.record.batch_header import (
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
-    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header)
+    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header, scan_records)
 
 __all__ = ["MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
            "down_convert"]
@@ -125,6 +125,11 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     create_time = timestamp_type == "CreateTime"
     max_timestamp = header.max_timestamp
     max_timestamp_stale = False
+    if target_codec == source_codec and (source_codec != NONE or compacted
+                                         or (timestamp_diff_max_ms is not None and create_time)):
+        max_timestamp, max_timestamp_stale = _check_in_place(
+            data, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None, max_decompressed)
+        return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale)
     if (source_codec != NONE or target_codec != source_codec or compacted
             or (timestamp_diff_max_ms is not None and create_time)):
         records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
@@ -176,6 +181,24 @@ def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms):
                 and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
             raise InvalidTimestampError("timestamp %d is more than %d ms from now %d"
                                         % (record.timestamp, timestamp_diff_max_ms, now_ms))
+
+
+def _check_in_place(data, header, now_ms, compacted, timestamp_diff_max_ms, max_decompressed):
+    """The checks of _check_records on a batch kept as it is, walking its records without decoding
+    them (Kafka's skip-key-value iterator); returns (max_timestamp, whether the header's is wrong)."""
+    compressed = header.compression != NONE
+    walked_max, problem = scan_records(header, batch_records_data(data, 0, header, max_decompressed),
+                                       compressed, compacted, now_ms, timestamp_diff_max_ms)
+    if problem is not None:
+        kind, index, value = problem
+        if kind == "offset":
+            raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d" % (value, index))
+        if kind == "key":
+            raise MissingKeyError("Compacted topic cannot accept message without key.")
+        raise InvalidTimestampError("timestamp %d is more than %d ms from now %d" % (value, timestamp_diff_max_ms, now_ms))
+    if not compressed:
+        return header.max_timestamp, False
+    return walked_max, walked_max != header.max_timestamp
 
 
 def _recompress(records, header, codec):
