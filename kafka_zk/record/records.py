@@ -20,6 +20,8 @@ CONTROL_COMMIT = 1
 _CONTROL_KEY = struct.Struct(">hh")
 _END_TXN_MARKER_VALUE = struct.Struct(">hi")
 _CRC = struct.Struct(">I")
+_ZIGZAG_TABLE_SIZE = 1 << 14  # every varint of one or two bytes
+_ZIGZAG = [(raw >> 1) ^ -(raw & 1) for raw in range(_ZIGZAG_TABLE_SIZE)]
 _BELOW_ANY_DELTA = -(1 << 70)  # a varlong of at most 10 bytes (70 bits) zigzag-decodes above this
 
 
@@ -309,7 +311,7 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
                 pos += 2
             else:
                 raw, pos = read_uvarint(data, pos, 5)
-            length = (raw >> 1) ^ -(raw & 1)
+            length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
             record_end = pos + length
             if length <= 0 or record_end > end:
                 raise InvalidRecordError("record length %d exceeds the batch" % length)
@@ -322,7 +324,7 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
                 pos += 2
             else:
                 raw, pos = read_uvarint(data, pos, 10)
-            timestamp_delta = (raw >> 1) ^ -(raw & 1)
+            timestamp_delta = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
             raw = data[pos]
             if raw < 0x80:
                 pos += 1
@@ -331,13 +333,13 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
                 pos += 2
             else:
                 raw, pos = read_uvarint(data, pos, 5)
-            offset_delta = (raw >> 1) ^ -(raw & 1)
+            offset_delta = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
             raw = data[pos]
             if raw < 0x80:
                 pos += 1
             else:
                 raw, pos = read_uvarint(data, pos, 5)
-            key_length = (raw >> 1) ^ -(raw & 1)
+            key_length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
             if key_length < -1 or pos + key_length > record_end:
                 raise InvalidRecordError("invalid key length %d" % key_length)
             if key_length > 0:
@@ -350,7 +352,7 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
                 pos += 2
             else:
                 raw, pos = read_uvarint(data, pos, 5)
-            value_length = (raw >> 1) ^ -(raw & 1)
+            value_length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
             if value_length < -1 or pos + value_length > record_end:
                 raise InvalidRecordError("invalid value length %d" % value_length)
             if value_length > 0:
