@@ -91,9 +91,11 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
 
     ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
     magic 0/1 message set, which is up-converted to one v2 batch. An uncompressed v2 batch is only
-    checked through its header and CRC: its records are decoded only when the topic is compacted
+    checked through its header and CRC: its records are read only when the topic is compacted
     (keys required), ``timestamp_diff_max_ms`` is set, or ``codec_for_topic`` (a codec id or
     compression.type name; None or "producer" keeps the producer's codec) asks for recompression.
+    A batch kept in its codec is walked without building its records (records.scan_records, as
+    Kafka's skip-key-value iterator); only recompression decodes and re-encodes them.
     Raises InvalidRecordError (CORRUPT_MESSAGE), RecordTooLargeError (MESSAGE_TOO_LARGE),
     InvalidTimestampError (INVALID_TIMESTAMP) or compression.UnsupportedCodecError.
     ``from_client`` False (coordinator writes) allows control batches and skips producer checks.
