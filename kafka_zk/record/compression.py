@@ -31,6 +31,7 @@ _XERIAL_BLOCK_SIZE = 32 * 1024
 _INT32 = struct.Struct(">i")
 
 _ZSTD_MAX_BLOCK = 128 * 1024
+_LZ4_FIRST_STEP = 64 * 1024
 
 _LZ4_MAGIC = b"\x04\x22\x4d\x18"
 _LZ4_CONTENT_SIZE_FLAG = 0x08
@@ -177,13 +178,21 @@ def _xerial_decompress(data, limit):
 
 
 def _lz4_decompress(data, limit):
+    """Decompress an LZ4 frame, asking for output in growing steps: lz4 allocates the whole ``max_length``
+    up front, so asking for ``limit`` at once costs more than decompressing a small batch."""
     decompressor = lz4.frame.LZ4FrameDecompressor()
-    out = decompressor.decompress(data, max_length=limit + 1)
-    if len(out) > limit:
+    step = min(limit + 1, max(_LZ4_FIRST_STEP, 8 * len(data)))
+    parts = [decompressor.decompress(data, max_length=step)]
+    total = len(parts[0])
+    while total <= limit and not decompressor.eof and not decompressor.needs_input and parts[-1]:
+        step = min(limit + 1 - total, 2 * step)
+        parts.append(decompressor.decompress(b"", max_length=step))
+        total += len(parts[-1])
+    if total > limit:
         raise InvalidRecordError("decompressed size exceeds %d bytes" % limit)
     if not decompressor.eof:
         raise InvalidRecordError("truncated lz4 frame")
-    return out
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _zstd_decompress(data, limit):

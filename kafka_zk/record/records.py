@@ -8,7 +8,7 @@ from kafka_zk.record.batch_header import (
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_MASK, InvalidRecordError, check_crc, compute_crc, iter_batch_headers, read_batch_header)
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, compress, decompress
-from kafka_zk.record.varint import read_varint, read_varlong, write_varint
+from kafka_zk.record.varint import read_uvarint, read_varint, read_varlong, write_varint
 
 NO_TIMESTAMP = -1
 CREATE_TIME = 0
@@ -20,6 +20,9 @@ CONTROL_COMMIT = 1
 _CONTROL_KEY = struct.Struct(">hh")
 _END_TXN_MARKER_VALUE = struct.Struct(">hi")
 _CRC = struct.Struct(">I")
+_ZIGZAG_TABLE_SIZE = 1 << 14  # every varint of one or two bytes
+_ZIGZAG = [(raw >> 1) ^ -(raw & 1) for raw in range(_ZIGZAG_TABLE_SIZE)]
+_BELOW_ANY_DELTA = -(1 << 70)  # a varlong of at most 10 bytes (70 bits) zigzag-decodes above this
 
 
 class Record(namedtuple("Record", "offset timestamp key value headers", defaults=((),))):
@@ -269,3 +272,136 @@ def iter_records(buf, include_control=False, verify_crc=True):
     for header, records in iter_batches(buf, verify_crc):
         if include_control or not header.is_control:
             yield from records
+
+
+def _slow_varint(data, pos, max_bytes):
+    raw, pos = read_uvarint(data, pos, max_bytes)
+    return (raw >> 1) ^ -(raw & 1), pos
+
+
+def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, timestamp_diff_max_ms=None):
+    """Walk the uncompressed records section ``data`` of the batch with ``header`` without building
+    keys, values or headers (as Kafka's skipKeyValueIterator); return (max_timestamp, problem).
+
+    Raises InvalidRecordError for exactly the malformed sections decode_records rejects. ``problem``
+    is None or the first failing record's check, as (kind, index, value) with kind "offset" (offset
+    delta not the record's index, if ``check_offsets``), "key" (no key and ``compacted``) or
+    "timestamp" (further than ``timestamp_diff_max_ms`` from ``now_ms``), for the caller to raise.
+    """
+    first_timestamp = header.first_timestamp
+    expected = header.record_count
+    log_append_time = header.max_timestamp if header.is_log_append_time else None
+    end = len(data)
+    pos = 0
+    count = 0
+    max_delta = _BELOW_ANY_DELTA
+    problem = None
+    # A record needing a closer look: offset delta not its index, no key when keys are required, or any record when
+    # timestamps are checked. Keys are at least -1 long, so -1 here never asks.
+    min_key_length = 0 if compacted else -1
+    check_each = timestamp_diff_max_ms is not None
+    try:
+        while pos < end:
+            # Each varint is read inline when it takes one or two bytes (nearly all do).
+            raw = data[pos]
+            if raw < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                raw = (raw & 0x7F) | (data[pos + 1] << 7)
+                pos += 2
+            else:
+                raw, pos = read_uvarint(data, pos, 5)
+            length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
+            record_end = pos + length
+            if length <= 0 or record_end > end:
+                raise InvalidRecordError("record length %d exceeds the batch" % length)
+            pos += 1  # attributes
+            raw = data[pos]
+            if raw < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                raw = (raw & 0x7F) | (data[pos + 1] << 7)
+                pos += 2
+            else:
+                raw, pos = read_uvarint(data, pos, 10)
+            timestamp_delta = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
+            raw = data[pos]
+            if raw < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                raw = (raw & 0x7F) | (data[pos + 1] << 7)
+                pos += 2
+            else:
+                raw, pos = read_uvarint(data, pos, 5)
+            offset_delta = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
+            raw = data[pos]
+            if raw < 0x80:
+                pos += 1
+            else:
+                raw, pos = read_uvarint(data, pos, 5)
+            key_length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
+            if key_length < -1 or pos + key_length > record_end:
+                raise InvalidRecordError("invalid key length %d" % key_length)
+            if key_length > 0:
+                pos += key_length
+            raw = data[pos]
+            if raw < 0x80:
+                pos += 1
+            elif data[pos + 1] < 0x80:
+                raw = (raw & 0x7F) | (data[pos + 1] << 7)
+                pos += 2
+            else:
+                raw, pos = read_uvarint(data, pos, 5)
+            value_length = _ZIGZAG[raw] if raw < _ZIGZAG_TABLE_SIZE else (raw >> 1) ^ -(raw & 1)
+            if value_length < -1 or pos + value_length > record_end:
+                raise InvalidRecordError("invalid value length %d" % value_length)
+            if value_length > 0:
+                pos += value_length
+            if data[pos] == 0 and pos + 1 == record_end:  # no headers, the common case
+                pos = record_end
+            else:
+                pos = _skip_headers(data, pos, record_end)
+            if (offset_delta != count or key_length < min_key_length or check_each) and problem is None:
+                if check_offsets and offset_delta != count:
+                    problem = ("offset", count, offset_delta)
+                elif compacted and key_length < 0:
+                    problem = ("key", count, None)
+                elif check_each:
+                    timestamp = first_timestamp + timestamp_delta if log_append_time is None else log_append_time
+                    if timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > timestamp_diff_max_ms:
+                        problem = ("timestamp", count, timestamp)
+            if timestamp_delta > max_delta:
+                max_delta = timestamp_delta
+            count += 1
+    except InvalidRecordError:
+        raise
+    except (ValueError, IndexError) as exc:  # truncated varints, bad UTF-8 in header keys
+        raise InvalidRecordError("malformed record: %s" % exc) from None
+    if count != expected:
+        raise InvalidRecordError("batch declares %d records but holds %d" % (expected, count))
+    if log_append_time is not None:
+        max_timestamp = log_append_time if count else NO_TIMESTAMP
+    else:
+        max_timestamp = first_timestamp + max_delta if count else NO_TIMESTAMP
+    return max_timestamp, problem
+
+
+def _skip_headers(data, pos, end):
+    """Walk a record's header count and headers ending at ``end``; return ``end``."""
+    header_count, pos = _slow_varint(data, pos, 5)
+    if header_count < 0 or header_count > (end - pos) // 2:
+        raise InvalidRecordError("invalid header count %d" % header_count)
+    for _ in range(header_count):
+        name_length, pos = _slow_varint(data, pos, 5)
+        if name_length < 0 or pos + name_length > end:
+            raise InvalidRecordError("invalid header key length %d" % name_length)
+        data[pos:pos + name_length].decode("utf-8")  # as decode_records, which rejects a key that is not UTF-8
+        pos += name_length
+        value_length, pos = _slow_varint(data, pos, 5)
+        if value_length < -1 or pos + value_length > end:
+            raise InvalidRecordError("invalid header value length %d" % value_length)
+        if value_length > 0:
+            pos += value_length
+    if pos != end:
+        raise InvalidRecordError("record body has %d bytes left over" % (end - pos))
+    return end

@@ -10,7 +10,7 @@ from kafka_zk.record.batch_header import (
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
-    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header)
+    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header, scan_records)
 
 __all__ = ["MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
            "down_convert"]
@@ -106,9 +106,11 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
 
     ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
     magic 0/1 message set, which is up-converted to one v2 batch. An uncompressed v2 batch is only
-    checked through its header and CRC: its records are decoded only when the topic is compacted
+    checked through its header and CRC: its records are read only when the topic is compacted
     (keys required), ``timestamp_diff_max_ms`` is set, or ``codec_for_topic`` (a codec id or
     compression.type name; None or "producer" keeps the producer's codec) asks for recompression.
+    A batch kept in its codec is walked without building its records (records.scan_records, as
+    Kafka's skip-key-value iterator); only recompression decodes and re-encodes them.
     Raises InvalidRecordError (CORRUPT_MESSAGE), RecordTooLargeError (MESSAGE_TOO_LARGE),
     InvalidTimestampError (INVALID_TIMESTAMP) or compression.UnsupportedCodecError.
     ``from_client`` False (coordinator writes) allows control batches and skips producer checks.
@@ -147,23 +149,19 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
             and (timestamp_diff_max_ms is None or not create_time)):
         # Kafka's in-place path: nothing in the batch but its header and CRC is looked at
         return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, converted)
-    max_timestamp = header.max_timestamp
-    max_timestamp_stale = False
+    if target_codec == source_codec:  # kept in its codec: walked, not decoded
+        max_timestamp, max_timestamp_stale = _check_in_place(
+            data, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None, max_decompressed)
+        return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale,
+                                converted)
     records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
     _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None)
-    if source_codec != NONE:
-        max_timestamp = max((record.timestamp for record in records), default=NO_TIMESTAMP)
-        max_timestamp_stale = max_timestamp != header.max_timestamp
-    if target_codec != source_codec:
-        data = bytearray(_recompress(records, header, target_codec))
-        header = read_batch_header(data)
-        if header.size > max_message_bytes:
-            raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
-                                      % (header.size, max_message_bytes))
-        max_timestamp = header.max_timestamp
-        max_timestamp_stale = False
-        converted = True
-    return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale, converted)
+    data = bytearray(_recompress(records, header, target_codec))
+    header = read_batch_header(data)
+    if header.size > max_message_bytes:
+        raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
+                                  % (header.size, max_message_bytes))
+    return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, True)
 
 
 def _check_legacy(buf, max_message_bytes):
@@ -200,6 +198,24 @@ def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms):
                 and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
             raise InvalidTimestampError("timestamp %d is more than %d ms from now %d"
                                         % (record.timestamp, timestamp_diff_max_ms, now_ms))
+
+
+def _check_in_place(data, header, now_ms, compacted, timestamp_diff_max_ms, max_decompressed):
+    """The checks of _check_records on a batch kept as it is, walking its records without decoding
+    them (Kafka's skip-key-value iterator); returns (max_timestamp, whether the header's is wrong)."""
+    compressed = header.compression != NONE
+    walked_max, problem = scan_records(header, batch_records_data(data, 0, header, max_decompressed),
+                                       compressed, compacted, now_ms, timestamp_diff_max_ms)
+    if problem is not None:
+        kind, index, value = problem
+        if kind == "offset":
+            raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d" % (value, index))
+        if kind == "key":
+            raise MissingKeyError("Compacted topic cannot accept message without key.")
+        raise InvalidTimestampError("timestamp %d is more than %d ms from now %d" % (value, timestamp_diff_max_ms, now_ms))
+    if not compressed:
+        return header.max_timestamp, False
+    return walked_max, walked_max != header.max_timestamp
 
 
 def _recompress(records, header, codec):
