@@ -44,9 +44,9 @@ CASES = {
 }
 # As kafka-run-class.sh runs the tools: G1 with short pauses; kafka-producer-perf-test.sh gives 512 MB of heap.
 JVM_OPTIONS = ["-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35"]
-SUMMARY = re.compile(
-    r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max "
+SUMMARY = (r"(\d+)%s records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max "
     r"latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\.")
+WHOLE_RUN, STEADY_STATE = re.compile(SUMMARY % ""), re.compile(SUMMARY % " steady state")
 FIELDS = ("records", "rec_s", "mb_s", "avg_ms", "max_ms", "p50", "p95", "p99", "p999")
 
 
@@ -61,23 +61,65 @@ def create_topic(bootstrap, topic, replication_factor, min_isr):
     wait_for_leaders(admin, topic, PARTITIONS, 30)
 
 
-def run_java(cp, bootstrap, topic, records, settings, timeout):
-    """One ProducerPerformance run: (its summary figures, java's CPU seconds, its output)."""
+def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
+    """One ProducerPerformance run: (its summary figures, its steady-state figures or None, java's CPU seconds,
+    its output)."""
     command = (["java"] + JVM_OPTIONS
                + ["-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties"),
                   "-cp", cp, "ProducerPerformance", "--topic", topic, "--num-records", str(records),
-                  "--record-size", str(RECORD_SIZE), "--throughput", "-1",
+                  "--record-size", str(RECORD_SIZE), "--throughput", "-1", "--warmup-records", str(warmup),
                   "--producer-props", "bootstrap.servers=%s" % bootstrap] + settings)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    match = SUMMARY.search(done.stdout)
-    if done.returncode != 0 or match is None:
+    match, steady = WHOLE_RUN.search(done.stdout), STEADY_STATE.search(done.stdout)
+    if done.returncode != 0 or match is None or (warmup and steady is None):
         raise SystemExit("ProducerPerformance failed (exit %d):\n%s\n%s" % (done.returncode, done.stdout[-3000:],
                                                                             done.stderr[-3000:]))
     figures = dict(zip(FIELDS, (float(value) for value in match.groups())))
-    return figures, cpu, done.stdout
+    return figures, steady and float(steady.group(2)), cpu, done.stdout
+
+
+def one_run(cluster, cp, case, args):
+    """A fresh topic for `case` and one ProducerPerformance run on it: a dict of figures."""
+    replication, min_isr, settings, default_records = CASES[case]
+    records = args.records or default_records
+    warmup = records // 5 if args.warmup_records is None else args.warmup_records
+    topic = "javaperf-%s-%d" % (case, time.monotonic_ns() % 10**9)
+    create_topic(cluster.bootstrap_servers, topic, replication, min_isr)
+    broker_before = brokers_cpu_seconds(cluster)
+    figures, steady, java_cpu, output = run_java(cp, cluster.bootstrap_servers, topic, records, warmup, settings,
+                                                 timeout=max(300.0, records / 5000))
+    figures["broker_cpu"] = brokers_cpu_seconds(cluster) - broker_before
+    figures["java_cpu"] = java_cpu
+    figures["steady_rec_s"] = steady or 0.0
+    if args.verbose:
+        print(output.rstrip())
+    return figures
+
+
+def describe(figures):
+    return ("%9.0f rec/s (steady state %.0f) %6.2f MB/s, latency avg %.1f / p50 %d / p99 %d / p99.9 %d ms; CPU s: "
+            "brokers %.1f, java %.1f" % (figures["rec_s"], figures["steady_rec_s"], figures["mb_s"], figures["avg_ms"],
+                                         figures["p50"], figures["p99"], figures["p999"], figures["broker_cpu"],
+                                         figures["java_cpu"]))
+
+
+def print_medians(cases, names, runs):
+    rows = []
+    for case in cases:
+        for name in names:
+            m = {key: statistics.median(run[key] for run in runs[(case, name)]) for key in runs[(case, name)][0]}
+            rows.append([case, name, "%.0f" % m["rec_s"], "%.0f" % m["steady_rec_s"], "%.2f" % m["mb_s"],
+                         "%.1f" % m["avg_ms"], "%d" % m["p50"], "%d" % m["p99"], "%d" % m["p999"],
+                         "%.2f" % (m["broker_cpu"] * 1e6 / m["records"]), "%.2f" % (m["java_cpu"] * 1e6 / m["records"]),
+                         "%.2f" % (m["rec_s"] / TARGET) if case == "rf3" else "-",
+                         "%.2f" % (m["rec_s"] / ISSUE_TODAY[case])])
+    print_table(["case", "tree", "rec/s", "steady rec/s", "MB/s", "avg ms", "p50", "p99", "p99.9", "broker CPU s/M",
+                 "java CPU s/M", "/421k", "/issue"], rows)
+    print("rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching; "
+          "/issue: against the issue's figures (rf3 280,000, rf1 147,000)")
 
 
 def restart_brokers(cluster, tree):
@@ -95,6 +137,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", default="rf3,rf1", help="comma-separated: rf3, rf1 (default both)")
     parser.add_argument("--records", type=int, help="records per run (default: rf3 3,000,000, rf1 1,500,000)")
+    parser.add_argument("--warmup-records", type=int,
+                        help="the tool's --warmup-records: a second, steady-state rate after them (default: a fifth "
+                             "of the records; 0: none)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case and tree; medians (default 3)")
     parser.add_argument("--baseline", help="another checkout: brokers restarted from it for alternate runs")
     parser.add_argument("--mock", action="store_true", help="explain why there is no mock column")
@@ -128,22 +173,9 @@ def main():
                 if args.baseline:
                     restart_brokers(cluster, tree)
                 for case in cases:
-                    replication, min_isr, settings, default_records = CASES[case]
-                    records = args.records or default_records
-                    topic = "javaperf-%s-%d" % (case, time.monotonic_ns() % 10**9)
-                    create_topic(cluster.bootstrap_servers, topic, replication, min_isr)
-                    broker_before = brokers_cpu_seconds(cluster)
-                    figures, java_cpu, output = run_java(cp, cluster.bootstrap_servers, topic, records, settings,
-                                                         timeout=max(300.0, records / 5000))
-                    figures["broker_cpu"] = brokers_cpu_seconds(cluster) - broker_before
-                    figures["java_cpu"] = java_cpu
+                    figures = one_run(cluster, cp, case, args)
                     runs[(case, name)].append(figures)
-                    if args.verbose:
-                        print(output.rstrip())
-                    print("  %-8s %s run %d: %9.0f rec/s %6.2f MB/s, latency avg %.1f / p50 %d / p99 %d / p99.9 %d "
-                          "ms; CPU s: brokers %.1f, java %.1f"
-                          % (name, case, attempt + 1, figures["rec_s"], figures["mb_s"], figures["avg_ms"],
-                             figures["p50"], figures["p99"], figures["p999"], figures["broker_cpu"], java_cpu))
+                    print("  %-8s %s run %d: %s" % (name, case, attempt + 1, describe(figures)))
     finally:
         cluster.stop()
         if args.keep_data:
@@ -152,19 +184,7 @@ def main():
             shutil.rmtree(data_dir, ignore_errors=True)
     print("\nmedians of %d runs (%d partitions, %d-byte records, %d brokers on %d cores):"
           % (args.repeat, PARTITIONS, RECORD_SIZE, BROKERS, os.cpu_count()))
-    rows = []
-    for case in cases:
-        for name, _ in trees:
-            m = {key: statistics.median(run[key] for run in runs[(case, name)]) for key in runs[(case, name)][0]}
-            rows.append([case, name, "%.0f" % m["rec_s"], "%.2f" % m["mb_s"], "%.1f" % m["avg_ms"],
-                         "%d" % m["p50"], "%d" % m["p99"], "%d" % m["p999"],
-                         "%.2f" % (m["broker_cpu"] * 1e6 / m["records"]), "%.2f" % (m["java_cpu"] * 1e6 / m["records"]),
-                         "%.2f" % (m["rec_s"] / TARGET) if case == "rf3" else "-",
-                         "%.2f" % (m["rec_s"] / ISSUE_TODAY[case])])
-    print_table(["case", "tree", "rec/s", "MB/s", "avg ms", "p50", "p99", "p99.9", "broker CPU s/M", "java CPU s/M",
-                 "/421k", "/issue"], rows)
-    print("rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching;"
-          " /issue: against the issue's figures (rf3 280,000, rf1 147,000)")
+    print_medians(cases, [name for name, _ in trees], runs)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Kafka's producer performance tool (org.apache.kafka.tools.ProducerPerformance, kafka-producer-perf-test.sh)
- * as far as bench/java_producer_perf.py uses it, on Kafka's own Java client: the same options
- * (--topic --num-records --record-size --throughput --producer-props k=v ... --producer.config FILE), a fresh
- * random payload of upper-case letters for every record, send() with a callback timing each record from send to
- * acknowledgement, a line per 5-second window and the summary line with the 50th/95th/99th/99.9th percentiles, in
- * the tool's own format so that its output can be read the same way.
+ * as far as bench/java_producer_perf.py uses it, on Kafka's own Java client: the same options (--topic
+ * --num-records --record-size --throughput --producer-props k=v ... --producer.config FILE --warmup-records N), a
+ * fresh random payload of upper-case letters for every record, send() with a callback timing each record from send
+ * to acknowledgement, a line per 5-second window and the summary line with the 50th/95th/99th/99.9th percentiles
+ * (and a second, "steady state" one for the records sent after the warm-up), in the tool's own format.
  */
 public final class ProducerPerformance {
     private static final long WINDOW_MS = 5000;
@@ -34,11 +34,16 @@ public final class ProducerPerformance {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: ProducerPerformance --topic TOPIC --num-records N --record-size BYTES "
-                    + "--throughput RATE|-1 [--producer-props k=v ...] [--producer.config FILE]");
+                    + "--throughput RATE|-1 [--producer-props k=v ...] [--producer.config FILE] [--warmup-records N]");
             System.exit(1);
             return;
         }
-        Stats stats = new Stats(options.numRecords);
+        Stats stats = new Stats(options.numRecords, "");
+        Stats steady = null;
+        if (options.warmupRecords > 0) {
+            System.out.println("Warmup first " + options.warmupRecords + " records. Steady state results will print "
+                    + "after the complete test summary.");
+        }
         Throttle throttle = new Throttle(options.throughput);
         SplittableRandom random = new SplittableRandom(0);
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(options.producerProperties())) {
@@ -50,11 +55,21 @@ public final class ProducerPerformance {
                     payload[i] = (byte) ('A' + random.nextInt(26));
                 }
                 long sendMs = System.currentTimeMillis();
-                producer.send(new ProducerRecord<>(options.topic, payload), stats.callback(sendMs, payload.length));
+                if (sent == options.warmupRecords && sent > 0) {
+                    steady = new Stats(options.numRecords - sent, " steady state");
+                    steady.start();
+                    stats.stopWindows();
+                }
+                Callback callback = steady == null ? stats.callback(sendMs, payload.length)
+                        : Stats.callback(stats, steady, sendMs, payload.length);
+                producer.send(new ProducerRecord<>(options.topic, payload), callback);
                 throttle.pace(sent + 1, sendMs);
             }
         }
         stats.printTotal();
+        if (steady != null) {
+            steady.printTotal();
+        }
         if (stats.failed() > 0) {
             System.err.println(stats.failed() + " records failed");
             System.exit(2);
@@ -65,6 +80,7 @@ public final class ProducerPerformance {
     static final class Options {
         String topic;
         long numRecords = -1;
+        long warmupRecords = 0;
         int recordSize = -1;
         double throughput = Double.NaN;
         String configFile;
@@ -88,6 +104,7 @@ public final class ProducerPerformance {
                     case "--topic": options.topic = value; break;
                     case "--num-records": options.numRecords = Long.parseLong(value); break;
                     case "--record-size": options.recordSize = Integer.parseInt(value); break;
+                    case "--warmup-records": options.warmupRecords = Long.parseLong(value); break;
                     case "--throughput": options.throughput = Double.parseDouble(value); break;
                     case "--producer.config": options.configFile = value; break;
                     default: throw new IllegalArgumentException("unknown option " + name);
@@ -97,6 +114,9 @@ public final class ProducerPerformance {
                     || Double.isNaN(options.throughput)) {
                 throw new IllegalArgumentException("--topic, --num-records > 0, --record-size > 0 and --throughput "
                         + "are required");
+            }
+            if (options.warmupRecords < 0 || options.warmupRecords >= options.numRecords) {
+                throw new IllegalArgumentException("--warmup-records must be fewer than --num-records");
             }
             if (options.properties.isEmpty() && options.configFile == null) {
                 throw new IllegalArgumentException("either --producer-props or --producer.config is required");
@@ -154,7 +174,9 @@ public final class ProducerPerformance {
      * MAX_SAMPLES) for the percentiles. Callbacks run on the producer's I/O thread, one at a time.
      */
     static final class Stats {
+        private final String label;
         private final long sampleEvery;
+        private boolean printWindows = true;
         private final int[] samples;
         private int sampled;
         private long acknowledged;
@@ -170,7 +192,8 @@ public final class ProducerPerformance {
         private int windowLatencyMax;
         private long failed;
 
-        Stats(long numRecords) {
+        Stats(long numRecords, String label) {
+            this.label = label;
             this.sampleEvery = Math.max(1, numRecords / Math.min(numRecords, MAX_SAMPLES));
             this.samples = new int[(int) (numRecords / sampleEvery) + 1];
         }
@@ -182,6 +205,19 @@ public final class ProducerPerformance {
 
         Callback callback(long sendMs, int size) {
             return (RecordMetadata metadata, Exception error) -> completed(sendMs, size, error);
+        }
+
+        /** A callback counting the record in the whole run's stats and in the steady state's (after warm-up). */
+        static Callback callback(Stats whole, Stats steady, long sendMs, int size) {
+            return (RecordMetadata metadata, Exception error) -> {
+                whole.completed(sendMs, size, error);
+                steady.completed(sendMs, size, error);
+            };
+        }
+
+        /** From now on the steady state's stats print the windows, not these. */
+        synchronized void stopWindows() {
+            printWindows = false;
         }
 
         synchronized long failed() {
@@ -209,7 +245,9 @@ public final class ProducerPerformance {
             windowLatencySum += latency;
             windowLatencyMax = Math.max(windowLatencyMax, latency);
             if (now - windowStartMs >= WINDOW_MS) {
-                printWindow(now);
+                if (printWindows) {
+                    printWindow(now);
+                }
                 windowStartMs = now;
                 windowCount = 0;
                 windowBytes = 0;
@@ -230,9 +268,9 @@ public final class ProducerPerformance {
             double seconds = (System.currentTimeMillis() - startMs) / 1000.0;
             int[] sorted = Arrays.copyOf(samples, sampled);
             Arrays.sort(sorted);
-            System.out.printf("%d records sent, %f records/sec (%.2f MB/sec), %.2f ms avg latency, "
+            System.out.printf("%d%s records sent, %f records/sec (%.2f MB/sec), %.2f ms avg latency, "
                             + "%.2f ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.%n",
-                    count, count / seconds, bytes / seconds / (1024.0 * 1024.0),
+                    count, label, count / seconds, bytes / seconds / (1024.0 * 1024.0),
                     count == 0 ? 0.0 : latencySum / (double) count, (double) latencyMax,
                     percentile(sorted, 0.5), percentile(sorted, 0.95), percentile(sorted, 0.99),
                     percentile(sorted, 0.999));
