@@ -61,24 +61,53 @@ def create_topic(bootstrap, topic, replication_factor, min_isr):
     wait_for_leaders(admin, topic, PARTITIONS, 30)
 
 
+def compiler_cpu_seconds(pid):
+    """CPU seconds the JIT compiler threads ("C1/C2 CompilerThread<n>") of JVM `pid` have used so far."""
+    total = 0.0
+    for stat in Path("/proc/%d/task" % pid).glob("*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        if "CompilerThre" in text[text.index("("):text.rindex(")")]:
+            fields = text.rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
-    """One ProducerPerformance run: (its summary figures, its steady-state figures or None, java's CPU seconds,
-    its output)."""
+    """One ProducerPerformance run: (its summary figures with "java_cpu" and "jit_cpu" (the compiler threads' share,
+    read every 0.2 s while it runs), its steady-state records/s or None, its output)."""
     command = (["java"] + JVM_OPTIONS
                + ["-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties"),
                   "-cp", cp, "ProducerPerformance", "--topic", topic, "--num-records", str(records),
                   "--record-size", str(RECORD_SIZE), "--throughput", "-1", "--warmup-records", str(warmup),
                   "--producer-props", "bootstrap.servers=%s" % bootstrap] + settings)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    jit = 0.0
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(command, stdout=out, stderr=err, text=True)
+        deadline = time.monotonic() + timeout
+        while process.poll() is None:
+            if time.monotonic() > deadline:
+                process.kill()
+                process.wait()
+                break
+            jit = max(jit, compiler_cpu_seconds(process.pid))
+            time.sleep(0.2)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    match, steady = WHOLE_RUN.search(done.stdout), STEADY_STATE.search(done.stdout)
-    if done.returncode != 0 or match is None or (warmup and steady is None):
-        raise SystemExit("ProducerPerformance failed (exit %d):\n%s\n%s" % (done.returncode, done.stdout[-3000:],
-                                                                            done.stderr[-3000:]))
+    match, steady = WHOLE_RUN.search(stdout), STEADY_STATE.search(stdout)
+    if process.returncode != 0 or match is None or (warmup and steady is None):
+        raise SystemExit("ProducerPerformance failed (exit %d):\n%s\n%s" % (process.returncode, stdout[-3000:],
+                                                                            stderr[-3000:]))
     figures = dict(zip(FIELDS, (float(value) for value in match.groups())))
-    return figures, steady and float(steady.group(2)), cpu, done.stdout
+    figures["java_cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    figures["jit_cpu"] = jit
+    figures["java_work_cpu"] = figures["java_cpu"] - jit
+    return figures, steady and float(steady.group(2)), stdout
 
 
 def one_run(cluster, cp, case, args):
@@ -89,10 +118,9 @@ def one_run(cluster, cp, case, args):
     topic = "javaperf-%s-%d" % (case, time.monotonic_ns() % 10**9)
     create_topic(cluster.bootstrap_servers, topic, replication, min_isr)
     broker_before = brokers_cpu_seconds(cluster)
-    figures, steady, java_cpu, output = run_java(cp, cluster.bootstrap_servers, topic, records, warmup, settings,
+    figures, steady, output = run_java(cp, cluster.bootstrap_servers, topic, records, warmup, settings,
                                                  timeout=max(300.0, records / 5000))
     figures["broker_cpu"] = brokers_cpu_seconds(cluster) - broker_before
-    figures["java_cpu"] = java_cpu
     figures["steady_rec_s"] = steady or 0.0
     if args.verbose:
         print(output.rstrip())
@@ -101,9 +129,9 @@ def one_run(cluster, cp, case, args):
 
 def describe(figures):
     return ("%9.0f rec/s (steady state %.0f) %6.2f MB/s, latency avg %.1f / p50 %d / p99 %d / p99.9 %d ms; CPU s: "
-            "brokers %.1f, java %.1f" % (figures["rec_s"], figures["steady_rec_s"], figures["mb_s"], figures["avg_ms"],
-                                         figures["p50"], figures["p99"], figures["p999"], figures["broker_cpu"],
-                                         figures["java_cpu"]))
+            "brokers %.1f, java %.1f (JIT %.1f)" % (figures["rec_s"], figures["steady_rec_s"], figures["mb_s"],
+                                                    figures["avg_ms"], figures["p50"], figures["p99"], figures["p999"],
+                                                    figures["broker_cpu"], figures["java_cpu"], figures["jit_cpu"]))
 
 
 def print_medians(cases, names, runs):
@@ -114,10 +142,11 @@ def print_medians(cases, names, runs):
             rows.append([case, name, "%.0f" % m["rec_s"], "%.0f" % m["steady_rec_s"], "%.2f" % m["mb_s"],
                          "%.1f" % m["avg_ms"], "%d" % m["p50"], "%d" % m["p99"], "%d" % m["p999"],
                          "%.2f" % (m["broker_cpu"] * 1e6 / m["records"]), "%.2f" % (m["java_cpu"] * 1e6 / m["records"]),
+                         "%.2f" % (m["java_work_cpu"] * 1e6 / m["records"]),
                          "%.2f" % (m["rec_s"] / TARGET) if case == "rf3" else "-",
                          "%.2f" % (m["rec_s"] / ISSUE_TODAY[case])])
     print_table(["case", "tree", "rec/s", "steady rec/s", "MB/s", "avg ms", "p50", "p99", "p99.9", "broker CPU s/M",
-                 "java CPU s/M", "/421k", "/issue"], rows)
+                 "java CPU s/M", "without JIT", "/421k", "/issue"], rows)
     print("rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching; "
           "/issue: against the issue's figures (rf3 280,000, rf1 147,000)")
 
