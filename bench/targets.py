@@ -10,7 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from confluent_kafka import Producer
+from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -37,6 +37,13 @@ def quiet_logger():
 
 
 
+def stat_cpu_seconds(stat_text, ticks_per_second):
+    """User + system CPU seconds in the text of a /proc/<pid>/stat file: fields 14 and 15, counted after the
+    command name, which sits in parentheses and may itself hold spaces or parentheses."""
+    fields = stat_text.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / ticks_per_second
+
+
 def brokers_cpu_seconds(cluster):
     """User + system CPU seconds the running brokers of a LocalCluster have used so far."""
     total = 0.0
@@ -45,19 +52,23 @@ def brokers_cpu_seconds(cluster):
         if pid is None:
             continue
         with open("/proc/%d/stat" % pid) as handle:
-            fields = handle.read().rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            total += stat_cpu_seconds(handle.read(), os.sysconf("SC_CLK_TCK"))
     return total
+
 
 class KafkaZkTarget:
     """A kafka-zk cluster: our own LocalCluster in a temp dir on free ports, or an existing one (--bootstrap)."""
 
     name = "kafka-zk"
 
-    def __init__(self, bootstrap=None, keep_data=False, overrides=None):
+    def __init__(self, bootstrap=None, keep_data=False, overrides=None, environment=None, metrics=False):
+        """``environment``: added to each broker process's environment (e.g. PYTHONPATH naming the tree the
+        brokers run from, KAFKA_ZK_PROFILE); ``metrics``: the brokers serve Prometheus metrics on free ports."""
         self._given = bootstrap
+        self._metrics = metrics
         self._keep_data = keep_data
         self._overrides = overrides
+        self._environment = dict(environment or {})
         self.cluster = None
         self.data_dir = None
 
@@ -67,7 +78,10 @@ class KafkaZkTarget:
         self.data_dir = tempfile.mkdtemp(prefix="kafka-zk-bench-")
         ports = [free_port() for _ in range(KZ_BROKERS)]
         self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports,
-                                    overrides=self._overrides)
+                                    overrides=self._overrides,
+                                    metrics_ports=[free_port() for _ in ports] if self._metrics else None)
+        for broker in self.cluster.brokers:
+            broker.environment.update(self._environment)
         self.cluster.start()
         return self
 
@@ -75,8 +89,8 @@ class KafkaZkTarget:
     def bootstrap_servers(self):
         return self._given or self.cluster.bootstrap_servers
 
-    def create_topic(self, topic, partitions, replication_factor):
-        create_topic(self.bootstrap_servers, topic, partitions, replication_factor)
+    def create_topic(self, topic, partitions, replication_factor, config=None):
+        create_topic(self.bootstrap_servers, topic, partitions, replication_factor, config=config)
         return partitions, replication_factor
 
     def broker_cpu_seconds(self):
@@ -114,7 +128,7 @@ class MockTarget:
         self.bootstrap_servers = ",".join("%s:%d" % (broker.host, broker.port) for broker in brokers)
         return self
 
-    def create_topic(self, topic, partitions, replication_factor):
+    def create_topic(self, topic, partitions, replication_factor, config=None):
         """The mock cluster names controller 0, which it does not have, so CreateTopics never finds it; the
         topic is auto-created by a metadata request instead, with the mock's fixed defaults."""
         producer = Producer(client_config(self.bootstrap_servers, **{"allow.auto.create.topics": True}))
@@ -140,10 +154,12 @@ def client_config(bootstrap, **extra):
     return config
 
 
-def create_topic(bootstrap, topic, partitions, replication_factor, timeout=30.0):
-    """Create `topic` with CreateTopics and wait until every partition has a leader in the metadata."""
+def create_topic(bootstrap, topic, partitions, replication_factor, timeout=30.0, config=None):
+    """Create `topic` (topic `config`: {name: value}) with CreateTopics and wait until every partition has a
+    leader in the metadata."""
     admin = AdminClient(client_config(bootstrap))
-    futures = admin.create_topics([NewTopic(topic, partitions, replication_factor)], operation_timeout=timeout)
+    new = NewTopic(topic, partitions, replication_factor, config=dict(config or {}))
+    futures = admin.create_topics([new], operation_timeout=timeout)
     futures[topic].result(timeout)
     wait_for_leaders(admin, topic, partitions, timeout)
 
@@ -249,3 +265,38 @@ def timed_produce(producer, topic, records, value, timeout):
             producer.poll(0)
     left = producer.flush(max(1.0, deadline - time.perf_counter()))
     return time.perf_counter() - start, left, None
+
+
+def produce_run(bootstrap, topic, records, value, settings, timeout):
+    """A fresh producer with `settings` (acks, linger.ms, compression.type, ...) sends `records` copies of
+    `value` (timed_produce). Returns (seconds, records not delivered, None or why: the first error or the
+    loop's note)."""
+    errors = []
+    config = {"bootstrap.servers": bootstrap, "queue.buffering.max.messages": 1000000,
+              "delivery.report.only.error": True, "log_level": 3, "on_delivery": lambda err, msg: errors.append(err)}
+    config.update(settings)
+    producer = Producer(config, logger=quiet_logger())
+    producer.list_topics(topic, timeout=10)
+    elapsed, left, note = timed_produce(producer, topic, records, value, timeout)
+    return elapsed, left + len(errors), note or (errors[0] if errors else None)
+
+
+def wait_for_high_watermarks(bootstrap, topic, records, timeout=30.0):
+    """(sum of high watermarks, seconds until they covered `records`, smallest ISR size) after a run.
+
+    The high watermark moves only when the in-sync followers have the records, so the wait is the replication
+    lag left when the producer's flush returned (zero for acks=-1)."""
+    consumer = Consumer(client_config(bootstrap, **{"group.id": "bench-high-watermarks", "log_level": 3}),
+                        logger=quiet_logger())
+    try:
+        start = time.perf_counter()
+        while True:
+            meta = consumer.list_topics(topic, timeout=10).topics[topic]
+            total = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                        for p in meta.partitions)
+            waited = time.perf_counter() - start
+            if total >= records or waited > timeout:
+                return total, waited, min(len(p.isrs) for p in meta.partitions.values())
+            time.sleep(0.02)
+    finally:
+        consumer.close()

@@ -14,7 +14,7 @@ from kafka_zk.common.metrics import MetricName, MetricsRegistry
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.net.request_metrics import (
-    FLUSH_EVERY, RESPONSE_DONE, ReactorIdleMeter, SocketServerMetrics, error_counts)
+    FLUSH_EVERY, RESPONSE_DONE, TIME_AT_LEAST_EVERY_S, ReactorIdleMeter, SocketServerMetrics, error_counts)
 from kafka_zk.net.socket_server import KafkaServerFactory, Listener
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import encode_request
@@ -281,6 +281,7 @@ def test_a_busy_request_name_is_timed_from_a_sample_with_exact_counts():
     requests = 3 * FLUSH_EVERY + 7
     for index in range(requests):  # local times 1 ms, but 5 ms for every tenth request
         local = 0.005 if index % 10 == 0 else 0.001
+        metrics.arrived(0, 8, False, 10.0)
         timing = metrics.timing(0, 8, False, 100 + index % 3, 10.0, 10.0, 10.0 + local)
         timing[RESPONSE_DONE] = 10.0 + local
         metrics.sent(timing, 10.0 + local, 10.0 + local)
@@ -307,18 +308,34 @@ def test_the_broker_wiring_exposes_quotas_and_the_reactor_idle_share():
     assert hot_path.topic_stats.registry is registry and hot_path.socket.registry is registry
 
 
-def test_every_request_counts_but_one_in_four_of_a_type_is_timed():
+def test_every_request_counts_but_one_in_sixteen_of_a_busy_type_is_timed():
     clock = task.Clock()
     registry = MetricsRegistry(clock.seconds)
     metrics = SocketServerMetrics(registry, clock)
     protocol, transport = connect(apis.HANDLERS, clock, metrics)
-    for correlation_id in range(10):
+    for correlation_id in range(40):
         protocol.dataReceived(frame(encode_request(18, 0, correlation_id, "c", {})))
-    assert len(responses_in(transport)) == 10
+    assert len(responses_in(transport)) == 40
     samples = {name.name: value for name, kind, value in registry.samples() if name.type == "RequestMetrics"}
-    assert samples["RequestsPerSec"] == 10 and samples["ErrorsPerSec"] == 10
-    assert samples["TotalTimeMs"][0] == 10 and samples["RequestBytes"][0] == 10
-    assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 3  # requests 1, 5 and 9
+    assert samples["RequestsPerSec"] == 40 and samples["ErrorsPerSec"] == 40
+    assert samples["TotalTimeMs"][0] == 40 and samples["RequestBytes"][0] == 40
+    assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 3  # requests 1, 17 and 33
+    clock.advance(TIME_AT_LEAST_EVERY_S)  # a request coming this long after the last timed one is timed
+    protocol.dataReceived(frame(encode_request(18, 0, 40, "c", {})))
+    metrics.flush()
+    assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 4
+
+
+def test_request_counts_per_version_reach_their_meters_at_collection():
+    clock = task.Clock()
+    registry = MetricsRegistry(clock.seconds)
+    metrics = SocketServerMetrics(registry, clock)
+    for version, follower in ((11, False), (11, True), (11, True), (4, False)):
+        metrics.arrived(1, version, follower, 0.0)
+    counts = {(name.tags[0][1], int(name.tags[1][1])): value for name, kind, value in registry.samples()
+              if name.name == "RequestsPerSec"}
+    assert counts == {("Fetch", 11): 3, ("Fetch", 4): 1, ("FetchFollower", 11): 2, ("FetchConsumer", 11): 1,
+                      ("FetchConsumer", 4): 1}
 
 
 def responses_in(transport):

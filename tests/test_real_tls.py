@@ -162,6 +162,44 @@ def test_confluent_kafka_over_tls(tls_cluster, certs, listener):
     assert values == [b"v%d" % index for index in range(10)]
 
 
+def test_a_multi_megabyte_partition_reads_byte_exact_with_sendfile_and_over_tls(tls_cluster, certs):
+    """Fetch responses on the PLAINTEXT listeners send the records from the segment files with sendfile, the SSL
+    listener's read and copy them: a consumer gets the same records either way, and the follower, fetching over
+    the PLAINTEXT inter-broker listener, holds a log byte for byte equal to the leader's."""
+    import random
+    from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+    topic = _create_topic(tls_cluster, replication_factor=2)
+    generator = random.Random(22)
+    written = [(b"%d" % index, generator.randbytes(generator.randrange(1000, 8000))) for index in range(2500)]
+    producer = Producer({"bootstrap.servers": _bootstrap(tls_cluster, "PLAINTEXT"), "acks": "all",
+                         "linger.ms": 20, "batch.size": 1 << 20})
+    for key, value in written:
+        producer.produce(topic, key=key, value=value, partition=0)
+    assert producer.flush(60) == 0
+    for listener, security in [("PLAINTEXT", {}), ("SSL", certs.librdkafka())]:
+        consumer = Consumer(dict(security, **{"bootstrap.servers": _bootstrap(tls_cluster, listener),
+                                              "group.id": "g-" + uuid.uuid4().hex, "enable.auto.commit": False}))
+        consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
+        read = []
+        try:
+            def consumed():
+                for message in consumer.consume(1000, 0.5):
+                    assert message.error() is None, message.error()
+                    read.append((message.offset(), message.key(), message.value()))
+                return len(read) >= len(written)
+            wait_for(consumed, timeout=60, message="%d MB over %s" % (sum(len(v) for _, v in written) >> 20,
+                                                                   listener))
+        finally:
+            consumer.close()
+        assert read == [(offset, key, value) for offset, (key, value) in enumerate(written)], listener
+
+    def segments(broker):
+        folder = broker.log_dirs[0] / ("%s-0" % topic)
+        return {path.name: path.read_bytes() for path in folder.glob("*.log")}
+    wait_for(lambda: segments(tls_cluster.brokers[0]) == segments(tls_cluster.brokers[1]), timeout=30,
+             message="the follower's log equal to the leader's")
+
+
 def test_kafka_python_over_mutual_tls(tls_cluster, certs):
     from kafka import KafkaConsumer, KafkaProducer
     topic = _create_topic(tls_cluster)

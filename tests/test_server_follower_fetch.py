@@ -54,7 +54,7 @@ def consumer_read(manager, offset, client_rack, tp=TP, isolation_level=0, epoch=
 
 
 def offsets(result):
-    return [record.offset for record in iter_records(result.records)]
+    return [record.offset for record in iter_records(bytes(result.records))]
 
 
 def values(count, prefix=b"v"):

@@ -170,3 +170,12 @@ def test_a_response_completing_after_the_connection_was_lost_is_dropped_quietly(
     framed.send_frame(b"late")  # a slow handler answering now must not raise
     ours.close()
     peer.close()
+
+
+def test_a_response_that_cannot_be_encoded_closes_the_connection_instead_of_stalling_it():
+    # e.g. a Fetch response whose records a truncated segment no longer holds (see protocol.primitives)
+    handlers = dict(apis.HANDLERS)
+    handlers[18] = lambda request: {"error_code": 0, "api_keys": [{"api_key": "not a number"}], "throttle_time_ms": 0}
+    protocol, transport = connect(apis.Dispatcher(handlers))
+    protocol.dataReceived(api_versions_request(2))
+    assert transport.value() == b"" and transport.disconnecting

@@ -41,7 +41,8 @@ class FileSlice:
     """``size`` bytes at ``position`` of an open segment file: what a fetch response sends.
 
     ``file`` is the segment's SegmentFile (None for an empty slice), held so that its descriptor stays
-    open while the slice lives; copy the bytes with read_bytes().
+    open while the slice lives; copy the bytes with read_bytes(). A Fetch response carries it as a file
+    region (protocol.primitives), which a plaintext connection sends with sendfile (net.file_sender).
     """
 
     __slots__ = ("file", "position", "size")
@@ -55,7 +56,9 @@ class FileSlice:
         return self.size
 
     def __repr__(self):
-        return "FileSlice(%s, position=%d, size=%d)" % (getattr(self.file, "name", None), self.position, self.size)
+        # as Kafka's FileRecords prints (a request log line shows a Fetch response's records so)
+        return "FileRecords(size=%d, file=%s, start=%d, end=%d)" % (
+            self.size, getattr(self.file, "name", None), self.position, self.position + self.size)
 
     def fileno(self):
         return self.file.fileno()
@@ -65,6 +68,8 @@ class FileSlice:
         if self.size == 0:
             return b""
         return os.pread(self.file.fileno(), self.size, self.position)
+
+    __bytes__ = read_bytes
 
 
 EMPTY_SLICE = FileSlice(None, 0, 0)

@@ -1,10 +1,15 @@
 """Int32 length-prefixed framing shared by the server and client protocols."""
 
+import logging
 import struct
 
 from twisted.internet import protocol, tcp
 
+from kafka_zk.net.file_sender import FileRegionSender
+from kafka_zk.protocol.primitives import is_file_region, region_bytes
+
 _SIZE = struct.Struct(">i")
+log = logging.getLogger(__name__)
 
 
 class FrameTooLarge(Exception):
@@ -15,6 +20,7 @@ class FramedProtocol(protocol.Protocol):
     """Splits the byte stream into frames; subclasses implement frame_received(bytes)."""
 
     max_frame_size = 104857600
+    _file_sender = None  # a FileRegionSender once a frame with a file region has been sent on plain TCP
 
     def connectionMade(self):
         self._buffer = bytearray()
@@ -38,10 +44,34 @@ class FramedProtocol(protocol.Protocol):
     def frame_size_invalid(self, size):
         self.transport.abortConnection()
 
-    def send_frame(self, payload):
-        """Write one frame; payload is bytes or a list of byte chunks."""
+    def send_frame(self, payload, sent=None):
+        """Write one frame; payload is bytes or a list of chunks: bytes-like, or file regions (see
+        protocol.primitives.Writer), which a plain TCP connection sends with sendfile and any other transport
+        (TLS) reads and writes. ``sent()``: called once the whole frame is handed to the socket or the
+        transport's buffer (at once, unless a file region waits for the socket)."""
         chunks = payload if isinstance(payload, (list, tuple)) else (payload,)
-        send_now(self.transport, b"".join([_SIZE.pack(sum(map(len, chunks))), *chunks]))
+        head = _SIZE.pack(sum(map(len, chunks)))
+        sender = self._file_sender
+        if sender is not None and sender.busy:
+            sender.send([head, *chunks], sent)
+            return
+        if any(map(is_file_region, chunks)):
+            transport = self.transport
+            if isinstance(transport, tcp.Connection):
+                if sender is None:
+                    sender = self._file_sender = FileRegionSender(transport, send_now)
+                sender.send([head, *chunks], sent)
+                return
+            try:
+                chunks = [region_bytes(chunk) if is_file_region(chunk) else chunk for chunk in chunks]
+            except (OSError, ValueError) as error:  # its file is gone: the frame cannot be completed
+                log.info("closing connection: cannot read a response's records (%s)", error)
+                transport.abortConnection()
+                chunks = None
+        if chunks is not None:
+            send_now(self.transport, b"".join([head, *chunks]))
+        if sent is not None:
+            sent()
 
     def frame_received(self, frame):
         raise NotImplementedError

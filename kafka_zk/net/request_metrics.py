@@ -14,9 +14,11 @@ went, with Kafka's time points mapped onto one reactor:
 - ThrottleTimeMs: the throttle time the response announces; TotalTimeMs: all of it; RequestBytes: the body's size.
 
 A Fetch counts under Fetch and under FetchConsumer or FetchFollower, as in Kafka. Request metrics are made on a
-request name's first use. Every request and error is counted; as Yammer's histograms keep a sample of what they
-are given, the histograms' percentiles come from a sample: one request in TIME_EVERY of each type is timed, its
-timing folded in later in batches (see RequestMetrics), so that the produce path pays a few percent, not ten. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
+request name's first use. Every request and error is counted: requests as they arrive, in one flat list of counts
+that the RequestsPerSec meters take up before each collection; errors from each response. As Yammer's histograms
+keep a sample of what they are given, the histograms' percentiles come from a sample: of each request type, one in
+TIME_EVERY and any that comes TIME_AT_LEAST_EVERY_S after the last timed one is timed, its timing folded in later in
+batches (see RequestMetrics), so that the produce path pays a percent or two, not ten. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
 recent time the reactor spent waiting in its poll (0..1, as Kafka's); per listener,
 ``kafka.server:type=socket-server-metrics,listener=L,networkProcessor=0`` has Kafka's connection-count,
 connection-creation-rate/-total and connection-close-rate/-total.
@@ -44,10 +46,10 @@ RATE_WINDOW_MS, RATE_SAMPLES = int(RATE_WINDOW_S * 1000), 2
 
 
 class RequestMetrics:
-    """The metrics of one request name. On the hot path a request's version is counted and its timing appended
-    to ``pending``; ``flush`` folds the timings into the eight histograms FLUSH_EVERY requests at a time and
-    before every collection, in C loops (map, bisect, Counter, sum, max) over a sample of them: eight
-    Histogram.update calls per request would cost the produce path several percent."""
+    """The metrics of one request name. On the hot path a timed request's timing is appended to ``pending``;
+    ``fold`` folds the timings into the eight histograms FLUSH_EVERY requests at a time and before every
+    collection, in C loops (map, bisect, Counter, sum, max) over a sample of them: eight Histogram.update calls per
+    request would cost the produce path several percent."""
 
     __slots__ = ("name", "_registry", "_versions", "_errors", "none", "histograms", "pending", "_flushes")
 
@@ -77,23 +79,28 @@ class RequestMetrics:
         return meter
 
     def add(self, timing):
-        """One request's timing; its version's count is exact at once, the rest folded in later."""
-        meter = self._versions.get(timing[VERSION])
-        if meter is None:
-            meter = self.requests(timing[VERSION])
-        meter.count += 1
+        """One timed request's timing, folded in later."""
         pending = self.pending
         pending.append(timing)
         if len(pending) >= FLUSH_EVERY:
-            self.flush()
+            self.fold()
 
-    def flush(self):
+    def fold(self):
         rows = self.pending
         if rows:
             self.pending = []
             self._fold_rows(rows)
-        # every request counts in the histograms, timed or not (the timed ones' values stand for all)
-        requests = sum(meter.count for meter in self._versions.values())
+
+    def settle(self, counts, base):
+        """Before a collection: the version meters take their counts from ``counts[base + version]``, and every
+        request counts in the histograms, timed or not (the timed ones' values stand for all)."""
+        self.fold()
+        requests = 0
+        for version in range(VERSION_SLOTS):
+            count = counts[base + version]
+            if count:
+                self.requests(version).count = count
+                requests += count
         for histogram in self.histograms:
             histogram.count = requests
 
@@ -139,7 +146,11 @@ def _fold(histogram, count, weight, values):
 
 
 # A request's timing as the connection carries it: a list, cheaper to make than an object.
-TIME_EVERY = 4  # of each request type, the first and every fourth request after it is timed
+TIME_EVERY = 16  # of each request type, the first and every sixteenth request after it is timed ...
+TIME_AT_LEAST_EVERY_S = 0.05  # ... and any that comes this long after the last timed one (rare types: all)
+VERSION_SLOTS = 16  # counts are kept per (request slot, version); every API's versions fit below it
+assert max(spec.max_version for spec in API_SPECS.values()) < VERSION_SLOTS
+FETCH_CONSUMER_SLOT, FETCH_FOLLOWER_SLOT = 256, 257  # where a Fetch also counts, after the 256 API keys
 
 # The connection stamps RESPONSE_DONE and leaves the response's BODY when it is ready (see KafkaServerProtocol).
 (API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END,
@@ -159,8 +170,9 @@ class SocketServerMetrics:
         self._fetch_consumer = None
         self._fetch_follower = None
         self._listeners = {}
-        self._seen = [0] * 256  # requests seen per api key
-        registry.before_collect(self.flush)  # the requests not folded yet go into the histograms first
+        self._counts = [0] * ((FETCH_FOLLOWER_SLOT + 1) * VERSION_SLOTS)  # by slot * VERSION_SLOTS + version
+        self._last_timed = [0.0] * 256  # when a request of each api key was last timed
+        registry.before_collect(self.flush)  # counts and timings not folded yet go into the metrics first
 
     def _metrics(self, api_key):
         metrics = self._by_key.get(api_key)
@@ -182,27 +194,34 @@ class SocketServerMetrics:
         return sorted(metrics.name for metrics in self._by_key.values())
 
     def flush(self):
-        """Fold every pending request timing into its metrics."""
-        for metrics in (*self._by_key.values(), self._fetch_consumer, self._fetch_follower):
-            if metrics is not None:
-                metrics.flush()
+        """Fold every pending request count and timing into its metrics."""
+        counts = self._counts
+        for slot in range(FETCH_FOLLOWER_SLOT + 1):
+            base = slot * VERSION_SLOTS
+            if any(counts[base:base + VERSION_SLOTS]):
+                if slot >= FETCH_CONSUMER_SLOT:
+                    metrics = self._fetch_metrics(slot == FETCH_FOLLOWER_SLOT)
+                else:
+                    metrics = self._by_key.get(slot) or self._metrics(slot)
+                metrics.settle(counts, base)
 
-    def timed(self, api_key):
-        """Whether to time this request: as Yammer's histograms keep a sample of the values they are given, the
-        percentiles come from a sample of each request type (every TIME_EVERY-th); every request is counted."""
-        seen = self._seen
-        seen[api_key] = count = seen[api_key] + 1
-        return count % TIME_EVERY == 1
-
-    def counted(self, header, body, follower):
-        """A request that was not timed has its response (``body``, None for none): count it and its errors."""
-        api_key, version = header.api_key, header.api_version
-        metrics = self._by_key.get(api_key) or self._metrics(api_key)
-        (metrics._versions.get(version) or metrics.requests(version)).count += 1
+    def arrived(self, api_key, version, follower, now):
+        """Count a request as it arrives (``follower``: a follower's Fetch); True when it is one to time. As
+        Yammer's histograms keep a sample of the values they are given, the percentiles come from a sample."""
+        counts = self._counts
+        index = api_key * VERSION_SLOTS + version
+        counts[index] = seen = counts[index] + 1
         if api_key == FETCH_KEY:
-            self._fetch_metrics(follower).requests(version).count += 1
+            counts[(FETCH_FOLLOWER_SLOT if follower else FETCH_CONSUMER_SLOT) * VERSION_SLOTS + version] += 1
+        if seen % TIME_EVERY == 1 or now - self._last_timed[api_key] >= TIME_AT_LEAST_EVERY_S:
+            self._last_timed[api_key] = now
+            return True
+        return False
+
+    def answered(self, api_key, body):
+        """An untimed request's response (``body``, None for none): count its errors."""
         if body is not None:
-            _count_errors(metrics, api_key, body)
+            _count_errors(self._by_key.get(api_key) or self._metrics(api_key), api_key, body)
 
     @staticmethod
     def timing(api_key, version, follower, size, start, dequeued, local_done):
@@ -210,8 +229,8 @@ class SocketServerMetrics:
         return [api_key, version, follower, size, start, dequeued, local_done, None, 0, None, None, None]
 
     def sent(self, timing, send_start, end):
-        """The response left (its turn came at ``send_start``, written by ``end``): count the request, its errors
-        (those of the response's BODY, which is let go) and its throttle time, and keep its timing for the
+        """A timed request's response left (its turn came at ``send_start``, written by ``end``): count its
+        errors (those of the response's BODY, which is let go) and its throttle time, and keep its timing for the
         histograms."""
         timing[SEND_START] = send_start
         timing[END] = end
@@ -224,12 +243,7 @@ class SocketServerMetrics:
             _count_errors(metrics, api_key, body)
         elif timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
             timing[RESPONSE_DONE] = send_start
-        meter = metrics._versions.get(timing[VERSION]) or metrics.requests(timing[VERSION])
-        meter.count += 1
-        pending = metrics.pending
-        pending.append(timing)
-        if len(pending) >= FLUSH_EVERY:
-            metrics.flush()
+        metrics.add(timing)
         if api_key == FETCH_KEY:
             self._fetch_metrics(timing[FOLLOWER]).add(timing)
 

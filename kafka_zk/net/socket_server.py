@@ -3,6 +3,7 @@
 import itertools
 import logging
 from collections import deque
+from functools import partial
 
 from twisted.internet import defer, protocol
 
@@ -64,7 +65,7 @@ class KafkaServerProtocol(FramedProtocol):
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else a follower flag]
+        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else True]
         self._pending = deque()
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
@@ -131,13 +132,16 @@ class KafkaServerProtocol(FramedProtocol):
         metrics = self.metrics
         if metrics is None:
             entry = [None, header, False, None]
-        elif metrics.timed(header.api_key):  # its timing (a list) goes with it
-            arrived = self._arrived
-            entry = [None, header, False, metrics.timing(
-                header.api_key, header.api_version, header.api_key == 1 and body["replica_id"] >= 0,
-                len(frame) - body_offset, arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
-        else:  # counted only: whether it is a follower's fetch goes with it
-            entry = [None, header, False, header.api_key == 1 and body["replica_id"] >= 0]
+        else:
+            api_key = header.api_key
+            follower = api_key == 1 and body["replica_id"] >= 0
+            if metrics.arrived(api_key, header.api_version, follower, now):  # its timing (a list) goes with it
+                arrived = self._arrived
+                entry = [None, header, False, metrics.timing(
+                    api_key, header.api_version, follower, len(frame) - body_offset,
+                    arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+            else:  # its errors are counted when it is answered
+                entry = [None, header, False, True]
         if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
@@ -200,11 +204,18 @@ class KafkaServerProtocol(FramedProtocol):
             timing[RESPONSE_DONE] = self.clock.seconds()
             timing[BODY] = body
         elif timing is not None:
-            self.metrics.counted(header, body, timing)
+            self.metrics.answered(header.api_key, body)
         if body is None:
             entry[0] = None  # no response (e.g. acks=0)
         else:
-            entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            try:
+                entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            except Exception as error:  # e.g. records a truncated segment no longer holds: the answer cannot go out
+                log.warning("closing connection from %s: cannot encode the api %d v%d response (%s)",
+                            self.client_host, header.api_key, header.api_version, error)
+                entry[0] = None
+                if self.transport is not None:
+                    self.transport.abortConnection()
         entry[2] = True
         if len(entry) > 4:
             entry[4].completed_ms = milliseconds(self.clock)
@@ -245,12 +256,16 @@ class KafkaServerProtocol(FramedProtocol):
             if timed:
                 dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
-                self.send_frame(payload)
-            if timed:
-                self.metrics.sent(timing, dequeued, self.clock.seconds())
+                # ResponseSendTime runs until the last byte is handed over (records sent from a file may wait)
+                self.send_frame(payload, partial(self._sent, timing, dequeued) if timed else None)
+            elif timed:
+                self._sent(timing, dequeued)
             if len(entry) > 4:
                 request_log.log_completed(entry[4], milliseconds(self.clock), self._connection_id(),
                                           getattr(self, "_client_information", UNKNOWN_CLIENT))
+
+    def _sent(self, timing, dequeued):
+        self.metrics.sent(timing, dequeued, self.clock.seconds())
 
     def _request_times(self, request, api_name, body):
         if request.api_key == API_VERSIONS_KEY and body.get("client_software_name"):

@@ -20,6 +20,11 @@ _INT64_FROM = _INT64.unpack_from
 # Payloads at least this large are handed to the Writer's output as separate chunks
 # instead of being copied into its header buffer.
 CHUNK_THRESHOLD = 1024
+# A file region (records left in a segment file, for the connection to send with sendfile: anything with
+# ``position``, ``fileno()`` and ``read_bytes()``) smaller than this is read and copied like bytes instead: below
+# it one read costs less than the system calls of sending the region on its own.
+FILE_REGION_COPY_BELOW = 65536
+BYTES_LIKE = (bytes, bytearray, memoryview)
 
 
 class ProtocolDecodeError(ValueError):
@@ -32,6 +37,19 @@ class ProtocolEncodeError(ValueError):
 
 def _payload_size(chunk):
     return chunk.nbytes if isinstance(chunk, memoryview) else len(chunk)
+
+
+def is_file_region(chunk):
+    """Whether a payload chunk is a file region rather than bytes-like."""
+    return not isinstance(chunk, BYTES_LIKE)
+
+
+def region_bytes(region):
+    """A file region's bytes, all of them: ValueError if the file no longer holds them (truncated or closed)."""
+    data = region.read_bytes()
+    if len(data) != len(region):
+        raise ValueError("%r holds %d bytes, not %d" % (region, len(data), len(region)))
+    return data
 
 
 @lru_cache(maxsize=64)
@@ -258,7 +276,9 @@ class Writer:
     """Appends protocol primitives to a bytearray.
 
     Large payloads (records) are kept as separate chunks rather than copied, so a response can be
-    sent with ``chunks()`` without ever joining, or flattened once with ``getvalue()``.
+    sent with ``chunks()`` without ever joining, or flattened once with ``getvalue()``. Records may be a
+    file region (see FILE_REGION_COPY_BELOW): a large one stays a chunk of its own, for the connection to
+    send from the file; ``getvalue()`` reads it.
     """
 
     __slots__ = ("buf", "_chunks")
@@ -275,10 +295,11 @@ class Writer:
         """Everything written, as one ``bytes`` (payload chunks are copied exactly once)."""
         if not self._chunks:
             return bytes(self.buf)
-        return b"".join(self.chunks())
+        return b"".join([region_bytes(c) if is_file_region(c) else c for c in self.chunks()])
 
     def chunks(self):
-        """Everything written, as a list of bytes-like pieces in order (payload chunks as given)."""
+        """Everything written, as a list of pieces in order (payload chunks as given: bytes-like, or large
+        file regions)."""
         pieces = list(self._chunks) if self._chunks else []
         if self.buf:
             pieces.append(bytes(self.buf))
@@ -289,6 +310,8 @@ class Writer:
 
     def write_chunk(self, data):
         """Append ``data`` by reference when it is large, by copy when it is small."""
+        if is_file_region(data) and len(data) < FILE_REGION_COPY_BELOW:
+            data = region_bytes(data)
         if _payload_size(data) < CHUNK_THRESHOLD:
             self.buf += data
             return
@@ -404,7 +427,7 @@ class Writer:
         return (value,), _payload_size(value)
 
     def write_records(self, value, nullable=True, compact=False):
-        """Records: bytes-like or a list/tuple of bytes-like chunks, sent back to back."""
+        """Records: bytes-like or a file region, or a list/tuple of such chunks, sent back to back."""
         if value is None:
             if not nullable:
                 raise ProtocolEncodeError("records are not nullable here")

@@ -382,9 +382,11 @@ class Partition:
 
     def aborted_transactions(self, fetch_offset, records):
         """[(producer_id, first_offset)] of aborted transactions overlapping a read from ``fetch_offset``
-        that returned ``records`` (bytes); up to the offset after the last whole batch read."""
+        that returned ``records`` (bytes or a FileSlice); up to the offset after the last whole batch read."""
         if not records or not self.log.collect_aborted_transactions(fetch_offset, self.log.log_end_offset):
             return []  # none from fetch_offset on at all: the batches need not be walked for the exact bound
+        if not isinstance(records, (bytes, bytearray, memoryview)):
+            records = records.read_bytes()
         last = None
         for _, header in iter_batch_headers(records):
             last = header.last_offset

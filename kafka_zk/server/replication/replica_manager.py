@@ -12,6 +12,7 @@ from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 FetchInfo = namedtuple("FetchInfo", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
 READ_UNCOMMITTED = 0
 READ_COMMITTED = 1
+# The partitions of one fetch whose records a response may send from their segment files (sendfile); each holds
+# its file open until sent, so a fetch of more partitions than this copies the records of the rest as before.
+MAX_REGIONS_PER_FETCH = 16
 
 
 class ProduceResult:
@@ -270,6 +274,7 @@ class ReplicaManager:
         results = {}
         remaining = max_bytes
         bytes_read = 0
+        regions = 0  # each holds its segment's descriptor until sent: a fetch of many partitions copies the rest
         for info in fetch_infos:
             tp = info.tp
             partition = self.partitions.get(tp)
@@ -305,7 +310,11 @@ class ReplicaManager:
                 data, hw, log_start, leo = partition.read(
                     info.fetch_offset, limit, for_follower=not from_consumer, min_one_message=bytes_read == 0,
                     read_committed=committed)
-                records = data.read_bytes() if data is not None else b""
+                records = data.records if data is not None else b""
+                if len(records) < FILE_REGION_COPY_BELOW or regions >= MAX_REGIONS_PER_FETCH:
+                    records = records.read_bytes() if records else b""
+                else:  # left in the segment file (a FileSlice) for a plaintext connection to send with sendfile
+                    regions += 1
                 aborted = partition.aborted_transactions(info.fetch_offset, records) if committed else None
             except KafkaError as error:
                 results[tp] = FetchResult(error.code)
