@@ -69,12 +69,13 @@ def library_dir(cache: Path = CACHE) -> Path:
     return lib
 
 
-def classpath(cache: Path = CACHE) -> str:
-    """Kafka's client jars and our compiled checks, compiling them when a source is newer than its classes."""
+def classpath(cache: Path = CACHE, sources_dir: Path = SOURCES, classes_name: str = "classes") -> str:
+    """Kafka's client jars and our compiled Java programs (by default the checks of tests/java, compiled into
+    <cache>/classes), compiling them when a source is newer than its classes."""
     lib = library_dir(cache)
-    classes = cache / "classes"
+    classes = cache / classes_name
     stamp = classes / ".compiled"
-    sources = sorted(SOURCES.glob("*.java"))
+    sources = sorted(Path(sources_dir).glob("*.java"))
     if not stamp.exists() or any(source.stat().st_mtime > stamp.stat().st_mtime for source in sources):
         if classes.exists():
             shutil.rmtree(classes)
