@@ -159,8 +159,36 @@ def in_process(args):
     from kafka_zk.server.replication.fetch_session import FetchSessionCache
     from kafka_zk.server.replication.replica_manager import ReplicaManager
 
+    class Call:
+        def __init__(self, function, args):
+            self.function, self.args, self.pending = function, args, True
+
+        def active(self):
+            return self.pending
+
+        def cancel(self):
+            self.pending = False
+
     class Clock:
+        """Wall time. A call for now (the replica manager's end-of-turn batch) runs when the request's turn ends;
+        later ones (acks=all timeouts) never come due in a run this short."""
         seconds = staticmethod(time.time)
+
+        def __init__(self):
+            self.due = []
+
+        def callLater(self, delay, function, *args):
+            call = Call(function, args)
+            if delay <= 0:
+                self.due.append(call)
+            return call
+
+        def end_turn(self):
+            due, self.due = self.due, []
+            for call in due:
+                if call.pending:
+                    call.pending = False
+                    call.function(*call.args)
 
     class Nothing:
         """Fetchers, log-dir mover and replication quotas of a broker with no followers."""
@@ -194,7 +222,13 @@ def in_process(args):
                                      SocketServerMetrics(registry, clock))
         protocol, transport = factory.buildProtocol(None), StringTransport()
         protocol.makeConnection(transport)
-        return protocol, transport, registry
+        return protocol, transport, registry, clock
+
+    def feed(connection, frames):
+        protocol, _, _, clock = connection
+        for frame in frames:
+            protocol.dataReceived(frame)
+            clock.end_turn()
 
     batch = encode_batch([(None, b"v" * VALUE_SIZE)] * 5)
     rows = []
@@ -209,21 +243,47 @@ def in_process(args):
         cpu = {True: 0.0, False: 0.0}
         for chunk in range(args.chunks):
             for enabled in ((True, False) if chunk % 2 else (False, True)):
-                protocol, transport, registry = connections[enabled]
+                _, transport, registry, _ = connections[enabled]
                 start = time.process_time()
-                for frame in frames:
-                    protocol.dataReceived(frame)
+                feed(connections[enabled], frames)
                 cpu[enabled] += time.process_time() - start
                 transport.clear()
                 if enabled and chunk % 25 == 0:
                     registry.samples()  # a scrape's collection now and then, as Prometheus would
         on, off = (cpu[enabled] / (args.chunks * len(frames)) * 1e6 for enabled in (True, False))
-        rows.append([acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off)])
+        codes = {enabled: bytecodes(functools.partial(feed, connections[enabled], frames)) / len(frames)
+                 for enabled in (True, False)}
+        rows.append([acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off),
+                     "%.0f" % codes[True], "%.0f" % codes[False], "%.3f" % (codes[True] / codes[False])])
     for directory in directories:
         shutil.rmtree(directory, ignore_errors=True)
-    print("in process: %d Produce requests per case and setting, CPU microseconds per request"
-          % (args.chunks * 400))
-    print_table(["produce path", "on us", "off us", "on/off"], rows)
+    print("in process: %d Produce requests per case and setting, CPU microseconds per request; Python bytecodes "
+          "per request (load-independent)" % (args.chunks * 400))
+    print_table(["produce path", "on us", "off us", "on/off", "on bytecodes", "off bytecodes", "on/off"], rows)
+
+
+def bytecodes(run):
+    """How many Python bytecodes run() executes (a tracer counting opcode events; the one timing figure a shared
+    machine's load does not move). The request metrics' rule of timing any request that comes 50 ms after the last
+    timed one is held off meanwhile: traced, everything runs far slower than 50 ms apart."""
+    from kafka_zk.net import request_metrics
+
+    count = [0]
+
+    def tracer(frame, event, arg):
+        frame.f_trace_opcodes = True
+        if event == "opcode":
+            count[0] += 1
+        return tracer
+
+    interval, request_metrics.TIME_AT_LEAST_EVERY_S = request_metrics.TIME_AT_LEAST_EVERY_S, float("inf")
+    sys.settrace(tracer)
+    try:
+        run()
+    finally:
+        sys.settrace(None)
+        request_metrics.TIME_AT_LEAST_EVERY_S = interval
+    return count[0]
 
 
 def acks_label(acks):
