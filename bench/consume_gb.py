@@ -11,7 +11,6 @@ data dir stay), trees alternating, so both sides read the same on-disk segments 
 import argparse
 import os
 import shutil
-import signal
 import statistics
 import sys
 import tempfile
@@ -26,7 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from targets import client_config, free_port, print_table, timed_produce, wait_for_leaders  # noqa: E402
+from targets import (  # noqa: E402
+    client_config, free_port, print_table, restart_brokers, timed_produce, wait_for_leaders)
 
 BROKERS = 3
 LEADER = 0
@@ -132,15 +132,9 @@ def read_all(cluster, partitions, expected, record_size):
             "client_s_gb": client / gigabytes, "first_s": first or 0.0, "errors": len(errors)}
 
 
-def restart_brokers(cluster, tree, partitions):
-    """Stop every broker (clean shutdown) and start them again running the code of `tree`."""
-    for broker in cluster.brokers:
-        broker.signal(signal.SIGTERM)
-    for broker in cluster.brokers:
-        broker.stop(already_signalled=True)
-    for broker in cluster.brokers:
-        broker.environment["PYTHONPATH"] = str(tree)
-    cluster.start()
+def serve_from(cluster, tree, partitions):
+    """The brokers restarted on the code of ``tree``, the topic led again."""
+    restart_brokers(cluster, tree)
     wait_for_leaders(AdminClient(client_config(cluster.bootstrap_servers)), TOPIC, partitions, 60)
 
 
@@ -202,7 +196,7 @@ def main():
         for attempt in range(args.repeat):
             for name, tree in trees:
                 if args.baseline:
-                    restart_brokers(cluster, tree, args.partitions)
+                    serve_from(cluster, tree, args.partitions)
                 figures = read_all(cluster, args.partitions, expected, args.record_size)
                 runs[name].append(figures)
                 print("  %-9s read %d: %s" % (name, attempt + 1, describe(figures)))

@@ -15,7 +15,6 @@ import os
 import re
 import resource
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -29,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from targets import brokers_cpu_seconds, client_config, free_port, print_table, wait_for_leaders  # noqa: E402
+from targets import (  # noqa: E402
+    brokers_cpu_seconds, client_config, free_port, print_table, restart_brokers, wait_for_leaders)
 from tests.java_clients import CACHE, classpath  # noqa: E402
 
 BROKERS = 3
@@ -149,17 +149,6 @@ def print_medians(cases, names, runs):
                  "java CPU s/M", "without JIT", "/421k", "/issue"], rows)
     print("rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching; "
           "/issue: against the issue's figures (rf3 280,000, rf1 147,000)")
-
-
-def restart_brokers(cluster, tree):
-    """Stop every broker (clean shutdown) and start them again running the code of `tree`."""
-    for broker in cluster.brokers:
-        broker.signal(signal.SIGTERM)
-    for broker in cluster.brokers:
-        broker.stop(already_signalled=True)
-    for broker in cluster.brokers:
-        broker.environment["PYTHONPATH"] = str(tree)
-    cluster.start()
 
 
 def main():

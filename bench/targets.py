@@ -4,6 +4,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -145,6 +146,17 @@ class MockTarget:
 
     def stop(self):
         self._holder = None
+
+
+def restart_brokers(cluster, tree):
+    """Stop every broker of ``cluster`` (a clean shutdown) and start them again running the code of ``tree``."""
+    for broker in cluster.brokers:
+        broker.signal(signal.SIGTERM)
+    for broker in cluster.brokers:
+        broker.stop(already_signalled=True)
+    for broker in cluster.brokers:
+        broker.environment["PYTHONPATH"] = str(tree)
+    cluster.start()
 
 
 def client_config(bootstrap, **extra):
