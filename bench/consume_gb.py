@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    client_config, free_port, print_table, restart_brokers, timed_produce, wait_for_leaders)
+    client_config, free_port, print_table, restart_brokers, timed_produce, trees_to_compare,
+    wait_for_leaders)
 
 BROKERS = 3
 LEADER = 0
@@ -172,12 +173,7 @@ def main():
     records = int(args.gb * 1e9 / args.record_size)
     data_dir = tempfile.mkdtemp(prefix="kafka-zk-consume-gb-")
     free = check_space(data_dir, records * (args.record_size + 70) * args.replication_factor)
-    trees = [("this", ROOT)]
-    if args.baseline:
-        baseline = Path(args.baseline).resolve()
-        if not (baseline / "kafka_zk" / "server" / "main.py").is_file():
-            raise SystemExit("%s is not a kafka-zk checkout" % baseline)
-        trees.append(("baseline", baseline))
+    trees = trees_to_compare(ROOT, args.baseline)
     print("%d records of %d bytes (%.2f GB) in %d partitions RF %d led by broker %d; %s (%.0f GB free)"
           % (records, args.record_size, records * args.record_size / 1e9, args.partitions, args.replication_factor,
              LEADER, data_dir, free / 1e9))

@@ -24,7 +24,7 @@ from confluent_kafka.admin import AdminClient  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from targets import (  # noqa: E402
-    KafkaZkTarget, client_config, produce_run, unique_topic, wait_for_high_watermarks)
+    KafkaZkTarget, client_config, is_checkout, produce_run, unique_topic, wait_for_high_watermarks)
 
 TREE = Path(__file__).resolve().parent.parent
 VALUE_SIZE = 100
@@ -303,7 +303,7 @@ def main():
     unknown = {case.codec for case in cases} - set(CODECS)
     if unknown:
         parser.error("unknown codec %s" % ",".join(sorted(unknown)))
-    if args.baseline and not (Path(args.baseline) / "kafka_zk" / "server" / "main.py").exists():
+    if args.baseline and not is_checkout(args.baseline):
         parser.error("%s is not a kafka-zk checkout" % args.baseline)
     value = record_value()
     print("%d records of %d bytes per run, %d partitions per topic, batch.size %s, median of %d; load average "

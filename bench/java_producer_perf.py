@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    brokers_cpu_seconds, client_config, free_port, print_table, restart_brokers, wait_for_leaders)
+    brokers_cpu_seconds, client_config, free_port, print_table, restart_brokers, trees_to_compare,
+    wait_for_leaders)
 from tests.java_clients import CACHE, classpath  # noqa: E402
 
 BROKERS = 3
@@ -171,12 +172,7 @@ def main():
     if args.mock:
         print("--mock: Kafka's Java client cannot reach librdkafka's mock cluster (it runs inside a librdkafka "
               "client's own process); the rf3 row shows kafka-zk against the 421,000 records/s target instead.")
-    trees = [("this", ROOT)]
-    if args.baseline:
-        baseline = Path(args.baseline).resolve()
-        if not (baseline / "kafka_zk" / "server" / "main.py").is_file():
-            raise SystemExit("%s is not a kafka-zk checkout" % baseline)
-        trees.append(("baseline", baseline))
+    trees = trees_to_compare(ROOT, args.baseline)
     cp = java_classpath()
     data_dir = tempfile.mkdtemp(prefix="kafka-zk-javaperf-")
     cluster = LocalCluster(data_dir, brokers=BROKERS, zk_port=free_port(),

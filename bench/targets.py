@@ -148,6 +148,21 @@ class MockTarget:
         self._holder = None
 
 
+def is_checkout(tree):
+    """Whether ``tree`` holds a kafka-zk checkout whose brokers a bench can run (a --baseline)."""
+    return (Path(tree) / "kafka_zk" / "server" / "main.py").is_file()
+
+
+def trees_to_compare(this, baseline):
+    """[(name, tree)]: this checkout, then the --baseline checkout when one is given."""
+    trees = [("this", this)]
+    if baseline:
+        if not is_checkout(baseline):
+            raise SystemExit("%s is not a kafka-zk checkout" % baseline)
+        trees.append(("baseline", Path(baseline).resolve()))
+    return trees
+
+
 def restart_brokers(cluster, tree):
     """Stop every broker of ``cluster`` (a clean shutdown) and start them again running the code of ``tree``."""
     for broker in cluster.brokers:
