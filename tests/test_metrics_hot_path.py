@@ -14,7 +14,7 @@ from kafka_zk.common.metrics import MetricName, MetricsRegistry
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.net.request_metrics import (
-    FLUSH_EVERY, RESPONSE_DONE, TIME_AT_LEAST_EVERY_S, ReactorIdleMeter, SocketServerMetrics, error_counts)
+    FLUSH_EVERY, RESPONSE_DONE, TIME_AT_LEAST_EVERY_S, TIME_EVERY, ReactorIdleMeter, SocketServerMetrics, error_counts)
 from kafka_zk.net.socket_server import KafkaServerFactory, Listener
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import encode_request
@@ -120,7 +120,6 @@ def test_bytes_out_go_to_consumers_per_topic_and_to_followers_as_replication():
 def test_a_disabled_registry_counts_nothing(tmp_path):
     registry = MetricsRegistry(enabled=False)
     stats = BrokerTopicStats(registry)
-    stats.appended("t", 10, SimpleNamespace(error=Errors.NONE, base_offset=0, last_offset=0, converted=0))
     stats.read("t", Errors.NONE)
     stats.sent("t", 5, False)
     assert registry.samples() == [] and not stats.has_topic("t")
@@ -281,7 +280,7 @@ def test_a_busy_request_name_is_timed_from_a_sample_with_exact_counts():
     requests = 3 * FLUSH_EVERY + 7
     for index in range(requests):  # local times 1 ms, but 5 ms for every tenth request
         local = 0.005 if index % 10 == 0 else 0.001
-        metrics.arrived(0, 8, False, 10.0)
+        metrics.arrived(SimpleNamespace(api_key=0, api_version=8), {}, 10.0)
         timing = metrics.timing(0, 8, False, 100 + index % 3, 10.0, 10.0, 10.0 + local)
         timing[RESPONSE_DONE] = 10.0 + local
         metrics.sent(timing, 10.0 + local, 10.0 + local)
@@ -308,20 +307,22 @@ def test_the_broker_wiring_exposes_quotas_and_the_reactor_idle_share():
     assert hot_path.topic_stats.registry is registry and hot_path.socket.registry is registry
 
 
-def test_every_request_counts_but_one_in_sixteen_of_a_busy_type_is_timed():
+def test_every_request_counts_but_one_in_time_every_of_a_busy_type_is_timed():
     clock = task.Clock()
     registry = MetricsRegistry(clock.seconds)
     metrics = SocketServerMetrics(registry, clock)
     protocol, transport = connect(apis.HANDLERS, clock, metrics)
-    for correlation_id in range(40):
+    requests = 2 * TIME_EVERY + 8
+    for correlation_id in range(requests):
         protocol.dataReceived(frame(encode_request(18, 0, correlation_id, "c", {})))
-    assert len(responses_in(transport)) == 40
+    assert len(responses_in(transport)) == requests
     samples = {name.name: value for name, kind, value in registry.samples() if name.type == "RequestMetrics"}
-    assert samples["RequestsPerSec"] == 40 and samples["ErrorsPerSec"] == 40
-    assert samples["TotalTimeMs"][0] == 40 and samples["RequestBytes"][0] == 40
-    assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 3  # requests 1, 17 and 33
+    assert samples["RequestsPerSec"] == requests and samples["ErrorsPerSec"] == requests
+    assert samples["TotalTimeMs"][0] == requests and samples["RequestBytes"][0] == requests
+    timed = sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets())
+    assert timed == 3  # the first, the (TIME_EVERY + 1)th and the (2 * TIME_EVERY + 1)th
     clock.advance(TIME_AT_LEAST_EVERY_S)  # a request coming this long after the last timed one is timed
-    protocol.dataReceived(frame(encode_request(18, 0, 40, "c", {})))
+    protocol.dataReceived(frame(encode_request(18, 0, requests, "c", {})))
     metrics.flush()
     assert sum(histogram(registry, "TotalTimeMs", "ApiVersions").recent_buckets()) == 4
 
@@ -331,7 +332,7 @@ def test_request_counts_per_version_reach_their_meters_at_collection():
     registry = MetricsRegistry(clock.seconds)
     metrics = SocketServerMetrics(registry, clock)
     for version, follower in ((11, False), (11, True), (11, True), (4, False)):
-        metrics.arrived(1, version, follower, 0.0)
+        metrics.arrived(SimpleNamespace(api_key=1, api_version=version), {"replica_id": 2 if follower else -1}, 0.0)
     counts = {(name.tags[0][1], int(name.tags[1][1])): value for name, kind, value in registry.samples()
               if name.name == "RequestsPerSec"}
     assert counts == {("Fetch", 11): 3, ("Fetch", 4): 1, ("FetchFollower", 11): 2, ("FetchConsumer", 11): 1,

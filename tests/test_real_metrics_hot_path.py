@@ -198,7 +198,7 @@ LISTED_METRICS = [
 ]
 
 
-def test_every_listed_metric_is_in_each_brokers_scrape(cluster):
+def test_every_listed_metric_is_in_each_brokers_scrape(cluster, events):
     """After the traffic above (produce, consume, replication, a refused batch, a deletion). The controller's
     channel has a QueueSize per broker on the active controller only."""
     queue_sizes = 0

@@ -26,16 +26,21 @@ class FramedProtocol(protocol.Protocol):
 
     max_frame_size = 104857600
     _file_sender = None  # a FileRegionSender once a frame with a file region has been sent on plain TCP
+    stamp_reads = None  # a clock's seconds(): each read's time is kept in read_at
+    read_at = 0.0
 
     def connectionMade(self):
         self._chunks = deque()  # memoryviews of what has been received and not yet taken, in order
         self._buffered = 0  # bytes in _chunks
         self._frame_size = None  # the size of the frame being received, once its size field has been read
         self._refused = False
+        self.stamp_reads = self.stamp_reads  # held by the instance: dataReceived's look-up is then the fast one
 
     def dataReceived(self, data):
         if not data or self._refused:
             return
+        if self.stamp_reads is not None:
+            self.read_at = self.stamp_reads()
         if data.__class__ is not bytes:  # held past this call: nothing may change it meanwhile
             data = bytes(data)
         start = 0

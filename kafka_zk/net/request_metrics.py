@@ -51,7 +51,7 @@ class RequestMetrics:
     collection, in C loops (map, bisect, Counter, sum, max) over a sample of them: eight Histogram.update calls per
     request would cost the produce path several percent."""
 
-    __slots__ = ("name", "_registry", "_versions", "_errors", "none", "histograms", "pending", "_flushes")
+    __slots__ = ("name", "_registry", "_versions", "_errors", "histograms", "pending", "_flushes")
 
     def __init__(self, registry, name):
         self.name = name
@@ -60,7 +60,6 @@ class RequestMetrics:
         self._errors = {}
         tags = (("request", name),)
         self.histograms = tuple(registry.histogram(GROUP, TYPE, metric, tags) for metric in _HISTOGRAMS)
-        self.none = self.errors(Errors.NONE)
         self.pending = []
         self._flushes = 0
 
@@ -146,7 +145,7 @@ def _fold(histogram, count, weight, values):
 
 
 # A request's timing as the connection carries it: a list, cheaper to make than an object.
-TIME_EVERY = 16  # of each request type, the first and every sixteenth request after it is timed ...
+TIME_EVERY = 64  # of each request type, the first and every 64th request after it is timed ...
 TIME_AT_LEAST_EVERY_S = 0.05  # ... and any that comes this long after the last timed one (rare types: all)
 VERSION_SLOTS = 16  # counts are kept per (request slot, version); every API's versions fit below it
 assert max(spec.max_version for spec in API_SPECS.values()) < VERSION_SLOTS
@@ -171,7 +170,8 @@ class SocketServerMetrics:
         self._fetch_follower = None
         self._listeners = {}
         self._counts = [0] * ((FETCH_FOLLOWER_SLOT + 1) * VERSION_SLOTS)  # by slot * VERSION_SLOTS + version
-        self._last_timed = [0.0] * 256  # when a request of each api key was last timed
+        self._next_timed = [0.0] * 256  # when a request of each api key is timed at the latest
+        self._produce_none = 0  # Produce partitions answered without an error since the last collection
         registry.before_collect(self.flush)  # counts and timings not folded yet go into the metrics first
 
     def _metrics(self, api_key):
@@ -195,6 +195,9 @@ class SocketServerMetrics:
 
     def flush(self):
         """Fold every pending request count and timing into its metrics."""
+        if self._produce_none:
+            self._produce_metrics().errors(Errors.NONE).count += self._produce_none
+            self._produce_none = 0
         counts = self._counts
         for slot in range(FETCH_FOLLOWER_SLOT + 1):
             base = slot * VERSION_SLOTS
@@ -205,23 +208,39 @@ class SocketServerMetrics:
                     metrics = self._by_key.get(slot) or self._metrics(slot)
                 metrics.settle(counts, base)
 
-    def arrived(self, api_key, version, follower, now):
-        """Count a request as it arrives (``follower``: a follower's Fetch); True when it is one to time. As
-        Yammer's histograms keep a sample of the values they are given, the percentiles come from a sample."""
+    def arrived(self, header, body, now):
+        """Count a request as it arrives; True when it is one to time. As Yammer's histograms keep a sample of the
+        values they are given, the percentiles come from a sample."""
+        api_key, version = header.api_key, header.api_version
         counts = self._counts
         index = api_key * VERSION_SLOTS + version
         counts[index] = seen = counts[index] + 1
         if api_key == FETCH_KEY:
-            counts[(FETCH_FOLLOWER_SLOT if follower else FETCH_CONSUMER_SLOT) * VERSION_SLOTS + version] += 1
-        if seen % TIME_EVERY == 1 or now - self._last_timed[api_key] >= TIME_AT_LEAST_EVERY_S:
-            self._last_timed[api_key] = now
+            slot = FETCH_FOLLOWER_SLOT if body["replica_id"] >= 0 else FETCH_CONSUMER_SLOT
+            counts[slot * VERSION_SLOTS + version] += 1
+        if seen % TIME_EVERY == 1 or now >= self._next_timed[api_key]:
+            self._next_timed[api_key] = now + TIME_AT_LEAST_EVERY_S
             return True
         return False
 
     def answered(self, api_key, body):
-        """An untimed request's response (``body``, None for none): count its errors."""
-        if body is not None:
-            _count_errors(self._by_key.get(api_key) or self._metrics(api_key), api_key, body)
+        """A request's response (``body``, None for none): count its errors. A Produce's partitions without an
+        error, the produce path's most frequent count, add to a plain count the meter takes up at collection."""
+        if body is None:
+            return
+        if api_key == PRODUCE_KEY:
+            for topic in body["responses"]:
+                for partition in topic["partitions"]:
+                    if partition["error_code"]:
+                        self._produce_metrics().errors(partition["error_code"]).count += 1
+                    else:
+                        self._produce_none += 1
+            return
+        for code, count in error_counts(api_key, body).items():
+            (self._by_key.get(api_key) or self._metrics(api_key)).errors(code).count += count
+
+    def _produce_metrics(self):
+        return self._by_key.get(PRODUCE_KEY) or self._metrics(PRODUCE_KEY)
 
     @staticmethod
     def timing(api_key, version, follower, size, start, dequeued, local_done):
@@ -240,7 +259,7 @@ class SocketServerMetrics:
         if body is not None:
             timing[BODY] = None
             timing[THROTTLE] = body.get("throttle_time_ms") or 0
-            _count_errors(metrics, api_key, body)
+            self.answered(api_key, body)
         elif timing[RESPONSE_DONE] is None:  # no response came (a failed handler): its wait counts as remote
             timing[RESPONSE_DONE] = send_start
         metrics.add(timing)
@@ -253,21 +272,6 @@ class SocketServerMetrics:
         if connections is None:
             connections = self._listeners[name] = ListenerConnections(self.registry, self.clock, name)
         return connections
-
-
-def _count_errors(metrics, api_key, body):
-    if api_key == PRODUCE_KEY:  # the common case, without building a dict
-        none = 0
-        for topic in body["responses"]:
-            for partition in topic["partitions"]:
-                if partition["error_code"]:
-                    metrics.errors(partition["error_code"]).count += 1
-                else:
-                    none += 1
-        metrics.none.count += none
-        return
-    for code, count in error_counts(api_key, body).items():
-        metrics.errors(code).count += count
 
 
 def error_counts(api_key, body):

@@ -60,7 +60,8 @@ class KafkaServerProtocol(FramedProtocol):
         self.clock = clock
         self.metrics = metrics
         self.connections = connections
-        self._arrived = 0.0
+        if metrics is not None:  # a request's RequestQueueTime starts when the read that completed it came
+            self.stamp_reads = clock.seconds
         self.max_frame_size = self.listener_max_frame_size = max_frame_size
         self.listener = listener or Listener()
         self.principal = None
@@ -132,16 +133,14 @@ class KafkaServerProtocol(FramedProtocol):
         metrics = self.metrics
         if metrics is None:
             entry = [None, header, False, None]
-        else:
+        elif metrics.arrived(header, body, now):  # its timing (a list) goes with it
             api_key = header.api_key
-            follower = api_key == 1 and body["replica_id"] >= 0
-            if metrics.arrived(api_key, header.api_version, follower, now):  # its timing (a list) goes with it
-                arrived = self._arrived
-                entry = [None, header, False, metrics.timing(
-                    api_key, header.api_version, follower, len(frame) - body_offset,
-                    arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
-            else:  # its errors are counted when it is answered
-                entry = [None, header, False, True]
+            arrived = self.read_at
+            entry = [None, header, False, metrics.timing(
+                api_key, header.api_version, api_key == 1 and body["replica_id"] >= 0, len(frame) - body_offset,
+                arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+        else:  # its errors are counted when it is answered
+            entry = [None, header, False, True]
         if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
@@ -290,15 +289,6 @@ class KafkaServerProtocol(FramedProtocol):
         self.transport.abortConnection()
 
 
-class MeasuredKafkaServerProtocol(KafkaServerProtocol):
-    """A connection whose requests are timed (broker metrics on): a request read now starts its
-    RequestQueueTime now."""
-
-    def dataReceived(self, data):
-        self._arrived = self.clock.seconds()
-        FramedProtocol.dataReceived(self, data)
-
-
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
 _CONNECTION_INDEX = itertools.count()
@@ -333,8 +323,7 @@ class KafkaServerFactory(protocol.ServerFactory):
         self.connections = self.metrics.listener(self.listener.name) if self.metrics is not None else None
 
     def buildProtocol(self, addr):
-        protocol_class = KafkaServerProtocol if self.metrics is None else MeasuredKafkaServerProtocol
-        proto = protocol_class(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
+        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
                                self.connections)
         proto.factory = self
         return proto

@@ -50,27 +50,33 @@ EXPECTED_FETCH_ERRORS = frozenset([
 
 
 class BrokerTopicMetrics:
-    """The meters of one topic (``topic`` a name) or of all topics (None), fetched once from the registry."""
+    """The counts of one topic (``topic`` a name) or of all topics (None): plain integers the hot path adds to (an
+    attribute per meter), which the registry's meters of the same names take up at each collection (``publish``)."""
 
-    __slots__ = tuple(attribute for attribute, _ in TOPIC_METERS + ALL_TOPICS_METERS) + ("topic",)
+    __slots__ = tuple(attribute for attribute, _ in TOPIC_METERS + ALL_TOPICS_METERS) + ("topic", "_meters")
 
     def __init__(self, registry, topic=None):
         self.topic = topic
         tags = () if topic is None else (("topic", topic),)
         meters = TOPIC_METERS + ALL_TOPICS_METERS if topic is None else TOPIC_METERS
-        for attribute, name in meters:
-            setattr(self, attribute, registry.meter(GROUP, TYPE, name, tags))
+        for attribute, _ in TOPIC_METERS + ALL_TOPICS_METERS:
+            setattr(self, attribute, 0)
+        self._meters = [(attribute, registry.meter(GROUP, TYPE, name, tags)) for attribute, name in meters]
+
+    def publish(self):
+        for attribute, meter in self._meters:
+            meter.count = getattr(self, attribute)
 
 
 class BrokerTopicStats:
-    """Every topic's BrokerTopicMetrics and the all-topics one. The hot path marks only the topic's meters; the
-    all-topics meters of the same names are their sums (with those of removed topics), taken at the start of each
-    collection."""
+    """Every topic's BrokerTopicMetrics and the all-topics one. The hot path counts into the topic's; the
+    all-topics counts of the same names are their sums (with those of removed topics), taken at the start of each
+    collection, when every count reaches its meter."""
 
     def __init__(self, registry):
         self.registry = registry
         self.enabled = registry.enabled
-        registry.before_collect(self.sum_all_topics)
+        registry.before_collect(self.publish)
         self.all_topics = BrokerTopicMetrics(registry)
         self._topics = {}
         self._removed = dict.fromkeys((attribute for attribute, _ in TOPIC_METERS), 0)
@@ -87,13 +93,16 @@ class BrokerTopicStats:
     def has_topic(self, name):
         return name in self._topics
 
-    def sum_all_topics(self):
-        """Bring the all-topics meters up to date."""
+    def publish(self):
+        """Bring every meter up to date, the all-topics ones as sums."""
         if not self.enabled:
             return None
         every, topics = self.all_topics, list(self._topics.values())
         for attribute, removed in self._removed.items():
-            getattr(every, attribute).count = removed + sum(getattr(metrics, attribute).count for metrics in topics)
+            setattr(every, attribute, removed + sum(getattr(metrics, attribute) for metrics in topics))
+        for metrics in topics:
+            metrics.publish()
+        every.publish()
         return None
 
     def remove_topic(self, name):
@@ -102,7 +111,7 @@ class BrokerTopicStats:
         if metrics is None:
             return
         for attribute in self._removed:
-            self._removed[attribute] += getattr(metrics, attribute).count
+            self._removed[attribute] += getattr(metrics, attribute)
         tag = ("topic", name)
         self.registry.remove_where(lambda metric: metric.group == GROUP and metric.type == TYPE
                                    and tag in metric.tags)
@@ -112,23 +121,25 @@ class BrokerTopicStats:
     def appended(self, topic, request_bytes, result):
         """One partition of a produce (or a coordinator's write) as leader: ``request_bytes`` the records' size as
         the request carried them; ``result`` its outcome (error, base_offset, last_offset: the records appended,
-        as Kafka counts them from the batch's offsets; converted: the records whose format was converted)."""
-        if not self.enabled:
-            return
+        as Kafka counts them from the batch's offsets; converted: the records whose format was converted).
+        Callers check ``enabled``: this is the produce path's."""
         metrics = self._topics.get(topic) or self.topic(topic)
-        metrics.total_produce_requests.count += 1
-        error = result.error
-        if error == 0:
-            metrics.bytes_in.count += request_bytes
-            metrics.messages_in.count += result.last_offset - result.base_offset + 1
-            if result.converted:
-                metrics.produce_message_conversions.count += result.converted
-        elif error == Errors.MESSAGE_TOO_LARGE:
-            metrics.bytes_rejected.count += request_bytes
+        metrics.total_produce_requests += 1
+        if result.error:
+            self._append_failed(metrics, request_bytes, result.error)
+            return
+        metrics.bytes_in += request_bytes
+        metrics.messages_in += result.last_offset - result.base_offset + 1
+        if result.converted:
+            metrics.produce_message_conversions += result.converted
+
+    def _append_failed(self, metrics, request_bytes, error):
+        if error == Errors.MESSAGE_TOO_LARGE:
+            metrics.bytes_rejected += request_bytes
         elif error not in EXPECTED_PRODUCE_ERRORS:
-            metrics.failed_produce_requests.count += 1
+            metrics.failed_produce_requests += 1
             if error == Errors.INVALID_RECORD:  # a record without a key for a compacted topic
-                self.all_topics.no_key_compacted_topic_records.count += 1
+                self.all_topics.no_key_compacted_topic_records += 1
 
     # -- fetch --------------------------------------------------------------------------------
 
@@ -138,24 +149,24 @@ class BrokerTopicStats:
         if not self.enabled:
             return
         metrics = self._topics.get(topic) or self.topic(topic)
-        metrics.total_fetch_requests.count += 1
+        metrics.total_fetch_requests += 1
         if error not in EXPECTED_FETCH_ERRORS:
-            metrics.failed_fetch_requests.count += 1
+            metrics.failed_fetch_requests += 1
 
     def sent(self, topic, size, to_follower):
         """``size`` record bytes of ``topic`` in a fetch response (Kafka's updateBytesOut)."""
         if not self.enabled or not size:
             return
         if to_follower:
-            self.all_topics.replication_bytes_out.count += size
+            self.all_topics.replication_bytes_out += size
         else:
-            self.topic(topic).bytes_out.count += size
+            self.topic(topic).bytes_out += size
 
     def fetch_converted(self, topic, records):
         if self.enabled and records:
-            self.topic(topic).fetch_message_conversions.count += records
+            self.topic(topic).fetch_message_conversions += records
 
     def replicated(self, size):
         """A follower appended ``size`` bytes fetched from its leader."""
         if self.enabled:
-            self.all_topics.replication_bytes_in.count += size
+            self.all_topics.replication_bytes_in += size

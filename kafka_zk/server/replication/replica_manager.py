@@ -181,7 +181,8 @@ class ReplicaManager:
         now = milliseconds(self.clock)
         for tp, (records, coordinator_epoch) in entries.items():
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
-            self.topic_stats.appended(tp[0], len(records), results[tp])
+            if self.topic_stats.enabled:
+                self.topic_stats.appended(tp[0], len(records), results[tp])
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
         self.this_turn.appended(appended)
         if not appended:
