@@ -1,13 +1,16 @@
 """The cost of metrics on the produce path: two kafka-zk clusters in one run, one with metrics.enabled=true (and its
 Prometheus endpoints scraped as Prometheus would) and one with metrics.enabled=false, the same produce loads on
-each in turn; throughput, broker CPU and p99 produce latency side by side, as on/off ratios.
+each in turn; throughput, broker CPU and p99 produce latency side by side, as on/off ratios (the median of each
+round's own ratio).
 
 ``--in-process`` measures the same path without processes or sockets, where a loaded machine blurs it less: Produce
 requests (acks=1 and acks=-1, one partition of 5 records each) fed to a listener connection, its handler, a real
 ReplicaManager and real logs in this process, metrics on and off alternating in small chunks; CPU microseconds per
-request."""
+request, Python bytecodes per request, and (where valgrind is installed) machine instructions per request."""
 
 import argparse
+import os
+import re
 import shutil
 import statistics
 import sys
@@ -31,6 +34,7 @@ VALUE_SIZE = 100
 RUN_TIMEOUT = 300.0
 THROUGHPUT_CASES = [(1, 0), (-1, 0), (1, 5), (-1, 5)]  # (acks, linger.ms), batch.size 16 KiB
 LATENCY_CASES = [1, -1]
+WARM_UP_RECORDS = 200  # produced and delivered before a latency run's clock starts
 
 
 class Cluster:
@@ -110,7 +114,9 @@ def throughput_run(cluster, args, acks, linger_ms):
 
 
 def latency_run(cluster, args, acks):
-    """p50 and p99 (ms) of produce() to delivery report, at a fixed rate with linger.ms=0."""
+    """p50 and p99 (ms) of produce() to delivery report, at a fixed rate with linger.ms=0 (after a warm-up that
+    waits for the new topic's followers to be fetching), and the brokers' CPU ms per 100,000 records meanwhile: at
+    a rate below saturation every request carries a record or two, the request path's cost per record."""
     topic = cluster.create_topic(args.partitions, args.min_isr)
     latencies, errors = [], []
 
@@ -122,6 +128,11 @@ def latency_run(cluster, args, acks):
 
     producer = producer_for(cluster, acks, 0, delivered)
     producer.list_topics(topic, timeout=10)
+    for _ in range(WARM_UP_RECORDS):
+        producer.produce(topic, b"v" * VALUE_SIZE)
+    producer.flush(30)
+    del latencies[:]
+    cpu = cluster.cpu_seconds()
     count = int(args.rate * args.seconds)
     start = time.perf_counter()
     for index in range(count):
@@ -131,15 +142,18 @@ def latency_run(cluster, args, acks):
         producer.produce(topic, b"v" * VALUE_SIZE)
         producer.poll(0)
     producer.flush(30)
+    cpu = cluster.cpu_seconds() - cpu
     if errors:
         print("  %s: %d delivery errors (%s)" % (cluster.name, len(errors), errors[0]))
     latencies.sort()
-    return (latencies[len(latencies) // 2] * 1000.0, latencies[int(len(latencies) * 0.99)] * 1000.0)
+    return (latencies[len(latencies) // 2] * 1000.0, latencies[int(len(latencies) * 0.99)] * 1000.0,
+            cpu * 1000.0 * 100000 / count)
 
 
-def in_process(args):
+def in_process_path(enabled, directory):
+    """A listener connection, the Produce handler, a real ReplicaManager and real logs (four partitions led by this
+    broker alone, in ``directory``), metrics ``enabled`` or not: (protocol, transport, registry, clock)."""
     import functools
-    import struct
 
     from twisted.internet import defer
     from twisted.internet.testing import StringTransport
@@ -149,8 +163,6 @@ def in_process(args):
     from kafka_zk.log.log_manager import LogManager
     from kafka_zk.net.request_metrics import SocketServerMetrics
     from kafka_zk.net.socket_server import KafkaServerFactory, Listener
-    from kafka_zk.protocol.headers import encode_request
-    from kafka_zk.record.records import encode_batch
     from kafka_zk.server.apis import Dispatcher, produce
     from kafka_zk.server.config.kafka_config import KafkaConfig
     from kafka_zk.server.config.topic_config import effective_topic_config
@@ -202,43 +214,61 @@ def in_process(args):
             return True
 
     config = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
+    clock, registry = Clock(), MetricsRegistry(time.time, enabled=enabled)
+    manager = ReplicaManager(
+        1, LogManager([directory], LogConfig(), clock), lambda topic: config, clock,
+        isr_writer=lambda partition, isr: defer.succeed(None), is_broker_alive=lambda broker: True,
+        replication_quotas=Nothing(), fetch_sessions=FetchSessionCache(100), make_fetchers=lambda _: Nothing(),
+        make_log_dir_mover=lambda _: Nothing(), knows_partition=lambda tp: True,
+        topic_stats=BrokerTopicStats(registry))
+    manager.become_leader_or_follower([
+        {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
+         "zk_version": 0, "controller_epoch": 1} for p in range(4)], {})
+    handle = functools.partial(produce.handle, metadata_cache=Topics(), replica_manager=manager,
+                               produce_quotas=ClientQuotaManager("producer_byte_rate"), clock=clock)
+    factory = KafkaServerFactory(Dispatcher({0: handle}), clock, 1 << 20, Listener(),
+                                 SocketServerMetrics(registry, clock))
+    protocol, transport = factory.buildProtocol(None), StringTransport()
+    protocol.makeConnection(transport)
+    return protocol, transport, registry, clock
+
+
+def produce_frames(acks):
+    """400 Produce v8 request frames of one batch of 5 records each, over the four partitions in turn."""
+    import struct
+
+    from kafka_zk.protocol.headers import encode_request
+    from kafka_zk.record.records import encode_batch
+
+    batch = encode_batch([(None, b"v" * VALUE_SIZE)] * 5)
+    frames = []
+    for index in range(400):
+        request = encode_request(0, 8, index, "bench", {
+            "transactional_id": None, "acks": acks, "timeout_ms": 1000,
+            "topics": [{"name": "t", "partitions": [{"partition_index": index % 4, "records": batch}]}]})
+        frames.append(struct.pack(">i", len(request)) + request)
+    return frames
+
+
+def feed(path, frames):
+    protocol, _, _, clock = path
+    for frame in frames:
+        protocol.dataReceived(frame)
+        clock.end_turn()
+
+
+def in_process(args):
+    import functools
+
     directories = []
 
     def connection(enabled):
-        clock, registry = Clock(), MetricsRegistry(time.time, enabled=enabled)
         directories.append(tempfile.mkdtemp(prefix="kz-metrics-inproc-"))
-        manager = ReplicaManager(
-            1, LogManager([directories[-1]], LogConfig(), clock), lambda topic: config, clock,
-            isr_writer=lambda partition, isr: defer.succeed(None), is_broker_alive=lambda broker: True,
-            replication_quotas=Nothing(), fetch_sessions=FetchSessionCache(100), make_fetchers=lambda _: Nothing(),
-            make_log_dir_mover=lambda _: Nothing(), knows_partition=lambda tp: True,
-            topic_stats=BrokerTopicStats(registry))
-        manager.become_leader_or_follower([
-            {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-             "zk_version": 0, "controller_epoch": 1} for p in range(4)], {})
-        handle = functools.partial(produce.handle, metadata_cache=Topics(), replica_manager=manager,
-                                   produce_quotas=ClientQuotaManager("producer_byte_rate"), clock=clock)
-        factory = KafkaServerFactory(Dispatcher({0: handle}), clock, 1 << 20, Listener(),
-                                     SocketServerMetrics(registry, clock))
-        protocol, transport = factory.buildProtocol(None), StringTransport()
-        protocol.makeConnection(transport)
-        return protocol, transport, registry, clock
+        return in_process_path(enabled, directories[-1])
 
-    def feed(connection, frames):
-        protocol, _, _, clock = connection
-        for frame in frames:
-            protocol.dataReceived(frame)
-            clock.end_turn()
-
-    batch = encode_batch([(None, b"v" * VALUE_SIZE)] * 5)
     rows = []
     for acks in (1, -1):
-        frames = []
-        for index in range(400):
-            request = encode_request(0, 8, index, "bench", {
-                "transactional_id": None, "acks": acks, "timeout_ms": 1000,
-                "topics": [{"name": "t", "partitions": [{"partition_index": index % 4, "records": batch}]}]})
-            frames.append(struct.pack(">i", len(request)) + request)
+        frames = produce_frames(acks)
         connections = {enabled: connection(enabled) for enabled in (True, False)}
         cpu = {True: 0.0, False: 0.0}
         for chunk in range(args.chunks):
@@ -253,13 +283,68 @@ def in_process(args):
         on, off = (cpu[enabled] / (args.chunks * len(frames)) * 1e6 for enabled in (True, False))
         codes = {enabled: bytecodes(functools.partial(feed, connections[enabled], frames)) / len(frames)
                  for enabled in (True, False)}
-        rows.append([acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off),
-                     "%.0f" % codes[True], "%.0f" % codes[False], "%.3f" % (codes[True] / codes[False])])
+        row = [acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off),
+               "%.0f" % codes[True], "%.0f" % codes[False], "%.3f" % (codes[True] / codes[False])]
+        if shutil.which("valgrind"):
+            counted = {enabled: instructions(acks, enabled) for enabled in (True, False)}
+            row += ["%.0f" % counted[True], "%.0f" % counted[False], "%.3f" % (counted[True] / counted[False])]
+        rows.append(row)
     for directory in directories:
         shutil.rmtree(directory, ignore_errors=True)
     print("in process: %d Produce requests per case and setting, CPU microseconds per request; Python bytecodes "
-          "per request (load-independent)" % (args.chunks * 400))
-    print_table(["produce path", "on us", "off us", "on/off", "on bytecodes", "off bytecodes", "on/off"], rows)
+          "per request and, under valgrind, machine instructions per request (both load-independent)"
+          % (args.chunks * 400))
+    print_table(["produce path", "on us", "off us", "on/off", "on bytecodes", "off bytecodes", "on/off",
+                 "on instr", "off instr", "on/off"][:len(rows[0])], rows)
+
+
+INSTRUCTION_RUNS = (500, 1500)  # requests fed in the two runs whose difference is counted
+
+
+def instructions(acks, enabled):
+    """Machine instructions per request of the in-process path, counted by valgrind's cachegrind (the one figure
+    that includes the C work, the interpreter's and the libraries', and that no load moves): the difference of two
+    runs of this script (``--feed``) that feed INSTRUCTION_RUNS requests after a warm-up, divided by the
+    difference of their requests. Timing on arrival 50 ms after the last timed request is held off (under
+    valgrind every request is that slow); the hash seed is fixed."""
+    import subprocess
+
+    environment = dict(os.environ, PYTHONHASHSEED="0")
+    runs = [subprocess.Popen(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable,
+         __file__, "--feed", "on" if enabled else "off", "--acks", str(acks), "--requests", str(requests)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
+        for requests in INSTRUCTION_RUNS]
+    counts = []
+    for run in runs:
+        _, errors = run.communicate()
+        found = re.search(r"I\s+refs:\s+([\d,]+)", errors)
+        if run.returncode != 0 or found is None:
+            raise RuntimeError("valgrind run failed: %s" % errors[-2000:])
+        counts.append(int(found.group(1).replace(",", "")))
+    return (counts[1] - counts[0]) / (INSTRUCTION_RUNS[1] - INSTRUCTION_RUNS[0])
+
+
+def feed_only(args):
+    """``--feed``: one in-process path fed ``--requests`` requests after a warm-up of 400 (for ``instructions``)."""
+    import gc
+
+    from kafka_zk.net import request_metrics
+
+    request_metrics.TIME_AT_LEAST_EVERY_S = float("inf")
+    directory = tempfile.mkdtemp(prefix="kz-metrics-feed-")
+    try:
+        path = in_process_path(args.feed == "on", directory)
+        frames = produce_frames(args.acks)
+        feed(path, frames)
+        path[1].clear()
+        gc.collect()
+        gc.freeze()  # what the set-up left stays out of the collections that the requests' garbage triggers
+        for start in range(0, args.requests, len(frames)):
+            feed(path, frames[:args.requests - start])
+            path[1].clear()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def bytecodes(run):
@@ -304,7 +389,13 @@ def main():
     parser.add_argument("--keep-data", action="store_true")
     parser.add_argument("--in-process", action="store_true", help="only the in-process measurement")
     parser.add_argument("--chunks", type=int, default=200, help="in-process: chunks of 400 requests per setting")
+    parser.add_argument("--feed", choices=("on", "off"), help=argparse.SUPPRESS)
+    parser.add_argument("--acks", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--requests", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.feed:
+        feed_only(args)
+        return
     if args.in_process:
         in_process(args)
         return
@@ -328,35 +419,46 @@ def main():
                           % (round_index + 1, cluster.name, acks_label(acks), linger, rate, cpu))
             for acks in LATENCY_CASES:
                 for cluster in order:
-                    p50, p99 = latency_run(cluster, args, acks)
-                    latency.setdefault((acks, cluster.name), []).append((p50, p99))
-                    print("  round %d %-11s %-8s latency p50 %.2f ms p99 %.2f ms"
-                          % (round_index + 1, cluster.name, acks_label(acks), p50, p99))
+                    p50, p99, cpu = latency_run(cluster, args, acks)
+                    latency.setdefault((acks, cluster.name), []).append((p50, p99, cpu))
+                    print("  round %d %-11s %-8s latency p50 %.2f ms p99 %.2f ms  %5.0f broker CPU ms/100k records"
+                          % (round_index + 1, cluster.name, acks_label(acks), p50, p99, cpu))
     finally:
         for cluster in clusters:
             cluster.stop()
     on, off = clusters[0].name, clusters[1].name
     print()
     print("medians of %d rounds; %d scrapes of the metrics-on brokers" % (args.rounds, clusters[0].scrapes))
+    print("on/off: the median of each round's own ratio (its two runs ran back to back, so a machine whose speed "
+          "drifts moves both alike)")
     rows = []
     for case in THROUGHPUT_CASES:
-        on_rate = statistics.median(rate for rate, _ in throughput[(case, on)])
-        off_rate = statistics.median(rate for rate, _ in throughput[(case, off)])
-        on_cpu = statistics.median(cpu for _, cpu in throughput[(case, on)])
-        off_cpu = statistics.median(cpu for _, cpu in throughput[(case, off)])
-        rows.append(["%s linger=%dms" % (acks_label(case[0]), case[1]), "%.0f" % on_rate, "%.0f" % off_rate,
-                     "%.3f" % (on_rate / off_rate), "%.0f" % on_cpu, "%.0f" % off_cpu, "%.3f" % (on_cpu / off_cpu)])
+        runs_on, runs_off = throughput[(case, on)], throughput[(case, off)]
+        rows.append(["%s linger=%dms" % (acks_label(case[0]), case[1]),
+                     "%.0f" % statistics.median(rate for rate, _ in runs_on),
+                     "%.0f" % statistics.median(rate for rate, _ in runs_off),
+                     "%.3f" % paired_ratio(runs_on, runs_off, 0),
+                     "%.0f" % statistics.median(cpu for _, cpu in runs_on),
+                     "%.0f" % statistics.median(cpu for _, cpu in runs_off),
+                     "%.3f" % paired_ratio(runs_on, runs_off, 1)])
     print_table(["throughput case", "on rec/s", "off rec/s", "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
     print()
     rows = []
     for acks in LATENCY_CASES:
-        on_p50 = statistics.median(p50 for p50, _ in latency[(acks, on)])
-        off_p50 = statistics.median(p50 for p50, _ in latency[(acks, off)])
-        on_p99 = statistics.median(p99 for _, p99 in latency[(acks, on)])
-        off_p99 = statistics.median(p99 for _, p99 in latency[(acks, off)])
-        rows.append([acks_label(acks), "%.2f" % on_p50, "%.2f" % off_p50, "%.3f" % (on_p50 / off_p50),
-                     "%.2f" % on_p99, "%.2f" % off_p99, "%.3f" % (on_p99 / off_p99)])
-    print_table(["produce latency (ms)", "on p50", "off p50", "on/off", "on p99", "off p99", "on/off"], rows)
+        runs_on, runs_off = latency[(acks, on)], latency[(acks, off)]
+        row = [acks_label(acks)]
+        for field, form in ((0, "%.2f"), (1, "%.2f"), (2, "%.0f")):
+            row += [form % statistics.median(run[field] for run in runs_on),
+                    form % statistics.median(run[field] for run in runs_off),
+                    "%.3f" % paired_ratio(runs_on, runs_off, field)]
+        rows.append(row)
+    print_table(["fixed rate (%.0f rec/s)" % args.rate, "on p50 ms", "off p50 ms", "on/off", "on p99 ms", "off p99 ms",
+                 "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
+
+
+def paired_ratio(runs_on, runs_off, field):
+    """The median over rounds of on/off for ``field`` of the round's two runs."""
+    return statistics.median(run_on[field] / run_off[field] for run_on, run_off in zip(runs_on, runs_off))
 
 
 if __name__ == "__main__":
