@@ -387,6 +387,7 @@ def main():
     parser.add_argument("--scrape-interval", type=float, default=10.0,
                         help="seconds between scrapes of the metrics-on brokers (0: none)")
     parser.add_argument("--keep-data", action="store_true")
+    parser.add_argument("--fixed-rate-only", action="store_true", help="only the fixed-rate (latency) runs")
     parser.add_argument("--in-process", action="store_true", help="only the in-process measurement")
     parser.add_argument("--chunks", type=int, default=200, help="in-process: chunks of 400 requests per setting")
     parser.add_argument("--feed", choices=("on", "off"), help=argparse.SUPPRESS)
@@ -411,7 +412,7 @@ def main():
             cluster.start()
         for round_index in range(args.rounds):
             order = clusters if round_index % 2 == 0 else clusters[::-1]
-            for acks, linger in THROUGHPUT_CASES:
+            for acks, linger in ([] if args.fixed_rate_only else THROUGHPUT_CASES):
                 for cluster in order:
                     rate, cpu = throughput_run(cluster, args, acks, linger)
                     throughput.setdefault(((acks, linger), cluster.name), []).append((rate, cpu))
@@ -432,7 +433,7 @@ def main():
     print("on/off: the median of each round's own ratio (its two runs ran back to back, so a machine whose speed "
           "drifts moves both alike)")
     rows = []
-    for case in THROUGHPUT_CASES:
+    for case in ([] if args.fixed_rate_only else THROUGHPUT_CASES):
         runs_on, runs_off = throughput[(case, on)], throughput[(case, off)]
         rows.append(["%s linger=%dms" % (acks_label(case[0]), case[1]),
                      "%.0f" % statistics.median(rate for rate, _ in runs_on),
@@ -441,8 +442,9 @@ def main():
                      "%.0f" % statistics.median(cpu for _, cpu in runs_on),
                      "%.0f" % statistics.median(cpu for _, cpu in runs_off),
                      "%.3f" % paired_ratio(runs_on, runs_off, 1)])
-    print_table(["throughput case", "on rec/s", "off rec/s", "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
-    print()
+    if rows:
+        print_table(["throughput case", "on rec/s", "off rec/s", "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
+        print()
     rows = []
     for acks in LATENCY_CASES:
         runs_on, runs_off = latency[(acks, on)], latency[(acks, off)]
