@@ -324,6 +324,6 @@ class KafkaServerFactory(protocol.ServerFactory):
 
     def buildProtocol(self, addr):
         proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
-                               self.connections)
+                                    self.connections)
         proto.factory = self
         return proto
