@@ -120,7 +120,7 @@ def test_bytes_out_go_to_consumers_per_topic_and_to_followers_as_replication():
 def test_a_disabled_registry_counts_nothing(tmp_path):
     registry = MetricsRegistry(enabled=False)
     stats = BrokerTopicStats(registry)
-    stats.read("t", Errors.NONE)
+    stats.read({("t", 0): SimpleNamespace(error=Errors.NONE)})
     stats.sent("t", 5, False)
     assert registry.samples() == [] and not stats.has_topic("t")
 

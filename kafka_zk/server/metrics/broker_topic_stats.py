@@ -143,15 +143,17 @@ class BrokerTopicStats:
 
     # -- fetch --------------------------------------------------------------------------------
 
-    def read(self, topic, error):
-        """One partition read for a fetch, a consumer's or a follower's (a parked fetch reads again when it
-        completes, and counts again, as Kafka's DelayedFetch does)."""
+    def read(self, results):
+        """The partitions read for one fetch, a consumer's or a follower's: {tp: result with its error} (a parked
+        fetch reads again when it completes, and counts again, as Kafka's DelayedFetch does)."""
         if not self.enabled:
             return
-        metrics = self._topics.get(topic) or self.topic(topic)
-        metrics.total_fetch_requests += 1
-        if error not in EXPECTED_FETCH_ERRORS:
-            metrics.failed_fetch_requests += 1
+        topics = self._topics
+        for tp, result in results.items():
+            metrics = topics.get(tp[0]) or self.topic(tp[0])
+            metrics.total_fetch_requests += 1
+            if result.error and result.error not in EXPECTED_FETCH_ERRORS:
+                metrics.failed_fetch_requests += 1
 
     def sent(self, topic, size, to_follower):
         """``size`` record bytes of ``topic`` in a fetch response (Kafka's updateBytesOut)."""

@@ -345,10 +345,7 @@ class ReplicaManager:
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
             results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
-        stats = self.topic_stats
-        if stats.enabled:
-            for tp, result in results.items():
-                stats.read(tp[0], result.error)
+        self.topic_stats.read(results)
         return results, bytes_read
 
     def preferred_read_replica(self, partition, client_rack, fetch_offset):
