@@ -388,6 +388,7 @@ def main():
                         help="seconds between scrapes of the metrics-on brokers (0: none)")
     parser.add_argument("--keep-data", action="store_true")
     parser.add_argument("--fixed-rate-only", action="store_true", help="only the fixed-rate (latency) runs")
+    parser.add_argument("--linger", type=int, action="append", help="only the throughput cases of this linger.ms")
     parser.add_argument("--in-process", action="store_true", help="only the in-process measurement")
     parser.add_argument("--chunks", type=int, default=200, help="in-process: chunks of 400 requests per setting")
     parser.add_argument("--feed", choices=("on", "off"), help=argparse.SUPPRESS)
@@ -412,7 +413,7 @@ def main():
             cluster.start()
         for round_index in range(args.rounds):
             order = clusters if round_index % 2 == 0 else clusters[::-1]
-            for acks, linger in ([] if args.fixed_rate_only else THROUGHPUT_CASES):
+            for acks, linger in throughput_cases(args):
                 for cluster in order:
                     rate, cpu = throughput_run(cluster, args, acks, linger)
                     throughput.setdefault(((acks, linger), cluster.name), []).append((rate, cpu))
@@ -433,7 +434,7 @@ def main():
     print("on/off: the median of each round's own ratio (its two runs ran back to back, so a machine whose speed "
           "drifts moves both alike)")
     rows = []
-    for case in ([] if args.fixed_rate_only else THROUGHPUT_CASES):
+    for case in throughput_cases(args):
         runs_on, runs_off = throughput[(case, on)], throughput[(case, off)]
         rows.append(["%s linger=%dms" % (acks_label(case[0]), case[1]),
                      "%.0f" % statistics.median(rate for rate, _ in runs_on),
@@ -456,6 +457,12 @@ def main():
         rows.append(row)
     print_table(["fixed rate (%.0f rec/s)" % args.rate, "on p50 ms", "off p50 ms", "on/off", "on p99 ms", "off p99 ms",
                  "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
+
+
+def throughput_cases(args):
+    if args.fixed_rate_only:
+        return []
+    return [(acks, linger) for acks, linger in THROUGHPUT_CASES if not args.linger or linger in args.linger]
 
 
 def paired_ratio(runs_on, runs_off, field):
