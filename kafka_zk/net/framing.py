@@ -7,7 +7,7 @@ from collections import deque
 from twisted.internet import protocol, tcp
 
 from kafka_zk.net.file_sender import FileRegionSender
-from kafka_zk.protocol.primitives import is_file_region, region_bytes
+from kafka_zk.protocol.primitives import chunk_bytes, is_file_region
 
 _SIZE = struct.Struct(">i")
 log = logging.getLogger(__name__)
@@ -126,7 +126,7 @@ class FramedProtocol(protocol.Protocol):
                 sender.send([head, *chunks], sent)
                 return
             try:
-                chunks = [region_bytes(chunk) if is_file_region(chunk) else chunk for chunk in chunks]
+                chunks = [chunk_bytes(chunk) for chunk in chunks]
             except (OSError, ValueError) as error:  # its file is gone: the frame cannot be completed
                 log.info("closing connection: cannot read a response's records (%s)", error)
                 transport.abortConnection()

@@ -52,6 +52,11 @@ def region_bytes(region):
     return data
 
 
+def chunk_bytes(chunk):
+    """A payload chunk as bytes-like: a file region read (see region_bytes), anything else as it is."""
+    return region_bytes(chunk) if is_file_region(chunk) else chunk
+
+
 @lru_cache(maxsize=64)
 def int32_array_struct(count):
     return struct.Struct(">%di" % count)
@@ -295,7 +300,7 @@ class Writer:
         """Everything written, as one ``bytes`` (payload chunks are copied exactly once)."""
         if not self._chunks:
             return bytes(self.buf)
-        return b"".join([region_bytes(c) if is_file_region(c) else c for c in self.chunks()])
+        return b"".join([chunk_bytes(chunk) for chunk in self.chunks()])
 
     def chunks(self):
         """Everything written, as a list of pieces in order (payload chunks as given: bytes-like, or large

@@ -7,7 +7,7 @@ from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.protocol.primitives import is_file_region, region_bytes
+from kafka_zk.protocol.primitives import chunk_bytes
 from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.validation import down_convert
 from kafka_zk.security.authorizer import AclOperation, ResourceType
@@ -102,7 +102,7 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
         for tp, outcome in answer.items():
             records = outcome.records
             if version <= 3 and records:
-                records = region_bytes(records) if is_file_region(records) else records
+                records = chunk_bytes(records)
                 if counting:
                     topic_stats.fetch_converted(tp[0], _record_count(records))
                 records = down_convert(records, 0 if version <= 1 else 1)

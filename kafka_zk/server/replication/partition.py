@@ -8,6 +8,7 @@ from kafka_zk.log.producer_state import (
     CoordinatorFencedError, InvalidTxnStateError, OutOfOrderSequenceError, ProducerFencedError,
     UnknownProducerIdError)
 from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.protocol.primitives import chunk_bytes
 from kafka_zk.record.batch_header import check_crc, iter_batch_headers
 
 log = logging.getLogger(__name__)
@@ -386,8 +387,7 @@ class Partition:
         that returned ``records`` (bytes or a FileSlice); up to the offset after the last whole batch read."""
         if not records or not self.log.collect_aborted_transactions(fetch_offset, self.log.log_end_offset):
             return []  # none from fetch_offset on at all: the batches need not be walked for the exact bound
-        if not isinstance(records, (bytes, bytearray, memoryview)):
-            records = records.read_bytes()
+        records = chunk_bytes(records)
         last = None
         for _, header in iter_batch_headers(records):
             last = header.last_offset
