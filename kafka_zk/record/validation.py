@@ -2,11 +2,9 @@
 
 import struct
 
-from crc32c import crc32c
-
 from kafka_zk.record.batch_header import (
-    ATTRIBUTES_POS, COMPRESSION_MASK, CONTROL_MASK, LOG_OVERHEAD, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK,
-    InvalidRecordError, read_batch_header, set_max_timestamp)
+    COMPRESSION_MASK, CONTROL_MASK, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK, InvalidRecordError,
+    check_crc, read_batch_header, set_max_timestamp)
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
@@ -124,14 +122,13 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     else:
         data = bytearray(buf)
     header = read_full_header(data)
-    size = header.batch_length + LOG_OVERHEAD
+    size = header.size
     if size != len(data):
         raise InvalidRecordError("produce records must be exactly one batch (%d bytes after a batch of %d)"
                                  % (len(data) - size, size))
     if size > max_message_bytes:
         raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (size, max_message_bytes))
-    if crc32c(memoryview(data)[ATTRIBUTES_POS:]) != header.crc:
-        raise InvalidRecordError("record batch CRC mismatch at base offset %d" % header.base_offset)
+    check_crc(data, 0, header)
     attributes = header.attributes
     if from_client:
         _check_client_batch(header)
