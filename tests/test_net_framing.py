@@ -76,3 +76,31 @@ def test_nothing_is_read_after_the_frame_that_closed_the_connection():
     protocol.makeConnection(StringTransport())
     protocol.dataReceived(framed(b"one") + framed(b"two"))
     assert protocol.frames == [b"one"]
+
+
+class TcpTransport(StringTransport):
+    """What a TCP connection offers besides bytes: its TCP_NODELAY switch (Twisted's ITCPTransport)."""
+
+    def __init__(self, refuse=False):
+        super().__init__()
+        self.no_delay = False
+        self.refuse = refuse
+
+    def setTcpNoDelay(self, enabled):
+        if self.refuse:
+            raise OSError(95, "Operation not supported")
+        self.no_delay = bool(enabled)
+
+
+def test_a_tcp_connection_sends_without_nagles_delay_as_kafkas_sockets_do():
+    transport = TcpTransport()
+    Collecting().makeConnection(transport)
+    assert transport.no_delay
+
+
+def test_a_connection_that_cannot_switch_nagle_off_still_works():
+    for transport in (StringTransport(), TcpTransport(refuse=True)):
+        protocol = Collecting()
+        protocol.makeConnection(transport)
+        protocol.dataReceived(framed(b"abc"))
+        assert protocol.frames == [b"abc"]

@@ -30,6 +30,14 @@ class FramedProtocol(protocol.Protocol):
     read_at = 0.0
 
     def connectionMade(self):
+        # As Kafka's sockets: without TCP_NODELAY the last part of a large response waits for the peer's delayed
+        # ACK (40 ms on Linux) whenever earlier data is unacknowledged, which stalls follower fetches and acks=-1.
+        set_no_delay = getattr(self.transport, "setTcpNoDelay", None)
+        if set_no_delay is not None:
+            try:
+                set_no_delay(True)
+            except OSError:  # not a TCP socket
+                pass
         self._chunks = deque()  # memoryviews of what has been received and not yet taken, in order
         self._buffered = 0  # bytes in _chunks
         self._frame_size = None  # the size of the frame being received, once its size field has been read
