@@ -76,9 +76,7 @@ def test_confluent_kafka_admin_round_trip(acl_cluster):
                                        CkPerm.ANY)])
     assert len(list(deleted.values())[0].result(timeout=30)) == 2
     ck_events = AclBindingFilter(ResourcePatternFilter(ResourceType.ANY, "ck-events", PatternType.ANY))
-    with admin(acl_cluster) as client:
-        # the broker that deleted answers from its own cache at once; the other follows the change notification
-        assert client.describe_acls(ck_events, node_id=acl_cluster.brokers[0].broker_id) == []
+    with admin(acl_cluster) as client:  # whichever broker deleted them, the other follows the change notification
         wait_for(lambda: visible_on_every_broker(client, acl_cluster, ck_events, set()), timeout=10.0,
                  message="the deletion on every broker")
 
