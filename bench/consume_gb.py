@@ -106,6 +106,7 @@ def read_all(cluster, partitions, expected, record_size):
         consumer.list_topics(TOPIC, timeout=10)
         cpu_before = broker_cpu(cluster)
         client_before = time.process_time()
+        reader_before = time.thread_time()
         start = time.perf_counter()
         deadline = start + READ_TIMEOUT
         consumer.assign([TopicPartition(TOPIC, p, OFFSET_BEGINNING) for p in range(partitions)])
@@ -121,6 +122,7 @@ def read_all(cluster, partitions, expected, record_size):
             errors += failures
         elapsed = time.perf_counter() - start
         client = time.process_time() - client_before
+        reader = time.thread_time() - reader_before
         cpu_after = broker_cpu(cluster)
     finally:
         consumer.close()
@@ -130,7 +132,8 @@ def read_all(cluster, partitions, expected, record_size):
     used = {broker: cpu_after[broker] - cpu_before[broker] for broker in cpu_after}
     return {"seconds": elapsed, "mb_s": gigabytes * 1000 / elapsed, "rec_s": count / elapsed,
             "broker_s_gb": sum(used.values()) / gigabytes, "leader_s_gb": used[LEADER] / gigabytes,
-            "client_s_gb": client / gigabytes, "first_s": first or 0.0, "errors": len(errors)}
+            "client_s_gb": client / gigabytes,
+            "reader_busy": reader / elapsed, "first_s": first or 0.0, "errors": len(errors)}
 
 
 def serve_from(cluster, tree, partitions):
@@ -140,16 +143,18 @@ def serve_from(cluster, tree, partitions):
 
 
 def describe(figures):
-    return ("%6.2f s %7.1f MB/s %9.0f rec/s; CPU s/GB: brokers %.2f, leader %.2f, client %.2f; first record "
-            "after %.3f s%s" % (figures["seconds"], figures["mb_s"], figures["rec_s"], figures["broker_s_gb"],
-                                figures["leader_s_gb"], figures["client_s_gb"], figures["first_s"],
+    return ("%6.2f s %7.1f MB/s %9.0f rec/s; CPU s/GB: brokers %.2f, leader %.2f, client %.2f (its reading "
+            "thread busy %.0f %%); first record after %.3f s%s" % (
+                figures["seconds"], figures["mb_s"], figures["rec_s"], figures["broker_s_gb"], figures["leader_s_gb"],
+                figures["client_s_gb"], 100 * figures["reader_busy"], figures["first_s"],
                                 "; %d errors" % figures["errors"] if figures["errors"] else ""))
 
 
 def print_medians(names, runs):
     """One row of medians per tree; with a baseline, a row of ratios this tree / baseline."""
     columns = [("MB/s", "mb_s", "%.1f"), ("rec/s", "rec_s", "%.0f"), ("broker CPU s/GB", "broker_s_gb", "%.2f"),
-               ("leader CPU s/GB", "leader_s_gb", "%.2f"), ("client CPU s/GB", "client_s_gb", "%.2f")]
+               ("leader CPU s/GB", "leader_s_gb", "%.2f"), ("client CPU s/GB", "client_s_gb", "%.2f"),
+               ("reader thread busy", "reader_busy", "%.2f")]
     medians = {name: {key: statistics.median(run[key] for run in runs[name]) for _, key, _ in columns}
                for name in names}
     rows = [[name] + [form % medians[name][key] for _, key, form in columns] for name in names]
