@@ -1,5 +1,6 @@
 """The controller in memory: a fenced write that fails the epoch check makes it resign and send nothing."""
 
+from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.controller import KafkaController
@@ -49,3 +50,42 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
     assert not controller.active
     assert controller.channels is None
     assert controller.context.assignments == {}
+
+
+def active_controller(reactor):
+    """Broker 0's controller, elected over a fake ZooKeeper that holds no topics."""
+    zk = FakeZk({
+        "try_elect_controller": (True, 3, 4), "get_controller_id": 0, "get_all_brokers": [broker(0)],
+        "get_topics": [], "get_topic_assignments": {}, "get_full_topic_assignments": {},
+        "get_partition_reassignment": {}, "get_entity_configs": lambda kind, names: {}, "get_partition_states": {},
+    })
+    controller = controller_on(zk, reactor)
+    controller.startup()
+    reactor.advance(FIRST_BATCH_WAIT_S)
+    assert controller.active
+    return controller
+
+
+def test_shutdown_waits_for_the_event_in_progress_then_resigns():
+    reactor = MemoryReactorClock()
+    controller = active_controller(reactor)
+    event = defer.Deferred()
+    controller.events.put("ZkWrite", lambda: event)
+    stopped = controller.shutdown()
+    reactor.advance(1)
+    assert not stopped.called and controller.active
+    event.callback(None)
+    assert stopped.called and not controller.active
+
+
+def test_shutdown_resigns_without_an_event_that_zookeeper_never_lets_finish(caplog):
+    reactor = MemoryReactorClock()
+    controller = active_controller(reactor)
+    controller.events.put("ControlledShutdown", defer.Deferred)  # its ZooKeeper write gets no answer
+    stopped = controller.shutdown()
+    reactor.advance(17.9)
+    assert not stopped.called and controller.active
+    reactor.advance(0.1)  # zookeeper.session.timeout.ms: 18000 by default
+    assert stopped.called and stopped.result is None
+    assert not controller.active and controller.channels is None
+    assert "the controller event ControlledShutdown has not finished after 18s" in caplog.text

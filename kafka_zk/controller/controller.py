@@ -434,7 +434,20 @@ class KafkaController:
     # -- shutdown ---------------------------------------------------------------------------------
 
     def shutdown(self):
-        """Resign once the event in progress (if any) has finished."""
+        """Resign once the event in progress (if any) has finished, waiting at most zookeeper.session.timeout.ms.
+
+        An event whose ZooKeeper writes get no answer (ZooKeeper down or unreachable) never finishes, and Kafka
+        2.5's controller then holds the broker's shutdown for good. After a whole session timeout without an answer
+        this controller's session is as good as gone and another broker will be elected: it resigns without the
+        event, which can only fail or be fenced by the next controller's epoch."""
         self.events.clear()
         self._put_if_active("Shutdown", self._resign)
-        return self.events.when_idle()
+        return self.events.when_idle().addTimeout(self.config["zookeeper.session.timeout.ms"] / 1000.0, self.reactor,
+                                                  onTimeoutCancel=self._resign_without_stuck_event)
+
+    def _resign_without_stuck_event(self, result, timeout):
+        log.warning("[Controller id=%d] the controller event %s has not finished after %.0fs (is ZooKeeper "
+                    "reachable?): shutting down without it", self.broker_id, self.events.current, timeout)
+        self.events.clear()
+        if self.active:
+            self._resign()

@@ -1,0 +1,105 @@
+"""Brokers while their ZooKeeper is down: produce and fetch go on, a SIGTERM still stops a broker (the controller
+or another one), and once ZooKeeper is back the cluster heals with every acknowledged record."""
+
+import signal
+import time
+
+import pytest
+from confluent_kafka import Producer
+from kazoo.client import KazooClient
+
+from tests.cluster_support import start_cluster, wait_for
+from tests.raw_wire import create_topic, metadata, read_all
+from tests.zk_support import start_zookeeper
+
+SESSION_TIMEOUT_S = 6
+# One controlled-shutdown attempt of 3 s: with ZooKeeper down the controller cannot move leaders, and Kafka's
+# defaults (3 attempts of 30 s, 5 s apart) would only make the broker wait longer before its unclean shutdown.
+SETTINGS = {"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000), "controlled.shutdown.max.retries": "1",
+            "controller.socket.timeout.ms": "3000"}
+RECORDS = 50
+
+
+def produce_acknowledged(bootstrap, topic, prefix):
+    """RECORDS values acknowledged with acks=all; fails the test on any delivery error."""
+    failures = []
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "message.timeout.ms": 20000,
+                         "on_delivery": lambda err, msg: err and failures.append(err)})
+    values = [b"%s-%d" % (prefix, index) for index in range(RECORDS)]
+    for value in values:
+        producer.produce(topic, value)
+    assert producer.flush(30) == 0 and not failures, failures[:3]
+    return values
+
+
+def isr_of(broker, topic):
+    partitions = metadata(broker.bootstrap, [topic])["topics"][0]["partitions"]
+    return sorted(partitions[0]["isr_nodes"]) if partitions else []
+
+
+def controller_id(zk_connect):
+    client = KazooClient(hosts=zk_connect)
+    client.start(10)
+    try:
+        data, _ = client.get("/controller")
+        return int(data.decode().split('"brokerid":')[1].split(",")[0])
+    finally:
+        client.stop()
+        client.close()
+
+
+def registration_gone(zk_connect, broker_id):
+    client = KazooClient(hosts=zk_connect)
+    client.start(10)
+    try:
+        return client.exists("/brokers/ids/%d" % broker_id) is None
+    finally:
+        client.stop()
+        client.close()
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("victim_role", ["controller", "another broker"])
+def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_record_is_lost(tmp_path,
+                                                                                               victim_role):
+    zookeeper = start_zookeeper(tmp_path / "zookeeper")
+    cluster = None
+    try:
+        cluster = start_cluster(tmp_path / "cluster", zookeeper, overrides=SETTINGS)
+        topic = "outage"
+        assert create_topic(cluster.brokers[0].bootstrap, topic, replication_factor=3) == 0
+        wait_for(lambda: all(isr_of(broker, topic) == [0, 1, 2] for broker in cluster.brokers), 30,
+                 message="the topic's ISR on every broker")
+        written = produce_acknowledged(cluster.bootstrap_servers, topic, b"before")
+        controller = controller_id(cluster.zk_connect)
+
+        zookeeper.stop()
+        written += produce_acknowledged(cluster.bootstrap_servers, topic, b"during")  # the data plane goes on
+        victim = next(broker for broker in cluster.brokers
+                      if (broker.broker_id == controller) == (victim_role == "controller"))
+        log_start = victim.log_file.stat().st_size
+        victim.signal(signal.SIGTERM)
+        stopped_at = time.monotonic()
+        wait_for(lambda: not victim.is_running(), 30, message="broker %d to exit" % victim.broker_id)
+        # one 3 s controlled-shutdown attempt, and for the controller at most a session timeout more
+        assert time.monotonic() - stopped_at < 3 + SESSION_TIMEOUT_S + 10
+        log = victim.log_file.read_text()[log_start:]
+        assert "proceeding to do an unclean shutdown" in log and "shut down completed" in log
+        if victim_role == "controller":  # its own ControlledShutdown event waited on ZooKeeper
+            assert ("the controller event ControlledShutdown has not finished after 6s (is ZooKeeper reachable?)"
+                    in victim.log_path("controller.log").read_text())
+
+        zookeeper.start(timeout=30)
+        wait_for(lambda: registration_gone(cluster.zk_connect, victim.broker_id), SESSION_TIMEOUT_S + 30,
+                 message="broker %d's old session to expire" % victim.broker_id)
+        victim.start(timeout=60)
+        wait_for(lambda: all(isr_of(broker, topic) == [0, 1, 2] for broker in cluster.brokers), 60,
+                 message="the ISR full again on every broker")
+        leader = cluster.broker(metadata(cluster.brokers[0].bootstrap, [topic])["topics"][0]["partitions"][0]
+                                ["leader_id"])
+        assert [record.value for record in read_all(leader.bootstrap, topic, 0)] == written
+        assert produce_acknowledged(cluster.bootstrap_servers, topic, b"after")
+    finally:
+        if cluster is not None:
+            cluster.kill()
+        zookeeper.stop()
