@@ -1,18 +1,17 @@
 """Kafka's log files on real brokers: config/log4j.properties's files and line format, a controller failover in
 controller.log and state-change.log, and kafka-request.log switched on at runtime through broker-loggers."""
 
-import json
 import re
 import signal
 
 import pytest
 from kazoo.client import KazooClient
-from kazoo.exceptions import NoNodeError
 
 from kafka_zk.protocol.errors import Errors
 from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import create_topic, partition_leaders, request
 from tests.test_real_tools import tool
+from tests.zk_support import controller_id
 
 LOG_FILES = ("server.log", "controller.log", "state-change.log", "log-cleaner.log", "kafka-request.log",
              "kafka-authorizer.log")
@@ -44,14 +43,6 @@ def zk(cluster):
     client.close()
 
 
-def controller(zk):
-    """The controller's id, None while there is none."""
-    try:
-        return json.loads(zk.get("/controller")[0])["brokerid"]
-    except NoNodeError:
-        return None
-
-
 def epoch(zk):
     return int(zk.get("/controller_epoch")[0])
 
@@ -76,7 +67,7 @@ def configs(cluster, *args):
 
 
 def test_each_broker_writes_kafkas_files_in_kafkas_format(cluster, zk):
-    controller_id = controller(zk)
+    active = controller_id(zk)
     for broker in cluster.brokers:
         for name in LOG_FILES:
             assert broker.log_path(name).exists(), "%s of broker %d" % (name, broker.broker_id)
@@ -94,21 +85,21 @@ def test_each_broker_writes_kafkas_files_in_kafkas_format(cluster, zk):
         assert any(level == "INFO" and re.match(r"\[Broker id=%d\] Add \d+ partitions and deleted 0 partitions from "
                                                 r"metadata cache in response to UpdateMetadata request sent by "
                                                 r"controller %d epoch \d+ with correlation id \d+"
-                                                % (broker.broker_id, controller_id), message)
+                                                % (broker.broker_id, active), message)
                    for level, message, _ in state_changes)
         assert {level for level, _, _ in state_changes} == {"INFO"}
         assert broker.log_path("kafka-request.log").stat().st_size == 0  # kafka.request.logger is at WARN
     controller_changes = [message for _, message, _ in
-                          formatted_lines(text(cluster.broker(controller_id), "state-change.log"))]
+                          formatted_lines(text(cluster.broker(active), "state-change.log"))]
     for broker in cluster.brokers:  # the topic's creation: each replica's LeaderAndIsr, from the controller
         assert any(re.match(r"\[Controller id=%d epoch=\d+\] Sending LeaderAndIsr request to broker %d with 1 "
-                            r"become-leader and 2 become-follower partitions" % (controller_id, broker.broker_id),
+                            r"become-leader and 2 become-follower partitions" % (active, broker.broker_id),
                             message) for message in controller_changes)
-    lines = formatted_lines(text(cluster.broker(controller_id), "controller.log"))
+    lines = formatted_lines(text(cluster.broker(active), "controller.log"))
     assert {logger for _, _, logger in lines} <= {"kafka_zk.controller.%s" % module for module in (
         "controller", "state_changes", "channel_manager", "request_sender", "leader_elections",
         "leadership_writer", "reassignment", "topic_deletion", "controlled_shutdown", "event_manager")}
-    assert any("%d successfully elected as the controller" % controller_id in message for _, message, _ in lines)
+    assert any("%d successfully elected as the controller" % active in message for _, message, _ in lines)
 
 
 def test_kafka_request_log_is_switched_on_at_runtime_through_broker_loggers(cluster):
@@ -143,7 +134,7 @@ def test_kafka_request_log_is_switched_on_at_runtime_through_broker_loggers(clus
 
 
 def test_a_controller_failover_shows_in_controller_log_and_state_change_log(cluster, zk):
-    old_id = controller(zk)
+    old_id = controller_id(zk)
     old_epoch = epoch(zk)
     survivors = [broker for broker in cluster.brokers if broker.broker_id != old_id]
     for broker in cluster.brokers:  # Kafka's per-partition lines, switched on at runtime
@@ -154,8 +145,8 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
                for name in ("controller.log", "state-change.log")}
 
     cluster.broker(old_id).signal(signal.SIGKILL)
-    wait_for(lambda: controller(zk) not in (None, old_id), 30, message="a new controller")  # broker 0 is falsy
-    new_id = controller(zk)
+    wait_for(lambda: controller_id(zk) not in (None, old_id), 30, message="a new controller")  # broker 0 is falsy
+    new_id = controller_id(zk)
     new_epoch = epoch(zk)
     assert new_epoch > old_epoch
     new = cluster.broker(new_id)

@@ -1,5 +1,6 @@
-"""Brokers while their ZooKeeper is down: produce and fetch go on, a SIGTERM still stops a broker (the controller
-or another one), and once ZooKeeper is back the cluster heals with every acknowledged record."""
+"""Brokers while their ZooKeeper is down: produce and fetch go on, a SIGTERM still stops a broker (the controller, a
+freshly elected controller or another broker), and once ZooKeeper is back the cluster heals with every acknowledged
+record."""
 
 import signal
 import time
@@ -10,7 +11,7 @@ from kazoo.client import KazooClient
 
 from tests.cluster_support import start_cluster, wait_for
 from tests.raw_wire import create_topic, metadata, read_all
-from tests.zk_support import start_zookeeper
+from tests.zk_support import controller_id, start_zookeeper
 
 SESSION_TIMEOUT_S = 6
 # One controlled-shutdown attempt of 3 s: with ZooKeeper down the controller cannot move leaders, and Kafka's
@@ -37,29 +38,31 @@ def isr_of(broker, topic):
     return sorted(partitions[0]["isr_nodes"]) if partitions else []
 
 
-def controller_id(zk_connect):
+def read_zookeeper(zk_connect, read):
+    """read(client) with a short-lived ZooKeeper client."""
     client = KazooClient(hosts=zk_connect)
     client.start(10)
     try:
-        data, _ = client.get("/controller")
-        return int(data.decode().split('"brokerid":')[1].split(",")[0])
+        return read(client)
     finally:
         client.stop()
         client.close()
 
 
-def registration_gone(zk_connect, broker_id):
-    client = KazooClient(hosts=zk_connect)
-    client.start(10)
-    try:
-        return client.exists("/brokers/ids/%d" % broker_id) is None
-    finally:
-        client.stop()
-        client.close()
+def elected_controller(zk_connect, other_than=None):
+    """The controller's broker id once one other than ``other_than`` holds /controller."""
+    def found():
+        broker_id = read_zookeeper(zk_connect, controller_id)
+        return [broker_id] if broker_id not in (None, other_than) else None
+    return wait_for(found, 30, message="a controller other than %s" % other_than)[0]
+
+
+def wait_for_full_isr(cluster, topic, message):
+    wait_for(lambda: all(isr_of(broker, topic) == [0, 1, 2] for broker in cluster.brokers), 60, message=message)
 
 
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("victim_role", ["controller", "another broker"])
+@pytest.mark.parametrize("victim_role", ["controller", "freshly elected controller", "another broker"])
 def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_record_is_lost(tmp_path,
                                                                                                victim_role):
     zookeeper = start_zookeeper(tmp_path / "zookeeper")
@@ -68,15 +71,20 @@ def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_r
         cluster = start_cluster(tmp_path / "cluster", zookeeper, overrides=SETTINGS)
         topic = "outage"
         assert create_topic(cluster.brokers[0].bootstrap, topic, replication_factor=3) == 0
-        wait_for(lambda: all(isr_of(broker, topic) == [0, 1, 2] for broker in cluster.brokers), 30,
-                 message="the topic's ISR on every broker")
+        wait_for_full_isr(cluster, topic, "the topic's ISR on every broker")
         written = produce_acknowledged(cluster.bootstrap_servers, topic, b"before")
-        controller = controller_id(cluster.zk_connect)
+        controller = elected_controller(cluster.zk_connect)
+        if victim_role == "freshly elected controller":
+            former = cluster.broker(controller)
+            former.stop()
+            controller = elected_controller(cluster.zk_connect, other_than=former.broker_id)
+            former.start(timeout=60)
+            wait_for_full_isr(cluster, topic, "the ISR full again after the controller moved")
 
         zookeeper.stop()
         written += produce_acknowledged(cluster.bootstrap_servers, topic, b"during")  # the data plane goes on
         victim = next(broker for broker in cluster.brokers
-                      if (broker.broker_id == controller) == (victim_role == "controller"))
+                      if (broker.broker_id == controller) == (victim_role != "another broker"))
         log_start = victim.log_file.stat().st_size
         victim.signal(signal.SIGTERM)
         stopped_at = time.monotonic()
@@ -85,16 +93,17 @@ def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_r
         assert time.monotonic() - stopped_at < 3 + SESSION_TIMEOUT_S + 10
         log = victim.log_file.read_text()[log_start:]
         assert "proceeding to do an unclean shutdown" in log and "shut down completed" in log
-        if victim_role == "controller":  # its own ControlledShutdown event waited on ZooKeeper
+        if victim_role != "another broker":  # its own ControlledShutdown event waited on ZooKeeper
             assert ("the controller event ControlledShutdown has not finished after 6s (is ZooKeeper reachable?)"
                     in victim.log_path("controller.log").read_text())
 
         zookeeper.start(timeout=30)
-        wait_for(lambda: registration_gone(cluster.zk_connect, victim.broker_id), SESSION_TIMEOUT_S + 30,
+        registration = "/brokers/ids/%d" % victim.broker_id
+        wait_for(lambda: read_zookeeper(cluster.zk_connect, lambda client: client.exists(registration) is None),
+                 SESSION_TIMEOUT_S + 30,
                  message="broker %d's old session to expire" % victim.broker_id)
         victim.start(timeout=60)
-        wait_for(lambda: all(isr_of(broker, topic) == [0, 1, 2] for broker in cluster.brokers), 60,
-                 message="the ISR full again on every broker")
+        wait_for_full_isr(cluster, topic, "the ISR full again on every broker")
         leader = cluster.broker(metadata(cluster.brokers[0].bootstrap, [topic])["topics"][0]["partitions"][0]
                                 ["leader_id"])
         assert [record.value for record in read_all(leader.bootstrap, topic, 0)] == written

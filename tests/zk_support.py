@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from pathlib import Path
 
 import pytest
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from tests.ports import free_port
 from zookeeper.launcher import ZooKeeperError, ZooKeeperServer
@@ -21,6 +23,14 @@ def start_zookeeper(tmp_dir: str | Path, attempts: int = 3) -> ZooKeeperServer:
         except ZooKeeperError as exc:
             error = exc
     raise error
+
+
+def controller_id(client: KazooClient) -> int | None:
+    """The broker id in /controller, or None between controllers."""
+    try:
+        return json.loads(client.get("/controller")[0])["brokerid"]
+    except NoNodeError:
+        return None
 
 
 def create_chroot(server: ZooKeeperServer) -> str:
