@@ -132,8 +132,8 @@ def read_all(cluster, partitions, expected, record_size):
     used = {broker: cpu_after[broker] - cpu_before[broker] for broker in cpu_after}
     return {"seconds": elapsed, "mb_s": gigabytes * 1000 / elapsed, "rec_s": count / elapsed,
             "broker_s_gb": sum(used.values()) / gigabytes, "leader_s_gb": used[LEADER] / gigabytes,
-            "client_s_gb": client / gigabytes,
-            "reader_busy": reader / elapsed, "first_s": first or 0.0, "errors": len(errors)}
+            "client_s_gb": client / gigabytes, "reader_busy": reader / elapsed, "first_s": first or 0.0,
+            "errors": len(errors)}
 
 
 def serve_from(cluster, tree, partitions):
@@ -147,7 +147,7 @@ def describe(figures):
             "thread busy %.0f %%); first record after %.3f s%s" % (
                 figures["seconds"], figures["mb_s"], figures["rec_s"], figures["broker_s_gb"], figures["leader_s_gb"],
                 figures["client_s_gb"], 100 * figures["reader_busy"], figures["first_s"],
-                                "; %d errors" % figures["errors"] if figures["errors"] else ""))
+                "; %d errors" % figures["errors"] if figures["errors"] else ""))
 
 
 def print_medians(names, runs):
