@@ -40,7 +40,7 @@ def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
         cluster.wait_state("moving", lambda state: 1 not in state["isr"], partition=partition)
 
     # A ControlledShutdown for a broker that is not alive is refused.
-    controller = cluster.cluster.broker(cluster.controller_id())
+    controller = cluster.cluster.broker(cluster.wait_controller())  # the victim may have been the controller
     response = request(controller.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})
     assert response["error_code"] == Errors.BROKER_NOT_AVAILABLE
     other = next(b for b in cluster.cluster.brokers if b.broker_id not in (1, controller.broker_id))
