@@ -33,7 +33,7 @@ def test_elect_leaders_and_the_admin_znode_restore_the_preferred_leader(make_clu
     cluster.wait_state("pref", lambda state: len(state["isr"]) == 3)
 
     bounce_preferred_leader(cluster, "pref")
-    controller = cluster.cluster.broker(cluster.controller_id())
+    controller = cluster.cluster.broker(cluster.wait_controller())
     body = {"election_type": 0, "topic_partitions": [{"topic": "pref", "partition_id": [0, 7]}],
             "timeout_ms": 30000}
     response = request(controller.bootstrap, 43, 1, body)
