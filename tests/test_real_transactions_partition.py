@@ -34,6 +34,10 @@ def new_topic(cluster):
     bootstrap = cluster.brokers[0].bootstrap
     assert create_topic(bootstrap, topic, replication_factor=3) == Errors.NONE
     leaders = wait_for(lambda: partition_leaders(bootstrap, topic), message="a leader")
+    # Broker 0 may learn of the leader before the leader has its LeaderAndIsr (it comes first on each broker's channel)
+    for broker in cluster.brokers:
+        wait_for(lambda b=broker: partition_leaders(b.bootstrap, topic) == leaders,
+                 message="broker %d to know the leader" % broker.broker_id)
     return topic, leaders[0]
 
 
