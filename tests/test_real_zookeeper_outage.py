@@ -39,7 +39,8 @@ def isr_of(broker, topic):
 
 
 def read_zookeeper(zk_connect, read):
-    """read(client) with a short-lived ZooKeeper client."""
+    """read(client) with a short-lived ZooKeeper client: a long-lived one (ReplicationCluster's) loses its session
+    during the outage, and its first call after it fails with SessionExpiredError."""
     client = KazooClient(hosts=zk_connect)
     client.start(10)
     try:
