@@ -56,3 +56,29 @@ def test_topic_configs_validate_and_override_broker_defaults():
     with pytest.raises(ConfigError, match="cleanup.policy"):
         validate_topic_configs({"cleanup.policy": "shred"})
     assert validate_topic_configs({"cleanup.policy": "compact,delete"}) == {"cleanup.policy": "compact,delete"}
+
+
+POLICY_CHOICES = "String must be one of: compact, delete"
+
+
+@pytest.mark.parametrize("value, named", [("", ""), (" ", ""), ("compact,", ""), ("shred", "shred"),
+                                          ("delete,shred", "shred")])
+def test_cleanup_policy_must_be_a_non_empty_list_of_compact_and_delete(value, named):
+    """Topic and broker alike: Kafka's ValidList message naming the offending item (an empty one for an empty list,
+    as Kafka names the stray comma of a topic's `compact,`; broker lists drop a stray comma, as they always have)."""
+    with pytest.raises(ConfigError) as error:
+        validate_topic_configs({"cleanup.policy": value})
+    assert str(error.value) == "Invalid value %s for configuration cleanup.policy: %s" % (named, POLICY_CHOICES)
+    if value.endswith(","):
+        return
+    with pytest.raises(ConfigError) as error:
+        KafkaConfig({"zookeeper.connect": "z", "log.cleanup.policy": value})
+    assert str(error.value) == "Invalid value %s for configuration log.cleanup.policy: %s" % (named, POLICY_CHOICES)
+
+
+def test_an_invalid_stored_topic_override_leaves_the_broker_default_in_force():
+    """An empty cleanup.policy stored by an older version (or zkCli) must not stop the broker's logs."""
+    config = KafkaConfig({"zookeeper.connect": "z", "log.cleanup.policy": "compact"})
+    effective = effective_topic_config(config.log_config_defaults(), {"cleanup.policy": "", "retention.ms": "7"})
+    assert effective["cleanup.policy"] == "compact"
+    assert effective["retention.ms"] == 7

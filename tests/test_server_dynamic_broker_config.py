@@ -58,7 +58,9 @@ def test_listener_called_now_and_on_change_only():
     ({"unclean.leader.election.enable": "maybe"}, False,
      "Invalid value maybe for configuration unclean.leader.election.enable: Expected value to be either true or false"),
     ({"log.cleanup.policy": "shred"}, False,
-     "Invalid value shred for configuration log.cleanup.policy: String must be one of: delete, compact"),
+     "Invalid value shred for configuration log.cleanup.policy: String must be one of: compact, delete"),
+    ({"log.cleanup.policy": ""}, True,
+     "Invalid value  for configuration log.cleanup.policy: String must be one of: compact, delete"),
     ({"listeners": "PLAINTEXT://:9093"}, False,
      "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"),
     ({"ssl.keystore.password": "x"}, True, "These security configs can be dynamically updated only per-listener "

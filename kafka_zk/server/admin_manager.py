@@ -1,4 +1,5 @@
-"""Topic administration on behalf of clients: CreateTopics, DeleteTopics and auto-creation."""
+"""Topic and config administration on behalf of clients: CreateTopics, DeleteTopics, auto-creation, and the config
+changes of AlterConfigs and IncrementalAlterConfigs."""
 
 import logging
 from collections import namedtuple
@@ -10,9 +11,10 @@ from kafka_zk.controller.assignment import (
     IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode,
     assign_replicas, check_assignment_fits, growth_start_index, racks_under)
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.server.config.dynamic_broker_config import DEFAULT_ENTITY
+from kafka_zk.server.config.dynamic_broker_config import DEFAULT_ENTITY, config_type
 from kafka_zk.server.config.kafka_config import ConfigError
-from kafka_zk.server.config.topic_config import validate_topic_configs
+from kafka_zk.server.config.topic_config import (
+    UnknownConfigError, format_config_value, is_list_config, validate_topic_configs)
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,21 @@ CreateOutcome = namedtuple("CreateOutcome", "name error message num_partitions r
 
 class TopicExists(Exception):
     pass
+
+
+class ConfigRequestError(Exception):
+    """A config change refused as a malformed request (INVALID_REQUEST, with no resource named in the message)."""
+
+
+class ConfigLevel:
+    """One config resource's stored overrides, and the value in force of a config that it does not set."""
+
+    def __init__(self, overrides, inherited_text, is_list):
+        """``inherited_text(name)``: the text in force below this level (None if nothing sets it);
+        ``is_list(name)``: whether the config is a list (raises UnknownConfigError for a topic config that is none)."""
+        self.overrides = overrides
+        self.inherited_text = inherited_text
+        self.is_list = is_list
 
 
 class _Waiter:
@@ -237,35 +254,42 @@ class AdminManager:
 
     @defer.inlineCallbacks
     def alter_configs(self, resources, validate_only):
-        """resources: [(resource type, name, changes)] with changes a function of the current overrides
-        returning the new ones. Topics (type 2) and brokers (type 4). Returns [(code, message)]."""
+        """resources: [(resource type, name, changes)] with changes(level) returning the resource's new overrides
+        from its ConfigLevel, or raising ConfigError, UnknownConfigError or ConfigRequestError. Topics (type 2)
+        and brokers (type 4). Returns [(code, message)] as Kafka 2.5 answers."""
         outcomes = []
         for resource_type, name, changes in resources:
-            if resource_type == BROKER_RESOURCE:
+            if resource_type == TOPIC_RESOURCE:
+                outcome = yield self._alter_topic_configs(name, changes, validate_only)
+            elif resource_type == BROKER_RESOURCE:
                 outcome = yield self._alter_broker_configs(name, changes, validate_only)
-                outcomes.append(outcome)
-                continue
-            if resource_type == BROKER_LOGGER_RESOURCE:
-                outcomes.append((Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the "
-                                 "resource type BROKER_LOGGER"))
-                continue
-            if resource_type != TOPIC_RESOURCE:
-                outcomes.append((Errors.INVALID_REQUEST, "Unsupported resource type %d" % resource_type))
-                continue
-            if not self.cache.contains_topic(name):
-                outcomes.append((Errors.UNKNOWN_TOPIC_OR_PARTITION, "Topic %s does not exist." % name))
-                continue
-            current = yield self.zk.get_entity_config("topics", name)
-            try:
-                updated = changes(dict(current))
-                validate_topic_configs(updated)
-            except (ConfigError, ValueError) as error:
-                outcomes.append((Errors.INVALID_CONFIG, str(error)))
-                continue
-            if not validate_only:
-                yield self.zk.set_entity_config("topics", name, updated, True)
-            outcomes.append((Errors.NONE, None))
+            elif resource_type == BROKER_LOGGER_RESOURCE:
+                outcome = (Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the "
+                           "resource type BROKER_LOGGER")
+            else:
+                outcome = (Errors.INVALID_REQUEST, "Unsupported resource type %d" % resource_type)
+            outcomes.append(outcome)
         return outcomes
+
+    @defer.inlineCallbacks
+    def _alter_topic_configs(self, name, changes, validate_only):
+        try:
+            validate_topic_name(name)
+        except InvalidTopicName as error:
+            return (Errors.INVALID_TOPIC_EXCEPTION, str(error))
+        if not (yield self.zk.get_topic_assignment(name)):
+            # Kafka 2.5's AdminOperationException: no ApiException, so an unexpected error with its message
+            return (Errors.UNKNOWN_SERVER_ERROR, 'Topic "%s" does not exist.' % name)
+        defaults = self.dynamic_config.log_config_defaults()
+        level = ConfigLevel((yield self.zk.get_entity_config("topics", name)),
+                            lambda config: format_config_value(defaults[config]), _topic_config_is_list)
+        try:
+            updated = _changed(changes, level, validate_topic_configs, "ConfigResource(type=TOPIC, name='%s')" % name)
+        except _Refused as refusal:
+            return (refusal.code, refusal.message)
+        if not validate_only:
+            yield self.zk.set_entity_config("topics", name, updated, True)
+        return (Errors.NONE, None)
 
     @defer.inlineCallbacks
     def _alter_broker_configs(self, name, changes, validate_only):
@@ -280,17 +304,17 @@ class AdminManager:
             if broker_id != self.broker_id:
                 return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
                         % (self.broker_id, name))
-        entity = name if name != "" else DEFAULT_ENTITY
-        current = yield self.zk.get_entity_config("brokers", entity)
+        per_broker = name != ""
+        level = ConfigLevel((yield self.zk.get_entity_config("brokers", name if per_broker else DEFAULT_ENTITY)),
+                            lambda config: self.dynamic_config.inherited_text(config, per_broker),
+                            lambda config: config_type(config) == "list")
         try:
-            updated = changes(dict(current))
-            self.dynamic_config.validate(updated, per_broker=name != "")
-        except (ConfigError, ValueError) as error:
-            message = "Invalid config value for resource %s: %s" % (description, error)
-            log.info(message)
-            return (Errors.INVALID_REQUEST, message)
+            updated = _changed(changes, level, lambda props: self.dynamic_config.validate(props, per_broker),
+                               description)
+        except _Refused as refusal:
+            return (refusal.code, refusal.message)
         if not validate_only:
-            yield self.zk.set_entity_config("brokers", entity, updated, True)
+            yield self.zk.set_entity_config("brokers", name if per_broker else DEFAULT_ENTITY, updated, True)
         return (Errors.NONE, None)
 
     def _topics_have_leaders(self, names):
@@ -332,6 +356,30 @@ class AdminManager:
             if waiter.timer is not None and waiter.timer.active():
                 waiter.timer.cancel()
         self._waiters = []
+
+
+def _topic_config_is_list(name):
+    try:
+        return is_list_config(name)
+    except KeyError:
+        raise UnknownConfigError("Unknown topic config name: %s" % name) from None
+
+
+def _changed(changes, level, validate, description):
+    """The resource's new overrides, validated; else _Refused with Kafka 2.5's answer (a bad value is an invalid
+    request naming the resource)."""
+    try:
+        updated = changes(level)
+        validate(updated)
+    except UnknownConfigError as error:
+        raise _Refused(Errors.INVALID_CONFIG, str(error))
+    except ConfigRequestError as error:
+        raise _Refused(Errors.INVALID_REQUEST, str(error))
+    except (ConfigError, ValueError) as error:
+        message = "Invalid config value for resource %s: %s" % (description, error)
+        log.info(message)
+        raise _Refused(Errors.INVALID_REQUEST, message)
+    return updated
 
 
 class _Refused(Exception):

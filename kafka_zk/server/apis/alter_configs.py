@@ -16,8 +16,8 @@ def handle(request, *, admin, authorizer=None):
         authorizer, request, AclOperation.ALTER_CONFIGS, resource["resource_type"], resource["resource_name"])
         for resource in resources]
     changes = [(resource["resource_type"], resource["resource_name"],
-                lambda current, entries=resource["configs"]: {entry["name"]: entry["value"] for entry in entries
-                                                              if entry["value"] is not None})
+                lambda level, entries=resource["configs"]: {entry["name"]: entry["value"] for entry in entries
+                                                            if entry["value"] is not None})
                for resource, error in zip(resources, denied) if error is None]
     altered = iter((yield admin.alter_configs(changes, request.body["validate_only"])))
     outcomes = [next(altered) if error is None else (error, None) for error in denied]

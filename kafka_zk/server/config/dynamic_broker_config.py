@@ -239,6 +239,12 @@ class DynamicBrokerConfig:
             found.pop(0)
         return found
 
+    def inherited_text(self, name, per_broker):
+        """The text of a config's value in force where one level of dynamic overrides does not set it: below this
+        broker's own overrides (``per_broker``) or below the cluster default's; None when nothing sets it."""
+        skipped = (DYNAMIC_BROKER_CONFIG,) if per_broker else (DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG)
+        return next((text for _, text, source in self.sources(name) if source not in skipped), None)
+
     def all_names(self):
         names = [key.name for key in BROKER_CONFIGS] + sorted(_EXTRA_DYNAMIC)
         extra = sorted(set(self.per_broker) | set(self.cluster_default) - set(names))

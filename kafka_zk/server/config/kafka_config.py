@@ -21,13 +21,18 @@ def _at_least(minimum):
     return check
 
 
+def check_one_of(name, value, choices):
+    """Kafka's ValidString, and its ValidList over a list's items. An empty list is refused as one empty item
+    (Kafka's own message for `compact,`): every list checked here needs at least one item."""
+    for item in (value or [""]) if isinstance(value, list) else [value]:
+        if item not in choices:
+            raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
+                              % (item, name, ", ".join(choices)))
+
+
 def _one_of(*choices):
     def check(name, value):
-        values = value if isinstance(value, list) else [value]
-        for item in values:
-            if item not in choices:
-                raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
-                                  % (item, name, ", ".join(choices)))
+        check_one_of(name, value, choices)
     return check
 
 
@@ -95,7 +100,7 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("log.segment.delete.delay.ms", "long", 60000, _at_least(0)),
     ("log.index.interval.bytes", "int", 4096, _at_least(0)),
     ("log.index.size.max.bytes", "int", 10485760, _at_least(4)),
-    ("log.cleanup.policy", "list", ["delete"], _one_of("delete", "compact")),
+    ("log.cleanup.policy", "list", ["delete"], _one_of("compact", "delete")),
     ("log.cleaner.enable", "bool", True, None),
     ("log.cleaner.threads", "int", 1, _at_least(0)),
     ("log.cleaner.dedupe.buffer.size", "long", 134217728, None),

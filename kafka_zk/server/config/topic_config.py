@@ -1,7 +1,16 @@
 """Topic-level config names (Kafka's LogConfig): types, validation, and merging over broker defaults."""
 
+import logging
+
 from kafka_zk.log.log_config import LogConfig
-from kafka_zk.server.config.kafka_config import ConfigError
+from kafka_zk.server.config.kafka_config import ConfigError, check_one_of
+
+log = logging.getLogger(__name__)
+
+
+class UnknownConfigError(ConfigError):
+    """A name that is no topic config (Kafka's InvalidConfigurationException, INVALID_CONFIG wherever it comes)."""
+
 
 # name -> (type, allowed values or None)
 TOPIC_CONFIGS = {
@@ -13,7 +22,7 @@ TOPIC_CONFIGS = {
     "retention.ms": ("long", None),
     "retention.bytes": ("long", None),
     "max.message.bytes": ("int", None),
-    "cleanup.policy": ("list", ("delete", "compact")),
+    "cleanup.policy": ("non-empty list", ("compact", "delete")),
     "min.insync.replicas": ("int", None),
     "unclean.leader.election.enable": ("bool", None),
     "message.timestamp.type": ("string", ("CreateTime", "LogAppendTime")),
@@ -72,7 +81,7 @@ _MINIMUMS = {"segment.bytes": 14, "segment.ms": 1, "segment.index.bytes": 4, "mi
 def parse_topic_config_value(name, raw):
     """Parse and validate one topic config value given as a string; raises ConfigError."""
     if name not in TOPIC_CONFIGS:
-        raise ConfigError("Unknown topic config name: %s" % name)
+        raise UnknownConfigError("Unknown topic config name: %s" % name)
     kind, allowed = TOPIC_CONFIGS[name]
     text = str(raw).strip()
     try:
@@ -86,25 +95,28 @@ def parse_topic_config_value(name, raw):
             value = text.lower() == "true"
         elif kind == "list":
             value = [item.strip() for item in text.split(",") if item.strip()]
+        elif kind == "non-empty list":
+            value = [item.strip() for item in text.split(",")]
         else:
             value = text
     except ValueError:
         raise ConfigError("Invalid value %s for configuration %s: Expected value to be a %s"
                           % (raw, name, "boolean" if kind == "bool" else "number")) from None
     if allowed is not None:
-        for item in (value if isinstance(value, list) else [value]):
-            if item not in allowed:
-                raise ConfigError("Invalid value %s for configuration %s: String must be one of: %s"
-                                  % (raw, name, ", ".join(allowed)))
+        check_one_of(name, value, allowed)
     minimum = _MINIMUMS.get(name)
     if minimum is not None and value < minimum:
         raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s"
                           % (raw, name, minimum))
     if name in _THROTTLED_REPLICA_LISTS:
         _check_throttled_replicas(name, raw, value)
-    if kind == "list":
+    if isinstance(value, list):
         value = ",".join(value)
     return value
+
+
+def is_list_config(name):
+    return TOPIC_CONFIGS[name][0].endswith("list")
 
 
 _THROTTLED_REPLICA_LISTS = ("leader.replication.throttled.replicas", "follower.replication.throttled.replicas")
@@ -128,11 +140,16 @@ def validate_topic_configs(configs):
 
 
 def effective_topic_config(broker_defaults, overrides):
-    """Broker defaults with the topic's own overrides (strings from ZooKeeper) on top."""
+    """Broker defaults with the topic's own overrides (strings from ZooKeeper) on top. A stored override that is
+    not valid (written past the checks, or by an older version that allowed an empty cleanup.policy) is logged
+    and the broker default is kept."""
     merged = dict(broker_defaults)
     for name, raw in overrides.items():
         if name in TOPIC_CONFIGS:
-            merged[name] = parse_topic_config_value(name, raw)
+            try:
+                merged[name] = parse_topic_config_value(name, raw)
+            except ConfigError as error:
+                log.warning("ignoring an invalid topic config override: %s", error)
     return merged
 
 
