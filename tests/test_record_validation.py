@@ -14,7 +14,8 @@ from kafka_zk.record.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD, compress
 from kafka_zk.record.legacy import encode_message_set
 from kafka_zk.record.records import Record, control_marker_record, decode_batch, encode_batch
 from kafka_zk.record.validation import (
-    InvalidTimestampError, MissingKeyError, RecordTooLargeError, down_convert, validate_produce_records)
+    InvalidBatchError, InvalidTimestampError, MissingKeyError, RecordTooLargeError, down_convert,
+    validate_produce_records)
 from kafka_zk.record.varint import encode_varint
 
 NOW = 1_700_000_000_000
@@ -91,11 +92,16 @@ def test_compressed_batch_is_decoded_and_checked(codec):
         validate_produce_records(wrong_count, NOW)
 
 
-def test_compressed_batch_with_gapped_offsets_is_rejected():
+def test_compressed_batch_with_gapped_offsets_is_rebuilt_as_kafka_25_does():
+    """Kafka rebuilds, rather than rejects, a compressed batch whose inner offsets are not 0, 1, 2, ... (old clients
+    wrote such batches)."""
     gapped = encode_batch([Record(0, NOW, b"a", b"1"), Record(2, NOW, b"b", b"2")], compression=GZIP)
     gapped = patch_header(gapped, last_offset_delta=1)
-    with pytest.raises(InvalidRecordError, match="non-consecutive"):
-        validate_produce_records(gapped, NOW)
+    result = validate_produce_records(gapped, NOW)
+    assert result.converted and result.assign_offsets(40, 0) == 41
+    header, decoded = decode_batch(bytes(result.buffer))
+    assert header.compression == GZIP
+    assert [(r.offset, r.key, r.value) for r in decoded] == [(40, b"a", b"1"), (41, b"b", b"2")]
 
 
 def test_compressed_batch_with_wrong_max_timestamp_is_corrected():
@@ -178,10 +184,51 @@ def test_timestamp_difference_and_compacted_keys():
                                     timestamp_type="LogAppendTime").record_count == 3
     keyless = encode_batch([(None, b"v")])
     assert validate_produce_records(keyless, NOW).record_count == 1
-    with pytest.raises(MissingKeyError, match="Compacted topic cannot accept message without key"):
-        validate_produce_records(keyless, NOW, compacted=True)
+    with pytest.raises(MissingKeyError, match="One or more records have been rejected") as error:
+        validate_produce_records(keyless, NOW, compacted=True, topic_partition=("t", 3))
+    assert error.value.record_errors == [(0, "Compacted topic cannot accept message without key in topic partition "
+                                          "t-3.")]
     with pytest.raises(MissingKeyError):
         validate_produce_records(encode_batch([(None, b"v")], compression=GZIP), NOW, compacted=True)
+
+
+@pytest.mark.parametrize("codec", [NONE, GZIP])
+def test_every_failing_record_is_named_and_a_timestamp_error_decides_the_code(codec):
+    """Kafka 2.5's RecordValidationException: a record's key is checked before its timestamp, every record is
+    checked, and any timestamp error makes the batch INVALID_TIMESTAMP."""
+    batch = encode_batch([(b"k", b"v", (), NOW), (None, b"v", (), NOW), (b"k", b"v", (), NOW - 10_000),
+                          (None, b"v", (), NOW - 10_000)], compression=codec)
+    with pytest.raises(MissingKeyError) as error:
+        validate_produce_records(batch, NOW, compacted=True, topic_partition=("t", 0))
+    assert [index for index, _ in error.value.record_errors] == [1, 3]
+    with pytest.raises(InvalidTimestampError, match="due to invalid timestamp") as error:
+        validate_produce_records(batch, NOW, compacted=True, timestamp_diff_max_ms=5000, topic_partition=("t", 0))
+    assert error.value.record_errors == [
+        (1, "Compacted topic cannot accept message without key in topic partition t-0."),
+        (2, "Timestamp %d of message with offset 2 is out of range. The timestamp should be within [%d, %d]"
+         % (NOW - 10_000, NOW - 5000, NOW + 5000)),
+        (3, "Compacted topic cannot accept message without key in topic partition t-0.")]
+    appended_at = encode_batch([(b"key", b"value"), (None, b"v")], compression=codec, timestamp_type=1,
+                               log_append_time_ms=NOW)
+    with pytest.raises(InvalidTimestampError) as error:
+        validate_produce_records(appended_at, NOW)
+    assert error.value.record_errors == [
+        (index, "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, key=%d bytes, value=%d "
+         "bytes). Producer should not set timestamp type to LogAppendTime." % (index, NOW, key, value))
+        for index, key, value in [(0, 3, 5), (1, 0, 1)]]
+
+
+def test_a_batch_refused_whole_is_an_invalid_batch_and_a_corrupt_one_is_not():
+    data = encode_batch(items(2))
+    with pytest.raises(InvalidBatchError):
+        validate_produce_records(data + data, NOW)
+    with pytest.raises(InvalidBatchError):
+        validate_produce_records(patch_header(data, last_offset_delta=5), NOW)
+    corrupt = bytearray(data)
+    corrupt[-1] ^= 0xFF
+    with pytest.raises(InvalidRecordError) as error:
+        validate_produce_records(bytes(corrupt), NOW)
+    assert not isinstance(error.value, InvalidBatchError)
 
 
 @pytest.mark.parametrize("target", ["lz4", "uncompressed", ZSTD])

@@ -10,8 +10,8 @@ from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
     CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header, scan_records)
 
-__all__ = ["MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "ValidatedRecords", "validate_produce_records",
-           "down_convert"]
+__all__ = ["InvalidBatchError", "MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "RejectedRecordsError",
+           "ValidatedRecords", "validate_produce_records", "down_convert"]
 
 DEFAULT_MAX_MESSAGE_BYTES = 1048588
 # baseOffset, batchLength and partitionLeaderEpoch: the fields before the CRC-covered part that the leader stamps
@@ -22,12 +22,27 @@ class RecordTooLargeError(ValueError):
     """A batch (or legacy message) larger than max.message.bytes (MESSAGE_TOO_LARGE)."""
 
 
-class MissingKeyError(InvalidRecordError):
-    """A record without a key for a compacted topic (INVALID_RECORD, as Kafka 2.4+ answers)."""
+class InvalidBatchError(InvalidRecordError):
+    """A well-formed batch refused whole: a record count at odds with its offsets, a client's control batch, a
+    producer id without a sequence, more than one batch (INVALID_RECORD, where a corrupt batch is CORRUPT_MESSAGE)."""
 
 
-class InvalidTimestampError(ValueError):
-    """A producer-set LogAppendTime, or a CreateTime too far from now (INVALID_TIMESTAMP)."""
+class RejectedRecordsError(ValueError):
+    """Records of a batch that fail Kafka's per-record checks (its RecordValidationException): ``record_errors`` is
+    [(index in the batch, message)] for Produce v8's record_errors; the batch fails whole."""
+
+    def __init__(self, message, record_errors=(), missing_keys=0):
+        super().__init__(message)
+        self.record_errors = list(record_errors)
+        self.missing_keys = missing_keys  # records without the key a compacted topic needs, among them
+
+
+class MissingKeyError(RejectedRecordsError, InvalidRecordError):
+    """Records without a key for a compacted topic, and none with a bad timestamp (INVALID_RECORD)."""
+
+
+class InvalidTimestampError(RejectedRecordsError):
+    """Records with a producer-set LogAppendTime or a CreateTime too far from now (INVALID_TIMESTAMP)."""
 
 
 class ValidatedRecords:
@@ -99,7 +114,7 @@ class ValidatedRecords:
 
 def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, timestamp_type="CreateTime",
                              codec_for_topic=None, compacted=False, timestamp_diff_max_ms=None, from_client=True,
-                             max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+                             max_decompressed=DEFAULT_MAX_DECOMPRESSED, topic_partition=("?", -1)):
     """Check one partition's produce records as Kafka's broker does; return ValidatedRecords.
 
     ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
@@ -108,9 +123,12 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     (keys required), ``timestamp_diff_max_ms`` is set, or ``codec_for_topic`` (a codec id or
     compression.type name; None or "producer" keeps the producer's codec) asks for recompression.
     A batch kept in its codec is walked without building its records (records.scan_records, as
-    Kafka's skip-key-value iterator); only recompression decodes and re-encodes them.
-    Raises InvalidRecordError (CORRUPT_MESSAGE), RecordTooLargeError (MESSAGE_TOO_LARGE),
-    InvalidTimestampError (INVALID_TIMESTAMP) or compression.UnsupportedCodecError.
+    Kafka's skip-key-value iterator); only recompression, a compressed batch whose offset deltas are
+    not 0, 1, 2, ... (rebuilt, as Kafka rebuilds old clients' batches) or a failed record check decode them.
+    Raises InvalidRecordError (CORRUPT_MESSAGE), InvalidBatchError or MissingKeyError (INVALID_RECORD),
+    RecordTooLargeError (MESSAGE_TOO_LARGE), InvalidTimestampError (INVALID_TIMESTAMP) or
+    compression.UnsupportedCodecError; the record checks report every failing record, with
+    ``topic_partition`` (topic, partition) in the messages as Kafka's.
     ``from_client`` False (coordinator writes) allows control batches and skips producer checks.
     """
     if len(buf) <= MAGIC_POS:
@@ -124,35 +142,38 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     header = read_full_header(data)
     size = header.size
     if size != len(data):
-        raise InvalidRecordError("produce records must be exactly one batch (%d bytes after a batch of %d)"
-                                 % (len(data) - size, size))
+        raise InvalidBatchError("produce records must be exactly one batch (%d bytes after a batch of %d)"
+                                % (len(data) - size, size))
     if size > max_message_bytes:
         raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (size, max_message_bytes))
     check_crc(data, 0, header)
     attributes = header.attributes
     if from_client:
         _check_client_batch(header)
-    if attributes & TIMESTAMP_TYPE_MASK:
-        raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
 
     source_codec = attributes & COMPRESSION_MASK
     create_time = timestamp_type == "CreateTime"
+    timestamp_diff_max_ms = timestamp_diff_max_ms if create_time else None
     target_codec = source_codec
     if codec_for_topic is not None and codec_for_topic != "producer":
         target_codec = codec_from_name(codec_for_topic)
         if attributes & CONTROL_MASK:
             target_codec = source_codec
-    if (source_codec == NONE and target_codec == NONE and not compacted
-            and (timestamp_diff_max_ms is None or not create_time)):
+    log_append_time_set = attributes & TIMESTAMP_TYPE_MASK
+    if (source_codec == NONE and target_codec == NONE and not compacted and timestamp_diff_max_ms is None
+            and not log_append_time_set):
         # Kafka's in-place path: nothing in the batch but its header and CRC is looked at
         return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, converted)
-    if target_codec == source_codec:  # kept in its codec: walked, not decoded
-        max_timestamp, max_timestamp_stale = _check_in_place(
-            data, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None, max_decompressed)
-        return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms, max_timestamp_stale,
-                                converted)
+    if target_codec == source_codec and not log_append_time_set:  # kept in its codec: walked, not decoded
+        compressed = source_codec != NONE
+        walked_max, problem = scan_records(header, batch_records_data(data, 0, header, max_decompressed),
+                                           compressed, compacted, now_ms, timestamp_diff_max_ms)
+        if problem is None:
+            max_timestamp = walked_max if compressed else header.max_timestamp
+            return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms,
+                                    max_timestamp != header.max_timestamp, converted)
     records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
-    _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms if create_time else None)
+    _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms, topic_partition)
     data = bytearray(_recompress(records, header, target_codec))
     header = read_batch_header(data)
     if header.size > max_message_bytes:
@@ -173,46 +194,41 @@ def _check_legacy(buf, max_message_bytes):
 def _check_client_batch(header):
     record_count = header.record_count
     if record_count <= 0:
-        raise InvalidRecordError("invalid record count %d" % record_count)
+        raise InvalidBatchError("invalid record count %d" % record_count)
     if header.last_offset_delta + 1 != record_count:
-        raise InvalidRecordError("lastOffsetDelta %d inconsistent with record count %d"
-                                 % (header.last_offset_delta, record_count))
+        raise InvalidBatchError("lastOffsetDelta %d inconsistent with record count %d"
+                                % (header.last_offset_delta, record_count))
     if header.producer_id != NO_PRODUCER_ID and header.base_sequence < 0:
-        raise InvalidRecordError("invalid sequence %d for producer id %d" % (header.base_sequence, header.producer_id))
+        raise InvalidBatchError("invalid sequence %d for producer id %d"
+                                % (header.base_sequence, header.producer_id))
     if header.attributes & CONTROL_MASK:
-        raise InvalidRecordError("clients may not write control batches")
+        raise InvalidBatchError("clients may not write control batches")
 
 
-def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms):
-    compressed = header.compression != NONE
+def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms, topic_partition):
+    """Kafka's per-record checks over every record (a key, then the timestamp); raises with each failing record."""
+    key_errors = []
+    timestamp_errors = []
     for index, record in enumerate(records):
-        if compressed and record.offset - header.base_offset != index:
-            raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d"
-                                     % (record.offset - header.base_offset, index))
         if compacted and record.key is None:
-            raise MissingKeyError("Compacted topic cannot accept message without key.")
-        if (timestamp_diff_max_ms is not None and record.timestamp != NO_TIMESTAMP
-                and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
-            raise InvalidTimestampError("timestamp %d is more than %d ms from now %d"
-                                        % (record.timestamp, timestamp_diff_max_ms, now_ms))
-
-
-def _check_in_place(data, header, now_ms, compacted, timestamp_diff_max_ms, max_decompressed):
-    """The checks of _check_records on a batch kept as it is, walking its records without decoding
-    them (Kafka's skip-key-value iterator); returns (max_timestamp, whether the header's is wrong)."""
-    compressed = header.compression != NONE
-    walked_max, problem = scan_records(header, batch_records_data(data, 0, header, max_decompressed),
-                                       compressed, compacted, now_ms, timestamp_diff_max_ms)
-    if problem is not None:
-        kind, index, value = problem
-        if kind == "offset":
-            raise InvalidRecordError("compressed batch has non-consecutive offset delta %d at record %d" % (value, index))
-        if kind == "key":
-            raise MissingKeyError("Compacted topic cannot accept message without key.")
-        raise InvalidTimestampError("timestamp %d is more than %d ms from now %d" % (value, timestamp_diff_max_ms, now_ms))
-    if not compressed:
-        return header.max_timestamp, False
-    return walked_max, walked_max != header.max_timestamp
+            key_errors.append((index, "Compacted topic cannot accept message without key in topic partition %s-%d."
+                               % topic_partition))
+        elif (timestamp_diff_max_ms is not None and record.timestamp != NO_TIMESTAMP
+              and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
+            timestamp_errors.append((index, "Timestamp %d of message with offset %d is out of range. The timestamp "
+                                     "should be within [%d, %d]" % (record.timestamp, record.offset,
+                                                                    now_ms - timestamp_diff_max_ms,
+                                                                    now_ms + timestamp_diff_max_ms)))
+        elif header.is_log_append_time:
+            timestamp_errors.append((index, "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, "
+                                     "key=%d bytes, value=%d bytes). Producer should not set timestamp type to "
+                                     "LogAppendTime." % (record.offset, record.timestamp, len(record.key or b""),
+                                                         len(record.value or b""))))
+    if timestamp_errors:
+        raise InvalidTimestampError("One or more records have been rejected due to invalid timestamp",
+                                    sorted(key_errors + timestamp_errors), len(key_errors))
+    if key_errors:
+        raise MissingKeyError("One or more records have been rejected", key_errors, len(key_errors))
 
 
 def _recompress(records, header, codec):

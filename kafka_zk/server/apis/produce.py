@@ -75,6 +75,8 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
             responses.setdefault(tp[0], []).append({
                 "partition_index": tp[1], "error_code": error, "base_offset": outcome.base_offset,
                 "log_append_time_ms": outcome.log_append_time, "log_start_offset": outcome.log_start_offset,
+                "record_errors": [{"batch_index": index, "batch_index_error_message": message}
+                                  for index, message in outcome.record_errors],
                 "error_message": outcome.message if error else None})
         return {"responses": [{"name": topic, "partitions": partitions}
                               for topic, partitions in responses.items()],

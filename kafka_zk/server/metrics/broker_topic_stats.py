@@ -39,10 +39,11 @@ ALL_TOPICS_METERS = (
     ("no_key_compacted_topic_records", "NoKeyCompactedTopicRecordsPerSec"),
 )
 
-# Errors Kafka's appendToLocalLog / readFromLocalLog answer without counting the request as failed.
+# Errors Kafka's appendToLocalLog / readFromLocalLog answer without counting the request as failed (a bad timestamp
+# comes among a batch's record errors, which count).
 EXPECTED_PRODUCE_ERRORS = frozenset([
     Errors.NONE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION, Errors.MESSAGE_TOO_LARGE,
-    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR, Errors.INVALID_TIMESTAMP])
+    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR])
 EXPECTED_FETCH_ERRORS = frozenset([
     Errors.NONE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION, Errors.UNKNOWN_LEADER_EPOCH,
     Errors.FENCED_LEADER_EPOCH, Errors.REPLICA_NOT_AVAILABLE, Errors.KAFKA_STORAGE_ERROR,
@@ -126,20 +127,20 @@ class BrokerTopicStats:
         metrics = self._topics.get(topic) or self.topic(topic)
         metrics.total_produce_requests += 1
         if result.error:
-            self._append_failed(metrics, request_bytes, result.error)
+            self._append_failed(metrics, request_bytes, result)
             return
         metrics.bytes_in += request_bytes
         metrics.messages_in += result.last_offset - result.base_offset + 1
         if result.converted:
             metrics.produce_message_conversions += result.converted
 
-    def _append_failed(self, metrics, request_bytes, error):
+    def _append_failed(self, metrics, request_bytes, result):
+        error = result.error
         if error == Errors.MESSAGE_TOO_LARGE:
             metrics.bytes_rejected += request_bytes
         elif error not in EXPECTED_PRODUCE_ERRORS:
             metrics.failed_produce_requests += 1
-            if error == Errors.INVALID_RECORD:  # a record without a key for a compacted topic
-                self.all_topics.no_key_compacted_topic_records += 1
+            self.all_topics.no_key_compacted_topic_records += result.missing_keys
 
     # -- fetch --------------------------------------------------------------------------------
 

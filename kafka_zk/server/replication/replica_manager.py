@@ -16,7 +16,7 @@ from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
-    InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
+    InvalidBatchError, InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
 from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
@@ -39,12 +39,14 @@ MAX_REGIONS_PER_FETCH = 16
 
 class ProduceResult:
     __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset",
-                 "min_isr", "converted")
+                 "min_isr", "converted", "record_errors", "missing_keys")
 
     def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
-                 log_append_time=-1, log_start_offset=-1, min_isr=1):
+                 log_append_time=-1, log_start_offset=-1, min_isr=1, record_errors=(), missing_keys=0):
         self.error = error
         self.message = message
+        self.record_errors = record_errors  # [(index in the batch, message)] of the records that failed its checks
+        self.missing_keys = missing_keys  # how many of those lack the key a compacted topic needs
         self.base_offset = base_offset
         self.last_offset = last_offset
         self.log_append_time = log_append_time
@@ -207,15 +209,18 @@ class ReplicaManager:
         if checks is None or checks[0] is not config:
             checks = self._produce_checks[topic] = (config, _produce_checks(config))
         try:
-            validated = validate_produce_records(records, now_ms, from_client=marker is None, **checks[1])
+            validated = validate_produce_records(records, now_ms, from_client=marker is None, topic_partition=tp,
+                                                 **checks[1])
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
-        except InvalidTimestampError as error:
-            return ProduceResult(Errors.INVALID_TIMESTAMP, str(error))
         except UnsupportedCodecError as error:
             return ProduceResult(Errors.UNSUPPORTED_COMPRESSION_TYPE, str(error))
-        except MissingKeyError as error:
-            return ProduceResult(Errors.INVALID_RECORD, str(error))
+        except (InvalidTimestampError, MissingKeyError, InvalidBatchError) as error:
+            # As Kafka's: a refused batch's answer carries the log start offset, and any failing records
+            code = Errors.INVALID_TIMESTAMP if isinstance(error, InvalidTimestampError) else Errors.INVALID_RECORD
+            return ProduceResult(code, str(error), log_start_offset=partition.log.log_start_offset,
+                                 record_errors=getattr(error, "record_errors", ()),
+                                 missing_keys=getattr(error, "missing_keys", 0))
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = None if checks[1]["timestamp_type"] == "CreateTime" else now_ms
