@@ -105,6 +105,15 @@ def write_then_delete(topic, leader, transactional=False):
     return producer, end
 
 
+def assert_continues(leader, topic, producer, end, transactional=False):
+    """The leader still knows the producer's last sequence (5): a gap is refused, the next batch goes at the
+    log end, and its retry is recognised as a duplicate."""
+    assert send(leader.bootstrap, topic, producer, 8, transactional=transactional)[0] == \
+        Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert send(leader.bootstrap, topic, producer, 6, transactional=transactional) == (Errors.NONE, end)
+    assert send(leader.bootstrap, topic, producer, 6, transactional=transactional) == (Errors.NONE, end)
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("restart", ["none", "clean", "kill"])
 def test_next_batch_is_accepted_after_delete_records_moved_the_start_past_it(cluster, restart):
@@ -122,9 +131,7 @@ def test_next_batch_is_accepted_after_delete_records_moved_the_start_past_it(clu
         wait_for(lambda: partition_leaders(leader.bootstrap, topic) == {0: leader.broker_id},
                  message="the restarted broker to lead %s" % topic)
 
-    assert send(leader.bootstrap, topic, producer, 6) == (Errors.NONE, end)
-    assert send(leader.bootstrap, topic, producer, 6) == (Errors.NONE, end)  # a retry is a duplicate
-    assert send(leader.bootstrap, topic, producer, 10)[0] == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert_continues(leader, topic, producer, end)
 
 
 @pytest.mark.timeout(150)
@@ -144,8 +151,7 @@ def test_a_follower_that_becomes_leader_accepts_the_next_batch(cluster):
         leader = cluster.broker(wait_for(new_leader, message="a new leader of %s" % topic)[0])
         wait_for(lambda: partition_leaders(leader.bootstrap, topic).get(0) == leader.broker_id,
                  message="broker %d to know it leads" % leader.broker_id)
-        assert send(leader.bootstrap, topic, producer, 6) == (Errors.NONE, end)
-        assert send(leader.bootstrap, topic, producer, 10)[0] == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+        assert_continues(leader, topic, producer, end)
     finally:
         old_leader.start()
 
@@ -155,5 +161,5 @@ def test_transactional_producer_continues_after_delete_records(cluster):
     leader = cluster.brokers[1]
     topic = new_topic(cluster, [leader.broker_id])
     producer, end = write_then_delete(topic, leader, transactional=True)
-    assert send(leader.bootstrap, topic, producer, 6, transactional=True) == (Errors.NONE, end)
+    assert_continues(leader, topic, producer, end, transactional=True)
     assert commit(leader.bootstrap, topic, producer) == Errors.NONE
