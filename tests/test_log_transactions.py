@@ -193,15 +193,6 @@ def test_truncation_drops_txnindex_entries_and_reopens_transactions(tmp_path):
     assert log.collect_aborted_transactions(0, 9) == [(2, 2)]
 
 
-def test_log_start_offset_past_a_producer_forgets_it(tmp_path):
-    log = open_log(tmp_path / "t-0")
-    append(log, txn_batch(0, 1, transactional=False))
-    log.roll()
-    append(log, txn_batch(0, 2, transactional=False))
-    log.maybe_increment_log_start_offset(2)
-    assert set(log.producer_state.producers) == {2}
-
-
 def test_dump_log_prints_snapshot_txnindex_and_markers(tmp_path):
     import io
 

@@ -29,6 +29,7 @@ LATEST_TIMESTAMP = -1
 NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
+DEFAULT_MAX_PRODUCER_IDLE_MS = 604800000  # Kafka 2.5's transactional.id.expiration.ms
 
 
 class OffsetOutOfRangeError(Exception):
@@ -83,7 +84,7 @@ class Log:
     """
 
     def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False,
-                 epoch_checkpoints=None):
+                 epoch_checkpoints=None, max_producer_idle_ms=DEFAULT_MAX_PRODUCER_IDLE_MS):
         self.dir = dir_path
         self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
         self.config = config
@@ -91,6 +92,7 @@ class Log:
         self.log_start_offset = log_start_offset
         self.recovery_point = recovery_point
         self.last_flush_ms = milliseconds(clock)
+        self.max_producer_idle_ms = max_producer_idle_ms  # transactional.id.expiration.ms
         self._segments = []
         self._bases = []
         self._pending_deletes = []
@@ -183,7 +185,7 @@ class Log:
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
         self.leader_epoch_cache.truncate_from_start(self.log_start_offset)
         live = {segment.base_offset for segment in self._segments}
-        load_producer_state(self, {base for base in loaded.recovered_bases if base in live})
+        load_producer_state(self, self._now_ms(), {base for base in loaded.recovered_bases if base in live})
 
     def replace_segments(self, new_segment, old_segments):
         """Swap a cleaned ``.cleaned`` segment in for ``old_segments`` as Kafka does, crash-safely.
@@ -467,6 +469,7 @@ class Log:
         self.leader_epoch_cache.truncate_from_start(new_start_offset)
         self.producer_state.truncate_head(new_start_offset)
         delete_snapshots_before(self, new_start_offset)
+        take_snapshot(self)  # producers whose batches are all below the start now live on only in memory
         return True
 
     # -- truncation --------------------------------------------------------------------------
@@ -489,7 +492,7 @@ class Log:
         self.recovery_point = min(target_offset, self.recovery_point)
         self.log_start_offset = min(target_offset, self.log_start_offset)
         self.leader_epoch_cache.truncate_from_end(target_offset)
-        load_producer_state(self)
+        load_producer_state(self, self._now_ms())
         return True
 
     def _note_truncation(self, offset):

@@ -17,7 +17,8 @@ from kafka_zk.log.checkpoints import (
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.future_log import copy_leader_epochs
 from kafka_zk.log.log import (
-    DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name, parse_topic_partition)
+    DEFAULT_MAX_PRODUCER_IDLE_MS, DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name,
+    parse_topic_partition)
 from kafka_zk.log.log_metrics import LogGauges
 
 logger = logging.getLogger(__name__)
@@ -43,17 +44,20 @@ class LogManager:
     An I/O error on a log dir takes the whole dir offline through ``failures`` (a LogDirFailureChannel):
     the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
 
-    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None, metrics=None):
+    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None, metrics=None,
+                 max_producer_idle_ms=DEFAULT_MAX_PRODUCER_IDLE_MS):
         """``clock``: anything with seconds() (the reactor, task.Clock), handed on to every Log.
         ``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
         broker writes them in batches off the reactor); without one each is written at once. A dir that
         cannot be created, read and written is offline from the start; NoLogDirError when none can.
-        ``metrics``: the MetricsRegistry that gets the logs' gauges (log_metrics) and LogFlushRateAndTimeMs."""
+        ``metrics``: the MetricsRegistry that gets the logs' gauges (log_metrics) and LogFlushRateAndTimeMs.
+        ``max_producer_idle_ms``: transactional.id.expiration.ms, after which the logs forget a producer."""
         self.log_dirs = [os.path.abspath(d) for d in log_dirs]
         self.failures = failures if failures is not None else LogDirFailureChannel()
         self.default_config = default_config
         self._clock = clock
         self.epoch_checkpoints = epoch_checkpoints
+        self.max_producer_idle_ms = max_producer_idle_ms
         self._logs = {}
         self._dir_of = {}
         self._future_logs = {}  # replicas being moved to another dir: (topic, partition) -> Log
@@ -173,7 +177,8 @@ class LogManager:
                 self._future_logs[tp] = Log(path, config, self._clock,
                                             log_start_offset=log_start_offsets.get(tp, 0),
                                             recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                            epoch_checkpoints=self.epoch_checkpoints)
+                                            epoch_checkpoints=self.epoch_checkpoints,
+                                            max_producer_idle_ms=self.max_producer_idle_ms)
                 self._future_dir_of[tp] = log_dir
                 continue
             if tp in self._logs:
@@ -181,7 +186,8 @@ class LogManager:
                                    % (tp[0], tp[1], self._dir_of[tp], log_dir))
             self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
                                  recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                 epoch_checkpoints=self.epoch_checkpoints)
+                                 epoch_checkpoints=self.epoch_checkpoints,
+                                 max_producer_idle_ms=self.max_producer_idle_ms)
             self._dir_of[tp] = log_dir
         if clean:
             os.remove(marker)
@@ -203,10 +209,10 @@ class LogManager:
     def all_logs(self):
         return list(self._logs.values())
 
-    def remove_expired_producers(self, now_ms, max_idle_ms):
+    def remove_expired_producers(self, now_ms):
         """Kafka's periodic producer id expiration check over every log."""
         for log in self.all_logs():
-            log.producer_state.remove_expired(now_ms, max_idle_ms)
+            log.producer_state.remove_expired(now_ms, self.max_producer_idle_ms)
 
     def log_dir_of(self, topic, partition):
         return self._dir_of.get((topic, partition))
@@ -241,7 +247,8 @@ class LogManager:
             log_dir = self._next_log_dir(tp)
             try:
                 log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
-                          self._clock, epoch_checkpoints=self.epoch_checkpoints)
+                          self._clock, epoch_checkpoints=self.epoch_checkpoints,
+                          max_producer_idle_ms=self.max_producer_idle_ms)
             except OSError as error:
                 raise self.failures.report(log_dir, "Error while creating log for %s-%d" % tp, error) from error
             self._logs[tp] = log
@@ -305,7 +312,7 @@ class LogManager:
         current = self._logs.get(tp)
         config = config or (current.config if current is not None else self.default_config)
         future = Log(os.path.join(log_dir, future_dir_name(topic, partition)), config, self._clock,
-                     epoch_checkpoints=self.epoch_checkpoints)
+                     epoch_checkpoints=self.epoch_checkpoints, max_producer_idle_ms=self.max_producer_idle_ms)
         self._future_logs[tp] = future
         self._future_dir_of[tp] = log_dir
         return future

@@ -207,16 +207,8 @@ class ProducerStateManager:
         return len(expired)
 
     def truncate_head(self, log_start_offset):
-        """The log start moved: forget producers with no data left at or after it (Kafka 2.5's
-        truncateHead), their ongoing transactions, and decided transactions wholly below it."""
-        evicted = [pid for pid, entry in self.producers.items()
-                   if not entry.batches or entry.batches[-1].last_offset < log_start_offset]
-        for pid in evicted:
-            del self.producers[pid]
-        gone = set(evicted)
-        for first, pid in list(self.ongoing.items()):
-            if pid in gone:
-                del self.ongoing[first]
+        """The log start moved: forget decided transactions wholly below it. Producers stay, also those
+        with no batch left in the log (KIP-360): only expiration removes them."""
         for first, (_, last) in list(self.unreplicated.items()):
             if last < log_start_offset:
                 del self.unreplicated[first]

@@ -60,15 +60,17 @@ def _segment_batch_reader(segment, position, size):
     return lambda: segment.pread(size, position)
 
 
-def load_producer_state(log, rebuild_txn_index=()):
+def load_producer_state(log, now_ms, rebuild_txn_index=()):
     """Rebuild ``log.producer_state`` up to the log end from the newest usable snapshot and the batches
-    after it. Snapshots past the log end are deleted.
+    after it. Snapshots past the log end or below the log start are deleted; producers of the snapshot
+    idle at ``now_ms`` for ``log.max_producer_idle_ms`` are not loaded.
 
     The snapshot used is at or below the first segment in ``rebuild_txn_index`` (base offsets whose
-    .txnindex recovery emptied), else at or below the active segment's base: replaying the active
-    segment restores the last five batches of each producer for duplicate detection (a snapshot keeps
-    only the last one). A newer snapshot is used only when no older one exists and the log has more
-    than one segment, so start-up never rescans the whole log.
+    .txnindex recovery emptied), else at or below the active segment's base or the log start, whichever
+    is later: replaying the active segment restores the last five batches of each producer for duplicate
+    detection (a snapshot keeps only the last one), while batches below the log start are gone. A newer
+    snapshot is used only when no older one exists and the log has more than one segment, so start-up
+    never rescans the whole log.
     """
     state = log.producer_state
     end = log.log_end_offset
@@ -79,6 +81,7 @@ def load_producer_state(log, rebuild_txn_index=()):
         if offset > end or offset < log.log_start_offset:
             delete_snapshot(log.dir, offset)
     limit = min(rebuild_txn_index) if rebuild_txn_index else min(end, log.active_segment.base_offset)
+    limit = max(limit, log.log_start_offset)
     candidates = [offset for offset in list_snapshots(log.dir) if offset <= limit]
     if not candidates and len(log.segments) > 1:
         candidates = list_snapshots(log.dir)
@@ -95,6 +98,7 @@ def load_producer_state(log, rebuild_txn_index=()):
     state.truncate(start)
     for entry in entries:
         state.load_entry(entry)
+    state.remove_expired(now_ms, log.max_producer_idle_ms)
     if start < end:
         replay(log, start, rebuild_txn_index)
     state.map_end_offset = end
@@ -115,12 +119,16 @@ def replay(log, start, rebuild_txn_index=()):
 
 
 def take_snapshot(log, sync=True):
-    """Write a snapshot at the producer state's map end offset, as Kafka only when it is past the log
-    start offset and past every snapshot there is."""
-    offset = log.producer_state.map_end_offset
-    if offset <= log.log_start_offset or any(existing >= offset for existing in list_snapshots(log.dir)):
+    """Write a snapshot at the producer state's map end offset when it is past every snapshot there is
+    and past the log start offset; at the log start only when it holds producers (whose batches are all
+    gone from the log, so only the snapshot keeps them across a restart)."""
+    state = log.producer_state
+    offset = state.map_end_offset
+    if offset < log.log_start_offset or (offset == log.log_start_offset and not state.producers):
         return None
-    return write_snapshot(log.dir, offset, log.producer_state.producers.values(), sync)
+    if any(existing >= offset for existing in list_snapshots(log.dir)):
+        return None
+    return write_snapshot(log.dir, offset, state.producers.values(), sync)
 
 
 def delete_snapshots_before(log, offset):

@@ -164,7 +164,8 @@ class KafkaServer(service.MultiService):
         config = self.config
         epoch_checkpoints = LeaderEpochCheckpointWriter(self.reactor, self.log_dir_failures)
         self.log_manager = LogManager(config.log_dirs, to_log_config(config.log_config_defaults()), self.reactor,
-                                      epoch_checkpoints.pending, self.log_dir_failures, metrics=self.metrics)
+                                      epoch_checkpoints.pending, self.log_dir_failures, metrics=self.metrics,
+                                      max_producer_idle_ms=config["transactional.id.expiration.ms"])
         self.addService(Lifecycle("logs", stop=self.log_manager.shutdown))
         # older epoch entries must not land after the final ones the logs write as they close
         self.addService(Lifecycle("leader epoch checkpoints", stop=epoch_checkpoints.wait_written))
@@ -338,8 +339,7 @@ class KafkaServer(service.MultiService):
                 ("expired transactional ids", config["transaction.remove.expired.transaction.cleanup.interval.ms"],
                  lambda: self.txn_coordinator.remove_expired_transactional_ids() and None),
                 ("expired producer ids", PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
-                 lambda: log_manager.remove_expired_producers(milliseconds(self.reactor),
-                                                              config["transactional.id.expiration.ms"])),
+                 lambda: log_manager.remove_expired_producers(milliseconds(self.reactor))),
                 ("expired delegation tokens", config["delegation.token.expiry.check.interval.ms"],
                  self._expire_delegation_tokens)]:
             periodic.addService(PeriodicTask(name, interval_ms, function, self.reactor))
