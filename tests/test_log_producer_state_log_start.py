@@ -7,7 +7,7 @@ import pytest
 from kafka_zk.log.log import Log
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.producer_snapshot import list_snapshots, read_snapshot, snapshot_file_name
-from kafka_zk.log.producer_state import OutOfOrderSequenceError, ProducerStateManager, UnknownProducerIdError
+from kafka_zk.log.producer_state import OutOfOrderSequenceError, ProducerStateManager
 from kafka_zk.record.batch_header import read_batch_header
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.apis.write_txn_markers import marker_batch
@@ -39,8 +39,11 @@ def end_transaction(log, producer_id, commit=True):
 
 
 def accepts_next(log, producer_id, sequence):
-    """The leader's check of the next batch passes (it raises UNKNOWN_PRODUCER_ID / OUT_OF_ORDER otherwise)."""
+    """The log still knows the producer: its next batch passes the leader's check and a gap does not (a producer
+    the log has forgotten may start at any sequence, as in Kafka 2.5)."""
     log.producer_state.check(producer_id, 0, sequence)
+    with pytest.raises(OutOfOrderSequenceError):
+        log.producer_state.check(producer_id, 0, sequence + 1)
     return True
 
 
@@ -68,8 +71,8 @@ def test_expiration_still_removes_producers_whose_batches_are_gone():
     state.record(1, 0, 0, 1, 0, 1, NOW)
     state.truncate_head(2)
     assert state.remove_expired(NOW + 7 * DAY_MS, 7 * DAY_MS) == 1
-    with pytest.raises(UnknownProducerIdError):
-        state.check(1, 0, 2)
+    assert 1 not in state.producers
+    state.check(1, 0, 5)  # forgotten: any sequence goes, as in Kafka 2.5
 
 
 # -- the log --------------------------------------------------------------------------------------

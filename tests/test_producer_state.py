@@ -1,7 +1,7 @@
 import pytest
 
 from kafka_zk.log.producer_state import (
-    OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager, UnknownProducerIdError)
+    OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager)
 
 
 def test_in_sequence_duplicates_and_gaps():
@@ -17,10 +17,10 @@ def test_in_sequence_duplicates_and_gaps():
         state.check(7, -2, 6)
 
 
-def test_new_epoch_must_start_at_zero_and_unknown_producer():
+def test_new_epoch_must_start_at_zero_and_an_unknown_producer_may_start_anywhere():
+    """Kafka 2.5 (KIP-360) accepts any first sequence from a producer it has no state for (its state expired)."""
     state = ProducerStateManager()
-    with pytest.raises(UnknownProducerIdError):
-        state.check(9, 0, 3)
+    state.check(9, 0, 3)
     state.record(9, 0, 0, 0, 0, 0, 1)
     with pytest.raises(OutOfOrderSequenceError):
         state.check(9, 1, 3)

@@ -44,8 +44,6 @@ def test_duplicates_get_their_original_offsets_across_restarts(single, restart):
     assert produce(bootstrap, topic, 0, batch(producer_id, epoch, 5, 1, b"a"))[0] == \
         Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
     assert produce(bootstrap, topic, 0, batch(producer_id, epoch, 3, 2, b"a")) == (Errors.NONE, 3)
-    assert produce(bootstrap, topic, 0, batch(producer_id + 1000, 0, 4, 1, b"x"))[0] == \
-        Errors.UNKNOWN_PRODUCER_ID
 
     if restart == "clean":
         broker.stop()
@@ -62,3 +60,7 @@ def test_duplicates_get_their_original_offsets_across_restarts(single, restart):
         Errors.INVALID_PRODUCER_EPOCH
     values = [record.value for record in read_all(bootstrap, topic, 0)]
     assert values == [b"a-%d" % i for i in range(6)]
+    # As Kafka 2.5 (KIP-360): a producer the partition has no state for (expired) goes on at any sequence.
+    assert produce(bootstrap, topic, 0, batch(producer_id + 1000, 0, 4, 1, b"x")) == (Errors.NONE, 6)
+    assert produce(bootstrap, topic, 0, batch(producer_id + 1000, 0, 6, 1, b"x"))[0] == \
+        Errors.OUT_OF_ORDER_SEQUENCE_NUMBER

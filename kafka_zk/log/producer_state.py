@@ -26,10 +26,6 @@ class OutOfOrderSequenceError(Exception):
     """A sequence gap or a non-zero first sequence for a new epoch (OUT_OF_ORDER_SEQUENCE_NUMBER)."""
 
 
-class UnknownProducerIdError(Exception):
-    """No state for this producer and a first sequence other than 0 (UNKNOWN_PRODUCER_ID)."""
-
-
 class InvalidTxnStateError(Exception):
     """A non-transactional batch from a producer with an ongoing transaction (INVALID_TXN_STATE)."""
 
@@ -104,16 +100,13 @@ class ProducerStateManager:
 
     @staticmethod
     def _check_sequence(entry, producer_id, epoch, first_seq):
+        """As Kafka 2.5 (KIP-360): a producer the partition knows nothing of (its state expired) may go on at any
+        sequence; a known one's new epoch starts at 0 and its batches follow one another."""
         current_epoch = entry.producer_epoch if entry else NO_PRODUCER_EPOCH
         if epoch != current_epoch:
-            if first_seq != 0:
-                if current_epoch != NO_PRODUCER_EPOCH:
-                    raise OutOfOrderSequenceError(
-                        "Invalid sequence number for new epoch of producer %d: %d (must be 0)"
-                        % (producer_id, first_seq))
-                raise UnknownProducerIdError(
-                    "Found no record of producerId=%d on the broker; first sequence %d is not 0"
-                    % (producer_id, first_seq))
+            if first_seq != 0 and current_epoch != NO_PRODUCER_EPOCH:
+                raise OutOfOrderSequenceError("Invalid sequence number for new epoch of producer %d: %d (must be 0)"
+                                              % (producer_id, first_seq))
             return
         last_seq = entry.last_seq
         if last_seq == NO_SEQUENCE and first_seq != 0:

@@ -5,8 +5,7 @@ from collections import namedtuple
 
 from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
-    CoordinatorFencedError, InvalidTxnStateError, OutOfOrderSequenceError, ProducerFencedError,
-    UnknownProducerIdError)
+    CoordinatorFencedError, InvalidTxnStateError, OutOfOrderSequenceError, ProducerFencedError)
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.protocol.primitives import chunk_bytes
 from kafka_zk.record.batch_header import check_crc, iter_batch_headers
@@ -194,8 +193,6 @@ class Partition:
             raise KafkaError(Errors.INVALID_PRODUCER_EPOCH, str(error)) from None
         except OutOfOrderSequenceError as error:
             raise KafkaError(Errors.OUT_OF_ORDER_SEQUENCE_NUMBER, str(error)) from None
-        except UnknownProducerIdError as error:
-            raise KafkaError(Errors.UNKNOWN_PRODUCER_ID, str(error)) from None
         except InvalidTxnStateError as error:
             raise KafkaError(Errors.INVALID_TXN_STATE, str(error)) from None
         except CoordinatorFencedError as error:
