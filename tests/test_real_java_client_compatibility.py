@@ -93,6 +93,9 @@ def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
     assert ("after a leader change, a position past the old epoch's end is a log truncation (KIP-320): ok"
             in lines)
     assert "transactions: commit with sendOffsetsToTransaction, abort, read_committed: ok" in lines
+    assert "a compacted topic refuses a batch's keyless records by name (KIP-467): ok" in lines
+    assert "keyless record: Compacted topic cannot accept message without key in topic partition " \
+        "java-features-compacted-0." in lines, result.stdout
 
 
 @pytest.fixture(scope="module")

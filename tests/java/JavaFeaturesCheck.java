@@ -26,6 +26,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.ElectionType;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AccessControlEntry;
@@ -53,6 +54,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 
 public final class JavaFeaturesCheck {
     private interface Check {
@@ -120,6 +122,16 @@ public final class JavaFeaturesCheck {
             }
             throw new IllegalStateException("worked, but Kafka 2.5 has no such API");
         });
+    }
+
+    /** What a send failed with (null if it succeeded). */
+    private static Throwable failureOf(Future<RecordMetadata> send) throws InterruptedException {
+        try {
+            send.get();
+            return null;
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
     }
 
     private static void require(boolean condition, String what) {
@@ -205,6 +217,34 @@ public final class JavaFeaturesCheck {
                         producer.send(new ProducerRecord<>(topic, "k" + i, codec + "-" + i)).get();
                     }
                 }
+            }
+        });
+
+        check("a compacted topic refuses a batch's keyless records by name (KIP-467)", () -> {
+            String compacted = prefix + "-compacted";
+            try (Admin admin = Admin.create(props())) {
+                admin.createTopics(List.of(new NewTopic(compacted, 1, (short) 1)
+                    .configs(Map.of("cleanup.policy", "compact")))).all().get();
+            }
+            Properties properties = props();
+            properties.put(ProducerConfig.LINGER_MS_CONFIG, "1000");
+            properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+            properties.put(ProducerConfig.RETRIES_CONFIG, "0");
+            try (KafkaProducer<String, String> producer =
+                     new KafkaProducer<>(properties, new StringSerializer(), new StringSerializer())) {
+                Future<RecordMetadata> keyed = producer.send(new ProducerRecord<>(compacted, 0, "k", "v"));
+                Future<RecordMetadata> keyless = producer.send(new ProducerRecord<>(compacted, 0, null, "v"));
+                producer.flush();
+                Throwable named = failureOf(keyless);
+                require(named instanceof org.apache.kafka.common.InvalidRecordException
+                    && named.getMessage().contains("Compacted topic cannot accept message without key"),
+                    "the keyless record: " + named);
+                Throwable mate = failureOf(keyed);
+                require(mate != null && !(mate instanceof org.apache.kafka.common.InvalidRecordException)
+                    && mate.getMessage().contains("part of a batch which had one more more invalid records"),
+                    "its keyed batch-mate: " + mate);
+                System.out.println("keyless record: " + named.getMessage());
+                System.out.println("its batch-mate: " + mate.getMessage());
             }
         });
 
