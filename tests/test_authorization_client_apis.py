@@ -39,7 +39,8 @@ def _produce(authorizer, records, topics=("t",), transactional_id=None):
     def append(timeout, acks, entries):
         appended.extend(entries)
         return defer.succeed({tp: SimpleNamespace(error=Errors.NONE, base_offset=0, log_append_time=-1,
-                                                  log_start_offset=0, message=None) for tp in entries})
+                                                  log_start_offset=0, message=None, record_errors=())
+                                for tp in entries})
     body = {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 100,
             "topics": [{"name": topic, "partitions": [{"partition_index": 0, "records": records}]}
                        for topic in topics]}
