@@ -48,9 +48,30 @@ def test_control_requests_are_fenced_by_the_broker_epoch_of_the_moment(tmp_path)
         stop_replica=lambda topic, index, delete: stopped.append((topic, index)) or Errors.NONE)
     dispatcher = server.request_dispatcher()
     server.broker_epoch = 20  # registered after the listener opened
+    dispatcher.serve(apis.CONTROLLER_APIS)
     request = SimpleNamespace(api_key=5, api_version=1, body={
         "controller_id": 1, "controller_epoch": 1, "broker_epoch": 10, "delete_partitions": False,
         "ungrouped_partitions": [{"topic_name": "t", "partition_index": 0}]})
     assert dispatcher.handle(request).result["error_code"] == Errors.STALE_BROKER_EPOCH
     request.body["broker_epoch"] = 20
     assert dispatcher.handle(request).result["error_code"] == Errors.NONE and stopped == [("t", 0)]
+
+
+def test_a_starting_broker_answers_the_controller_once_registered_and_clients_once_it_knows_the_cluster():
+    """A restarted broker listens while it waits for its previous incarnation's registration to expire: what the
+    controller sent that incarnation waits for the new broker epoch, and clients wait for the cluster's view."""
+    answered = []
+    handlers = {key: (lambda request, key=key: answered.append(key) or {"api_key": key}) for key in apis.HANDLERS}
+    dispatcher = apis.Dispatcher(handlers, serving=apis.CONNECTION_APIS)
+    requests = {name: SimpleNamespace(api_key=key) for name, key in
+                [("ApiVersions", 18), ("OffsetCommit", 8), ("UpdateMetadata", 6), ("Heartbeat", 12)]}
+    results = {name: dispatcher.handle(request) for name, request in requests.items()}
+    assert answered == [18]
+    dispatcher.serve(apis.CONTROLLER_APIS)       # registered
+    assert answered == [18, 6]
+    dispatcher.serve()                           # the controller's first UpdateMetadata applied
+    assert answered == [18, 6, 8, 12]            # the waiting ones in arrival order
+    assert {name: getattr(result, "result", result) for name, result in results.items()} == {
+        name: {"api_key": request.api_key} for name, request in requests.items()}
+    dispatcher.serve(apis.CONTROLLER_APIS)       # a later registration (a new session) holds nothing back
+    assert dispatcher.handle(requests["OffsetCommit"]) == {"api_key": 8}

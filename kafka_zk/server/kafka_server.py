@@ -112,7 +112,7 @@ class KafkaServer(service.MultiService):
         broker epoch (set on each registration), the cluster id, and the controller (created once registered)."""
         return apis.Dispatcher(apis.bind_handlers(
             self, clock=self.reactor, broker_epoch=lambda: self.broker_epoch, cluster_id=lambda: self.cluster_id,
-            controller=lambda: self.controller))
+            controller=lambda: self.controller), serving=apis.CONNECTION_APIS)
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -137,6 +137,7 @@ class KafkaServer(service.MultiService):
         self._listen()
         self._serve_metrics()
         self.broker_epoch = yield self._register()
+        self.dispatcher.serve(apis.CONTROLLER_APIS)
         log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
                  self.broker_id, self.broker_epoch, self.bound_port)
         self.listeners.follow_dynamic_configs()
@@ -268,7 +269,8 @@ class KafkaServer(service.MultiService):
 
     def _listen(self):
         """A port for every listener; bound_port is the first listener's."""
-        self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.request_dispatcher(),
+        self.dispatcher = self.request_dispatcher()
+        self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.dispatcher,
                                          self.config["socket.request.max.bytes"], self.sasl.authenticator_factory,
                                          socket_metrics=self.hot_path_metrics.socket)
         for port in self.listeners.ports.values():
@@ -434,6 +436,7 @@ class KafkaServer(service.MultiService):
         self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     def on_metadata_updated(self):
+        self.dispatcher.serve()   # the controller has told this broker about the cluster: clients may ask it
         self.admin.on_metadata_updated()
 
     # -- shutdown ----------------------------------------------------------------------------------

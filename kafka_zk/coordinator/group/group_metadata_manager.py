@@ -226,8 +226,8 @@ class GroupMetadataManager:
                 self.on_group_loaded(group)
         now = milliseconds(self.clock)
         self.load_times.record(now - scheduled_ms, now)
-        log.info("Loaded %d groups from %s-%d (%d records skipped)", len(loaded), OFFSETS_TOPIC, partition_id,
-                 replay.skipped)
+        log.info("Loaded %d groups from %s-%d in %d ms (%d records skipped)", len(loaded), OFFSETS_TOPIC,
+                 partition_id, now - scheduled_ms, replay.skipped)
 
     def unload(self, partition_id):
         """This broker no longer leads the partition: drop its groups (their members get NOT_COORDINATOR)."""

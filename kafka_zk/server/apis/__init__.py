@@ -10,6 +10,8 @@ once the broker is registered). ApiVersions advertises exactly the registered AP
 import functools
 import inspect
 
+from twisted.internet import defer
+
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.server.apis import (
     alter_configs, alter_partition_reassignments, api_versions, controlled_shutdown, create_partitions,
@@ -78,14 +80,45 @@ def bind_handlers(provider, **given):
     return bound
 
 
-class Dispatcher:
-    """What the listener calls: the bound handler of a request's API key, and the versions it may advertise."""
+# What a starting broker serves before it has registered: a connection's set-up.
+CONNECTION_APIS = frozenset({api_versions.API_KEY, sasl_handshake.API_KEY, sasl_authenticate.API_KEY})
+# And, once registered, before the controller has told it about the cluster: the controller's requests.
+CONTROLLER_APIS = frozenset({leader_and_isr.API_KEY, update_metadata.API_KEY, stop_replica.API_KEY,
+                             controlled_shutdown.API_KEY})
 
-    def __init__(self, handlers):
+
+class Dispatcher:
+    """What the listener calls: the bound handler of a request's API key, and the versions it may advertise.
+
+    A broker starts listening before it registers (a listener on port 0 registers the port it was given). Until
+    it serves every API, the requests of the others wait, as they wait in Kafka's sockets until its processors
+    start: a restarted broker that waits for its previous incarnation's registration to expire would otherwise
+    apply what the controller sent that incarnation, and answer clients from an empty view of the cluster."""
+
+    def __init__(self, handlers, serving=None):
+        """``serving``: the API keys served from the start (None: all)."""
         self.handlers = handlers  # {api_key: handle(request)}
+        self.serving = serving
+        self._waiting = []        # [(request, Deferred of its answer)] in arrival order
 
     def handle(self, request):
-        return self.handlers[request.api_key](request)
+        if self.serving is None or request.api_key in self.serving:
+            return self.handlers[request.api_key](request)
+        answer = defer.Deferred()
+        self._waiting.append((request, answer))
+        return answer
+
+    def serve(self, api_keys=None):
+        """Serve ``api_keys`` too from now on (None: every API); the requests waiting for them go first."""
+        if self.serving is None:
+            return
+        self.serving = None if api_keys is None else self.serving | api_keys
+        waiting, self._waiting = self._waiting, []
+        for request, answer in waiting:
+            if self.serving is None or request.api_key in self.serving:
+                defer.maybeDeferred(self.handlers[request.api_key], request).chainDeferred(answer)
+            else:
+                self._waiting.append((request, answer))
 
     def supported_versions(self):
         return supported_versions()
