@@ -1,4 +1,4 @@
-"""The delivery checker fault drills share: an idempotent acks=all producer, then an exactly-once, in-order read-back."""
+"""The delivery checker fault drills share: an idempotent acks=all producer and an exactly-once, in-order read-back."""
 
 import threading
 import time
@@ -66,6 +66,7 @@ class DeliveryReport:
     longest_gap_s: float = 0.0                          # the longest time between consecutive acks
     longest_gap_began_s: float = 0.0                    # when it began, in seconds after the first ack
     window_gap_s: float | None = None                   # the longest stretch without an ack inside the window
+    partition_gaps: dict = field(default_factory=dict)  # {partition: the longest time between its own acks}
     fatal_errors: list = field(default_factory=list)    # the producer's fatal client errors (strings)
 
     def line(self):
@@ -74,6 +75,9 @@ class DeliveryReport:
             self.longest_gap_s)
         if self.window_gap_s is not None:
             text += " (%.1f s in window)" % self.window_gap_s
+        if self.partition_gaps:
+            partition, gap = max(self.partition_gaps.items(), key=lambda item: item[1])
+            text += " (partition %d: %.1f s)" % (partition, gap)
         text += " misplaced %d read %d" % (len(self.misplaced), self.read_back)
         if self.foreign:
             text += " foreign %d" % len(self.foreign)
@@ -143,6 +147,9 @@ def compute_report(acked, read_back, failed=(), name="delivery", window=None, fa
             misplaced.append((record.value, (record.partition, record.offset), found[0]))
 
     gap, began = longest_gap([r.acked_at for r in acked])
+    ack_times = defaultdict(list)
+    for record in acked:
+        ack_times[record.partition].append(record.acked_at)
     first_ack = min((r.acked_at for r in acked), default=began)
     return DeliveryReport(
         name=name, acked=len(acked), read_back=len(read_sorted), failed=list(failed), lost=lost,
@@ -150,6 +157,7 @@ def compute_report(acked, read_back, failed=(), name="delivery", window=None, fa
         out_of_order=out_of_order, misplaced=misplaced, foreign=foreign, longest_gap_s=gap,
         longest_gap_began_s=began - first_ack,
         window_gap_s=None if window is None else longest_gap([r.acked_at for r in acked], window)[0],
+        partition_gaps={partition: longest_gap(times)[0] for partition, times in sorted(ack_times.items())},
         fatal_errors=list(fatal_errors))
 
 

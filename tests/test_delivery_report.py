@@ -107,4 +107,14 @@ def test_longest_gap_over_the_run_and_inside_a_window():
     report = compute_report(acked, read_as_acked(acked), window=(0.15, 4.0))
     assert (report.longest_gap_s, report.longest_gap_began_s) == (pytest.approx(5.7), 3.3)
     assert report.window_gap_s == pytest.approx(3.0)
-    assert "longest gap 5.7 s (3.0 s in window)" in report.line()
+    assert report.partition_gaps == {0: pytest.approx(5.7)}
+    assert "longest gap 5.7 s (3.0 s in window) (partition 0: 5.7 s)" in report.line()
+
+
+def test_each_partition_has_its_own_longest_gap():
+    acked = [AckedRecord(0, 0, b"0:0", 0.0), AckedRecord(1, 0, b"1:0", 0.5), AckedRecord(0, 1, b"0:1", 1.0),
+             AckedRecord(0, 2, b"0:2", 2.0), AckedRecord(1, 1, b"1:1", 4.5)]
+    report = compute_report(acked, read_as_acked(acked))
+    assert report.longest_gap_s == pytest.approx(2.5)
+    assert report.partition_gaps == {0: pytest.approx(1.0), 1: pytest.approx(4.0)}
+    assert "(partition 1: 4.0 s)" in report.line()
