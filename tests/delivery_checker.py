@@ -180,6 +180,7 @@ class DeliveryChecker:
                        "error_cb": self._client_error}
         self.config.update(producer_config or {})
         self.acked = []
+        self.acked_by_partition = dict.fromkeys(self.partitions, 0)
         self.failed = []
         self.client_errors = []      # (monotonic time, fatal, text)
         self.produced = 0
@@ -241,6 +242,7 @@ class DeliveryChecker:
         with self._changed:
             if error is None:
                 self.acked.append(AckedRecord(message.partition(), message.offset(), message.value(), now))
+                self.acked_by_partition[message.partition()] += 1
             else:
                 self.failed.append(FailedRecord(message.value(), str(error)))
             self._changed.notify_all()
@@ -261,10 +263,13 @@ class DeliveryChecker:
                                          % (self.name, timeout, message, len(self.acked), len(self.failed)))
                 self._changed.wait(min(remaining, POLL_INTERVAL_S * 4))
 
-    def wait_acked(self, count_more, timeout):
-        """Wait for count_more acks beyond those already received."""
-        target = len(self.acked) + count_more
-        self.wait_until(lambda checker: len(checker.acked) >= target, timeout, "%d more acks" % count_more)
+    def wait_acked(self, count_more, timeout, partition=None):
+        """Wait for count_more acks beyond those already received (of one partition's records, if given)."""
+        def acked(checker):
+            return len(checker.acked) if partition is None else checker.acked_by_partition[partition]
+        target = acked(self) + count_more
+        self.wait_until(lambda checker: acked(checker) >= target, timeout, "%d more acks%s" % (
+            count_more, "" if partition is None else " on partition %d" % partition))
 
     def acked_since(self, moment):
         """How many acks arrived after a monotonic moment."""
