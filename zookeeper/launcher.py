@@ -568,7 +568,11 @@ class ZooKeeperEnsemble:
             time.sleep(0.05)
 
     def stop(self, timeout: float = 10.0) -> None:
-        """SIGTERM every member (each SIGKILLed if still alive after `timeout` seconds)."""
+        """SIGTERM every member at once, then wait for each (SIGKILLed if still alive after `timeout` seconds)."""
+        for server in self.servers:
+            pid = server.pid()
+            if pid is not None:
+                os.kill(pid, signal.SIGTERM)
         for server in self.servers:
             server.stop(timeout)
 
