@@ -150,7 +150,8 @@ def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple =
             *_logging_opts("INFO", "OUT"), SERVER_MAIN, str(cfg_path)]
 
 
-def zkcli_command(server: "ZooKeeperServer | ZooKeeperEnsemble | str", jvm_options: list[str] | tuple = ()) -> list[str]:
+def zkcli_command(server: "ZooKeeperServer | ZooKeeperEnsemble | str",
+                  jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server, an ensemble, or a connect
     string "host:port[,host:port...][/chroot]" (ZooKeeper's client parses the hosts and the chroot itself)."""
     connect = server if isinstance(server, str) else server.connect_string
