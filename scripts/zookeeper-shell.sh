@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ZooKeeper's own shell (ZooKeeperMain) against HOST:PORT[/chroot]; with a command after the address
+# ZooKeeper's own shell (ZooKeeperMain) against HOST:PORT[,HOST:PORT...][/chroot]; with a command after the address
 # it runs that one command and exits, e.g. `zookeeper-shell.sh localhost:2181 get /brokers/ids/0`.
 set -euo pipefail
 

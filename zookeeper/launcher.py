@@ -1,17 +1,22 @@
 """Launcher for a real Apache ZooKeeper server: finds its jars, writes zoo.cfg, starts, probes, stops.
 
 Stdlib only, so the shell scripts can run it with any Python 3. Usable as a library
-(`ZooKeeperServer`, `find_zookeeper_classpath`, `zkcli_command`) and as a command:
+(`ZooKeeperServer`, `ZooKeeperEnsemble`, `find_zookeeper_classpath`, `zkcli_command`) and as a command:
 
     python -m zookeeper.launcher start  --data-dir D --port P [--host H] [--daemon] [--sasl-user NAME=PASSWORD ...]
+    python -m zookeeper.launcher start  --data-dir D --port P --ensemble N [--quorum-port Q] [--election-port E] ...
     python -m zookeeper.launcher start  --config zookeeper.properties [--daemon]
     python -m zookeeper.launcher stop   --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher status --data-dir D | --config zookeeper.properties
-    python -m zookeeper.launcher shell  HOST:PORT[/chroot] [zkCli command ...]
+    python -m zookeeper.launcher shell  HOST:PORT[,HOST:PORT...][/chroot] [zkCli command ...]
     python -m zookeeper.launcher classpath
 
 As Kafka's scripts do, `start` and `shell` hand the JVM options in KAFKA_OPTS to Java, so a JAAS file named there
 (-Djava.security.auth.login.config=...) gives the server its `Server` section and the shell its `Client` login.
+
+With `--ensemble N`, member n (1..N) keeps its files in D/zk-n/ and listens for clients on H:P+n-1, for its
+peers on H:Q+n-1 (quorum, default 2888) and H:E+n-1 (leader election, default 3888); `stop` and `status`
+take the same options.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Mapping, NamedTuple, Sequence
 
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "zoo.cfg.template"
@@ -61,6 +67,9 @@ SASL_AUTH_PROVIDER = "org.apache.zookeeper.server.auth.SASLAuthenticationProvide
 DIGEST_LOGIN_MODULE = "org.apache.zookeeper.server.auth.DigestLoginModule"
 LOG_FILE = "zookeeper.log"
 CFG_FILE = "zoo.cfg"
+MYID_FILE = "myid"
+NOT_SERVING = "This ZooKeeper instance is not currently serving requests"
+QUORUM_MODES = ("leader", "follower")
 
 
 class ZooKeeperError(RuntimeError):
@@ -141,9 +150,11 @@ def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple =
             *_logging_opts("INFO", "OUT"), SERVER_MAIN, str(cfg_path)]
 
 
-def zkcli_command(server: "ZooKeeperServer | str", jvm_options: list[str] | tuple = ()) -> list[str]:
-    """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server or "host:port[/chroot]"."""
-    connect = server.connect_string if isinstance(server, ZooKeeperServer) else server
+def zkcli_command(server: "ZooKeeperServer | ZooKeeperEnsemble | str",
+                  jvm_options: list[str] | tuple = ()) -> list[str]:
+    """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server, an ensemble, or a connect
+    string "host:port[,host:port...][/chroot]" (ZooKeeper's client parses the hosts and the chroot itself)."""
+    connect = server if isinstance(server, str) else server.connect_string
     # ZooKeeper 3.9's client refuses DIGEST-MD5 in its default FIPS mode; the 3.5 client of Kafka 2.5 had none.
     return [_java(), "-Xmx128m", "-Dzookeeper.fips-mode=false", *jvm_options, "-cp", os.pathsep.join(find_zookeeper_classpath()),
             *_logging_opts("WARN", "ERR"), "-Dzookeeper.admin.enableServer=false", CLI_MAIN, "-server", connect]
@@ -178,6 +189,17 @@ def is_serving(host: str, port: int) -> bool:
         return four_letter_word(host, port, "ruok") == "imok" and "Mode: " in four_letter_word(host, port, "srvr")
     except OSError:
         return False
+
+
+def server_mode(host: str, port: int) -> str | None:
+    """The Mode srvr reports (leader, follower, observer, standalone); None when the server is unreachable or
+    not serving (an ensemble member without a quorum)."""
+    try:
+        answer = four_letter_word(host, port, "srvr")
+    except OSError:
+        return None
+    match = re.search(r"^Mode: (\S+)", answer, re.MULTILINE)
+    return match.group(1) if match else None
 
 
 def _port_in_use(host: str, port: int) -> bool:
@@ -250,11 +272,21 @@ def read_properties(path: str | os.PathLike) -> dict[str, str]:
     return props
 
 
-def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | None = None) -> str:
-    """zoo.cfg text: the template filled in, then each extra key replacing its line or appended."""
+def peer_lines(peers: Mapping[int, tuple[str, int, int]]) -> list[str]:
+    """zoo.cfg's ensemble lines, server.<id>=host:quorumPort:electionPort, in id order."""
+    return ["server.%d=%s:%d:%d" % (server_id, host, int(quorum), int(election))
+            for server_id, (host, quorum, election) in sorted(peers.items())]
+
+
+def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | None = None,
+                   peers: Mapping[int, tuple[str, int, int]] | None = None) -> str:
+    """zoo.cfg text: the template filled in, the ensemble's `peers` lines (see `peer_lines`), then each extra
+    key replacing its line or appended."""
     text = string.Template(TEMPLATE.read_text()).substitute(
         data_dir=data_dir, client_port=port, client_address=host)
     lines = text.splitlines()
+    if peers:
+        lines += ["", "# The ensemble: server.<myid>=host:quorumPort:electionPort."] + peer_lines(peers)
     for key, value in (extra or {}).items():
         setting = f"{key}={value}"
         for index, line in enumerate(lines):
@@ -267,19 +299,34 @@ def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | 
 
 
 class ZooKeeperServer:
-    """One standalone ZooKeeper server whose config, pid file and log live in `data_dir`."""
+    """One ZooKeeper server, standalone or an ensemble member, whose config, pid file and log live in `data_dir`."""
 
     def __init__(self, data_dir: str | os.PathLike, port: int = 2181, host: str = "127.0.0.1",
                  extra_config: dict[str, str] | None = None, sasl_users: dict[str, str] | None = None,
-                 jvm_options: list[str] | None = None):
-        """`sasl_users` {name: password}: clients may log in with SASL DIGEST-MD5 as these users (a `Server` JAAS
-        section in the data dir, and ZooKeeper's SASL auth provider); `jvm_options`: more options for its JVM."""
+                 jvm_options: list[str] | None = None, server_id: int | None = None,
+                 peers: Mapping[int, tuple[str, int, int]] | None = None,
+                 command_prefix: Sequence[str] | None = None):
+        """Clients connect to `host`:`port`. `extra_config`: zoo.cfg keys replacing or added to the template's (e.g.
+        {"tickTime": "500"}). `sasl_users` {name: password}: clients may log in with SASL DIGEST-MD5 as these users
+        (a `Server` JAAS section in the data dir, and ZooKeeper's SASL auth provider); `jvm_options`: more options
+        for its JVM.
+
+        An ensemble member has a `server_id` (its myid, written to <data_dir>/myid) and `peers`, the whole ensemble
+        as {server id: (host, quorum port, election port)}, its own entry included; it serves once srvr reports
+        it leader or follower (the only member of a one-member ensemble runs standalone). `command_prefix` goes in
+        front of the java command, e.g. ["ip", "netns", "exec", "kz-zk-1"] to run it in a network namespace; the
+        prefix must exec the JVM (as `ip netns exec` does) so that the pid we start is the server's."""
         self.data_dir = Path(data_dir).resolve()
         self.port = int(port)
         self.host = host
         self.extra_config = dict(extra_config or {})
         self.sasl_users = dict(sasl_users or {})
         self.jvm_options = list(jvm_options or [])
+        self.server_id = None if server_id is None else int(server_id)
+        self.peers = {int(n): tuple(peer) for n, peer in (peers or {}).items()}
+        self.command_prefix = list(command_prefix or [])
+        if self.peers and self.server_id not in self.peers:
+            raise ZooKeeperError(f"server id {self.server_id} is not among the peers {sorted(self.peers)}")
         if self.sasl_users:
             self.extra_config.setdefault("authProvider.1", SASL_AUTH_PROVIDER)
         self._process: subprocess.Popen | None = None
@@ -304,12 +351,20 @@ class ZooKeeperServer:
     def jaas_file(self) -> Path:
         return self.data_dir / SERVER_JAAS_FILE
 
+    @property
+    def myid_file(self) -> Path:
+        return self.data_dir / MYID_FILE
+
+    @property
+    def in_ensemble(self) -> bool:
+        return bool(self.peers)
+
     def command(self) -> list[str]:
-        """The server's java command line, writing its zoo.cfg (and JAAS file) first."""
+        """The server's command line (`command_prefix`, then java), writing its zoo.cfg (and JAAS file) first."""
         options = list(self.jvm_options)
         if self.sasl_users:
             options.append(f"-Djava.security.auth.login.config={self.jaas_file}")
-        return server_command(self.write_config(), options)
+        return self.command_prefix + server_command(self.write_config(), options)
 
     def pid(self) -> int | None:
         """The server's pid if the pid file names a live ZooKeeper process."""
@@ -318,16 +373,41 @@ class ZooKeeperServer:
     def is_running(self) -> bool:
         return self.pid() is not None
 
+    def mode(self) -> str | None:
+        """What srvr says this server is (leader, follower, standalone, ...); None when it does not serve."""
+        return server_mode(self.host, self.port)
+
+    def is_serving(self) -> bool:
+        """Standalone: it answers ruok and srvr. Ensemble member: it is the leader or a follower of a quorum."""
+        if not self.in_ensemble:
+            return is_serving(self.host, self.port)
+        return self.mode() in (QUORUM_MODES if len(self.peers) > 1 else ("standalone",))
+
     def write_config(self) -> Path:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.cfg_file.write_text(render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config))
+        self.cfg_file.write_text(
+            render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config, self.peers or None))
+        if self.in_ensemble:
+            self.myid_file.write_text(f"{self.server_id}\n")
         if self.sasl_users:
             self.jaas_file.write_text(server_jaas(self.sasl_users))
             self.jaas_file.chmod(0o600)
         return self.cfg_file
 
     def start(self, timeout: float = 30.0) -> "ZooKeeperServer":
-        """Start the server in the background and wait until it serves requests."""
+        """Start the server in the background and wait until it serves requests (an ensemble member: until it
+        has joined a quorum, so the quorum's other members must be running or starting too)."""
+        self.launch()
+        self.wait_serving(timeout)
+        return self
+
+    def restart(self, timeout: float = 30.0) -> "ZooKeeperServer":
+        """Stop (SIGTERM) and start again, waiting until it serves (an ensemble member: has rejoined its quorum)."""
+        self.stop()
+        return self.start(timeout)
+
+    def launch(self) -> None:
+        """Start the server's process in the background without waiting for it to serve."""
         if self.is_running():
             raise ZooKeeperError(f"ZooKeeper already running from {self.data_dir} (pid {self.pid()})")
         if _port_in_use(self.host, self.port):
@@ -338,16 +418,18 @@ class ZooKeeperServer:
                 command, cwd=self.data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)
         self.pid_file.write_text(f"{self._process.pid}\n")
+
+    def wait_serving(self, timeout: float = 30.0) -> None:
+        """Wait until `is_serving`; raise (and kill the server) if it exits or does not serve within `timeout`."""
         deadline = time.monotonic() + timeout
-        while not is_serving(self.host, self.port):
-            if self._process.poll() is not None:
+        while not self.is_serving():
+            if self._process is not None and self._process.poll() is not None:
                 raise ZooKeeperError(
                     f"ZooKeeper exited with code {self._process.returncode}; log tail:\n{self.log_tail()}")
             if time.monotonic() > deadline:
                 self.kill()
                 raise ZooKeeperError(f"ZooKeeper not serving after {timeout}s; log tail:\n{self.log_tail()}")
             time.sleep(0.05)
-        return self
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM, wait up to `timeout` seconds, then SIGKILL."""
@@ -383,10 +465,138 @@ class ZooKeeperServer:
         self.pid_file.unlink(missing_ok=True)
 
     def __repr__(self) -> str:
-        return f"ZooKeeperServer({str(self.data_dir)!r}, port={self.port}, host={self.host!r})"
+        member = "" if self.server_id is None else f", server_id={self.server_id}"
+        return f"ZooKeeperServer({str(self.data_dir)!r}, port={self.port}, host={self.host!r}{member})"
 
 
-def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
+class EnsembleMember(NamedTuple):
+    """Where one ensemble member listens: clients on host:client_port, its peers on host:quorum_port (followers
+    to the leader) and host:election_port (leader election); `command_prefix` goes before its java command."""
+    host: str
+    client_port: int
+    quorum_port: int
+    election_port: int
+    command_prefix: tuple[str, ...] = ()
+
+
+def loopback_members(size: int, client_port: int, quorum_port: int = 2888, election_port: int = 3888,
+                     host: str = "127.0.0.1") -> list[EnsembleMember]:
+    """`size` members on one host, member n (1..size) on client_port+n-1, quorum_port+n-1 and election_port+n-1."""
+    return [EnsembleMember(host, client_port + index, quorum_port + index, election_port + index)
+            for index in range(size)]
+
+
+class ZooKeeperEnsemble:
+    """A ZooKeeper ensemble: member n (1..N, its myid) is a `ZooKeeperServer` with its files in <data_dir>/zk-n/."""
+
+    def __init__(self, data_dir: str | os.PathLike, members: Sequence[EnsembleMember | tuple],
+                 extra_config: dict[str, str] | None = None, sasl_users: dict[str, str] | None = None,
+                 jvm_options: list[str] | None = None):
+        """`members`: EnsembleMember(host, client_port, quorum_port, election_port[, command_prefix]) or plain
+        tuples in that order, member 1 first. `extra_config`, `sasl_users` and `jvm_options` go to every member
+        (see `ZooKeeperServer`), e.g. extra_config={"tickTime": "500"} for session timeouts down to 1 s."""
+        self.data_dir = Path(data_dir).resolve()
+        self.members = [EnsembleMember(*member) for member in members]
+        if not self.members:
+            raise ZooKeeperError("an ensemble needs at least one member")
+        peers = {n: (member.host, member.quorum_port, member.election_port)
+                 for n, member in enumerate(self.members, 1)}
+        self.servers = [
+            ZooKeeperServer(self.data_dir / f"zk-{n}", port=member.client_port, host=member.host,
+                            extra_config=extra_config, sasl_users=sasl_users, jvm_options=jvm_options,
+                            server_id=n, peers=peers, command_prefix=member.command_prefix)
+            for n, member in enumerate(self.members, 1)]
+
+    @property
+    def connect_string(self) -> str:
+        """"h1:p1,h2:p2,...": what zookeeper.connect names (append "/chroot" for a chroot)."""
+        return ",".join(server.connect_string for server in self.servers)
+
+    @property
+    def size(self) -> int:
+        return len(self.servers)
+
+    def member(self, server_id: int) -> ZooKeeperServer:
+        """Member `server_id` (1..N), to stop, kill or restart on its own."""
+        if not 1 <= server_id <= len(self.servers):
+            raise ZooKeeperError(f"no member {server_id} in an ensemble of {len(self.servers)}")
+        return self.servers[server_id - 1]
+
+    def modes(self) -> dict[int, str | None]:
+        """{server id: what srvr says it is (leader, follower, ...), None when it does not serve}."""
+        return {server.server_id: server.mode() for server in self.servers}
+
+    def leader(self) -> int | None:
+        """The id of the member that reports itself leader (or runs standalone, alone); None during an election."""
+        for server_id, mode in self.modes().items():
+            if mode in ("leader", "standalone"):
+                return server_id
+        return None
+
+    def is_running(self) -> bool:
+        """True while any member's process runs."""
+        return any(server.is_running() for server in self.servers)
+
+    def start(self, timeout: float = 60.0) -> "ZooKeeperEnsemble":
+        """Start every member that is not running, then wait until every running member serves in a quorum.
+        On failure the members started here are killed again."""
+        launched = []
+        try:
+            for server in self.servers:
+                if not server.is_running():
+                    server.launch()
+                    launched.append(server)
+            self._wait_serving(timeout)
+        except BaseException:
+            for server in launched:
+                server.kill()
+            raise
+        return self
+
+    def _wait_serving(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            running = [server for server in self.servers if server.is_running()]
+            waiting = [server for server in running if not server.is_serving()]
+            if running and not waiting:
+                return
+            if not running:
+                raise ZooKeeperError(f"no member of the ensemble in {self.data_dir} is running")
+            if time.monotonic() > deadline:
+                tails = "\n".join(f"member {server.server_id} ({server.connect_string}):\n{server.log_tail(15)}"
+                                   for server in waiting)
+                raise ZooKeeperError(f"ensemble not serving after {timeout}s; log tails:\n{tails}")
+            time.sleep(0.05)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM every member at once, then wait for each (SIGKILLed if still alive after `timeout` seconds)."""
+        for server in self.servers:
+            pid = server.pid()
+            if pid is not None:
+                os.kill(pid, signal.SIGTERM)
+        for server in self.servers:
+            server.stop(timeout)
+
+    def kill(self) -> None:
+        """SIGKILL every member."""
+        for server in self.servers:
+            server.kill()
+
+    def status_lines(self) -> list[str]:
+        """One line per member: id, address, pid and mode."""
+        lines = []
+        for server in self.servers:
+            pid = server.pid()
+            state = "stopped" if pid is None else f"running (pid {pid}), {server.mode() or 'not serving'}"
+            lines.append(f"member {server.server_id} {server.connect_string}: {state}")
+        return lines
+
+    def __repr__(self) -> str:
+        return f"ZooKeeperEnsemble({str(self.data_dir)!r}, {self.connect_string!r})"
+
+
+def _settings_from_args(args: argparse.Namespace) -> tuple[str, int, str, dict[str, str], dict[str, str]]:
+    """(data dir, client port, host, other zoo.cfg keys, SASL users) from the options or a --config file."""
     extra: dict[str, str] = {}
     data_dir, port, host = args.data_dir, args.port, args.host
     if args.config:
@@ -397,8 +607,47 @@ def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
     if not data_dir:
         raise SystemExit("--data-dir or a --config with dataDir is required")
     users = dict(user.split("=", 1) for user in getattr(args, "sasl_user", None) or [])
+    return data_dir, port, host, extra, users
+
+
+def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
+    data_dir, port, host, extra, users = _settings_from_args(args)
     return ZooKeeperServer(data_dir, port=port, host=host, extra_config=extra, sasl_users=users,
                            jvm_options=kafka_opts())
+
+
+def _ensemble_from_args(args: argparse.Namespace) -> ZooKeeperEnsemble:
+    data_dir, port, host, extra, users = _settings_from_args(args)
+    members = loopback_members(args.ensemble, port, args.quorum_port, args.election_port, host)
+    return ZooKeeperEnsemble(data_dir, members, extra_config=extra, sasl_users=users, jvm_options=kafka_opts())
+
+
+def _ensemble_action(args: argparse.Namespace) -> int:
+    """start, stop or status of the --ensemble the options describe."""
+    ensemble = _ensemble_from_args(args)
+    if args.action == "start":
+        ensemble.start(timeout=args.timeout)
+        print(f"ZooKeeper ensemble serving on {ensemble.connect_string} (leader: member {ensemble.leader()})")
+        if not args.daemon:
+            _serve_until_signalled(ensemble)
+        return 0
+    if args.action == "stop":
+        running = ensemble.is_running()
+        ensemble.stop()
+        print("ZooKeeper ensemble stopped" if running else "ZooKeeper ensemble was not running")
+        return 0
+    print("\n".join(ensemble.status_lines()))
+    return 0 if ensemble.is_running() else 1
+
+
+def _serve_until_signalled(ensemble: ZooKeeperEnsemble) -> None:
+    """Keep the ensemble running until SIGINT or SIGTERM, then stop it."""
+    signals: list[int] = []
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, frame: signals.append(number))
+    while not signals:
+        signal.pause()
+    ensemble.stop()
 
 
 def _run_foreground(server: ZooKeeperServer) -> None:
@@ -425,8 +674,12 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--timeout", type=float, default=30.0)
             p.add_argument("--sasl-user", action="append", metavar="NAME=PASSWORD",
                            help="accept SASL DIGEST-MD5 logins of this user (repeatable)")
+        p.add_argument("--ensemble", type=int, metavar="N",
+                       help="an ensemble of N members on --host: member n in <data-dir>/zk-n, client port port+n-1")
+        p.add_argument("--quorum-port", type=int, default=2888, help="member 1's quorum port (with --ensemble)")
+        p.add_argument("--election-port", type=int, default=3888, help="member 1's election port (with --ensemble)")
     shell = sub.add_parser("shell")
-    shell.add_argument("connect", help="host:port[/chroot]")
+    shell.add_argument("connect", help="host:port[,host:port...][/chroot]")
     shell.add_argument("command", nargs=argparse.REMAINDER)
     sub.add_parser("classpath")
     args = parser.parse_args(argv)
@@ -438,6 +691,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "shell":
             command = zkcli_command(args.connect, kafka_opts()) + list(args.command)
             os.execv(command[0], command)
+        if args.ensemble:
+            return _ensemble_action(args)
         server = _server_from_args(args)
         if args.action == "start":
             if not args.daemon:
@@ -480,7 +735,7 @@ def server_stop_main(argv: list[str] | None = None) -> int:
 
 
 def shell_main(argv: list[str] | None = None) -> int:
-    """zookeeper-shell HOST:PORT[/chroot] [zkCli command ...]."""
+    """zookeeper-shell HOST:PORT[,HOST:PORT...][/chroot] [zkCli command ...]."""
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
         print("USAGE: zookeeper-shell zookeeper_host:port[/path] [args...]", file=sys.stderr)
