@@ -19,6 +19,7 @@ registering thread, later ones on a kazoo thread: callbacks must only hand off (
 from __future__ import annotations
 
 import logging
+import random
 import threading
 from typing import Any, Callable, Hashable, Iterable, NamedTuple, Sequence, TypeVar
 
@@ -121,6 +122,17 @@ def _indexed_failure(results: Sequence[Any]) -> KazooException | None:
     return failure
 
 
+def shuffled_once(connect: str, shuffle: Callable[[list], None] = random.shuffle) -> str:
+    """The connect string with its hosts in a random order, chroot kept. Given to kazoo with randomize_hosts off, the
+    order holds for the session's life, as in ZooKeeper's own client (StaticHostProvider): after losing a server
+    kazoo tries the next one in the list, never the lost one again first. Kazoo's own randomizing reshuffles every
+    pass, so a broker could spend a whole connect timeout on the server it just lost and let its session expire."""
+    hosts, chroot = _split_chroot(connect)
+    order = hosts.split(",")
+    shuffle(order)
+    return ",".join(order) + chroot
+
+
 def _split_chroot(connect: str) -> tuple[str, str]:
     hosts, slash, chroot = connect.partition("/")
     return hosts, (slash + chroot).rstrip("/")
@@ -148,9 +160,10 @@ class ZkSession:
         self._session_timeout_s = session_timeout_ms / 1000.0
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000.0
         retry = {"max_tries": -1, "delay": 0.05, "max_delay": 1.0, "deadline": self._session_timeout_s}
-        self._zk = SecuredKazooClient(connect, security, timeout=self._session_timeout_s,
-                               connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
-                               command_retry=retry)
+        self._zk = SecuredKazooClient(shuffled_once(connect), security, timeout=self._session_timeout_s,
+                                      randomize_hosts=False,
+                                      connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
+                                      command_retry=retry)
         self._multi_read_supported: bool | None = None  # learnt from the first multiRead
 
     # -- session -------------------------------------------------------------------------------
