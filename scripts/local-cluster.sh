@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Run a local kafka-zk cluster: ZooKeeper on 127.0.0.1:2181 and brokers 0,1,2 on 127.0.0.1:9092-9094.
-#   scripts/local-cluster.sh [--data DIR] [--brokers N] [--racks R] [--daemon]   start (foreground unless --daemon)
+#   scripts/local-cluster.sh [--data DIR] [--brokers N] [--racks R] [--zookeepers 1|3|5] [--hosts] [--daemon]
+#                                                                   start (foreground unless --daemon)
 #   scripts/local-cluster.sh stop | status
-#   scripts/local-cluster.sh broker ID start|stop|kill
+#   scripts/local-cluster.sh broker ID start|stop|kill | zookeeper N start|stop|kill
+#   scripts/local-cluster.sh net cut A B [--one-way] | net isolate A [--keep-clients] | net slow A [--rate 1mbit]
+#                            | net heal [A] | net status                  (a cluster started with --hosts)
+# --hosts puts each ZooKeeper server (zk-1..) and broker (broker-0..) in a network namespace of its own on one bridge,
+# addresses 198.18.0.11.. and 198.18.0.20..; this shell is the host "client" (198.18.0.1). Needs root; nftables is
+# installed from Debian when missing. Later commands on the same --data need no flags: they read DATA/layout.json.
 # The web console serves on http://127.0.0.1:9000/ (--console-port N moves it, 0 leaves it out).
 # --brokers N runs N brokers (default 3); --racks R (1..N) puts broker i in rack rack-<i mod R> (broker.rack).
 # With 3 brokers or more the internal topics get Kafka's production settings (__consumer_offsets and
@@ -12,9 +18,19 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 # Only starting needs Java and ZooKeeper's jars; stop and status work without them.
 needs_zookeeper=yes
+needs_nft=no
 for arg in "$@"; do
-    case "$arg" in stop|status) needs_zookeeper=no ;; esac
+    case "$arg" in
+        stop|status) needs_zookeeper=no ;;
+        net) needs_zookeeper=no; needs_nft=yes ;;
+        --hosts) needs_nft=yes ;;
+    esac
 done
+if [ "$needs_nft" = yes ] && ! command -v nft >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "installing nftables from Debian (the network cuts between hosts)" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables) >/dev/null 2>&1 \
+        || echo "nftables could not be installed: net cut/isolate will say so" >&2
+fi
 if [ "$needs_zookeeper" = yes ]; then
     require_java
     ensure_venv

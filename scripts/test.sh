@@ -4,9 +4,10 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 require_java
 # kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never a
-# browser Playwright downloads). One apt-get run for whatever is missing.
+# browser Playwright downloads); nftables for the network cuts between hosts. One apt-get run for whatever is missing.
 missing=()
 command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+command -v nft >/dev/null 2>&1 || missing+=(nftables)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing ${missing[*]} from Debian" >&2
@@ -19,4 +20,9 @@ export PYSPARK_PYTHON="$PY"
 # Two pytest-xdist workers, each taking whole test modules (a module's cluster stays on one worker); every worker
 # has its own ZooKeeper and its own share of the test ports (tests/ports.py). The real-cluster tests mostly wait on
 # brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle.
-exec "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@"
+status=0
+"$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@" || status=$?
+# Hosts in network namespaces outlive a test that failed or was killed: remove what is left and say so (a leak fails
+# the run).
+"$PY" -m tests.hosts_support sweep || status=$((status ? status : 1))
+exit $status

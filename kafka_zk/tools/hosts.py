@@ -166,8 +166,8 @@ class Hosts:
             self._run(["ip", "netns", "del", host.namespace], check=False)
             removed.append("namespace %s" % host.namespace)
         for link in self._links():
-            self._run(["ip", "link", "del", link], check=False)
-            removed.append("link %s" % link)
+            if self._run(["ip", "link", "del", link], check=False).returncode == 0:
+                removed.append("link %s" % link)
         if self._bridge_exists():
             self._run(["ip", "link", "del", self.bridge], check=False)
             removed.append("bridge %s" % self.bridge)
@@ -273,6 +273,8 @@ class Hosts:
             "add rule inet %s %s %s counter drop comment \"%s\"\n") % (TABLE, TABLE, chain, match, comment))
 
     def _rules(self, host):
+        if shutil.which("nft") is None:  # no rule was ever made here
+            return []
         done = self._nft(host, ["-j", "list", "table", "inet", TABLE], check=False)
         if done.returncode != 0:
             return []

@@ -1,6 +1,8 @@
-"""A local cluster on this machine: one real ZooKeeper and N broker processes, their configs and pids."""
+"""A local cluster on this machine: real ZooKeeper servers and N broker processes, their configs and pids, on
+127.0.0.1 or each on a host of its own (a network namespace, kafka_zk.tools.hosts)."""
 
 import argparse
+import json
 import os
 import signal
 import subprocess
@@ -11,14 +13,20 @@ from pathlib import Path
 from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.tools.console_process import ConsoleProcess
+from kafka_zk.tools.hosts import CLIENT, DEFAULT_SUBNET, DEFAULT_TAG, HostError, Hosts
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
-from zookeeper.launcher import ZooKeeperError, ZooKeeperServer, live_pid, process_running, wait_for_exit
+from zookeeper.launcher import (EnsembleMember, ZooKeeperEnsemble, ZooKeeperError, ZooKeeperServer, live_pid,
+                                loopback_members, process_running, wait_for_exit)
 
 DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
 DEFAULT_BASE_PORT = 9092
 DEFAULT_METRICS_PORT = 9404  # the Prometheus JMX exporter's customary port
 DEFAULT_CONSOLE_PORT = 9000
+# On hosts of their own every server keeps its customary ports.
+HOSTS_BROKER_PORT = 9092
+QUORUM_PORT, ELECTION_PORT = 2888, 3888
+LAYOUT_FILE = "layout.json"
 STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
 METADATA_API_KEY = 3
@@ -40,9 +48,12 @@ class ClusterError(RuntimeError):
 class BrokerProcess:
     """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
 
-    def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None, metrics_port=None):
-        """``metrics_port``: where the broker serves its Prometheus metrics (None: not served)."""
+    def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None, metrics_port=None,
+                 command_prefix=()):
+        """``metrics_port``: where the broker serves its Prometheus metrics (None: not served); ``command_prefix``:
+        what runs the broker's command on its host (``ip netns exec <namespace>``)."""
         self.broker_id = broker_id
+        self.command_prefix = list(command_prefix)
         self.metrics_port = metrics_port
         self.folder = Path(folder).resolve()
         self.port = port
@@ -122,7 +133,7 @@ class BrokerProcess:
         self.config_path.write_text("\n".join(lines) + "\n")
 
     def command(self):
-        return [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
+        return self.command_prefix + [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
 
     def pid(self):
         return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, BROKER_MAIN))
@@ -253,23 +264,38 @@ def rack_of(broker_id, racks):
 class LocalCluster:
     def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
                  host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None, secure=False,
-                 internal_ports=None, metrics_ports=None, console_port=None):
+                 internal_ports=None, metrics_ports=None, console_port=None, zookeepers=1, hosts=None,
+                 zookeeper_config=None):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
         inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i). ``metrics_ports``: each
         broker's Prometheus port (None: no metrics endpoint). ``console_port``: where the web console serves (None:
-        no console)."""
+        no console). ``zookeepers``: how many ZooKeeper servers (1, 3 or 5; more than one make an ensemble).
+        ``hosts`` (a kafka_zk.tools.hosts.Hosts): every ZooKeeper server (zk-1..) and broker (broker-0..) on a host
+        of its own, each on its customary ports at its own address; the console stays on ``client``.
+        ``zookeeper_config``: zoo.cfg settings for its own ZooKeeper servers (e.g. {"tickTime": "500"})."""
         self.data_dir = Path(data_dir).resolve()
         self.host = host
-        self.security = SecureCluster(self.data_dir / "secure", host) if secure else None
-        self.zookeeper = (None if zk_connect else
-                          ZooKeeperServer(self.data_dir / "zookeeper", port=zk_port, host=host,
-                                          sasl_users=self.security.zookeeper_users() if secure else None))
+        self.hosts = hosts
+        if hosts is not None:
+            broker_hosts = [hosts.address("broker-%d" % index) for index in range(brokers)]
+            ports = broker_ports or [HOSTS_BROKER_PORT] * brokers
+            metrics_ports = metrics_ports and [metrics_ports[0]] * brokers
+            internal_ports = internal_ports or [HOSTS_BROKER_PORT + INTERNAL_PORT_OFFSET] * brokers
+            prefixes = [hosts.command_prefix("broker-%d" % index) for index in range(brokers)]
+        else:
+            broker_hosts = [host] * brokers
+            ports = broker_ports or [base_port + index for index in range(brokers)]
+            prefixes = [()] * brokers
+        self.security = (SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure
+                         else None)
+        self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
-        ports = broker_ports or [base_port + index for index in range(brokers)]
         self.brokers = [BrokerProcess(index, self.data_dir / ("broker-%d" % index), ports[index],
-                                      self.zk_connect, host, dict(overrides or {}, **rack_of(index, racks)),
-                                      metrics_port=metrics_ports[index] if metrics_ports else None)
+                                      self.zk_connect, broker_hosts[index],
+                                      dict(overrides or {}, **rack_of(index, racks)),
+                                      metrics_port=metrics_ports[index] if metrics_ports else None,
+                                      command_prefix=prefixes[index])
                         for index in range(brokers)]
         if secure:
             internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
@@ -282,6 +308,39 @@ class LocalCluster:
                 [broker.metrics_url for broker in self.brokers], host=host,
                 command_config=self.security.material.properties_file("admin") if secure else None,
                 environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None)
+
+    def _zookeeper(self, count, port, config):
+        """The cluster's own ZooKeeper: one server, or an ensemble of ``count`` (each member on a host of its own,
+        or on 127.0.0.1 with ports port+i, 2888+i, 3888+i)."""
+        users = self.security.zookeeper_users() if self.security is not None else None
+        folder = self.data_dir / "zookeeper"
+        if count == 1:
+            host, prefix = ((self.hosts.address("zk-1"), self.hosts.command_prefix("zk-1")) if self.hosts is not None
+                            else (self.host, ()))
+            return ZooKeeperServer(folder, port=port, host=host, sasl_users=users, extra_config=config,
+                                   command_prefix=prefix)
+        if self.hosts is not None:
+            members = [EnsembleMember(self.hosts.address("zk-%d" % number), port, QUORUM_PORT, ELECTION_PORT,
+                                      tuple(self.hosts.command_prefix("zk-%d" % number)))
+                       for number in range(1, count + 1)]
+        else:
+            members = loopback_members(count, port, QUORUM_PORT, ELECTION_PORT, self.host)
+        return ZooKeeperEnsemble(folder, members, extra_config=config, sasl_users=users)
+
+    def zookeeper_member(self, number):
+        """ZooKeeper server ``number`` (1..) of the cluster's own."""
+        servers = list(self.zookeeper_servers().values())
+        if not 1 <= number <= len(servers):
+            raise ClusterError("no ZooKeeper server %d: this cluster has %d" % (number, len(servers)))
+        return servers[number - 1]
+
+    def zookeeper_servers(self):
+        """The cluster's own ZooKeeper servers, by host name (zk-1..) or connect string."""
+        if self.zookeeper is None:
+            return {}
+        servers = [self.zookeeper] if isinstance(self.zookeeper, ZooKeeperServer) else self.zookeeper.servers
+        return {("zk-%d" % number if self.hosts is not None else server.connect_string): server
+                for number, server in enumerate(servers, 1)}
 
     @property
     def bootstrap_servers(self):
@@ -297,10 +356,16 @@ class LocalCluster:
         """Start what is not running and wait until every broker serves metadata; ``progress(line)`` hears
         each step."""
         say = progress or (lambda line: None)
+        if self.hosts is not None:
+            names = list(self.zookeeper_servers()) + ["broker-%d" % broker.broker_id for broker in self.brokers]
+            for created in self.hosts.create(names):
+                say("host %s: %s" % (created.name, created.address))
         if self.zookeeper is not None and not self.zookeeper.is_running():
             say("starting ZooKeeper on %s" % self.zookeeper.connect_string)
             self.zookeeper.start()
-            say("ZooKeeper is serving (pid %d)" % self.zookeeper.pid())
+            say("ZooKeeper is serving (%s)" % ", ".join("%s pid %d" % (name, server.pid())
+                                                       for name, server in self.zookeeper_servers().items()
+                                                       if server.is_running()))
         if self.security is not None:
             for user in self.security.create_users(self.zk_connect):
                 say("created SCRAM user %s" % user)
@@ -341,6 +406,9 @@ class LocalCluster:
             if self.zookeeper.is_running():
                 say("stopping ZooKeeper")
             self.zookeeper.stop()
+        if self.hosts is not None:
+            for removed in self.hosts.destroy():
+                say("removed %s" % removed)
 
     def kill(self):
         if self.console is not None:
@@ -349,19 +417,32 @@ class LocalCluster:
             broker.kill()
         if self.zookeeper is not None:
             self.zookeeper.kill()
+        if self.hosts is not None:
+            self.hosts.destroy()
 
     def status_lines(self):
-        """One line for its own ZooKeeper (none on another's) and one per broker: address, rack, state."""
+        """One line per ZooKeeper server of its own (none on another's) and per broker: where, rack, state; on hosts
+        of their own, one line per host first, and the faults in force."""
         lines = []
-        if self.zookeeper is not None:
-            lines.append("zookeeper %s: %s" % (self.zookeeper.connect_string,
-                                               "running (pid %d)" % self.zookeeper.pid()
-                                               if self.zookeeper.is_running() else "stopped"))
+        if self.hosts is not None:
+            existing = {host.name: host for host in self.hosts.existing()}
+            runs = {name: "ZooKeeper" for name in self.zookeeper_servers()}
+            runs.update({"broker-%d" % broker.broker_id: "broker %d" % broker.broker_id for broker in self.brokers})
+            runs[CLIENT] = "clients, tools" + (", the console" if self.console is not None else "")
+            for name in [CLIENT] + list(runs)[:-1]:
+                host = existing.get(name)
+                lines.append("host %-9s %s: %s" % (name, host.address if host else "(absent)", runs[name]))
+        for name, server in self.zookeeper_servers().items():
+            state = "running (pid %d)" % server.pid() if server.is_running() else "stopped"
+            mode = server.mode() if server.is_running() else None
+            lines.append("zookeeper %s: %s%s" % (server.connect_string, state, ", %s" % mode if mode else ""))
         for broker in self.brokers:
             state = "running (pid %d)" % broker.pid() if broker.is_running() else "stopped"
             lines.append("%s: %s" % (_described(broker), state))
         if self.console is not None:
             lines.append(self.console.status_line())
+        if self.hosts is not None:
+            lines += ["fault: %s" % fault for fault in self.hosts.faults()]
         return lines
 
 
@@ -373,44 +454,96 @@ def _described(broker):
 
 def build_parser():
     parser = argparse.ArgumentParser(prog="local-cluster.sh",
-                                     description="Run ZooKeeper and kafka-zk brokers on localhost.")
+                                     description="Run ZooKeeper and kafka-zk brokers on localhost or on hosts of "
+                                                 "their own (network namespaces).")
     parser.add_argument("--data", default=os.environ.get("KAFKA_ZK_DATA", DEFAULT_DATA),
                         help="folder for data and logs (default ./data)")
-    parser.add_argument("--brokers", type=int, default=3, help="how many brokers (default 3)")
+    parser.add_argument("--brokers", type=int, help="how many brokers (default 3)")
     parser.add_argument("--racks", type=int,
                         help="place broker i in rack rack-<i mod RACKS> (broker.rack); 1 to --brokers")
+    parser.add_argument("--zookeepers", type=int, choices=(1, 3, 5),
+                        help="how many ZooKeeper servers: 1 (default), or an ensemble of 3 or 5")
+    parser.add_argument("--hosts", action="store_true", default=None,
+                        help="each ZooKeeper server (zk-1..) and broker (broker-0..) on a host of its own: a network "
+                             "namespace on one bridge, addresses from %s.0/24; this shell is the host client "
+                             "(needs root)" % DEFAULT_SUBNET)
+    parser.add_argument("--hosts-net", metavar="TAG:A.B.C",
+                        help="with --hosts: the namespaces' name prefix and the /24 they take addresses from "
+                             "(default %s:%s)" % (DEFAULT_TAG, DEFAULT_SUBNET))
     parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
     parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
-                        help="port of broker 0; broker N listens on base+N (default 9092)")
+                        help="port of broker 0; broker N listens on base+N (default 9092; with --hosts every broker "
+                             "listens on 9092 at its own address)")
     parser.add_argument("--metrics-port", type=int, default=DEFAULT_METRICS_PORT,
                         help="broker N serves its Prometheus metrics on http://127.0.0.1:<port+N>/metrics "
-                             "(default 9404)")
+                             "(default 9404; with --hosts on each broker's own address)")
     parser.add_argument("--console-port", type=int, default=DEFAULT_CONSOLE_PORT,
                         help="the web console's port: http://127.0.0.1:<port>/ (default 9000; 0: no console)")
-    parser.add_argument("--secure", action="store_true",
+    parser.add_argument("--secure", action="store_true", default=None,
                         help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
                              "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure")
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
-    parser.add_argument("command", nargs="*", help="start (default) | stop | status | broker ID start|stop|kill")
+    parser.add_argument("--one-way", action="store_true", help="net cut A B: drop only A's packets to B")
+    parser.add_argument("--keep-clients", action="store_true", help="net isolate A: leave client connected")
+    parser.add_argument("--rate", default="1mbit", help="net slow A: the link's rate (tc units; default 1mbit)")
+    parser.add_argument("command", nargs="*",
+                        help="start (default) | stop | status | broker ID start|stop|kill | zookeeper N "
+                             "start|stop|kill | net cut A B | net isolate A | net slow A | net heal [A] | net status")
     return parser
 
 
+LAYOUT_KEYS = ("brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure")
+LAYOUT_DEFAULTS = {"brokers": 3, "racks": None, "zookeepers": 1, "hosts": False, "secure": False,
+                   "hosts_net": "%s:%s" % (DEFAULT_TAG, DEFAULT_SUBNET)}
+
+
 def parse_args(argv=None):
+    """The command line, with what it leaves out taken from the layout the cluster in --data was started with
+    (every command but start), then from the defaults."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = args.command or ["start"]
+    layout = {} if command[0] == "start" else read_layout(args.data)
+    for key in LAYOUT_KEYS:
+        if getattr(args, key) is None:
+            setattr(args, key, layout.get(key, LAYOUT_DEFAULTS[key]))
     if args.brokers < 1:
         parser.error("--brokers must be at least 1, not %d" % args.brokers)
     if args.racks is not None and not 1 <= args.racks <= args.brokers:
         parser.error("--racks must be from 1 to the number of brokers (%d), not %d" % (args.brokers, args.racks))
+    if command[0] == "net" and not args.hosts:
+        parser.error("net works on a cluster started with --hosts")
+    if args.hosts and os.geteuid() != 0:
+        parser.error("--hosts makes network namespaces and a bridge: run it as root")
+    if args.hosts:
+        tag, _, subnet = args.hosts_net.partition(":")
+        try:
+            Hosts(tag, subnet)
+        except (HostError, ValueError) as error:
+            parser.error("--hosts-net %s: %s" % (args.hosts_net, error))
     return args
 
 
+def read_layout(data_dir):
+    try:
+        return json.loads((Path(data_dir) / LAYOUT_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def write_layout(args):
+    Path(args.data).mkdir(parents=True, exist_ok=True)
+    (Path(args.data) / LAYOUT_FILE).write_text(json.dumps({key: getattr(args, key) for key in LAYOUT_KEYS}) + "\n")
+
+
 def cluster_settings(args):
-    """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics."""
+    """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics, its
+    ZooKeeper servers and hosts."""
     return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers),
             "secure": args.secure,
             "metrics_ports": [args.metrics_port + index for index in range(args.brokers)],
-            "console_port": args.console_port or None}
+            "console_port": args.console_port or None, "zookeepers": args.zookeepers,
+            "hosts": Hosts(*args.hosts_net.split(":", 1)) if args.hosts else None}
 
 
 def main(argv=None):
@@ -419,6 +552,7 @@ def main(argv=None):
     command = args.command or ["start"]
     try:
         if command[0] == "start":
+            write_layout(args)
             return _start(cluster, args.daemon)
         if command[0] == "stop":
             cluster.stop(progress=_progress)
@@ -433,11 +567,49 @@ def main(argv=None):
             print("broker %d: %s" % (broker.broker_id, {"start": "started", "stop": "stopped",
                                                         "kill": "killed"}[command[2]]))
             return 0
-    except (ClusterError, ZooKeeperError, ValueError) as error:
+        if command[0] == "zookeeper" and len(command) == 3 and command[2] in ("start", "stop", "kill"):
+            server = cluster.zookeeper_member(int(command[1]))
+            server.start() if command[2] == "start" else getattr(server, command[2])()
+            print("zookeeper %s: %s" % (command[1], {"start": "started", "stop": "stopped",
+                                                     "kill": "killed"}[command[2]]))
+            return 0
+        if command[0] == "net" and len(command) >= 2:
+            return _net(cluster.hosts, command[1:], args)
+    except (ClusterError, ZooKeeperError, HostError, ValueError) as error:
         print("local-cluster: %s" % error, file=sys.stderr)
         return 1
     build_parser().print_usage(sys.stderr)
     return 2
+
+
+def _net(hosts, words, args):
+    """net cut A B [--one-way] | isolate A [--keep-clients] | slow A [--rate R] | heal [A] | status."""
+    verb, names = words[0], words[1:]
+    if verb == "status" and not names:
+        faults = hosts.faults()
+        print("\n".join(faults) if faults else "no fault in force")
+        return 0
+    if verb == "heal" and len(names) <= 1:
+        for name in (hosts.expand(names[0]) if names else [None]):
+            hosts.heal(name)
+        print("healed %s" % (names[0] if names else "every link"))
+        return 0
+    if verb == "cut" and len(names) == 2:
+        for a in hosts.expand(names[0]):
+            for b in hosts.expand(names[1]):
+                if a != b:
+                    hosts.cut(a, b, one_way=args.one_way)
+    elif verb == "isolate" and len(names) == 1:
+        for name in hosts.expand(names[0]):
+            hosts.isolate(name, keep_clients=args.keep_clients)
+    elif verb == "slow" and len(names) == 1:
+        for name in hosts.expand(names[0]):
+            hosts.slow(name, args.rate)
+    else:
+        raise ValueError("unknown net command %r: net cut A B [--one-way] | net isolate A [--keep-clients] | "
+                         "net slow A [--rate 1mbit] | net heal [A] | net status" % " ".join(words))
+    print("\n".join(hosts.faults()))
+    return 0
 
 
 def _progress(line):
@@ -446,6 +618,10 @@ def _progress(line):
 
 def _start(cluster, daemon):
     cluster.start(progress=_progress)
+    if cluster.hosts is not None:
+        for line in cluster.status_lines():
+            if line.startswith("host "):
+                print(line)
     print("ZooKeeper: %s" % cluster.zookeeper.connect_string)
     for broker in cluster.brokers:
         print("%s (log %s)" % (_described(broker), broker.log_file))

@@ -21,9 +21,10 @@ SCRAM_ITERATIONS = 8192
 
 
 class SecureCluster:
-    def __init__(self, folder, host="127.0.0.1"):
+    def __init__(self, folder, host="127.0.0.1", extra_hosts=()):
+        """``extra_hosts``: further addresses the broker certificate must name (brokers on hosts of their own)."""
         self.host = host
-        self.material = SecureMaterial(folder)
+        self.material = SecureMaterial(folder, hosts=tuple(dict.fromkeys((host, "localhost") + tuple(extra_hosts))))
         self._created = False
 
     def _ensure_material(self):
@@ -44,11 +45,12 @@ class SecureCluster:
         """The Kafka client properties of ``user`` (what data/secure/<user>.properties holds), as a dict."""
         return read_properties(str(self._ensure_material().properties_file(user)))
 
-    def broker_overrides(self, port, internal_port):
+    def broker_overrides(self, port, internal_port, host=None):
         material = self._ensure_material()
         store_password = material.passwords()["store"]
+        host = host or self.host
         return {
-            "listeners": "%s://%s:%d,%s://%s:%d" % (CLIENT_LISTENER, self.host, port, INTERNAL_LISTENER, self.host,
+            "listeners": "%s://%s:%d,%s://%s:%d" % (CLIENT_LISTENER, host, port, INTERNAL_LISTENER, host,
                                                    internal_port),
             "listener.security.protocol.map": "%s:SASL_SSL,%s:SSL" % (CLIENT_LISTENER, INTERNAL_LISTENER),
             "inter.broker.listener.name": INTERNAL_LISTENER,
@@ -72,7 +74,7 @@ class SecureCluster:
     def prepare(self, broker, internal_port):
         """Make a BrokerProcess secure: its listeners and security settings, the JAAS file in its KAFKA_OPTS, and the
         admin's client properties for the cluster's own checks."""
-        broker.overrides.update(self.broker_overrides(broker.port, internal_port))
+        broker.overrides.update(self.broker_overrides(broker.port, internal_port, broker.host))
         broker.environment["KAFKA_OPTS"] = self.kafka_opts
         broker.client_properties = self.client_properties(SUPER_USER)
 

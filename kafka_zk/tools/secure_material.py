@@ -61,6 +61,11 @@ class SecureMaterial:
         return self.folder / "broker.keystore.p12"
 
     @property
+    def certificate_hosts(self) -> Path:
+        """The addresses and names the broker certificate was made for, one a line."""
+        return self.folder / "certificate-hosts.txt"
+
+    @property
     def secrets_file(self) -> Path:
         return self.folder / "secrets.json"
 
@@ -89,8 +94,11 @@ class SecureMaterial:
                        "delegation_token_master_key": secrets.token_urlsafe(24)}, **known)
         if wanted != known:
             self._write_private(self.secrets_file, json.dumps(wanted, indent=2) + "\n")
-        if not (self.ca_pem.exists() and self.keystore.exists() and self.truststore.exists()):
+        covered = self.certificate_hosts.read_text().split() if self.certificate_hosts.exists() else []
+        if not (self.ca_pem.exists() and self.keystore.exists() and self.truststore.exists()) \
+                or not set(self.hosts) <= set(covered):
             self._write_certificates()
+            self.certificate_hosts.write_text("\n".join(self.hosts) + "\n")
         self._write_jaas_files()
         for user in USERS:
             self._write_private(self.properties_file(user), self.client_properties_text(user))
