@@ -15,9 +15,11 @@ EXAMPLES = 5
 
 @dataclass(frozen=True)
 class AckedRecord:
-    """A record the cluster acknowledged: where it says it stored it, and when the ack arrived (monotonic)."""
+    """A record the cluster acknowledged: where it says it stored it, and when the ack arrived (monotonic). The offset
+    is None for a record librdkafka acknowledged implicitly: a timed-out batch followed by a later batch's success
+    ("implicitly acked by subsequent batch success") is persisted, at an offset it never learnt."""
     partition: int
-    offset: int
+    offset: int | None
     value: bytes
     acked_at: float
 
@@ -143,6 +145,9 @@ def compute_report(acked, read_back, failed=(), name="delivery", window=None, fa
         found = places.get(record.value)
         if not found:
             lost.append(record)
+        elif record.offset is None:
+            if found[0][0] != record.partition:
+                misplaced.append((record.value, (record.partition, None), found[0]))
         elif found[0] != (record.partition, record.offset):
             misplaced.append((record.value, (record.partition, record.offset), found[0]))
 
@@ -290,7 +295,8 @@ class DeliveryChecker:
     def _last_acked_offsets(self):
         last = {}
         for record in self.acked:
-            last[record.partition] = max(last.get(record.partition, -1), record.offset)
+            if record.offset is not None:
+                last[record.partition] = max(last.get(record.partition, -1), record.offset)
         return last
 
 

@@ -118,3 +118,14 @@ def test_each_partition_has_its_own_longest_gap():
     assert report.longest_gap_s == pytest.approx(2.5)
     assert report.partition_gaps == {0: pytest.approx(1.0), 1: pytest.approx(4.0)}
     assert "(partition 1: 4.0 s)" in report.line()
+
+
+def test_an_implicitly_acked_record_has_no_offset_but_must_still_be_read_once():
+    """librdkafka acks a timed-out batch implicitly when a later one succeeds: its offset is unknown (None)."""
+    acked = acked_run()
+    implicit = [AckedRecord(r.partition, None if r.value == b"0:2" else r.offset, r.value, r.acked_at) for r in acked]
+    compute_report(implicit, read_as_acked(acked), name="implicit").assert_intact()
+    lost = compute_report(implicit, [r for r in read_as_acked(acked) if r.value != b"0:2"], name="implicit lost")
+    assert [r.value for r in lost.lost] == [b"0:2"]
+    moved = [ReadRecord(1 if r.value == b"0:2" else r.partition, r.offset, r.value) for r in read_as_acked(acked)]
+    assert [m[0] for m in compute_report(implicit, moved, name="moved").misplaced] == [b"0:2"]
