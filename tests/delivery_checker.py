@@ -314,7 +314,7 @@ def read_partitions(bootstrap, topic, partitions, last_acked_offsets, timeout):
                 try:
                     low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=5)
                 except Exception:  # no leader yet: ask again
-                    low, high = None, -1
+                    _, high = None, -1
                 if high >= needed:
                     ends[partition] = high
                     break
