@@ -312,9 +312,9 @@ def read_partitions(bootstrap, topic, partitions, last_acked_offsets, timeout):
             needed = last_acked_offsets.get(partition, -1) + 1
             while True:
                 try:
-                    low, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=5)
+                    _, high = consumer.get_watermark_offsets(TopicPartition(topic, partition), timeout=5)
                 except Exception:  # no leader yet: ask again
-                    _, high = None, -1
+                    high = -1
                 if high >= needed:
                     ends[partition] = high
                     break
