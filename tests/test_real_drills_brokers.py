@@ -181,11 +181,14 @@ def test_f_a_one_way_cut_from_the_controller(drills, variant):
         run.finish()
 
 
-def test_g_a_slow_link_to_a_follower_drops_it_from_the_isr_without_leader_flapping(drills):
+@pytest.mark.parametrize("variant", ["follower", "controller", "after-controller-change"])
+def test_g_a_slow_link_to_a_follower_drops_it_from_the_isr_without_leader_flapping(drills, variant):
+    if variant == "after-controller-change":
+        drills.change_controller()
     controller = drills.wait_controller()
-    follower = next(b for b in range(BROKERS) if b != controller)
+    follower = controller if variant == "controller" else next(b for b in range(BROKERS) if b != controller)
     assignments = _follower_only_assignment(follower)
-    with drill(drills, "g 1 Mbit/s link to a follower", assignments=assignments) as run:
+    with drill(drills, "g 1 Mbit/s link to a follower (%s)" % variant, assignments=assignments) as run:
         leaders = drills.leaders(run.topic)
         epochs = {p: drills.state(run.topic, p)["leader_epoch"] for p in range(PARTITIONS)}
         bulk = drills.new_topic("bulk", assignments=assignments)

@@ -93,8 +93,11 @@ def test_e_one_zookeeper_server_isolated_moves_its_brokers_without_expiring_a_se
     assert (drills.controller(), drills.controller_epoch()) == (controller, epoch)
 
 
-def test_h_a_rolling_restart_of_the_ensemble_under_load(drills):
-    with drill(drills, "h rolling restart of the ensemble") as run:
+@pytest.mark.parametrize("variant", ["controller alive", "after-controller-change"])
+def test_h_a_rolling_restart_of_the_ensemble_under_load(drills, variant):
+    if variant == "after-controller-change":
+        drills.change_controller()
+    with drill(drills, "h rolling restart of the ensemble (%s)" % variant) as run:
         sessions, controller, epoch = broker_sessions(drills), drills.controller(), drills.controller_epoch()
         with run.fault():
             for number in range(1, ZOOKEEPERS + 1):
