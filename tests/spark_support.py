@@ -13,21 +13,24 @@ from tests.cluster_support import wait_for
 SPARK_MASTER = "local[2]"
 
 
-def make_spark_session(app_name, master=SPARK_MASTER):
-    """A small local SparkSession with the kafka_zk source registered (PYSPARK_PYTHON set to this interpreter)."""
+def make_spark_session(app_name, master=SPARK_MASTER, settings=None):
+    """A small SparkSession with the kafka_zk source registered (PYSPARK_PYTHON set to this interpreter);
+    ``settings``: more Spark configuration (e.g. where a standalone cluster's executors reach the driver)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     from kafka_zk.spark import KafkaZkDataSource
-    spark = (SparkSession.builder.master(master).appName(app_name)
-             .config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2")
-             .config("spark.driver.memory", "768m")
-             .config("spark.sql.session.timeZone", "UTC")
-             .config("spark.python.worker.reuse", "true")
-             .config("spark.sql.streaming.stopTimeout", "30s")
-             .getOrCreate())
+    builder = (SparkSession.builder.master(master).appName(app_name)
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.memory", "768m")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.python.worker.reuse", "true")
+               .config("spark.sql.streaming.stopTimeout", "30s"))
+    for key, value in (settings or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaZkDataSource)
     return spark
