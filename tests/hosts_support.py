@@ -1,39 +1,39 @@
 """Hosts in network namespaces for tests: a tag and subnet of their own per test, and the sweep that removes them.
 
-Test tags are ``t<worker><n>`` (worker: pytest-xdist's index, 0 without xdist) on 198.19.<worker*60+n>.0/24, so
-two workers, or a test run beside a local ``--hosts`` cluster (tag ``kz`` on 198.18.0.0/24), never share a bridge
-or an address. ``python -m tests.hosts_support sweep`` removes every test tag's namespaces, links and processes:
-the test command runs it at its end and says what it removed.
+Test tags are ``t<worker><4 random characters>`` (worker: pytest-xdist's index, 0 without xdist) on a /24 of
+198.19.0.0/16 that no route on the machine uses yet (worker w's third octet is w modulo 10), so two workers, two test runs at once, or a test run beside a
+local ``--hosts`` cluster (tag ``kz`` on 198.18.0.0/24) never share a bridge or an address.
+``python -m tests.hosts_support sweep`` removes every test tag's namespaces, links and processes: the test command
+runs it at its end and says what it removed.
 """
 
-import itertools
 import os
+import random
 import re
 import subprocess
 import sys
 
 from kafka_zk.tools.hosts import Hosts
 
-_counter = itertools.count(1)
 TEST_TAG = re.compile(r"t\d[a-z0-9]{0,4}$")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
 def _worker_index():
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    return int(worker[2:]) if worker.startswith("gw") else 0
+    return int(worker[2:]) % 10 if worker.startswith("gw") else 0
 
 
 def fresh_hosts():
-    """Hosts with a tag and a /24 nobody else in this test run uses."""
-    worker, number = _worker_index(), next(_counter)
-    if number >= 60:
-        raise AssertionError("more than 59 host networks in one test worker")
-    return Hosts(tag="t%d%s" % (worker, _base36(number)), subnet="198.19.%d" % (worker * 60 + number))
-
-
-def _base36(number):
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    return digits[number // 36] + digits[number % 36] if number >= 36 else digits[number]
+    """Hosts with a tag and a /24 nobody else on this machine uses now."""
+    routes = subprocess.run(["ip", "-o", "route", "show"], capture_output=True, text=True).stdout
+    taken = {int(octet) for octet in re.findall(r"^198\.19\.(\d+)\.0/24 ", routes, re.MULTILINE)}
+    # Each worker its own residue class, so two workers of one run never even pick the same /24.
+    free = [octet for octet in range(256) if octet not in taken and octet % 10 == _worker_index()]
+    if not free:
+        raise AssertionError("every /24 of 198.19.0.0/16 is in use")
+    tag = "t%d%s" % (_worker_index(), "".join(random.choice(_ALPHABET) for _ in range(4)))
+    return Hosts(tag=tag, subnet="198.19.%d" % random.choice(free))
 
 
 def tags_present():
