@@ -183,6 +183,13 @@ class Drill:
                                        producer_config=PRODUCER_CONFIG)
         self.fault_at = self.healed_at = None
         self.report = None
+        self.intervals = []
+
+    def interval(self, what, seconds, bound, formula):
+        """A measured span of the fault held against the bound Kafka's settings give it: printed, then asserted."""
+        self.intervals.append("  %s: %.1f s (bound %.1f s = %s)" % (what, seconds, bound, formula))
+        print(self.intervals[-1])
+        assert seconds < bound, self.intervals[-1]
 
     @contextmanager
     def fault(self):

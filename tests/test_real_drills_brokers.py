@@ -70,7 +70,8 @@ def test_a_zombie_leader_stops_acknowledging_and_truncates_on_heal(drills, varia
                      message="broker %d's session to expire" % victim)
             states = [drills.wait_state(run.topic, partition, lambda s: s["leader"] not in (-1, victim), 30,
                                         "led by a broker other than the zombie %d" % victim) for partition in led]
-            elected_after = time.monotonic() - started
+            run.interval("partition %d led again" % led[0], time.monotonic() - started, LEADER_ELECTION_BOUND_S,
+                         "zookeeper.session.timeout.ms + 5 s")
             if victim == controller:
                 drills.wait_controller(other_than=victim)
             # The new leader takes acks=all writes with the ISR it was elected with; the zombie still refuses them.
@@ -81,10 +82,11 @@ def test_a_zombie_leader_stops_acknowledging_and_truncates_on_heal(drills, varia
             for partition in others:
                 run.checker.wait_acked(50, timeout=LAG_S + 20, partition=partition)
         report = run.finish()
-    assert elected_after < LEADER_ELECTION_BOUND_S, elected_after
     fault_s = run.healed_at - run.fault_at
-    assert report.partition_gaps[led[0]] < fault_s + LEADER_ELECTION_BOUND_S, report.line()
-    assert max(report.partition_gaps[p] for p in others) < LAG_S + CLIENT_REQUEST_S + 5, report.line()
+    run.interval("longest gap on the zombie's partition %d" % led[0], report.partition_gaps[led[0]],
+                 fault_s + LEADER_ELECTION_BOUND_S, "the fault's %.1f s + session timeout + 5 s" % fault_s)
+    run.interval("longest gap on the other partitions", max(report.partition_gaps[p] for p in others),
+                 LAG_S + CLIENT_REQUEST_S + 5, "replica.lag.time.max.ms + request.timeout.ms + 5 s")
 
 
 @pytest.mark.parametrize("variant", ["controller", "after-controller-change"])
@@ -101,7 +103,9 @@ def test_b_a_controller_cut_off_from_zookeeper_is_replaced_and_fenced(drills, va
                 drills.hosts.cut(drills.host_of(old), zk)
             started = time.monotonic()
             new = drills.wait_controller(other_than=old, timeout=SESSION_S + 10)
-            elected_after = time.monotonic() - started
+            run.interval("controller %d elected" % new, time.monotonic() - started,
+                         SESSION_S + CONTROLLER_SOCKET_TIMEOUT_MS / 1000 + 2,
+                         "zookeeper.session.timeout.ms + controller.socket.timeout.ms + 2 s")
             assert drills.controller_epoch() > old_epoch
             # Whatever the old controller still sends carries its stale epoch, and the brokers refuse it.
             other = next(b for b in range(BROKERS) if b not in (old, new))
@@ -113,7 +117,6 @@ def test_b_a_controller_cut_off_from_zookeeper_is_replaced_and_fenced(drills, va
                  message="broker %d to resign" % old)
         run.finish()
     assert drills.controller() != old or drills.controller_epoch() > old_epoch + 1
-    assert elected_after < SESSION_S + CONTROLLER_SOCKET_TIMEOUT_MS / 1000 + 2, elected_after
 
 
 def _read_from(path, offset):
@@ -152,13 +155,14 @@ def test_c_a_follower_cut_off_from_its_leaders_leaves_the_isr_and_rejoins(drills
             for partition in range(PARTITIONS):
                 drills.wait_state(run.topic, partition, lambda s: follower not in s["isr"], LAG_S + 10,
                                   "without broker %d in its ISR" % follower)
-            left_after = time.monotonic() - started
+            run.interval("follower %d out of every ISR" % follower, time.monotonic() - started, LAG_S * 1.5 + 2,
+                         "replica.lag.time.max.ms x 1.5 (checked every half of it) + 2 s")
             for partition in range(PARTITIONS):
                 run.checker.wait_acked(50, timeout=20, partition=partition)
         report = run.finish()
-    assert left_after < LAG_S + 5, left_after
     # Writes stall only until the leaders drop the follower: the lag limit, plus a fetch wait and one check.
-    assert report.window_gap_s < LAG_S + 5, report.line()
+    run.interval("longest gap in the fault", report.window_gap_s, LAG_S * 1.5 + 2,
+                 "replica.lag.time.max.ms x 1.5 + 2 s")
 
 
 @pytest.mark.parametrize("variant", ["broker", "after-controller-change"])
@@ -197,10 +201,13 @@ def test_g_a_slow_link_to_a_follower_drops_it_from_the_isr_without_leader_flappi
         with run.fault():
             drills.hosts.slow(drills.host_of(follower), "1mbit")
             loader.start()
+            started = time.monotonic()
             try:
                 for partition in range(PARTITIONS):
                     drills.wait_state(run.topic, partition, lambda s: follower not in s["isr"], LAG_S + 30,
                                       "without the slow follower %d" % follower)
+                print("  the slow follower %d left every ISR after %.1f s of a 4 MB/s load"
+                      % (follower, time.monotonic() - started))
                 for partition in range(PARTITIONS):
                     run.checker.wait_acked(50, timeout=20, partition=partition)
             finally:

@@ -84,10 +84,13 @@ def test_e_one_zookeeper_server_isolated_moves_its_brokers_without_expiring_a_se
         moving = sorted(b for b, server in serving.items() if server == target)
         with run.fault():
             drills.hosts.isolate(target)
+            started = time.monotonic()
             # A broker notices after 2/3 of its session without an answer and moves on; when the target led the
             # ensemble, the others first elect a leader (syncLimit ticks), and sessions wait for it, unexpired.
             wait_for(lambda: all(served_by(drills).get(b) not in (None, target) for b in moving), SESSION_S + 30,
                      message="brokers %s to move off %s" % (moving, target))
+            print("  brokers %s moved off %s in %.1f s, their sessions kept" % (moving, target,
+                                                                               time.monotonic() - started))
             run.checker.wait_acked(100, timeout=30)
             assert broker_sessions(drills) == sessions
         run.finish()
