@@ -172,6 +172,16 @@ class DrillCluster:
         return topic
 
 
+AFTER_CONTROLLER_CHANGE = "after-controller-change"
+
+
+def controller_for(drills, variant):
+    """The controller a drill starts with: a freshly elected one for the ``after-controller-change`` variant."""
+    if variant == AFTER_CONTROLLER_CHANGE:
+        drills.change_controller()
+    return drills.wait_controller()
+
+
 class Drill:
     """One drill: its topic, its checker, and the moments the fault began and was healed."""
 

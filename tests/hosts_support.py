@@ -1,8 +1,9 @@
 """Hosts in network namespaces for tests: a tag and subnet of their own per test, and the sweep that removes them.
 
 Test tags are ``t<worker><4 random characters>`` (worker: pytest-xdist's index, 0 without xdist) on a /24 of
-198.19.0.0/16 that no route on the machine uses yet (worker w's third octet is w modulo 10), so two workers, two test runs at once, or a test run beside a
-local ``--hosts`` cluster (tag ``kz`` on 198.18.0.0/24) never share a bridge or an address.
+198.19.0.0/16 that no route on the machine uses yet (worker w's third octet is w modulo 10), so two workers, two
+test runs at once, or a test run beside a local ``--hosts`` cluster (tag ``kz`` on 198.18.0.0/24) never share a
+bridge or an address.
 ``python -m tests.hosts_support sweep`` removes every test tag's namespaces, links and processes: the test command
 runs it at its end and says what it removed.
 """

@@ -3,6 +3,7 @@
 import functools
 import os
 import sys
+from types import SimpleNamespace
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
@@ -136,3 +137,12 @@ def consume_all(bootstrap, topic, partitions, timeout=60):
     finally:
         consumer.close()
     return found
+
+
+def windowed_counts_args(bootstrap, topic, output_topic, checkpoint):
+    """spark_jobs.windowed_counts's options for a one-off (availableNow) run: 1-minute windows of the "ts" field per
+    "key", a 1-minute watermark, from the earliest offsets."""
+    return SimpleNamespace(bootstrap_server=bootstrap, topic=topic, output_topic=output_topic,
+                           checkpoint=str(checkpoint), key_field="key", time_field="ts", window="1 minute", slide=None,
+                           watermark="1 minute", starting_offsets="earliest", max_offsets_per_trigger=None,
+                           available_now=True, trigger_seconds=None, timeout=None)

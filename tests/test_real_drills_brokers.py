@@ -11,8 +11,9 @@ from confluent_kafka import Producer
 
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
-from tests.drill_support import (BROKERS, CONTROLLER_SOCKET_TIMEOUT_MS, PARTITIONS, PRODUCER_CONFIG,
-                                 REPLICA_LAG_MS, SESSION_TIMEOUT_MS, DrillCluster, drill)
+from tests.drill_support import (AFTER_CONTROLLER_CHANGE, BROKERS, CONTROLLER_SOCKET_TIMEOUT_MS, PARTITIONS,
+                                 PRODUCER_CONFIG, REPLICA_LAG_MS, SESSION_TIMEOUT_MS, DrillCluster, controller_for,
+                                 drill)
 from tests.raw_wire import RawConnection, produce_body
 
 SESSION_S = SESSION_TIMEOUT_MS / 1000
@@ -50,13 +51,12 @@ def _produce_directly(broker, topic, partition, timeout_ms):
         return connection.request(0, 7, body)["responses"][0]["partitions"][0]["error_code"]
 
 
-@pytest.mark.parametrize("variant", ["leader", "controller", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["leader", "controller", AFTER_CONTROLLER_CHANGE])
 def test_a_zombie_leader_stops_acknowledging_and_truncates_on_heal(drills, variant):
     """A leader cut off from ZooKeeper and the other brokers, still reached by the producer. Kafka's clients keep
     writing to it: each acks=all request times out (REQUEST_TIMED_OUT, retriable, so no metadata refresh), so its
     partitions take writes again only after the heal, when it answers NOT_LEADER_FOR_PARTITION."""
-    if variant == "after-controller-change":
-        drills.change_controller()
+    controller_for(drills, variant)
     with drill(drills, "a zombie leader (%s)" % variant) as run:
         victim, led, controller = _victim(drills, run.topic, variant)
         others = [p for p in range(PARTITIONS) if p not in led]
@@ -89,10 +89,9 @@ def test_a_zombie_leader_stops_acknowledging_and_truncates_on_heal(drills, varia
                  LAG_S + CLIENT_REQUEST_S + 5, "replica.lag.time.max.ms + request.timeout.ms + 5 s")
 
 
-@pytest.mark.parametrize("variant", ["controller", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["controller", AFTER_CONTROLLER_CHANGE])
 def test_b_a_controller_cut_off_from_zookeeper_is_replaced_and_fenced(drills, variant):
-    if variant == "after-controller-change":
-        drills.change_controller()
+    controller_for(drills, variant)
     with drill(drills, "b controller cut from ZooKeeper (%s)" % variant) as run:
         old = drills.wait_controller()
         old_epoch = drills.controller_epoch()
@@ -139,11 +138,9 @@ def _follower_only_assignment(follower):
     return {p: [others[p % 2], follower, others[(p + 1) % 2]] for p in range(PARTITIONS)}
 
 
-@pytest.mark.parametrize("variant", ["follower", "controller", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["follower", "controller", AFTER_CONTROLLER_CHANGE])
 def test_c_a_follower_cut_off_from_its_leaders_leaves_the_isr_and_rejoins(drills, variant):
-    if variant == "after-controller-change":
-        drills.change_controller()
-    controller = drills.wait_controller()
+    controller = controller_for(drills, variant)
     follower = controller if variant == "controller" else next(b for b in range(BROKERS) if b != controller)
     with drill(drills, "c follower cut from its leaders (%s)" % variant,
                assignments=_follower_only_assignment(follower)) as run:
@@ -165,11 +162,10 @@ def test_c_a_follower_cut_off_from_its_leaders_leaves_the_isr_and_rejoins(drills
                  "replica.lag.time.max.ms x 1.5 + 2 s")
 
 
-@pytest.mark.parametrize("variant", ["broker", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["broker", AFTER_CONTROLLER_CHANGE])
 def test_f_a_one_way_cut_from_the_controller(drills, variant):
     """A broker whose packets reach the controller but whose answers from it never come back."""
-    if variant == "after-controller-change":
-        drills.change_controller()
+    controller_for(drills, variant)
     with drill(drills, "f one-way cut controller -> broker (%s)" % variant) as run:
         controller = drills.wait_controller()
         broker = next(b for b in range(BROKERS) if b != controller)
@@ -185,11 +181,9 @@ def test_f_a_one_way_cut_from_the_controller(drills, variant):
         run.finish()
 
 
-@pytest.mark.parametrize("variant", ["follower", "controller", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["follower", "controller", AFTER_CONTROLLER_CHANGE])
 def test_g_a_slow_link_to_a_follower_drops_it_from_the_isr_without_leader_flapping(drills, variant):
-    if variant == "after-controller-change":
-        drills.change_controller()
-    controller = drills.wait_controller()
+    controller = controller_for(drills, variant)
     follower = controller if variant == "controller" else next(b for b in range(BROKERS) if b != controller)
     assignments = _follower_only_assignment(follower)
     with drill(drills, "g 1 Mbit/s link to a follower (%s)" % variant, assignments=assignments) as run:

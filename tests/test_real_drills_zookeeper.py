@@ -8,7 +8,8 @@ import time
 import pytest
 
 from tests.cluster_support import wait_for
-from tests.drill_support import BROKERS, PARTITIONS, SESSION_TIMEOUT_MS, ZOOKEEPERS, DrillCluster, drill
+from tests.drill_support import (AFTER_CONTROLLER_CHANGE, BROKERS, PARTITIONS, SESSION_TIMEOUT_MS, ZOOKEEPERS,
+                                 DrillCluster, controller_for, drill)
 from tests.raw_wire import fetch_records, partition_leaders
 from zookeeper.launcher import four_letter_word
 
@@ -44,10 +45,9 @@ def served_by(drills):
     return found
 
 
-@pytest.mark.parametrize("variant", ["controller alive", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["controller alive", AFTER_CONTROLLER_CHANGE])
 def test_d_zookeeper_loses_its_quorum_and_the_cluster_goes_on(drills, variant):
-    if variant == "after-controller-change":
-        drills.change_controller()
+    controller_for(drills, variant)
     with drill(drills, "d ZooKeeper without quorum for %d s (%s)" % (QUORUM_LOSS_S, variant)) as run:
         sessions, controller, epoch = broker_sessions(drills), drills.controller(), drills.controller_epoch()
         leaders = partition_leaders(drills.cluster.brokers[0].bootstrap, run.topic)
@@ -98,10 +98,9 @@ def test_e_one_zookeeper_server_isolated_moves_its_brokers_without_expiring_a_se
     assert (drills.controller(), drills.controller_epoch()) == (controller, epoch)
 
 
-@pytest.mark.parametrize("variant", ["controller alive", "after-controller-change"])
+@pytest.mark.parametrize("variant", ["controller alive", AFTER_CONTROLLER_CHANGE])
 def test_h_a_rolling_restart_of_the_ensemble_under_load(drills, variant):
-    if variant == "after-controller-change":
-        drills.change_controller()
+    controller_for(drills, variant)
     with drill(drills, "h rolling restart of the ensemble (%s)" % variant) as run:
         sessions, controller, epoch = broker_sessions(drills), drills.controller(), drills.controller_epoch()
         with run.fault():

@@ -17,7 +17,8 @@ from spark_jobs import topic_stats, windowed_counts
 from spark_jobs.topic_to_parquet import start_query
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.hosts_support import fresh_hosts
-from tests.spark_support import create_topic, make_spark_session, produce, stop_shared_spark_session
+from tests.spark_support import (create_topic, make_spark_session, produce, stop_shared_spark_session,
+                                 windowed_counts_args)
 
 BROKERS = 3
 WORKERS = 2
@@ -109,10 +110,7 @@ def test_windowed_counts_from_topic_to_topic_on_the_hosts_cluster(on_hosts, tmp_
             expected[counted] = expected.get(counted, 0) + 1
     events.append((b"z", json.dumps({"key": "z", "ts": BASE_MS + 30 * 60_000}).encode(), None))  # moves the watermark
     produce(bootstrap, "hosts-events", events)
-    args = SimpleNamespace(bootstrap_server=bootstrap, topic="hosts-events", output_topic="hosts-window-counts",
-                           checkpoint=str(tmp_path / "checkpoint"), key_field="key", time_field="ts",
-                           window="1 minute", slide=None, watermark="1 minute", starting_offsets="earliest",
-                           max_offsets_per_trigger=None, available_now=True, trigger_seconds=None, timeout=None)
+    args = windowed_counts_args(bootstrap, "hosts-events", "hosts-window-counts", tmp_path / "checkpoint")
     query = windowed_counts.start_query(spark, args)
     query.awaitTermination(180)
     assert query.exception() is None

@@ -6,7 +6,6 @@ import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from pyspark.sql import functions as F
@@ -14,7 +13,7 @@ from pyspark.sql import functions as F
 from kafka_zk.client.admin import AdminClient
 from spark_jobs import topic_stats, windowed_counts
 from tests.cluster_support import wait_for
-from tests.spark_support import consume_all, create_topic, produce, spark  # noqa: F401
+from tests.spark_support import consume_all, create_topic, produce, spark, windowed_counts_args  # noqa: F401
 from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,10 +37,7 @@ def test_windowed_counts_writes_every_window_back_to_a_topic(spark, cluster, tmp
     events.append((b"z", json.dumps({"key": "z", "ts": "2026-01-01T00:30:00Z"}).encode(), None))
     events.append((b"bad", b"not json", None))
     produce(bootstrap, "events", events)
-    args = SimpleNamespace(bootstrap_server=bootstrap, topic="events", output_topic="window-counts",
-                           checkpoint=str(tmp_path / "checkpoint"), key_field="key", time_field="ts",
-                           window="1 minute", slide=None, watermark="1 minute", starting_offsets="earliest",
-                           max_offsets_per_trigger=None, available_now=True, trigger_seconds=None, timeout=None)
+    args = windowed_counts_args(bootstrap, "events", "window-counts", tmp_path / "checkpoint")
     query = windowed_counts.start_query(spark, args)
     query.awaitTermination(300)
     assert query.exception() is None
