@@ -498,12 +498,20 @@ LAYOUT_DEFAULTS = {"brokers": 3, "racks": None, "zookeepers": 1, "hosts": False,
 
 
 def parse_args(argv=None):
-    """The command line, with what it leaves out taken from the layout the cluster in --data was started with
-    (every command but start), then from the defaults."""
+    """The command line, with what it leaves out taken from the layout the cluster in --data was last started with,
+    then from the defaults. A start may not give that cluster another ZooKeeper: its brokers' data belongs to the
+    one it has (Kafka refuses a log dir whose meta.properties names another cluster id)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command or ["start"]
-    layout = {} if command[0] == "start" else read_layout(args.data)
+    layout = read_layout(args.data)
+    if command[0] == "start" and layout:
+        for key in ZOOKEEPER_SHAPE:
+            wanted = getattr(args, key)
+            if wanted is not None and wanted != layout.get(key, LAYOUT_DEFAULTS[key]):
+                parser.error("%s holds a cluster started with %s; its brokers' data belongs to that ZooKeeper. Start "
+                             "it without --zookeepers/--hosts to run it again, or give another --data"
+                             % (args.data, _shape_text(layout)))
     for key in LAYOUT_KEYS:
         if getattr(args, key) is None:
             setattr(args, key, layout.get(key, LAYOUT_DEFAULTS[key]))
@@ -522,6 +530,15 @@ def parse_args(argv=None):
         except (HostError, ValueError) as error:
             parser.error("--hosts-net %s: %s" % (args.hosts_net, error))
     return args
+
+
+ZOOKEEPER_SHAPE = ("zookeepers", "hosts")
+
+
+def _shape_text(layout):
+    zookeepers = layout.get("zookeepers", 1)
+    return "%s%s" % ("%d ZooKeeper servers" % zookeepers if zookeepers > 1 else "one ZooKeeper server",
+                     " on hosts of their own (--hosts)" if layout.get("hosts") else " on 127.0.0.1")
 
 
 def read_layout(data_dir):
