@@ -217,7 +217,7 @@ def test_leader_isr_update_and_notifications(zk):
     second = zk.create_isr_change_notification([("t", 0), ("u", 1)])
     assert first.startswith("isr_change_") and zk.get_isr_change_notifications() == [first, second]
     assert zk.read_isr_change_notifications([first, second, "isr_change_9999999999"]) == [("t", 0), ("u", 1)]
-    zk.delete_isr_change_notifications([first, second], epoch_zk_version=version)
+    zk.delete_notifications("/isr_change_notification", [first, second], epoch_zk_version=version)
     assert zk.get_isr_change_notifications() == []
 
 

@@ -539,9 +539,6 @@ class KafkaZkClient(ZkSession):
                 partitions.update(dict.fromkeys(IsrChangeNotificationSequenceZNode.decode(found[0])))
         return list(partitions)
 
-    def delete_isr_change_notifications(self, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
-        self.delete_notifications(IsrChangeNotificationZNode.PATH, names, epoch_zk_version)
-
     def create_log_dir_event_notification(self, broker_id: int) -> str:
         return self.create_notification(LogDirEventNotificationSequenceZNode.path(),
                                         LogDirEventNotificationSequenceZNode.encode(broker_id))
@@ -554,9 +551,6 @@ class KafkaZkClient(ZkSession):
         paths = [f"{LogDirEventNotificationZNode.PATH}/{n}" for n in names]
         brokers = [LogDirEventNotificationSequenceZNode.decode(f[0]) for f in self.get_many(paths).values() if f]
         return list(dict.fromkeys(brokers))
-
-    def delete_log_dir_event_notifications(self, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
-        self.delete_notifications(LogDirEventNotificationZNode.PATH, names, epoch_zk_version)
 
     # -- delegation tokens -----------------------------------------------------------------------
 

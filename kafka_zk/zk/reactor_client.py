@@ -83,12 +83,6 @@ class ReactorZkClient:
     def delete_delegation_token(self, token_id):
         return self._on_thread(self.client.delete_delegation_token, token_id)
 
-    def delete_isr_change_notifications(self, names, epoch_zk_version=None):
-        return self._on_thread(self.client.delete_isr_change_notifications, names, epoch_zk_version)
-
-    def delete_log_dir_event_notifications(self, names, epoch_zk_version=None):
-        return self._on_thread(self.client.delete_log_dir_event_notifications, names, epoch_zk_version)
-
     def delete_notifications(self, parent, names, epoch_zk_version=None):
         return self._on_thread(self.client.delete_notifications, parent, names, epoch_zk_version)
 
