@@ -9,7 +9,8 @@ from kafka_zk.zk.reactor_client import ReactorZkClient
 
 class TableZkClient:
     """Stands in for KafkaZkClient: each method answers its table entry (a value, or a function of the call's
-    arguments); watch_* methods remember their callback by path so a test can fire it."""
+    arguments); watch_* methods remember their callback by path, and session listeners are kept in order, so a
+    test can fire them."""
 
     def __init__(self, answers):
         unknown = sorted(name for name in answers if not callable(getattr(KafkaZkClient, name, None)))
@@ -18,6 +19,7 @@ class TableZkClient:
         self.answers = answers
         self.calls = []
         self.watches = {}
+        self.session_listeners = []
 
     def __getattr__(self, name):
         if name.startswith("_") or not callable(getattr(KafkaZkClient, name, None)):
@@ -27,6 +29,9 @@ class TableZkClient:
             self.calls.append(name)
             if name.startswith("watch_"):
                 self.watches[args[0]] = args[1]
+                return None
+            if name == "add_session_listener":
+                self.session_listeners.append(args[0])
                 return None
             entry = self.answers[name]
             return entry(*args) if callable(entry) else entry
@@ -40,6 +45,7 @@ class FakeZk(ReactorZkClient):
         super().__init__(TableZkClient(answers), reactor=None)
         self.calls = self.client.calls
         self.watches = self.client.watches
+        self.session_listeners = self.client.session_listeners
 
     def _on_thread(self, method, *args):
         return defer.maybeDeferred(method, *args)

@@ -50,7 +50,7 @@ PURE_MODULES = {
     "kafka_zk.server.metrics.prometheus",
     "kafka_zk.common.log4j", "kafka_zk.common.state_change_log", "kafka_zk.net.request_log", "kafka_zk.net.file_sender",
     "kafka_zk.server.metrics.broker_topic_stats", "kafka_zk.net.request_metrics",
-    "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes",
+    "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes", "kafka_zk.zk.notification_sequence",
     "kafka_zk.server.replication.replica_metrics", "kafka_zk.zk.zk_metrics", "kafka_zk.coordinator.coordinator_metrics",
     "kafka_zk.server.replication.turn_batch",
     "kafka_zk.console.views", "kafka_zk.console.metrics_history",

@@ -13,6 +13,7 @@ from kafka_zk.client.errors import KafkaResponseError
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.client import KafkaZkClient
 from kafka_zk.zk.security_znodes import (
+    DelegationTokenChangeNotificationSequenceZNode,
     DelegationTokenChangeNotificationZNode,
     DelegationTokensZNode,
     StoredDelegationToken,
@@ -74,8 +75,10 @@ def test_brokers_create_the_token_paths_and_the_controller_removes_an_expired_to
     wait_for(lambda: "expired-token" not in zk.get_delegation_token_ids(), timeout=30,
              message="the controller to remove the expired token")
     # the removal is announced for every broker's cache (the notification follows the znode's deletion)
-    wait_for(lambda: [token_id for _, token_id, _ in zk.get_token_change_notifications()] == ["expired-token"] * 2,
-             timeout=30, message="the removal's change notification")
+    def announced():
+        return [DelegationTokenChangeNotificationSequenceZNode.decode(notification.data)
+                for notification in zk.get_notifications(DelegationTokenChangeNotificationZNode.PATH)]
+    wait_for(lambda: announced() == ["expired-token"] * 2, timeout=30, message="the removal's change notification")
 
 
 def test_a_token_znode_round_trips_through_zookeeper(zk):

@@ -14,8 +14,10 @@ from kafka_zk.server.apis import (
     create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
 from kafka_zk.server.config.dynamic_broker_config import is_sensitive
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.delegation_token_manager import NOTIFICATION_MAX_AGE_MS, DelegationTokenManager
-from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode
+from kafka_zk.server.delegation_token_manager import DelegationTokenManager
+from kafka_zk.zk.notification_sequence import CHANGE_EXPIRATION_MS, Notification
+from kafka_zk.zk.security_znodes import (
+    DelegationTokenChangeNotificationSequenceZNode, DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode)
 from tests.fake_zk import FakeZk
 
 ALICE, BOB, CAROL = user("alice"), user("bob"), user("carol")
@@ -29,13 +31,25 @@ class TokenStore:
     def __init__(self, clock):
         self.clock = clock
         self.znodes = {}
-        self.notifications = []  # [(name, token id, ctime ms)]
+        self.notifications = []  # [Notification(name, data, ctime ms)]
+
+    def announced_token_ids(self):
+        return [DelegationTokenChangeNotificationSequenceZNode.decode(n.data) for n in self.notifications]
 
     def answers(self):
         def create_notification(token_id):
             name = "token_change_%010d" % len(self.notifications)
-            self.notifications.append((name, token_id, int(self.clock.seconds() * 1000)))
+            data = DelegationTokenChangeNotificationSequenceZNode.encode(token_id)
+            self.notifications.append(Notification(name, data, int(self.clock.seconds() * 1000)))
             return name
+
+        def get_notifications(parent):
+            assert parent == CHANGES
+            return list(self.notifications)
+
+        def delete_notifications(parent, names, epoch_zk_version=None):
+            assert parent == CHANGES and epoch_zk_version is None
+            self.notifications = [n for n in self.notifications if n.name not in names]
         return {
             "create_delegation_token_paths": None,
             "get_delegation_token_ids": lambda: sorted(self.znodes),
@@ -45,9 +59,8 @@ class TokenStore:
                 token.token_id, DelegationTokenInfoZNode.encode(token)),
             "delete_delegation_token": lambda token_id: self.znodes.pop(token_id, None) and None,
             "create_token_change_notification": create_notification,
-            "get_token_change_notifications": lambda: list(self.notifications),
-            "delete_token_change_notifications": lambda names: setattr(
-                self, "notifications", [n for n in self.notifications if n[0] not in names]),
+            "get_notifications": get_notifications,
+            "delete_notifications": delete_notifications,
         }
 
 
@@ -119,7 +132,7 @@ def test_a_created_token_is_stored_announced_and_cached(store, clock):
     assert token.info == dt.TokenInformation("tok-0", ALICE, (BOB,), now, now + 10_000, now + 1_000)
     assert token.hmac == dt.create_hmac("tok-0", "secret")
     assert DelegationTokenInfoZNode.decode(store.znodes["tok-0"]) == token.info.to_stored()
-    assert [n[1] for n in store.notifications] == ["tok-0"]
+    assert store.announced_token_ids() == ["tok-0"]
     assert manager.owner_of("tok-0") == ALICE
     assert manager.scram_credential("tok-0", "SCRAM-SHA-512").iterations == 4096
     assert manager.owner_of("nope") is None and manager.scram_credential("nope", "SCRAM-SHA-256") is None
@@ -146,10 +159,10 @@ def test_another_broker_loads_tokens_at_start_and_follows_their_changes(store, c
 def test_old_notifications_are_deleted_by_a_follower(store, clock):
     manager = _manager(store, clock)
     _result(manager.create_token(ALICE, [], -1))
-    clock.advance(NOTIFICATION_MAX_AGE_MS / 1000 + 1)
+    clock.advance(CHANGE_EXPIRATION_MS / 1000 + 1)
     _result(manager.create_token(ALICE, [], -1))
     manager.zk.watches[CHANGES](None)
-    assert [n[1] for n in store.notifications] == ["tok-1"]
+    assert store.announced_token_ids() == ["tok-1"]
 
 
 def test_the_expiry_scan_removes_expired_tokens_everywhere(store, clock):

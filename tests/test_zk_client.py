@@ -18,7 +18,8 @@ from kafka_zk.zk.client import (
     KafkaZkClient,
     TopicExistsError,
 )
-from kafka_zk.zk.znodes import BrokerInfo, EndPoint, LeaderIsrAndControllerEpoch
+from kafka_zk.zk.znodes import (
+    BrokerInfo, ConfigEntityChangeNotificationSequenceZNode, EndPoint, LeaderIsrAndControllerEpoch)
 from tests.ports import free_port
 from tests.zk_support import create_chroot
 from zookeeper.launcher import ZooKeeperServer, four_letter_word
@@ -216,7 +217,7 @@ def test_leader_isr_update_and_notifications(zk):
     second = zk.create_isr_change_notification([("t", 0), ("u", 1)])
     assert first.startswith("isr_change_") and zk.get_isr_change_notifications() == [first, second]
     assert zk.read_isr_change_notifications([first, second, "isr_change_9999999999"]) == [("t", 0), ("u", 1)]
-    zk.delete_isr_change_notifications([first, second], epoch_zk_version=version)
+    zk.delete_notifications("/isr_change_notification", [first, second], epoch_zk_version=version)
     assert zk.get_isr_change_notifications() == []
 
 
@@ -238,11 +239,13 @@ def test_entity_config_with_change_notification(zk):
     zk.set_entity_config("topics", "t", {"retention.ms": "5"})
     zk.set_entity_config("brokers", "<default>", {"log.cleaner.threads": 2})
     assert zk.get_entity_configs("topics", ["t", "x"]) == {"t": {"retention.ms": "5"}, "x": {}}
-    changes = zk.get_config_change_notifications()
-    assert [entity for _, entity, _ in changes] == ["topics/t", "brokers/<default>"]
-    assert all(name.startswith("config_change_") and ctime > 0 for name, _, ctime in changes)
-    zk.delete_config_change_notifications([changes[0][0]])
-    assert [entity for _, entity, _ in zk.get_config_change_notifications()] == ["brokers/<default>"]
+    changes = zk.get_notifications("/config/changes")
+    assert [ConfigEntityChangeNotificationSequenceZNode.decode(n.data) for n in changes] == [
+        "topics/t", "brokers/<default>"]
+    assert all(n.name.startswith("config_change_") and n.ctime_ms > 0 for n in changes)
+    zk.delete_notifications("/config/changes", [changes[0].name, "config_change_9999999999"])
+    assert [ConfigEntityChangeNotificationSequenceZNode.decode(n.data)
+            for n in zk.get_notifications("/config/changes")] == ["brokers/<default>"]
 
 
 def test_producer_id_blocks_from_two_clients_never_overlap(zk, new_client):

@@ -358,8 +358,7 @@ class KafkaController:
     @defer.inlineCallbacks
     def _handle_isr_changes(self):
         taken = yield self._take_notifications(self.zk.get_isr_change_notifications,
-                                               self.zk.read_isr_change_notifications,
-                                               self.zk.delete_isr_change_notifications)
+                                               self.zk.read_isr_change_notifications, ISR_CHANGE_PATH)
         if taken is None:
             return
         known = [tp for tp in taken[1] if tp in self.context.assignments]
@@ -378,7 +377,7 @@ class KafkaController:
         KAFKA_STORAGE_ERROR answers name the offline ones (_on_leader_and_isr_response)."""
         taken = yield self._take_notifications(self.zk.get_log_dir_event_notifications,
                                                self.zk.read_log_dir_event_notifications,
-                                               self.zk.delete_log_dir_event_notifications)
+                                               LOG_DIR_EVENT_PATH)
         if taken is None:
             return
         names, brokers = taken
@@ -393,14 +392,14 @@ class KafkaController:
         self.requests.send(batch)
 
     @defer.inlineCallbacks
-    def _take_notifications(self, list_names, read, delete):
-        """Read, then delete (fenced), the sequential notification znodes under one path: (names, what they
+    def _take_notifications(self, list_names, read, parent):
+        """Read, then delete (fenced), the sequential notification znodes under ``parent``: (names, what they
         say), or None when there are none."""
         names = yield list_names()
         if not names:
             return None
         contents = yield read(names)
-        yield delete(names, self.context.epoch_zk_version)
+        yield self.zk.delete_notifications(parent, names, self.context.epoch_zk_version)
         return names, contents
 
     # -- answers from brokers ---------------------------------------------------------------------

@@ -8,17 +8,15 @@ import logging
 
 from twisted.internet import defer
 
-from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
     AUTHORIZER_CLASS_NAMES, STORED_PATTERN_TYPES, AclCache, ResourcePattern, adding, deletion_targets,
     entries_from_json, parse_super_users, pattern_from_store, pattern_type_from_name, plan_creations, removing,
     resource_type_from_name, store_key)
-from kafka_zk.zk.security_znodes import AclChangeNotificationZNode
+from kafka_zk.zk.change_notification_listener import ChangeNotificationListener
+from kafka_zk.zk.security_znodes import AclChangeNotificationZNode, AclZNodes
 
 log = logging.getLogger(__name__)
-
-NOTIFICATION_MAX_AGE_MS = 15 * 60 * 1000  # Kafka's ZkNodeChangeNotificationListener changeExpirationMs
 
 
 def authorizer_from_config(config, zk, clock):
@@ -46,7 +44,7 @@ class AclAuthorizer:
         self.clock = clock
         self.cache = AclCache(super_users, allow_everyone_if_no_acl_found)
         self._writes = defer.DeferredLock()  # one change at a time, so the cache follows the order written
-        self._followers = []
+        self._change_listeners = []
 
     @defer.inlineCallbacks
     def start(self):
@@ -57,9 +55,9 @@ class AclAuthorizer:
             self._store(key, items)
         log.info("AclAuthorizer loaded ACLs of %d resource patterns", len(stored))
         for pattern_type in STORED_PATTERN_TYPES:
-            follower = AclChangeFollower(self.zk, self.clock, pattern_type.name, self._reload)
-            self._followers.append(follower)
-            yield follower.start()
+            listener = acl_change_listener(self.zk, self.clock, pattern_type.name, self._reload)
+            self._change_listeners.append(listener)
+            yield listener.start()
 
     def _store(self, key, items):
         try:
@@ -140,6 +138,21 @@ class AclAuthorizer:
             yield self.zk.create_acl_change_notification(*key)
 
 
+def acl_change_listener(zk, clock, pattern_type, reload):
+    """Follows one change path (``/kafka-acl-changes`` or ``/kafka-acl-extended-changes``): re-reads, through
+    ``reload([(pattern type, resource type, name)])``, the ACLs of the patterns the new notifications name."""
+    def reload_changed(resources):
+        patterns = (_pattern_of_change(resource) for resource in resources)
+        keys = sorted({store_key(pattern) for pattern in patterns if pattern is not None})
+        return reload(keys) if keys else None
+
+    def decode(data):
+        return AclChangeNotificationZNode.decode(data, pattern_type)
+
+    return ChangeNotificationListener(zk, clock, AclChangeNotificationZNode.parent(pattern_type),
+                                      AclZNodes.CHANGE_PREFIX, decode, reload_changed)
+
+
 def _pattern_of_change(resource):
     resource_type, name, pattern_type = resource
     try:
@@ -147,52 +160,3 @@ def _pattern_of_change(resource):
     except ValueError:
         log.error("ignoring an ACL change notification of unknown resource %s", resource)
         return None
-
-
-class AclChangeFollower:
-    """Follows one change path (``/kafka-acl-changes`` or ``/kafka-acl-extended-changes``): re-reads the ACLs
-    of the patterns the new notifications name, and deletes notifications older than 15 minutes."""
-
-    def __init__(self, zk, clock, pattern_type, reload):
-        self.zk = zk
-        self.clock = clock
-        self.pattern_type = pattern_type
-        self.reload = reload  # reload([(pattern type, resource type, name)]) -> Deferred
-        self.last_seen = None
-        self._pending = False
-        self._running = False
-
-    def start(self):
-        return self.zk.watch_children(AclChangeNotificationZNode.parent(self.pattern_type),
-                                      self.zk.on_reactor(self._changed))
-
-    def _changed(self, *_):
-        self._pending = True
-        if not self._running:
-            self._run().addErrback(lambda failure: log.error("ACL change processing failed: %s",
-                                                             failure.getTraceback()))
-
-    @defer.inlineCallbacks
-    def _run(self):
-        self._running = True
-        try:
-            while self._pending:
-                self._pending = False
-                yield self._process()
-        finally:
-            self._running = False
-
-    @defer.inlineCallbacks
-    def _process(self):
-        notifications = yield self.zk.get_acl_change_notifications(self.pattern_type)
-        fresh = [resource for name, resource, _ in notifications
-                 if resource is not None and (self.last_seen is None or name > self.last_seen)]
-        if notifications:
-            self.last_seen = max(name for name, _, _ in notifications)
-        keys = sorted({store_key(pattern) for pattern in map(_pattern_of_change, fresh) if pattern is not None})
-        if keys:
-            yield self.reload(keys)
-        now_ms = milliseconds(self.clock)
-        expired = [name for name, _, ctime in notifications if ctime < now_ms - NOTIFICATION_MAX_AGE_MS]
-        if expired:
-            yield self.zk.delete_acl_change_notifications(self.pattern_type, expired)

@@ -15,11 +15,11 @@ from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security import delegation_tokens as tokens
 from kafka_zk.security.delegation_tokens import DelegationToken, DelegationTokenCache, TokenInformation, TokenSettings
+from kafka_zk.zk.change_notification_listener import ChangeNotificationListener
+from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationSequenceZNode as TokenChangeZNode
 from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationZNode
 
 log = logging.getLogger(__name__)
-
-NOTIFICATION_MAX_AGE_MS = 15 * 60 * 1000  # ZkNodeChangeNotificationListener's changeExpirationMs
 
 
 class DelegationTokenManager:
@@ -34,10 +34,10 @@ class DelegationTokenManager:
         self.settings = settings
         self.cache = cache if cache is not None else DelegationTokenCache()
         self.generate_token_id = generate_token_id
-        self.last_seen = None
         self._lock = defer.DeferredLock()  # one create/renew/expire/expiry scan at a time, as Kafka's lock
-        self._pending = False
-        self._running = False
+        self.notifications = ChangeNotificationListener(
+            zk, clock, DelegationTokenChangeNotificationZNode.PATH, TokenChangeZNode.PREFIX, TokenChangeZNode.decode,
+            self._reload)
 
     @classmethod
     def from_config(cls, zk, clock, config, cache=None):
@@ -71,7 +71,7 @@ class DelegationTokenManager:
         for token_id, found in stored.items():
             self._apply(token_id, found)
         log.info("[Token Manager on Broker %d]: loaded %d delegation tokens", self.broker_id, len(self.cache.tokens()))
-        yield self.zk.watch_children(DelegationTokenChangeNotificationZNode.PATH, self.zk.on_reactor(self._changed))
+        yield self.notifications.start()
 
     def _apply(self, token_id, stored):
         if stored is None:
@@ -80,37 +80,12 @@ class DelegationTokenManager:
             info = TokenInformation.from_stored(stored)
             self.cache.update(DelegationToken(info, tokens.create_hmac(token_id, self.master_key)))
 
-    def _changed(self, *_):
-        self._pending = True
-        if not self._running:
-            self._follow().addErrback(
-                lambda failure: log.error("token change processing failed: %s", failure.getTraceback()))
-
     @defer.inlineCallbacks
-    def _follow(self):
-        self._running = True
-        try:
-            while self._pending:
-                self._pending = False
-                yield self._process_notifications()
-        finally:
-            self._running = False
-
-    @defer.inlineCallbacks
-    def _process_notifications(self):
-        notifications = yield self.zk.get_token_change_notifications()
-        fresh = [token_id for name, token_id, _ in notifications if self.last_seen is None or name > self.last_seen]
-        if notifications:
-            self.last_seen = max(name for name, _, _ in notifications)
-        token_ids = sorted(set(fresh))
-        if token_ids:
-            stored = yield self.zk.get_delegation_tokens(token_ids)
-            for token_id in token_ids:
-                self._apply(token_id, stored.get(token_id))
-        oldest_kept = milliseconds(self.clock) - NOTIFICATION_MAX_AGE_MS
-        expired = [name for name, _, ctime in notifications if ctime < oldest_kept]
-        if expired:
-            yield self.zk.delete_token_change_notifications(expired)
+    def _reload(self, changed_token_ids):
+        token_ids = sorted(set(changed_token_ids))
+        stored = yield self.zk.get_delegation_tokens(token_ids)
+        for token_id in token_ids:
+            self._apply(token_id, stored.get(token_id))
 
     # -- the APIs ----------------------------------------------------------------------------------
 

@@ -25,6 +25,7 @@ from kafka_zk.zk.session import (  # noqa: F401  (re-exported: callers import th
     first_failure,
     TRANSIENT_ERRORS,
 )
+from kafka_zk.zk.notification_sequence import Notification
 from kafka_zk.zk.znodes import (
     PERSISTENT_PATHS,
     BrokerIdsZNode,
@@ -33,7 +34,6 @@ from kafka_zk.zk.znodes import (
     BrokerSequenceIdZNode,
     ClusterIdZNode,
     ConfigEntityChangeNotificationSequenceZNode,
-    ConfigEntityChangeNotificationZNode,
     ConfigEntityZNode,
     ConsumerOffsetZNode,
     ControllerEpochZNode,
@@ -65,7 +65,6 @@ from kafka_zk.zk.security_znodes import (
     AclZNodes,
     DELEGATION_TOKEN_PATHS,
     DelegationTokenChangeNotificationSequenceZNode,
-    DelegationTokenChangeNotificationZNode,
     DelegationTokenInfoZNode,
     DelegationTokensZNode,
     StoredDelegationToken,
@@ -415,21 +414,8 @@ class KafkaZkClient(ZkSession):
 
     def create_config_change_notification(self, entity_path: str) -> str:
         """Create config_change_<seq> naming "<type>/<name>"; returns the znode name."""
-        created = self._retry(self._zk.create, ConfigEntityChangeNotificationSequenceZNode.path(),
-                              ConfigEntityChangeNotificationSequenceZNode.encode(entity_path),
-                              sequence=True, makepath=True)
-        return created.rsplit("/", 1)[1]
-
-    def get_config_change_notifications(self) -> list[tuple[str, str, int]]:
-        """(name, entity_path, ctime_ms) of each pending notification, oldest first."""
-        names = sorted(self.get_children(ConfigEntityChangeNotificationZNode.PATH))
-        paths = {f"{ConfigEntityChangeNotificationZNode.PATH}/{n}": n for n in names}
-        found = self.get_many(paths)
-        return [(paths[p], ConfigEntityChangeNotificationSequenceZNode.decode(f[0]), f[1].ctime)
-                for p, f in found.items() if f is not None]
-
-    def delete_config_change_notifications(self, names: Iterable[str]) -> None:
-        self._delete_children(ConfigEntityChangeNotificationZNode.PATH, names, None)
+        return self.create_notification(ConfigEntityChangeNotificationSequenceZNode.path(),
+                                        ConfigEntityChangeNotificationSequenceZNode.encode(entity_path))
 
     # -- ACLs (AclAuthorizer's store) -------------------------------------------------------------
 
@@ -488,29 +474,8 @@ class KafkaZkClient(ZkSession):
 
     def create_acl_change_notification(self, pattern_type: str, resource_type: str, name: str) -> str:
         """acl_changes_<seq> under the pattern type's change path; returns the znode name."""
-        created = self._retry(self._zk.create, AclChangeNotificationZNode.path(pattern_type),
-                              AclChangeNotificationZNode.encode(resource_type, name, pattern_type),
-                              sequence=True, makepath=True)
-        return created.rsplit("/", 1)[1]
-
-    def get_acl_change_notifications(self, pattern_type: str) -> list[tuple[str, tuple[str, str, str] | None, int]]:
-        """(name, (resource type, name, pattern type) or None when unreadable, ctime_ms), oldest first."""
-        parent = AclChangeNotificationZNode.parent(pattern_type)
-        names = sorted(self.get_children(parent))
-        paths = {f"{parent}/{n}": n for n in names}
-        notifications = []
-        for path, found in self.get_many(paths).items():
-            if found is None:
-                continue
-            try:
-                resource = AclChangeNotificationZNode.decode(found[0], pattern_type)
-            except (ValueError, KeyError):
-                resource = None
-            notifications.append((paths[path], resource, found[1].ctime))
-        return sorted(notifications)
-
-    def delete_acl_change_notifications(self, pattern_type: str, names: Iterable[str]) -> None:
-        self._delete_children(AclChangeNotificationZNode.parent(pattern_type), names, None)
+        return self.create_notification(AclChangeNotificationZNode.path(pattern_type),
+                                        AclChangeNotificationZNode.encode(resource_type, name, pattern_type))
 
     # -- producer ids ----------------------------------------------------------------------------
 
@@ -532,7 +497,22 @@ class KafkaZkClient(ZkSession):
 
     # -- notifications ---------------------------------------------------------------------------
 
-    def _delete_children(self, parent: str, names: Iterable[str], epoch_zk_version: int | None) -> None:
+    def create_notification(self, path_prefix: str, data: bytes) -> str:
+        """Create the persistent sequential znode <path_prefix><sequence> (and its parents) holding ``data``;
+        returns its name."""
+        created = self._retry(self._zk.create, path_prefix, data, sequence=True, makepath=True)
+        return created.rsplit("/", 1)[1]
+
+    def get_notifications(self, parent: str) -> list[Notification]:
+        """Batched: every notification znode under ``parent`` with its data and ctime, in name order (those
+        deleted between listing and reading skipped)."""
+        paths = {f"{parent}/{name}": name for name in sorted(self.get_children(parent))}
+        return [Notification(paths[path], found[0], found[1].ctime)
+                for path, found in self.get_many(paths).items() if found is not None]
+
+    def delete_notifications(self, parent: str, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
+        """Delete these children of ``parent`` (missing ones are no error); fenced by the controller epoch's
+        version when one is given."""
         paths = [f"{parent}/{name}" for name in names]
         if epoch_zk_version is not None:
             self._multi_batch(paths, lambda p: [DeleteOp(p)], epoch_zk_version)
@@ -543,9 +523,8 @@ class KafkaZkClient(ZkSession):
 
     def create_isr_change_notification(self, partitions: Iterable[TopicPartition]) -> str:
         """Create isr_change_<seq> listing the partitions whose ISR changed; returns the znode name."""
-        created = self._retry(self._zk.create, IsrChangeNotificationSequenceZNode.path(),
-                              IsrChangeNotificationSequenceZNode.encode(partitions), sequence=True, makepath=True)
-        return created.rsplit("/", 1)[1]
+        return self.create_notification(IsrChangeNotificationSequenceZNode.path(),
+                                        IsrChangeNotificationSequenceZNode.encode(partitions))
 
     def get_isr_change_notifications(self) -> list[str]:
         """Names of pending notifications (isr_change_<seq>), oldest first."""
@@ -560,13 +539,9 @@ class KafkaZkClient(ZkSession):
                 partitions.update(dict.fromkeys(IsrChangeNotificationSequenceZNode.decode(found[0])))
         return list(partitions)
 
-    def delete_isr_change_notifications(self, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
-        self._delete_children(IsrChangeNotificationZNode.PATH, names, epoch_zk_version)
-
     def create_log_dir_event_notification(self, broker_id: int) -> str:
-        created = self._retry(self._zk.create, LogDirEventNotificationSequenceZNode.path(),
-                              LogDirEventNotificationSequenceZNode.encode(broker_id), sequence=True, makepath=True)
-        return created.rsplit("/", 1)[1]
+        return self.create_notification(LogDirEventNotificationSequenceZNode.path(),
+                                        LogDirEventNotificationSequenceZNode.encode(broker_id))
 
     def get_log_dir_event_notifications(self) -> list[str]:
         return sorted(self.get_children(LogDirEventNotificationZNode.PATH))
@@ -576,9 +551,6 @@ class KafkaZkClient(ZkSession):
         paths = [f"{LogDirEventNotificationZNode.PATH}/{n}" for n in names]
         brokers = [LogDirEventNotificationSequenceZNode.decode(f[0]) for f in self.get_many(paths).values() if f]
         return list(dict.fromkeys(brokers))
-
-    def delete_log_dir_event_notifications(self, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
-        self._delete_children(LogDirEventNotificationZNode.PATH, names, epoch_zk_version)
 
     # -- delegation tokens -----------------------------------------------------------------------
 
@@ -607,17 +579,5 @@ class KafkaZkClient(ZkSession):
 
     def create_token_change_notification(self, token_id: str) -> str:
         """Create token_change_<seq> holding the token id; returns the znode name."""
-        created = self._retry(self._zk.create, DelegationTokenChangeNotificationSequenceZNode.path(),
-                              DelegationTokenChangeNotificationSequenceZNode.encode(token_id),
-                              sequence=True, makepath=True)
-        return created.rsplit("/", 1)[1]
-
-    def get_token_change_notifications(self) -> list[tuple[str, str, int]]:
-        """(name, token id, ctime_ms) of each pending notification, oldest first."""
-        names = sorted(self.get_children(DelegationTokenChangeNotificationZNode.PATH))
-        paths = {f"{DelegationTokenChangeNotificationZNode.PATH}/{name}": name for name in names}
-        return [(paths[path], DelegationTokenChangeNotificationSequenceZNode.decode(found[0]), found[1].ctime)
-                for path, found in self.get_many(paths).items() if found is not None]
-
-    def delete_token_change_notifications(self, names: Iterable[str]) -> None:
-        self._delete_children(DelegationTokenChangeNotificationZNode.PATH, names, None)
+        return self.create_notification(DelegationTokenChangeNotificationSequenceZNode.path(),
+                                        DelegationTokenChangeNotificationSequenceZNode.encode(token_id))

@@ -65,6 +65,9 @@ class ReactorZkClient:
     def create_log_dir_event_notification(self, broker_id):
         return self._on_thread(self.client.create_log_dir_event_notification, broker_id)
 
+    def create_notification(self, path_prefix, data):
+        return self._on_thread(self.client.create_notification, path_prefix, data)
+
     def create_partition_states(self, states, controller_epoch, epoch_zk_version):
         return self._on_thread(self.client.create_partition_states, states, controller_epoch, epoch_zk_version)
 
@@ -74,31 +77,20 @@ class ReactorZkClient:
     def create_topic_assignment(self, topic, assignment, config=None):
         return self._on_thread(self.client.create_topic_assignment, topic, assignment, config)
 
-    def delete_acl_change_notifications(self, pattern_type, names):
-        return self._on_thread(self.client.delete_acl_change_notifications, pattern_type, names)
     def create_token_change_notification(self, token_id):
         return self._on_thread(self.client.create_token_change_notification, token_id)
-
-    def delete_config_change_notifications(self, names):
-        return self._on_thread(self.client.delete_config_change_notifications, names)
 
     def delete_delegation_token(self, token_id):
         return self._on_thread(self.client.delete_delegation_token, token_id)
 
-    def delete_isr_change_notifications(self, names, epoch_zk_version=None):
-        return self._on_thread(self.client.delete_isr_change_notifications, names, epoch_zk_version)
-
-    def delete_log_dir_event_notifications(self, names, epoch_zk_version=None):
-        return self._on_thread(self.client.delete_log_dir_event_notifications, names, epoch_zk_version)
+    def delete_notifications(self, parent, names, epoch_zk_version=None):
+        return self._on_thread(self.client.delete_notifications, parent, names, epoch_zk_version)
 
     def delete_partition_reassignment(self, epoch_zk_version):
         return self._on_thread(self.client.delete_partition_reassignment, epoch_zk_version)
 
     def delete_preferred_replica_election(self, epoch_zk_version):
         return self._on_thread(self.client.delete_preferred_replica_election, epoch_zk_version)
-
-    def delete_token_change_notifications(self, names):
-        return self._on_thread(self.client.delete_token_change_notifications, names)
 
     def delete_topic_deletions(self, topics, epoch_zk_version):
         return self._on_thread(self.client.delete_topic_deletions, topics, epoch_zk_version)
@@ -108,9 +100,6 @@ class ReactorZkClient:
 
     def generate_broker_id(self, reserved_max=1000):
         return self._on_thread(self.client.generate_broker_id, reserved_max)
-
-    def get_acl_change_notifications(self, pattern_type):
-        return self._on_thread(self.client.get_acl_change_notifications, pattern_type)
 
     def get_acl_patterns(self):
         return self._on_thread(self.client.get_acl_patterns)
@@ -123,9 +112,6 @@ class ReactorZkClient:
 
     def get_children(self, path):
         return self._on_thread(self.client.get_children, path)
-
-    def get_config_change_notifications(self):
-        return self._on_thread(self.client.get_config_change_notifications)
 
     def get_consumer_offsets(self, group, partitions):
         return self._on_thread(self.client.get_consumer_offsets, group, partitions)
@@ -154,6 +140,9 @@ class ReactorZkClient:
     def get_log_dir_event_notifications(self):
         return self._on_thread(self.client.get_log_dir_event_notifications)
 
+    def get_notifications(self, parent):
+        return self._on_thread(self.client.get_notifications, parent)
+
     def get_or_create_cluster_id(self, proposed=None):
         return self._on_thread(self.client.get_or_create_cluster_id, proposed)
 
@@ -177,9 +166,6 @@ class ReactorZkClient:
 
     def get_topic_deletions(self):
         return self._on_thread(self.client.get_topic_deletions)
-
-    def get_token_change_notifications(self):
-        return self._on_thread(self.client.get_token_change_notifications)
 
     def get_topics(self):
         return self._on_thread(self.client.get_topics)
