@@ -226,6 +226,9 @@ class ReplicaFetcher:
                 if state is None or self.partitions.get(tp) is not state:
                     continue
                 if answer["error_code"] != Errors.NONE:
+                    log.info("[ReplicaFetcher broker=%d leader=%d] OffsetsForLeaderEpoch of %s-%d (epoch %d): %s; "
+                             "retrying in %.1fs", self.broker_id, self.leader_id, tp[0], tp[1], state.leader_epoch,
+                             Errors.from_code(answer["error_code"]).name, self.backoff_s)
                     self._delay(tp)
                     continue
                 with self._writing(tp, state):
@@ -234,6 +237,9 @@ class ReplicaFetcher:
                     if complete:
                         self._finish_truncation(state, offset)
                     else:
+                        log.info("[ReplicaFetcher broker=%d leader=%d] %s-%d: the leader's epoch %d is not ours; "
+                                 "truncating to %d and asking again", self.broker_id, self.leader_id, tp[0], tp[1],
+                                 answer["leader_epoch"], offset)
                         state.partition.truncate_to(offset)
 
     def _finish_truncation(self, state, offset):
