@@ -178,9 +178,12 @@ def test_a_controller_failover_shows_in_controller_log_and_state_change_log(clus
                                r"epoch %d starting the become-(leader|follower) transition for partition %s-"
                                % (other.broker_id, new_id, new_epoch, TOPIC), broker_side()),
              20, message="the other survivor's LeaderAndIsr lines from the new controller")
-    assert re.search(r"\[Broker id=%d\] Cached leader info UpdateMetadataPartitionState\(topicName='%s', .*\) for "
-                     r"partition %s-\d in response to UpdateMetadata request sent by controller %d epoch %d with "
-                     r"correlation id \d+" % (other.broker_id, TOPIC, TOPIC, new_id, new_epoch), broker_side())
+    # The UpdateMetadata follows the LeaderAndIsr: wait for its lines too, not only for the first request's.
+    wait_for(lambda: re.search(r"\[Broker id=%d\] Cached leader info UpdateMetadataPartitionState\(topicName='%s', "
+                               r".*\) for partition %s-\d in response to UpdateMetadata request sent by controller %d "
+                               r"epoch %d with correlation id \d+" % (other.broker_id, TOPIC, TOPIC, new_id, new_epoch),
+                               broker_side()),
+             20, message="the other survivor's UpdateMetadata lines from the new controller")
     assert re.search(r"\[Broker id=%d\] Add 3 partitions and deleted 0 partitions from metadata cache in response "
                      r"to UpdateMetadata request sent by controller %d epoch %d" % (other.broker_id, new_id, new_epoch),
                      broker_side())
