@@ -28,7 +28,11 @@ def make_spark_session(app_name, master=SPARK_MASTER, settings=None):
                .config("spark.driver.memory", "768m")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.python.worker.reuse", "true")
-               .config("spark.sql.streaming.stopTimeout", "30s"))
+               .config("spark.sql.streaming.stopTimeout", "30s")
+               # Stated, not inherited: a session on hosts (tests/test_real_spark_hosts.py) leaves its driver address
+               # in the JVM's spark.* properties, and a later session in the process would bind to that gone address.
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.bindAddress", "127.0.0.1"))
     for key, value in (settings or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
