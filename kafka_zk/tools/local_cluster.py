@@ -586,7 +586,7 @@ def main(argv=None):
             return 0
         if command[0] == "zookeeper" and len(command) == 3 and command[2] in ("start", "stop", "kill"):
             server = cluster.zookeeper_member(int(command[1]))
-            server.start() if command[2] == "start" else getattr(server, command[2])()
+            getattr(server, command[2])()
             print("zookeeper %s: %s" % (command[1], {"start": "started", "stop": "stopped",
                                                      "kill": "killed"}[command[2]]))
             return 0
