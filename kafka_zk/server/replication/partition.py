@@ -115,6 +115,7 @@ class Partition:
         changed = not self.is_leader or state["leader_epoch"] > self.leader_epoch
         self._apply_state(state)
         if changed:
+            self.isr_update_in_flight = False  # a write of the old epoch's ISR no longer counts (nor blocks)
             self.leader_epoch_start_offset = self.log.log_end_offset
             self.log.leader_epoch_cache.assign(self.leader_epoch, self.log.log_end_offset)
             self.followers = {replica: FollowerState(now_ms if replica in self.isr else 0)
