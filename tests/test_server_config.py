@@ -82,3 +82,19 @@ def test_an_invalid_stored_topic_override_leaves_the_broker_default_in_force():
     effective = effective_topic_config(config.log_config_defaults(), {"cleanup.policy": "", "retention.ms": "7"})
     assert effective["cleanup.policy"] == "compact"
     assert effective["retention.ms"] == 7
+
+
+@pytest.mark.parametrize("props, message", [
+    ({"replica.fetch.wait.max.ms": "5000", "replica.socket.timeout.ms": "3000"},
+     "requirement failed: replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent "
+     "unnecessary socket timeouts"),
+    ({"replica.fetch.wait.max.ms": "5000", "replica.lag.time.max.ms": "4000"},
+     "requirement failed: replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms "
+     "to prevent frequent changes in ISR"),
+])
+def test_the_replica_fetch_wait_must_fit_the_socket_timeout_and_the_lag_time(props, message):
+    with pytest.raises(ConfigError) as error:
+        KafkaConfig(dict({"zookeeper.connect": "z"}, **props))
+    assert str(error.value) == message
+    KafkaConfig({"zookeeper.connect": "z", "replica.fetch.wait.max.ms": "3000", "replica.socket.timeout.ms": "3000",
+                 "replica.lag.time.max.ms": "3000"})

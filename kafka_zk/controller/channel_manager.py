@@ -18,12 +18,14 @@ class BrokerChannel:
     requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
     def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None,
-                 queue_time=None):
+                 queue_time=None, request_timeout_s=None):
         """``queue_time``: the timer of how long each request waited before it first went out
-        (RequestRateAndQueueTimeMs)."""
+        (RequestRateAndQueueTimeMs); ``request_timeout_s``: controller.socket.timeout.ms, after which an unanswered
+        request drops the connection and goes again."""
         self.reactor = reactor
         self.broker_id = broker_id
-        self.connection = BrokerConnection(reactor, host, port, client_id, security=security)
+        self.connection = BrokerConnection(reactor, host, port, client_id, security=security,
+                                           request_timeout_s=request_timeout_s)
         self.queue = deque()  # unanswered (api_key, version, body, callback), oldest first
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -113,11 +115,13 @@ class BrokerChannel:
 
 
 class ControllerChannelManager:
-    def __init__(self, reactor, controller_id, listener_name, security=None, metrics=None):
+    def __init__(self, reactor, controller_id, listener_name, security=None, metrics=None, request_timeout_s=None):
         """``listener_name``: the brokers' listener the controller connects to (control plane, else
         inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity); ``metrics``: the registry
-        of each broker's QueueSize (requests not answered yet) and RequestRateAndQueueTimeMs."""
+        of each broker's QueueSize (requests not answered yet) and RequestRateAndQueueTimeMs; ``request_timeout_s``:
+        controller.socket.timeout.ms."""
         self.reactor = reactor
+        self.request_timeout_s = request_timeout_s
         self.metrics = metrics if metrics is not None else MetricsRegistry()
         self.client_id = "controller-%d" % controller_id
         self.listener_name = listener_name
@@ -129,6 +133,7 @@ class ControllerChannelManager:
         tags = {"broker-id": broker_id}
         channel = self.channels[broker_id] = BrokerChannel(
             self.reactor, broker_id, host, port, self.client_id, security=self.security,
+            request_timeout_s=self.request_timeout_s,
             queue_time=self.metrics.timer(METRICS_GROUP, METRICS_TYPE, "RequestRateAndQueueTimeMs", tags))
         self.metrics.gauge(METRICS_GROUP, METRICS_TYPE, "QueueSize", lambda: len(channel.queue), tags)
 

@@ -135,8 +135,9 @@ class KafkaController:
         context.epoch = epoch
         context.epoch_zk_version = epoch_zk_version
         self.active = True
-        self.requests.open(ControllerChannelManager(self.reactor, self.broker_id, self.listener_name, self.security,
-                                                    self.metrics))
+        self.requests.open(ControllerChannelManager(
+            self.reactor, self.broker_id, self.listener_name, self.security, self.metrics,
+            request_timeout_s=self.config["controller.socket.timeout.ms"] / 1000.0))
         if not self._watches_registered:
             zk = self.zk
             yield zk.watch_children(BROKER_IDS_PATH, zk.on_reactor(self._on_brokers_changed))

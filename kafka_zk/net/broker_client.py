@@ -16,15 +16,25 @@ class ConnectionClosed(Exception):
     pass
 
 
+class RequestTimedOut(ConnectionClosed):
+    """No answer within the connection's request timeout: the connection is dropped (as Kafka's NetworkClient
+    disconnects on a request timeout), so the caller's retry goes out on a fresh one."""
+
+
 class KafkaClientProtocol(FramedProtocol):
     """Sends requests and fires each request's Deferred with the decoded response body."""
 
     max_frame_size = 1 << 30
 
-    def __init__(self, client_id):
+    def __init__(self, client_id, reactor=None, request_timeout_s=None):
+        """``request_timeout_s``: how long a request may go unanswered before the connection is dropped (never,
+        when None); ``reactor`` times it."""
         self.client_id = client_id
+        self.reactor = reactor
+        self.request_timeout_s = request_timeout_s
         self._correlation = 0
         self._in_flight = deque()
+        self._deadline = None  # the timer of the oldest unanswered request
 
     def connectionMade(self):
         super().connectionMade()
@@ -38,28 +48,56 @@ class KafkaClientProtocol(FramedProtocol):
         if not expect_response:
             return defer.succeed(None)
         result = defer.Deferred()
-        self._in_flight.append((correlation_id, api_key, version, result))
+        sent_at = self.reactor.seconds() if self.request_timeout_s is not None else None
+        self._in_flight.append((correlation_id, api_key, version, result, sent_at))
+        if self._deadline is None:
+            self._watch_oldest()
         return result
+
+    def _watch_oldest(self):
+        """Time the oldest unanswered request: answers come in order, so only it can be the first to time out."""
+        self._deadline = None
+        if self.request_timeout_s is None or not self._in_flight:
+            return
+        remaining = self._in_flight[0][4] + self.request_timeout_s - self.reactor.seconds()
+        self._deadline = self.reactor.callLater(max(remaining, 0), self._timed_out)
+
+    def _timed_out(self):
+        self._deadline = None
+        if not self._in_flight:
+            return
+        _, api_key, _, result, _ = self._in_flight.popleft()
+        log.info("no answer to api %d from %s:%d within %.1fs; disconnecting", api_key, self.factory.host,
+                 self.factory.port, self.request_timeout_s)
+        self.transport.abortConnection()
+        self.factory.disconnected(self)  # what the caller sends next goes out on a new connection
+        result.errback(RequestTimedOut("api %d request timed out after %.1fs" % (api_key, self.request_timeout_s)))
 
     def frame_received(self, frame):
         if not self._in_flight:
             self.transport.abortConnection()
             return
-        expected, api_key, version, result = self._in_flight.popleft()
+        expected, api_key, version, result, sent_at = self._in_flight.popleft()
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._watch_oldest()
         try:
             correlation_id, body = decode_response(api_key, version, frame)
             if correlation_id != expected:
                 raise ValueError("correlation id %d does not match %d" % (correlation_id, expected))
         except Exception as failure:  # a broken peer: fail this and everything behind it
-            self._in_flight.appendleft((expected, api_key, version, result))
+            self._in_flight.appendleft((expected, api_key, version, result, sent_at))
             self.transport.abortConnection()
             log.warning("bad response from broker: %s", failure)
             return
         result.callback(body)
 
     def connectionLost(self, reason=protocol.connectionDone):
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
         in_flight, self._in_flight = self._in_flight, deque()
-        for _, _, _, result in in_flight:
+        for _, _, _, result, _ in in_flight:
             result.errback(ConnectionClosed(str(reason.value)))
         self.factory.disconnected(self)
 
@@ -80,8 +118,10 @@ PLAINTEXT = ListenerSecurity()
 class BrokerConnection(protocol.ClientFactory):
     """One lazily opened connection to a broker; connect() returns a Deferred of the protocol."""
 
-    def __init__(self, reactor, host, port, client_id, connect_timeout=10, security=None):
-        """``security``: how to reach the listener (a ListenerSecurity; plain TCP without a login when None)."""
+    def __init__(self, reactor, host, port, client_id, connect_timeout=10, security=None, request_timeout_s=None):
+        """``security``: how to reach the listener (a ListenerSecurity; plain TCP without a login when None);
+        ``request_timeout_s``: Kafka's request timeout of the connection's user (replica.socket.timeout.ms,
+        controller.socket.timeout.ms): a request unanswered that long drops the connection."""
         security = security or PLAINTEXT
         self.tls = security.tls
         self.authenticate = security.authenticate
@@ -90,12 +130,13 @@ class BrokerConnection(protocol.ClientFactory):
         self.port = port
         self.client_id = client_id
         self.connect_timeout = connect_timeout
+        self.request_timeout_s = request_timeout_s
         self.protocol_instance = None
         self._waiting = []
         self._connecting = False
 
     def buildProtocol(self, addr):
-        proto = KafkaClientProtocol(self.client_id)
+        proto = KafkaClientProtocol(self.client_id, self.reactor, self.request_timeout_s)
         proto.factory = self
         return proto
 

@@ -285,6 +285,16 @@ class KafkaConfig:
 
         if self.broker_id < -1:
             raise ConfigError("Invalid value %d for configuration broker.id: must be >= -1" % self.broker_id)
+        self._check_replica_fetch_timing()
+
+    def _check_replica_fetch_timing(self):
+        wait = self.values["replica.fetch.wait.max.ms"]
+        if wait > self.values["replica.socket.timeout.ms"]:
+            raise ConfigError("requirement failed: replica.socket.timeout.ms should always be at least "
+                              "replica.fetch.wait.max.ms to prevent unnecessary socket timeouts")
+        if wait > self.values["replica.lag.time.max.ms"]:
+            raise ConfigError("requirement failed: replica.fetch.wait.max.ms should always be less than or equal to "
+                              "replica.lag.time.max.ms to prevent frequent changes in ISR")
 
     def _check_listener_names(self, props):
         """The inter-broker and control plane listeners, as Kafka's KafkaConfig checks them."""

@@ -90,7 +90,8 @@ class ReplicaFetcher:
         self.endpoint = (host, port)
         self.connection = BrokerConnection(self.reactor, host, port,
                                            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id),
-                                           security=manager.security)
+                                           security=manager.security,
+                                           request_timeout_s=self.config["replica.socket.timeout.ms"] / 1000.0)
         self.partitions = {}
         self.truncating = set()  # (topic, partition)s still to truncate before they fetch
         self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
