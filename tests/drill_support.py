@@ -32,7 +32,8 @@ BROKER_SETTINGS = dict(TEST_DEFAULTS, **{
     "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
     "replica.lag.time.max.ms": str(REPLICA_LAG_MS),
     "controller.socket.timeout.ms": str(CONTROLLER_SOCKET_TIMEOUT_MS),
-    "replica.socket.timeout.ms": str(CONTROLLER_SOCKET_TIMEOUT_MS),
+    # replica.socket.timeout.ms stays Kafka's 30 s: under a drill's load a full fetch answer can take seconds, and
+    # a shorter timeout has followers drop and reopen their connections over and over, falling out of every ISR.
     "replica.fetch.wait.max.ms": "200",
     "replica.fetch.backoff.ms": "200",
     "controlled.shutdown.max.retries": "1",
@@ -118,6 +119,20 @@ class DrillCluster:
                  message="a controller elected after epoch %d" % epoch)
         return old, self.controller()
 
+    def log_lines_about(self, name, last=40):
+        """The latest lines of each broker's server.log and state-change.log naming ``name`` (a topic-partition): a
+        failed drill's evidence."""
+        found = []
+        for broker in self.cluster.brokers:
+            for log_name in ("server.log", "state-change.log"):
+                try:
+                    with open(broker.log_path(log_name), errors="replace") as handle:
+                        lines = [line.rstrip() for line in handle if name in line]
+                except OSError as error:
+                    lines = ["(cannot read: %s)" % error]
+                found.append("broker %d %s:\n  %s" % (broker.broker_id, log_name, "\n  ".join(lines[-last:])))
+        return "\n".join(found)
+
     def wait_state(self, topic, partition, predicate, timeout, message):
         def check():
             state = self.state(topic, partition)
@@ -130,8 +145,11 @@ class DrillCluster:
         broker serves: the cluster needed no restart to heal."""
         wait_for(lambda: self.registered() == list(range(BROKERS)), timeout, message="every broker registered")
         for partition in range(PARTITIONS):
-            self.wait_state(topic, partition, lambda s: s["leader"] >= 0 and len(s["isr"]) == BROKERS, timeout,
-                            "led with its full ISR")
+            try:
+                self.wait_state(topic, partition, lambda s: s["leader"] >= 0 and len(s["isr"]) == BROKERS, timeout,
+                                "led with its full ISR")
+            except AssertionError as failure:
+                raise AssertionError("%s\n%s" % (failure, self.log_lines_about("%s-%d" % (topic, partition)))) from None
         for broker in self.cluster.brokers:
             wait_for(lambda b=broker: self._full_in_metadata(b.bootstrap, topic), timeout,
                      message="broker %d's metadata to show %s whole" % (broker.broker_id, topic))

@@ -51,15 +51,7 @@ def _produce_directly(broker, topic, partition, timeout_ms):
         return connection.request(0, 7, body)["responses"][0]["partitions"][0]["error_code"]
 
 
-# Seen once in four runs of this variant (fresh-clone suite, 2026-11-29): after the heal the old leader did not
-# rejoin the ISR of one partition it had led (its new leader another broker) for 90 s, until the next LeaderAndIsr;
-# nothing was lost. The fault is open in issue 30's note; the fetcher now logs the silent paths that may hide it.
-KNOWN_REJOIN_DEFECT = pytest.mark.xfail(strict=False, reason="issue 30: an old leader may not rejoin one ISR after "
-                                                            "the heal until the next LeaderAndIsr")
-
-
-@pytest.mark.parametrize("variant", ["leader", "controller",
-                                     pytest.param(AFTER_CONTROLLER_CHANGE, marks=KNOWN_REJOIN_DEFECT)])
+@pytest.mark.parametrize("variant", ["leader", "controller", AFTER_CONTROLLER_CHANGE])
 def test_a_zombie_leader_stops_acknowledging_and_truncates_on_heal(drills, variant):
     """A leader cut off from ZooKeeper and the other brokers, still reached by the producer. Kafka's clients keep
     writing to it: each acks=all request times out (REQUEST_TIMED_OUT, retriable, so no metadata refresh), so its

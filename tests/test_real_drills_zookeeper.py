@@ -25,8 +25,10 @@ def drills(tmp_path_factory):
 
 
 def broker_sessions(drills):
-    """{broker id: the session owning its registration}: a session that expired would show as a new owner."""
-    return {broker_id: drills.zk.exists("/brokers/ids/%d" % broker_id).ephemeralOwner for broker_id in range(BROKERS)}
+    """{broker id: the session owning its registration}: a session that expired would show as a new owner. Retried:
+    the test's own client may have been connected to the server a drill just cut off."""
+    return {broker_id: drills.zk.retry(drills.zk.exists, "/brokers/ids/%d" % broker_id).ephemeralOwner
+            for broker_id in range(BROKERS)}
 
 
 def served_by(drills):

@@ -32,7 +32,7 @@ FULL_REBUILD_S = 30.0
 
 
 class PartitionFetchState:
-    __slots__ = ("partition", "leader_epoch", "truncating", "lag", "_request")
+    __slots__ = ("partition", "leader_epoch", "truncating", "lag", "_request", "last_error")
 
     def __init__(self, partition):
         self.partition = partition
@@ -40,6 +40,7 @@ class PartitionFetchState:
         self.truncating = True
         self.lag = None  # the leader's high watermark minus our log end after the last fetch
         self._request = None
+        self.last_error = Errors.NONE  # the error of the last answer (logged when it changes)
 
     def request(self, tp, max_bytes):
         """This partition's part of the next Fetch; the same object while nothing in it changes, so that the
@@ -356,11 +357,16 @@ class ReplicaFetcher:
         elif error == Errors.OFFSET_OUT_OF_RANGE:
             return self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
+            if error != state.last_error:
+                log.info("[ReplicaFetcher broker=%d leader=%d] fetch of %s-%d at leader epoch %d: %s; retrying every "
+                         "%.1fs until a LeaderAndIsr", self.broker_id, self.leader_id, tp[0], tp[1],
+                         state.leader_epoch, Errors.from_code(error).name, self.backoff_s)
             self._delay(tp)
         else:
             log.warning("[ReplicaFetcher broker=%d] fetch of %s-%d from %d failed with %s", self.broker_id,
                         tp[0], tp[1], self.leader_id, Errors.from_code(error).name)
             self._delay(tp)
+        state.last_error = error
 
     @defer.inlineCallbacks
     def _reset_out_of_range(self, tp, state):
@@ -423,6 +429,8 @@ class ReplicaFetcherManager:
         register_fetcher_manager_gauges(self.metrics, self, reactor)
 
     def add_partitions(self, leader_id, endpoint, partitions):
+        log.info("[ReplicaFetcherManager on broker %d] Added fetcher to broker %d for partitions %s", self.broker_id,
+                 leader_id, ", ".join("%s-%d (epoch %d)" % (p.topic, p.partition, p.leader_epoch) for p in partitions))
         fetcher_count = self.config["num.replica.fetchers"]
         for partition in partitions:
             key = (leader_id, (_topic_hash(partition.topic) + partition.partition) % fetcher_count)
