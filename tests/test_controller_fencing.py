@@ -4,6 +4,7 @@ from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.controller.controller import KafkaController
+from kafka_zk.controller.events import BrokerChange
 from kafka_zk.controller.state_changes import FIRST_BATCH_WAIT_S
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.zk.session import ControllerMovedError
@@ -52,12 +53,13 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
     assert controller.context.assignments == {}
 
 
-def active_controller(reactor):
-    """Broker 0's controller, elected over a fake ZooKeeper that holds no topics."""
+def active_controller(reactor, **answers):
+    """Broker 0's controller, elected over a fake ZooKeeper that holds no topics (unless ``answers`` say otherwise)."""
     zk = FakeZk({
         "try_elect_controller": (True, 3, 4), "get_controller_id": 0, "get_all_brokers": [broker(0)],
         "get_topics": [], "get_topic_assignments": {}, "get_full_topic_assignments": {},
         "get_partition_reassignment": {}, "get_entity_configs": lambda kind, names: {}, "get_partition_states": {},
+        **answers,
     })
     controller = controller_on(zk, reactor)
     controller.startup()
@@ -69,19 +71,24 @@ def active_controller(reactor):
 def test_shutdown_waits_for_the_event_in_progress_then_resigns():
     reactor = MemoryReactorClock()
     controller = active_controller(reactor)
-    event = defer.Deferred()
-    controller.events.put("ZkWrite", lambda: event)
+    brokers = defer.Deferred()
+    controller.zk.client.answers["get_all_brokers"] = lambda: brokers  # the broker change's read waits
+    controller.events.put(BrokerChange())
     stopped = controller.shutdown()
     reactor.advance(1)
     assert not stopped.called and controller.active
-    event.callback(None)
+    brokers.callback([broker(0)])
     assert stopped.called and not controller.active
 
 
 def test_shutdown_resigns_without_an_event_that_zookeeper_never_lets_finish(caplog):
     reactor = MemoryReactorClock()
-    controller = active_controller(reactor)
-    controller.events.put("ControlledShutdown", defer.Deferred)  # its ZooKeeper write gets no answer
+    controller = active_controller(
+        reactor, get_all_brokers=[broker(0), broker(1)], get_topics=["t"],
+        get_full_topic_assignments={"t": TopicAssignment({0: [1, 0]})},
+        get_partition_states=lambda tps: {("t", 0): LeaderIsrAndControllerEpoch(1, 0, [1, 0], 2, 1)},
+        update_partition_states=lambda *args: defer.Deferred())  # no ZooKeeper write gets an answer
+    controller.controlled_shutdown(1, -1)  # broker 1's leadership moves to broker 0: a write
     stopped = controller.shutdown()
     reactor.advance(17.9)
     assert not stopped.called and controller.active

@@ -1,9 +1,7 @@
 """The controller's metrics in memory: Kafka 2.5's KafkaController counts, ControllerStats timers, the event queue's
 and the channels' metrics, on a controller over a fake ZooKeeper and a memory reactor."""
 
-import re
 import time
-from pathlib import Path
 
 from twisted.internet import defer
 from twisted.internet.testing import MemoryReactorClock
@@ -11,18 +9,17 @@ from twisted.internet.testing import MemoryReactorClock
 from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.controller import state_machines as sm
 from kafka_zk.controller.controller import KafkaController
-from kafka_zk.controller.controller_metrics import (CONTROLLER_STATES, COUNT_NAMES, EVENT_STATES, ControllerStats,
-                                                    controller_counts, rate_and_time_metric_name)
+from kafka_zk.controller.controller_metrics import COUNT_NAMES, ControllerStats, controller_counts
 from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.event_manager import ControllerEventManager
+from kafka_zk.controller.events import (BrokerChange, ControllerEvent, ControllerRequest, ControllerState,
+                                       IsrChangeNotification, TopicChange)
 from kafka_zk.controller.state_changes import FIRST_BATCH_WAIT_S
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.metrics.prometheus import render
 from kafka_zk.zk.znodes import LeaderIsrAndControllerEpoch, TopicAssignment
 from tests.fake_zk import FakeZk
 from tests.test_controller_fencing import broker
-
-CONTROLLER_SOURCES = Path(__file__).resolve().parent.parent / "kafka_zk" / "controller"
 
 
 def _gauges(registry):
@@ -94,12 +91,13 @@ def test_counts_of_ten_thousand_partitions_take_one_cheap_pass():
 
 
 def test_every_state_has_kafkas_value_and_timer_name():
-    assert [CONTROLLER_STATES[name] for name in ("Idle", "BrokerChange", "IsrChange", "ListPartitionReassignment")] \
-        == [0, 2, 9, 15]
-    assert rate_and_time_metric_name("BrokerChange") == "LeaderElectionRateAndTimeMs"
-    assert rate_and_time_metric_name("AlterPartitionReassignment") == "PartitionReassignmentRateAndTimeMs"
-    assert rate_and_time_metric_name("TopicChange") == "TopicChangeRateAndTimeMs"
-    assert rate_and_time_metric_name("Idle") is None
+    assert [state.value for state in (ControllerState.Idle, ControllerState.BrokerChange, ControllerState.IsrChange,
+                                      ControllerState.ListPartitionReassignment)] == [0, 2, 9, 15]
+    assert [state.value for state in ControllerState] == list(range(17))
+    assert ControllerState.BrokerChange.rate_and_time_metric_name == "LeaderElectionRateAndTimeMs"
+    assert ControllerState.AlterPartitionReassignment.rate_and_time_metric_name == "PartitionReassignmentRateAndTimeMs"
+    assert ControllerState.TopicChange.rate_and_time_metric_name == "TopicChangeRateAndTimeMs"
+    assert ControllerState.Idle.rate_and_time_metric_name is None
     registry = MetricsRegistry()
     ControllerStats(registry)
     names = {name.name for name, _, _ in registry.samples() if name.type == "ControllerStats"}
@@ -109,32 +107,38 @@ def test_every_state_has_kafkas_value_and_timer_name():
             "ListPartitionReassignmentRateAndTimeMs"} <= names
 
 
-def test_every_event_the_controller_queues_has_a_kafka_state():
-    queued = set()
-    for source in CONTROLLER_SOURCES.glob("*.py"):
-        text = source.read_text()
-        queued.update(re.findall(r'(?:events\.put|_put_if_active|_on_queue)\(\s*"(\w+)"', text))
-        queued.update(re.findall(r'LoopingCall\(self\.events\.put, "(\w+)"', text))
-    assert len(queued) > 15
-    assert sorted(queued - set(EVENT_STATES)) == []
-    assert set(EVENT_STATES.values()) <= set(CONTROLLER_STATES)
+def _event_types(base=ControllerEvent):
+    for kind in base.__subclasses__():
+        if kind is not ControllerRequest:
+            yield kind
+        yield from _event_types(kind)
+
+
+def test_every_event_has_a_kafka_state_and_a_handler():
+    kinds = set(_event_types())
+    assert len(kinds) > 15
+    assert all(isinstance(kind.state, ControllerState) and kind.state is not ControllerState.Idle for kind in kinds)
+    controller = _controller(_zk({}, {}, []), MemoryReactorClock(), MetricsRegistry())
+    assert set(controller.event_handlers) == kinds
 
 
 def test_event_queue_times_each_event_and_shows_its_state():
     reactor = MemoryReactorClock()
     registry = MetricsRegistry(clock=reactor.seconds)
     stats = ControllerStats(registry)
-    events = ControllerEventManager(reactor, registry, stats.timer_for_event)
     blocker = defer.Deferred()
-    events.put("BrokerChange", lambda: blocker)
-    events.put("TopicChange", lambda: None)
-    events.put("IsrChangeNotification", lambda: None)
+    events = ControllerEventManager(lambda event: blocker if isinstance(event, BrokerChange) else None, reactor,
+                                    registry, stats.timer_for)
+    events.put(BrokerChange())
+    events.put(TopicChange())
+    events.put(IsrChangeNotification())
     gauges = _gauges(registry)
     assert gauges[("ControllerEventManager", "EventQueueSize", ())] == 2
-    assert events.current == "BrokerChange"
+    assert events.current == BrokerChange() and events.state is ControllerState.BrokerChange
     reactor.advance(0.25)
     blocker.callback(None)
     assert _gauges(registry)[("ControllerEventManager", "EventQueueSize", ())] == 0 and events.current is None
+    assert events.state is ControllerState.Idle
     leader_election = registry.get("kafka.controller", "ControllerStats", "LeaderElectionRateAndTimeMs")
     assert leader_election.count == 1 and leader_election.max == 250.0
     assert registry.get("kafka.controller", "ControllerStats", "TopicChangeRateAndTimeMs").count == 1
@@ -214,7 +218,7 @@ def test_a_broker_change_is_timed_and_an_unclean_election_counted():
 
     brokers.pop(1)  # broker 1 dies: 2, out of sync, is elected uncleanly
     zk.watches["/brokers/ids"]([0, 2])
-    assert _gauges(registry)[("KafkaController", "ControllerState", ())] == CONTROLLER_STATES["BrokerChange"]
+    assert _gauges(registry)[("KafkaController", "ControllerState", ())] == ControllerState.BrokerChange.value
     reactor.advance(FIRST_BATCH_WAIT_S)
     assert controller.context.leadership[("t", 0)].leader == 2
     assert registry.get("kafka.controller", "ControllerStats", "UncleanLeaderElectionsPerSec").count == 1

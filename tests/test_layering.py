@@ -20,7 +20,7 @@ REACTOR_LIBRARIES = {"twisted", "kazoo"}
 PURE_PACKAGES = {"protocol", "record", "log", "common"}
 PURE_MODULES = {
     "kafka_zk.controller.assignment", "kafka_zk.controller.context", "kafka_zk.controller.election",
-    "kafka_zk.controller.controller_metrics",
+    "kafka_zk.controller.controller_metrics", "kafka_zk.controller.events",
     "kafka_zk.controller.leadership", "kafka_zk.controller.requests", "kafka_zk.controller.state_machines",
     "kafka_zk.coordinator.group.consumer_protocol", "kafka_zk.coordinator.group.decisions",
     "kafka_zk.coordinator.group.delayed",

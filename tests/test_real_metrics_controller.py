@@ -6,7 +6,7 @@ import json
 import pytest
 from kazoo.client import KazooClient
 
-from kafka_zk.controller.controller_metrics import CONTROLLER_STATES
+from kafka_zk.controller.events import ControllerState
 from tests.cluster_support import scrape_metrics, start_cluster, wait_for
 from tests.raw_wire import create_topic
 
@@ -87,7 +87,7 @@ def test_one_controller_reports_the_global_counts_and_the_others_zero(cluster):
 
     sample = scrape(controller)
     assert sample[(controller_gauge("OfflinePartitionsCount"), ())] == 0
-    assert sample[(controller_gauge("ControllerState"), ())] in CONTROLLER_STATES.values()
+    assert sample[(controller_gauge("ControllerState"), ())] in {state.value for state in ControllerState}
     assert sample[("kafka_controller_controllerstats_topicchangerateandtimems_count", ())] >= 1
     assert {labels for name, labels in sample if name == "kafka_controller_controllerchannelmanager_queuesize"} \
         == {(("broker_id", str(broker_id)),) for broker_id in (0, 1, 2)}
@@ -114,7 +114,7 @@ def test_killing_the_controller_leaves_one_active_and_its_rf1_partition_offline_
     wait_for(lambda: value(new, controller_gauge("OfflinePartitionsCount")) == 1, 10, 0.2,
              "OfflinePartitionsCount 1 on the new controller")
     sample = scrape(new)
-    assert sample[(controller_gauge("ControllerState"), ())] in CONTROLLER_STATES.values()
+    assert sample[(controller_gauge("ControllerState"), ())] in {state.value for state in ControllerState}
     assert sample[("kafka_controller_controllerstats_controllerchangerateandtimems_count", ())] >= 1
     elections_before = sample[("kafka_controller_controllerstats_leaderelectionrateandtimems_count", ())]
 

@@ -2,6 +2,7 @@ from twisted.internet import task
 
 from kafka_zk.common.purgatory import DelayedOperation, DelayedOperationPurgatory
 from kafka_zk.controller.event_manager import ControllerEventManager
+from kafka_zk.controller.events import BrokerChange, IsrChangeNotification, TopicChange, TopicDeletion
 from twisted.internet import defer
 
 
@@ -68,21 +69,25 @@ def test_operation_with_a_timeout_in_the_past_expires_at_once():
 
 
 def test_event_manager_runs_events_one_at_a_time_in_order():
-    events = ControllerEventManager()
     log = []
     gate = defer.Deferred()
 
-    def first():
-        log.append("first-start")
-        return gate.addCallback(lambda _: log.append("first-end"))
+    def process(event):
+        log.append(event.name)
+        if isinstance(event, BrokerChange):
+            return gate.addCallback(lambda _: log.append("BrokerChange done"))
+        if isinstance(event, TopicDeletion):
+            raise RuntimeError("broken")
+        return None
 
-    events.put("first", first)
-    events.put("second", lambda: log.append("second"))
-    events.put("broken", lambda: 1 / 0)
-    events.put("third", lambda: log.append("third"))
-    assert log == ["first-start"]
+    events = ControllerEventManager(process)
+    events.put(BrokerChange())
+    events.put(TopicChange())
+    events.put(TopicDeletion())
+    events.put(IsrChangeNotification())
+    assert log == ["BrokerChange"]
     gate.callback(None)
-    assert log == ["first-start", "first-end", "second", "third"]
+    assert log == ["BrokerChange", "BrokerChange done", "TopicChange", "TopicDeletion", "IsrChangeNotification"]
 
 
 def test_completed_operations_watched_under_keys_nobody_checks_are_purged():

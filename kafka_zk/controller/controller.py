@@ -6,6 +6,7 @@ from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.common.metrics import MetricsRegistry
+from kafka_zk.controller import events
 from kafka_zk.controller.channel_manager import ControllerChannelManager
 from kafka_zk.controller.cluster_state import load_cluster_state
 from kafka_zk.controller.context import ControllerContext, LiveBroker
@@ -31,7 +32,8 @@ LOG_DIR_EVENT_PATH = "/log_dir_event_notification"
 
 
 class KafkaController:
-    """Every kazoo watch only posts to the reactor, which queues an event; events run one at a time.
+    """Every kazoo watch only posts to the reactor, which queues an event; events run one at a time, each by its
+    handler in ``event_handlers``.
     ``dynamic_config`` (optional) gives the broker's current defaults; without it the static config does."""
 
     def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None,
@@ -48,7 +50,7 @@ class KafkaController:
         self.context = ControllerContext(broker_id)
         self.metrics = metrics if metrics is not None else MetricsRegistry()
         self.stats = ControllerStats(self.metrics)
-        self.events = ControllerEventManager(reactor, self.metrics, self.stats.timer_for_event)
+        self.events = ControllerEventManager(self._process, reactor, self.metrics, self.stats.timer_for)
         self.active = False
         self.active_controller_id = -1
         self._watches_registered = False
@@ -63,13 +65,37 @@ class KafkaController:
         self.deletion = TopicDeletionManager(context, zk, self.requests, config, broker_id,
                                              on_topic_deleted=self.forget_topic)
         self.elections = LeaderElections(context, zk, self.writer, self.requests, self.events, reactor, config,
-                                         broker_id, is_active=lambda: self.active)
+                                         broker_id)
         self.reassignments = PartitionReassignments(context, zk, self.writer, self.requests, broker_id)
         self.shutdowns = ControlledShutdown(context, self.writer, self.requests, broker_id)
         register_controller_metrics(
-            self.metrics, lambda: self.active, lambda: self.events.current, lambda: self.context,
+            self.metrics, lambda: self.active, lambda: self.events.state, lambda: self.context,
             lambda: {tp: move.adding for tp, move in self.reassignments.in_progress.items()},
             lambda: [len(channel.queue) for channel in self.channels.channels.values()] if self.channels else [])
+        # Each event's handler is called with the event's fields.
+        self.event_handlers = {
+            events.Startup: self._elect,
+            events.ControllerChange: self._handle_controller_change,
+            events.Reelect: self._elect,
+            events.Expire: self._resign,
+            events.Shutdown: self._resign,
+            events.BrokerChange: self._handle_broker_change,
+            events.TopicChange: self._handle_topic_change,
+            events.PartitionModifications: self._handle_partition_modifications,
+            events.TopicDeletion: self.deletion.on_marked,
+            events.PartitionReassignment: self.reassignments.on_znode,
+            events.PreferredReplicaLeaderElection: self.elections.on_znode,
+            events.IsrChangeNotification: self._handle_isr_changes,
+            events.LogDirEventNotification: self._handle_log_dir_events,
+            events.AutoPreferredReplicaLeaderElection: self.elections.auto_rebalance,
+            events.UncleanLeaderElectionEnable: self._elect_offline_partitions,
+            events.StopReplicaResponse: self.deletion.on_stop_replica_response,
+            events.LeaderAndIsrResponseReceived: self._handle_replica_dirs,
+            events.ControlledShutdown: self.shutdowns.handle,
+            events.ReplicaLeaderElection: self._elect_leaders,
+            events.AlterPartitionReassignments: self.reassignments.start,
+            events.ListPartitionReassignments: self.reassignments.listing,
+        }
 
     @property
     def is_active(self):
@@ -80,19 +106,33 @@ class KafkaController:
         """The channel manager to the live brokers while this broker is the controller, else None."""
         return self.requests.channels
 
-    def _put_if_active(self, name, work):
-        """Queue work() as the named event; it runs only if this broker is still the controller by then."""
-        self.events.put(name, lambda: work() if self.active else None)
+    def _process(self, event):
+        """Run one event from the queue. Only the election's events run on a broker that is not the controller; a
+        request is answered either way."""
+        handler = self.event_handlers[type(event)]
+        if isinstance(event, events.ControllerRequest):
+            return defer.maybeDeferred(
+                lambda: handler(*event.arguments) if self.active else event.answer_if_not_controller()
+            ).chainDeferred(event.reply)
+        if self.active or event.on_every_broker:
+            return handler(*event.arguments)
+        return None
+
+    def _ask(self, request_type, *arguments):
+        """Queue a request event; a Deferred of its answer."""
+        reply = defer.Deferred()
+        self.events.put(request_type(*arguments, reply=reply))
+        return reply
 
     # -- election --------------------------------------------------------------------------------
 
     @defer.inlineCallbacks
     def startup(self):
-        self.events.put("Startup", self._elect)
+        self.events.put(events.Startup())
         yield self.zk.watch_exists(CONTROLLER_PATH, self.zk.on_reactor(self._on_controller_znode_changed))
 
     def _on_controller_znode_changed(self, *_):
-        self.events.put("ControllerChange", self._handle_controller_change)
+        self.events.put(events.ControllerChange())
 
     @defer.inlineCallbacks
     def _handle_controller_change(self):
@@ -197,15 +237,15 @@ class KafkaController:
     def on_session_expired(self):
         """Our ephemeral /controller is gone with the session: stop acting as controller now."""
         self.events.clear()
-        self._put_if_active("Expire", self._resign)
+        self.events.put(events.Expire())
 
     def on_new_session(self):
-        self.events.put("Reelect", self._elect)
+        self.events.put(events.Reelect())
 
     # -- broker membership ------------------------------------------------------------------------
 
     def _on_brokers_changed(self, *_):
-        self._put_if_active("BrokerChange", self._handle_broker_change)
+        self.events.put(events.BrokerChange())
 
     @defer.inlineCallbacks
     def _handle_broker_change(self):
@@ -249,7 +289,7 @@ class KafkaController:
     # -- topics ------------------------------------------------------------------------------------
 
     def _on_topics_changed(self, *_):
-        self._put_if_active("TopicChange", self._handle_topic_change)
+        self.events.put(events.TopicChange())
 
     @defer.inlineCallbacks
     def _handle_topic_change(self):
@@ -278,7 +318,7 @@ class KafkaController:
 
     def _on_topic_modified(self, topic, stat):
         if stat is not None:
-            self._put_if_active("PartitionModifications", lambda: self._handle_partition_modifications(topic))
+            self.events.put(events.PartitionModifications(topic))
 
     @defer.inlineCallbacks
     def _handle_partition_modifications(self, topic):
@@ -294,7 +334,7 @@ class KafkaController:
         yield self.states.on_new_partitions([(topic, partition) for partition in sorted(added)])
 
     def _on_topic_deletions(self, *_):
-        self._put_if_active("TopicDeletion", self.deletion.on_marked)
+        self.events.put(events.TopicDeletion())
 
     def forget_topic(self, topic):
         """A deleted topic leaves the controller's context and stops being watched."""
@@ -309,22 +349,23 @@ class KafkaController:
     def controlled_shutdown(self, broker_id, broker_epoch):
         """Move leadership off a broker that is shutting down. A Deferred of (error, remaining partitions):
         the replicated partitions it still leads (others could not take over)."""
-        return self._on_queue("ControlledShutdown", lambda: self.shutdowns.handle(broker_id, broker_epoch),
-                              (Errors.NOT_CONTROLLER, []))
+        return self._ask(events.ControlledShutdown, broker_id, broker_epoch)
 
     def _on_preferred_election_znode(self, exists):
         if exists:
-            self._put_if_active("PreferredReplicaLeaderElection", self.elections.on_znode)
+            self.events.put(events.PreferredReplicaLeaderElection())
 
     def elect_leaders(self, election_type, partitions):
         """ElectLeaders: a Deferred of {tp: error code}; partitions None means every partition."""
-        return self._on_queue("ReplicaLeaderElection", lambda: self.elections.elect(
-            election_type, sorted(self.context.assignments) if partitions is None else partitions),
-            {tp: Errors.NOT_CONTROLLER for tp in partitions or []})
+        return self._ask(events.ReplicaLeaderElection, election_type, partitions)
+
+    def _elect_leaders(self, election_type, partitions):
+        return self.elections.elect(election_type,
+                                    sorted(self.context.assignments) if partitions is None else partitions)
 
     def enable_default_unclean_election(self):
         """unclean.leader.election.enable was turned on for the brokers: offline partitions may elect now."""
-        self._put_if_active("UncleanLeaderElectionEnable", self._elect_offline_partitions)
+        self.events.put(events.UncleanLeaderElectionEnable())
 
     @defer.inlineCallbacks
     def _elect_offline_partitions(self):
@@ -334,27 +375,19 @@ class KafkaController:
 
     def _on_reassignment_znode(self, exists):
         if exists:
-            self._put_if_active("PartitionReassignment", self.reassignments.on_znode)
+            self.events.put(events.PartitionReassignment())
 
     def alter_reassignments(self, targets):
         """AlterPartitionReassignments: a Deferred of {tp: error code} (targets: {tp: replicas or None})."""
-        return self._on_queue("AlterPartitionReassignments", lambda: self.reassignments.start(targets),
-                              {tp: Errors.NOT_CONTROLLER for tp in targets})
+        return self._ask(events.AlterPartitionReassignments, targets)
 
     def list_reassignments(self, partitions):
-        return self._on_queue("ListPartitionReassignments", lambda: self.reassignments.listing(partitions), None)
-
-    def _on_queue(self, name, work, if_not_controller):
-        """Run work() as a controller event; a Deferred of its result (if_not_controller when not active)."""
-        result = defer.Deferred()
-        self.events.put(name, lambda: defer.maybeDeferred(
-            lambda: work() if self.active else if_not_controller).chainDeferred(result))
-        return result
+        return self._ask(events.ListPartitionReassignments, partitions)
 
     # -- notifications left by brokers: ISR changes and offline log dirs (KIP-112) --------------------------
 
     def _on_isr_changes(self, *_):
-        self._put_if_active("IsrChangeNotification", self._handle_isr_changes)
+        self.events.put(events.IsrChangeNotification())
 
     @defer.inlineCallbacks
     def _handle_isr_changes(self):
@@ -370,7 +403,7 @@ class KafkaController:
         yield self.reassignments.on_isr_changed(known)
 
     def _on_log_dir_events(self, *_):
-        self._put_if_active("LogDirEventNotification", self._handle_log_dir_events)
+        self.events.put(events.LogDirEventNotification())
 
     @defer.inlineCallbacks
     def _handle_log_dir_events(self):
@@ -406,7 +439,7 @@ class KafkaController:
     # -- answers from brokers ---------------------------------------------------------------------
 
     def _on_stop_replica_response(self, broker, response):
-        self._put_if_active("StopReplicaResponse", lambda: self.deletion.on_stop_replica_response(broker, response))
+        self.events.put(events.StopReplicaResponse(broker, response))
 
     def _on_leader_and_isr_response(self, broker, response):
         answers = response.get("partition_errors") or []
@@ -418,8 +451,7 @@ class KafkaController:
         # Served replicas matter only to a broker known to have offline ones: most answers name thousands.
         online = answered(Errors.NONE) if broker in self.context.replicas_on_offline_dirs else []
         if offline or online:
-            self._put_if_active("LeaderAndIsrResponseReceived",
-                                lambda: self._handle_replica_dirs(broker, offline, online))
+            self.events.put(events.LeaderAndIsrResponseReceived(broker, offline, online))
 
     def _handle_replica_dirs(self, broker, offline, online):
         if broker not in self.context.live_brokers:
@@ -441,7 +473,7 @@ class KafkaController:
         this controller's session is as good as gone and another broker will be elected: it resigns without the
         event, which can only fail or be fenced by the next controller's epoch."""
         self.events.clear()
-        self._put_if_active("Shutdown", self._resign)
+        self.events.put(events.Shutdown())
         return self.events.when_idle().addTimeout(self.config["zookeeper.session.timeout.ms"] / 1000.0, self.reactor,
                                                   onTimeoutCancel=self._resign_without_stuck_event)
 

@@ -7,52 +7,9 @@ controller's context, and only on the active controller (the others report 0, as
 
 from kafka_zk.common.metrics import MetricName
 from kafka_zk.controller import state_machines as sm
+from kafka_zk.controller.events import ControllerState
 
 GROUP = "kafka.controller"
-
-# Kafka 2.5's ControllerState values, read through the ControllerState gauge while an event of that state runs.
-CONTROLLER_STATES = {
-    "Idle": 0, "ControllerChange": 1, "BrokerChange": 2, "TopicChange": 3, "TopicDeletion": 4,
-    "AlterPartitionReassignment": 5, "AutoLeaderBalance": 6, "ManualLeaderBalance": 7, "ControlledShutdown": 8,
-    "IsrChange": 9, "LeaderAndIsrResponseReceived": 10, "LogDirChange": 11, "ControllerShutdown": 12,
-    "UncleanLeaderElectionEnable": 13, "TopicUncleanLeaderElectionEnable": 14, "ListPartitionReassignment": 15,
-    "UpdateMetadataResponseReceived": 16,
-}
-
-# Kafka's ControllerEvent -> ControllerState, for the events our controller queues (by the names it queues them).
-EVENT_STATES = {
-    "Startup": "ControllerChange", "ControllerChange": "ControllerChange", "Reelect": "ControllerChange",
-    "Expire": "ControllerChange",
-    "Shutdown": "ControllerShutdown",
-    "BrokerChange": "BrokerChange",
-    "TopicChange": "TopicChange", "PartitionModifications": "TopicChange",
-    "TopicDeletion": "TopicDeletion", "StopReplicaResponse": "TopicDeletion",
-    "PartitionReassignment": "AlterPartitionReassignment", "AlterPartitionReassignments": "AlterPartitionReassignment",
-    "ListPartitionReassignments": "ListPartitionReassignment",
-    "AutoPreferredReplicaLeaderElection": "AutoLeaderBalance",
-    "PreferredReplicaLeaderElection": "ManualLeaderBalance", "ReplicaLeaderElection": "ManualLeaderBalance",
-    "ControlledShutdown": "ControlledShutdown",
-    "IsrChangeNotification": "IsrChange",
-    "LeaderAndIsrResponseReceived": "LeaderAndIsrResponseReceived",
-    "LogDirEventNotification": "LogDirChange",
-    "UncleanLeaderElectionEnable": "UncleanLeaderElectionEnable",
-}
-
-
-def rate_and_time_metric_name(state):
-    """The ControllerStats timer of a state (Kafka's ControllerState.rateAndTimeMetricName), or None."""
-    if state in ("Idle", "UpdateMetadataResponseReceived"):
-        return None
-    if state == "BrokerChange":  # the name from before ControllerState existed, kept by Kafka
-        return "LeaderElectionRateAndTimeMs"
-    if state == "AlterPartitionReassignment":
-        return "PartitionReassignmentRateAndTimeMs"
-    return state + "RateAndTimeMs"
-
-
-def state_value(event_name):
-    """The ControllerState gauge's value while the named event runs (Idle, 0, when none does)."""
-    return CONTROLLER_STATES.get(EVENT_STATES.get(event_name, "Idle"), 0) if event_name is not None else 0
 
 
 class ControllerStats:
@@ -61,16 +18,12 @@ class ControllerStats:
 
     def __init__(self, metrics):
         self.unclean_leader_elections = metrics.meter(GROUP, "ControllerStats", "UncleanLeaderElectionsPerSec")
-        self.rate_and_time = {}
-        for state in CONTROLLER_STATES:
-            name = rate_and_time_metric_name(state)
-            if name is not None:
-                self.rate_and_time[state] = metrics.timer(GROUP, "ControllerStats", name)
+        self.rate_and_time = {state: metrics.timer(GROUP, "ControllerStats", state.rate_and_time_metric_name)
+                              for state in ControllerState if state.rate_and_time_metric_name is not None}
 
-    def timer_for_event(self, event_name):
-        """The timer that times the named event, or None."""
-        state = EVENT_STATES.get(event_name)
-        return self.rate_and_time.get(state) if state is not None else None
+    def timer_for(self, state):
+        """The timer that times the events of a ControllerState, or None."""
+        return self.rate_and_time.get(state)
 
 
 COUNT_NAMES = ("OfflinePartitionsCount", "PreferredReplicaImbalanceCount", "GlobalTopicCount",
@@ -123,14 +76,14 @@ def controller_counts(context, adding_replicas=None):
     }
 
 
-def register_controller_metrics(metrics, is_active, event_in_progress, context, adding_replicas, channel_queues):
+def register_controller_metrics(metrics, is_active, controller_state, context, adding_replicas, channel_queues):
     """``kafka.controller:type=KafkaController`` gauges and ControllerChannelManager's TotalQueueSize.
 
-    ``is_active()``: this broker is the controller; ``event_in_progress()``: the name of the event running or None;
+    ``is_active()``: this broker is the controller; ``controller_state()``: the ControllerState of the event running;
     ``context()``: the controller's context; ``adding_replicas()``: {tp: replicas being added};
     ``channel_queues()``: the sizes of the channels' queues (none when not the controller)."""
     metrics.gauge(GROUP, "KafkaController", "ActiveControllerCount", lambda: 1 if is_active() else 0)
-    metrics.gauge(GROUP, "KafkaController", "ControllerState", lambda: state_value(event_in_progress()))
+    metrics.gauge(GROUP, "KafkaController", "ControllerState", lambda: controller_state().value)
     metrics.gauge(GROUP, "ControllerChannelManager", "TotalQueueSize", lambda: sum(channel_queues()))
     names = {name: MetricName(GROUP, "KafkaController", name) for name in COUNT_NAMES}
 

@@ -5,6 +5,7 @@ import logging
 from twisted.internet import defer, task
 
 from kafka_zk.controller import election, state_machines as sm
+from kafka_zk.controller.events import AutoPreferredReplicaLeaderElection
 from kafka_zk.controller.leadership import elect
 from kafka_zk.protocol.errors import Errors
 
@@ -35,7 +36,7 @@ def imbalanced_partitions(context, max_imbalance_ratio):
 class LeaderElections:
     """Runs inside the controller's event queue, writing through the fenced leadership writer."""
 
-    def __init__(self, context, zk, writer, requests, events, clock, config, controller_id, is_active):
+    def __init__(self, context, zk, writer, requests, events, clock, config, controller_id):
         self.context = context
         self.zk = zk
         self.writer = writer
@@ -44,15 +45,13 @@ class LeaderElections:
         self.clock = clock
         self.config = config
         self.controller_id = controller_id
-        self.is_active = is_active
         self._rebalance = None
 
     def start(self):
         """Schedule automatic preferred-leader rebalancing while this broker is the controller."""
         config = self.config
         if config["auto.leader.rebalance.enable"] and self._rebalance is None:
-            self._rebalance = task.LoopingCall(self.events.put, "AutoPreferredReplicaLeaderElection",
-                                               self._auto_rebalance)
+            self._rebalance = task.LoopingCall(self.events.put, AutoPreferredReplicaLeaderElection())
             self._rebalance.clock = self.clock
             self._rebalance.start(config["leader.imbalance.check.interval.seconds"], now=False)
 
@@ -61,9 +60,8 @@ class LeaderElections:
             self._rebalance.stop()
         self._rebalance = None
 
-    def _auto_rebalance(self):
-        if not self.is_active():
-            return None
+    def auto_rebalance(self):
+        """Elect the preferred leaders of the brokers leading too few of their partitions."""
         ratio = self.config["leader.imbalance.per.broker.percentage"] / 100.0
         partitions = imbalanced_partitions(self.context, ratio)
         if not partitions:
