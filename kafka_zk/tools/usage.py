@@ -2,8 +2,8 @@
 
 The scripts answer ``-h``/``--help`` through here, so that asking for usage creates no virtualenv and installs nothing.
 Standard library only: the third-party packages the project depends on (kazoo, twisted, cryptography, ...) that this
-python lacks are replaced, for this process only, by inert placeholder modules. Nothing of a tool runs but its module's
-definitions and ``build_parser()``, so the placeholders are never used; the help text is the tool's own.
+python lacks are replaced, for this process only, by inert placeholder modules. Of the tool only its modules' top-level
+definitions and its ``build_parser()`` run, which use none of those packages: the help text is the tool's own.
 
     python3 -m kafka_zk.tools.usage kafka_zk.tools.topics [the tool's arguments]
     python3 -m kafka_zk.tools.usage kafka_zk.server.main:build_stop_parser
