@@ -24,6 +24,37 @@ python_or_system() {
     if [ -x "$PY" ]; then echo "$PY"; else echo python3; fi
 }
 
+# wants_help ARGS...: -h or --help is among the arguments (before a lone --). A script asked for help prints its usage
+# at once and does nothing else: it creates no .venv, installs nothing, starts and stops nothing.
+wants_help() {
+    local arg
+    for arg in "$@"; do
+        case "$arg" in
+            --) return 1 ;;
+            -h|--help) return 0 ;;
+        esac
+    done
+    return 1
+}
+
+# print_usage MODULE[:FUNCTION] [ARGS...]: print a Python CLI's own argparse help and exit. kafka_zk.tools.usage needs
+# only the standard library, so python3 serves when there is no .venv yet.
+print_usage() {
+    PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}" exec "$(python_or_system)" -m kafka_zk.tools.usage "$@"
+}
+
+# run_tool MODULE ARGS...: a thin tool wrapper's whole work: the tool's usage when asked for help, else the tool with
+# the venv's python (python3 when there is none). No cd: relative paths in the arguments stay the caller's.
+run_tool() {
+    local module="$1"
+    shift
+    if wants_help "$@"; then
+        print_usage "$module" "$@"
+    fi
+    export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
+    exec "$(python_or_system)" -m "$module" "$@"
+}
+
 # require_java: ZooKeeper (and Spark) run on Java; without it, say so in one line and stop.
 require_java() {
     if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then

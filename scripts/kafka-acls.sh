@@ -5,5 +5,4 @@
 #               [--allow-host H] [--deny-host H] [--operation Read] [--producer|--consumer [--idempotent]] [--force]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$(python_or_system)" -m kafka_zk.tools.acls "$@"
+run_tool kafka_zk.tools.acls "$@"

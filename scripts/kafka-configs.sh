@@ -4,5 +4,4 @@
 #                  --alter --add-config k=v[,k2=[a,b]] --delete-config k | --describe [--all]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$(python_or_system)" -m kafka_zk.tools.configs "$@"
+run_tool kafka_zk.tools.configs "$@"

@@ -2,5 +2,4 @@
 # kafka-log-dirs.sh --describe --bootstrap-server HOST:PORT [--broker-list 0,1] [--topic-list t1,t2] [--command-config F]
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$(python_or_system)" -m kafka_zk.tools.log_dirs "$@"
+run_tool kafka_zk.tools.log_dirs "$@"

@@ -2,6 +2,9 @@
 # kafka-server-start.sh [-daemon] server.properties [--override property=value]*
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+if wants_help "$@"; then
+    print_usage kafka_zk.server.main
+fi
 if [ $# -lt 1 ]; then
     echo "USAGE: $0 [-daemon] server.properties [--override property=value]*" >&2
     exit 1

@@ -3,5 +3,4 @@
 #   [--command-config FILE]: the web console (kafka_zk.console) with the repository's virtualenv.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$(python_or_system)" -m kafka_zk.console.main "$@"
+run_tool kafka_zk.console.main "$@"

@@ -16,6 +16,9 @@
 # Each start rewrites server.properties: give `broker ID start` the same --brokers/--racks as the first start.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+if wants_help "$@"; then
+    print_usage kafka_zk.tools.local_cluster
+fi
 # Only starting needs Java and ZooKeeper's jars; stop and status work without them.
 needs_zookeeper=yes
 needs_nft=no

@@ -2,6 +2,15 @@
 # Install what is missing and run the whole test suite (unit, in-memory and real-cluster tests).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+if wants_help "$@"; then
+    echo "usage: scripts/test.sh [pytest arguments]"
+    echo
+    echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
+    echo "the [test] extra), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
+    echo "to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
+    echo "pytest --help)."
+    exit 0
+fi
 require_java
 # kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never a
 # browser Playwright downloads); nftables for the network cuts between hosts. One apt-get run for whatever is missing.

@@ -3,5 +3,4 @@
 # No cd: relative paths in the arguments stay relative to the caller's directory.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
-export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-exec "$(python_or_system)" -m kafka_zk.tools.zk_security_migration "$@"
+run_tool kafka_zk.tools.zk_security_migration "$@"

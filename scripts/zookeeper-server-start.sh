@@ -3,25 +3,9 @@
 # In the foreground the server logs to the console; with -daemon it runs in the background and
 # logs to <dataDir>/zookeeper.log, and this script returns once the server answers requests.
 set -euo pipefail
-
-if [ $# -lt 1 ]; then
-  echo "USAGE: $0 [-daemon] zookeeper.properties" >&2
-  exit 1
-fi
-
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PYTHON="$ROOT/.venv/bin/python"
-[ -x "$PYTHON" ] || PYTHON=python3
+source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
-
-DAEMON=()
-if [ "$1" = "-daemon" ]; then
-  DAEMON=(--daemon)
-  shift
+if wants_help "$@"; then
+    print_usage zookeeper.launcher:server_start_parser
 fi
-if [ $# -lt 1 ]; then
-  echo "USAGE: $0 [-daemon] zookeeper.properties" >&2
-  exit 1
-fi
-
-exec "$PYTHON" -m zookeeper.launcher start --config "$1" "${DAEMON[@]}"
+exec "$(python_or_system)" -c "import sys; from zookeeper.launcher import server_start_main; sys.exit(server_start_main(sys.argv[1:]))" "$@"

@@ -1,6 +1,6 @@
-"""DESIGN's layer order, held: imports point downward only, the client side never imports the broker, and the
-pure cores (codecs, log files, state machines, elections, group and transaction decisions) import neither
-twisted nor kazoo, not even through another kafka_zk module."""
+"""The layer order of docs/architecture.md, held: imports point downward only, the client side never imports the
+broker, and the pure cores (codecs, log files, state machines, elections, group and transaction decisions) import
+neither twisted nor kazoo, not even through another kafka_zk module."""
 
 import ast
 import pathlib

@@ -717,30 +717,64 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def server_start_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zookeeper-server-start", allow_abbrev=False,
+        description="Start a ZooKeeper server from a Kafka-style zookeeper.properties (dataDir, clientPort, any "
+                    "zoo.cfg key); in the foreground it logs to the console.")
+    parser.add_argument("-daemon", action="store_true",
+                        help="run in the background, log to <dataDir>/zookeeper.log, return once it serves")
+    parser.add_argument("config", metavar="zookeeper.properties")
+    return parser
+
+
 def server_start_main(argv: list[str] | None = None) -> int:
     """Console entry point with Kafka's shape: zookeeper-server-start [-daemon] zookeeper.properties."""
+    parser = server_start_parser()
     args = list(sys.argv[1:] if argv is None else argv)
-    daemon = bool(args) and args[0] == "-daemon"
-    args = args[1:] if daemon else args
-    if len(args) != 1:
-        print("USAGE: zookeeper-server-start [-daemon] zookeeper.properties", file=sys.stderr)
+    if not args:
+        parser.print_usage(sys.stderr)
         return 1
-    return main(["start", "--config", args[0]] + (["--daemon"] if daemon else []))
+    parsed = parser.parse_args(args)
+    return main(["start", "--config", parsed.config] + (["--daemon"] if parsed.daemon else []))
+
+
+def server_stop_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zookeeper-server-stop", allow_abbrev=False,
+        description="Stop the ZooKeeper server whose dataDir zookeeper.properties names, through the pid file there: "
+                    "SIGTERM, then SIGKILL if it lingers.")
+    parser.add_argument("config", metavar="zookeeper.properties", nargs="?",
+                        default=os.path.join("config", "zookeeper.properties"),
+                        help="default: config/zookeeper.properties")
+    return parser
 
 
 def server_stop_main(argv: list[str] | None = None) -> int:
     """zookeeper-server-stop [zookeeper.properties] (default config/zookeeper.properties)."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    return main(["stop", "--config", args[0] if args else os.path.join("config", "zookeeper.properties")])
+    parsed = server_stop_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    return main(["stop", "--config", parsed.config])
+
+
+def shell_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="zookeeper-shell", allow_abbrev=False,
+        description="ZooKeeper's own shell (ZooKeeperMain); with a command after the address it runs that one command "
+                    "and exits, e.g. zookeeper-shell localhost:2181 get /brokers/ids/0.")
+    parser.add_argument("connect", metavar="zookeeper_host:port[/path]", help="host:port[,host:port...][/chroot]")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="a zkCli command and its arguments")
+    return parser
 
 
 def shell_main(argv: list[str] | None = None) -> int:
     """zookeeper-shell HOST:PORT[,HOST:PORT...][/chroot] [zkCli command ...]."""
+    parser = shell_parser()
     args = list(sys.argv[1:] if argv is None else argv)
     if not args:
-        print("USAGE: zookeeper-shell zookeeper_host:port[/path] [args...]", file=sys.stderr)
+        parser.print_usage(sys.stderr)
         return 1
-    return main(["shell"] + args)
+    parsed = parser.parse_args(args)
+    return main(["shell", parsed.connect] + parsed.command)
 
 
 if __name__ == "__main__":

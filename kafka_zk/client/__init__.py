@@ -1,0 +1,1 @@
+"""Our own blocking Kafka client: connections, cluster metadata, admin, producer, consumers, ZooKeeper-side admin."""

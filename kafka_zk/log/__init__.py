@@ -1,0 +1,1 @@
+"""The on-disk log, pure file code: Log, segments, indexes, checkpoints, epochs, producer state, LogManager, cleaner."""

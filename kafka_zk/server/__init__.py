@@ -1,0 +1,1 @@
+"""What only a broker runs: KafkaServer's service tree, the API handlers, replication, configs, quotas, metrics."""

@@ -52,13 +52,17 @@ def parse_overrides(values):
     return overrides
 
 
-def main(argv=None):
+def build_parser():
     parser = argparse.ArgumentParser(prog="kafka-server-start",
                                      description="Start a kafka-zk broker from a server.properties file.")
     parser.add_argument("config", metavar="server.properties", help="the broker configuration file")
     parser.add_argument("--override", action="append", default=[], metavar="key=value",
                         help="override a property from the file")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
     configure_logging()
     try:
         config = KafkaConfig.from_file(args.config, parse_overrides(args.override))
@@ -134,9 +138,17 @@ def run_reactor(reactor, broker_id, environ=None):
         profiler.dump_stats(os.path.join(folder, "broker-%s.prof" % broker_id))
 
 
+def build_stop_parser():
+    return argparse.ArgumentParser(
+        prog="kafka-server-stop", description="Stop every kafka-zk broker on this machine with SIGTERM (a clean "
+        "shutdown), as Kafka's kafka-server-stop.sh does.")
+
+
 def stop_main(argv=None):
     """kafka-server-stop: a clean shutdown (SIGTERM) of every kafka-zk broker on this machine."""
     import signal
+
+    build_stop_parser().parse_args(argv)  # takes no arguments: --help and anything else stop here
 
     from zookeeper.launcher import process_running
 

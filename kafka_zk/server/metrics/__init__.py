@@ -1,1 +1,1 @@
-"""The broker's metrics: the registry its components record into, and the Prometheus endpoint that serves it."""
+"""The broker's metrics: BrokerTopicMetrics, hot-path wiring, the Prometheus endpoint (the registry is in common/)."""
