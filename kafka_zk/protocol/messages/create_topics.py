@@ -30,7 +30,7 @@ RESPONSE = Schema("CreateTopicsResponse", [
     Field("topics", Array([
         Field("name", "string"),
         Field("error_code", "int16"),
-        Field("error_message", "string", "1+", nullable_versions="0+", default=None),
+        Field("error_message", "string", "1+", nullable_versions="0+"),
         Field("topic_config_error_code", "int16", "5+", tagged_versions="5+", tag=0),
         Field("num_partitions", "int32", "5+", default=-1),
         Field("replication_factor", "int16", "5+", default=-1),

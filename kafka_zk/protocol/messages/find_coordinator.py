@@ -16,7 +16,7 @@ REQUEST = Schema("FindCoordinatorRequest", [
 RESPONSE = Schema("FindCoordinatorResponse", [
     Field("throttle_time_ms", "int32", "1+"),
     Field("error_code", "int16"),
-    Field("error_message", "string", "1+", nullable_versions="1+", default=None),
+    Field("error_message", "string", "1+", nullable_versions="1+"),
     Field("node_id", "int32"),
     Field("host", "string"),
     Field("port", "int32"),
