@@ -122,7 +122,7 @@ def field_differences(fields, version, flexible, kio_class, path, schema_name):
                 found.append("%s: default %r here, none in the spec" % (where, ours.default))
             elif ours.default is not MISSING and ours.default != spec_default:
                 found.append("%s: default %r here, %r in the spec" % (where, ours.default, spec_default))
-            elif ours.default is MISSING and spec_default is not MISSING and not _zero_like(spec_default):
+            elif ours.default is MISSING and spec_default is not MISSING:
                 found.append("%s: no default here, %r in the spec" % (where, spec_default))
         if isinstance(mine, tuple) and (mine[0] == "struct" or isinstance(mine[1], tuple)):
             nested = ours.type.element if isinstance(ours.type, Array) else ours.type
@@ -134,9 +134,6 @@ def field_differences(fields, version, flexible, kio_class, path, schema_name):
 def timestamp_or_none(kio_field):
     return kio_field.metadata.get("kafka_type") == "datetime_i64" and kio_field.default is None
 
-
-def _zero_like(value):
-    return value in (0, False, "", b"", None)
 
 
 @pytest.mark.parametrize("key, version, kind", CASES)

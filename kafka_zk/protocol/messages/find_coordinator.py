@@ -10,7 +10,7 @@ KEY_TYPE_TRANSACTION = 1
 
 REQUEST = Schema("FindCoordinatorRequest", [
     Field("key", "string"),
-    Field("key_type", "int8", "1+"),
+    Field("key_type", "int8", "1+", default=0),
 ], valid_versions="0-3", flexible_versions="3+")
 
 RESPONSE = Schema("FindCoordinatorResponse", [
