@@ -27,16 +27,16 @@ from tests.kio_pairing import (  # noqa: E402
 
 # (schema name, version, kio's field name): tagged fields Kafka added after 2.5 to versions 2.5 has.
 AFTER_KAFKA_25 = {
-    # KIP-584 feature versioning (2.7) and the KRaft migration flag (3.4), tagged into ApiVersions v3
+    # KIP-584 feature versioning (2.7) and KIP-866's KRaft migration flag (3.4), tagged into ApiVersions v3+
     ("ApiVersionsResponse", 3, "supported_features"),
     ("ApiVersionsResponse", 3, "finalized_features_epoch"),
     ("ApiVersionsResponse", 3, "finalized_features"),
     ("ApiVersionsResponse", 3, "zk_migration_ready"),
 }
 
-# Fields Kafka renamed after 2.5 (names never reach the wire): our path, as Kafka 2.5 names it -> kio's name.
+# Fields later Kafka versions renamed (names never reach the wire): our path, as Kafka 2.5 names it -> kio's name.
 RENAMED_AFTER_KAFKA_25 = {
-    "ProduceRequest.topics": "topic_data",  # 2.8
+    "ProduceRequest.topics": "topic_data",
     "ProduceRequest.topics.partitions": "partition_data",
     "ProduceRequest.topics.partitions.partition_index": "index",
     "ProduceResponse.responses.partitions": "partition_responses",
