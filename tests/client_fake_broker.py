@@ -6,13 +6,20 @@ import threading
 
 import pytest
 
-from kafka_zk.protocol.api_keys import supported_api_versions
+from kafka_zk.protocol.api_keys import API_SPECS, response_header_version, supported_api_versions
 from kafka_zk.protocol.errors import Errors
-from kafka_zk.protocol.headers import decode_request, encode_response
+from kafka_zk.protocol.headers import decode_request
 from kafka_zk.record.batch_header import set_base_offset
 from kafka_zk.record.records import decode_batch
 
 _SIZE = struct.Struct(">i")
+
+
+def sparse_response(api_key, version, correlation_id, body):
+    """A response without its frame length, every field the body leaves out at its default: the fakes answer with
+    what the client under test reads and no more, so they skip the strict messages the suite holds the broker to."""
+    header = _SIZE.pack(correlation_id) + (b"\x00" if response_header_version(api_key, version) >= 1 else b"")
+    return header + API_SPECS[api_key].response.encode(body, version)
 
 
 class FakeCluster:
@@ -111,7 +118,7 @@ class FakeBroker:
                     response = getattr(self, "_api_%d" % header.api_key)(header.api_version, body)
                 if response is None:
                     continue
-                payload = encode_response(header.api_key, header.api_version, header.correlation_id, response)
+                payload = sparse_response(header.api_key, header.api_version, header.correlation_id, response)
                 conn.sendall(_SIZE.pack(len(payload)) + payload)
         except (EOFError, OSError):
             conn.close()

@@ -1,6 +1,44 @@
-"""Shared pytest fixtures: a real ZooKeeper for the session, real broker clusters, the run's SparkSession."""
+"""Shared pytest fixtures: a real ZooKeeper for the session, real broker clusters, the run's SparkSession.
 
-from tests.cluster_support import cluster  # noqa: F401
-from tests.spark_support import spark_sessions  # noqa: F401
-from tests.sync_counting import counted_syncs  # noqa: F401
-from tests.zk_support import zk_connect, zookeeper_server  # noqa: F401
+The whole suite runs with strict messages: a response that misses a field or carries a key its schema does not
+know fails to encode, in this process and in every broker it starts (they inherit the environment)."""
+
+import os
+
+os.environ["KAFKA_ZK_STRICT_MESSAGES"] = "1"  # before anything imports the codec, and for every subprocess
+
+from kafka_zk.protocol.schema import set_strict_messages  # noqa: E402
+
+set_strict_messages(True)
+
+from tests.strict_handlers import check_handlers_strictly  # noqa: E402
+
+check_handlers_strictly()  # and the handlers tests call in-process, whether or not the test encodes their answers
+
+from tests.cluster_support import cluster  # noqa: E402,F401
+from tests.spark_support import spark_sessions  # noqa: E402,F401
+from tests.sync_counting import counted_syncs  # noqa: E402,F401
+from tests.zk_support import zk_connect, zookeeper_server  # noqa: E402,F401
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """A broker process that broke strict messages only logged it (and closed the connection, which a client may
+    retry): fail the run and show the lines, from every server.log under this run's temporary directories."""
+    if hasattr(session.config, "workerinput"):
+        return  # the controller looks through every worker's directories
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is None or factory._basetemp is None:
+        return
+    found = []
+    for log_file in factory.getbasetemp().rglob("server.log"):
+        with open(log_file, "rb") as handle:
+            found += ["%s: %s" % (log_file, line.decode("utf-8", "replace").rstrip())
+                      for line in handle if b"StrictMessageError" in line]
+    if found:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.ensure_newline()
+            reporter.write_sep("=", "brokers that broke strict messages")
+            for line in found:
+                reporter.write_line(line)
+        session.exitstatus = 1

@@ -98,7 +98,7 @@ def _one_shot_server(reply):
 
 def test_mismatched_correlation_id_closes_the_connection():
     def reply(conn, header):
-        body = {"brokers": [], "topics": []}
+        body = {"throttle_time_ms": 0, "brokers": [], "topics": []}
         payload = encode_response(3, header.api_version, header.correlation_id + 5, body)
         conn.sendall(struct.pack(">i", len(payload)) + payload)
 

@@ -55,7 +55,7 @@ def test_golden_api_versions_v3_response_keeps_header_v0():
 
 
 def test_flexible_response_has_header_tagged_fields():
-    data = encode_response(3, 9, 11, {})
+    data = encode_response(3, 9, 11, {"throttle_time_ms": 0, "brokers": [], "topics": []})
     assert data[:5] == bytes.fromhex("0000000b" "00")
     correlation_id, body = decode_response(3, 9, data)
     assert correlation_id == 11 and body["controller_id"] == -1

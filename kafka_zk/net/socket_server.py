@@ -14,6 +14,7 @@ from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
+from kafka_zk.protocol.schema import StrictMessageError
 
 log = logging.getLogger(__name__)
 
@@ -209,6 +210,12 @@ class KafkaServerProtocol(FramedProtocol):
         else:
             try:
                 entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+            except StrictMessageError as error:  # a handler's mistake, caught by strict messages (tests only)
+                log.error("closing connection from %s: the api %d v%d response breaks strict messages "
+                          "(StrictMessageError: %s)", self.client_host, header.api_key, header.api_version, error)
+                entry[0] = None
+                if self.transport is not None:
+                    self.transport.abortConnection()
             except Exception as error:  # e.g. records a truncated segment no longer holds: the answer cannot go out
                 log.warning("closing connection from %s: cannot encode the api %d v%d response (%s)",
                             self.client_host, header.api_key, header.api_version, error)

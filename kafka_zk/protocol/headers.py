@@ -9,6 +9,7 @@ from collections import namedtuple
 
 from kafka_zk.protocol.api_keys import (
     API_SPECS, HEADER_VERSIONS, get_spec, request_header_version, response_header_version)
+from kafka_zk.protocol import schema
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 
 RequestHeader = namedtuple("RequestHeader", "api_key api_version correlation_id client_id")
@@ -98,6 +99,8 @@ def encode_request(api_key, version, correlation_id, client_id, body):
 def _response_writer(api_key, version, correlation_id, body):
     versions = HEADER_VERSIONS.get((api_key, version))
     spec = get_spec(api_key, version) if versions is None else API_SPECS[api_key]  # get_spec raises
+    if schema.strict_messages:
+        spec.response.check_strictly(body, version)
     writer = Writer()
     writer.buf += _CORRELATION_ID.pack(correlation_id)
     if versions[1] >= 1:

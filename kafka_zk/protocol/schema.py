@@ -1,10 +1,29 @@
 """Declarative message schemas: fields with version ranges, compiled per version into codecs."""
 
+import os
 import struct
 
 from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer, int32_array_struct
 
 MISSING = object()
+
+# Strict messages: with this environment variable set (to anything but "" or "0"), every response the broker
+# sends is first checked against its schema (see Schema.check_strictly), and one that misses a field or names a
+# key the schema does not know fails to encode instead of going out with a default in its place. The test suite
+# turns it on (tests/conftest.py), for the brokers it starts too; production keeps the lenient encoder.
+STRICT_MESSAGES_ENV = "KAFKA_ZK_STRICT_MESSAGES"
+strict_messages = os.environ.get(STRICT_MESSAGES_ENV, "") not in ("", "0")
+
+
+def set_strict_messages(enabled):
+    """Turn the strict check of responses on or off for this process (and, through the environment, for the
+    processes it starts from now on)."""
+    global strict_messages
+    strict_messages = bool(enabled)
+    if enabled:
+        os.environ[STRICT_MESSAGES_ENV] = "1"
+    else:
+        os.environ.pop(STRICT_MESSAGES_ENV, None)
 
 INTEGER_TYPES = ("int8", "int16", "int32", "int64", "uint16", "uint32")
 PRIMITIVE_TYPES = INTEGER_TYPES + ("float64", "bool", "string", "bytes", "records")
@@ -502,11 +521,69 @@ class StructCodec:
             writer.write_raw(data)
 
 
+class StrictMessageError(ProtocolEncodeError):
+    """A message misses a field it must carry, or carries a key its schema does not know (strict messages)."""
+
+
+def may_be_omitted(field, version, flexible):
+    """Whether a body may leave ``field`` out at ``version``: the version does not carry it, it is tagged there
+    (a tagged field is absent unless set), or its schema declares a default (as Kafka's message specs do for the
+    fields whose omission means something, e.g. ``-1`` for an unknown leader epoch). Every other field's value
+    must be given: its type's zero (error_code 0, an empty list) is an answer, never a stand-in for a forgotten
+    or misspelt key."""
+    return (not field.present_in(version) or field.default is not MISSING
+            or (flexible and field.tagged_in(version)))
+
+
+class _StrictShape:
+    """What one struct at one version requires of a dict: its known keys (the fields of every version: a body
+    built once for all versions may carry the ones this version leaves out), the keys it must hold, and the
+    shapes of its nested structs."""
+
+    __slots__ = ("path", "known", "required", "nested")
+
+    def __init__(self, fields, version, flexible, path):
+        self.path = path
+        self.known = frozenset(field.name for field in fields)
+        self.required = [field.name for field in fields if not may_be_omitted(field, version, flexible)]
+        self.nested = []  # (key, is_array, shape) of the struct-valued fields this version carries
+        for field in fields:
+            if not field.present_in(version):
+                continue
+            type_ = field.type
+            if isinstance(type_, Array) and isinstance(type_.element, list):
+                self.nested.append((field.name, True, _StrictShape(
+                    type_.element, version, flexible, "%s.%s[]" % (path, field.name))))
+            elif isinstance(type_, list):
+                self.nested.append((field.name, False, _StrictShape(
+                    type_, version, flexible, "%s.%s" % (path, field.name))))
+
+    def problems(self, obj, path, found):
+        if not isinstance(obj, dict):
+            return
+        for key in obj:
+            if key not in self.known:
+                found.append("%s: unknown key %r" % (path, key))
+        for key in self.required:
+            if key not in obj:
+                found.append("%s: missing %r" % (path, key))
+        for key, is_array, shape in self.nested:
+            value = obj.get(key)
+            if value is None:
+                continue
+            if is_array:
+                for index, item in enumerate(value):
+                    shape.problems(item, "%s.%s[%d]" % (path, key, index), found)
+            else:
+                shape.problems(value, "%s.%s" % (path, key), found)
+
+
 class Schema:
     """One request or response body: its fields, valid versions and flexible versions.
 
     Bodies are dicts keyed by field name. Decoding fills fields a version lacks with their
     defaults; encoding takes the default for any missing key and ignores keys the version lacks.
+    check_strictly() is the stricter reading a response gets under strict messages.
     """
 
     def __init__(self, name, fields, valid_versions, flexible_versions="none"):
@@ -519,6 +596,7 @@ class Schema:
         self.min_version = self.valid_versions.low
         self.max_version = self.valid_versions.high
         self._codecs = {}
+        self._strict_shapes = {}
 
     def is_flexible(self, version):
         return version in self.flexible_versions
@@ -537,6 +615,29 @@ class Schema:
                                 "%s v%d" % (self.name, version))
             self._codecs[version] = codec
         return codec
+
+    def strict_problems(self, obj, version):
+        """What strict messages object to in ``obj`` at ``version``: a list of "path: problem" lines, empty when
+        it carries every field it must and no key the schema does not know."""
+        shape = self._strict_shapes.get(version)
+        if shape is None:
+            self.codec(version)  # raises for a version outside the valid range
+            shape = self._strict_shapes[version] = _StrictShape(
+                self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version))
+        found = []
+        shape.problems(obj, shape.path, found)
+        return found
+
+    def check_strictly(self, obj, version):
+        """Raise StrictMessageError naming every field ``obj`` misses and every key it should not carry."""
+        found = self.strict_problems(obj, version)
+        if found:
+            raise StrictMessageError("; ".join(found))
+
+    def encode_strictly(self, obj, version):
+        """encode(), after check_strictly()."""
+        self.check_strictly(obj, version)
+        return self.encode(obj, version)
 
     def encode(self, obj, version):
         writer = Writer()

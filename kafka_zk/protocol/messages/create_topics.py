@@ -22,7 +22,7 @@ REQUEST = Schema("CreateTopicsRequest", [
         ])),
     ])),
     Field("timeout_ms", "int32", default=60000),
-    Field("validate_only", "bool", "1+"),
+    Field("validate_only", "bool", "1+", default=False),
 ], valid_versions="0-5", flexible_versions="5+")
 
 RESPONSE = Schema("CreateTopicsResponse", [
@@ -30,8 +30,8 @@ RESPONSE = Schema("CreateTopicsResponse", [
     Field("topics", Array([
         Field("name", "string"),
         Field("error_code", "int16"),
-        Field("error_message", "string", "1+", nullable_versions="0+", default=None),
-        Field("topic_config_error_code", "int16", "5+", tagged_versions="5+", tag=0),
+        Field("error_message", "string", "1+", nullable_versions="0+"),
+        Field("topic_config_error_code", "int16", "5+", tagged_versions="5+", tag=0, default=0),
         Field("num_partitions", "int32", "5+", default=-1),
         Field("replication_factor", "int16", "5+", default=-1),
         Field("configs", Array([

@@ -12,7 +12,7 @@ REQUEST = Schema("DescribeConfigsRequest", [
         Field("resource_name", "string"),
         Field("configuration_keys", Array("string"), nullable_versions="0+"),
     ])),
-    Field("include_synonyms", "bool", "1+"),
+    Field("include_synonyms", "bool", "1+", default=False),
 ], valid_versions="0-2")
 
 RESPONSE = Schema("DescribeConfigsResponse", [

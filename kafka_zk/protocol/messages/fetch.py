@@ -10,8 +10,8 @@ REQUEST = Schema("FetchRequest", [
     Field("max_wait_ms", "int32"),
     Field("min_bytes", "int32"),
     Field("max_bytes", "int32", "3+", default=0x7FFFFFFF),
-    Field("isolation_level", "int8", "4+"),
-    Field("session_id", "int32", "7+"),
+    Field("isolation_level", "int8", "4+", default=0),
+    Field("session_id", "int32", "7+", default=0),
     Field("session_epoch", "int32", "7+", default=-1),
     Field("topics", Array([
         Field("topic", "string"),
@@ -27,13 +27,13 @@ REQUEST = Schema("FetchRequest", [
         Field("topic", "string", "7+"),
         Field("partitions", Array("int32"), "7+"),
     ]), "7+"),
-    Field("rack_id", "string", "11+"),
+    Field("rack_id", "string", "11+", default=""),
 ], valid_versions="0-11")
 
 RESPONSE = Schema("FetchResponse", [
     Field("throttle_time_ms", "int32", "1+"),
     Field("error_code", "int16", "7+"),
-    Field("session_id", "int32", "7+"),
+    Field("session_id", "int32", "7+", default=0),
     Field("responses", Array([
         Field("topic", "string"),
         Field("partitions", Array([

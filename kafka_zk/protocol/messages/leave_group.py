@@ -19,7 +19,7 @@ RESPONSE = Schema("LeaveGroupResponse", [
     Field("error_code", "int16"),
     Field("members", Array([
         Field("member_id", "string", "3+"),
-        Field("group_instance_id", "string", "3+", nullable_versions="3+", default=None),
+        Field("group_instance_id", "string", "3+", nullable_versions="3+"),
         Field("error_code", "int16", "3+"),
     ]), "3+"),
 ], valid_versions="0-4", flexible_versions="4+")

@@ -31,7 +31,7 @@ RESPONSE = Schema("MetadataResponse", [
     Field("topics", Array([
         Field("error_code", "int16"),
         Field("name", "string"),
-        Field("is_internal", "bool", "1+"),
+        Field("is_internal", "bool", "1+", default=False),
         Field("partitions", Array([
             Field("error_code", "int16"),
             Field("partition_index", "int32"),

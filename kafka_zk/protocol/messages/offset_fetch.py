@@ -12,7 +12,7 @@ REQUEST = Schema("OffsetFetchRequest", [
         Field("name", "string"),
         Field("partition_indexes", Array("int32")),
     ]), nullable_versions="2+"),
-    Field("require_stable", "bool", "7+"),
+    Field("require_stable", "bool", "7+", default=False),
 ], valid_versions="0-7", flexible_versions="6+")
 
 RESPONSE = Schema("OffsetFetchResponse", [
@@ -27,5 +27,5 @@ RESPONSE = Schema("OffsetFetchResponse", [
             Field("error_code", "int16"),
         ])),
     ])),
-    Field("error_code", "int16", "2+"),
+    Field("error_code", "int16", "2+", default=0),
 ], valid_versions="0-7", flexible_versions="6+")

@@ -34,5 +34,5 @@ RESPONSE = Schema("ProduceResponse", [
             Field("error_message", "string", "8+", nullable_versions="8+", default=None),
         ])),
     ])),
-    Field("throttle_time_ms", "int32", "1+"),
+    Field("throttle_time_ms", "int32", "1+", default=0),
 ], valid_versions="0-8")

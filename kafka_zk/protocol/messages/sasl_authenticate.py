@@ -13,5 +13,5 @@ RESPONSE = Schema("SaslAuthenticateResponse", [
     Field("error_code", "int16"),
     Field("error_message", "string", nullable_versions="0+"),
     Field("auth_bytes", "bytes"),
-    Field("session_lifetime_ms", "int64", "1+"),
+    Field("session_lifetime_ms", "int64", "1+", default=0),
 ], valid_versions="0-2", flexible_versions="2+")

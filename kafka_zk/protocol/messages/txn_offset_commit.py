@@ -11,7 +11,7 @@ REQUEST = Schema("TxnOffsetCommitRequest", [
     Field("producer_id", "int64"),
     Field("producer_epoch", "int16"),
     Field("generation_id", "int32", "3+", default=-1),
-    Field("member_id", "string", "3+"),
+    Field("member_id", "string", "3+", default=""),
     Field("group_instance_id", "string", "3+", nullable_versions="3+", default=None),
     Field("topics", Array([
         Field("name", "string"),

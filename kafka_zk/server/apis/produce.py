@@ -69,7 +69,8 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
         for tp, code in early.items():
             responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,
                                                     "base_offset": -1, "log_append_time_ms": -1,
-                                                    "log_start_offset": -1})
+                                                    "log_start_offset": -1, "record_errors": [],
+                                                    "error_message": None})
         for tp, outcome in results.items():
             error = outcome.error
             responses.setdefault(tp[0], []).append({
@@ -97,7 +98,7 @@ def _respond_all(body, code, authorized_topics=None):
                            "partitions": [{"partition_index": p["partition_index"],
                                            "error_code": error_of(topic["name"]),
                                            "base_offset": -1, "log_append_time_ms": -1,
-                                           "log_start_offset": -1}
+                                           "log_start_offset": -1, "record_errors": [], "error_message": None}
                                           for p in topic["partitions"]]}
                           for topic in body["topics"]],
             "throttle_time_ms": 0}
