@@ -5,13 +5,16 @@ transport's job.
 """
 
 import struct
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kafka_zk.protocol.api_keys import (
     API_SPECS, HEADER_VERSIONS, get_spec, request_header_version, response_header_version)
-from kafka_zk.protocol.primitives import Chunk, ProtocolDecodeError, Reader, Writer
+from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 from kafka_zk.protocol.schema import Body
 from kafka_zk.record.buffers import ReadableBuffer
+
+if TYPE_CHECKING:
+    from kafka_zk.protocol.primitives import Chunk
 
 
 class RequestHeader(NamedTuple):
@@ -118,7 +121,7 @@ def encode_response(api_key: int, version: int, correlation_id: int, body: Body)
     return _response_writer(api_key, version, correlation_id, body).getvalue()
 
 
-def encode_response_chunks(api_key: int, version: int, correlation_id: int, body: Body) -> list[Chunk]:
+def encode_response_chunks(api_key: int, version: int, correlation_id: int, body: Body) -> "list[Chunk]":
     """Like encode_response, as a list of bytes-like pieces: large records chunks are passed
     through uncopied. The frame length is the sum of the pieces' lengths."""
     return _response_writer(api_key, version, correlation_id, body).chunks()
