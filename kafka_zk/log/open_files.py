@@ -71,7 +71,8 @@ class OpenFileBudget:
     def __init__(self, capacity: int | None = None) -> None:
         self.capacity = capacity
         self.lock = threading.RLock()
-        self._holders: OrderedDict[int, weakref.ref[FileHolder]] = OrderedDict()  # id(owner) -> weakref, in the order the clock hand visits them
+        # id(owner) -> weakref, in the order the clock hand visits them
+        self._holders: OrderedDict[int, weakref.ref[FileHolder]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._holders)

@@ -43,15 +43,16 @@ def group_value_of(group: GroupMetadata, assignment: Mapping[str, bytes], now_ms
 
 def group_metadata_batch(group: GroupMetadata, assignment: Mapping[str, bytes], now_ms: int,
                          codec: int = NONE) -> bytes:
-    record: RecordTuple = (encode_group_key(GroupKey(group.group_id)), encode_group_value(group_value_of(group, assignment,
-                                                                                           now_ms)), (), now_ms)
+    record: RecordTuple = (encode_group_key(GroupKey(group.group_id)),
+                           encode_group_value(group_value_of(group, assignment, now_ms)), (), now_ms)
     return encode_batch([record], compression=codec, first_timestamp=now_ms)
 
 
 def tombstone_batch(group_id: str, partitions: Iterable[TopicPartition], with_group: bool, now_ms: int,
                     codec: int = NONE) -> bytes | None:
     """Tombstones for a group's offsets of ``partitions`` and, when ``with_group``, for the group itself."""
-    records: list[Record | RecordTuple] = [(encode_offset_key(OffsetKey(group_id, t, p)), None, (), now_ms) for t, p in partitions]
+    records: list[Record | RecordTuple] = [(encode_offset_key(OffsetKey(group_id, t, p)), None, (), now_ms)
+                                           for t, p in partitions]
     if with_group:
         records.append((encode_group_key(GroupKey(group_id)), None, (), now_ms))
     if not records:
