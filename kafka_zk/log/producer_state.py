@@ -121,8 +121,8 @@ class ProducerStateManager:
                 raise OutOfOrderSequenceError("Invalid sequence number for new epoch of producer %d: %d (must be 0)"
                                               % (producer_id, first_seq))
             return
-        assert entry is not None  # an unknown producer has NO_PRODUCER_EPOCH, which no batch carries
-        last_seq = entry.last_seq
+        # a producer the partition has no state for, sending epoch -1 (NO_PRODUCER_EPOCH): no sequence yet, as Kafka
+        last_seq = entry.last_seq if entry is not None else NO_SEQUENCE
         if last_seq == NO_SEQUENCE and first_seq != 0:
             raise OutOfOrderSequenceError("Out of order sequence number for producer %d: %d (expected 0)"
                                           % (producer_id, first_seq))
