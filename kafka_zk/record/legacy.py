@@ -23,6 +23,8 @@ _CRC_POS = LOG_OVERHEAD
 _MAGIC_POS = LOG_OVERHEAD + 4
 
 class LegacyMessage(NamedTuple):
+    """One shallow message; size counts its offset and size fields too."""
+
     offset: int
     magic: int
     attributes: int
@@ -30,9 +32,6 @@ class LegacyMessage(NamedTuple):
     key: bytes | None
     value: bytes | None
     size: int
-
-
-LegacyMessage.__doc__ = "One shallow message; size counts its offset and size fields too."
 
 
 def _read_bytes(buf: ReadableBuffer, pos: int, end: int) -> tuple[bytes | None, int]:
