@@ -6,7 +6,8 @@ if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
     echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
-    echo "the [test] extra), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
+    echo "the [test] extra), runs mypy (strict on the packages setup.cfg's [mypy] section lists; an error fails the"
+    echo "run), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
     echo "to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
     echo "pytest --help)."
     exit 0
@@ -26,6 +27,23 @@ fi
 ensure_venv test
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"
+# mypy first, strict on the pure cores that setup.cfg's [mypy] section lists: a type error fails the run before a
+# test starts. One line says what was checked: each package whole, or how many of its modules.
+checked="$("$PY" -c '
+import configparser
+config = configparser.ConfigParser()
+config.read("setup.cfg")
+packages = {}
+for path in config["mypy"]["files"].replace(",", " ").split():
+    packages.setdefault("/".join(path.split("/")[:2]), []).append(path)
+print(", ".join(package if paths == [package] else "%s (%d of its modules)" % (package, len(paths))
+                for package, paths in packages.items()))')"
+if ! mypy_output="$("$PY" -m mypy --config-file setup.cfg 2>&1)"; then
+    echo "$mypy_output" >&2
+    echo "mypy failed (strict on $checked): fix the errors above" >&2
+    exit 1
+fi
+echo "mypy strict on $checked: ${mypy_output##*$'\n'}"
 # Two pytest-xdist workers, each taking whole test modules (a module's cluster stays on one worker); every worker
 # has its own ZooKeeper and its own share of the test ports (tests/ports.py). The real-cluster tests mostly wait on
 # brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle.

@@ -27,6 +27,15 @@ def test_new_epoch_must_start_at_zero_and_an_unknown_producer_may_start_anywhere
     state.check(9, 1, 0)
 
 
+def test_an_unknown_producer_at_epoch_minus_one_starts_at_sequence_zero():
+    """Epoch -1 is the epoch of a producer the partition knows nothing of: as Kafka, its first batch must start at
+    sequence 0 (this used to fail with an AttributeError on the missing state)."""
+    state = ProducerStateManager()
+    state.check(5, -1, 0)
+    with pytest.raises(OutOfOrderSequenceError):
+        state.check(5, -1, 3)
+
+
 def test_only_five_batches_are_remembered_for_duplicates():
     state = ProducerStateManager()
     for index in range(6):

@@ -9,13 +9,13 @@ class DelayedOperation:
     """Subclasses implement try_complete() -> bool (calling force_complete() when done),
     on_complete() and on_expiration(). The timeout is scheduled on the injected clock."""
 
-    def __init__(self, delay_ms):
+    def __init__(self, delay_ms: int) -> None:
         self.delay_ms = delay_ms
         self.completed = False
         self._timer = None
         self._purgatory = None  # the purgatory counting this operation among its delayed ones
 
-    def force_complete(self):
+    def force_complete(self) -> bool:
         """Complete now if nobody has; returns True only for the caller that completed it."""
         if self.completed:
             return False
@@ -29,19 +29,19 @@ class DelayedOperation:
         self.on_complete()
         return True
 
-    def _expire(self):
+    def _expire(self) -> None:
         self._timer = None
         if not self.completed:
             self.on_expiration()
             self.force_complete()
 
-    def try_complete(self):
+    def try_complete(self) -> bool:
         raise NotImplementedError
 
-    def on_complete(self):
+    def on_complete(self) -> None:
         raise NotImplementedError
 
-    def on_expiration(self):
+    def on_expiration(self) -> None:
         pass
 
 

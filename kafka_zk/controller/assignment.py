@@ -2,7 +2,14 @@
 
 import enum
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from typing import Protocol
+
+
+class RandomSource(Protocol):
+    """Where the random start and shift come from: the random module, or a seeded random.Random."""
+
+    def randrange(self, stop: int, /) -> int: ...
 
 
 class InvalidReplicationFactorError(ValueError):
@@ -22,7 +29,7 @@ class IncompleteRackInformationError(ValueError):
 ZNODE_MAX_BYTES = 0xFFFFF
 
 
-def check_assignment_fits(partition_count, replication_factor):
+def check_assignment_fits(partition_count: int, replication_factor: int) -> None:
     smallest_entry = 6 + 2 * max(1, replication_factor)
     if partition_count * smallest_entry > ZNODE_MAX_BYTES:
         raise InvalidPartitionsError(
@@ -30,7 +37,7 @@ def check_assignment_fits(partition_count, replication_factor):
             "(at most %d bytes)." % (partition_count, replication_factor, ZNODE_MAX_BYTES))
 
 
-def _replica_index(first_index, shift, replica, broker_count):
+def _replica_index(first_index: int, shift: int, replica: int, broker_count: int) -> int:
     step = 1 + (shift + replica) % (broker_count - 1)
     return (first_index + step) % broker_count
 
@@ -42,7 +49,7 @@ class RackAwareMode(enum.Enum):
     DISABLED = "disabled"  # ignore every rack
 
 
-def racks_under(mode, broker_racks):
+def racks_under(mode: RackAwareMode, broker_racks: Mapping[int, str | None]) -> dict[int, str | None]:
     """{broker id: rack or None} as an assignment under ``mode`` may see them (Kafka's getBrokerMetadatas)."""
     racks = dict(broker_racks)
     with_rack = sum(rack is not None for rack in racks.values())
@@ -56,24 +63,25 @@ def racks_under(mode, broker_racks):
     return racks
 
 
-def growth_start_index(broker_ids, first_replica):
+def growth_start_index(broker_ids: Iterable[int], first_replica: int) -> int:
     """Where new partitions start when a topic grows: the position of partition 0's first replica (or the next
     broker after it) among the sorted broker ids, as Kafka's addPartitions."""
     return next((index for index, broker in enumerate(sorted(broker_ids)) if broker >= first_replica), 0)
 
 
-def rack_alternated(broker_racks):
+def rack_alternated(broker_racks: Mapping[int, str | None]) -> list[int]:
     """The brokers ordered by taking one of each rack in turn (racks sorted, each rack's brokers sorted); brokers
     without racks are one rack, so their order is simply the sorted ids."""
-    by_rack = {}
+    by_rack: dict[str | None, list[int]] = {}
     for broker in sorted(broker_racks):
         by_rack.setdefault(broker_racks[broker], []).append(broker)
-    queues = [by_rack[rack] for rack in sorted(by_rack)]
+    queues = [by_rack[rack] for rack in sorted(by_rack)]  # type: ignore[type-var]  # every rack a str, or all None
     return [queue[turn] for turn in range(max(map(len, queues))) for queue in queues if turn < len(queue)]
 
 
-def assign_replicas(partition_count, replication_factor, brokers, start_index=None,
-                    start_partition=0, rng=random):
+def assign_replicas(partition_count: int, replication_factor: int,
+                    brokers: Mapping[int, str | None] | Iterable[int], start_index: int | None = None,
+                    start_partition: int = 0, rng: RandomSource = random) -> dict[int, list[int]]:
     """Return {partition: [broker ids]}: leaders round-robin from a random start, followers shifted.
 
     ``brokers`` is {broker id: rack or None} (or just broker ids, meaning no racks). Without racks this is
@@ -86,7 +94,7 @@ def assign_replicas(partition_count, replication_factor, brokers, start_index=No
         raise InvalidPartitionsError("Number of partitions must be larger than 0.")
     if replication_factor <= 0:
         raise InvalidReplicationFactorError("Replication factor must be larger than 0.")
-    racks = dict(brokers) if isinstance(brokers, Mapping) else dict.fromkeys(brokers)
+    racks: dict[int, str | None] = dict(brokers) if isinstance(brokers, Mapping) else dict.fromkeys(brokers)
     check_assignment_fits(start_partition + partition_count, replication_factor)
     if replication_factor > len(racks):
         raise InvalidReplicationFactorError(
@@ -100,7 +108,7 @@ def assign_replicas(partition_count, replication_factor, brokers, start_index=No
     count = len(arranged)
     first = start_index if start_index is not None else rng.randrange(count)
     shift = start_index if start_index is not None else rng.randrange(count)
-    assignment = {}
+    assignment: dict[int, list[int]] = {}
     partition = max(0, start_partition)
     for _ in range(partition_count):
         if partition > 0 and partition % count == 0:
@@ -120,9 +128,9 @@ def assign_replicas(partition_count, replication_factor, brokers, start_index=No
     return assignment
 
 
-def parse_replica_assignment(text):
+def parse_replica_assignment(text: str) -> dict[int, list[int]]:
     """Parse kafka-topics' --replica-assignment '1:2,3:4' into {partition: [brokers]}."""
-    assignment = {}
+    assignment: dict[int, list[int]] = {}
     for partition, group in enumerate(text.split(",")):
         try:
             replicas = [int(item) for item in group.split(":") if item.strip()]

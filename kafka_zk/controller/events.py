@@ -5,6 +5,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Optional
 
+from kafka_zk.controller.context import TopicPartition
 from kafka_zk.protocol.errors import Errors
 
 
@@ -31,7 +32,7 @@ class ControllerState(enum.Enum):
     UpdateMetadataResponseReceived = 16
 
     @property
-    def rate_and_time_metric_name(self):
+    def rate_and_time_metric_name(self) -> str | None:
         """The state's ControllerStats timer (Kafka's ControllerState.rateAndTimeMetricName), or None."""
         if self in (ControllerState.Idle, ControllerState.UpdateMetadataResponseReceived):
             return None
@@ -51,14 +52,14 @@ class ControllerEvent:
     on_every_broker: ClassVar[bool] = False  # runs whether or not this broker is the controller
 
     @property
-    def name(self):
+    def name(self) -> str:
         return type(self).__name__
 
     @property
-    def arguments(self):
+    def arguments(self) -> tuple[Any, ...]:
         return tuple(getattr(self, each.name) for each in dataclasses.fields(self) if not each.kw_only)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.name
 
 
@@ -67,9 +68,9 @@ class ControllerRequest(ControllerEvent):
     """An event a broker or an admin client waits on: ``reply`` (a Deferred) gets its handler's result, or
     ``answer_if_not_controller()`` when this broker is not the controller by the time it runs."""
 
-    reply: Any = field(kw_only=True, compare=False, repr=False)
+    reply: Any = field(kw_only=True, compare=False, repr=False)  # a twisted Deferred (pure code imports no twisted)
 
-    def answer_if_not_controller(self):
+    def answer_if_not_controller(self) -> object:
         raise NotImplementedError
 
 
@@ -170,7 +171,7 @@ class UncleanLeaderElectionEnable(ControllerEvent):
 class StopReplicaResponse(ControllerEvent):
     """A broker answered a StopReplica of a topic being deleted."""
     broker: int
-    response: dict
+    response: dict[str, Any]  # the decoded StopReplica response
     state = ControllerState.TopicDeletion
 
 
@@ -179,8 +180,8 @@ class LeaderAndIsrResponseReceived(ControllerEvent):
     """A broker's LeaderAndIsr answer named replicas on offline log dirs (``offline``), or, of a broker known to
     have some, replicas it serves (``online``)."""
     broker: int
-    offline: list
-    online: list
+    offline: list[TopicPartition]
+    online: list[TopicPartition]
     state = ControllerState.LeaderAndIsrResponseReceived
 
 
@@ -193,7 +194,7 @@ class ControlledShutdown(ControllerRequest):
     broker_epoch: int
     state = ControllerState.ControlledShutdown
 
-    def answer_if_not_controller(self):
+    def answer_if_not_controller(self) -> tuple[Errors, list[TopicPartition]]:
         return Errors.NOT_CONTROLLER, []
 
 
@@ -201,28 +202,28 @@ class ControlledShutdown(ControllerRequest):
 class ReplicaLeaderElection(ControllerRequest):
     """ElectLeaders, answered with {tp: error code}; ``partitions`` None means every partition."""
     election_type: int
-    partitions: Optional[list]
+    partitions: Optional[list[TopicPartition]]
     state = ControllerState.ManualLeaderBalance
 
-    def answer_if_not_controller(self):
+    def answer_if_not_controller(self) -> dict[TopicPartition, Errors]:
         return {tp: Errors.NOT_CONTROLLER for tp in self.partitions or []}
 
 
 @dataclass(frozen=True)
 class AlterPartitionReassignments(ControllerRequest):
     """Answered with {tp: error code}; ``targets`` is {tp: replicas, or None to cancel}."""
-    targets: dict
+    targets: dict[TopicPartition, Optional[list[int]]]
     state = ControllerState.AlterPartitionReassignment
 
-    def answer_if_not_controller(self):
+    def answer_if_not_controller(self) -> dict[TopicPartition, Errors]:
         return {tp: Errors.NOT_CONTROLLER for tp in self.targets}
 
 
 @dataclass(frozen=True)
 class ListPartitionReassignments(ControllerRequest):
     """Answered with the moves in progress (of ``partitions``, or all when None)."""
-    partitions: Optional[list]
+    partitions: Optional[list[TopicPartition]]
     state = ControllerState.ListPartitionReassignment
 
-    def answer_if_not_controller(self):
+    def answer_if_not_controller(self) -> None:
         return None

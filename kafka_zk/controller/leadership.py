@@ -1,16 +1,20 @@
 """Pure leadership decisions: initial leaders for new partitions, elections, and ISR shrink on failure."""
 
-from kafka_zk.controller.context import LeaderIsr
+from collections.abc import Callable, Iterable
+
+from kafka_zk.controller.context import ControllerContext, LeaderIsr, TopicPartition
 from kafka_zk.controller import election
 
 NO_LEADER = -1
 
 
-def initial_leadership(context, partitions):
+def initial_leadership(context: ControllerContext, partitions: Iterable[TopicPartition]
+                       ) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
     """For NewPartition -> OnlinePartition: {tp: LeaderIsr} with zk_version -1 (to create), and the
     partitions that have no live replica (they stay NewPartition)."""
     live = context.live_broker_ids
-    decided, failed = {}, []
+    decided: dict[TopicPartition, LeaderIsr] = {}
+    failed: list[TopicPartition] = []
     for tp in partitions:
         live_here = context.live_for(tp, live)
         live_replicas = [replica for replica in context.assignments[tp] if replica in live_here]
@@ -21,14 +25,17 @@ def initial_leadership(context, partitions):
     return decided, failed
 
 
-def elect(context, partitions, strategy, unclean_enabled=lambda topic: False):
+def elect(context: ControllerContext, partitions: Iterable[TopicPartition], strategy: str,
+          unclean_enabled: Callable[[str], bool] = lambda topic: False
+          ) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
     """Elect new leaders for partitions that have a LeaderIsr. Returns ({tp: new LeaderIsr}, failed).
 
     strategy: "offline", "preferred", "controlled_shutdown" or "reassign".
     The new LeaderIsr keeps the old zk_version: the write is conditioned on it.
     """
     live = context.live_broker_ids
-    decided, failed = {}, []
+    decided: dict[TopicPartition, LeaderIsr] = {}
+    failed: list[TopicPartition] = []
     for tp in partitions:
         current = context.leadership.get(tp)
         if current is None:
@@ -56,7 +63,7 @@ def elect(context, partitions, strategy, unclean_enabled=lambda topic: False):
     return decided, failed
 
 
-def remove_replica_from_isr(current, broker, controller_epoch):
+def remove_replica_from_isr(current: LeaderIsr, broker: int, controller_epoch: int) -> LeaderIsr | None:
     """The LeaderIsr after a replica goes offline, or None if nothing changes.
 
     A leader that leaves makes the partition leaderless (-1); the last ISR member is kept so that a

@@ -1,6 +1,9 @@
 """Partition and replica state machines: the tables of valid previous states, and checked transitions."""
 
+from collections.abc import Iterable
+
 from kafka_zk.common import state_change_log as scl
+from kafka_zk.controller.context import ControllerContext, TopicPartition
 
 NON_EXISTENT_PARTITION = "NonExistentPartition"
 NEW_PARTITION = "NewPartition"
@@ -37,33 +40,37 @@ class IllegalStateTransition(Exception):
     pass
 
 
-def partition_state(context, tp):
+def partition_state(context: ControllerContext, tp: TopicPartition) -> str:
     return context.partition_states.get(tp, NON_EXISTENT_PARTITION)
 
 
-def replica_state(context, tp, broker):
+def replica_state(context: ControllerContext, tp: TopicPartition, broker: int) -> str:
     return context.replica_states.get((tp[0], tp[1], broker), NON_EXISTENT_REPLICA)
 
 
-def valid_partition_transitions(context, partitions, target):
+def valid_partition_transitions(context: ControllerContext, partitions: Iterable[TopicPartition], target: str
+                                ) -> tuple[list[TopicPartition], list[TopicPartition]]:
     """Split partitions into (valid, invalid) for a move to target."""
     allowed = PARTITION_VALID_PREVIOUS[target]
-    valid, invalid = [], []
+    valid: list[TopicPartition] = []
+    invalid: list[TopicPartition] = []
     for tp in partitions:
         (valid if partition_state(context, tp) in allowed else invalid).append(tp)
     return valid, invalid
 
 
-def valid_replica_transitions(context, replicas, target):
+def valid_replica_transitions(context: ControllerContext, replicas: Iterable[tuple[TopicPartition, int]], target: str
+                              ) -> tuple[list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]]:
     """replicas: iterable of (tp, broker). Returns (valid, invalid)."""
     allowed = REPLICA_VALID_PREVIOUS[target]
-    valid, invalid = [], []
+    valid: list[tuple[TopicPartition, int]] = []
+    invalid: list[tuple[TopicPartition, int]] = []
     for tp, broker in replicas:
         (valid if replica_state(context, tp, broker) in allowed else invalid).append((tp, broker))
     return valid, invalid
 
 
-def set_partition_state(context, tp, target):
+def set_partition_state(context: ControllerContext, tp: TopicPartition, target: str) -> None:
     current = partition_state(context, tp)
     if current not in PARTITION_VALID_PREVIOUS[target]:
         raise IllegalStateTransition("Partition %s-%d cannot move from %s to %s"
@@ -76,7 +83,7 @@ def set_partition_state(context, tp, target):
         _trace_partition_change(context, tp, current, target)
 
 
-def set_replica_state(context, tp, broker, target):
+def set_replica_state(context: ControllerContext, tp: TopicPartition, broker: int, target: str) -> None:
     current = replica_state(context, tp, broker)
     if current not in REPLICA_VALID_PREVIOUS[target]:
         raise IllegalStateTransition("Replica %d of %s-%d cannot move from %s to %s"
@@ -92,7 +99,7 @@ def set_replica_state(context, tp, broker, target):
                   target)
 
 
-def _trace_partition_change(context, tp, current, target):
+def _trace_partition_change(context: ControllerContext, tp: TopicPartition, current: str, target: str) -> None:
     """Kafka's PartitionStateMachine lines: a new partition names its replicas, an online one its leadership."""
     prefix = scl.controller_prefix(context.controller_id, context.epoch)
     leadership = context.leadership.get(tp)
@@ -107,7 +114,7 @@ def _trace_partition_change(context, tp, current, target):
         scl.trace(prefix, "Changed partition %s-%d state from %s to %s", tp[0], tp[1], current, target)
 
 
-def initialize_states(context):
+def initialize_states(context: ControllerContext) -> None:
     """A new controller's states from the leadership it read: replicas on live brokers are online, partitions
     without a state znode new, partitions whose leader is alive online, the others offline."""
     live = context.live_broker_ids

@@ -4,6 +4,8 @@ import ctypes
 import ctypes.util
 import os
 import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypedDict
 
 CHECKPOINT_VERSION = 0
 RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint"
@@ -19,7 +21,13 @@ class MalformedCheckpointError(ValueError):
     """A checkpoint or meta.properties file that cannot be parsed."""
 
 
-def _fsync_dir(path):
+class MetaProperties(TypedDict):
+    """What read_meta_properties finds in meta.properties."""
+    broker_id: int
+    cluster_id: str | None
+
+
+def _fsync_dir(path: str) -> None:
     try:
         fd = os.open(path, os.O_RDONLY)
     except OSError:
@@ -32,7 +40,7 @@ def _fsync_dir(path):
         os.close(fd)
 
 
-def write_atomically(path, text):
+def write_atomically(path: str, text: str) -> None:
     """Write ``text`` to ``path`` via ``path.tmp``: flush, fsync, rename, fsync the directory."""
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -43,10 +51,11 @@ def write_atomically(path, text):
     _fsync_dir(os.path.dirname(os.path.abspath(path)))
 
 
-def _load_syncfs():
+def _load_syncfs() -> Callable[[int], int] | None:
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
-        return libc.syncfs
+        syncfs: Callable[[int], int] = libc.syncfs
+        return syncfs
     except (OSError, AttributeError):
         return None
 
@@ -54,16 +63,16 @@ def _load_syncfs():
 _syncfs = _load_syncfs()
 
 
-def can_sync_filesystems():
+def can_sync_filesystems() -> bool:
     return _syncfs is not None
 
 
-def sync_filesystems_of(directories):
+def sync_filesystems_of(directories: Iterable[str]) -> bool:
     """Make everything written to the filesystems holding ``directories`` durable: one syncfs each.
     False when syncfs is not available here."""
     if _syncfs is None:
         return False
-    by_device = {}
+    by_device: dict[int, str] = {}
     for directory in directories:
         try:
             by_device.setdefault(os.stat(directory).st_dev, directory)
@@ -88,7 +97,7 @@ def sync_filesystems_of(directories):
 BATCH_SYNC_MIN_FILES = 64
 
 
-def write_all_atomically(files):
+def write_all_atomically(files: Sequence[tuple[str, str]]) -> None:
     """Write every (path, text) of ``files`` as write_atomically does; a batch of BATCH_SYNC_MIN_FILES or
     more gets two filesystem syncs (one for the new files' data, one for the renames) instead of two fsyncs
     per file: becoming leader of thousands of partitions rewrites thousands of small checkpoints. A file
@@ -100,7 +109,7 @@ def write_all_atomically(files):
             except FileNotFoundError:
                 pass
         return
-    written = []
+    written: list[tuple[str, str]] = []
     for path, text in files:
         tmp = path + ".tmp"
         try:  # plain descriptors: this runs on a pool thread beside the reactor, and file objects cost GIL time
@@ -129,17 +138,17 @@ class _CheckpointFile:
 
     fields = 0
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = path
 
     @staticmethod
-    def _text(lines):
+    def _text(lines: Sequence[str]) -> str:
         return "%d\n%d\n" % (CHECKPOINT_VERSION, len(lines)) + "".join(line + "\n" for line in lines)
 
-    def _write_lines(self, lines):
+    def _write_lines(self, lines: Sequence[str]) -> None:
         write_atomically(self.path, self._text(lines))
 
-    def _read_rows(self):
+    def _read_rows(self) -> list[list[str]]:
         try:
             with open(self.path, encoding="utf-8") as f:
                 lines = f.read().splitlines()
@@ -171,12 +180,12 @@ class OffsetCheckpointFile(_CheckpointFile):
 
     fields = 3
 
-    def write(self, offsets):
+    def write(self, offsets: Mapping[tuple[str, int], int]) -> None:
         """Replace the file with ``offsets``: a mapping (topic, partition) -> offset."""
         self._write_lines(["%s %d %d" % (topic, partition, offset)
                            for (topic, partition), offset in sorted(offsets.items())])
 
-    def read(self):
+    def read(self) -> dict[tuple[str, int], int]:
         result = {}
         for topic, partition, offset in self._read_rows():
             try:
@@ -192,13 +201,13 @@ class LeaderEpochCheckpointFile(_CheckpointFile):
 
     fields = 2
 
-    def text(self, entries):
+    def text(self, entries: Iterable[tuple[int, int]]) -> str:
         return self._text(["%d %d" % (epoch, start_offset) for epoch, start_offset in entries])
 
-    def write(self, entries):
+    def write(self, entries: Iterable[tuple[int, int]]) -> None:
         write_atomically(self.path, self.text(entries))
 
-    def read(self):
+    def read(self) -> list[tuple[int, int]]:
         try:
             return [(int(epoch), int(start)) for epoch, start in self._read_rows()]
         except ValueError:
@@ -213,11 +222,11 @@ _PROPERTY_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": 
 _PROPERTY_UNESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f"}
 
 
-def _escape_property(text):
+def _escape_property(text: str) -> str:
     return "".join(_PROPERTY_ESCAPES.get(ch, ch) for ch in text)
 
 
-def _unescape_property(text):
+def _unescape_property(text: str) -> str:
     out = []
     chars = iter(text)
     for ch in chars:
@@ -229,7 +238,7 @@ def _unescape_property(text):
     return "".join(out)
 
 
-def parse_properties(text):
+def parse_properties(text: str) -> dict[str, str]:
     """Parse Java properties text (``key=value`` or ``key:value``, ``#``/``!`` comments)."""
     props = {}
     for raw in text.splitlines():
@@ -250,7 +259,7 @@ def parse_properties(text):
     return props
 
 
-def format_properties(props, now_ms):
+def format_properties(props: Mapping[str, str], now_ms: int) -> str:
     """Java properties text with the empty comment and timestamp comment lines Properties.store writes."""
     t = time.gmtime(now_ms // 1000)
     stamp = "%s %s %02d %02d:%02d:%02d UTC %d" % (_DAYS[t.tm_wday], _MONTHS[t.tm_mon - 1], t.tm_mday,
@@ -260,7 +269,7 @@ def format_properties(props, now_ms):
     return "\n".join(lines) + "\n"
 
 
-def read_meta_properties(path):
+def read_meta_properties(path: str) -> MetaProperties | None:
     """Return {"broker_id": int, "cluster_id": str or None} from meta.properties, or None if absent."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -277,7 +286,7 @@ def read_meta_properties(path):
     return {"broker_id": broker_id, "cluster_id": props.get("cluster.id")}
 
 
-def write_meta_properties(path, broker_id, cluster_id, now_ms):
+def write_meta_properties(path: str, broker_id: int, cluster_id: str | None, now_ms: int) -> None:
     props = {"version": str(META_PROPERTIES_VERSION), "broker.id": str(broker_id)}
     if cluster_id is not None:
         props["cluster.id"] = cluster_id

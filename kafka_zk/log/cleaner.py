@@ -17,16 +17,22 @@ import dataclasses
 import hashlib
 import logging
 import os
-from typing import Dict, List, Optional
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional
 
-from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.cleaner_transactions import TransactionTracker, overlapping
 from kafka_zk.log.offset_index import INT32_MAX
 from kafka_zk.log.segment import CLEANED_SUFFIX, LogSegment
+from kafka_zk.log.transaction_index import AbortedTxn
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, HEADER_STRUCT, LOG_OVERHEAD, NO_PRODUCER_ID, InvalidRecordError, compute_crc,
+    BATCH_HEADER_SIZE, HEADER_STRUCT, LOG_OVERHEAD, NO_PRODUCER_ID, BatchHeader, InvalidRecordError, compute_crc,
     read_batch_header)
-from kafka_zk.record.records import LOG_APPEND_TIME, CREATE_TIME, batch_records_data, decode_records, encode_batch
+from kafka_zk.record.records import (
+    LOG_APPEND_TIME, CREATE_TIME, Record, batch_records_data, decode_records, encode_batch)
+
+if TYPE_CHECKING:
+    from kafka_zk.log.log import Log
 
 logger = logging.getLogger(__name__)
 
@@ -46,32 +52,32 @@ class OffsetMap:
     ``load_factor`` may be filled; a pass stops once the map is full.
     """
 
-    def __init__(self, memory_bytes, load_factor=0.9):
+    def __init__(self, memory_bytes: int, load_factor: float = 0.9) -> None:
         self.slots = max(0, memory_bytes) // OFFSET_MAP_ENTRY_BYTES
         self.max_entries = int(self.slots * load_factor)
-        self._offsets = {}
+        self._offsets: dict[bytes, int] = {}
         self.latest_offset = -1
 
     @staticmethod
-    def _hash(key):
+    def _hash(key: bytes) -> bytes:
         return hashlib.md5(key).digest()
 
-    def put(self, key, offset):
+    def put(self, key: bytes, offset: int) -> None:
         self._offsets[self._hash(key)] = offset
         self.latest_offset = offset
 
-    def get(self, key):
+    def get(self, key: bytes) -> int:
         """The last offset recorded for ``key``, or -1."""
         return self._offsets.get(self._hash(key), -1)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._offsets)
 
     @property
-    def full(self):
+    def full(self) -> bool:
         return len(self._offsets) >= self.max_entries
 
-    def clear(self):
+    def clear(self) -> None:
         self._offsets.clear()
         self.latest_offset = -1
 
@@ -84,7 +90,7 @@ class LogToClean:
 
     topic: str
     partition: int
-    log: object
+    log: "Log"
     first_dirty_offset: int
     first_uncleanable_offset: int
     clean_bytes: int
@@ -92,19 +98,19 @@ class LogToClean:
     max_compaction_delay_ms: int
 
     @property
-    def total_bytes(self):
+    def total_bytes(self) -> int:
         return self.clean_bytes + self.cleanable_bytes
 
     @property
-    def cleanable_ratio(self):
+    def cleanable_ratio(self) -> float:
         return self.cleanable_bytes / self.total_bytes if self.total_bytes else 0.0
 
     @property
-    def needs_compaction_now(self):
+    def needs_compaction_now(self) -> bool:
         return self.max_compaction_delay_ms > 0
 
 
-def _segments_in(log, start, end):
+def _segments_in(log: "Log", start: int, end: int) -> list[LogSegment]:
     """Kafka's logSegments(from, to): segments overlapping [start, end) (the one holding start included)."""
     segments = log.segments
     result = []
@@ -118,13 +124,14 @@ def _segments_in(log, start, end):
     return result
 
 
-def _first_batch_timestamp(segment):
+def _first_batch_timestamp(segment: LogSegment) -> int:
     for _, header in segment._iter_headers(0):
         return header.max_timestamp if header.first_timestamp < 0 else header.first_timestamp
     return -1
 
 
-def cleanable_offsets(log, checkpoint_offset, now_ms, max_offset=None):
+def cleanable_offsets(log: "Log", checkpoint_offset: int | None, now_ms: int,
+                      max_offset: int | None = None) -> tuple[int, int, int]:
     """(first dirty offset, first uncleanable offset, max compaction delay ms) as Kafka's cleaner manager.
 
     The checkpoint is reset to the log start offset when it is below it or past the log end.
@@ -169,14 +176,15 @@ def cleanable_offsets(log, checkpoint_offset, now_ms, max_offset=None):
     return first_dirty, first_uncleanable, delay
 
 
-def log_to_clean(topic, partition, log, checkpoint_offset, now_ms, max_offset=None):
+def log_to_clean(topic: str, partition: int, log: "Log", checkpoint_offset: int | None, now_ms: int,
+                 max_offset: int | None = None) -> LogToClean:
     first_dirty, first_uncleanable, delay = cleanable_offsets(log, checkpoint_offset, now_ms, max_offset)
     clean_bytes = sum(s.size for s in _segments_in(log, -1, first_dirty))
     cleanable_bytes = sum(s.size for s in _segments_in(log, first_dirty, max(first_dirty, first_uncleanable)))
     return LogToClean(topic, partition, log, first_dirty, first_uncleanable, clean_bytes, cleanable_bytes, delay)
 
 
-def grab_filthiest(candidates):
+def grab_filthiest(candidates: Iterable[LogToClean]) -> LogToClean | None:
     """The eligible LogToClean with the highest cleanable ratio, or None.
 
     Eligible: a non-empty log whose ratio is above min.cleanable.dirty.ratio, or that
@@ -203,7 +211,7 @@ class SegmentInfo:
     offset_index_bytes: int
     time_index_bytes: int
     next_offset: int
-    segment: object  # the Log's LogSegment, compared by identity when swapping
+    segment: LogSegment  # the Log's LogSegment, compared by identity when swapping
 
 
 @dataclasses.dataclass
@@ -219,10 +227,10 @@ class CleaningPlan:
     index_interval_bytes: int
     delete_retention_ms: int
     producer_last_offsets: Dict[int, int]
-    aborted_transactions: list = dataclasses.field(default_factory=list)  # AbortedTxn of the log's .txnindex
+    aborted_transactions: List[AbortedTxn] = dataclasses.field(default_factory=list)  # of the log's .txnindex
 
     @classmethod
-    def snapshot(cls, ltc, producer_last_offsets=None):
+    def snapshot(cls, ltc: LogToClean, producer_last_offsets: dict[int, int] | None = None) -> "CleaningPlan":
         """Copy what cleaning ``ltc`` needs from its log; the segments up to the uncleanable offset."""
         log = ltc.log
         infos = []
@@ -239,7 +247,8 @@ class CleaningPlan:
                    config.delete_retention_ms, dict(producer_last_offsets or {}), aborted)
 
 
-def group_segments_by_size(segments, max_size, max_index_size, max_offset_delta=INT32_MAX):
+def group_segments_by_size(segments: Iterable[SegmentInfo], max_size: int, max_index_size: int,
+                           max_offset_delta: int = INT32_MAX) -> list[list[SegmentInfo]]:
     """Consecutive SegmentInfos grouped so each group's log and indexes fit one segment.
 
     A group grows while the summed log size stays <= max_size, each summed index stays
@@ -285,7 +294,7 @@ class CleanResult:
     records_read: int = 0
     records_written: int = 0
 
-    def discard(self):
+    def discard(self) -> None:
         for group in self.groups:
             if group.cleaned is not None:
                 group.cleaned.delete()
@@ -296,15 +305,16 @@ class Throttler:
     """Limits bytes per second (log.cleaner.io.max.bytes.per.second) with an injected clock (anything with
     seconds()) and sleep."""
 
-    def __init__(self, max_bytes_per_second, clock, sleep, check_interval_ms=300):
+    def __init__(self, max_bytes_per_second: float, clock: Clock, sleep: Callable[[float], object],
+                 check_interval_ms: int = 300) -> None:
         self.rate = max_bytes_per_second
         self._clock = clock
         self._sleep = sleep
         self._check_interval_ms = check_interval_ms
-        self._period_start = None
+        self._period_start: int | None = None
         self._observed = 0
 
-    def maybe_throttle(self, observed):
+    def maybe_throttle(self, observed: int) -> None:
         if self.rate >= 1e300:
             return
         now = milliseconds(self._clock)
@@ -320,7 +330,7 @@ class Throttler:
             self._observed = 0
 
 
-def _read_batches(fd, size, io_buffer_size, start=0):
+def _read_batches(fd: int, size: int, io_buffer_size: int, start: int = 0) -> Iterator[tuple[BatchHeader, bytes]]:
     """Yield (header, batch bytes) for the complete batches of a segment file read through ``fd``."""
     pos = start
     buf = b""
@@ -346,7 +356,7 @@ def _read_batches(fd, size, io_buffer_size, start=0):
         pos += header.size
 
 
-def _empty_batch(header):
+def _empty_batch(header: BatchHeader) -> bytes:
     """Kafka's empty batch header: no records, base/last offset, producer fields and attributes kept."""
     attributes = header.attributes & ~0x07
     out = bytearray(BATCH_HEADER_SIZE)
@@ -362,19 +372,21 @@ class Cleaner:
     """Runs one cleaning pass over a CleaningPlan; touches only files (safe off the owner's thread).
     ``clock`` is anything with seconds() (the reactor, task.Clock)."""
 
-    def __init__(self, dedupe_buffer_size, clock, load_factor=0.9, io_buffer_size=524288,
-                 max_io_bytes_per_second=1.7976931348623157e308, sleep=None, should_abort=None):
+    def __init__(self, dedupe_buffer_size: int, clock: Clock, load_factor: float = 0.9, io_buffer_size: int = 524288,
+                 max_io_bytes_per_second: float = 1.7976931348623157e308,
+                 sleep: Callable[[float], object] | None = None,
+                 should_abort: Callable[[CleaningPlan], bool] | None = None) -> None:
         self.offset_map = OffsetMap(dedupe_buffer_size, load_factor)
         self.io_buffer_size = io_buffer_size
         self._clock = clock
         self.throttler = Throttler(max_io_bytes_per_second, clock, sleep or (lambda seconds: None))
         self._should_abort = should_abort or (lambda plan: False)
 
-    def _check_abort(self, plan):
+    def _check_abort(self, plan: CleaningPlan) -> None:
         if self._should_abort(plan):
             raise CleanAbortedError("cleaning of %s-%d aborted" % (plan.topic, plan.partition))
 
-    def clean(self, plan):
+    def clean(self, plan: CleaningPlan) -> CleanResult:
         """Build the map over the dirty range, then write one ``.cleaned`` segment per group.
 
         Returns a CleanResult whose end_offset is the next first dirty offset. Raises
@@ -399,13 +411,13 @@ class Cleaner:
             raise
         return result
 
-    def _open(self, info):
+    def _open(self, info: SegmentInfo) -> int:
         try:
             return os.open(info.log_path, os.O_RDONLY)
         except FileNotFoundError:
             raise CleanAbortedError("segment %s is gone" % info.log_path) from None
 
-    def _build_offset_map(self, plan):
+    def _build_offset_map(self, plan: CleaningPlan) -> int:
         """Fill the map from the first dirty offset up to the first uncleanable offset, or until full.
 
         Returns the offset after the last one mapped (the first dirty offset if none was).
@@ -445,7 +457,8 @@ class Cleaner:
                 os.close(fd)
         return max(start, offset_map.latest_offset + 1) if offset_map.latest_offset >= 0 else start
 
-    def _clean_group(self, plan, group, delete_horizon_ms, result):
+    def _clean_group(self, plan: CleaningPlan, group: Sequence[SegmentInfo], delete_horizon_ms: int,
+                     result: CleanResult) -> LogSegment:
         base = group[0].base_offset
         for suffix in (".log", ".index", ".timeindex", ".txnindex"):
             stale = os.path.join(plan.dir, "%020d%s%s" % (base, suffix, CLEANED_SUFFIX))
@@ -469,7 +482,8 @@ class Cleaner:
             raise
         return cleaned
 
-    def _clean_into(self, plan, info, cleaned, retain_deletes, result, transactions):
+    def _clean_into(self, plan: CleaningPlan, info: SegmentInfo, cleaned: LogSegment, retain_deletes: bool,
+                    result: CleanResult, transactions: TransactionTracker) -> None:
         self._check_abort(plan)
         fd = self._open(info)
         try:
@@ -488,7 +502,8 @@ class Cleaner:
         finally:
             os.close(fd)
 
-    def _filter_batch(self, plan, header, raw, retain_deletes, transactions):
+    def _filter_batch(self, plan: CleaningPlan, header: BatchHeader, raw: bytes, retain_deletes: bool,
+                      transactions: TransactionTracker) -> tuple[bytes | None, int, int, int]:
         """(bytes or None, max timestamp, its offset, records kept) for one source batch."""
         if header.is_control:
             if transactions.can_discard_marker(header, raw) and not retain_deletes:
@@ -500,7 +515,7 @@ class Cleaner:
             return None, 0, 0, 0
         records = decode_records(header, batch_records_data(raw, 0, header))
         offset_map = self.offset_map
-        kept = []
+        kept: list[Record] = []
         for record in records:
             if record.key is not None and offset_map.get(record.key) > record.offset:
                 continue
@@ -531,7 +546,7 @@ class Cleaner:
 
 # -- swapping in -----------------------------------------------------------------------------
 
-def apply_cleaning(log, result):
+def apply_cleaning(log: "Log", result: CleanResult) -> int | None:
     """Swap the cleaned groups into ``log`` (owner's thread); returns the new checkpoint offset or None.
 
     Nothing is swapped, and the ``.cleaned`` files are removed, when the log no longer holds
@@ -548,6 +563,7 @@ def apply_cleaning(log, result):
         result.discard()
         return None
     for group in result.groups:
+        assert group.cleaned is not None, "a cleaning pass that returned has every group cleaned"
         log.replace_segments(group.cleaned, [info.segment for info in group.old])
         group.cleaned = None
     return result.end_offset

@@ -12,24 +12,37 @@
 Pure code: the cleaner service reports what happened, the gauges read it.
 """
 
-from collections import deque, namedtuple
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from kafka_zk.common.clock import Clock
+from kafka_zk.common.metrics import MetricsRegistry
+
+if TYPE_CHECKING:
+    from kafka_zk.log.cleaner import LogToClean
 
 GROUP = "kafka.log"
 
-PassStats = namedtuple("PassStats", "buffer_utilization bytes_read bytes_written elapsed_s")
+
+class PassStats(NamedTuple):
+    buffer_utilization: float
+    bytes_read: int
+    bytes_written: int
+    elapsed_s: float
 
 
 class CleanerStats:
     """What the cleaner service tells of its passes and choices; ``clock`` has seconds()."""
 
-    def __init__(self, threads, clock):
+    def __init__(self, threads: int, clock: Clock) -> None:
         self.clock = clock
-        self.last_passes = deque(maxlen=max(1, threads))
+        self.last_passes: deque[PassStats] = deque(maxlen=max(1, threads))
         self.dirtiest_ratio = 0.0
         self.max_compaction_delay_ms = 0
         self.last_run_s = clock.seconds()
 
-    def chose(self, candidates):
+    def chose(self, candidates: Sequence["LogToClean"]) -> None:
         """The cleaner looked for the dirtiest log among ``candidates`` (LogToClean of the compacted logs)."""
         self.last_run_s = self.clock.seconds()
         ratios = [candidate.cleanable_ratio for candidate in candidates if candidate.total_bytes > 0]
@@ -37,33 +50,34 @@ class CleanerStats:
         self.max_compaction_delay_ms = max((candidate.max_compaction_delay_ms for candidate in candidates),
                                            default=0)
 
-    def passed(self, buffer_utilization, bytes_read, bytes_written, elapsed_s):
+    def passed(self, buffer_utilization: float, bytes_read: int, bytes_written: int, elapsed_s: float) -> None:
         self.last_passes.append(PassStats(buffer_utilization, bytes_read, bytes_written, elapsed_s))
 
     # -- the gauges' values --------------------------------------------------------------------
 
-    def max_buffer_utilization_percent(self):
+    def max_buffer_utilization_percent(self) -> int:
         return int(max((100 * stats.buffer_utilization for stats in self.last_passes), default=0))
 
-    def recopy_percent(self):
+    def recopy_percent(self) -> int:
         read = sum(stats.bytes_read for stats in self.last_passes)
         written = sum(stats.bytes_written for stats in self.last_passes)
         return int(100 * written / max(read, 1))
 
-    def max_clean_time_secs(self):
+    def max_clean_time_secs(self) -> int:
         return int(max((stats.elapsed_s for stats in self.last_passes), default=0))
 
-    def max_compaction_delay_secs(self):
+    def max_compaction_delay_secs(self) -> int:
         return max(0, int(self.max_compaction_delay_ms / 1000))
 
-    def max_dirty_percent(self):
+    def max_dirty_percent(self) -> int:
         return int(100 * self.dirtiest_ratio)
 
-    def time_since_last_run_ms(self):
+    def time_since_last_run_ms(self) -> int:
         return int((self.clock.seconds() - self.last_run_s) * 1000)
 
 
-def register_cleaner_gauges(registry, stats, log_dirs, uncleanable_in):
+def register_cleaner_gauges(registry: MetricsRegistry, stats: CleanerStats, log_dirs: Iterable[str],
+                            uncleanable_in: Callable[[str], tuple[int, int]]) -> None:
     """The gauges over ``stats`` (CleanerStats); ``uncleanable_in(log_dir)`` gives (partitions, bytes) of the
     dir's uncleanable partitions."""
     for name, read in (("max-buffer-utilization-percent", stats.max_buffer_utilization_percent),

@@ -5,10 +5,11 @@ whole batches from the future log's end offset, follow the current log's start o
 when both end at the same offset so the caller can swap them in one step.
 """
 
-from kafka_zk.record.batch_header import iter_batch_headers
+from kafka_zk.log.log import Log
+from kafka_zk.record.batch_header import BatchHeader, iter_batch_headers
 
 
-def align_start(current, future):
+def align_start(current: Log, future: Log) -> None:
     """Follow the current log's start offset; an empty or stale future log restarts at it."""
     if future.log_end_offset < current.log_start_offset:
         future.truncate_fully_and_start_at(current.log_start_offset)
@@ -17,7 +18,7 @@ def align_start(current, future):
             future.delete_segments_below_log_start()
 
 
-def copy_step(current, future, max_bytes):
+def copy_step(current: Log, future: Log, max_bytes: int) -> int:
     """Copy up to ``max_bytes`` of whole batches (at least one) from ``current`` to ``future``.
 
     Returns the number of bytes appended (0 when the future log has caught up).
@@ -32,8 +33,9 @@ def copy_step(current, future, max_bytes):
     if not data:
         return 0
     view = memoryview(data)
-    first = end = None
-    headers = []
+    first: int | None = None
+    end = 0
+    headers: list[BatchHeader] = []
     for position, header in iter_batch_headers(view):
         if header.last_offset < start:
             continue
@@ -41,7 +43,7 @@ def copy_step(current, future, max_bytes):
             first = position
         end = position + header.size
         headers.append(header)
-    if not headers:
+    if first is None:  # no batch at or after start: ``headers`` is empty too
         return 0
     newest = max(headers, key=lambda header: header.max_timestamp)
     future.append_copied(bytes(view[first:end]), headers[0].base_offset, headers[-1].last_offset,
@@ -49,17 +51,17 @@ def copy_step(current, future, max_bytes):
     return end - first
 
 
-def follow_truncation(future, offset):
+def follow_truncation(future: Log, offset: int) -> None:
     """The current log was truncated to ``offset``: so is the future log (Kafka's truncation of the future replica)."""
     if future.log_end_offset > offset:
         future.truncate_to(offset)
 
 
-def caught_up(current, future):
+def caught_up(current: Log, future: Log) -> bool:
     return future.log_end_offset == current.log_end_offset
 
 
-def copy_leader_epochs(current, future):
+def copy_leader_epochs(current: Log, future: Log) -> None:
     """Give the future log exactly the current log's leader epoch entries (set before any batch of an epoch)."""
     future.leader_epoch_cache.clear_and_flush()
     for entry in current.leader_epoch_cache.entries:

@@ -7,10 +7,12 @@ import logging
 import os
 import shutil
 import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
-from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
+from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints, LeaderEpochFileCache
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_loader import LogLoader
 from kafka_zk.log.producer_state import ProducerStateManager
 from kafka_zk.log.producer_state_loader import (
@@ -19,8 +21,9 @@ from kafka_zk.log.segment import (
     CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, FetchDataInfo,
     LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
-from kafka_zk.record.batch_header import NO_PRODUCER_ID, InvalidRecordError, iter_batch_headers
-from kafka_zk.record.records import iter_batches
+from kafka_zk.record.batch_header import NO_PRODUCER_ID, BatchHeader, InvalidRecordError, iter_batch_headers
+from kafka_zk.record.buffers import ReadableBuffer
+from kafka_zk.record.records import Record, iter_batches
 
 logger = logging.getLogger(__name__)
 
@@ -44,11 +47,11 @@ class UnexpectedAppendOffsetError(Exception):
     """Batches whose first offset is below the log end offset."""
 
 
-def log_dir_name(topic, partition):
+def log_dir_name(topic: str, partition: int) -> str:
     return "%s-%d" % (topic, partition)
 
 
-def parse_topic_partition(dir_name):
+def parse_topic_partition(dir_name: str) -> tuple[str, int]:
     """(topic, partition) from ``<topic>-<partition>``, also with a ``.<uuid>-future`` or ``.<uuid>-delete``
     suffix; ValueError for anything else."""
     for suffix in (FUTURE_DIR_SUFFIX, DELETE_DIR_SUFFIX):
@@ -62,16 +65,16 @@ def parse_topic_partition(dir_name):
     return topic, int(partition)
 
 
-def delete_dir_name(topic, partition):
+def delete_dir_name(topic: str, partition: int) -> str:
     return "%s.%s%s" % (log_dir_name(topic, partition), uuid.uuid4().hex, DELETE_DIR_SUFFIX)
 
 
-def future_dir_name(topic, partition):
+def future_dir_name(topic: str, partition: int) -> str:
     """``<topic>-<partition>.<uuid>-future``: a replica being moved into another log dir of this broker."""
     return "%s.%s%s" % (log_dir_name(topic, partition), uuid.uuid4().hex, FUTURE_DIR_SUFFIX)
 
 
-def is_future_dir(dir_name):
+def is_future_dir(dir_name: str) -> bool:
     return dir_name.endswith(FUTURE_DIR_SUFFIX)
 
 
@@ -83,8 +86,10 @@ class Log:
     slices handed out just before stay readable. ``clock`` is anything with seconds() (the reactor, task.Clock).
     """
 
-    def __init__(self, dir_path, config, clock, log_start_offset=0, recovery_point=0, clean_shutdown=False,
-                 epoch_checkpoints=None, max_producer_idle_ms=DEFAULT_MAX_PRODUCER_IDLE_MS):
+    def __init__(self, dir_path: str, config: LogConfig, clock: Clock, log_start_offset: int = 0,
+                 recovery_point: int = 0, clean_shutdown: bool = False,
+                 epoch_checkpoints: DeferredCheckpoints | None = None,
+                 max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS) -> None:
         self.dir = dir_path
         self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
         self.config = config
@@ -93,66 +98,66 @@ class Log:
         self.recovery_point = recovery_point
         self.last_flush_ms = milliseconds(clock)
         self.max_producer_idle_ms = max_producer_idle_ms  # transactional.id.expiration.ms
-        self._segments = []
-        self._bases = []
-        self._pending_deletes = []
+        self._segments: list[LogSegment] = []
+        self._bases: list[int] = []
+        self._pending_deletes: list[tuple[int, LogSegment]] = []  # (when its files go, segment)
         # The lowest offset truncated to since the cleaner last looked (it lowers its checkpoint there).
-        self.truncated_to = None
+        self.truncated_to: int | None = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
             LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
         self.producer_state = ProducerStateManager()
         self._load(clean_shutdown)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Log(%s, start=%d, end=%d)" % (self.dir, self.log_start_offset, self.log_end_offset)
 
     # -- segments ----------------------------------------------------------------------------
 
     @property
-    def segments(self):
+    def segments(self) -> tuple[LogSegment, ...]:
         return tuple(self._segments)
 
     @property
-    def num_segments(self):
+    def num_segments(self) -> int:
         return len(self._segments)
 
     @property
-    def active_segment(self):
+    def active_segment(self) -> LogSegment:
         return self._segments[-1]
 
     @property
-    def size(self):
+    def size(self) -> int:
         segments = self._segments
         if len(segments) == 1:  # most logs, read for each of them at every metrics scrape
             return segments[0].size
         return sum(segment.size for segment in segments)
 
     @property
-    def log_end_offset(self):
+    def log_end_offset(self) -> int:
         return self._leo.offset
 
     @property
-    def log_end_offset_metadata(self):
+    def log_end_offset_metadata(self) -> LogOffsetMetadata:
         return self._leo
 
-    def _now_ms(self):
+    def _now_ms(self) -> int:
         return milliseconds(self._clock)
 
-    def _new_segment(self, base_offset, file_suffix=""):
+    def _new_segment(self, base_offset: int, file_suffix: str = "") -> LogSegment:
         return LogSegment(self.dir, base_offset, self._now_ms(), self.config.index_interval_bytes,
                           self.config.max_index_size, file_suffix)
 
-    def _add_segment(self, segment):
+    def _add_segment(self, segment: LogSegment) -> None:
         i = bisect.bisect_left(self._bases, segment.base_offset)
         self._bases.insert(i, segment.base_offset)
         self._segments.insert(i, segment)
 
-    def _floor_index(self, offset):
+    def _floor_index(self, offset: int) -> int:
         """Index of the segment whose base offset is the largest <= offset (-1 if none)."""
         return bisect.bisect_right(self._bases, offset) - 1
 
-    def _delete_segments(self, segments, now_ms):
+    def _delete_segments(self, segments: Iterable[LogSegment], now_ms: int) -> None:
         for segment in segments:
             i = self._bases.index(segment.base_offset)
             del self._bases[i]
@@ -161,7 +166,7 @@ class Log:
             self._pending_deletes.append((now_ms + self.config.file_delete_delay_ms, segment))
         self.remove_deleted_segments(now_ms)
 
-    def remove_deleted_segments(self, now_ms):
+    def remove_deleted_segments(self, now_ms: int) -> None:
         """Remove the files of segments deleted at least file_delete_delay_ms ago."""
         due = [segment for when, segment in self._pending_deletes if when <= now_ms]
         self._pending_deletes = [(when, s) for when, s in self._pending_deletes if when > now_ms]
@@ -170,7 +175,7 @@ class Log:
 
     # -- opening -----------------------------------------------------------------------------
 
-    def _load(self, clean_shutdown):
+    def _load(self, clean_shutdown: bool) -> None:
         loaded = LogLoader(self.dir, self._new_segment, self.leader_epoch_cache).load(
             clean_shutdown, self.recovery_point, self.log_start_offset)
         for segment in loaded.segments:
@@ -187,7 +192,7 @@ class Log:
         live = {segment.base_offset for segment in self._segments}
         load_producer_state(self, self._now_ms(), {base for base in loaded.recovered_bases if base in live})
 
-    def replace_segments(self, new_segment, old_segments):
+    def replace_segments(self, new_segment: LogSegment, old_segments: Iterable[LogSegment]) -> None:
         """Swap a cleaned ``.cleaned`` segment in for ``old_segments`` as Kafka does, crash-safely.
 
         The new files are renamed ``.swap``; the old segments leave the log (renamed ``.deleted``,
@@ -201,7 +206,8 @@ class Log:
 
     # -- appending ---------------------------------------------------------------------------
 
-    def append(self, records, last_offset, max_timestamp, offset_of_max_timestamp, headers=None):
+    def append(self, records: ReadableBuffer, last_offset: int, max_timestamp: int, offset_of_max_timestamp: int,
+               headers: Sequence[tuple[int, BatchHeader]] | None = None) -> LogOffsetMetadata:
         """Append complete v2 batches whose offsets the caller assigned (first offset >= log end offset).
 
         ``headers``: [(position, BatchHeader)] of the batches when the caller has read them (the leader's
@@ -228,16 +234,18 @@ class Log:
             if header.partition_leader_epoch >= 0:
                 self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
             if header.producer_id != NO_PRODUCER_ID:
-                aborted = apply_batch(self.producer_state, header,
-                                      lambda pos=pos, size=header.size: bytes(memoryview(records)[pos:pos + size]))
+                def read_batch(pos: int = pos, size: int = header.size) -> bytes:
+                    return bytes(memoryview(records)[pos:pos + size])
+
+                aborted = apply_batch(self.producer_state, header, read_batch)
                 if aborted is not None:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
-    def append_copied(self, records, first_offset, last_offset, max_timestamp, offset_of_max_timestamp,
-                      headers=None):
+    def append_copied(self, records: ReadableBuffer, first_offset: int, last_offset: int, max_timestamp: int,
+                      offset_of_max_timestamp: int, headers: Sequence[tuple[int, BatchHeader]] | None = None) -> None:
         """Append whole batches copied from another replica of this partition (``headers`` as for append).
 
         When the log is empty at a start offset that falls inside the first batch (DeleteRecords moved
@@ -251,14 +259,14 @@ class Log:
             return
         self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
 
-    def _maybe_roll(self, messages_size, first_offset, last_offset, max_timestamp):
+    def _maybe_roll(self, messages_size: int, first_offset: int, last_offset: int, max_timestamp: int) -> LogSegment:
         segment = self.active_segment
         if segment.should_roll(self._now_ms(), self.config.segment_bytes, self.config.max_segment_ms,
                                messages_size, max_timestamp, last_offset):
             return self.roll(first_offset)
         return segment
 
-    def roll(self, expected_next_offset=0):
+    def roll(self, expected_next_offset: int = 0) -> LogSegment:
         """Start a new active segment at max(expected_next_offset, log end offset)."""
         new_base = max(expected_next_offset, self._leo.offset)
         active = self.active_segment
@@ -284,12 +292,13 @@ class Log:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def _check_in_range(self, offset):
+    def _check_in_range(self, offset: int) -> None:
         if offset < self.log_start_offset or offset > self._leo.offset:
             raise OffsetOutOfRangeError("offset %d is outside [%d, %d] of %s"
                                         % (offset, self.log_start_offset, self._leo.offset, self.dir))
 
-    def read(self, start_offset, max_bytes, max_offset=None, min_one_message=True):
+    def read(self, start_offset: int, max_bytes: int, max_offset: int | LogOffsetMetadata | None = None,
+             min_one_message: bool = True) -> FetchDataInfo:
         """Batches from the one holding ``start_offset``, as a FetchDataInfo with a FileSlice.
 
         ``max_offset`` (exclusive; an int or a LogOffsetMetadata, e.g. the high watermark) stops
@@ -315,7 +324,7 @@ class Log:
                 return info
         return FetchDataInfo(self._leo, EMPTY_SLICE, False)
 
-    def iter_batches_to_end(self, buffer_size):
+    def iter_batches_to_end(self, buffer_size: int) -> Iterator[tuple[BatchHeader, list[Record]]]:
         """(header, records) of every batch from the log start to the end offset as it is now, read
         ``buffer_size`` bytes at a time: how a coordinator replays its partition when it takes it over."""
         position, end = self.log_start_offset, self._leo.offset
@@ -327,7 +336,7 @@ class Log:
                 yield header, records
                 position = header.last_offset + 1
 
-    def offset_metadata(self, offset):
+    def offset_metadata(self, offset: int) -> LogOffsetMetadata:
         """LogOffsetMetadata of ``offset``: the segment and position of the batch holding it."""
         self._check_in_range(offset)
         if offset == self._leo.offset:
@@ -338,14 +347,14 @@ class Log:
                 return LogOffsetMetadata(offset, segment.base_offset, found[0])
         return self._leo
 
-    def iter_batch_headers(self, start_offset=0):
+    def iter_batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
         """Yield the BatchHeader of every batch from the segment holding start_offset on (headers only)."""
         for segment in self._segments[max(0, self._floor_index(start_offset)):]:
             for _, header in segment._iter_headers(0):
                 if header.last_offset >= start_offset:
                     yield header
 
-    def bytes_between(self, start_offset, end_offset):
+    def bytes_between(self, start_offset: int, end_offset: int) -> int:
         """Bytes of the batches from start_offset up to end_offset; a lower bound when they span segments."""
         if end_offset <= start_offset:
             return 0
@@ -355,7 +364,7 @@ class Log:
             return end.position - start.position
         return max(1, self.segments[self._floor_index(start_offset)].size - start.position)
 
-    def fetch_offset_by_timestamp(self, timestamp):
+    def fetch_offset_by_timestamp(self, timestamp: int) -> OffsetAndTimestamp | None:
         """ListOffsets: -2 earliest, -1 latest, else the first record with timestamp >= ``timestamp``.
 
         Returns OffsetAndTimestamp(offset, timestamp, leader_epoch) (-1 where unknown) or None.
@@ -373,27 +382,27 @@ class Log:
                 return segment.find_offset_by_timestamp(timestamp, self.log_start_offset)
         return None
 
-    def end_offset_for_epoch(self, leader_epoch):
+    def end_offset_for_epoch(self, leader_epoch: int) -> tuple[int, int]:
         """(epoch, end offset) for OffsetForLeaderEpoch; (-1, -1) when unknown."""
         return self.leader_epoch_cache.end_offset_for(leader_epoch, self._leo.offset)
 
     # -- transactions ------------------------------------------------------------------------
 
-    def first_unstable_offset(self, high_watermark):
+    def first_unstable_offset(self, high_watermark: int | None) -> int | None:
         """The first offset of a transaction undecided or decided at/after ``high_watermark`` (never
         below the log start offset), or None."""
         first = self.producer_state.first_unstable_offset(high_watermark)
         return None if first is None else max(first, self.log_start_offset)
 
-    def last_stable_offset(self, high_watermark):
+    def last_stable_offset(self, high_watermark: int) -> int:
         """The LSO: the first unstable offset when it is below the high watermark, else the high watermark."""
         first = self.first_unstable_offset(high_watermark)
         return first if first is not None and first < high_watermark else high_watermark
 
-    def collect_aborted_transactions(self, fetch_offset, upper_bound_offset):
+    def collect_aborted_transactions(self, fetch_offset: int, upper_bound_offset: int) -> list[tuple[int, int]]:
         """[(producer_id, first_offset)] of the aborted transactions overlapping
         [fetch_offset, upper_bound_offset), from the .txnindex of the segment holding fetch_offset on."""
-        found = []
+        found: list[tuple[int, int]] = []
         for segment in self._segments[max(0, self._floor_index(fetch_offset)):]:
             entries, complete = segment.txn_index.collect_aborted(fetch_offset, upper_bound_offset)
             found.extend(entries)
@@ -403,7 +412,7 @@ class Log:
 
     # -- retention ---------------------------------------------------------------------------
 
-    def delete_old_segments(self, now_ms, max_offset=None):
+    def delete_old_segments(self, now_ms: int, max_offset: int | None = None) -> int:
         """Apply retention.ms and retention.bytes (policy delete) and the log start offset.
 
         Only whole segments before the active one go, and only those wholly below ``max_offset``
@@ -422,14 +431,14 @@ class Log:
             now_ms, max_offset, "log start offset %d" % self.log_start_offset)
         return deleted
 
-    def _delete_retention_size_breached(self, now_ms, max_offset):
+    def _delete_retention_size_breached(self, now_ms: int, max_offset: int | None) -> int:
         retention = self.config.retention_bytes
         size = self.size
         if retention < 0 or size < retention:
             return 0
         excess = size - retention
 
-        def over_size(segment, following):
+        def over_size(segment: LogSegment, following: LogSegment) -> bool:
             nonlocal excess
             if excess - segment.size >= 0:
                 excess -= segment.size
@@ -438,10 +447,11 @@ class Log:
 
         return self._delete_old(over_size, now_ms, max_offset, "retention.bytes %d" % retention)
 
-    def _delete_old(self, predicate, now_ms, max_offset, reason):
+    def _delete_old(self, predicate: Callable[[LogSegment, LogSegment], bool], now_ms: int, max_offset: int | None,
+                    reason: str) -> int:
         """Delete the leading non-active segments for which predicate(segment, following) holds."""
         upper_limit = self._leo.offset if max_offset is None else min(max_offset, self._leo.offset)
-        deletable = []
+        deletable: list[LogSegment] = []
         for segment, following in zip(self._segments, self._segments[1:]):
             if following.base_offset > upper_limit or not predicate(segment, following):
                 break
@@ -452,13 +462,13 @@ class Log:
             self.maybe_increment_log_start_offset(self._segments[0].base_offset)
         return len(deletable)
 
-    def delete_segments_below_log_start(self, now_ms=None):
+    def delete_segments_below_log_start(self, now_ms: int | None = None) -> int:
         """Delete (``.deleted`` rename, files removed later) the segments wholly below the log start offset."""
         now_ms = self._now_ms() if now_ms is None else now_ms
         return self._delete_old(lambda segment, following: following.base_offset <= self.log_start_offset,
                                 now_ms, None, "log start offset %d" % self.log_start_offset)
 
-    def maybe_increment_log_start_offset(self, new_start_offset):
+    def maybe_increment_log_start_offset(self, new_start_offset: int) -> bool:
         """Raise the log start offset (retention, DeleteRecords); returns True if it moved."""
         if new_start_offset > self._leo.offset:
             raise OffsetOutOfRangeError("log start offset %d beyond log end offset %d"
@@ -474,7 +484,7 @@ class Log:
 
     # -- truncation --------------------------------------------------------------------------
 
-    def truncate_to(self, target_offset):
+    def truncate_to(self, target_offset: int) -> bool:
         """Remove everything at or after ``target_offset``; returns False if there was nothing to remove."""
         if target_offset < 0:
             raise ValueError("cannot truncate to negative offset %d" % target_offset)
@@ -495,10 +505,10 @@ class Log:
         load_producer_state(self, self._now_ms())
         return True
 
-    def _note_truncation(self, offset):
+    def _note_truncation(self, offset: int) -> None:
         self.truncated_to = offset if self.truncated_to is None else min(self.truncated_to, offset)
 
-    def truncate_fully_and_start_at(self, new_offset):
+    def truncate_fully_and_start_at(self, new_offset: int) -> None:
         """Delete every segment and start empty at ``new_offset`` (also the new log start offset)."""
         self._note_truncation(new_offset)
         self._delete_segments(list(self._segments), self._now_ms())
@@ -512,7 +522,7 @@ class Log:
 
     # -- durability and lifecycle ------------------------------------------------------------
 
-    def flush(self, up_to_offset=None, sync=True):
+    def flush(self, up_to_offset: int | None = None, sync: bool = True) -> None:
         """fsync the segments holding [recovery_point, up_to_offset) and move the recovery point there.
         ``sync=False``: only write them back; the caller makes them durable (a filesystem sync) before it
         records the recovery point anywhere."""
@@ -527,7 +537,7 @@ class Log:
         self.recovery_point = offset
         self.last_flush_ms = self._now_ms()
 
-    def close(self, sync=True):
+    def close(self, sync: bool = True) -> None:
         """Snapshot the producer state, remove pending deleted files and close every segment (indexes trimmed).
         ``sync=False``: the snapshot is not fsynced; the caller syncs the filesystem."""
         if self._segments:
@@ -541,7 +551,7 @@ class Log:
         for segment in self._segments:
             segment.close()
 
-    def abandon(self):
+    def abandon(self) -> None:
         """Let go of every open file without writing anything: the log's dir failed (KIP-112)."""
         for segment in self._segments + [segment for _, segment in self._pending_deletes]:
             try:
@@ -549,14 +559,14 @@ class Log:
             except OSError:
                 pass
 
-    def rename_dir(self, new_dir):
+    def rename_dir(self, new_dir: str) -> None:
         """Rename this log's dir (e.g. to ``...-delete`` or out of ``...-future``), keeping every open file
         and every path the segments, indexes and epoch checkpoint hold pointing at the right place."""
         old_dir = self.dir
         os.rename(old_dir, new_dir)
         self.dir = new_dir
 
-        def moved(path):
+        def moved(path: str) -> str:
             return os.path.join(new_dir, os.path.relpath(path, old_dir))
 
         for segment in list(self._segments) + [s for _, s in self._pending_deletes]:
@@ -568,7 +578,7 @@ class Log:
         checkpoint = self.leader_epoch_cache._checkpoint
         checkpoint.path = moved(checkpoint.path)
 
-    def delete(self):
+    def delete(self) -> None:
         """Rename the dir to ``<topic>-<partition>.<uuid>-delete``, then remove it and everything in it."""
         new_dir = os.path.join(os.path.dirname(self.dir), delete_dir_name(self.topic, self.partition))
         os.rename(self.dir, new_dir)

@@ -1,6 +1,8 @@
 """Per-log settings (LogConfig): Kafka 2.5's broker defaults and topic-level overrides by config name."""
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 _LONG_MAX = 2 ** 63 - 1
 _WEEK_MS = 7 * 24 * 60 * 60 * 1000
@@ -26,24 +28,24 @@ class LogConfig:
     delete_retention_ms: int = 86400000
 
     @property
-    def delete_enabled(self):
+    def delete_enabled(self) -> bool:
         return "delete" in [p.strip() for p in self.cleanup_policy.split(",")]
 
     @property
-    def compact(self):
+    def compact(self) -> bool:
         return "compact" in [p.strip() for p in self.cleanup_policy.split(",")]
 
     @property
-    def max_segment_ms(self):
+    def max_segment_ms(self) -> int:
         """segment.ms, lowered to max.compaction.lag.ms for compacted logs (KIP-354)."""
         lag = self.max_compaction_lag_ms
         if 0 < lag < self.segment_ms and self.compact:  # asked at every append: the cheap test first
             return lag
         return self.segment_ms
 
-    def with_overrides(self, props):
+    def with_overrides(self, props: Mapping[str, str]) -> "LogConfig":
         """A copy with topic-level overrides (``{"retention.ms": "1000", ...}``) applied; others ignored."""
-        changes = {}
+        changes: dict[str, Any] = {}  # field name -> value of that field's type
         for name, value in props.items():
             field = TOPIC_CONFIG_FIELDS.get(name)
             if field is not None:

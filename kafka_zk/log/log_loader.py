@@ -5,9 +5,11 @@ import bisect
 import dataclasses
 import logging
 import os
-from typing import List, Set
+from collections.abc import Sequence
+from typing import List, Protocol, Set
 
 from kafka_zk.log.index_file import CorruptIndexError
+from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
 from kafka_zk.log.segment import (
     CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, LogSegment,
     segment_file_name)
@@ -16,7 +18,13 @@ from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 logger = logging.getLogger(__name__)
 
 
-def _base_offset_of(name, suffix):
+class SegmentOpener(Protocol):
+    """Opens a LogSegment of the log being loaded, of ``base_offset`` and with ``file_suffix`` after its names."""
+
+    def __call__(self, base_offset: int, file_suffix: str = ...) -> LogSegment: ...
+
+
+def _base_offset_of(name: str, suffix: str) -> int | None:
     stem = name[:-len(suffix)]
     if name.endswith(suffix) and len(stem) == 20 and stem.isdigit():
         return int(stem)
@@ -39,15 +47,15 @@ class LogLoader:
     is the log's leader epoch cache, which recovery feeds with the epochs of the batches it reads.
     """
 
-    def __init__(self, dir_path, new_segment, epoch_cache):
+    def __init__(self, dir_path: str, new_segment: SegmentOpener, epoch_cache: LeaderEpochFileCache) -> None:
         self.dir = dir_path
         self._new_segment = new_segment
         self._epoch_cache = epoch_cache
-        self._segments = []
-        self._bases = []
-        self._recovered_bases = set()
+        self._segments: list[LogSegment] = []
+        self._bases: list[int] = []
+        self._recovered_bases: set[int] = set()
 
-    def load(self, clean_shutdown, recovery_point, log_start_offset):
+    def load(self, clean_shutdown: bool, recovery_point: int, log_start_offset: int) -> LoadedSegments:
         """Open every segment; after an unclean shutdown recover those from ``recovery_point`` on."""
         swap_bases = self._remove_temp_files()
         truncated_on_load = self._load_segment_files()
@@ -66,12 +74,12 @@ class LogLoader:
             self._delete_now(list(self._segments))
         return LoadedSegments(list(self._segments), set(self._recovered_bases))
 
-    def _add_segment(self, segment):
+    def _add_segment(self, segment: LogSegment) -> None:
         i = bisect.bisect_left(self._bases, segment.base_offset)
         self._bases.insert(i, segment.base_offset)
         self._segments.insert(i, segment)
 
-    def _delete_now(self, segments):
+    def _delete_now(self, segments: Sequence[LogSegment]) -> None:
         for segment in segments:
             i = self._bases.index(segment.base_offset)
             del self._bases[i]
@@ -79,14 +87,14 @@ class LogLoader:
             segment.change_file_suffixes("", DELETED_SUFFIX)
             segment.delete()
 
-    def _remove_temp_files(self):
+    def _remove_temp_files(self) -> list[int]:
         """Delete ``.deleted`` and ``.cleaned`` leftovers and swapped index files; return swap log bases.
 
         As Kafka, a ``.swap`` segment at or above the lowest ``.cleaned`` file's base offset
         belongs to an operation that never finished writing, so it is deleted too.
         """
-        swap_bases = []
-        min_cleaned = None
+        swap_bases: list[int] = []
+        min_cleaned: int | None = None
         for name in os.listdir(self.dir):
             path = os.path.join(self.dir, name)
             if name.endswith(DELETED_SUFFIX) or name.endswith(CLEANED_SUFFIX):
@@ -113,16 +121,16 @@ class LogLoader:
                     os.remove(path)
         return sorted(swap_bases)
 
-    def _load_segment_files(self):
+    def _load_segment_files(self) -> dict[LogSegment, int]:
         """Open every segment; rebuild missing or corrupt indexes. Returns {segment: bytes truncated}."""
         names = sorted(os.listdir(self.dir))
-        log_bases = {_base_offset_of(name, LOG_SUFFIX) for name in names} - {None}
+        log_bases = {base for base in (_base_offset_of(name, LOG_SUFFIX) for name in names) if base is not None}
         for name in names:
             for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
                 base_offset = _base_offset_of(name, suffix)
                 if base_offset is not None and base_offset not in log_bases:
                     os.remove(os.path.join(self.dir, name))
-        truncated = {}
+        truncated: dict[LogSegment, int] = {}
         for base_offset in sorted(log_bases):
             had_indexes = LogSegment.index_files_exist(self.dir, base_offset)
             segment = self._new_segment(base_offset)
@@ -137,7 +145,7 @@ class LogLoader:
             self._add_segment(segment)
         return truncated
 
-    def _complete_swap(self, base_offset):
+    def _complete_swap(self, base_offset: int) -> None:
         """Finish a cleaner's replace interrupted by a crash: the ``.swap`` segment replaces the ones it covers."""
         swap = self._new_segment(base_offset, SWAP_SUFFIX)
         swap.recover()
@@ -147,7 +155,7 @@ class LogLoader:
         swap.change_file_suffixes(SWAP_SUFFIX, "")
         self._add_segment(swap)
 
-    def _recover_unflushed(self, truncated_on_load, recovery_point):
+    def _recover_unflushed(self, truncated_on_load: dict[LogSegment, int], recovery_point: int) -> None:
         start = max(0, bisect.bisect_right(self._bases, recovery_point) - 1)
         unflushed = self._segments[start:]
         for i, segment in enumerate(unflushed):

@@ -7,15 +7,19 @@ checkpoint methods periodically.
 import logging
 import os
 import shutil
+from collections.abc import Callable, Iterable, Mapping
+from typing import TypeAlias
 
-from kafka_zk.common.clock import milliseconds
+from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.checkpoints import (
     BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
-    MalformedCheckpointError, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
+    MalformedCheckpointError, MetaProperties, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
     sync_filesystems_of, write_meta_properties)
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.future_log import copy_leader_epochs
+from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log import (
     DEFAULT_MAX_PRODUCER_IDLE_MS, DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name,
     parse_topic_partition)
@@ -24,6 +28,8 @@ from kafka_zk.log.log_metrics import LogGauges
 logger = logging.getLogger(__name__)
 
 CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown"
+
+TopicPartition: TypeAlias = tuple[str, int]
 
 
 class InconsistentBrokerIdError(Exception):
@@ -44,8 +50,10 @@ class LogManager:
     An I/O error on a log dir takes the whole dir offline through ``failures`` (a LogDirFailureChannel):
     the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
 
-    def __init__(self, log_dirs, default_config, clock, epoch_checkpoints=None, failures=None, metrics=None,
-                 max_producer_idle_ms=DEFAULT_MAX_PRODUCER_IDLE_MS):
+    def __init__(self, log_dirs: Iterable[str], default_config: LogConfig, clock: Clock,
+                 epoch_checkpoints: DeferredCheckpoints | None = None, failures: LogDirFailureChannel | None = None,
+                 metrics: MetricsRegistry | None = None,
+                 max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS) -> None:
         """``clock``: anything with seconds() (the reactor, task.Clock), handed on to every Log.
         ``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
         broker writes them in batches off the reactor); without one each is written at once. A dir that
@@ -58,12 +66,14 @@ class LogManager:
         self._clock = clock
         self.epoch_checkpoints = epoch_checkpoints
         self.max_producer_idle_ms = max_producer_idle_ms
-        self._logs = {}
-        self._dir_of = {}
-        self._future_logs = {}  # replicas being moved to another dir: (topic, partition) -> Log
-        self._future_dir_of = {}
-        self.preferred_dirs = {}  # AlterReplicaLogDirs for a replica not created yet: tp -> log dir
-        self._deleted_logs = []  # (due ms, Log) of replaced logs renamed -delete, removed after the delay
+        self._logs: dict[TopicPartition, Log] = {}
+        self._dir_of: dict[TopicPartition, str] = {}
+        self._future_logs: dict[TopicPartition, Log] = {}  # replicas being moved to another dir
+        self._future_dir_of: dict[TopicPartition, str] = {}
+        # AlterReplicaLogDirs for a replica not created yet: tp -> log dir
+        self.preferred_dirs: dict[TopicPartition, str] = {}
+        # (due ms, Log) of replaced logs renamed -delete, removed after the delay
+        self._deleted_logs: list[tuple[int, Log]] = []
         registry = metrics if metrics is not None else MetricsRegistry()
         self._flush_timer = registry.timer("kafka.log", "LogFlushStats", "LogFlushRateAndTimeMs")
         registry.add_collector(LogGauges(self).collect)
@@ -79,13 +89,13 @@ class LogManager:
                                 % ", ".join(self.log_dirs))
 
     @property
-    def live_log_dirs(self):
+    def live_log_dirs(self) -> list[str]:
         """The configured dirs that are not offline."""
         return [d for d in self.log_dirs if not self.failures.is_offline(d)]
 
     # -- broker metadata ---------------------------------------------------------------------
 
-    def stored_broker_id(self):
+    def stored_broker_id(self) -> int | None:
         """The broker.id recorded in the dirs' meta.properties, or None; raises if dirs disagree."""
         ids = {meta["broker_id"] for meta in self._read_metas().values() if meta is not None}
         if len(ids) > 1:
@@ -93,7 +103,7 @@ class LogManager:
                                             % (self.log_dirs, sorted(ids)))
         return ids.pop() if ids else None
 
-    def check_meta(self, broker_id, cluster_id):
+    def check_meta(self, broker_id: int, cluster_id: str | None) -> None:
         """Check every dir's meta.properties against this broker and cluster; write it where absent."""
         now = milliseconds(self._clock)
         for log_dir, meta in self._read_metas().items():
@@ -116,8 +126,8 @@ class LogManager:
             except OSError as error:
                 self.failures.report(log_dir, "Failed to write %s" % path, error)
 
-    def _read_metas(self):
-        metas = {}
+    def _read_metas(self) -> dict[str, MetaProperties | None]:
+        metas: dict[str, MetaProperties | None] = {}
         for log_dir in self.live_log_dirs:
             try:
                 metas[log_dir] = read_meta_properties(os.path.join(log_dir, META_PROPERTIES))
@@ -127,7 +137,7 @@ class LogManager:
 
     # -- loading -----------------------------------------------------------------------------
 
-    def _read_offsets(self, log_dir, name):
+    def _read_offsets(self, log_dir: str, name: str) -> dict[TopicPartition, int]:
         checkpoint = OffsetCheckpointFile(os.path.join(log_dir, name))
         try:
             return checkpoint.read()
@@ -135,7 +145,7 @@ class LogManager:
             logger.warning("ignoring %s: %s", checkpoint.path, exc)
             return {}
 
-    def load_logs(self, config_for=None):
+    def load_logs(self, config_for: Callable[[str], LogConfig] | None = None) -> dict[str, bool]:
         """Open every partition dir; logs in a dir without the clean-shutdown marker are recovered.
 
         ``config_for(topic)`` gives a topic's LogConfig (default: the manager's default config).
@@ -152,7 +162,7 @@ class LogManager:
             self._promote_orphan_future(tp)
         return clean_by_dir
 
-    def _load_dir(self, log_dir, config_for):
+    def _load_dir(self, log_dir: str, config_for: Callable[[str], LogConfig] | None) -> bool:
         """Open the partition dirs of one log dir; whether it had the clean-shutdown marker."""
         marker = os.path.join(log_dir, CLEAN_SHUTDOWN_FILE)
         clean = os.path.exists(marker)
@@ -193,7 +203,7 @@ class LogManager:
             os.remove(marker)
         return clean
 
-    def _promote_orphan_future(self, tp):
+    def _promote_orphan_future(self, tp: TopicPartition) -> None:
         """A future log without a current one was interrupted in the swap: it becomes the current log."""
         future, log_dir = self._future_logs.pop(tp), self._future_dir_of.pop(tp)
         logger.warning("%s: completing the interrupted move of %s-%d into %s", future.dir, tp[0], tp[1], log_dir)
@@ -203,23 +213,23 @@ class LogManager:
 
     # -- access ------------------------------------------------------------------------------
 
-    def get_log(self, topic, partition):
+    def get_log(self, topic: str, partition: int) -> Log | None:
         return self._logs.get((topic, partition))
 
-    def all_logs(self):
+    def all_logs(self) -> list[Log]:
         return list(self._logs.values())
 
-    def remove_expired_producers(self, now_ms):
+    def remove_expired_producers(self, now_ms: int) -> None:
         """Kafka's periodic producer id expiration check over every log."""
         for log in self.all_logs():
             log.producer_state.remove_expired(now_ms, self.max_producer_idle_ms)
 
-    def log_dir_of(self, topic, partition):
+    def log_dir_of(self, topic: str, partition: int) -> str | None:
         return self._dir_of.get((topic, partition))
 
-    def _next_log_dir(self, tp=None):
+    def _next_log_dir(self, tp: TopicPartition | None = None) -> str:
         live = self.live_log_dirs
-        preferred = self.preferred_dirs.pop(tp, None)
+        preferred = self.preferred_dirs.pop(tp, None) if tp is not None else None
         if preferred is not None and preferred in live:
             return preferred
         if not live:
@@ -230,7 +240,8 @@ class LogManager:
                 counts[log_dir] += 1
         return min(live, key=lambda d: counts[d])
 
-    def get_or_create_log(self, topic, partition, config=None, is_new=True):
+    def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None,
+                          is_new: bool = True) -> Log:
         """The partition's log, created empty in the dir holding the fewest partitions if new.
 
         An existing log (loaded at startup with the default config) takes ``config`` when given. A replica
@@ -255,7 +266,7 @@ class LogManager:
             self._dir_of[tp] = log_dir
         return log
 
-    def handle_dir_failure(self, log_dir):
+    def handle_dir_failure(self, log_dir: str) -> list[TopicPartition]:
         """Drop every current and future log of an offline dir, letting go of their files without writing.
         Returns the (topic, partition)s whose current log was there."""
         current = [tp for tp, d in self._dir_of.items() if d == log_dir]
@@ -272,13 +283,13 @@ class LogManager:
                     ", ".join(self.live_log_dirs) or "none")
         return current
 
-    def logs_in_dir(self, log_dir):
+    def logs_in_dir(self, log_dir: str) -> list[tuple[TopicPartition, Log, bool]]:
         """[((topic, partition), Log, is_future)] of the replicas in ``log_dir``, sorted."""
         current = [(tp, self._logs[tp], False) for tp, d in self._dir_of.items() if d == log_dir]
         future = [(tp, self._future_logs[tp], True) for tp, d in self._future_dir_of.items() if d == log_dir]
         return sorted(current + future, key=lambda entry: (entry[0], entry[2]))
 
-    def _logs_in(self, log_dir):
+    def _logs_in(self, log_dir: str) -> dict[TopicPartition, Log]:
         """{tp: Log} of the current and future logs in one dir (a dir never holds both of one partition)."""
         logs = {tp: self._logs[tp] for tp, d in self._dir_of.items() if d == log_dir}
         logs.update({tp: self._future_logs[tp] for tp, d in self._future_dir_of.items() if d == log_dir})
@@ -286,21 +297,21 @@ class LogManager:
 
     # -- moving replicas between log dirs ----------------------------------------------------
 
-    def get_future_log(self, topic, partition):
+    def get_future_log(self, topic: str, partition: int) -> Log | None:
         return self._future_logs.get((topic, partition))
 
-    def future_log_dir_of(self, topic, partition):
+    def future_log_dir_of(self, topic: str, partition: int) -> str | None:
         return self._future_dir_of.get((topic, partition))
 
-    def future_logs(self):
+    def future_logs(self) -> dict[TopicPartition, Log]:
         return dict(self._future_logs)
 
-    def maybe_update_preferred_dir(self, topic, partition, log_dir):
+    def maybe_update_preferred_dir(self, topic: str, partition: int, log_dir: str) -> None:
         """Remember ``log_dir`` for a replica that does not exist here yet (Kafka's preferredLogDirs)."""
         if (topic, partition) not in self._logs:
             self.preferred_dirs[(topic, partition)] = log_dir
 
-    def create_future_log(self, topic, partition, log_dir, config=None):
+    def create_future_log(self, topic: str, partition: int, log_dir: str, config: LogConfig | None = None) -> Log:
         """An empty ``<topic>-<partition>.<uuid>-future`` log in ``log_dir`` (the existing one if already there)."""
         tp = (topic, partition)
         future = self._future_logs.get(tp)
@@ -317,7 +328,7 @@ class LogManager:
         self._future_dir_of[tp] = log_dir
         return future
 
-    def remove_future_log(self, topic, partition):
+    def remove_future_log(self, topic: str, partition: int) -> bool:
         """Delete the future replica (a cancelled or superseded move). False if there is none."""
         tp = (topic, partition)
         future = self._future_logs.pop(tp, None)
@@ -327,7 +338,7 @@ class LogManager:
         future.delete()
         return True
 
-    def replace_current_with_future(self, topic, partition, now_ms):
+    def replace_current_with_future(self, topic: str, partition: int, now_ms: int) -> Log:
         """Swap in the caught-up future log: it takes the partition's name in its dir and the old log is
         renamed ``-delete`` (its files go after file.delete.delay.ms, so slices handed out stay readable).
         Returns the new current Log."""
@@ -353,7 +364,7 @@ class LogManager:
         logger.info("replica %s-%d moved from %s to %s", topic, partition, os.path.dirname(old_dir), destination)
         return replaced
 
-    def remove_deleted_logs(self, now_ms, everything=False):
+    def remove_deleted_logs(self, now_ms: int, everything: bool = False) -> None:
         """Remove the ``-delete`` dirs of replaced logs whose delay has passed."""
         due = [log for when, log in self._deleted_logs if everything or when <= now_ms]
         self._deleted_logs = [(when, log) for when, log in self._deleted_logs if not (everything or when <= now_ms)]
@@ -365,26 +376,27 @@ class LogManager:
 
     # -- periodic work -----------------------------------------------------------------------
 
-    def checkpoint_recovery_points(self):
+    def checkpoint_recovery_points(self) -> None:
         for log_dir in self.live_log_dirs:
             self._write_checkpoint(log_dir, RECOVERY_POINT_CHECKPOINT,
                                    {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()})
 
-    def checkpoint_log_start_offsets(self):
+    def checkpoint_log_start_offsets(self) -> None:
         """Record log start offsets that are above the first segment's base (after DeleteRecords)."""
         for log_dir in self.live_log_dirs:
             self._write_checkpoint(log_dir, LOG_START_OFFSET_CHECKPOINT,
                                    {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
                                     if log.log_start_offset > log.segments[0].base_offset})
 
-    def _write_checkpoint(self, log_dir, name, offsets):
+    def _write_checkpoint(self, log_dir: str, name: str, offsets: Mapping[TopicPartition, int]) -> None:
         path = os.path.join(log_dir, name)
         try:
             OffsetCheckpointFile(path).write(offsets)
         except OSError as error:
             self.failures.report(log_dir, "Error while writing %s" % path, error)
 
-    def cleanup_logs(self, now_ms, max_offsets=None, started_later=None):
+    def cleanup_logs(self, now_ms: int, max_offsets: Mapping[TopicPartition, int] | None = None,
+                     started_later: list[TopicPartition] | None = None) -> int:
         """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
 
         Also removes files of segments deleted more than file.delete.delay.ms ago. Returns the
@@ -411,7 +423,7 @@ class LogManager:
         self.remove_deleted_logs(now_ms)
         return deleted
 
-    def flush_dirty_logs(self, now_ms):
+    def flush_dirty_logs(self, now_ms: int) -> None:
         """fsync logs not flushed for flush.ms, and rolled segments not yet flushed (walks every log: the
         broker calls it every FLUSH_CHECK_MS, not at each second)."""
         for tp, log in list(self._logs.items()):
@@ -423,7 +435,7 @@ class LogManager:
             except OSError as error:
                 self.failures.report_log(log, "flushing", error)
 
-    def _timed_flush(self, log, up_to_offset):
+    def _timed_flush(self, log: Log, up_to_offset: int | None) -> None:
         """Kafka's LogFlushStats: the flushes that wrote something, and how long each took."""
         recovery_point = log.recovery_point
         started = self._clock.seconds()
@@ -431,7 +443,7 @@ class LogManager:
         if log.recovery_point != recovery_point:
             self._flush_timer.update((self._clock.seconds() - started) * 1000.0)
 
-    def async_delete(self, topic, partition):
+    def async_delete(self, topic: str, partition: int) -> bool:
         """Remove a partition's log: its dir is renamed ``...-delete`` and then deleted. False if unknown."""
         tp = (topic, partition)
         log = self._logs.pop(tp, None)
@@ -448,7 +460,7 @@ class LogManager:
         self.checkpoint_log_start_offsets()
         return True
 
-    def shutdown(self):
+    def shutdown(self) -> None:
         """Flush and close every log, write the checkpoints, then the clean-shutdown marker in each dir.
 
         When many logs took writes since their last flush (each has a segment, two indexes and a producer

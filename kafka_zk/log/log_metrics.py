@@ -7,7 +7,16 @@ The per-partition values are one collector over the log manager's logs, read at 
 built once and kept while it lives. Pure code.
 """
 
+from typing import TYPE_CHECKING, TypeAlias
+
 from kafka_zk.common.metrics import MetricName
+
+if TYPE_CHECKING:
+    from kafka_zk.log.log import Log
+    from kafka_zk.log.log_manager import LogManager
+
+# A metric's name and its value, as a collector yields them.
+Sample: TypeAlias = tuple[MetricName, int]
 
 GROUP = "kafka.log"
 
@@ -16,26 +25,27 @@ class LogGauges:
     """collect() yields the Log and LogManager gauges of ``log_manager`` (its all_logs(), future_logs(),
     log_dirs and failures)."""
 
-    def __init__(self, log_manager):
+    def __init__(self, log_manager: "LogManager") -> None:
         self.log_manager = log_manager
-        self._names = {}  # Log -> its (Size, NumLogSegments, LogStartOffset, LogEndOffset) MetricNames
+        # Log -> its (Size, NumLogSegments, LogStartOffset, LogEndOffset) MetricNames
+        self._names: dict[Log, tuple[MetricName, ...]] = {}
         self._offline_count = MetricName(GROUP, "LogManager", "OfflineLogDirectoryCount")
         self._dir_offline = {log_dir: MetricName(GROUP, "LogManager", "LogDirectoryOffline",
                                                  {"logDirectory": log_dir}) for log_dir in log_manager.log_dirs}
 
-    def _names_of(self, log, future):
+    def _names_of(self, log: "Log", future: bool) -> tuple[MetricName, ...]:
         names = self._names.get(log)
         if names is None:
-            tags = {"topic": log.topic, "partition": log.partition}
+            tags: dict[str, object] = {"topic": log.topic, "partition": log.partition}
             if future:
                 tags["is-future"] = "true"
             names = self._names[log] = tuple(MetricName(GROUP, "Log", name, tags) for name in (
                 "Size", "NumLogSegments", "LogStartOffset", "LogEndOffset"))
         return names
 
-    def collect(self):
+    def collect(self) -> list[Sample]:
         manager = self.log_manager
-        samples = []
+        samples: list[Sample] = []
         append = samples.append
         logs = manager.all_logs()
         futures = list(manager.future_logs().values())

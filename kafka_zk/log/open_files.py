@@ -13,6 +13,16 @@ import resource
 import threading
 import weakref
 from collections import OrderedDict
+from typing import Protocol
+
+
+class FileHolder(Protocol):
+    """What the budget asks of an owner (a segment): whether it was used since the hand last passed, and to let
+    go of its file."""
+
+    recently_used: bool
+
+    def let_go_of_file(self) -> None: ...
 
 
 class SegmentFile:
@@ -20,21 +30,21 @@ class SegmentFile:
 
     __slots__ = ("name", "_fd")
 
-    def __init__(self, path, create=False):
+    def __init__(self, path: str, create: bool = False) -> None:
         self._fd = -1
         self._fd = os.open(path, os.O_RDWR | (os.O_CREAT if create else 0), 0o644)
         self.name = path
 
-    def fileno(self):
+    def fileno(self) -> int:
         if self._fd < 0:
             raise ValueError("I/O operation on closed file %s" % self.name)
         return self._fd
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         return self._fd < 0
 
-    def close(self):
+    def close(self) -> None:
         fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
@@ -42,7 +52,7 @@ class SegmentFile:
     __del__ = close
 
 
-def default_capacity():
+def default_capacity() -> int | None:
     """Three quarters of the soft descriptor limit: the rest is left to sockets and everything else."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
@@ -58,29 +68,31 @@ class OpenFileBudget:
     (under ``lock``) on the owner it picks.
     """
 
-    def __init__(self, capacity=None):
+    def __init__(self, capacity: int | None = None) -> None:
         self.capacity = capacity
         self.lock = threading.RLock()
-        self._holders = OrderedDict()  # id(owner) -> weakref, in the order the clock hand visits them
+        # id(owner) -> weakref, in the order the clock hand visits them
+        self._holders: OrderedDict[int, weakref.ref[FileHolder]] = OrderedDict()
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._holders)
 
-    def opened(self, owner):
+    def opened(self, owner: FileHolder) -> None:
         key = id(owner)
 
-        def gone(ref, key=key, holders=self._holders):
+        def gone(ref: weakref.ref[FileHolder], key: int = key,
+                 holders: OrderedDict[int, weakref.ref[FileHolder]] = self._holders) -> None:
             if holders.get(key) is ref:
                 holders.pop(key, None)
 
         self._holders[key] = weakref.ref(owner, gone)
         self._shed()
 
-    def closed(self, owner):
+    def closed(self, owner: FileHolder) -> None:
         with self.lock:
             self._holders.pop(id(owner), None)
 
-    def _shed(self):
+    def _shed(self) -> None:
         holders = self._holders
         visits = 2 * len(holders)
         while self.capacity is not None and len(holders) > self.capacity and visits > 0:

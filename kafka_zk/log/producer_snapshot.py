@@ -7,8 +7,11 @@ offsetDelta int32, timestamp int64, coordinatorEpoch int32, currentTxnFirstOffse
 
 import os
 import struct
+from collections.abc import Iterable
 
 import crc32c
+
+from kafka_zk.record.buffers import ReadableBuffer
 
 from kafka_zk.log.producer_state import (
     INT32_MAX, NO_SEQUENCE, BatchMetadata, ProducerStateEntry)
@@ -24,11 +27,11 @@ class CorruptSnapshotError(Exception):
     """A snapshot whose version, CRC or length is wrong."""
 
 
-def snapshot_file_name(offset):
+def snapshot_file_name(offset: int) -> str:
     return "%020d%s" % (offset, SNAPSHOT_SUFFIX)
 
 
-def snapshot_offset(name):
+def snapshot_offset(name: str) -> int | None:
     """The offset a ``<20 digits>.snapshot`` name holds, or None for other names."""
     stem = name[:-len(SNAPSHOT_SUFFIX)]
     if name.endswith(SNAPSHOT_SUFFIX) and len(stem) == 20 and stem.isdigit():
@@ -36,12 +39,12 @@ def snapshot_offset(name):
     return None
 
 
-def list_snapshots(dir_path):
+def list_snapshots(dir_path: str) -> list[int]:
     """Sorted offsets of the snapshot files in ``dir_path``."""
     return sorted(o for o in (snapshot_offset(n) for n in os.listdir(dir_path)) if o is not None)
 
 
-def encode_snapshot(entries):
+def encode_snapshot(entries: Iterable[ProducerStateEntry]) -> bytes:
     body = bytearray()
     count = 0
     for entry in entries:
@@ -59,7 +62,7 @@ def encode_snapshot(entries):
     return bytes(out)
 
 
-def decode_snapshot(data):
+def decode_snapshot(data: ReadableBuffer) -> list[ProducerStateEntry]:
     """[ProducerStateEntry] from a snapshot's bytes; CorruptSnapshotError when they do not check out."""
     if len(data) < _HEADER.size:
         raise CorruptSnapshotError("snapshot of %d bytes is too short" % len(data))
@@ -72,7 +75,7 @@ def decode_snapshot(data):
                                    "Computed crc: %d" % (crc, computed))
     if count < 0 or len(data) != _HEADER.size + count * _ENTRY.size:
         raise CorruptSnapshotError("Snapshot failed schema validation: %d entries in %d bytes" % (count, len(data)))
-    entries = []
+    entries: list[ProducerStateEntry] = []
     for index in range(count):
         (producer_id, epoch, last_seq, last_offset, offset_delta, timestamp, coordinator_epoch,
          txn_first) = _ENTRY.unpack_from(data, _HEADER.size + index * _ENTRY.size)
@@ -90,7 +93,7 @@ def decode_snapshot(data):
     return entries
 
 
-def write_snapshot(dir_path, offset, entries, sync=True):
+def write_snapshot(dir_path: str, offset: int, entries: Iterable[ProducerStateEntry], sync: bool = True) -> str:
     """Write ``<offset>.snapshot`` (fsynced unless ``sync`` is False, via a temporary name so a crash leaves no
     half file)."""
     path = os.path.join(dir_path, snapshot_file_name(offset))
@@ -104,12 +107,12 @@ def write_snapshot(dir_path, offset, entries, sync=True):
     return path
 
 
-def read_snapshot(path):
+def read_snapshot(path: str) -> list[ProducerStateEntry]:
     with open(path, "rb") as f:
         return decode_snapshot(f.read())
 
 
-def delete_snapshot(dir_path, offset):
+def delete_snapshot(dir_path: str, offset: int) -> None:
     try:
         os.remove(os.path.join(dir_path, snapshot_file_name(offset)))
     except FileNotFoundError:

@@ -6,19 +6,27 @@ rebuilt here from the aborted transactions the replay finds in them.
 
 import logging
 import os
+from collections.abc import Callable, Collection
+from typing import TYPE_CHECKING
 
 from kafka_zk.log.producer_snapshot import (
     SNAPSHOT_SUFFIX, CorruptSnapshotError, delete_snapshot, list_snapshots, read_snapshot, snapshot_file_name,
     write_snapshot)
+from kafka_zk.log.producer_state import ProducerStateEntry, ProducerStateManager
+from kafka_zk.log.segment import LogSegment
 from kafka_zk.log.transaction_index import AbortedTxn
-from kafka_zk.record.batch_header import NO_PRODUCER_ID, InvalidRecordError
+from kafka_zk.record.batch_header import NO_PRODUCER_ID, BatchHeader, InvalidRecordError
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.records import (
     CONTROL_ABORT, CONTROL_COMMIT, decode_batch, parse_control_key, parse_end_txn_marker)
+
+if TYPE_CHECKING:
+    from kafka_zk.log.log import Log
 
 logger = logging.getLogger(__name__)
 
 
-def end_txn_marker(batch):
+def end_txn_marker(batch: ReadableBuffer) -> tuple[bool, int, int] | None:
     """(is_commit, coordinator_epoch, timestamp) of a control batch's marker; None for an empty batch
     or a control type that is no transaction marker."""
     _, records = decode_batch(batch, verify_crc=False)
@@ -31,7 +39,7 @@ def end_txn_marker(batch):
     return control_type == CONTROL_COMMIT, coordinator_epoch, records[0].timestamp
 
 
-def apply_batch(state, header, read_batch):
+def apply_batch(state: ProducerStateManager, header: BatchHeader, read_batch: Callable[[], bytes]) -> AbortedTxn | None:
     """Apply one batch to ``state``; ``read_batch()`` returns its bytes (read only for control batches).
     Returns an AbortedTxn for the transaction index when the batch is an abort marker ending a
     transaction with data, else None."""
@@ -51,16 +59,16 @@ def apply_batch(state, header, read_batch):
     is_commit, coordinator_epoch, timestamp = marker
     completed, last_stable = state.record_marker(header.producer_id, header.producer_epoch, is_commit,
                                                  coordinator_epoch, header.base_offset, timestamp)
-    if completed is None or not completed.is_aborted:
+    if completed is None or last_stable is None or not completed.is_aborted:  # both None or neither
         return None
     return AbortedTxn(completed.producer_id, completed.first_offset, completed.last_offset, last_stable)
 
 
-def _segment_batch_reader(segment, position, size):
+def _segment_batch_reader(segment: LogSegment, position: int, size: int) -> Callable[[], bytes]:
     return lambda: segment.pread(size, position)
 
 
-def load_producer_state(log, now_ms, rebuild_txn_index=()):
+def load_producer_state(log: "Log", now_ms: int, rebuild_txn_index: Collection[int] = ()) -> None:
     """Rebuild ``log.producer_state`` up to the log end from the newest usable snapshot and the batches
     after it. Snapshots past the log end or below the log start are deleted; producers of the snapshot
     idle at ``now_ms`` for ``log.max_producer_idle_ms`` are not loaded.
@@ -86,7 +94,7 @@ def load_producer_state(log, now_ms, rebuild_txn_index=()):
     if not candidates and len(log.segments) > 1:
         candidates = list_snapshots(log.dir)
     start = log.log_start_offset
-    entries = []
+    entries: list[ProducerStateEntry] = []
     for offset in reversed(candidates):
         try:
             entries = read_snapshot(os.path.join(log.dir, snapshot_file_name(offset)))
@@ -104,7 +112,7 @@ def load_producer_state(log, now_ms, rebuild_txn_index=()):
     state.map_end_offset = end
 
 
-def replay(log, start, rebuild_txn_index=()):
+def replay(log: "Log", start: int, rebuild_txn_index: Collection[int] = ()) -> None:
     """Apply every batch from ``start`` to the log end to the producer state."""
     state = log.producer_state
     for segment in log.segments:
@@ -118,7 +126,7 @@ def replay(log, start, rebuild_txn_index=()):
                 segment.txn_index.append(aborted)
 
 
-def take_snapshot(log, sync=True):
+def take_snapshot(log: "Log", sync: bool = True) -> str | None:
     """Write a snapshot at the producer state's map end offset when it is past every snapshot there is
     and past the log start offset; at the log start only when it holds producers (whose batches are all
     gone from the log, so only the snapshot keeps them across a restart)."""
@@ -131,7 +139,7 @@ def take_snapshot(log, sync=True):
     return write_snapshot(log.dir, offset, state.producers.values(), sync)
 
 
-def delete_snapshots_before(log, offset):
+def delete_snapshots_before(log: "Log", offset: int) -> None:
     for snapshot in list_snapshots(log.dir):
         if snapshot < offset:
             delete_snapshot(log.dir, snapshot)

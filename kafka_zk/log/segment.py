@@ -2,17 +2,22 @@
 
 import os
 import struct
-from collections import namedtuple
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, NamedTuple
 
 import crc32c
 
 from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
-from kafka_zk.log.open_files import SEGMENT_FILES, SegmentFile
+from kafka_zk.log.open_files import SEGMENT_FILES, OpenFileBudget, SegmentFile
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX, TransactionIndex
 from kafka_zk.record.batch_header import (
-    ATTRIBUTES_POS, BATCH_HEADER_SIZE, MAGIC_POS, MIN_BATCH_LENGTH, InvalidRecordError, compute_crc, read_batch_header)
+    ATTRIBUTES_POS, BATCH_HEADER_SIZE, MAGIC_POS, MIN_BATCH_LENGTH, BatchHeader, InvalidRecordError, compute_crc,
+    read_batch_header)
 from kafka_zk.record.records import decode_batch
+
+if TYPE_CHECKING:
+    from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
 
 LOG_SUFFIX = ".log"
 INDEX_SUFFIX = ".index"
@@ -28,13 +33,21 @@ _BASE_OFFSET = struct.Struct(">q")
 _RECOVERY_CHUNK = 1024 * 1024
 
 
-def segment_file_name(base_offset, suffix):
+def segment_file_name(base_offset: int, suffix: str) -> str:
     """``00000000000000000042.log`` and friends: the base offset as 20 zero-padded digits."""
     return "%020d%s" % (base_offset, suffix)
 
 
-LogOffsetMetadata = namedtuple("LogOffsetMetadata", "offset segment_base_offset position")
-OffsetAndTimestamp = namedtuple("OffsetAndTimestamp", "offset timestamp leader_epoch")
+class LogOffsetMetadata(NamedTuple):
+    offset: int
+    segment_base_offset: int
+    position: int
+
+
+class OffsetAndTimestamp(NamedTuple):
+    offset: int
+    timestamp: int
+    leader_epoch: int
 
 
 class FileSlice:
@@ -47,26 +60,28 @@ class FileSlice:
 
     __slots__ = ("file", "position", "size")
 
-    def __init__(self, file, position, size):
+    def __init__(self, file: SegmentFile | None, position: int, size: int) -> None:
         self.file = file
         self.position = position
         self.size = size
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.size
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         # as Kafka's FileRecords prints (a request log line shows a Fetch response's records so)
         return "FileRecords(size=%d, file=%s, start=%d, end=%d)" % (
             self.size, getattr(self.file, "name", None), self.position, self.position + self.size)
 
-    def fileno(self):
+    def fileno(self) -> int:
+        assert self.file is not None, "the empty slice has no file"
         return self.file.fileno()
 
-    def read_bytes(self):
+    def read_bytes(self) -> bytes:
         """The slice's bytes (fewer if the file was truncated since the slice was made)."""
         if self.size == 0:
             return b""
+        assert self.file is not None, "only the empty slice has no file"
         return os.pread(self.file.fileno(), self.size, self.position)
 
     __bytes__ = read_bytes
@@ -75,20 +90,23 @@ class FileSlice:
 EMPTY_SLICE = FileSlice(None, 0, 0)
 
 
-class FetchDataInfo(namedtuple("FetchDataInfo", "offset_metadata records first_entry_incomplete")):
+class FetchDataInfo(NamedTuple):
     """A read's result: where it started, the file slice to send, and whether max_bytes cut the first batch."""
 
-    __slots__ = ()
+    offset_metadata: LogOffsetMetadata
+    records: FileSlice
+    first_entry_incomplete: bool
 
-    def read_bytes(self):
+    def read_bytes(self) -> bytes:
         return self.records.read_bytes()
 
 
 class LogSegment:
     """Appends offset-assigned batches, keeps the sparse indexes, reads slices, and recovers itself."""
 
-    def __init__(self, dir_path, base_offset, now_ms, index_interval_bytes=4096,
-                 max_index_size=DEFAULT_MAX_INDEX_SIZE, file_suffix="", open_files=None):
+    def __init__(self, dir_path: str, base_offset: int, now_ms: int, index_interval_bytes: int = 4096,
+                 max_index_size: int = DEFAULT_MAX_INDEX_SIZE, file_suffix: str = "",
+                 open_files: OpenFileBudget | None = None) -> None:
         self.dir = dir_path
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
@@ -96,7 +114,7 @@ class LogSegment:
         self.log_path = os.path.join(dir_path, segment_file_name(base_offset, LOG_SUFFIX + file_suffix))
         # The .log descriptor is opened when first used and let go when the budget needs it elsewhere.
         self._open_files = SEGMENT_FILES if open_files is None else open_files
-        self._file = None
+        self._file: SegmentFile | None = None
         self._closed = False
         self.recently_used = True
         try:
@@ -115,30 +133,30 @@ class LogSegment:
         self.txn_index = TransactionIndex(
             os.path.join(dir_path, segment_file_name(base_offset, TXN_INDEX_SUFFIX + file_suffix)))
         self.created_ms = now_ms
-        self._rolling_based_timestamp = None
+        self._rolling_based_timestamp: int | None = None
         self._bytes_since_last_index_entry = 0
         # Loaded lazily: a segment that is about to be recovered should not be scanned first.
-        self._max_timestamp = None
-        self._offset_of_max_timestamp = None
-        self._next_offset = None
+        self._max_timestamp: int | None = None
+        self._offset_of_max_timestamp: int | None = None
+        self._next_offset: int | None = None
         # (base offset, position) of the first batch of each of the last appends, newest last: reads near
         # the log end (followers, consumers at the high watermark) start their scan there, not at an index entry.
-        self._recent_appends = None
+        self._recent_appends: list[tuple[int, int]] | None = None
 
     @staticmethod
-    def index_files_exist(dir_path, base_offset, file_suffix=""):
+    def index_files_exist(dir_path: str, base_offset: int, file_suffix: str = "") -> bool:
         return all(os.path.exists(os.path.join(dir_path, segment_file_name(base_offset, suffix + file_suffix)))
                    for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "LogSegment(%s, size=%d)" % (self.log_path, self._size)
 
     @property
-    def size(self):
+    def size(self) -> int:
         return self._size
 
     @property
-    def file(self):
+    def file(self) -> SegmentFile:
         """The open SegmentFile; hold it (not its descriptor number) for as long as the descriptor is used."""
         self.recently_used = True
         file = self._file
@@ -152,20 +170,21 @@ class LogSegment:
                     self._open_files.opened(self)
         return file
 
-    def let_go_of_file(self):
+    def let_go_of_file(self) -> None:
         """Called by the budget: drop the reference; holders of the SegmentFile keep it open."""
         self._file = None
 
-    def pread(self, size, position):
+    def pread(self, size: int, position: int) -> bytes:
         file = self.file
         return os.pread(file.fileno(), size, position)
 
     # -- appending ---------------------------------------------------------------------------
 
-    def can_convert_to_relative_offset(self, offset):
+    def can_convert_to_relative_offset(self, offset: int) -> bool:
         return 0 <= offset - self.base_offset <= INT32_MAX
 
-    def append(self, largest_offset, largest_timestamp, offset_of_max_timestamp, records):
+    def append(self, largest_offset: int, largest_timestamp: int, offset_of_max_timestamp: int,
+               records: bytes | bytearray | memoryview) -> None:
         """Write ``records`` (complete batches whose offsets are assigned) at the end of the file."""
         if not records:
             return
@@ -174,7 +193,7 @@ class LogSegment:
         position = self._size
         if position == 0:
             self._rolling_based_timestamp = largest_timestamp
-        self._load_max_timestamp()
+        max_timestamp, offset_of_max_timestamp_so_far = self._load_max_timestamp()
         view = memoryview(records)
         file = self.file
         fd = file.fileno()
@@ -188,19 +207,20 @@ class LogSegment:
             del recent[0]
         recent.append((_BASE_OFFSET.unpack_from(view)[0], position))
         self._size += len(view)
-        if largest_timestamp > self._max_timestamp:
+        if largest_timestamp > max_timestamp:
+            max_timestamp, offset_of_max_timestamp_so_far = largest_timestamp, offset_of_max_timestamp
             self._max_timestamp = largest_timestamp
             self._offset_of_max_timestamp = offset_of_max_timestamp
         if self._bytes_since_last_index_entry > self.index_interval_bytes:
             self.offset_index.append(largest_offset, position)
-            self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp)
+            self.time_index.maybe_append(max_timestamp, offset_of_max_timestamp_so_far)
             self._bytes_since_last_index_entry = 0
         self._bytes_since_last_index_entry += len(view)
         self._next_offset = largest_offset + 1
 
     # -- scanning ----------------------------------------------------------------------------
 
-    def _iter_headers(self, start, end=None):
+    def _iter_headers(self, start: int, end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
         """Yield (position, BatchHeader) for the complete batches in [start, end), reading headers only."""
         end = self._size if end is None else end
         file = self.file
@@ -223,7 +243,7 @@ class LogSegment:
             yield pos, header
             pos += header.size
 
-    def tail_is_intact(self):
+    def tail_is_intact(self) -> bool:
         """True when the bytes after the last index entry are whole, well-formed batch headers."""
         end = self._last_index_position()
         try:
@@ -233,11 +253,11 @@ class LogSegment:
             return False
         return end == self._size
 
-    def _last_index_position(self):
+    def _last_index_position(self) -> int:
         index = self.offset_index
         return index.entry(index.entries - 1).position if index.entries else 0
 
-    def translate_offset(self, offset, starting_position=0):
+    def translate_offset(self, offset: int, starting_position: int = 0) -> tuple[int, BatchHeader] | None:
         """(position, header) of the first batch whose last offset >= ``offset``, or None."""
         start = max(self._scan_start(offset), starting_position)
         for position, header in self._iter_headers(start):
@@ -245,14 +265,14 @@ class LogSegment:
                 return position, header
         return None
 
-    def _scan_start(self, offset):
+    def _scan_start(self, offset: int) -> int:
         """A position no later than the batch holding ``offset``: every batch before it ends below ``offset``."""
         for base_offset, position in reversed(self._recent_appends or ()):
             if base_offset <= offset:
                 return position
         return self.offset_index.lookup(offset).position
 
-    def next_offset(self):
+    def next_offset(self) -> int:
         """The offset after the last batch in this segment (the base offset when empty)."""
         if self._next_offset is None:
             next_offset = self.base_offset
@@ -261,36 +281,38 @@ class LogSegment:
             self._next_offset = next_offset
         return self._next_offset
 
-    def _load_max_timestamp(self):
-        if self._max_timestamp is not None:
-            return
+    def _load_max_timestamp(self) -> tuple[int, int]:
+        """(max timestamp, offset of the max timestamp) of the segment, loaded when first asked."""
+        if self._max_timestamp is not None and self._offset_of_max_timestamp is not None:  # always set together
+            return self._max_timestamp, self._offset_of_max_timestamp
         last = self.time_index.last_entry
         max_timestamp, offset = last.timestamp, last.offset
         for _, header in self._iter_headers(self.offset_index.lookup(last.offset).position):
             if header.max_timestamp > max_timestamp:
                 max_timestamp, offset = header.max_timestamp, header.last_offset
         self._max_timestamp, self._offset_of_max_timestamp = max_timestamp, offset
+        return max_timestamp, offset
 
     @property
-    def max_timestamp_so_far(self):
-        self._load_max_timestamp()
-        return self._max_timestamp
+    def max_timestamp_so_far(self) -> int:
+        return self._load_max_timestamp()[0]
 
     @property
-    def last_modified_ms(self):
+    def last_modified_ms(self) -> int:
         return os.stat(self.log_path).st_mtime_ns // 1_000_000
 
     @property
-    def largest_timestamp(self):
+    def largest_timestamp(self) -> int:
         """The largest record timestamp, or the file's modification time if there is none."""
-        self._load_max_timestamp()
-        if self._max_timestamp >= 0:
-            return self._max_timestamp
+        max_timestamp = self._load_max_timestamp()[0]
+        if max_timestamp >= 0:
+            return max_timestamp
         return self.last_modified_ms
 
     # -- reading -----------------------------------------------------------------------------
 
-    def read(self, start_offset, max_size, max_position=None, min_one_message=True):
+    def read(self, start_offset: int, max_size: int, max_position: int | None = None,
+             min_one_message: bool = True) -> FetchDataInfo | None:
         """A slice starting at the batch holding ``start_offset``; None if the offset is past this segment.
 
         At most ``max_size`` bytes and never past ``max_position``; with ``min_one_message`` the
@@ -310,7 +332,7 @@ class LogSegment:
         fetch_size = max(0, min(limit - position, adjusted_max))
         return FetchDataInfo(metadata, FileSlice(self.file, position, fetch_size), adjusted_max < header.size)
 
-    def find_offset_by_timestamp(self, timestamp, starting_offset=0):
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int = 0) -> OffsetAndTimestamp | None:
         """The first record at or after ``starting_offset`` whose timestamp >= ``timestamp``, or None."""
         indexed = self.time_index.lookup(timestamp)
         position = self.offset_index.lookup(max(indexed.offset, starting_offset)).position
@@ -328,7 +350,7 @@ class LogSegment:
 
     # -- rolling -----------------------------------------------------------------------------
 
-    def time_waited_for_roll(self, now_ms, message_timestamp):
+    def time_waited_for_roll(self, now_ms: int, message_timestamp: int) -> int:
         """Time since the first batch's timestamp (by the new records' clock), else since creation."""
         if self._rolling_based_timestamp is None and self._size > 0:
             for _, header in self._iter_headers(0):
@@ -338,8 +360,8 @@ class LogSegment:
             return message_timestamp - self._rolling_based_timestamp
         return now_ms - self.created_ms
 
-    def should_roll(self, now_ms, segment_bytes, segment_ms, messages_size, max_timestamp_in_messages,
-                    max_offset_in_messages):
+    def should_roll(self, now_ms: int, segment_bytes: int, segment_ms: int, messages_size: int,
+                    max_timestamp_in_messages: int, max_offset_in_messages: int) -> bool:
         reached_roll_ms = self.time_waited_for_roll(now_ms, max_timestamp_in_messages) > segment_ms
         return (self._size > segment_bytes - messages_size
                 or (self._size > 0 and reached_roll_ms)
@@ -347,29 +369,30 @@ class LogSegment:
                 or self.time_index.is_full
                 or not self.can_convert_to_relative_offset(max_offset_in_messages))
 
-    def _append_final_time_index_entry(self):
-        if self._max_timestamp is not None and self._max_timestamp >= 0:
+    def _append_final_time_index_entry(self) -> None:
+        if (self._max_timestamp is not None and self._max_timestamp >= 0
+                and self._offset_of_max_timestamp is not None):  # set with the max timestamp
             self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp, skip_full_check=True)
 
-    def on_become_inactive(self):
+    def on_become_inactive(self) -> None:
         """Called when a newer segment takes over: final time index entry, indexes trimmed."""
         self._load_max_timestamp()
         self._append_final_time_index_entry()
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
 
-    def resize_indexes(self, size):
+    def resize_indexes(self, size: int) -> None:
         self.offset_index.resize(size)
         self.time_index.resize(size)
 
     # -- recovery and truncation -------------------------------------------------------------
 
-    def sanity_check(self):
+    def sanity_check(self) -> None:
         """Raise CorruptIndexError if either index cannot be trusted."""
         self.offset_index.sanity_check()
         self.time_index.sanity_check()
 
-    def _iter_checked_batches(self, max_message_size):
+    def _iter_checked_batches(self, max_message_size: int | None) -> Iterator[tuple[int, BatchHeader]]:
         """Yield (position, header) for each valid batch from the start; stop at the first bad one."""
         file = self.file
         fd = file.fileno()
@@ -403,7 +426,7 @@ class LogSegment:
             expected_offset = header.next_offset
             pos += header.size
 
-    def _chunked_crc(self, pos, size):
+    def _chunked_crc(self, pos: int, size: int) -> int:
         """CRC-32C of a batch too large for one read window, computed piecewise."""
         file = self.file
         fd = file.fileno()
@@ -418,7 +441,7 @@ class LogSegment:
             cur += len(chunk)
         return crc
 
-    def recover(self, max_message_size=None, epoch_cache=None):
+    def recover(self, max_message_size: int | None = None, epoch_cache: "LeaderEpochFileCache | None" = None) -> int:
         """Re-validate every batch (size, magic, offsets, CRC), rebuild both indexes, and cut the
         file at the first bad batch. Returns the number of bytes truncated.
 
@@ -459,7 +482,7 @@ class LogSegment:
         self.time_index.trim_to_valid_size()
         return truncated
 
-    def truncate_to(self, offset, now_ms):
+    def truncate_to(self, offset: int, now_ms: int) -> int:
         """Remove the batch holding ``offset`` and everything after it; returns bytes removed.
 
         The indexes are re-expanded, as this segment becomes the active one.
@@ -487,7 +510,7 @@ class LogSegment:
 
     # -- files -------------------------------------------------------------------------------
 
-    def flush(self, sync=True):
+    def flush(self, sync: bool = True) -> None:
         """Write back the indexes; ``sync``: and fsync all four files (else the caller syncs the filesystem)."""
         if sync:
             os.fsync(self.file.fileno())
@@ -496,7 +519,7 @@ class LogSegment:
         if sync:
             self.txn_index.flush()
 
-    def _close_file(self):
+    def _close_file(self) -> None:
         with self._open_files.lock:
             self._closed = True
             file, self._file = self._file, None
@@ -504,11 +527,11 @@ class LogSegment:
         if file is not None:
             file.close()
 
-    def abandon(self):
+    def abandon(self) -> None:
         """Close the segment's file without writing anything (its log dir failed)."""
         self._close_file()
 
-    def close(self):
+    def close(self) -> None:
         """Append the final time index entry, trim both indexes, and close all three files."""
         if not self._closed:
             self._append_final_time_index_entry()
@@ -516,7 +539,7 @@ class LogSegment:
             self.time_index.close()
             self._close_file()
 
-    def delete(self):
+    def delete(self) -> None:
         """Close and remove all its files (whatever their current suffix)."""
         self.offset_index.delete()
         self.time_index.delete()
@@ -527,9 +550,9 @@ class LogSegment:
         except FileNotFoundError:
             pass
 
-    def change_file_suffixes(self, old_suffix, new_suffix):
+    def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
         """Rename ``X.log<old>`` to ``X.log<new>`` (likewise the indexes), e.g. '' -> '.deleted'."""
-        def renamed(path):
+        def renamed(path: str) -> str:
             if old_suffix and not path.endswith(old_suffix):
                 raise ValueError("%s does not end with %r" % (path, old_suffix))
             return path[:len(path) - len(old_suffix)] + new_suffix

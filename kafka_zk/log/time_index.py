@@ -1,7 +1,7 @@
 """The sparse time index of a segment (`.timeindex`): 12-byte entries (int64 timestamp, int32 relative offset)."""
 
 import struct
-from collections import namedtuple
+from typing import NamedTuple
 
 from kafka_zk.log.index_file import CorruptIndexError, IndexFile, IndexFullError, InvalidOffsetError
 
@@ -10,7 +10,9 @@ _TIMESTAMP = struct.Struct(">q")
 _RELATIVE_OFFSET_AT_8 = struct.Struct(">8xi")
 NO_TIMESTAMP = -1
 
-TimestampOffset = namedtuple("TimestampOffset", "timestamp offset")
+class TimestampOffset(NamedTuple):
+    timestamp: int
+    offset: int
 
 
 class TimeIndex(IndexFile):
@@ -18,37 +20,37 @@ class TimeIndex(IndexFile):
 
     entry_size = _ENTRY.size
 
-    def __init__(self, path, base_offset, max_index_size=10 * 1024 * 1024):
+    def __init__(self, path: str, base_offset: int, max_index_size: int = 10 * 1024 * 1024) -> None:
         super().__init__(path, base_offset, max_index_size)
         self._last_entry = self._read_last_entry()
 
-    def _read_last_entry(self):
+    def _read_last_entry(self) -> TimestampOffset:
         if self._entries == 0:
             return TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self.entry(self._entries - 1)
 
     @property
-    def is_full(self):
+    def is_full(self) -> bool:
         # The last slot is kept for the entry written when the segment is rolled.
         return self._entries >= self._max_entries - 1
 
     @property
-    def last_entry(self):
+    def last_entry(self) -> TimestampOffset:
         return self._last_entry
 
-    def entry(self, n):
+    def entry(self, n: int) -> TimestampOffset:
         if n >= self._entries:
             raise IndexError("entry %d of an index holding %d" % (n, self._entries))
         timestamp, relative = self._unpack(_ENTRY, n)
         return TimestampOffset(timestamp, self.base_offset + relative)
 
-    def _timestamp(self, n):
+    def _timestamp(self, n: int) -> int:
         return self._unpack(_TIMESTAMP, n)[0]
 
-    def _relative_offset(self, n):
+    def _relative_offset(self, n: int) -> int:
         return self._unpack(_RELATIVE_OFFSET_AT_8, n)[0]
 
-    def maybe_append(self, timestamp, offset, skip_full_check=False):
+    def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
         """Append (timestamp, offset) if the timestamp is above the last entry's."""
         if not skip_full_check and self.is_full:
             raise IndexFullError("time index %s is full (%d entries)" % (self.path, self._entries))
@@ -64,14 +66,14 @@ class TimeIndex(IndexFile):
             self._write(_ENTRY, timestamp, offset - self.base_offset)
             self._last_entry = TimestampOffset(timestamp, offset)
 
-    def lookup(self, target_timestamp):
+    def lookup(self, target_timestamp: int) -> TimestampOffset:
         """The entry with the largest timestamp <= target, or (-1, base_offset) if there is none."""
         slot = self._largest_lower_bound_slot(target_timestamp, self._timestamp)
         if slot < 0:
             return TimestampOffset(NO_TIMESTAMP, self.base_offset)
         return self.entry(slot)
 
-    def truncate_to(self, offset):
+    def truncate_to(self, offset: int) -> None:
         """Remove every entry with an offset >= ``offset``."""
         relative = offset - self.base_offset
         slot = self._largest_lower_bound_slot(relative, self._relative_offset)
@@ -84,12 +86,12 @@ class TimeIndex(IndexFile):
         self._truncate_to_entries(keep)
         self._last_entry = self._read_last_entry()
 
-    def resize(self, new_size):
+    def resize(self, new_size: int) -> bool:
         changed = super().resize(new_size)
         self._last_entry = self._read_last_entry()
         return changed
 
-    def sanity_check(self):
+    def sanity_check(self) -> None:
         """Raise CorruptIndexError unless the length is whole entries and the last entry follows the first
         (a later timestamp, an offset not below it); the ends suffice to catch crash padding."""
         self._check_length()

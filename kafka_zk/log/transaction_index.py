@@ -7,7 +7,9 @@ The file is created only when the first entry is appended.
 
 import os
 import struct
-from collections import namedtuple
+from typing import NamedTuple
+
+from kafka_zk.record.buffers import ReadableBuffer
 
 TXN_INDEX_SUFFIX = ".txnindex"
 CURRENT_VERSION = 0
@@ -15,16 +17,19 @@ _ENTRY = struct.Struct(">hqqqq")
 ENTRY_SIZE = _ENTRY.size  # 34
 
 
-class AbortedTxn(namedtuple("AbortedTxn", "producer_id first_offset last_offset last_stable_offset version",
-                            defaults=(CURRENT_VERSION,))):
-    __slots__ = ()
+class AbortedTxn(NamedTuple):
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    last_stable_offset: int
+    version: int = CURRENT_VERSION
 
-    def encode(self):
+    def encode(self) -> bytes:
         return _ENTRY.pack(self.version, self.producer_id, self.first_offset, self.last_offset,
                            self.last_stable_offset)
 
     @classmethod
-    def decode(cls, data, pos=0):
+    def decode(cls, data: ReadableBuffer, pos: int = 0) -> "AbortedTxn":
         version, producer_id, first, last, lso = _ENTRY.unpack_from(data, pos)
         return cls(producer_id, first, last, lso, version)
 
@@ -33,7 +38,7 @@ class CorruptTxnIndexError(Exception):
     """An entry with a version this broker does not know."""
 
 
-def decode_entries(data):
+def decode_entries(data: ReadableBuffer) -> list[AbortedTxn]:
     """Every whole entry in ``data`` (a trailing partial entry is ignored)."""
     return [AbortedTxn.decode(data, pos) for pos in range(0, len(data) - len(data) % ENTRY_SIZE, ENTRY_SIZE)]
 
@@ -44,16 +49,16 @@ class TransactionIndex:
     The entries are read from the file once and then kept in memory (fetches search them often).
     """
 
-    def __init__(self, path):
+    def __init__(self, path: str) -> None:
         self.path = path
-        self._cache = None
+        self._cache: list[AbortedTxn] | None = None
 
-    def _read_all(self):
+    def _read_all(self) -> list[AbortedTxn]:
         if self._cache is None:
             self._cache = self._read_file()
         return self._cache
 
-    def _read_file(self):
+    def _read_file(self) -> list[AbortedTxn]:
         try:
             with open(self.path, "rb") as f:
                 data = f.read()
@@ -66,19 +71,19 @@ class TransactionIndex:
                                            % (entry.version, self.path))
         return entries
 
-    def entries(self):
+    def entries(self) -> list[AbortedTxn]:
         return list(self._read_all())
 
-    def append(self, aborted):
+    def append(self, aborted: AbortedTxn) -> None:
         entries = self._read_all()
         with open(self.path, "ab") as f:
             f.write(aborted.encode())
         entries.append(aborted)
 
-    def collect_aborted(self, fetch_offset, upper_bound_offset):
+    def collect_aborted(self, fetch_offset: int, upper_bound_offset: int) -> tuple[list[tuple[int, int]], bool]:
         """([(producer_id, first_offset)] overlapping [fetch_offset, upper_bound_offset), complete) where
         complete says no later segment can hold more (an entry's LSO reached the upper bound)."""
-        found = []
+        found: list[tuple[int, int]] = []
         for entry in self._read_all():
             if entry.last_offset >= fetch_offset and entry.first_offset < upper_bound_offset:
                 found.append((entry.producer_id, entry.first_offset))
@@ -86,7 +91,7 @@ class TransactionIndex:
                 return found, True
         return found, False
 
-    def truncate_to(self, offset):
+    def truncate_to(self, offset: int) -> None:
         """Drop the entries whose marker is at or after ``offset``."""
         if not os.path.exists(self.path):
             self._cache = []
@@ -97,13 +102,13 @@ class TransactionIndex:
             f.write(b"".join(entry.encode() for entry in kept))
         self._cache = kept
 
-    def reset(self):
+    def reset(self) -> None:
         """Empty the index (before it is rebuilt by recovery)."""
         if os.path.exists(self.path):
             os.remove(self.path)
         self._cache = []
 
-    def flush(self):
+    def flush(self) -> None:
         if os.path.exists(self.path):
             fd = os.open(self.path, os.O_RDONLY)
             try:
@@ -111,12 +116,12 @@ class TransactionIndex:
             finally:
                 os.close(fd)
 
-    def rename_to(self, new_path):
+    def rename_to(self, new_path: str) -> None:
         if os.path.exists(self.path):
             os.rename(self.path, new_path)
         self.path = new_path
 
-    def delete(self):
+    def delete(self) -> None:
         self._cache = []
         try:
             os.remove(self.path)

@@ -1,6 +1,7 @@
 """The registry of every API we serve (key -> schemas and version range) and header-version rules."""
 
 from dataclasses import dataclass
+from types import ModuleType
 
 from kafka_zk.protocol.messages import (
     add_offsets_to_txn, add_partitions_to_txn, alter_configs, alter_partition_reassignments,
@@ -16,7 +17,7 @@ from kafka_zk.protocol.messages import (
 )
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.primitives import Writer
-from kafka_zk.protocol.schema import UnsupportedVersionError
+from kafka_zk.protocol.schema import Schema, UnsupportedVersionError
 
 _MODULES = (
     produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
@@ -36,20 +37,20 @@ _MODULES = (
 class ApiSpec:
     api_key: int
     name: str
-    request: object   # Schema
-    response: object  # Schema
+    request: Schema
+    response: Schema
     min_version: int
     max_version: int
-    flexible_min: object  # int, or None when no version is flexible
+    flexible_min: int | None  # None when no version is flexible
 
-    def supports(self, version):
+    def supports(self, version: int) -> bool:
         return self.min_version <= version <= self.max_version
 
-    def is_flexible(self, version):
+    def is_flexible(self, version: int) -> bool:
         return self.flexible_min is not None and version >= self.flexible_min
 
 
-def _spec(module):
+def _spec(module: ModuleType) -> ApiSpec:
     request, response = module.REQUEST, module.RESPONSE
     if (request.min_version, request.max_version, request.flexible_min()) != \
             (response.min_version, response.max_version, response.flexible_min()):
@@ -64,7 +65,7 @@ API_KEY_CONTROLLED_SHUTDOWN = controlled_shutdown.API_KEY
 API_KEY_API_VERSIONS = api_versions.API_KEY
 
 
-def get_spec(api_key, version):
+def get_spec(api_key: int, version: int) -> ApiSpec:
     """The spec for ``api_key`` if it serves ``version``; UnsupportedVersionError otherwise."""
     spec = API_SPECS.get(api_key)
     if spec is None:
@@ -74,7 +75,7 @@ def get_spec(api_key, version):
     return spec
 
 
-def _header_versions(spec, version):
+def _header_versions(spec: ApiSpec, version: int) -> tuple[int, int]:
     """(request header version, response header version) for one API version."""
     flexible = spec.is_flexible(version)
     if spec.api_key == API_KEY_CONTROLLED_SHUTDOWN and version == 0:
@@ -92,31 +93,31 @@ HEADER_VERSIONS = {(spec.api_key, version): _header_versions(spec, version)
                     for version in range(spec.min_version, spec.max_version + 1)}
 
 
-def header_versions(api_key, version):
+def header_versions(api_key: int, version: int) -> tuple[int, int]:
     """(request header version, response header version); UnsupportedVersionError if not served."""
     versions = HEADER_VERSIONS.get((api_key, version))
     if versions is None:
         get_spec(api_key, version)  # raises with the reason
-    return versions
+    return versions  # type: ignore[return-value]  # get_spec raised for an unserved version
 
 
-def request_header_version(api_key, version):
+def request_header_version(api_key: int, version: int) -> int:
     """0 for ControlledShutdown v0 (no client id), 2 for flexible versions, else 1."""
     return header_versions(api_key, version)[0]
 
 
-def response_header_version(api_key, version):
+def response_header_version(api_key: int, version: int) -> int:
     """ApiVersions always 0; 1 for other flexible versions; else 0."""
     return header_versions(api_key, version)[1]
 
 
-def supported_api_versions():
+def supported_api_versions() -> list[tuple[int, int, int]]:
     """[(api_key, min_version, max_version)] for every API we serve, by key."""
     return [(spec.api_key, spec.min_version, spec.max_version)
             for spec in sorted(API_SPECS.values(), key=lambda s: s.api_key)]
 
 
-def encode_unsupported_api_versions(correlation_id, supported=None):
+def encode_unsupported_api_versions(correlation_id: int, supported: list[tuple[int, int, int]] | None = None) -> bytes:
     """The reply to an ApiVersions request at a version we do not serve, without frame length.
 
     Response header v0, then the v0 body: UNSUPPORTED_VERSION and our full api_keys list, so the

@@ -6,7 +6,10 @@ from enum import IntEnum
 class Errors(IntEnum):
     """Every error code a Kafka 2.5 broker can return. Members compare equal to their codes."""
 
-    def __new__(cls, code, retriable, message):
+    retriable: bool
+    message: str
+
+    def __new__(cls, code: int, retriable: bool, message: str) -> "Errors":
         member = int.__new__(cls, code)
         member._value_ = code
         member.retriable = retriable
@@ -105,10 +108,10 @@ class Errors(IntEnum):
     UNSTABLE_OFFSET_COMMIT = (88, True, "The group has pending transactional offset commits.")
 
     @classmethod
-    def from_code(cls, code):
+    def from_code(cls, code: int) -> "Errors":
         """The member for ``code``; codes this table does not know map to UNKNOWN_SERVER_ERROR."""
         try:
-            return cls(code)
+            return cls(code)  # type: ignore[call-arg]  # a lookup by value, which never reaches __new__
         except ValueError:
             return cls.UNKNOWN_SERVER_ERROR
 
@@ -116,15 +119,15 @@ class Errors(IntEnum):
 class KafkaError(Exception):
     """An error a request handler answers with: ``raise KafkaError(Errors.X, "details")``."""
 
-    def __init__(self, error, message=None):
+    def __init__(self, error: "Errors | int", message: str | None = None) -> None:
         self.error = error if isinstance(error, Errors) else Errors.from_code(int(error))
         self.message = message if message is not None else self.error.message
         super().__init__("%s (%d): %s" % (self.error.name, self.error.value, self.message))
 
     @property
-    def code(self):
+    def code(self) -> int:
         return self.error.value
 
     @property
-    def retriable(self):
+    def retriable(self) -> bool:
         return self.error.retriable

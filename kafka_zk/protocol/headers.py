@@ -5,26 +5,36 @@ transport's job.
 """
 
 import struct
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from kafka_zk.protocol.api_keys import (
     API_SPECS, HEADER_VERSIONS, get_spec, request_header_version, response_header_version)
 from kafka_zk.protocol import schema
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
+from kafka_zk.protocol.schema import Body
+from kafka_zk.record.buffers import ReadableBuffer
 
-RequestHeader = namedtuple("RequestHeader", "api_key api_version correlation_id client_id")
+if TYPE_CHECKING:
+    from kafka_zk.protocol.primitives import Chunk
+
+
+class RequestHeader(NamedTuple):
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
 # A v1 request header up to its client id's bytes: api key, api version, correlation id, client id length.
 _V1_START = struct.Struct(">hhih")
 _CORRELATION_ID = struct.Struct(">i")
 
 
-def _skip_tagged_fields(reader):
+def _skip_tagged_fields(reader: Reader) -> None:
     for _ in range(reader.read_uvarint()):
         reader.read_uvarint()  # tag
         reader.skip(reader.read_uvarint())
 
 
-def _read_request_header(reader):
+def _read_request_header(reader: Reader) -> RequestHeader:
     api_key = reader.read_int16()
     api_version = reader.read_int16()
     correlation_id = reader.read_int32()
@@ -46,7 +56,7 @@ def _read_request_header(reader):
     return RequestHeader(api_key, api_version, correlation_id, client_id)
 
 
-def decode_request_header(buf):
+def decode_request_header(buf: ReadableBuffer) -> tuple[RequestHeader, int]:
     """(RequestHeader, body_offset) for one request frame's payload.
 
     An unknown api key or unsupported version still yields the header (read as v1, client_id
@@ -72,7 +82,7 @@ def decode_request_header(buf):
     return header, reader.pos
 
 
-def decode_request(buf):
+def decode_request(buf: ReadableBuffer) -> tuple[RequestHeader, Body]:
     """(RequestHeader, body dict); UnsupportedVersionError for APIs or versions we do not serve."""
     reader = Reader(buf)
     header = _read_request_header(reader)
@@ -80,7 +90,7 @@ def decode_request(buf):
     return header, spec.request.decode_from(reader, header.api_version)
 
 
-def encode_request(api_key, version, correlation_id, client_id, body):
+def encode_request(api_key: int, version: int, correlation_id: int, client_id: str | None, body: Body) -> bytes:
     """A request header plus body, as bytes without the frame length."""
     spec = get_spec(api_key, version)
     header_version = request_header_version(api_key, version)
@@ -96,31 +106,31 @@ def encode_request(api_key, version, correlation_id, client_id, body):
     return writer.getvalue()
 
 
-def _response_writer(api_key, version, correlation_id, body):
+def _response_writer(api_key: int, version: int, correlation_id: int, body: Body) -> Writer:
     versions = HEADER_VERSIONS.get((api_key, version))
     spec = get_spec(api_key, version) if versions is None else API_SPECS[api_key]  # get_spec raises
     if schema.strict_messages:
         spec.response.check_strictly(body, version)
     writer = Writer()
     writer.buf += _CORRELATION_ID.pack(correlation_id)
-    if versions[1] >= 1:
+    if versions[1] >= 1:  # type: ignore[index]  # get_spec raised for an unserved version
         writer.buf.append(0)  # no tagged fields
     spec.response.codec(version).encode(writer, body)
     return writer
 
 
-def encode_response(api_key, version, correlation_id, body):
+def encode_response(api_key: int, version: int, correlation_id: int, body: Body) -> bytes:
     """A response header plus body, as bytes without the frame length."""
     return _response_writer(api_key, version, correlation_id, body).getvalue()
 
 
-def encode_response_chunks(api_key, version, correlation_id, body):
+def encode_response_chunks(api_key: int, version: int, correlation_id: int, body: Body) -> "list[Chunk]":
     """Like encode_response, as a list of bytes-like pieces: large records chunks are passed
     through uncopied. The frame length is the sum of the pieces' lengths."""
     return _response_writer(api_key, version, correlation_id, body).chunks()
 
 
-def decode_response(api_key, version, buf):
+def decode_response(api_key: int, version: int, buf: ReadableBuffer) -> tuple[int, Body]:
     """(correlation_id, body dict) of one response frame's payload, for our own client."""
     spec = get_spec(api_key, version)
     reader = Reader(buf)

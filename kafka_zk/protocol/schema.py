@@ -2,8 +2,11 @@
 
 import os
 import struct
+from collections.abc import Callable, Iterable
+from typing import Any, TypeAlias, Union
 
 from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer, int32_array_struct
+from kafka_zk.record.buffers import ReadableBuffer
 
 MISSING = object()
 
@@ -37,8 +40,11 @@ class Versions:
     """A version range in Kafka's notation: "0+", "3-5", "7" or "none"."""
 
     __slots__ = ("low", "high", "text")
+    low: int
+    high: int | None  # None: no upper bound
+    text: str
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.text = text
         text = text.strip()
         if text == "none":
@@ -51,10 +57,10 @@ class Versions:
         else:
             self.low = self.high = int(text)
 
-    def __contains__(self, version):
-        return self.low <= version and (self.high is None or version <= self.high)
+    def __contains__(self, version: object) -> bool:
+        return self.low <= version and (self.high is None or version <= self.high)  # type: ignore[operator]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Versions(%r)" % self.text
 
 
@@ -66,12 +72,12 @@ class Array:
 
     __slots__ = ("element",)
 
-    def __init__(self, element):
+    def __init__(self, element: "str | list[Field]") -> None:
         if isinstance(element, str) and element not in PRIMITIVE_TYPES:
             raise ValueError("unknown element type %r" % element)
         self.element = element
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Array(%r)" % (self.element,)
 
 
@@ -81,8 +87,8 @@ class Field:
 
     __slots__ = ("name", "type", "versions", "nullable_versions", "tagged_versions", "tag", "default")
 
-    def __init__(self, name, type, versions="0+", nullable_versions=None, tagged_versions=None,
-                 tag=None, default=MISSING):
+    def __init__(self, name: str, type: "FieldType", versions: str = "0+", nullable_versions: str | None = None,
+                 tagged_versions: str | None = None, tag: int | None = None, default: Any = MISSING) -> None:
         if isinstance(type, str) and type not in PRIMITIVE_TYPES:
             raise ValueError("field %s: unknown type %r" % (name, type))
         if (tagged_versions is None) != (tag is None):
@@ -95,20 +101,29 @@ class Field:
         self.tag = tag
         self.default = default
 
-    def present_in(self, version):
+    def present_in(self, version: int) -> bool:
         return version in self.versions
 
-    def nullable_in(self, version):
+    def nullable_in(self, version: int) -> bool:
         return version in self.nullable_versions
 
-    def tagged_in(self, version):
+    def tagged_in(self, version: int) -> bool:
         return version in self.tagged_versions
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Field(%r, %r, %r)" % (self.name, self.type, self.versions.text)
 
 
-def _zero_value(type_):
+# A field's type: a primitive type's name, an Array, or a nested struct as its list of Fields.
+FieldType: TypeAlias = Union[str, Array, list[Field]]
+# A message body, or a struct in it: field name -> value.
+Body: TypeAlias = dict[str, Any]
+# How one type is read from a Reader and written to a Writer at one version.
+ReadFunction: TypeAlias = Callable[[Reader], Any]
+WriteFunction: TypeAlias = Callable[[Writer, Any], None]
+
+
+def _zero_value(type_: FieldType) -> Any:
     if isinstance(type_, Array):
         return []
     if type_ == "bool":
@@ -124,7 +139,7 @@ def _zero_value(type_):
     return {}  # a nested struct: every field at its default
 
 
-def decode_default(field):
+def decode_default(field: Field) -> Any:
     """The value a decoded dict holds for ``field`` when the wire did not carry it."""
     if field.default is not MISSING:
         return field.default
@@ -133,7 +148,7 @@ def decode_default(field):
     return _zero_value(field.type)
 
 
-def encode_default(field, version):
+def encode_default(field: Field, version: int) -> Any:
     """The value written for ``field`` at ``version`` when the dict has no such key."""
     value = decode_default(field)
     if value is None and not field.nullable_in(version):
@@ -141,7 +156,7 @@ def encode_default(field, version):
     return value
 
 
-def _fresh(value):
+def _fresh(value: Any) -> Any:
     return list(value) if isinstance(value, list) else (dict(value) if isinstance(value, dict) else value)
 
 
@@ -166,27 +181,27 @@ _FIXED = {
 }
 
 
-def _records_codec(nullable, flexible):
+def _records_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFunction]:
     read = Reader.read_compact_records if flexible else Reader.read_records
 
-    def read_records(reader):
+    def read_records(reader: Reader) -> memoryview | None:
         value = read(reader)
         if value is None and not nullable:
             raise ProtocolDecodeError("null records where a value is required")
         return value
 
-    def write_records(writer, value):
+    def write_records(writer: Writer, value: Any) -> None:
         writer.write_records(value, nullable, flexible)
 
     return read_records, write_records
 
 
-def _int32_array_codec(nullable, flexible):
-    def read_array(reader):
+def _int32_array_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFunction]:
+    def read_array(reader: Reader) -> list[int] | None:
         count = reader.array_length(nullable, flexible)
         return None if count is None else reader.read_int32_array_items(count)
 
-    def write_array(writer, value):
+    def write_array(writer: Writer, value: list[int] | None) -> None:
         if value is None:
             if not nullable:
                 raise ProtocolEncodeError("array is not nullable here")
@@ -200,14 +215,15 @@ def _int32_array_codec(nullable, flexible):
     return read_array, write_array
 
 
-def _array_codec(read_item, write_item, nullable, flexible):
-    def read_array(reader):
+def _array_codec(read_item: ReadFunction, write_item: WriteFunction, nullable: bool,
+                 flexible: bool) -> tuple[ReadFunction, WriteFunction]:
+    def read_array(reader: Reader) -> list[Any] | None:
         count = reader.array_length(nullable, flexible)
         if count is None:
             return None
         return [read_item(reader) for _ in range(count)]
 
-    def write_array(writer, value):
+    def write_array(writer: Writer, value: list[Any] | None) -> None:
         if value is None:
             if not nullable:
                 raise ProtocolEncodeError("array is not nullable here")
@@ -226,9 +242,10 @@ _FIXED_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16":
                 "float64": "d", "bool": "?"}
 
 
-def _spans(codes, joinable):
+def _spans(codes: list[str | None], joinable: Callable[[str | None], bool]) -> list[tuple[int, int]]:
     """[(start, end)] covering ``codes`` in order: each stretch of joinable struct codes as one span, every other
     field alone."""
+    spans: list[tuple[int, int]]
     spans, index = [], 0
     while index < len(codes):
         end = index + 1
@@ -243,24 +260,24 @@ def _spans(codes, joinable):
 class _Source:
     """Python source being generated, with the objects its names refer to."""
 
-    def __init__(self):
-        self.lines = []
-        self.env = {}
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.env: dict[str, Any] = {}
         self._count = 0
 
-    def name(self, prefix, value=MISSING):
+    def name(self, prefix: str, value: Any = MISSING) -> str:
         name = "%s%d" % (prefix, self._count)
         self._count += 1
         if value is not MISSING:
             self.env[name] = value
         return name
 
-    def compile(self, function, kind, path):
+    def compile(self, function: str, kind: str, path: str) -> Any:
         exec(compile("\n".join(self.lines), "<%s of %s>" % (kind, path), "exec"), self.env)
         return self.env[function]
 
 
-def _emit_reader(source, codec, target, indent):
+def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int) -> None:
     """Lines setting ``target`` to the dict of one struct of ``codec``: each run of fixed-width fields taken by a
     single bounds check and unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer
     costs a call per number), arrays of non-flexible structs read in place, the fields the version lacks at
@@ -268,14 +285,14 @@ def _emit_reader(source, codec, target, indent):
     pad = " " * indent
     lines = source.lines
     readers = codec.readers
-    values = []
+    values: list[str] = []
     for start, end in _spans([code for _, _, code, _ in readers], lambda code: code is not None):
         key, read, code, inline = readers[start]
         if code is None and inline is None:
             values.append(source.name("v"))
             lines.append(pad + "%s = %s(reader)" % (values[-1], source.name("read_", read)))
         elif code is None:
-            nullable, nested = inline
+            nullable, nested = inline  # type: ignore[misc]  # code None and inline not None
             value, count, item = source.name("v"), source.name("count"), source.name("item")
             values.append(value)
             lines += [pad + "%s = reader.array_length(%r, False)" % (count, nullable),
@@ -287,7 +304,7 @@ def _emit_reader(source, codec, target, indent):
             _emit_reader(source, nested, item, indent + 8)
             lines.append(pad + "        %s.append(%s)" % (value, item))
         else:
-            run = struct.Struct(">" + "".join(code for _, _, code, _ in readers[start:end]))
+            run = struct.Struct(">" + "".join(code for _, _, code, _ in readers[start:end]))  # type: ignore[misc]
             names = [source.name("v") for _ in range(start, end)]
             values += names
             lines += [pad + "pos = reader.pos",
@@ -303,7 +320,7 @@ def _emit_reader(source, codec, target, indent):
     lines.append(pad + "%s = {%s}" % (target, ", ".join(entries)))
 
 
-def _emit_writer(source, codec, obj, indent):
+def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -> None:
     """Lines writing the fields of one struct of ``codec`` from the dict ``obj``: each run of fixed-width numbers
     packed at once (bools keep their own writer, which refuses None), arrays of non-flexible structs written in
     place."""
@@ -328,7 +345,7 @@ def _emit_writer(source, codec, obj, indent):
                       pad + "    for %s in %s:" % (item, items)]
             _emit_writer(source, inline[1], item, indent + 8)
             continue
-        pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)
+        pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)  # type: ignore[misc]
         lines.append(pad + "writer.buf += %s(%s)" % (pack, ", ".join(
             "%s(%r, %s)" % (get, writers[k][0], source.name("default_", writers[k][2])) for k in range(start, end))))
 
@@ -336,7 +353,7 @@ def _emit_writer(source, codec, obj, indent):
 _INT32_PACK = struct.Struct(">i").pack
 
 
-def _compile_struct_reader(codec):
+def _compile_struct_reader(codec: "StructCodec") -> Callable[[Reader], Body]:
     source = _Source()
     source.lines.append("def read_fields(reader):")
     _emit_reader(source, codec, "result", 4)
@@ -344,14 +361,15 @@ def _compile_struct_reader(codec):
     return source.compile("read_fields", "reader", codec.path)
 
 
-def _compile_struct_writer(codec):
+def _compile_struct_writer(codec: "StructCodec") -> Callable[[Writer, Body], None]:
     source = _Source()
     source.lines.append("def write_fields(writer, obj):")
     _emit_writer(source, codec, "obj", 4)
     return source.compile("write_fields", "writer", codec.path)
 
 
-def _type_codec(type_, nullable, version, flexible, path):
+def _type_codec(type_: FieldType, nullable: bool, version: int, flexible: bool,
+                path: str) -> tuple[ReadFunction, WriteFunction]:
     """(read(reader), write(writer, value)) for one type at one version."""
     if isinstance(type_, Array):
         element = type_.element
@@ -379,8 +397,8 @@ HUMAN_MESSAGE_FIELDS = frozenset(("error_message",))
 MAX_STRING_BYTES = 0x7FFF
 
 
-def _clipped(write):
-    def write_clipped(writer, value):
+def _clipped(write: WriteFunction) -> WriteFunction:
+    def write_clipped(writer: Writer, value: Any) -> None:
         if value is not None and len(value) > MAX_STRING_BYTES // 4:
             data = value.encode("utf-8")
             if len(data) > MAX_STRING_BYTES:
@@ -389,9 +407,9 @@ def _clipped(write):
     return write_clipped
 
 
-def _located(path, key, exc):
+def _located(path: str, key: str | None, exc: Exception) -> ProtocolEncodeError:
     error = ProtocolEncodeError("%s.%s: %s" % (path, key, exc))
-    error.located = True
+    error.located = True  # type: ignore[attr-defined]  # read back with getattr
     return error
 
 
@@ -401,16 +419,16 @@ class StructCodec:
     __slots__ = ("path", "flexible", "readers", "writers", "absent", "tagged", "tagged_defaults", "_read_fields",
                  "_write_fields")
 
-    def __init__(self, fields, version, flexible, path):
+    def __init__(self, fields: Iterable[Field], version: int, flexible: bool, path: str) -> None:
         self.path = path
         self.flexible = flexible
         # (key, read, struct code of a fixed-width type or None, inline) and (key, write, default when the key is
         # missing, struct code or None, inline); inline: (nullable, StructCodec) of an array of non-flexible structs,
         # which the compiled reader and writer handle in place, else None
-        self.readers = []
-        self.writers = []
-        self.absent = []    # (key, default) for fields the version does not carry
-        self.tagged = {}    # tag -> (key, read, write, default)
+        self.readers: list[tuple[str, ReadFunction, str | None, tuple[bool, StructCodec] | None]] = []
+        self.writers: list[tuple[str, WriteFunction, Any, str | None, tuple[bool, StructCodec] | None]] = []
+        self.absent: list[tuple[str, Any]] = []    # (key, default) for fields the version does not carry
+        self.tagged: dict[int, tuple[str, ReadFunction, WriteFunction, Any]] = {}  # tag -> (key, read, write, default)
         seen = set()
         for field in fields:
             if field.name in seen:
@@ -419,7 +437,7 @@ class StructCodec:
             if not field.present_in(version):
                 self.absent.append((field.name, decode_default(field)))
                 continue
-            inline = None
+            inline: tuple[bool, StructCodec] | None = None
             nullable = field.nullable_in(version)
             if isinstance(field.type, Array) and isinstance(field.type.element, list) and not flexible:
                 nested = StructCodec(field.type.element, version, flexible, path + "." + field.name + "[]")
@@ -433,9 +451,9 @@ class StructCodec:
             if flexible and field.tagged_in(version):
                 if field.tag in self.tagged:
                     raise ValueError("%s: duplicate tag %d" % (path, field.tag))
-                self.tagged[field.tag] = (field.name, read, write, default)
+                self.tagged[field.tag] = (field.name, read, write, default)  # type: ignore[index]  # tagged: a tag
             else:
-                code = _FIXED_CODES.get(field.type)
+                code = _FIXED_CODES.get(field.type)  # type: ignore[arg-type]  # None for an Array or a struct
                 self.writers.append((field.name, write, default, code, inline))
                 self.readers.append((field.name, read, code, inline))
         self.tagged = dict(sorted(self.tagged.items()))
@@ -443,7 +461,7 @@ class StructCodec:
         self._write_fields = _compile_struct_writer(self)
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
 
-    def decode(self, reader):
+    def decode(self, reader: Reader) -> Body:
         result = self._read_fields(reader)
         if self.flexible:
             for key, default in self.tagged_defaults:
@@ -451,7 +469,7 @@ class StructCodec:
             self._read_tagged(reader, result)
         return result
 
-    def _read_tagged(self, reader, result):
+    def _read_tagged(self, reader: Reader, result: Body) -> None:
         count = reader.read_uvarint()
         if count > reader.remaining():
             raise ProtocolDecodeError("%d tagged fields cannot fit in %d bytes" % (count, reader.remaining()))
@@ -469,14 +487,14 @@ class StructCodec:
             if reader.pos != end:
                 raise ProtocolDecodeError("tagged field %d: size %d does not match its contents" % (tag, size))
 
-    def encode(self, writer, obj):
+    def encode(self, writer: Writer, obj: Body) -> None:
         try:
             self._write_fields(writer, obj)
         except (ProtocolEncodeError, struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
             if not getattr(exc, "located", False):
                 self._locate_error(obj)
             raise
-        key = None
+        key: str | None = None
         try:
             if self.flexible:
                 key = "<tagged fields>"
@@ -491,11 +509,11 @@ class StructCodec:
         except (struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
             raise _located(self.path, key, exc) from None
 
-    def _locate_error(self, obj):
+    def _locate_error(self, obj: Body) -> None:
         """Write the fields one at a time (to a scratch writer) to raise the failure of the fast path again
         with the path and key of the field at fault."""
         writer = Writer()
-        key = None
+        key: str | None = None
         try:
             for key, write, default, _, _ in self.writers:
                 write(writer, obj.get(key, default))
@@ -506,8 +524,8 @@ class StructCodec:
         except (struct.error, TypeError, AttributeError, ValueError, OverflowError) as exc:
             raise _located(self.path, key, exc) from None
 
-    def _write_tagged(self, writer, obj):
-        present = []
+    def _write_tagged(self, writer: Writer, obj: Body) -> None:
+        present: list[tuple[int, bytes]] = []
         for tag, (key, _, write, default) in self.tagged.items():
             value = obj.get(key, default)
             if value != default:
@@ -586,7 +604,9 @@ class Schema:
     check_strictly() is the stricter reading a response gets under strict messages.
     """
 
-    def __init__(self, name, fields, valid_versions, flexible_versions="none"):
+    _codecs: dict[int, StructCodec]  # version -> its compiled codec
+
+    def __init__(self, name: str, fields: list[Field], valid_versions: str, flexible_versions: str = "none") -> None:
         self.name = name
         self.fields = fields
         self.valid_versions = Versions(valid_versions)
@@ -594,19 +614,19 @@ class Schema:
         if self.valid_versions.high is None:
             raise ValueError("%s: valid versions need an upper bound" % name)
         self.min_version = self.valid_versions.low
-        self.max_version = self.valid_versions.high
+        self.max_version: int = self.valid_versions.high
         self._codecs = {}
         self._strict_shapes = {}
 
-    def is_flexible(self, version):
+    def is_flexible(self, version: int) -> bool:
         return version in self.flexible_versions
 
-    def flexible_min(self):
+    def flexible_min(self) -> int | None:
         """The first flexible version within the valid range, or None."""
         low = self.flexible_versions.low
         return low if low in self.valid_versions and low in self.flexible_versions else None
 
-    def codec(self, version):
+    def codec(self, version: int) -> StructCodec:
         codec = self._codecs.get(version)
         if codec is None:
             if version not in self.valid_versions:
@@ -644,19 +664,19 @@ class Schema:
         self.codec(version).encode(writer, obj)
         return writer.getvalue()
 
-    def encode_into(self, writer, obj, version):
+    def encode_into(self, writer: Writer, obj: Body, version: int) -> None:
         self.codec(version).encode(writer, obj)
 
-    def decode(self, buf, version):
+    def decode(self, buf: ReadableBuffer, version: int) -> Body:
         """Decode a whole body; trailing bytes after the last field are ignored, as Kafka does."""
         return self.codec(version).decode(Reader(buf))
 
-    def decode_from(self, reader, version):
+    def decode_from(self, reader: Reader, version: int) -> Body:
         return self.codec(version).decode(reader)
 
-    def defaults(self, version):
+    def defaults(self, version: int) -> Body:
         """The dict a body with every field at its default decodes to."""
         return self.decode(self.encode({}, version), version)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Schema(%r, %s)" % (self.name, self.valid_versions.text)

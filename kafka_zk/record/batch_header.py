@@ -1,9 +1,12 @@
 """The fixed 61-byte header of a v2 record batch: parse, validate and patch in place."""
 
 import struct
-from collections import namedtuple
+from collections.abc import Iterator
+from typing import NamedTuple
 
 import crc32c
+
+from kafka_zk.record.buffers import ReadableBuffer
 
 # baseOffset int64, batchLength int32, partitionLeaderEpoch int32, magic int8, crc uint32,
 # attributes int16, lastOffsetDelta int32, firstTimestamp int64, maxTimestamp int64,
@@ -44,78 +47,87 @@ class InvalidRecordError(ValueError):
     """A batch that fails a size, magic or CRC check (maps to CORRUPT_MESSAGE / INVALID_RECORD)."""
 
 
-class BatchHeader(namedtuple("BatchHeader", [
-        "base_offset", "batch_length", "partition_leader_epoch", "magic", "crc", "attributes",
-        "last_offset_delta", "first_timestamp", "max_timestamp", "producer_id", "producer_epoch",
-        "base_sequence", "record_count"])):
-    __slots__ = ()
+class BatchHeader(NamedTuple):
+    base_offset: int
+    batch_length: int
+    partition_leader_epoch: int
+    magic: int
+    crc: int
+    attributes: int
+    last_offset_delta: int
+    first_timestamp: int
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    record_count: int
 
     @property
-    def size(self):
+    def size(self) -> int:
         """Total bytes of the batch including baseOffset and batchLength."""
         return self.batch_length + LOG_OVERHEAD
 
     @property
-    def last_offset(self):
+    def last_offset(self) -> int:
         return self.base_offset + self.last_offset_delta
 
     @property
-    def next_offset(self):
+    def next_offset(self) -> int:
         return self.base_offset + self.last_offset_delta + 1
 
     @property
-    def compression(self):
+    def compression(self) -> int:
         return self.attributes & COMPRESSION_MASK
 
     @property
-    def is_log_append_time(self):
+    def is_log_append_time(self) -> bool:
         return bool(self.attributes & TIMESTAMP_TYPE_MASK)
 
     @property
-    def is_transactional(self):
+    def is_transactional(self) -> bool:
         return bool(self.attributes & TRANSACTIONAL_MASK)
 
     @property
-    def is_control(self):
+    def is_control(self) -> bool:
         return bool(self.attributes & CONTROL_MASK)
 
     @property
-    def last_sequence(self):
+    def last_sequence(self) -> int:
         if self.base_sequence == NO_SEQUENCE:
             return NO_SEQUENCE
         return (self.base_sequence + self.last_offset_delta) & 0x7FFFFFFF
 
 
-def read_batch_header(buf, pos=0):
+def read_batch_header(buf: ReadableBuffer, pos: int = 0) -> BatchHeader:
     """Parse the header at ``buf[pos:]``; the caller checks there are BATCH_HEADER_SIZE bytes."""
     return BatchHeader._make(HEADER_STRUCT.unpack_from(buf, pos))
 
 
-def peek_magic(buf, pos=0):
+def peek_magic(buf: ReadableBuffer, pos: int = 0) -> int:
     return buf[pos + MAGIC_POS]
 
 
-def compute_crc(buf, pos, size):
+def compute_crc(buf: ReadableBuffer, pos: int, size: int) -> int:
     """CRC-32C of a v2 batch from attributes to its end."""
     return crc32c.crc32c(memoryview(buf)[pos + ATTRIBUTES_POS:pos + size])
 
 
-def check_crc(buf, pos, header):
+def check_crc(buf: ReadableBuffer, pos: int, header: BatchHeader) -> None:
     if compute_crc(buf, pos, header.size) != header.crc:
         raise InvalidRecordError("record batch CRC mismatch at base offset %d" % header.base_offset)
 
 
-def set_base_offset(buf, pos, offset):
+def set_base_offset(buf: bytearray | memoryview, pos: int, offset: int) -> None:
     """Rewrite baseOffset in place (not covered by the CRC)."""
     _BASE_OFFSET.pack_into(buf, pos + BASE_OFFSET_POS, offset)
 
 
-def set_partition_leader_epoch(buf, pos, epoch):
+def set_partition_leader_epoch(buf: bytearray | memoryview, pos: int, epoch: int) -> None:
     """Rewrite partitionLeaderEpoch in place (not covered by the CRC)."""
     _INT32.pack_into(buf, pos + LEADER_EPOCH_POS, epoch)
 
 
-def set_max_timestamp(buf, pos, max_timestamp, log_append_time):
+def set_max_timestamp(buf: bytearray | memoryview, pos: int, max_timestamp: int, log_append_time: bool) -> None:
     """Rewrite maxTimestamp and the timestamp-type bit in place, then the CRC they are covered by.
 
     Does nothing when both already hold these values.
@@ -130,7 +142,8 @@ def set_max_timestamp(buf, pos, max_timestamp, log_append_time):
     _CRC.pack_into(buf, pos + CRC_POS, compute_crc(buf, pos, size))
 
 
-def iter_batch_headers(buf, start=0, end=None):
+def iter_batch_headers(buf: ReadableBuffer, start: int = 0,
+                       end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
     """Yield (pos, BatchHeader) for each complete v2 batch in ``buf[start:end]``.
 
     Stops silently at a trailing partial batch (a fetch response may cut one off). Raises

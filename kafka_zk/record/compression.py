@@ -8,6 +8,7 @@ import snappy
 import zstandard
 
 from kafka_zk.record.batch_header import InvalidRecordError
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.varint import read_uvarint
 
 NONE = 0
@@ -41,7 +42,7 @@ class UnsupportedCodecError(ValueError):
     """A codec id outside 0-4, or one the requested format cannot carry (zstd in magic 0/1)."""
 
 
-def codec_from_name(name):
+def codec_from_name(name: str | int | None) -> int | None:
     """Codec id for a compression.type value; None for "producer" (keep what the producer sent)."""
     if name is None or name == "producer":
         return None
@@ -54,12 +55,12 @@ def codec_from_name(name):
         raise UnsupportedCodecError("unknown compression type %r" % (name,)) from None
 
 
-def _check_codec(codec):
+def _check_codec(codec: int) -> None:
     if codec not in CODEC_NAMES:
         raise UnsupportedCodecError("unknown compression codec %r" % (codec,))
 
 
-def compress(codec, data, legacy_lz4_checksum=False):
+def compress(codec: int, data: ReadableBuffer, legacy_lz4_checksum: bool = False) -> bytes:
     """Compress ``data`` as one block for a batch of the given codec.
 
     Snappy is written in the xerial framing, which is what the Java producer and broker write and
@@ -76,16 +77,18 @@ def compress(codec, data, legacy_lz4_checksum=False):
         return _xerial_compress(data)
     if codec == LZ4:
         # Independent blocks: Kafka's Java reader decompresses every block on its own.
-        frame = lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False)
+        frame: bytes = lz4.frame.compress(data, block_linked=False, content_checksum=False, store_size=False)
         if legacy_lz4_checksum:
             frame = frame[:6] + bytes([(_xxh32(frame[:6]) >> 8) & 0xFF]) + frame[7:]
         return frame
     if codec == ZSTD:
-        return zstandard.ZstdCompressor(level=3).compress(data)
+        compressed: bytes = zstandard.ZstdCompressor(level=3).compress(data)
+        return compressed
     raise UnsupportedCodecError("unknown compression codec %r" % (codec,))
 
 
-def decompress(codec, data, limit=DEFAULT_MAX_DECOMPRESSED, legacy_lz4_checksum=False):
+def decompress(codec: int, data: ReadableBuffer, limit: int = DEFAULT_MAX_DECOMPRESSED,
+               legacy_lz4_checksum: bool = False) -> bytes:
     """Decompress a batch's records block; InvalidRecordError if it is corrupt or exceeds ``limit``.
 
     ``legacy_lz4_checksum`` accepts the incorrect LZ4 header checksum of magic 0 messages.
@@ -112,15 +115,15 @@ def decompress(codec, data, limit=DEFAULT_MAX_DECOMPRESSED, legacy_lz4_checksum=
     raise InvalidRecordError("unknown compression codec %r" % (codec,))
 
 
-def _bounded(out, limit):
+def _bounded(out: bytes, limit: int) -> bytes:
     if len(out) > limit:
         raise InvalidRecordError("decompressed size exceeds %d bytes" % limit)
     return out
 
 
-def _gzip_decompress(data, limit):
+def _gzip_decompress(data: ReadableBuffer, limit: int) -> bytes:
     """Decompress possibly concatenated gzip members."""
-    parts = []
+    parts: list[bytes] = []
     total = 0
     data = bytes(data)
     while True:
@@ -137,14 +140,15 @@ def _gzip_decompress(data, limit):
             return b"".join(parts)
 
 
-def _raw_snappy_decompress(data, limit):
+def _raw_snappy_decompress(data: ReadableBuffer, limit: int) -> bytes:
     length, _ = read_uvarint(data, 0, 5)
     if length > limit:
         raise InvalidRecordError("decompressed size exceeds %d bytes" % limit)
-    return snappy.uncompress(bytes(data))
+    uncompressed: bytes = snappy.uncompress(bytes(data))
+    return uncompressed
 
 
-def _xerial_compress(data):
+def _xerial_compress(data: ReadableBuffer) -> bytes:
     view = memoryview(data)
     out = [_XERIAL_HEADER.pack(XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_VERSION)]
     for start in range(0, len(view), _XERIAL_BLOCK_SIZE):
@@ -154,12 +158,12 @@ def _xerial_compress(data):
     return b"".join(out)
 
 
-def _xerial_decompress(data, limit):
+def _xerial_decompress(data: ReadableBuffer, limit: int) -> bytes:
     if len(data) < _XERIAL_HEADER.size:
         raise InvalidRecordError("truncated xerial snappy header")
     pos = _XERIAL_HEADER.size
     end = len(data)
-    parts = []
+    parts: list[bytes] = []
     total = 0
     while pos < end:
         if pos + 4 > end:
@@ -177,12 +181,12 @@ def _xerial_decompress(data, limit):
     return b"".join(parts)
 
 
-def _lz4_decompress(data, limit):
+def _lz4_decompress(data: ReadableBuffer, limit: int) -> bytes:
     """Decompress an LZ4 frame, asking for output in growing steps: lz4 allocates the whole ``max_length``
     up front, so asking for ``limit`` at once costs more than decompressing a small batch."""
     decompressor = lz4.frame.LZ4FrameDecompressor()
     step = min(limit + 1, max(_LZ4_FIRST_STEP, 8 * len(data)))
-    parts = [decompressor.decompress(data, max_length=step)]
+    parts: list[bytes] = [decompressor.decompress(data, max_length=step)]
     total = len(parts[0])
     while total <= limit and not decompressor.eof and not decompressor.needs_input and parts[-1]:
         step = min(limit + 1 - total, 2 * step)
@@ -195,13 +199,13 @@ def _lz4_decompress(data, limit):
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def _zstd_decompress(data, limit):
+def _zstd_decompress(data: ReadableBuffer, limit: int) -> bytes:
     """Decompress zstd frames, feeding input in steps small enough that one step cannot overshoot
     the limit by much: a zstd block yields at most 128 KiB and takes at least three input bytes."""
     source = memoryview(bytes(data))
     if not source:
         raise InvalidRecordError("empty zstd data")
-    parts = []
+    parts: list[bytes] = []
     total = 0
     pos = 0
     while pos < len(source):
@@ -221,7 +225,7 @@ def _zstd_decompress(data, limit):
     return b"".join(parts)
 
 
-def _fix_lz4_header_checksum(data):
+def _fix_lz4_header_checksum(data: ReadableBuffer) -> bytes:
     """Replace the magic-0 style header checksum with the one the LZ4 frame format specifies."""
     data = bytes(data)
     if len(data) < 7 or data[:4] != _LZ4_MAGIC:
@@ -237,11 +241,11 @@ _P1, _P2, _P3, _P4, _P5 = 2654435761, 2246822519, 3266489917, 668265263, 3747613
 _M32 = 0xFFFFFFFF
 
 
-def _rotl(value, bits):
+def _rotl(value: int, bits: int) -> int:
     return ((value << bits) | (value >> (32 - bits))) & _M32
 
 
-def _xxh32(data, seed=0):
+def _xxh32(data: bytes, seed: int = 0) -> int:
     """XXH32 of a short input (LZ4 frame descriptors are at most 15 bytes)."""
     length = len(data)
     pos = 0

@@ -2,9 +2,11 @@
 
 import struct
 import zlib
-from collections import namedtuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from kafka_zk.record.batch_header import COMPRESSION_MASK, LOG_OVERHEAD, TIMESTAMP_TYPE_MASK, InvalidRecordError
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.compression import (
     DEFAULT_MAX_DECOMPRESSED, LZ4, NONE, ZSTD, UnsupportedCodecError, compress, decompress)
 from kafka_zk.record.records import (
@@ -20,11 +22,19 @@ _INT64 = struct.Struct(">q")
 _CRC_POS = LOG_OVERHEAD
 _MAGIC_POS = LOG_OVERHEAD + 4
 
-LegacyMessage = namedtuple("LegacyMessage", "offset magic attributes timestamp key value size")
-LegacyMessage.__doc__ = "One shallow message; size counts its offset and size fields too."
+class LegacyMessage(NamedTuple):
+    """One shallow message; size counts its offset and size fields too."""
+
+    offset: int
+    magic: int
+    attributes: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    size: int
 
 
-def _read_bytes(buf, pos, end):
+def _read_bytes(buf: ReadableBuffer, pos: int, end: int) -> tuple[bytes | None, int]:
     length = _INT32.unpack_from(buf, pos)[0]
     pos += 4
     if length == -1:
@@ -34,7 +44,7 @@ def _read_bytes(buf, pos, end):
     return bytes(buf[pos:pos + length]), pos + length
 
 
-def iter_messages(buf, verify_crc=True):
+def iter_messages(buf: ReadableBuffer, verify_crc: bool = True) -> Iterator[LegacyMessage]:
     """Yield each shallow LegacyMessage of a message set made of whole messages only.
 
     A trailing partial message, a size below the minimum, a magic other than 0/1, a CRC-32
@@ -71,9 +81,10 @@ def iter_messages(buf, verify_crc=True):
         pos = message_end
 
 
-def decode_message_set(buf, verify_crc=True, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def decode_message_set(buf: ReadableBuffer, verify_crc: bool = True,
+                       max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> list[Record]:
     """Decode a magic 0/1 message set into Records, expanding compressed wrapper messages."""
-    records = []
+    records: list[Record] = []
     for message in iter_messages(buf, verify_crc):
         codec = message.attributes & COMPRESSION_MASK
         if codec == NONE:
@@ -83,7 +94,7 @@ def decode_message_set(buf, verify_crc=True, max_decompressed=DEFAULT_MAX_DECOMP
     return records
 
 
-def _expand_wrapper(wrapper, codec, verify_crc, max_decompressed):
+def _expand_wrapper(wrapper: LegacyMessage, codec: int, verify_crc: bool, max_decompressed: int) -> list[Record]:
     if wrapper.value is None:
         raise InvalidRecordError("compressed legacy message without a value")
     if codec == ZSTD:
@@ -95,7 +106,7 @@ def _expand_wrapper(wrapper, codec, verify_crc, max_decompressed):
     # Magic 1 wrappers carry the absolute offset of the last inner message; inner offsets are relative.
     offset_shift = wrapper.offset - inner[-1].offset if wrapper.magic == 1 else 0
     log_append_time = wrapper.magic == 1 and wrapper.attributes & TIMESTAMP_TYPE_MASK
-    records = []
+    records: list[Record] = []
     for message in inner:
         if message.attributes & COMPRESSION_MASK:
             raise InvalidRecordError("nested compressed legacy message")
@@ -106,7 +117,7 @@ def _expand_wrapper(wrapper, codec, verify_crc, max_decompressed):
     return records
 
 
-def _write_bytes(out, data):
+def _write_bytes(out: bytearray, data: bytes | None) -> None:
     if data is None:
         out += _INT32.pack(-1)
     else:
@@ -114,7 +125,8 @@ def _write_bytes(out, data):
         out += data
 
 
-def _write_message(out, offset, magic, attributes, timestamp, key, value):
+def _write_message(out: bytearray, offset: int, magic: int, attributes: int, timestamp: int, key: bytes | None,
+                   value: bytes | None) -> None:
     body = bytearray((magic, attributes))
     if magic == 1:
         body += _INT64.pack(timestamp)
@@ -124,7 +136,8 @@ def _write_message(out, offset, magic, attributes, timestamp, key, value):
     out += body
 
 
-def encode_message_set(records, magic, compression=NONE, base_offset=0, timestamp_type=CREATE_TIME):
+def encode_message_set(records: Iterable[Record], magic: int, compression: int = NONE, base_offset: int = 0,
+                       timestamp_type: int = CREATE_TIME) -> bytes:
     """Encode Records (headers are dropped) as a magic 0 or 1 message set.
 
     Records without an offset take consecutive offsets from ``base_offset``. Compressed records
@@ -136,7 +149,7 @@ def encode_message_set(records, magic, compression=NONE, base_offset=0, timestam
     if compression == ZSTD:
         raise UnsupportedCodecError("zstd cannot be carried by magic %d messages" % magic)
     type_bit = TIMESTAMP_TYPE_MASK if magic == 1 and timestamp_type == LOG_APPEND_TIME else 0
-    entries = []
+    entries: list[tuple[int, int, bytes | None, bytes | None]] = []
     next_offset = base_offset
     for record in records:
         offset = record.offset if record.offset is not None else next_offset
@@ -161,7 +174,7 @@ def encode_message_set(records, magic, compression=NONE, base_offset=0, timestam
     return bytes(out)
 
 
-def up_convert(buf, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def up_convert(buf: ReadableBuffer, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
     """Turn a produce request's magic 0/1 message set into one v2 batch with the same codec.
 
     Offsets become 0..n-1 and magic 0 records get no timestamp (-1), as Kafka does. A compressed
@@ -184,14 +197,15 @@ def up_convert(buf, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
                         compression=codec)
 
 
-def down_convert(buf, to_magic, first_offset=0, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def down_convert(buf: ReadableBuffer, to_magic: int, first_offset: int = 0,
+                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
     """Rewrite the complete v2 batches of ``buf`` as a magic 0/1 message set for old Fetch versions.
 
     Control batches and records below ``first_offset`` are dropped, headers are lost, a trailing
     partial batch is skipped. Each compressed batch becomes one wrapper message with the batch's
     codec; zstd raises UnsupportedCodecError (UNSUPPORTED_COMPRESSION_TYPE for the fetcher).
     """
-    out = []
+    out: list[bytes] = []
     for header, records in iter_batches(buf, verify_crc=False, max_decompressed=max_decompressed):
         if header.is_control:
             continue

@@ -1,12 +1,15 @@
 """Encoding and decoding of whole v2 record batches and the records inside them."""
 
 import struct
-from collections import namedtuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple, TypeAlias
 
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.batch_header import (
     BATCH_HEADER_SIZE, COMPRESSION_MASK, CONTROL_MASK, CRC_POS, HEADER_STRUCT, LOG_OVERHEAD, MIN_BATCH_LENGTH,
     NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TIMESTAMP_TYPE_MASK,
-    TRANSACTIONAL_MASK, InvalidRecordError, check_crc, compute_crc, iter_batch_headers, read_batch_header)
+    TRANSACTIONAL_MASK, BatchHeader, InvalidRecordError, check_crc, compute_crc, iter_batch_headers,
+    read_batch_header)
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, compress, decompress
 from kafka_zk.record.varint import read_uvarint, read_varint, read_varlong, write_varint
 
@@ -25,50 +28,76 @@ _ZIGZAG = [(raw >> 1) ^ -(raw & 1) for raw in range(_ZIGZAG_TABLE_SIZE)]
 _BELOW_ANY_DELTA = -(1 << 70)  # a varlong of at most 10 bytes (70 bits) zigzag-decodes above this
 
 
-class Record(namedtuple("Record", "offset timestamp key value headers", defaults=((),))):
+# A record header as decoded (str key); the encoders also take the key as bytes.
+Header: TypeAlias = tuple[str, bytes | None]
+EncodableHeader: TypeAlias = tuple[str | bytes, bytes | None]
+
+
+class Record(NamedTuple):
     """One record: absolute offset, timestamp in ms (-1 for none), key/value bytes or None, and
-    headers as a sequence of (str key, bytes-or-None value)."""
-    __slots__ = ()
+    headers as a sequence of (str key, bytes-or-None value).
+
+    Records handed to the encoders may carry None as their offset (the next offset is taken); decoded records
+    always have one, which is what the type says."""
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: Sequence[EncodableHeader] = ()
 
 
-def control_marker_record(commit, coordinator_epoch):
+# What encode_batch takes besides Records: (key, value), (key, value, headers) or (key, value, headers, timestamp).
+RecordTuple: TypeAlias = (tuple[bytes | None, bytes | None]
+                          | tuple[bytes | None, bytes | None, Sequence[EncodableHeader]]
+                          | tuple[bytes | None, bytes | None, Sequence[EncodableHeader], int | None])
+# A found problem of scan_records: (kind, index in the batch, offset delta or timestamp or None).
+ScanProblem: TypeAlias = tuple[str, int, int | None]
+
+
+def control_marker_record(commit: bool, coordinator_epoch: int) -> tuple[bytes, bytes]:
     """(key, value) of the single record in a transaction marker batch."""
     return (_CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT),
             _END_TXN_MARKER_VALUE.pack(0, coordinator_epoch))
 
 
-def parse_control_key(key):
+def parse_control_key(key: bytes | None) -> tuple[int, int]:
     """(version, type) of a control record key; InvalidRecordError if it is too short."""
     if key is None or len(key) < _CONTROL_KEY.size:
         raise InvalidRecordError("control record key too short")
-    return _CONTROL_KEY.unpack_from(key, 0)
+    version, control_type = _CONTROL_KEY.unpack_from(key, 0)
+    return version, control_type
 
 
-def parse_end_txn_marker(value):
+def parse_end_txn_marker(value: bytes | None) -> tuple[int, int]:
     """(version, coordinator_epoch) of a transaction marker's value."""
     if value is None or len(value) < _END_TXN_MARKER_VALUE.size:
         raise InvalidRecordError("transaction marker value too short")
-    return _END_TXN_MARKER_VALUE.unpack_from(value, 0)
+    version, coordinator_epoch = _END_TXN_MARKER_VALUE.unpack_from(value, 0)
+    return version, coordinator_epoch
 
 
-def _normalize(item, default_timestamp):
+def _normalize(item: Record | RecordTuple, default_timestamp: int
+               ) -> tuple[int | None, int, bytes | None, bytes | None, Sequence[EncodableHeader]]:
     """(offset or None, timestamp, key, value, headers) from a Record or a short tuple.
 
     Tuples are (key, value), (key, value, headers) or (key, value, headers, timestamp).
     """
+    offset: int | None
+    timestamp: int | None
+    headers: Sequence[EncodableHeader]
     if isinstance(item, Record):
         offset, timestamp, key, value, headers = item
     else:
         offset = None
         key, value = item[0], item[1]
-        headers = item[2] if len(item) > 2 else ()
+        headers = item[2] if len(item) > 2 else ()  # the length says which tuple it is
         timestamp = item[3] if len(item) > 3 else None
     if timestamp is None:
         timestamp = default_timestamp
     return offset, timestamp, key, value, headers
 
 
-def _write_bytes(out, data):
+def _write_bytes(out: bytearray, data: bytes | None) -> None:
     if data is None:
         out.append(1)  # zigzag(-1)
     else:
@@ -76,7 +105,8 @@ def _write_bytes(out, data):
         out += data
 
 
-def _encode_record(out, offset_delta, timestamp_delta, key, value, headers):
+def _encode_record(out: bytearray, offset_delta: int, timestamp_delta: int, key: bytes | None, value: bytes | None,
+                   headers: Sequence[EncodableHeader]) -> None:
     body = bytearray(b"\x00")  # record attributes, unused
     write_varint(body, timestamp_delta)
     write_varint(body, offset_delta)
@@ -84,18 +114,18 @@ def _encode_record(out, offset_delta, timestamp_delta, key, value, headers):
     _write_bytes(body, value)
     write_varint(body, len(headers))
     for header_key, header_value in headers:
-        if isinstance(header_key, str):
-            header_key = header_key.encode("utf-8")
-        _write_bytes(body, header_key)
+        _write_bytes(body, header_key.encode("utf-8") if isinstance(header_key, str) else header_key)
         _write_bytes(body, header_value)
     write_varint(out, len(body))
     out += body
 
 
-def encode_batch(records, base_offset=0, compression=NONE, timestamp_type=CREATE_TIME,
-                 producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH, base_sequence=NO_SEQUENCE,
-                 partition_leader_epoch=NO_PARTITION_LEADER_EPOCH, is_transactional=False, is_control=False,
-                 first_timestamp=None, log_append_time_ms=None, last_offset_delta=None):
+def encode_batch(records: Iterable[Record | RecordTuple], base_offset: int = 0, compression: int = NONE,
+                 timestamp_type: int = CREATE_TIME, producer_id: int = NO_PRODUCER_ID,
+                 producer_epoch: int = NO_PRODUCER_EPOCH, base_sequence: int = NO_SEQUENCE,
+                 partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH, is_transactional: bool = False,
+                 is_control: bool = False, first_timestamp: int | None = None, log_append_time_ms: int | None = None,
+                 last_offset_delta: int | None = None) -> bytes:
     """Build one complete v2 batch (header, records, CRC-32C) and return it as bytes.
 
     ``records`` holds Record objects (whose offsets, when not None, are absolute and increasing)
@@ -138,11 +168,12 @@ def encode_batch(records, base_offset=0, compression=NONE, timestamp_type=CREATE
         attributes |= TRANSACTIONAL_MASK
     if is_control:
         attributes |= CONTROL_MASK
+    records_section: bytes | bytearray = body
     if compression != NONE:
-        body = compress(compression, body)
+        records_section = compress(compression, body)
 
     out = bytearray(BATCH_HEADER_SIZE)
-    out += body
+    out += records_section
     HEADER_STRUCT.pack_into(
         out, 0, base_offset, len(out) - LOG_OVERHEAD, partition_leader_epoch, 2, 0, attributes,
         last_offset_delta, first_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
@@ -151,7 +182,7 @@ def encode_batch(records, base_offset=0, compression=NONE, timestamp_type=CREATE
     return bytes(out)
 
 
-def _read_length(data, pos, end, what):
+def _read_length(data: ReadableBuffer, pos: int, end: int, what: str) -> tuple[int, int]:
     length, pos = read_varint(data, pos)
     if length < -1:
         raise InvalidRecordError("negative %s length %d" % (what, length))
@@ -160,7 +191,8 @@ def _read_length(data, pos, end, what):
     return length, pos
 
 
-def _decode_one(data, pos, end, base_offset, first_timestamp, log_append_time):
+def _decode_one(data: bytes, pos: int, end: int, base_offset: int, first_timestamp: int,
+                log_append_time: int | None) -> Record:
     """Decode the record whose body spans data[pos:end]."""
     pos += 1  # attributes
     timestamp_delta, pos = read_varlong(data, pos)
@@ -181,7 +213,7 @@ def _decode_one(data, pos, end, base_offset, first_timestamp, log_append_time):
     # Each header takes at least two bytes, so a larger count cannot fit.
     if header_count < 0 or header_count > (end - pos) // 2:
         raise InvalidRecordError("invalid header count %d" % header_count)
-    headers = []
+    headers: list[Header] = []
     for _ in range(header_count):
         name_len, pos = _read_length(data, pos, end, "header key")
         if name_len < 0:
@@ -201,7 +233,7 @@ def _decode_one(data, pos, end, base_offset, first_timestamp, log_append_time):
     return Record(base_offset + offset_delta, timestamp, key, value, headers)
 
 
-def decode_records(header, data):
+def decode_records(header: BatchHeader, data: bytes) -> list[Record]:
     """Decode the uncompressed records section ``data`` (bytes) of the batch with ``header``.
 
     Every length is checked against the data; the count must equal the header's recordCount.
@@ -210,7 +242,7 @@ def decode_records(header, data):
     base_offset = header.base_offset
     first_timestamp = header.first_timestamp
     expected = header.record_count
-    records = []
+    records: list[Record] = []
     pos = 0
     end = len(data)
     try:
@@ -231,7 +263,7 @@ def decode_records(header, data):
     return records
 
 
-def read_full_header(buf, pos=0):
+def read_full_header(buf: ReadableBuffer, pos: int = 0) -> BatchHeader:
     """Parse and check the header of the batch at ``pos``: present in full, length, magic."""
     if len(buf) - pos < BATCH_HEADER_SIZE:
         raise InvalidRecordError("truncated record batch header")
@@ -245,7 +277,8 @@ def read_full_header(buf, pos=0):
     return header
 
 
-def batch_records_data(buf, pos, header, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def batch_records_data(buf: ReadableBuffer, pos: int, header: BatchHeader,
+                       max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
     """The batch's records section as bytes, decompressed if the batch is compressed."""
     data = memoryview(buf)[pos + BATCH_HEADER_SIZE:pos + header.size]
     if header.compression == NONE:
@@ -253,7 +286,8 @@ def batch_records_data(buf, pos, header, max_decompressed=DEFAULT_MAX_DECOMPRESS
     return decompress(header.compression, data, max_decompressed)
 
 
-def decode_batch(buf, pos=0, verify_crc=True, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def decode_batch(buf: ReadableBuffer, pos: int = 0, verify_crc: bool = True,
+                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> tuple[BatchHeader, list[Record]]:
     """Decode the whole batch at ``buf[pos:]``: returns (BatchHeader, [Record])."""
     header = read_full_header(buf, pos)
     if verify_crc:
@@ -261,25 +295,27 @@ def decode_batch(buf, pos=0, verify_crc=True, max_decompressed=DEFAULT_MAX_DECOM
     return header, decode_records(header, batch_records_data(buf, pos, header, max_decompressed))
 
 
-def iter_batches(buf, verify_crc=True, max_decompressed=DEFAULT_MAX_DECOMPRESSED):
+def iter_batches(buf: ReadableBuffer, verify_crc: bool = True,
+                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> Iterator[tuple[BatchHeader, list[Record]]]:
     """Yield (BatchHeader, [Record]) for each complete batch; a trailing partial batch is skipped."""
     for pos, _ in iter_batch_headers(buf):
         yield decode_batch(buf, pos, verify_crc, max_decompressed)
 
 
-def iter_records(buf, include_control=False, verify_crc=True):
+def iter_records(buf: ReadableBuffer, include_control: bool = False, verify_crc: bool = True) -> Iterator[Record]:
     """Yield every Record of every complete batch in ``buf``; control batches only if asked."""
     for header, records in iter_batches(buf, verify_crc):
         if include_control or not header.is_control:
             yield from records
 
 
-def _slow_varint(data, pos, max_bytes):
+def _slow_varint(data: ReadableBuffer, pos: int, max_bytes: int) -> tuple[int, int]:
     raw, pos = read_uvarint(data, pos, max_bytes)
     return (raw >> 1) ^ -(raw & 1), pos
 
 
-def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, timestamp_diff_max_ms=None):
+def scan_records(header: BatchHeader, data: bytes, check_offsets: bool = True, compacted: bool = False,
+                 now_ms: int = 0, timestamp_diff_max_ms: int | None = None) -> tuple[int, ScanProblem | None]:
     """Walk the uncompressed records section ``data`` of the batch with ``header`` without building
     keys, values or headers (as Kafka's skipKeyValueIterator); return (max_timestamp, problem).
 
@@ -295,7 +331,7 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
     pos = 0
     count = 0
     max_delta = _BELOW_ANY_DELTA
-    problem = None
+    problem: ScanProblem | None = None
     # A record needing a closer look: offset delta not its index, no key when keys are required, or any record when
     # timestamps are checked. Keys are at least -1 long, so -1 here never asks.
     min_key_length = 0 if compacted else -1
@@ -368,7 +404,8 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
                     problem = ("key", count, None)
                 elif check_each:
                     timestamp = first_timestamp + timestamp_delta if log_append_time is None else log_append_time
-                    if timestamp != NO_TIMESTAMP and abs(timestamp - now_ms) > timestamp_diff_max_ms:
+                    if (timestamp != NO_TIMESTAMP and timestamp_diff_max_ms is not None
+                            and abs(timestamp - now_ms) > timestamp_diff_max_ms):
                         problem = ("timestamp", count, timestamp)
             if timestamp_delta > max_delta:
                 max_delta = timestamp_delta
@@ -386,7 +423,7 @@ def scan_records(header, data, check_offsets=True, compacted=False, now_ms=0, ti
     return max_timestamp, problem
 
 
-def _skip_headers(data, pos, end):
+def _skip_headers(data: bytes, pos: int, end: int) -> int:
     """Walk a record's header count and headers ending at ``end``; return ``end``."""
     header_count, pos = _slow_varint(data, pos, 5)
     if header_count < 0 or header_count > (end - pos) // 2:

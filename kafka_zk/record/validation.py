@@ -1,14 +1,17 @@
 """The broker's check of a partition's produce records, and offset assignment done in place."""
 
 import struct
+from collections.abc import Iterable, Sequence
 
 from kafka_zk.record.batch_header import (
-    COMPRESSION_MASK, CONTROL_MASK, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK, InvalidRecordError,
+    COMPRESSION_MASK, CONTROL_MASK, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK, BatchHeader, InvalidRecordError,
     check_crc, read_batch_header, set_max_timestamp)
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
-    CREATE_TIME, NO_TIMESTAMP, batch_records_data, decode_records, encode_batch, read_full_header, scan_records)
+    CREATE_TIME, NO_TIMESTAMP, Record, batch_records_data, decode_records, encode_batch, read_full_header,
+    scan_records)
 
 __all__ = ["InvalidBatchError", "MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "RejectedRecordsError",
            "ValidatedRecords", "validate_produce_records", "down_convert"]
@@ -31,7 +34,7 @@ class RejectedRecordsError(ValueError):
     """Records of a batch that fail Kafka's per-record checks (its RecordValidationException): ``record_errors`` is
     [(index in the batch, message)] for Produce v8's record_errors; the batch fails whole."""
 
-    def __init__(self, message, record_errors=(), missing_keys=0):
+    def __init__(self, message: str, record_errors: Iterable[tuple[int, str]] = (), missing_keys: int = 0) -> None:
         super().__init__(message)
         self.record_errors = list(record_errors)
         self.missing_keys = missing_keys  # records without the key a compacted topic needs, among them
@@ -54,7 +57,8 @@ class ValidatedRecords:
     __slots__ = ("buffer", "header", "record_count", "max_timestamp", "producer_id", "converted", "_log_append_time",
                  "_now_ms", "_max_timestamp_stale")
 
-    def __init__(self, buffer, header, max_timestamp, log_append_time, now_ms, max_timestamp_stale, converted=False):
+    def __init__(self, buffer: bytearray, header: BatchHeader, max_timestamp: int, log_append_time: bool, now_ms: int,
+                 max_timestamp_stale: bool, converted: bool = False) -> None:
         self.buffer = buffer
         self.header = header
         self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
@@ -66,35 +70,36 @@ class ValidatedRecords:
         self._max_timestamp_stale = max_timestamp_stale
 
     @property
-    def batches(self):
+    def batches(self) -> list[tuple[int, BatchHeader]]:
         """[(position, BatchHeader)] of the batches in ``buffer``: always the one."""
         return [(0, self.header)]
 
     @property
-    def shallow_count(self):
+    def shallow_count(self) -> int:
         return 1
 
     @property
-    def size(self):
+    def size(self) -> int:
         return len(self.buffer)
 
     @property
-    def producer_epoch(self):
+    def producer_epoch(self) -> int:
         return self.header.producer_epoch
 
     @property
-    def base_sequence(self):
+    def base_sequence(self) -> int:
         return self.header.base_sequence
 
     @property
-    def is_transactional(self):
+    def is_transactional(self) -> bool:
         return self.header.is_transactional
 
     @property
-    def last_sequence(self):
+    def last_sequence(self) -> int:
         return self.header.last_sequence
 
-    def assign_offsets(self, base_offset, partition_leader_epoch, log_append_time_ms=None):
+    def assign_offsets(self, base_offset: int, partition_leader_epoch: int, log_append_time_ms: int | None = None
+                       ) -> int:
         """Stamp baseOffset and partitionLeaderEpoch into the buffer; return the last offset.
 
         With LogAppendTime the batch's maxTimestamp becomes ``log_append_time_ms`` (default: the
@@ -112,9 +117,11 @@ class ValidatedRecords:
         return base_offset + header.last_offset_delta
 
 
-def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_BYTES, timestamp_type="CreateTime",
-                             codec_for_topic=None, compacted=False, timestamp_diff_max_ms=None, from_client=True,
-                             max_decompressed=DEFAULT_MAX_DECOMPRESSED, topic_partition=("?", -1)):
+def validate_produce_records(buf: ReadableBuffer, now_ms: int, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                             timestamp_type: str = "CreateTime", codec_for_topic: str | int | None = None,
+                             compacted: bool = False, timestamp_diff_max_ms: int | None = None,
+                             from_client: bool = True, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+                             topic_partition: tuple[str, int] = ("?", -1)) -> ValidatedRecords:
     """Check one partition's produce records as Kafka's broker does; return ValidatedRecords.
 
     ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
@@ -155,10 +162,9 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     create_time = timestamp_type == "CreateTime"
     timestamp_diff_max_ms = timestamp_diff_max_ms if create_time else None
     target_codec = source_codec
-    if codec_for_topic is not None and codec_for_topic != "producer":
-        target_codec = codec_from_name(codec_for_topic)
-        if attributes & CONTROL_MASK:
-            target_codec = source_codec
+    topic_codec = codec_from_name(codec_for_topic)  # None for None or "producer": the producer's codec is kept
+    if topic_codec is not None and not attributes & CONTROL_MASK:
+        target_codec = topic_codec
     log_append_time_set = attributes & TIMESTAMP_TYPE_MASK
     if (source_codec == NONE and target_codec == NONE and not compacted and timestamp_diff_max_ms is None
             and not log_append_time_set):
@@ -182,7 +188,7 @@ def validate_produce_records(buf, now_ms, max_message_bytes=DEFAULT_MAX_MESSAGE_
     return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, True)
 
 
-def _check_legacy(buf, max_message_bytes):
+def _check_legacy(buf: ReadableBuffer, max_message_bytes: int) -> None:
     for message in iter_messages(buf, verify_crc=False):
         if message.size > max_message_bytes:
             raise RecordTooLargeError("message of %d bytes exceeds max.message.bytes %d"
@@ -191,7 +197,7 @@ def _check_legacy(buf, max_message_bytes):
             raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
 
 
-def _check_client_batch(header):
+def _check_client_batch(header: BatchHeader) -> None:
     record_count = header.record_count
     if record_count <= 0:
         raise InvalidBatchError("invalid record count %d" % record_count)
@@ -205,10 +211,11 @@ def _check_client_batch(header):
         raise InvalidBatchError("clients may not write control batches")
 
 
-def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms, topic_partition):
+def _check_records(records: Sequence[Record], header: BatchHeader, now_ms: int, compacted: bool,
+                   timestamp_diff_max_ms: int | None, topic_partition: tuple[str, int]) -> None:
     """Kafka's per-record checks over every record (a key, then the timestamp); raises with each failing record."""
-    key_errors = []
-    timestamp_errors = []
+    key_errors: list[tuple[int, str]] = []
+    timestamp_errors: list[tuple[int, str]] = []
     for index, record in enumerate(records):
         if compacted and record.key is None:
             key_errors.append((index, "Compacted topic cannot accept message without key in topic partition %s-%d."
@@ -231,7 +238,7 @@ def _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms, to
         raise MissingKeyError("One or more records have been rejected", key_errors, len(key_errors))
 
 
-def _recompress(records, header, codec):
+def _recompress(records: Sequence[Record], header: BatchHeader, codec: int) -> bytes:
     return encode_batch(
         [(record.key, record.value, record.headers, record.timestamp) for record in records],
         compression=codec, timestamp_type=CREATE_TIME, producer_id=header.producer_id,

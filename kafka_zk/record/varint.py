@@ -1,15 +1,17 @@
 """Zigzag varints and varlongs as used inside v2 records, and unsigned varints of flexible versions."""
 
+from kafka_zk.record.buffers import ReadableBuffer
 
-def zigzag_encode(value):
+
+def zigzag_encode(value: int) -> int:
     return (value << 1) ^ (value >> 63)
 
 
-def zigzag_decode(value):
+def zigzag_decode(value: int) -> int:
     return (value >> 1) ^ -(value & 1)
 
 
-def write_uvarint(out, value):
+def write_uvarint(out: bytearray, value: int) -> None:
     """Append an unsigned varint to bytearray ``out``."""
     while value >= 0x80:
         out.append((value & 0x7F) | 0x80)
@@ -17,24 +19,24 @@ def write_uvarint(out, value):
     out.append(value)
 
 
-def encode_uvarint(value):
+def encode_uvarint(value: int) -> bytes:
     out = bytearray()
     write_uvarint(out, value)
     return bytes(out)
 
 
-def write_varint(out, value):
+def write_varint(out: bytearray, value: int) -> None:
     """Append a signed (zigzag) varint or varlong to bytearray ``out``."""
     write_uvarint(out, zigzag_encode(value) & 0xFFFFFFFFFFFFFFFF)
 
 
-def encode_varint(value):
+def encode_varint(value: int) -> bytes:
     out = bytearray()
     write_varint(out, value)
     return bytes(out)
 
 
-def read_uvarint(buf, pos, max_bytes=10):
+def read_uvarint(buf: ReadableBuffer, pos: int, max_bytes: int = 10) -> tuple[int, int]:
     """Return (value, new_pos). Raises ValueError on a truncated or overlong varint."""
     result = 0
     shift = 0
@@ -51,19 +53,19 @@ def read_uvarint(buf, pos, max_bytes=10):
     raise ValueError("varint too long")
 
 
-def read_varint(buf, pos):
+def read_varint(buf: ReadableBuffer, pos: int) -> tuple[int, int]:
     """Signed zigzag varint (up to 5 bytes). Returns (value, new_pos)."""
     raw, pos = read_uvarint(buf, pos, 5)
     return zigzag_decode(raw), pos
 
 
-def read_varlong(buf, pos):
+def read_varlong(buf: ReadableBuffer, pos: int) -> tuple[int, int]:
     """Signed zigzag varlong (up to 10 bytes). Returns (value, new_pos)."""
     raw, pos = read_uvarint(buf, pos, 10)
     return zigzag_decode(raw), pos
 
 
-def sizeof_varint(value):
+def sizeof_varint(value: int) -> int:
     raw = zigzag_encode(value) & 0xFFFFFFFFFFFFFFFF
     size = 1
     while raw >= 0x80:

@@ -5,12 +5,14 @@ returns a Decision; the reactor shell performs the action (add a member, start a
 log) and answers. Nothing here mutates a group.
 """
 
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional, Protocol, TypeAlias
 
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.coordinator.group.offsets import TopicPartition
 from kafka_zk.coordinator.group.state import (
-    COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID)
+    COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID, GroupMetadata)
 
 # APIs that accept an empty group id (backward compatibility: offsets of "" and describing/deleting it).
 EMPTY_GROUP_ID_ALLOWED = frozenset({"OffsetCommit", "OffsetFetch", "DescribeGroups", "DeleteGroups"})
@@ -45,15 +47,15 @@ class Decision:
     member_id: Optional[str] = None
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.error == Errors.NONE
 
 
-def fail(error, member_id=None):
+def fail(error: Errors, member_id: str | None = None) -> Decision:
     return Decision(error=error, member_id=member_id)
 
 
-def act(action, member_id=None):
+def act(action: str, member_id: str | None = None) -> Decision:
     return Decision(action=action, member_id=member_id)
 
 
@@ -74,13 +76,13 @@ STORE_OFFSETS = "store_offsets"
 DELETE_GROUP = "delete_group"
 
 
-def valid_group_id(group_id, api):
+def valid_group_id(group_id: str | None, api: str) -> bool:
     if group_id is None:
         return False
     return api in EMPTY_GROUP_ID_ALLOWED or group_id != ""
 
 
-def group_status_error(group_id, api, status):
+def group_status_error(group_id: str | None, api: str, status: CoordinatorStatus) -> Errors | None:
     """Kafka's validateGroupStatus: INVALID_GROUP_ID, COORDINATOR_NOT_AVAILABLE, _LOAD_IN_PROGRESS, NOT_COORDINATOR."""
     if not valid_group_id(group_id, api):
         return Errors.INVALID_GROUP_ID
@@ -95,13 +97,14 @@ def group_status_error(group_id, api, status):
 
 # JoinGroup.
 
-def requires_known_member_id(api_version, group_instance_id):
+def requires_known_member_id(api_version: int, group_instance_id: str | None) -> bool:
     """JoinGroup v4+ dynamic members must first obtain a member id (KIP-394)."""
     return api_version >= 4 and group_instance_id is None
 
 
-def decide_join(group, status, config, *, group_id, member_id, group_instance_id, session_timeout_ms,
-                protocol_type, protocols, api_version):
+def decide_join(group: GroupMetadata | None, status: CoordinatorStatus, config: GroupConfig, *, group_id: str,
+                member_id: str, group_instance_id: str | None, session_timeout_ms: int, protocol_type: str,
+                protocols: Sequence[tuple[str, bytes]], api_version: int) -> Decision:
     """The whole JoinGroup decision for ``group`` (None when unknown). ``protocols``: [(name, metadata)]."""
     error = group_status_error(group_id, "JoinGroup", status)
     if error is not None:
@@ -121,7 +124,8 @@ def decide_join(group, status, config, *, group_id, member_id, group_instance_id
     return decide_known_member_join(group, member_id, group_instance_id, protocol_type, protocols)
 
 
-def decide_unknown_member_join(group, group_instance_id, protocol_type, protocol_names, api_version):
+def decide_unknown_member_join(group: GroupMetadata, group_instance_id: str | None, protocol_type: str,
+                               protocol_names: Iterable[str], api_version: int) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID)
     if not group.supports_protocols(protocol_type, protocol_names):
@@ -133,7 +137,8 @@ def decide_unknown_member_join(group, group_instance_id, protocol_type, protocol
     return act(ADD_MEMBER)
 
 
-def decide_known_member_join(group, member_id, group_instance_id, protocol_type, protocols):
+def decide_known_member_join(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                             protocol_type: str, protocols: Sequence[tuple[str, bytes]]) -> Decision:
     names = [name for name, _ in protocols]
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE, member_id)
@@ -161,8 +166,9 @@ def decide_known_member_join(group, member_id, group_instance_id, protocol_type,
 
 # SyncGroup.
 
-def decide_sync(group, status, *, group_id, member_id, group_instance_id, generation_id,
-                protocol_type=None, protocol_name=None):
+def decide_sync(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
+                group_instance_id: str | None, generation_id: int, protocol_type: str | None = None,
+                protocol_name: str | None = None) -> Decision:
     error = group_status_error(group_id, "SyncGroup", status)
     if error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
         return fail(Errors.REBALANCE_IN_PROGRESS)   # the rebalance state was lost: rejoin
@@ -186,7 +192,8 @@ def decide_sync(group, status, *, group_id, member_id, group_instance_id, genera
     return act(RETURN_ASSIGNMENT, member_id)
 
 
-def member_generation_error(group, member_id, group_instance_id, generation_id):
+def member_generation_error(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                            generation_id: int) -> Errors | None:
     """Dead group, fenced static member, unknown member, wrong generation (in Kafka's order)."""
     if group.is_in(DEAD):
         return Errors.COORDINATOR_NOT_AVAILABLE
@@ -201,7 +208,8 @@ def member_generation_error(group, member_id, group_instance_id, generation_id):
 
 # Heartbeat.
 
-def decide_heartbeat(group, status, *, group_id, member_id, group_instance_id, generation_id):
+def decide_heartbeat(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
+                     group_instance_id: str | None, generation_id: int) -> Decision:
     """NONE / REBALANCE_IN_PROGRESS with RESET_HEARTBEAT (Stable / PreparingRebalance), or an error (also
     REBALANCE_IN_PROGRESS in CompletingRebalance). A loading coordinator answers NONE."""
     error = group_status_error(group_id, "Heartbeat", status)
@@ -230,10 +238,11 @@ class LeaveDecision:
     """Top-level error, and per leaving member (member_id, instance_id) a Decision."""
 
     error: Errors = Errors.NONE
-    members: list = field(default_factory=list)
+    members: list[Decision] = field(default_factory=list)
 
 
-def decide_leave(group, status, *, group_id, leaving):
+def decide_leave(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
+                 leaving: Iterable[tuple[str, str | None]]) -> LeaveDecision:
     """``leaving``: [(member_id, group_instance_id)]. Per member: REMOVE_PENDING / REMOVE_MEMBER (with the
     member id to remove; a static member may leave by instance id alone) or an error."""
     error = group_status_error(group_id, "LeaveGroup", status)
@@ -252,14 +261,16 @@ def decide_leave(group, status, *, group_id, leaving):
         elif not group.has(member_id) and not group.has_static_member(instance_id):
             result.members.append(fail(Errors.UNKNOWN_MEMBER_ID, member_id))
         else:
-            target = group.static_member_id(instance_id) if group.has_static_member(instance_id) else member_id
+            target = (group.static_member_id(instance_id)  # type: ignore[arg-type]  # has_static_member: not None
+                      if group.has_static_member(instance_id) else member_id)
             result.members.append(act(REMOVE_MEMBER, target))
     return result
 
 
 # OffsetCommit / OffsetFetch.
 
-def decide_commit(group, status, *, group_id, member_id, group_instance_id, generation_id):
+def decide_commit(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
+                  group_instance_id: str | None, generation_id: int) -> Decision:
     """Group-level OffsetCommit decision: STORE_OFFSETS, CREATE_GROUP (simple commit to a new group), or an
     error applying to every partition."""
     error = group_status_error(group_id, "OffsetCommit", status)
@@ -270,7 +281,8 @@ def decide_commit(group, status, *, group_id, member_id, group_instance_id, gene
     return decide_commit_to_group(group, member_id, group_instance_id, generation_id)
 
 
-def decide_commit_to_group(group, member_id, group_instance_id, generation_id):
+def decide_commit_to_group(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                           generation_id: int) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE)
     if group.is_static_member_fenced(member_id, group_instance_id):
@@ -286,7 +298,8 @@ def decide_commit_to_group(group, member_id, group_instance_id, generation_id):
     return Decision(Errors.NONE, STORE_OFFSETS, member_id)   # Stable or PreparingRebalance
 
 
-def decide_txn_commit(group, status, *, group_id, member_id, group_instance_id, generation_id):
+def decide_txn_commit(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
+                      group_instance_id: str | None, generation_id: int) -> Decision:
     """TxnOffsetCommit (Kafka 2.5 with KIP-447's fields): CREATE_GROUP or STORE_OFFSETS, else an error for every
     partition. A member id (when not empty) must be known, a generation (when >= 0) must be current."""
     error = group_status_error(group_id, "TxnOffsetCommit", status)
@@ -297,7 +310,8 @@ def decide_txn_commit(group, status, *, group_id, member_id, group_instance_id, 
     return decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id)
 
 
-def decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id):
+def decide_txn_commit_to_group(group: GroupMetadata, member_id: str, group_instance_id: str | None,
+                               generation_id: int) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE)
     if group.is_static_member_fenced(member_id, group_instance_id):
@@ -309,7 +323,7 @@ def decide_txn_commit_to_group(group, member_id, group_instance_id, generation_i
     return act(STORE_OFFSETS)
 
 
-def metadata_too_large(metadata, config):
+def metadata_too_large(metadata: str | None, config: GroupConfig) -> bool:
     """OFFSET_METADATA_TOO_LARGE when the commit metadata is longer than offset.metadata.max.bytes.
     Kafka compares the string's length in UTF-16 code units."""
     if metadata is None:
@@ -317,7 +331,7 @@ def metadata_too_large(metadata, config):
     return len(metadata.encode("utf-16-le")) // 2 > config.max_metadata_bytes
 
 
-def _coordinator_append_error(append_error, too_large):
+def _coordinator_append_error(append_error: Errors, too_large: Errors) -> Errors:
     """A log append error as a coordinator's client sees it (Kafka's storeOffsets / storeGroup mappings)."""
     if append_error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
                         Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
@@ -329,36 +343,41 @@ def _coordinator_append_error(append_error, too_large):
     return append_error
 
 
-def commit_append_error(append_error):
+def commit_append_error(append_error: Errors) -> Errors:
     """Map a log append error of an offset commit to the commit's error."""
     return _coordinator_append_error(append_error, Errors.INVALID_COMMIT_OFFSET_SIZE)
 
 
-def group_append_error(append_error):
+def group_append_error(append_error: Errors) -> Errors:
     """Map a log append error of group metadata to the JoinGroup/SyncGroup error."""
     return _coordinator_append_error(append_error, Errors.UNKNOWN_SERVER_ERROR)
 
 
-def decide_fetch_offsets(status, *, group_id):
+def decide_fetch_offsets(status: CoordinatorStatus, *, group_id: str) -> Errors | None:
     """OffsetFetch answers offsets blindly whatever the group state; only the status can fail it."""
     return group_status_error(group_id, "OffsetFetch", status)
 
 
 # DescribeGroups / ListGroups.
 
+# A member as DescribeGroups shows it: (member_id, group_instance_id, client_id, client_host, metadata, assignment).
+MemberSummary: TypeAlias = tuple[str, Optional[str], str, str, bytes, bytes]
+
+
 @dataclass
 class GroupSummary:
     state: str
     protocol_type: str
     protocol: str
-    members: list    # [(member_id, group_instance_id, client_id, client_host, metadata, assignment)]
+    members: list[MemberSummary]
 
 
 EMPTY_SUMMARY = GroupSummary("", "", "", [])
 DEAD_SUMMARY = GroupSummary("Dead", "", "", [])
 
 
-def describe_group(group, status, *, group_id):
+def describe_group(group: GroupMetadata | None, status: CoordinatorStatus, *,
+                   group_id: str) -> tuple[Errors, GroupSummary]:
     """(error, GroupSummary): members carry metadata and assignment only while Stable."""
     error = group_status_error(group_id, "DescribeGroups", status)
     if error is not None:
@@ -370,10 +389,11 @@ def describe_group(group, status, *, group_id):
                 m.metadata(group.protocol) if stable else b"", m.assignment if stable else b"")
                for m in group.members.values()]
     return Errors.NONE, GroupSummary(str(group.state), group.protocol_type or "",
-                                     group.protocol if stable else "", members)
+                                     group.protocol if stable else "",  # type: ignore[arg-type]  # Stable: set
+                                     members)
 
 
-def list_groups_error(active, any_loading):
+def list_groups_error(active: bool, any_loading: bool) -> Errors:
     if not active:
         return Errors.COORDINATOR_NOT_AVAILABLE
     return Errors.COORDINATOR_LOAD_IN_PROGRESS if any_loading else Errors.NONE
@@ -381,7 +401,8 @@ def list_groups_error(active, any_loading):
 
 # DeleteGroups / OffsetDelete.
 
-def decide_delete_group(group, status, *, group_id, group_not_exists=True):
+def decide_delete_group(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
+                        group_not_exists: bool = True) -> Decision:
     """DELETE_GROUP for an Empty group; GROUP_ID_NOT_FOUND / NOT_COORDINATOR / NON_EMPTY_GROUP otherwise."""
     error = group_status_error(group_id, "DeleteGroups", status)
     if error is not None:
@@ -393,7 +414,9 @@ def decide_delete_group(group, status, *, group_id, group_not_exists=True):
     return fail(Errors.NON_EMPTY_GROUP)
 
 
-def decide_offset_delete(group, status, *, group_id, partitions, group_not_exists=True):
+def decide_offset_delete(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
+                         partitions: Collection[TopicPartition], group_not_exists: bool = True
+                         ) -> tuple[Errors | None, dict[TopicPartition, Errors], list[TopicPartition]]:
     """(group error, {(topic, partition): error}, partitions eligible for deletion)."""
     error = group_status_error(group_id, "OffsetDelete", status)
     if error is not None:
@@ -409,7 +432,13 @@ def decide_offset_delete(group, status, *, group_id, partitions, group_not_exist
     return Errors.NON_EMPTY_GROUP, {}, []
 
 
-def group_config_from(config):
+class ConfigLookup(Protocol):
+    """Broker settings by Kafka's config names (KafkaConfig, or a dict in tests)."""
+
+    def __getitem__(self, name: str, /) -> Any: ...
+
+
+def group_config_from(config: ConfigLookup) -> GroupConfig:
     """GroupConfig from broker settings (anything indexable by Kafka's config names)."""
     return GroupConfig(min_session_timeout_ms=config["group.min.session.timeout.ms"],
                        max_session_timeout_ms=config["group.max.session.timeout.ms"],

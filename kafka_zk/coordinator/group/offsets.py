@@ -1,9 +1,17 @@
 """Committed offsets of one group: the cache, pending (not yet appended) commits and expiration rules."""
 
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TypeAlias
 
 from kafka_zk.coordinator.group.records import NO_LEADER_EPOCH
+
+if TYPE_CHECKING:
+    from kafka_zk.coordinator.group.state import GroupMetadata
+
+TopicPartition: TypeAlias = tuple[str, int]
+# What OffsetFetch answers for a partition: (offset, leader epoch, metadata).
+FetchedOffset: TypeAlias = tuple[int, int, str]
 
 INVALID_OFFSET = -1
 
@@ -23,24 +31,25 @@ class CommittedOffset:
 class GroupOffsets:
     """Offsets a group has committed; commits are pending while their append is in flight."""
 
-    def __init__(self):
-        self.committed = {}   # (topic, partition) -> CommittedOffset
-        self.pending = {}     # (topic, partition) -> count of in-flight commits
-        self.pending_txn = {}  # producer id -> {(topic, partition): CommittedOffset} awaiting the txn marker
+    def __init__(self) -> None:
+        self.committed: dict[TopicPartition, CommittedOffset] = {}
+        self.pending: dict[TopicPartition, int] = {}     # count of in-flight commits
+        # producer id -> {(topic, partition): CommittedOffset} awaiting the txn marker
+        self.pending_txn: dict[int, dict[TopicPartition, CommittedOffset]] = {}
 
-    def has_offsets(self):
+    def has_offsets(self) -> bool:
         return bool(self.committed) or bool(self.pending) or bool(self.pending_txn)
 
-    def has_pending_txn(self, tp):
+    def has_pending_txn(self, tp: TopicPartition) -> bool:
         return any(tp in offsets for offsets in self.pending_txn.values())
 
     # -- transactional commits (TxnOffsetCommit): visible only once the COMMIT marker is written -------
 
-    def prepare_txn(self, producer_id, commits):
+    def prepare_txn(self, producer_id: int, commits: Mapping[TopicPartition, CommittedOffset]) -> None:
         """``commits``: {tp: CommittedOffset} whose append is about to start."""
         self.pending_txn.setdefault(producer_id, {}).update(commits)
 
-    def on_txn_append(self, producer_id, tp, commit, succeeded):
+    def on_txn_append(self, producer_id: int, tp: TopicPartition, commit: CommittedOffset, succeeded: bool) -> None:
         """The transactional append finished; a failed one is forgotten (Kafka's failPendingTxnOffsetCommit)."""
         pending = self.pending_txn.get(producer_id)
         if pending is None or pending.get(tp) is not commit:
@@ -50,7 +59,7 @@ class GroupOffsets:
             if not pending:
                 del self.pending_txn[producer_id]
 
-    def complete_txn(self, producer_id, is_commit):
+    def complete_txn(self, producer_id: int, is_commit: bool) -> None:
         """The producer's COMMIT/ABORT marker is in the offsets partition: a commit makes its offsets visible
         unless a newer one (by log offset) is already there."""
         pending = self.pending_txn.pop(producer_id, {})
@@ -63,21 +72,21 @@ class GroupOffsets:
             if current is None or current.log_offset is None or current.log_offset < commit.log_offset:
                 self.committed[tp] = commit
 
-    def get(self, tp):
+    def get(self, tp: TopicPartition) -> CommittedOffset | None:
         return self.committed.get(tp)
 
-    def prepare(self, tps):
+    def prepare(self, tps: Iterable[TopicPartition]) -> None:
         for tp in tps:
             self.pending[tp] = self.pending.get(tp, 0) + 1
 
-    def _release(self, tp):
+    def _release(self, tp: TopicPartition) -> None:
         left = self.pending.get(tp, 0) - 1
         if left > 0:
             self.pending[tp] = left
         else:
             self.pending.pop(tp, None)
 
-    def on_append(self, tp, commit, succeeded):
+    def on_append(self, tp: TopicPartition, commit: CommittedOffset, succeeded: bool) -> None:
         """The append of a commit finished: cache it when it succeeded and is not older than the cached one."""
         self._release(tp)
         if not succeeded:
@@ -87,11 +96,11 @@ class GroupOffsets:
                 or commit.log_offset >= current.log_offset:
             self.committed[tp] = commit
 
-    def load(self, tp, commit):
+    def load(self, tp: TopicPartition, commit: CommittedOffset) -> None:
         """A commit read back from the log while loading the partition (later records win)."""
         self.committed[tp] = commit
 
-    def remove(self, tps):
+    def remove(self, tps: Iterable[TopicPartition]) -> dict[TopicPartition, CommittedOffset]:
         """Drop the given partitions' offsets; returns {tp: CommittedOffset} of those removed."""
         removed = {}
         for tp in tps:
@@ -102,10 +111,11 @@ class GroupOffsets:
                 removed[tp] = self.committed.pop(tp)
         return removed
 
-    def remove_all(self):
+    def remove_all(self) -> dict[TopicPartition, CommittedOffset]:
         return self.remove(list(self.committed) + list(self.pending))
 
-    def expired(self, now_ms, retention_ms, base_timestamp, keep_topics=frozenset()):
+    def expired(self, now_ms: int, retention_ms: int, base_timestamp: Callable[[CommittedOffset], int],
+                keep_topics: Collection[str] = frozenset()) -> list[TopicPartition]:
         """Partitions whose commit has expired: an explicit expire time passed, or ``retention_ms`` since
         ``base_timestamp(commit)``. Pending partitions and topics in ``keep_topics`` never expire."""
         result = []
@@ -120,7 +130,7 @@ class GroupOffsets:
         return result
 
 
-def expired_offsets(group, now_ms, retention_ms):
+def expired_offsets(group: "GroupMetadata", now_ms: int, retention_ms: int) -> list[TopicPartition]:
     """Kafka 2.5's expiration rule (KIP-211) for ``group`` (a GroupMetadata with ``offsets``):
     an Empty group's offsets expire ``retention_ms`` after it became empty (or after the commit when that
     time is unknown); a live consumer group's offsets of topics it no longer subscribes to expire after the
@@ -139,14 +149,15 @@ def expired_offsets(group, now_ms, retention_ms):
     return []
 
 
-def fetch_offsets(group, partitions):
+def fetch_offsets(group: "GroupMetadata | None", partitions: Iterable[TopicPartition] | None
+                  ) -> dict[TopicPartition, FetchedOffset]:
     """OffsetFetch answers: {tp: (offset, leader_epoch, metadata)}; ``partitions`` None means all committed.
     Unknown groups and partitions answer offset -1 with empty metadata."""
     if group is None or group.is_dead():
         return {tp: (INVALID_OFFSET, NO_LEADER_EPOCH, "") for tp in (partitions or [])}
     if partitions is None:
         partitions = list(group.offsets.committed)
-    result = {}
+    result: dict[TopicPartition, FetchedOffset] = {}
     for tp in partitions:
         commit = group.offsets.get(tp)
         result[tp] = (INVALID_OFFSET, NO_LEADER_EPOCH, "") if commit is None \

@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
+from kafka_zk.record.buffers import ReadableBuffer
 
 OFFSETS_TOPIC = "__consumer_offsets"
 OFFSET_COMMIT_KEY_VERSIONS = (0, 1)
@@ -18,7 +19,7 @@ NO_LEADER_EPOCH = -1
 NO_EXPIRE_TIMESTAMP = None
 
 
-def java_string_hash(text):
+def java_string_hash(text: str) -> int:
     """Java's String.hashCode: over UTF-16 code units, wrapped to a signed int32."""
     data = text.encode("utf-16-be")
     value = 0
@@ -27,12 +28,12 @@ def java_string_hash(text):
     return value - (1 << 32) if value >= (1 << 31) else value
 
 
-def java_abs(value):
+def java_abs(value: int) -> int:
     """Kafka's Utils.abs: abs of an int32 that maps Integer.MIN_VALUE to 0."""
     return 0 if value == -(1 << 31) else abs(value)
 
 
-def partition_for(group_id, num_partitions):
+def partition_for(group_id: str, num_partitions: int) -> int:
     """The `__consumer_offsets` partition whose leader coordinates ``group_id``."""
     return java_abs(java_string_hash(group_id)) % num_partitions
 
@@ -86,7 +87,7 @@ class RecordFormatError(ValueError):
 
 # Keys.
 
-def encode_offset_key(key, version=CURRENT_OFFSET_KEY_VERSION):
+def encode_offset_key(key: OffsetKey, version: int = CURRENT_OFFSET_KEY_VERSION) -> bytes:
     if version not in OFFSET_COMMIT_KEY_VERSIONS:
         raise ValueError("offset key version %r" % version)
     w = Writer()
@@ -97,14 +98,14 @@ def encode_offset_key(key, version=CURRENT_OFFSET_KEY_VERSION):
     return w.getvalue()
 
 
-def encode_group_key(key):
+def encode_group_key(key: GroupKey) -> bytes:
     w = Writer()
     w.write_int16(GROUP_METADATA_KEY_VERSION)
     w.write_string(key.group)
     return w.getvalue()
 
 
-def decode_key(data):
+def decode_key(data: ReadableBuffer) -> OffsetKey | GroupKey:
     """An OffsetKey (versions 0, 1) or a GroupKey (version 2)."""
     try:
         r = Reader(data)
@@ -120,12 +121,12 @@ def decode_key(data):
 
 # Offset values.
 
-def offset_value_version(value):
+def offset_value_version(value: OffsetValue) -> int:
     """The version Kafka 2.5 writes for this commit: v1 with an explicit expire time, else v3."""
     return 1 if value.expire_timestamp is not None else CURRENT_OFFSET_VALUE_VERSION
 
 
-def encode_offset_value(value, version=None):
+def encode_offset_value(value: OffsetValue, version: int | None = None) -> bytes:
     version = offset_value_version(value) if version is None else version
     w = Writer()
     w.write_int16(version)
@@ -141,7 +142,7 @@ def encode_offset_value(value, version=None):
     return w.getvalue()
 
 
-def decode_offset_value(data):
+def decode_offset_value(data: ReadableBuffer | None) -> OffsetValue | None:
     """An OffsetValue, or None for a tombstone (null value)."""
     if data is None:
         return None
@@ -164,7 +165,7 @@ def decode_offset_value(data):
 
 # Group metadata values.
 
-def encode_group_value(value, version=CURRENT_GROUP_VALUE_VERSION):
+def encode_group_value(value: GroupValue, version: int = CURRENT_GROUP_VALUE_VERSION) -> bytes:
     if version not in (0, 1, 2, 3):
         raise ValueError("group value version %r" % version)
     w = Writer()
@@ -191,7 +192,7 @@ def encode_group_value(value, version=CURRENT_GROUP_VALUE_VERSION):
     return w.getvalue()
 
 
-def decode_group_value(data):
+def decode_group_value(data: ReadableBuffer | None) -> GroupValue | None:
     """A GroupValue, or None for a tombstone. v0 members take the session timeout as rebalance timeout."""
     if data is None:
         return None
@@ -208,7 +209,7 @@ def decode_group_value(data):
         if ts == -1:
             ts = None
         count = r.array_length(False, False)
-        members = []
+        members: list[MemberRecord] = []
         for _ in range(count or 0):
             member_id = r.read_string()
             instance = r.read_nullable_string() if version >= 3 else None

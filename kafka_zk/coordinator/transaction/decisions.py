@@ -5,12 +5,13 @@ Each function looks at a TransactionMetadata (already found in the cache) and re
 ``Decision`` with neither means "answer NONE at once". Nothing here touches the reactor or the log.
 """
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Optional
 
 from kafka_zk.coordinator.transaction.state import (
     COMPLETE_ABORT, COMPLETE_COMMIT, EMPTY, NO_PRODUCER_EPOCH, ONGOING, PREPARE_ABORT, PREPARE_COMMIT,
-    PREPARE_EPOCH_FENCE, IllegalTransition, TxnTransit, is_epoch_exhausted)
+    PREPARE_EPOCH_FENCE, IllegalTransition, TopicPartition, TransactionMetadata, TxnTransit, is_epoch_exhausted)
 from kafka_zk.protocol.errors import Errors
 
 # Errors from appending to `__transaction_state`, as the coordinator reports them (TransactionStateManager).
@@ -42,16 +43,16 @@ class Decision:
     epoch_fence: bool = False     # EndTxn: this abort carries a fencing epoch bump
 
     @property
-    def ok(self):
+    def ok(self) -> bool:
         return self.error is None
 
 
-def append_error(error):
+def append_error(error: Errors) -> Errors:
     """The coordinator error for a `__transaction_state` append that failed with ``error``."""
     return _APPEND_ERRORS.get(error, error)
 
 
-def marker_outcome(error):
+def marker_outcome(error: Errors) -> str:
     if error == Errors.NONE:
         return MARKER_WRITTEN
     if error in (Errors.INVALID_PRODUCER_EPOCH, Errors.TRANSACTION_COORDINATOR_FENCED):
@@ -61,18 +62,19 @@ def marker_outcome(error):
     raise IllegalTransition("unexpected WriteTxnMarkers error %s" % error)
 
 
-def valid_timeout(timeout_ms, max_timeout_ms):
+def valid_timeout(timeout_ms: int, max_timeout_ms: int) -> bool:
     return 0 < timeout_ms <= max_timeout_ms
 
 
-def needs_new_producer_id(metadata, expected):
+def needs_new_producer_id(metadata: TransactionMetadata | None, expected: tuple[int, int] | None) -> bool:
     """InitProducerId will hand out a fresh producer id: unknown transactional id or an exhausted epoch."""
     if metadata is None:
         return True
     return metadata.is_producer_epoch_exhausted() and (expected is None or expected[1] == metadata.producer_epoch)
 
 
-def decide_init_producer_id(metadata, timeout_ms, expected, new_producer_id, now_ms):
+def decide_init_producer_id(metadata: TransactionMetadata, timeout_ms: int, expected: tuple[int, int] | None,
+                            new_producer_id: int | None, now_ms: int) -> Decision:
     """``expected``: (producer_id, epoch) from InitProducerId v3 (KIP-360) or None; ``new_producer_id``: an id
     already allocated in case the epoch is exhausted."""
     if metadata.pending_transition_in_progress:
@@ -98,7 +100,8 @@ def decide_init_producer_id(metadata, timeout_ms, expected, new_producer_id, now
     raise IllegalTransition("%s found in state %s" % (metadata.transactional_id, state))
 
 
-def decide_add_partitions(metadata, producer_id, producer_epoch, partitions, now_ms):
+def decide_add_partitions(metadata: TransactionMetadata, producer_id: int, producer_epoch: int,
+                          partitions: Iterable[TopicPartition], now_ms: int) -> Decision:
     if metadata.producer_id != producer_id:
         return Decision(Errors.INVALID_PRODUCER_ID_MAPPING)
     if metadata.producer_epoch != producer_epoch:
@@ -110,7 +113,8 @@ def decide_add_partitions(metadata, producer_id, producer_epoch, partitions, now
     return Decision(transit=metadata.prepare_add_partitions(partitions, now_ms))
 
 
-def decide_end_txn(metadata, producer_id, producer_epoch, commit, from_client, now_ms):
+def decide_end_txn(metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool,
+                   from_client: bool, now_ms: int) -> Decision:
     """Before appending PrepareCommit/PrepareAbort. An abort by the coordinator itself (fencing, timeout) comes
     with the fenced epoch and ``from_client`` False; it takes over a pending PrepareEpochFence."""
     if metadata.producer_id != producer_id:
@@ -143,7 +147,8 @@ def decide_end_txn(metadata, producer_id, producer_epoch, commit, from_client, n
     raise IllegalTransition("%s found in state %s" % (metadata.transactional_id, state))
 
 
-def decide_complete(metadata, producer_id, producer_epoch, commit, now_ms):
+def decide_complete(metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool,
+                    now_ms: int) -> Decision:
     """After PrepareCommit/PrepareAbort is in the log: the transition to CompleteCommit/CompleteAbort whose
     append follows the markers."""
     if metadata.producer_id != producer_id:
@@ -158,20 +163,20 @@ def decide_complete(metadata, producer_id, producer_epoch, commit, now_ms):
     return Decision(transit=metadata.prepare_complete(now_ms))
 
 
-def timed_out(metadata, now_ms):
+def timed_out(metadata: TransactionMetadata, now_ms: int) -> bool:
     """Ongoing past its timeout, with no transition in flight: the coordinator aborts it."""
     return (not metadata.pending_transition_in_progress and metadata.state is ONGOING
             and metadata.start_timestamp + metadata.txn_timeout_ms < now_ms)
 
 
-def expired(metadata, now_ms, expiration_ms):
+def expired(metadata: TransactionMetadata, now_ms: int, expiration_ms: int) -> bool:
     """Idle (Empty or completed) for transactional.id.expiration.ms: its id is removed."""
     return (not metadata.pending_transition_in_progress
             and metadata.state in (EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT)
             and metadata.last_update_timestamp <= now_ms - expiration_ms)
 
 
-def pending_completion(metadata):
+def pending_completion(metadata: TransactionMetadata) -> bool | None:
     """A loaded transaction whose markers must still be written: True to commit, False to abort, None."""
     if metadata.state is PREPARE_COMMIT:
         return True

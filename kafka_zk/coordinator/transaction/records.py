@@ -5,7 +5,8 @@ from typing import FrozenSet
 
 from kafka_zk.coordinator.group.records import partition_for as _coordinator_partition
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
-from kafka_zk.record.records import encode_batch
+from kafka_zk.record.buffers import ReadableBuffer
+from kafka_zk.record.records import Record, encode_batch
 
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 KEY_VERSION = 0
@@ -16,7 +17,7 @@ class RecordFormatError(ValueError):
     """A `__transaction_state` key or value that does not parse (unknown version, truncated)."""
 
 
-def partition_for(transactional_id, num_partitions):
+def partition_for(transactional_id: str, num_partitions: int) -> int:
     """The `__transaction_state` partition whose leader coordinates ``transactional_id`` (same hash as groups)."""
     return _coordinator_partition(transactional_id, num_partitions)
 
@@ -29,19 +30,19 @@ class TxnLogValue:
     producer_epoch: int
     txn_timeout_ms: int
     state_id: int
-    partitions: FrozenSet = field(default_factory=frozenset)   # {(topic, partition)}
+    partitions: FrozenSet[tuple[str, int]] = field(default_factory=frozenset)   # {(topic, partition)}
     last_update_timestamp: int = -1
     start_timestamp: int = -1
 
 
-def encode_key(transactional_id):
+def encode_key(transactional_id: str) -> bytes:
     w = Writer()
     w.write_int16(KEY_VERSION)
     w.write_string(transactional_id)
     return w.getvalue()
 
 
-def decode_key(data):
+def decode_key(data: ReadableBuffer) -> str:
     """The transactional id of a key; RecordFormatError for other versions or truncated keys."""
     try:
         r = Reader(data)
@@ -53,7 +54,7 @@ def decode_key(data):
         raise RecordFormatError("truncated __transaction_state key: %s" % exc) from None
 
 
-def encode_value(value, empty_state_id=0):
+def encode_value(value: TxnLogValue, empty_state_id: int = 0) -> bytes:
     """Value v0; the partition list is null in the Empty state (as Kafka writes it)."""
     w = Writer()
     w.write_int16(VALUE_VERSION)
@@ -66,7 +67,7 @@ def encode_value(value, empty_state_id=0):
             raise ValueError("an Empty transaction carries no partitions")
         w.write_int32(-1)
     else:
-        by_topic = {}
+        by_topic: dict[str, list[int]] = {}
         for topic, partition in sorted(value.partitions):
             by_topic.setdefault(topic, []).append(partition)
         w.write_int32(len(by_topic))
@@ -80,7 +81,7 @@ def encode_value(value, empty_state_id=0):
     return w.getvalue()
 
 
-def decode_value(data):
+def decode_value(data: ReadableBuffer | None) -> TxnLogValue | None:
     """A TxnLogValue, or None for a tombstone."""
     if data is None:
         return None
@@ -93,7 +94,7 @@ def decode_value(data):
         epoch = r.read_int16()
         timeout = r.read_int32()
         state_id = r.read_int8()
-        partitions = set()
+        partitions: set[tuple[str, int]] = set()
         count = r.read_int32()
         for _ in range(max(count, 0)):
             topic = r.read_string()
@@ -106,7 +107,7 @@ def decode_value(data):
         raise RecordFormatError("truncated __transaction_state value: %s" % exc) from None
 
 
-def txn_log_batch(transactional_id, value, now_ms):
+def txn_log_batch(transactional_id: str, value: TxnLogValue | None, now_ms: int) -> bytes:
     """The uncompressed batch of one transition (Kafka enforces no compression on this topic)."""
     return encode_batch([(encode_key(transactional_id), None if value is None else encode_value(value), (), now_ms)],
                         first_timestamp=now_ms)
@@ -116,11 +117,11 @@ class TxnLogReplay:
     """Replays a `__transaction_state` partition: the last value of each transactional id wins, tombstones
     remove it."""
 
-    def __init__(self):
-        self.values = {}
+    def __init__(self) -> None:
+        self.values: dict[str, TxnLogValue] = {}  # transactional id -> its last value
         self.skipped = 0
 
-    def add(self, record):
+    def add(self, record: Record) -> None:
         if record.key is None:
             self.skipped += 1
             return
