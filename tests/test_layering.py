@@ -1,8 +1,10 @@
-"""The layer order of docs/architecture.md, held: imports point downward only, the client side never imports the
-broker, and the pure cores (codecs, log files, state machines, elections, group and transaction decisions) import
-neither twisted nor kazoo, not even through another kafka_zk module."""
+"""The layer order of docs/architecture.md, held: imports point downward only, between packages and between the
+parts of server/; the client side never imports the broker; and the pure cores (codecs, log files, state machines,
+elections, group and transaction decisions) import neither twisted nor kazoo, not even through another kafka_zk
+module."""
 
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -12,6 +14,15 @@ PACKAGE_ROOT = pathlib.Path(__file__).resolve().parent.parent / "kafka_zk"
 # Lower ranks sit below higher ones; a module may import its own package and any package of a lower rank.
 RANKS = {"protocol": 0, "record": 0, "common": 1, "log": 2, "zk": 3, "net": 4, "security": 5, "coordinator": 6,
          "controller": 7, "server": 8, "client": 9, "spark": 10, "tools": 10, "console": 11}
+# The same rule one level down, for a package whose parts are ranked (sub-packages and the package's own modules,
+# named without the package): in server/, the configs lowest, then metrics, quotas, replication, the broker's own
+# parts, the API handlers, the broker's assembly and its listeners, and the entry point on top. Every part of a
+# package listed here has a rank.
+PART_RANKS = {"server": {
+    "config": 0, "metrics": 1, "quota": 2, "replication": 3,
+    "admin_manager": 4, "controlled_shutdown": 4, "delegation_token_manager": 4, "gc_policy": 4,
+    "log_cleaner_service": 4, "log_dir_failure_handler": 4, "metadata_cache": 4, "sasl_setup": 4, "services": 4,
+    "apis": 5, "kafka_server": 6, "listeners": 6, "main": 7}}
 # Beside the order: our client, the Spark source and the console talk to brokers over the wire, never through
 # the broker's own code.
 FORBIDDEN = {"client": {"server"}, "spark": {"server", "controller", "coordinator"},
@@ -76,9 +87,14 @@ def imports_of(source):
     return names
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed_modules(root):
+    return {module_name(path, root): tuple(imports_of(path.read_text())) for path in sorted(root.rglob("*.py"))}
+
+
 def read_modules(root=PACKAGE_ROOT):
-    """{module name: [imported names]} for every module under root."""
-    return {module_name(path, root): imports_of(path.read_text()) for path in sorted(root.rglob("*.py"))}
+    """{module name: [imported names]} for every module under root (parsed once; each call answers a new copy)."""
+    return {name: list(imported) for name, imported in _parsed_modules(root).items()}
 
 
 def package_of(name):
@@ -86,8 +102,20 @@ def package_of(name):
     return parts[1] if len(parts) > 1 else None
 
 
+def part_of(name):
+    """The ranked part of a package listed in PART_RANKS a module belongs to ("server.config"), or None."""
+    parts = name.split(".")
+    return "%s.%s" % (parts[1], parts[2]) if len(parts) > 2 and parts[1] in PART_RANKS else None
+
+
+def part_rank(part):
+    package, _, rest = part.partition(".")
+    return PART_RANKS[package].get(rest)
+
+
 def layer_violations(modules):
-    """One line per importer and imported package, for each import that points upward or across a forbidden edge."""
+    """One line per importer and imported package (or part of a package), for each import that points upward or
+    across a forbidden edge."""
     found = {}
     for name, imported in modules.items():
         source = package_of(name)
@@ -95,12 +123,25 @@ def layer_violations(modules):
             continue
         for target_name in sorted(imported, key=len):
             target = package_of(target_name) if target_name.startswith("kafka_zk.") else None
-            if target is None or target == source or target not in RANKS:
+            if target is None or target not in RANKS:
                 continue
-            if RANKS[target] > RANKS[source] or target in FORBIDDEN.get(source, ()):
+            if target == source:
+                source_part, target_part = part_of(name), part_of(target_name)
+                if None in (source_part, target_part) or source_part == target_part:
+                    continue
+                low, high = part_rank(source_part), part_rank(target_part)
+                if low is not None and high is not None and high > low:
+                    found.setdefault((name, target_part), "%s imports %s (%s may not import %s)" % (
+                        name, target_name, source_part, target_part))
+            elif RANKS[target] > RANKS[source] or target in FORBIDDEN.get(source, ()):
                 found.setdefault((name, target), "%s imports %s (%s may not import %s)" % (
                     name, target_name, source, target))
     return sorted(found.values())
+
+
+def unranked_parts(modules):
+    """The parts of the packages in PART_RANKS that have no rank there."""
+    return sorted({part for part in map(part_of, modules) if part is not None and part_rank(part) is None})
 
 
 def reaches_reactor(modules):
@@ -138,6 +179,10 @@ def test_imports_follow_the_layer_order():
     assert layer_violations(read_modules()) == []
 
 
+def test_every_part_of_a_package_ranked_by_parts_has_a_rank():
+    assert unranked_parts(read_modules()) == []
+
+
 def test_pure_cores_reach_neither_twisted_nor_kazoo():
     modules = read_modules()
     assert PURE_MODULES <= set(modules), "a listed pure module no longer exists: %s" % (PURE_MODULES - set(modules))
@@ -156,6 +201,26 @@ def test_an_upward_or_forbidden_import_is_reported(importer, imported):
     modules[importer] = modules.get(importer, []) + [imported]
     assert layer_violations(modules) == [
         "%s imports %s (%s may not import %s)" % (importer, imported, package_of(importer), package_of(imported))]
+
+
+@pytest.mark.parametrize("importer, imported, source, target", [
+    ("kafka_zk.server.config.kafka_config", "kafka_zk.server.replication.replica_selector",  # issue 31's
+     "server.config", "server.replication"),
+    ("kafka_zk.server.replication.replica_manager", "kafka_zk.server.apis.fetch", "server.replication", "server.apis"),
+    ("kafka_zk.server.apis.produce", "kafka_zk.server.kafka_server", "server.apis", "server.kafka_server"),
+    ("kafka_zk.server.metadata_cache", "kafka_zk.server.main", "server.metadata_cache", "server.main"),
+])
+def test_an_upward_import_between_the_parts_of_server_is_reported(importer, imported, source, target):
+    modules = read_modules()
+    modules[importer] = modules[importer] + [imported]
+    assert layer_violations(modules) == ["%s imports %s (%s may not import %s)" % (importer, imported, source, target)]
+
+
+def test_a_part_of_server_without_a_rank_is_reported():
+    modules = read_modules()
+    modules["kafka_zk.server.newcomer.thing"] = []
+    modules["kafka_zk.server.stray"] = []
+    assert unranked_parts(modules) == ["server.newcomer", "server.stray"]
 
 
 def test_a_pure_core_reaching_twisted_through_a_shell_is_reported():
