@@ -1,13 +1,16 @@
 """The layer order of docs/architecture.md, held: imports point downward only, between packages and between the
-parts of server/; the client side never imports the broker; and the pure cores (codecs, log files, state machines,
-elections, group and transaction decisions) import neither twisted nor kazoo, not even through another kafka_zk
-module."""
+parts of server/; the client side never imports the broker; znode paths are written only in zk/; and the pure cores
+(codecs, log files, state machines, elections, group and transaction decisions) import neither twisted nor kazoo,
+not even through another kafka_zk module."""
 
 import ast
 import functools
+import inspect
 import pathlib
 
 import pytest
+
+from kafka_zk.zk import security_znodes, znodes
 
 PACKAGE_ROOT = pathlib.Path(__file__).resolve().parent.parent / "kafka_zk"
 
@@ -144,6 +147,30 @@ def unranked_parts(modules):
     return sorted({part for part in map(part_of, modules) if part is not None and part_rank(part) is None})
 
 
+def znode_roots():
+    """The first component of every znode path the znode classes of zk/ name ("/brokers", "/kafka-acl-changes")."""
+    roots = set()
+    for module in (znodes, security_znodes):
+        for _, cls in inspect.getmembers(module, inspect.isclass):
+            if cls.__module__ == module.__name__:
+                roots.update("/" + value.split("/")[1] for value in vars(cls).values()
+                             if isinstance(value, str) and value.startswith("/"))
+    return roots
+
+
+def raw_znode_paths(source, roots):
+    """Each string literal of source (an f-string's literal parts included, docstrings left out) that is a znode
+    path or starts one, as "line N: 'text'"."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    found = sorted((node.lineno, node.col_offset, node.value) for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+                   and any(node.value == root or node.value.startswith(root + "/") for root in roots))
+    return ["line %d: %r" % (line, text) for line, _, text in found]
+
+
 def reaches_reactor(modules):
     """{module: the reactor library it reaches, directly or through other kafka_zk modules}."""
     reached = {}
@@ -181,6 +208,16 @@ def test_imports_follow_the_layer_order():
 
 def test_every_part_of_a_package_ranked_by_parts_has_a_rank():
     assert unranked_parts(read_modules()) == []
+
+
+def test_znode_paths_are_written_only_in_zk():
+    roots = znode_roots()
+    assert {"/brokers", "/controller", "/controller_epoch", "/admin", "/config", "/kafka-acl",
+            "/delegation_token"} <= roots
+    found = ["%s %s" % (path.relative_to(PACKAGE_ROOT.parent), line)
+             for path in sorted(PACKAGE_ROOT.rglob("*.py")) if path.relative_to(PACKAGE_ROOT).parts[0] != "zk"
+             for line in raw_znode_paths(path.read_text(), roots)]
+    assert found == []
 
 
 def test_pure_cores_reach_neither_twisted_nor_kazoo():
@@ -221,6 +258,26 @@ def test_a_part_of_server_without_a_rank_is_reported():
     modules["kafka_zk.server.newcomer.thing"] = []
     modules["kafka_zk.server.stray"] = []
     assert unranked_parts(modules) == ["server.newcomer", "server.stray"]
+
+
+PLANTED = '''"""A module that names /brokers/ids in its docstring, which is allowed."""
+
+BROKERS = "/brokers/ids"
+
+
+def watch(zk, user):
+    """Docstrings may say /config/users."""
+    zk.get_children(f"/config/users/{user}/clients")
+    zk.exists("/controller_epoch")
+    zk.exists("/kafka-acl-changes/acl_changes_")
+    return "/api/brokers", "/controllers", "brokers/ids", "topics/t"
+'''
+
+
+def test_a_raw_znode_path_outside_zk_is_reported():
+    assert raw_znode_paths(PLANTED, znode_roots()) == [
+        "line 3: '/brokers/ids'", "line 8: '/config/users/'", "line 9: '/controller_epoch'",
+        "line 10: '/kafka-acl-changes/acl_changes_'"]
 
 
 def test_a_pure_core_reaching_twisted_through_a_shell_is_reported():
