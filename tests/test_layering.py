@@ -1,7 +1,7 @@
 """The layer order of docs/architecture.md, held: imports point downward only, between packages and between the
-parts of server/; the client side never imports the broker; znode paths are written only in zk/; and the pure cores
-(codecs, log files, state machines, elections, group and transaction decisions) import neither twisted nor kazoo,
-not even through another kafka_zk module."""
+parts of server/, and never in a circle; the client side never imports the broker; znode paths are written only in
+zk/; and the pure cores (codecs, log files, state machines, elections, group and transaction decisions) import
+neither twisted nor kazoo, not even through another kafka_zk module."""
 
 import ast
 import functools
@@ -147,6 +147,26 @@ def unranked_parts(modules):
     return sorted({part for part in map(part_of, modules) if part is not None and part_rank(part) is None})
 
 
+def import_cycles(modules):
+    """Each set of kafka_zk modules that import one another in a circle, directly or through other modules, as a
+    sorted list; function-level imports count too."""
+    graph = {name: {target for target in imported if target in modules and target != name}
+             for name, imported in modules.items()}
+
+    def reachable(start):
+        seen, todo = set(), [start]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        return seen
+
+    reach = {name: reachable(name) for name in graph}
+    circles = {tuple(sorted(other for other in reach[name] if name in reach[other]))
+               for name in graph if name in reach[name]}
+    return sorted(map(list, circles))
+
+
 def znode_roots():
     """The first component of every znode path the znode classes of zk/ name ("/brokers", "/kafka-acl-changes")."""
     roots = set()
@@ -210,6 +230,10 @@ def test_every_part_of_a_package_ranked_by_parts_has_a_rank():
     assert unranked_parts(read_modules()) == []
 
 
+def test_no_modules_import_one_another_in_a_circle():
+    assert import_cycles(read_modules()) == []
+
+
 def test_znode_paths_are_written_only_in_zk():
     roots = znode_roots()
     assert {"/brokers", "/controller", "/controller_epoch", "/admin", "/config", "/kafka-acl",
@@ -258,6 +282,16 @@ def test_a_part_of_server_without_a_rank_is_reported():
     modules["kafka_zk.server.newcomer.thing"] = []
     modules["kafka_zk.server.stray"] = []
     assert unranked_parts(modules) == ["server.newcomer", "server.stray"]
+
+
+def test_a_circle_of_imports_is_reported():
+    modules = read_modules()
+    modules["kafka_zk.coordinator.group.offsets"] = modules["kafka_zk.coordinator.group.offsets"] + [
+        "kafka_zk.coordinator.group.state"]   # issue 31's circle
+    modules["kafka_zk.log.segment"] = modules["kafka_zk.log.segment"] + ["kafka_zk.log.log"]   # through others
+    found = import_cycles(modules)
+    assert ["kafka_zk.coordinator.group.offsets", "kafka_zk.coordinator.group.state"] in found
+    assert len(found) == 2 and {"kafka_zk.log.log", "kafka_zk.log.segment"} <= set(found[1])
 
 
 PLANTED = '''"""A module that names /brokers/ids in its docstring, which is allowed."""
