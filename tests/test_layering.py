@@ -66,7 +66,7 @@ PURE_MODULES = {
     "kafka_zk.server.metrics.broker_topic_stats", "kafka_zk.net.request_metrics",
     "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes", "kafka_zk.zk.notification_sequence",
     "kafka_zk.server.replication.replica_metrics", "kafka_zk.zk.zk_metrics", "kafka_zk.coordinator.coordinator_metrics",
-    "kafka_zk.server.replication.turn_batch",
+    "kafka_zk.server.replication.turn_batch", "kafka_zk.server.replication.replica_selector",
     "kafka_zk.console.views", "kafka_zk.console.metrics_history",
 }
 
