@@ -4,7 +4,8 @@ Each module's ``handle(request, *, <collaborator>, ...)`` names what it uses as 
 after the broker's attribute that provides it (``clock`` is the reactor). ``bind_handlers`` reads those names once,
 when the broker starts listening, and binds each. What changes after that moment comes as a function that reads
 the current value: ``broker_epoch()`` (set on each registration), ``cluster_id()`` and ``controller()`` (created
-once the broker is registered). ApiVersions advertises exactly the registered API keys.
+once the broker is registered). ApiVersions advertises exactly the registered API keys: its handler is made here,
+from ``supported_versions``.
 """
 
 import functools

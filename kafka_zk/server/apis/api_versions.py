@@ -6,8 +6,8 @@ API_KEY = 18
 
 
 def handler(supported_versions):
-    """The ApiVersions handler, answering the [(api key, min version, max version)] ``supported_versions()`` lists:
-    the handler registry's, which imports this module and so hands it over."""
+    """The ApiVersions handler: it answers the [(api key, min version, max version)] ``supported_versions()`` lists,
+    a function the handler registry hands over (the registry imports this module, so this module cannot import it)."""
     def handle(request):
         return {
             "error_code": Errors.NONE,
