@@ -5,10 +5,10 @@ import struct
 import pytest
 
 from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions, subscribed_topics
-from kafka_zk.coordinator.group.offsets import CommittedOffset, GroupOffsets, expired_offsets, fetch_offsets
+from kafka_zk.coordinator.group.offsets import CommittedOffset, GroupOffsets, fetch_offsets
 from kafka_zk.coordinator.group.state import (
     COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, VALID_PREVIOUS_STATES, GroupMetadata,
-    GroupState, IllegalTransition, MemberMetadata)
+    GroupState, IllegalTransition, MemberMetadata, expired_offsets)
 
 
 def subscription(*topics):

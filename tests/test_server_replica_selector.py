@@ -2,8 +2,9 @@
 
 import pytest
 
-from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
-from kafka_zk.server.replication.replica_selector import RACK_AWARE, ReplicaView, rack_aware, selector_for
+from kafka_zk.server.config.kafka_config import REPLICA_SELECTOR_CLASSES, ConfigError, KafkaConfig
+from kafka_zk.server.replication.replica_selector import (
+    RACK_AWARE, SELECTORS, ReplicaView, rack_aware, selector_for)
 
 LEADER = ReplicaView(1, "r1", 100, 0)
 
@@ -40,3 +41,7 @@ def test_replica_selector_class_takes_kafkas_class_name_and_defaults_to_none():
     assert selector_for(config["replica.selector.class"]) is rack_aware
     with pytest.raises(ConfigError, match="replica.selector.class"):
         KafkaConfig({"zookeeper.connect": "z", "replica.selector.class": "com.example.Nearest"})
+
+
+def test_the_config_accepts_exactly_the_class_names_of_the_selectors():
+    assert set(REPLICA_SELECTOR_CLASSES) == set(SELECTORS)

@@ -7,6 +7,7 @@ from kafka_zk.client.errors import KafkaClientError, UnsupportedVersionError
 from kafka_zk.client.zk_admin import ZkAdmin, tool_zk_client
 from kafka_zk.console import views
 from kafka_zk.tools.consumer_groups import group_offset_rows
+from kafka_zk.zk.znodes import BrokerIdsZNode
 
 
 class ClusterReader:
@@ -34,7 +35,7 @@ class ClusterReader:
 
     def watch_brokers(self, callback):
         """callback() (on a kazoo thread) whenever a broker registers or goes away."""
-        return self.zk.watch_children("/brokers/ids", lambda children: callback())
+        return self.zk.watch_children(BrokerIdsZNode.PATH, lambda children: callback())
 
     # -- the cluster state (brokers, controller, topics, reassignments) ---------------------------------
 

@@ -13,22 +13,19 @@ from kafka_zk.controller.context import ControllerContext, LiveBroker
 from kafka_zk.controller.controlled_shutdown import ControlledShutdown
 from kafka_zk.controller.controller_metrics import ControllerStats, register_controller_metrics
 from kafka_zk.controller.event_manager import ControllerEventManager
-from kafka_zk.controller.leader_elections import PREFERRED_ELECTION_PATH, LeaderElections
+from kafka_zk.controller.leader_elections import LeaderElections
 from kafka_zk.controller.leadership_writer import LeadershipWriter
-from kafka_zk.controller.reassignment import REASSIGN_PARTITIONS_PATH, PartitionReassignments
+from kafka_zk.controller.reassignment import PartitionReassignments
 from kafka_zk.controller.request_sender import ControllerRequestSender
 from kafka_zk.controller.requests import LEADER_AND_ISR, STOP_REPLICA
 from kafka_zk.controller.state_changes import StateChanges
-from kafka_zk.controller.topic_deletion import DELETE_TOPICS_PATH, TopicDeletionManager
+from kafka_zk.controller.topic_deletion import TopicDeletionManager
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.zk.znodes import (
+    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LogDirEventNotificationZNode,
+    PreferredReplicaElectionZNode, ReassignPartitionsZNode, TopicsZNode, TopicZNode)
 
 log = logging.getLogger(__name__)
-
-BROKER_IDS_PATH = "/brokers/ids"
-TOPICS_PATH = "/brokers/topics"
-CONTROLLER_PATH = "/controller"
-ISR_CHANGE_PATH = "/isr_change_notification"
-LOG_DIR_EVENT_PATH = "/log_dir_event_notification"
 
 
 class KafkaController:
@@ -129,7 +126,7 @@ class KafkaController:
     @defer.inlineCallbacks
     def startup(self):
         self.events.put(events.Startup())
-        yield self.zk.watch_exists(CONTROLLER_PATH, self.zk.on_reactor(self._on_controller_znode_changed))
+        yield self.zk.watch_exists(ControllerZNode.PATH, self.zk.on_reactor(self._on_controller_znode_changed))
 
     def _on_controller_znode_changed(self, *_):
         self.events.put(events.ControllerChange())
@@ -180,13 +177,13 @@ class KafkaController:
             request_timeout_s=self.config["controller.socket.timeout.ms"] / 1000.0))
         if not self._watches_registered:
             zk = self.zk
-            yield zk.watch_children(BROKER_IDS_PATH, zk.on_reactor(self._on_brokers_changed))
-            yield zk.watch_children(TOPICS_PATH, zk.on_reactor(self._on_topics_changed))
-            yield zk.watch_children(ISR_CHANGE_PATH, zk.on_reactor(self._on_isr_changes))
-            yield zk.watch_children(LOG_DIR_EVENT_PATH, zk.on_reactor(self._on_log_dir_events))
-            yield zk.watch_children(DELETE_TOPICS_PATH, zk.on_reactor(self._on_topic_deletions))
-            yield zk.watch_exists(PREFERRED_ELECTION_PATH, zk.on_reactor(self._on_preferred_election_znode))
-            yield zk.watch_exists(REASSIGN_PARTITIONS_PATH, zk.on_reactor(self._on_reassignment_znode))
+            yield zk.watch_children(BrokerIdsZNode.PATH, zk.on_reactor(self._on_brokers_changed))
+            yield zk.watch_children(TopicsZNode.PATH, zk.on_reactor(self._on_topics_changed))
+            yield zk.watch_children(IsrChangeNotificationZNode.PATH, zk.on_reactor(self._on_isr_changes))
+            yield zk.watch_children(LogDirEventNotificationZNode.PATH, zk.on_reactor(self._on_log_dir_events))
+            yield zk.watch_children(DeleteTopicsZNode.PATH, zk.on_reactor(self._on_topic_deletions))
+            yield zk.watch_exists(PreferredReplicaElectionZNode.PATH, zk.on_reactor(self._on_preferred_election_znode))
+            yield zk.watch_exists(ReassignPartitionsZNode.PATH, zk.on_reactor(self._on_reassignment_znode))
             self._watches_registered = True
         started = self.reactor.seconds()
         log.info("[Controller id=%d] Initializing controller context", self.broker_id)
@@ -313,7 +310,7 @@ class KafkaController:
         """Watch each topic's znode for partitions added to it (kafka-topics --alter, CreatePartitions)."""
         for topic in topics:
             if topic not in self._topic_watches:
-                self._topic_watches[topic] = yield self.zk.watch_data(TOPICS_PATH + "/" + topic,
+                self._topic_watches[topic] = yield self.zk.watch_data(TopicZNode.path(topic),
                     self.zk.on_reactor(lambda data, stat, topic=topic: self._on_topic_modified(topic, stat)))
 
     def _on_topic_modified(self, topic, stat):
@@ -392,7 +389,8 @@ class KafkaController:
     @defer.inlineCallbacks
     def _handle_isr_changes(self):
         taken = yield self._take_notifications(self.zk.get_isr_change_notifications,
-                                               self.zk.read_isr_change_notifications, ISR_CHANGE_PATH)
+                                               self.zk.read_isr_change_notifications,
+                                               IsrChangeNotificationZNode.PATH)
         if taken is None:
             return
         known = [tp for tp in taken[1] if tp in self.context.assignments]
@@ -411,7 +409,7 @@ class KafkaController:
         KAFKA_STORAGE_ERROR answers name the offline ones (_on_leader_and_isr_response)."""
         taken = yield self._take_notifications(self.zk.get_log_dir_event_notifications,
                                                self.zk.read_log_dir_event_notifications,
-                                               LOG_DIR_EVENT_PATH)
+                                               LogDirEventNotificationZNode.PATH)
         if taken is None:
             return
         names, brokers = taken

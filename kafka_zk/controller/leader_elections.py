@@ -11,7 +11,6 @@ from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
 
-PREFERRED_ELECTION_PATH = "/admin/preferred_replica_election"
 PREFERRED = 0
 UNCLEAN = 1
 

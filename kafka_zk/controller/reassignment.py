@@ -15,8 +15,6 @@ from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
 
-REASSIGN_PARTITIONS_PATH = "/admin/reassign_partitions"
-
 
 class Reassignment:
     __slots__ = ("target", "origin")

@@ -9,8 +9,6 @@ from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
 
-DELETE_TOPICS_PATH = "/admin/delete_topics"
-
 
 class TopicDeletionManager:
     """Runs inside the controller's event queue. A replica on a dead broker makes its topic wait

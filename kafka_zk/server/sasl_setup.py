@@ -14,7 +14,7 @@ from kafka_zk.security.sasl_config import BrokerSasl, SaslConfigError, sasl_list
 from kafka_zk.security.sasl_server import SaslServerAuthenticator
 from kafka_zk.security.scram import MECHANISMS as SCRAM_MECHANISMS
 from kafka_zk.server.config.kafka_config import ConfigError
-from kafka_zk.zk.znodes import desanitize
+from kafka_zk.zk.znodes import ConfigEntityTypeZNode, desanitize
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +61,7 @@ class ScramCredentialConfigs:
 
     @defer.inlineCallbacks
     def load(self):
-        users = yield self.zk.get_children("/config/users")
+        users = yield self.zk.get_children(ConfigEntityTypeZNode.path("users"))
         yield self.reload(["users/" + name for name in users])
 
     @defer.inlineCallbacks

@@ -17,7 +17,7 @@ from kafka_zk.server.quota.quota_configs import (
     SCRAM_MECHANISMS, UnknownQuotaConfig, scram_credential, validate_quota_configs)
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
-from kafka_zk.zk.znodes import desanitize, sanitize
+from kafka_zk.zk.znodes import ConfigEntityTypeZNode, desanitize, sanitize
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")
 TOPIC_RESOURCE, BROKER_RESOURCE, BROKER_LOGGER_RESOURCE = 2, 4, 8
@@ -209,14 +209,14 @@ class _ConfigEntity:
         """Every concrete entity this (possibly name-less) one stands for, as 2.5's getAllEntities."""
         if self.root.sanitized_name is None:
             roots = [_ConfigEntity(_Entity(self.root.entity_type, name), self.child)
-                     for name in _children(zk, "/config/" + self.root.entity_type)]
+                     for name in _children(zk, ConfigEntityTypeZNode.path(self.root.entity_type))]
             if self.child is None:
                 return roots
             return [entity for root in roots
                     for entity in _ConfigEntity(root.root, _Entity(self.child.entity_type, None)).all_entities(zk)]
         if self.child is not None and self.child.sanitized_name is None:
             return [_ConfigEntity(self.root, _Entity(self.child.entity_type, name)) for name in
-                    _children(zk, "/config/%s/%s" % (self.root.path, self.child.entity_type))]
+                    _children(zk, ConfigEntityTypeZNode.path("%s/%s" % (self.root.path, self.child.entity_type)))]
         return [self]
 
     def __str__(self):

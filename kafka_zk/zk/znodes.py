@@ -468,6 +468,8 @@ class ConfigZNode:
 
 
 class ConfigEntityTypeZNode:
+    """The configs of one entity type: topics, clients, users, brokers, or one user's clients (users/<user>/clients)."""
+
     @staticmethod
     def path(entity_type: str) -> str:
         return f"{ConfigZNode.PATH}/{entity_type}"

@@ -12,9 +12,8 @@ from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.decisions import CoordinatorStatus
 from kafka_zk.coordinator.group.log_records import (
     PartitionReplay, group_metadata_batch, offset_commit_batch, tombstone_batch)
-from kafka_zk.coordinator.group.offsets import expired_offsets
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC, partition_for
-from kafka_zk.coordinator.group.state import DEAD, EMPTY
+from kafka_zk.coordinator.group.state import DEAD, EMPTY, expired_offsets
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import CONTROL_COMMIT, parse_control_key
 

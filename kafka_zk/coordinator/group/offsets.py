@@ -130,25 +130,6 @@ class GroupOffsets:
         return result
 
 
-def expired_offsets(group: "GroupMetadata", now_ms: int, retention_ms: int) -> list[TopicPartition]:
-    """Kafka 2.5's expiration rule (KIP-211) for ``group`` (a GroupMetadata with ``offsets``):
-    an Empty group's offsets expire ``retention_ms`` after it became empty (or after the commit when that
-    time is unknown); a live consumer group's offsets of topics it no longer subscribes to expire after the
-    commit time; a group with no protocol type (simple commits only) expires by commit time."""
-    from kafka_zk.coordinator.group.state import CONSUMER_PROTOCOL_TYPE, EMPTY
-    offsets = group.offsets
-    if group.protocol_type is not None and group.is_in(EMPTY):
-        became_empty = group.state_timestamp_ms
-        return offsets.expired(now_ms, retention_ms,
-                               lambda c: c.commit_timestamp if became_empty is None else became_empty)
-    if group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.subscribed_topics is not None:
-        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp,
-                               keep_topics=frozenset(group.subscribed_topics))
-    if group.protocol_type is None:
-        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp)
-    return []
-
-
 def fetch_offsets(group: "GroupMetadata | None", partitions: Iterable[TopicPartition] | None
                   ) -> dict[TopicPartition, FetchedOffset]:
     """OffsetFetch answers: {tp: (offset, leader_epoch, metadata)}; ``partitions`` None means all committed.

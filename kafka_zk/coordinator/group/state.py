@@ -1,10 +1,10 @@
-"""Group state machine (states and valid transitions as data), member metadata and group metadata."""
+"""Group state machine (states and valid transitions as data), member and group metadata, and which offsets expire."""
 
 from collections.abc import Collection, Iterable
 from enum import Enum
 
 from kafka_zk.coordinator.group.consumer_protocol import subscribed_topics
-from kafka_zk.coordinator.group.offsets import GroupOffsets
+from kafka_zk.coordinator.group.offsets import GroupOffsets, TopicPartition
 
 
 class GroupState(Enum):
@@ -264,3 +264,21 @@ class GroupMetadata:
     def current_member_metadata(self) -> list[tuple[str, str | None, bytes]]:
         """(member id, group instance id, metadata for the chosen protocol) for the leader's JoinGroup answer."""
         return [(m.member_id, m.group_instance_id, m.metadata(self.protocol)) for m in self.members.values()]
+
+
+def expired_offsets(group: GroupMetadata, now_ms: int, retention_ms: int) -> list[TopicPartition]:
+    """Kafka 2.5's expiration rule (KIP-211) for ``group`` (a GroupMetadata with ``offsets``):
+    an Empty group's offsets expire ``retention_ms`` after it became empty (or after the commit when that
+    time is unknown); a live consumer group's offsets of topics it no longer subscribes to expire after the
+    commit time; a group with no protocol type (simple commits only) expires by commit time."""
+    offsets = group.offsets
+    if group.protocol_type is not None and group.is_in(EMPTY):
+        became_empty = group.state_timestamp_ms
+        return offsets.expired(now_ms, retention_ms,
+                               lambda c: c.commit_timestamp if became_empty is None else became_empty)
+    if group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.subscribed_topics is not None:
+        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp,
+                               keep_topics=frozenset(group.subscribed_topics))
+    if group.protocol_type is None:
+        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp)
+    return []

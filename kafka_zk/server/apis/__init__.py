@@ -4,7 +4,8 @@ Each module's ``handle(request, *, <collaborator>, ...)`` names what it uses as 
 after the broker's attribute that provides it (``clock`` is the reactor). ``bind_handlers`` reads those names once,
 when the broker starts listening, and binds each. What changes after that moment comes as a function that reads
 the current value: ``broker_epoch()`` (set on each registration), ``cluster_id()`` and ``controller()`` (created
-once the broker is registered). ApiVersions advertises exactly the registered API keys.
+once the broker is registered). ApiVersions advertises exactly the registered API keys: its handler is made here,
+from ``supported_versions``.
 """
 
 import functools
@@ -30,7 +31,7 @@ from kafka_zk.server.apis import (
 from kafka_zk.server.apis import sasl_authenticate, sasl_handshake
 
 HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
-                   controlled_shutdown, find_coordinator, api_versions, create_topics, delete_topics,
+                   controlled_shutdown, find_coordinator, create_topics, delete_topics,
                    init_producer_id, offset_for_leader_epoch, describe_configs, create_partitions, elect_leaders,
                    alter_partition_reassignments, list_partition_reassignments, alter_configs,
                    incremental_alter_configs]
@@ -53,6 +54,10 @@ class MissingCollaborator(Exception):
 def supported_versions():
     """[(api_key, min_version, max_version)] for every API with a handler."""
     return [(key, API_SPECS[key].min_version, API_SPECS[key].max_version) for key in sorted(HANDLERS)]
+
+
+# ApiVersions answers with this table's versions, given here: its module is imported by the table, not the reverse.
+HANDLERS[api_versions.API_KEY] = api_versions.handler(supported_versions)
 
 
 def collaborators(handle):

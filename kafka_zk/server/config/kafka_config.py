@@ -4,9 +4,12 @@ from collections import namedtuple
 
 from kafka_zk.common.properties import read_properties
 from kafka_zk.security.acls import AUTHORIZER_CLASS_NAMES
-from kafka_zk.server.replication.replica_selector import SELECTORS
 
 ConfigKey = namedtuple("ConfigKey", "name type default validator")
+
+# replica.selector.class values: Kafka's class names of the selectors replication/replica_selector.py implements.
+RACK_AWARE_REPLICA_SELECTOR = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+REPLICA_SELECTOR_CLASSES = (RACK_AWARE_REPLICA_SELECTOR,)
 
 
 class ConfigError(ValueError):
@@ -80,7 +83,7 @@ BROKER_CONFIGS = [ConfigKey(*entry) for entry in [
     ("replica.socket.timeout.ms", "int", 30000, None),
     ("replica.high.watermark.checkpoint.interval.ms", "long", 5000, _at_least(1)),
     ("num.replica.fetchers", "int", 1, _at_least(1)),
-    ("replica.selector.class", "string", None, _one_of(*SELECTORS)),
+    ("replica.selector.class", "string", None, _one_of(*REPLICA_SELECTOR_CLASSES)),
     ("leader.replication.throttled.rate", "long", 9223372036854775807, _at_least(0)),
     ("follower.replication.throttled.rate", "long", 9223372036854775807, _at_least(0)),
     ("replica.alter.log.dirs.io.max.bytes.per.second", "long", 9223372036854775807, _at_least(0)),

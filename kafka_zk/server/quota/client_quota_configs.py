@@ -4,6 +4,8 @@ import logging
 
 from twisted.internet import defer
 
+from kafka_zk.zk.znodes import ConfigEntityTypeZNode
+
 log = logging.getLogger(__name__)
 
 
@@ -16,11 +18,11 @@ class ClientQuotaConfigs:
     @defer.inlineCallbacks
     def load(self):
         """Every client and user quota stored under /config/clients and /config/users."""
-        entities = ["clients/" + name for name in (yield self.zk.get_children("/config/clients"))]
-        for user in (yield self.zk.get_children("/config/users")):
+        entities = ["clients/" + name for name in (yield self.zk.get_children(ConfigEntityTypeZNode.path("clients")))]
+        for user in (yield self.zk.get_children(ConfigEntityTypeZNode.path("users"))):
             entities.append("users/" + user)
             entities.extend("users/%s/clients/%s" % (user, client) for client in
-                            (yield self.zk.get_children("/config/users/%s/clients" % user)))
+                            (yield self.zk.get_children(ConfigEntityTypeZNode.path("users/%s/clients" % user))))
         yield self.reload(entities)
 
     @defer.inlineCallbacks

@@ -5,9 +5,11 @@ A selector is a function ``select(client_rack, replicas, leader)`` over ReplicaV
 
 from collections import namedtuple
 
+from kafka_zk.server.config.kafka_config import RACK_AWARE_REPLICA_SELECTOR
+
 ReplicaView = namedtuple("ReplicaView", "broker_id rack log_end_offset ms_since_caught_up")
 
-RACK_AWARE = "org.apache.kafka.common.replica.RackAwareReplicaSelector"
+RACK_AWARE = RACK_AWARE_REPLICA_SELECTOR
 
 
 def most_caught_up(replica):
