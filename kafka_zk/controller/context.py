@@ -1,6 +1,6 @@
 """All controller state in one plain object: live brokers, assignments, leadership, state-machine states."""
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
 if TYPE_CHECKING:

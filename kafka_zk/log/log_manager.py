@@ -415,7 +415,7 @@ class LogManager:
             if removed and started_later is not None:
                 started_later.append(tp)
             deleted += removed
-        for tp, log in list(self._future_logs.items()):
+        for log in list(self._future_logs.values()):
             try:
                 log.remove_deleted_segments(now_ms)
             except OSError as error:
@@ -426,7 +426,7 @@ class LogManager:
     def flush_dirty_logs(self, now_ms: int) -> None:
         """fsync logs not flushed for flush.ms, and rolled segments not yet flushed (walks every log: the
         broker calls it every FLUSH_CHECK_MS, not at each second)."""
-        for tp, log in list(self._logs.items()):
+        for log in list(self._logs.values()):
             try:
                 if now_ms - log.last_flush_ms >= log.config.flush_ms:
                     self._timed_flush(log, None)

@@ -3,7 +3,6 @@ broker-to-broker client connections with Kafka's hostname check, and each listen
 
 import ipaddress
 import logging
-import weakref
 
 from OpenSSL import SSL
 from service_identity import VerificationError

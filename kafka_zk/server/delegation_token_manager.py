@@ -22,8 +22,11 @@ from kafka_zk.zk.security_znodes import DelegationTokenChangeNotificationZNode
 log = logging.getLogger(__name__)
 
 
+DEFAULT_TOKEN_SETTINGS = TokenSettings()
+
+
 class DelegationTokenManager:
-    def __init__(self, zk, clock, broker_id, master_key, settings=TokenSettings(), cache=None,
+    def __init__(self, zk, clock, broker_id, master_key, settings=DEFAULT_TOKEN_SETTINGS, cache=None,
                  generate_token_id=tokens.generate_token_id):
         """``master_key``: delegation.token.master.key (None or empty: tokens disabled); ``settings``: the
         lifetimes; ``cache``: the DelegationTokenCache the SCRAM server also reads."""

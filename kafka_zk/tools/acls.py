@@ -17,14 +17,14 @@ from kafka_zk.security.principal import KafkaPrincipal
 from kafka_zk.tools.command_config import admin_options, read_client_properties
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
 
-O = AclOperation
+Op = AclOperation
 VALID_OPERATIONS = {  # AclCommand.ResourceTypeToValidOperations, in its order
-    ResourceType.TOPIC: (O.READ, O.WRITE, O.CREATE, O.DESCRIBE, O.DELETE, O.DESCRIBE_CONFIGS, O.ALTER_CONFIGS, O.ALL),
-    ResourceType.GROUP: (O.READ, O.DESCRIBE, O.DELETE, O.ALL),
-    ResourceType.CLUSTER: (O.CREATE, O.CLUSTER_ACTION, O.DESCRIBE_CONFIGS, O.ALTER_CONFIGS, O.IDEMPOTENT_WRITE,
-                           O.ALTER, O.DESCRIBE, O.ALL),
-    ResourceType.TRANSACTIONAL_ID: (O.DESCRIBE, O.WRITE, O.ALL),
-    ResourceType.DELEGATION_TOKEN: (O.DESCRIBE, O.ALL),
+    ResourceType.TOPIC: (Op.READ, Op.WRITE, Op.CREATE, Op.DESCRIBE, Op.DELETE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.ALL),
+    ResourceType.GROUP: (Op.READ, Op.DESCRIBE, Op.DELETE, Op.ALL),
+    ResourceType.CLUSTER: (Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE,
+                           Op.ALTER, Op.DESCRIBE, Op.ALL),
+    ResourceType.TRANSACTIONAL_ID: (Op.DESCRIBE, Op.WRITE, Op.ALL),
+    ResourceType.DELEGATION_TOKEN: (Op.DESCRIBE, Op.ALL),
 }
 PATTERN_TYPES = {"literal": PatternType.LITERAL, "prefixed": PatternType.PREFIXED, "any": PatternType.ANY,
                  "match": PatternType.MATCH}
@@ -164,17 +164,17 @@ def resource_to_entries(args):
     if args.producer:
         for f in filters:
             if f.resource_type == ResourceType.TOPIC:
-                result[f] = entries_for(args, (O.WRITE, O.DESCRIBE, O.CREATE))
+                result[f] = entries_for(args, (Op.WRITE, Op.DESCRIBE, Op.CREATE))
             elif f.resource_type == ResourceType.TRANSACTIONAL_ID:
-                result[f] = entries_for(args, (O.WRITE, O.DESCRIBE))
+                result[f] = entries_for(args, (Op.WRITE, Op.DESCRIBE))
             elif f.resource_type == ResourceType.CLUSTER and args.idempotent:
-                result[f] = entries_for(args, (O.IDEMPOTENT_WRITE,))
+                result[f] = entries_for(args, (Op.IDEMPOTENT_WRITE,))
     if args.consumer:
         for f in filters:
             if f.resource_type == ResourceType.TOPIC:
-                result[f] = result.get(f, set()) | entries_for(args, (O.READ, O.DESCRIBE))
+                result[f] = result.get(f, set()) | entries_for(args, (Op.READ, Op.DESCRIBE))
             elif f.resource_type == ResourceType.GROUP:
-                result[f] = result.get(f, set()) | entries_for(args, (O.READ,))
+                result[f] = result.get(f, set()) | entries_for(args, (Op.READ,))
     for f, entries in result.items():
         valid = VALID_OPERATIONS[f.resource_type]
         if any(e.operation not in valid for e in entries):
@@ -222,7 +222,7 @@ def add(args, backend, out):
         pattern = ResourcePattern(resource_filter.resource_type, resource_filter.name, resource_filter.pattern_type)
         print("Adding ACLs for resource `%s`: \n %s \n" % (pattern, _lines(entries)), file=out)
         bindings = [AclBinding(pattern, entry) for entry in sorted(entries)]
-        for binding, (error, message) in zip(bindings, backend.create(bindings)):
+        for error, message in backend.create(bindings):
             if error != Errors.NONE:
                 raise CommandError("%s: %s" % (error.name, message or error.message))
     list_acls(args, backend, out)

@@ -432,7 +432,7 @@ class LocalCluster:
             for name in [CLIENT] + list(runs)[:-1]:
                 host = existing.get(name)
                 lines.append("host %-9s %s: %s" % (name, host.address if host else "(absent)", runs[name]))
-        for name, server in self.zookeeper_servers().items():
+        for server in self.zookeeper_servers().values():
             state = "running (pid %d)" % server.pid() if server.is_running() else "stopped"
             mode = server.mode() if server.is_running() else None
             lines.append("zookeeper %s: %s%s" % (server.connect_string, state, ", %s" % mode if mode else ""))

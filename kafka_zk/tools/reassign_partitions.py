@@ -10,10 +10,10 @@ from kafka_zk.client.zk_admin import ReassignmentInProgressError, ZkAdmin
 from kafka_zk.controller.assignment import (
     IncompleteRackInformationError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, racks_under)
 from kafka_zk.protocol.errors import Errors
-
-DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs source of a per-broker dynamic config
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+
+DYNAMIC_BROKER_CONFIG = 2  # DescribeConfigs source of a per-broker dynamic config
 
 LEADER_RATE = "leader.replication.throttled.rate"
 FOLLOWER_RATE = "follower.replication.throttled.rate"

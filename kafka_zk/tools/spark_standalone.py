@@ -165,7 +165,7 @@ class SparkStandalone:
         try:
             if not self.master.is_running():
                 self.master.start()
-            for number, worker in self.workers.items():
+            for worker in self.workers.values():
                 if not worker.is_running():
                     worker.start()
             if wait:

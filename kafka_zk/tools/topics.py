@@ -252,7 +252,7 @@ def run_with_admin(action, args, admin, out):
             if assignment:
                 new_assignment = [r for p, r in sorted(assignment.items()) if p >= len(current[name].partitions)]
             requests[name] = (args.partitions, new_assignment)
-        for name, (error, message) in admin.create_partitions(requests).items():
+        for error, message in admin.create_partitions(requests).values():
             if error != Errors.NONE:
                 _raise_response(error, message)
     elif action == "describe":
@@ -276,7 +276,7 @@ def run_with_admin(action, args, admin, out):
     elif action == "delete":
         found = topics()
         _ensure_topic_exists(found, args.topic, args)
-        for name, error in admin.delete_topics(found).items():
+        for error in admin.delete_topics(found).values():
             if error != Errors.NONE:
                 _raise_response(error, None)
 

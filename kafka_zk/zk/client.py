@@ -239,7 +239,7 @@ class KafkaZkClient(ZkSession):
 
     def mark_topics_for_deletion(self, topics: Iterable[str]) -> None:
         """Create /admin/delete_topics/<t>; topics already marked stay marked."""
-        for topic, result in self._create_ignoring_existing(DeleteTopicZNode.path(t) for t in topics).items():
+        for result in self._create_ignoring_existing(DeleteTopicZNode.path(t) for t in topics).values():
             if isinstance(result, Exception):
                 raise result
 

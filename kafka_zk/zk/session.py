@@ -359,7 +359,7 @@ class ZkSession:
                 transaction = self._zk.transaction()
                 if epoch_zk_version is not None:
                     transaction.check(ControllerEpochZNode.PATH, epoch_zk_version)
-                for key in groups[index]:
+                for key in groups[index]:  # noqa: B023 (issued within this iteration)
                     for op in ops[key]:
                         _add_op(transaction, op)
                 return transaction.commit_async()
@@ -384,7 +384,7 @@ class ZkSession:
         return out
 
     def _ensure_paths(self, paths: Iterable[str]) -> None:
-        for path, result in self._batch(paths, self._zk.ensure_path_async).items():
+        for result in self._batch(paths, self._zk.ensure_path_async).values():
             if isinstance(result, Exception) and not isinstance(result, NodeExistsError):
                 raise result
 

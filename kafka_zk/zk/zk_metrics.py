@@ -34,7 +34,9 @@ def session_state(kazoo_state, keeper_state):
 class ZooKeeperClientMetrics:
     def __init__(self, registry):
         self.latency = registry.histogram(GROUP, "ZooKeeperClientMetrics", "ZooKeeperRequestLatencyMs")
-        meter = lambda event: registry.meter(GROUP, "SessionExpireListener", "ZooKeeper%sPerSec" % event)
+        def meter(event):
+            return registry.meter(GROUP, "SessionExpireListener", "ZooKeeper%sPerSec" % event)
+
         self.sync_connects = meter("SyncConnects")
         self.read_only_connects = meter("ReadOnlyConnects")
         self.disconnects = meter("Disconnects")
