@@ -1,4 +1,5 @@
-"""Topic selection for the admin tools (Kafka's include-list regexes); name legality lives in kafka_zk.common.topic_names."""
+"""Topic selection for the admin tools (Kafka's include-list regexes); name legality lives in
+kafka_zk.common.topic_names."""
 
 import re
 

@@ -356,8 +356,9 @@ def configure(config, stdout, stderr=None, managed=None):
 
     A file appender whose file is where ``stdout`` already goes (a local cluster redirects a broker's output
     into its server.log) shares the console's handler, so each line is written once. Like log4j, it opens the
-    file of every appender a logger names: kafka-request.log exists (empty) while its logger is at WARN. ``managed`` lists further
-    Python loggers reset to inherit (so a second configure starts clean). Returns {appender name: handler}."""
+    file of every appender a logger names: kafka-request.log exists (empty) while its logger is at WARN.
+    ``managed`` lists further Python loggers reset to inherit (so a second configure starts clean). Returns
+    {appender name: handler}."""
     handlers = {}
 
     def console(stream, pattern):

@@ -18,7 +18,8 @@ request name's first use. Every request and error is counted: requests as they a
 that the RequestsPerSec meters take up before each collection; errors from each response. As Yammer's histograms
 keep a sample of what they are given, the histograms' percentiles come from a sample: of each request type, one in
 TIME_EVERY and any that comes TIME_AT_LEAST_EVERY_S after the last timed one is timed, its timing folded in later in
-batches (see RequestMetrics), so that the produce path pays a percent or two, not ten. ``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
+batches (see RequestMetrics), so that the produce path pays a percent or two, not ten.
+``kafka.network:type=SocketServer,name=NetworkProcessorAvgIdlePercent`` is the share of
 recent time the reactor spent waiting in its poll (0..1, as Kafka's); per listener,
 ``kafka.server:type=socket-server-metrics,listener=L,networkProcessor=0`` has Kafka's connection-count,
 connection-creation-rate/-total and connection-close-rate/-total.

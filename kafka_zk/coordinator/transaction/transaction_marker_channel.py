@@ -33,7 +33,8 @@ class PendingCompletion:
 class TransactionMarkerChannel:
     def __init__(self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms,
                  security=None):
-        """``listener_name``: the inter-broker listener markers go to; ``security``: how to reach it (a ListenerSecurity)."""
+        """``listener_name``: the inter-broker listener markers go to; ``security``: how to reach it (a
+        ListenerSecurity)."""
         self.security = security
         self.reactor = reactor
         self.client_id = "broker-%d-txn-marker-sender" % broker_id
