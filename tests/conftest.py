@@ -3,7 +3,7 @@ tier markers every test gets (tests/tiers.py)."""
 
 import pytest
 
-from tests.cluster_support import cluster  # noqa: F401
+from tests.cluster_support import broker_processes, cluster  # noqa: F401
 from tests.spark_support import spark_sessions  # noqa: F401
 from tests.sync_counting import counted_syncs  # noqa: F401
 from tests.tiers import forbid_processes, mark_tiers, register_tiers

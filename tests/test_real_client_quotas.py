@@ -5,7 +5,7 @@ import time
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import create_topic, partition_leaders
 from tests.test_real_tools import tool
 
@@ -13,13 +13,8 @@ QUOTA = 100_000  # bytes per second
 PAYLOAD = b"q" * 1000
 
 
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    # Short quota windows (Kafka's defaults are 11 x 1 s) keep the initial burst allowance small.
-    cluster = start_cluster(tmp_path_factory.mktemp("quotas"), zookeeper_server, brokers=1,
-                            overrides={"quota.window.num": "2", "quota.window.size.seconds": "1"})
-    yield cluster
-    cluster.stop()
+# One broker; short quota windows (Kafka's defaults are 11 x 1 s) keep the initial burst allowance small.
+broker = module_cluster(1, overrides={"quota.window.num": "2", "quota.window.size.seconds": "1"})
 
 
 def set_quota(cluster, client_id, name, value):

@@ -9,7 +9,7 @@ import pytest
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import create_topic, fetch_records, partition_leaders, produce, request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,11 +23,7 @@ def tool(name, *args, timeout=90):
                           timeout=timeout, cwd=ROOT)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("delete-records"), zookeeper_server, overrides=TWO_DIRS)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=TWO_DIRS)
 
 
 def replica_dir(broker, topic, partition):

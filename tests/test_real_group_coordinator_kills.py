@@ -21,7 +21,7 @@ from confluent_kafka.admin import AdminClient, NewTopic
 from kafka_zk.coordinator.group.records import partition_for
 from tests.cluster_support import wait_for
 from tests.raw_wire import metadata
-from tests.replication_support import ReplicationCluster, fast_overrides
+from tests.replication_support import fast_overrides, module_replication_cluster
 
 KILLS = int(os.environ.get("KILLS", "10"))
 SESSION_MS = int(os.environ.get("SESSION_MS", "6000"))
@@ -40,11 +40,7 @@ OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
 log = logging.getLogger(__name__)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("coordinator-kills"), zookeeper_server, OVERRIDES)
-    yield running
-    running.close()
+cluster = module_replication_cluster(overrides=OVERRIDES)
 
 
 class Member(threading.Thread):

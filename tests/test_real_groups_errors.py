@@ -9,18 +9,14 @@ from kazoo.client import KazooClient
 
 from kafka_zk.coordinator.group.records import GroupKey, OffsetKey, decode_group_value, decode_key, \
     decode_offset_value
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import RawConnection, create_topic, partition_leaders, read_all, request
 
 OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "3",
              "group.initial.rebalance.delay.ms": "0", "transaction.state.log.num.partitions": "3"}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("group-errors"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=OVERRIDES)
 
 
 @pytest.fixture(scope="module")

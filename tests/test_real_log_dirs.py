@@ -7,18 +7,14 @@ import pytest
 
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.protocol.errors import Errors
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import create_topic, metadata, partition_leaders
 
 OVERRIDES = {"log.dirs": "{folder}/logs-a,{folder}/logs-b", "log.segment.delete.delay.ms": "0",
              "replica.alter.log.dirs.io.max.bytes.per.second": "400000"}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("log-dirs"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=OVERRIDES)
 
 
 def replica_dirs(admin, broker_id, topic):
