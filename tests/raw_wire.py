@@ -117,8 +117,9 @@ def create_topic(bootstrap, name, assignments=None, partitions=1, replication_fa
     return response["topics"][0]["error_code"]
 
 
-def produce_body(topic, partition, records, acks=1):
-    return {"transactional_id": None, "acks": acks, "timeout_ms": 10000,
+def produce_body(topic, partition, records, acks=1, timeout_ms=10000, transactional_id=None):
+    """A Produce request's body: ``records`` (a batch's bytes) for one partition of one topic."""
+    return {"transactional_id": transactional_id, "acks": acks, "timeout_ms": timeout_ms,
             "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": records}]}]}
 
 
