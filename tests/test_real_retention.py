@@ -6,7 +6,7 @@ import pytest
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import create_topic, partition_leaders, produce, request
 
 
@@ -34,12 +34,12 @@ def existing_size(path):
         return 0
 
 
+single = module_cluster(1, overrides={"log.retention.check.interval.ms": "200", "log.segment.delete.delay.ms": "0"})
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    cluster = start_cluster(tmp_path_factory.mktemp("retention"), zookeeper_server, brokers=1,
-                            overrides={"log.retention.check.interval.ms": "200", "log.segment.delete.delay.ms": "0"})
-    yield cluster.brokers[0]
-    cluster.stop()
+def broker(single):
+    return single.brokers[0]
 
 
 @pytest.mark.timeout(60)
