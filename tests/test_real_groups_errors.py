@@ -10,7 +10,7 @@ from kazoo.client import KazooClient
 from kafka_zk.coordinator.group.records import GroupKey, OffsetKey, decode_group_value, decode_key, \
     decode_offset_value
 from tests.cluster_support import module_cluster, wait_for
-from tests.raw_wire import RawConnection, create_topic, partition_leaders, read_all, request
+from tests.raw_wire import RawConnection, create_led_topic, partition_leaders, read_all, request
 
 OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "3",
              "group.initial.rebalance.delay.ms": "0", "transaction.state.log.num.partitions": "3"}
@@ -22,8 +22,7 @@ cluster = module_cluster(overrides=OVERRIDES)
 @pytest.fixture(scope="module")
 def topic(cluster):
     bootstrap = cluster.brokers[0].bootstrap
-    assert create_topic(bootstrap, "errs", partitions=2, replication_factor=3) == 0
-    wait_for(lambda: len(partition_leaders(bootstrap, "errs")) == 2, 60, message="topic leaders")
+    create_led_topic(bootstrap, "errs", partitions=2, replication_factor=3, timeout=60)
     return "errs"
 
 
