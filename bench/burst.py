@@ -12,7 +12,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from confluent_kafka import Producer  # noqa: E402
 
-from targets import KafkaZkTarget, MockTarget, is_checkout, print_table, quiet_logger, ratio, unique_topic  # noqa: E402
+from targets import (  # noqa: E402
+    KafkaZkTarget, MockTarget, is_checkout, percentile, print_table, quiet_logger, ratio, unique_topic)
 
 VALUE = b"v" * 100
 CASES = [("1", 1), ("1", 3), ("all", 3)]  # (acks, replication factor)
@@ -39,10 +40,6 @@ def burst_milliseconds(target, acks, replication_factor, burst, rounds, args):
         if index >= 5:
             took.append((time.perf_counter() - start) * 1000)
     return sorted(took)
-
-
-def percentile(values, fraction):
-    return values[min(len(values) - 1, int(len(values) * fraction))]
 
 
 def main():

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.log.open_files import default_capacity  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from targets import free_port  # noqa: E402
+from targets import free_port, percentile  # noqa: E402
 
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
@@ -248,8 +248,7 @@ class AcksAllProducer(threading.Thread):
         return ("%d sent, %d delivered, %d failed%s; delivery latency max %.2fs, p99 %.2fs" % (
             self.sent, len(latencies), len(self.errors),
             " (%s)" % ", ".join("%s x%d" % item for item in sorted(kinds.items())) if kinds else "",
-            latencies[-1] if latencies else float("nan"),
-            latencies[int(0.99 * (len(latencies) - 1))] if latencies else float("nan")))
+            percentile(latencies, 1.0), percentile(latencies, 0.99)))
 
 
 def led_by(states, broker_id):

@@ -9,7 +9,7 @@ import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 
-from targets import add_common_args, client_config, print_table, ratio, run_on_targets, unique_topic
+from targets import add_common_args, client_config, percentile, print_table, ratio, run_on_targets, unique_topic
 
 VALUE_SIZE = 100
 STAMP = struct.Struct(">qB")  # send time (perf_counter_ns) and 1 for a measured record, 0 for warm-up
@@ -120,19 +120,12 @@ def run_case(target, args, acks):
         notes.append("%d consume errors (%s)" % (len(consumer.errors), consumer.errors[0]))
     if achieved < 0.95 * args.rate:
         notes.append("send rate only %.0f/s" % achieved)
-    figures = {name: _percentile(latencies, fraction) for name, fraction in
+    figures = {name: percentile(latencies, fraction) / 1e6 for name, fraction in
                (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999), ("max", 1.0))}
     print("  %-8s acks=%-2d %s  (%d partitions, RF %d) %s"
           % (target.name, acks, "  ".join("%s %.2f ms" % item for item in figures.items()),
              partitions, replicas, "; ".join(notes)))
     return figures, "; ".join(notes)
-
-
-def _percentile(sorted_ns, fraction):
-    if not sorted_ns:
-        return float("nan")
-    index = min(len(sorted_ns) - 1, int(round(fraction * (len(sorted_ns) - 1))))
-    return sorted_ns[index] / 1e6
 
 
 def main():

@@ -14,8 +14,8 @@ from pathlib import Path
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from latency import LatencyConsumer, _percentile, paced_produce
-from targets import KZ_BROKERS, KafkaZkTarget, client_config, free_port, print_table, timed_produce, \
+from latency import LatencyConsumer, paced_produce
+from targets import KZ_BROKERS, KafkaZkTarget, client_config, free_port, percentile, print_table, timed_produce, \
     unique_topic, wait_for_leaders
 
 from kafka_zk.tools import configs  # noqa: E402  (targets put the repository on sys.path)
@@ -196,7 +196,7 @@ def latency_run(target, protocol, topic, partitions, args):
         notes.append("%d of %d received" % (len(latencies), sent))
     if achieved < 0.95 * args.rate:
         notes.append("send rate only %.0f/s" % achieved)
-    return {"p50": _percentile(latencies, 0.5), "p99": _percentile(latencies, 0.99),
+    return {"p50": percentile(latencies, 0.5) / 1e6, "p99": percentile(latencies, 0.99) / 1e6,
             "cpu": per_million(cpu.seconds, sent), "client": per_million(cpu.client, sent)}, "; ".join(notes)
 
 

@@ -5,7 +5,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import sys
 import tempfile
 import time
@@ -17,16 +16,11 @@ from confluent_kafka.admin import AdminClient, NewTopic
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+from tests.ports import free_port  # noqa: E402,F401  (the test suite's ports, below the ephemeral range)
 
 PROBLEM_LINE = re.compile(r"\[[^]]*\] (?:WARN|WARNING|ERROR|CRITICAL) (.*)")
 MOCK_BROKERS = 3
 KZ_BROKERS = 3
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def quiet_logger():
@@ -258,6 +252,14 @@ def report_broker_problems(target):
             print("  %s: %d distinct WARNING/ERROR lines:" % (path, len(distinct)))
             for line in list(distinct.values())[:8]:
                 print("    " + line[:220])
+
+
+def percentile(sorted_values, fraction):
+    """The value at ``fraction`` (0.5 the median, 1.0 the maximum) of already sorted values, nearest rank; NaN when
+    there are none."""
+    if not sorted_values:
+        return float("nan")
+    return sorted_values[min(len(sorted_values) - 1, int(round(fraction * (len(sorted_values) - 1))))]
 
 
 def ratio(ours, theirs):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what is missing and run the whole test suite (unit, in-memory and real-cluster tests).
+# Install what is missing and run the test suite (unit, in-memory and real-cluster tests) or the tiers asked for.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 if wants_help "$@"; then
@@ -10,19 +10,41 @@ if wants_help "$@"; then
     echo "run), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
     echo "to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
     echo "pytest --help)."
+    echo
+    echo "Every test has one tier marker (tests/tiers.py): pure, zookeeper, cluster, browser or java."
+    echo "scripts/test.sh -m pure runs the pure tier alone, in seconds, and installs only the .venv for it (no Java, no"
+    echo "Debian packages)."
     exit 0
 fi
-require_java
-# kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never a
-# browser Playwright downloads); nftables for the network cuts between hosts. One apt-get run for whatever is missing.
-missing=()
-command -v kcat >/dev/null 2>&1 || missing+=(kcat)
-command -v nft >/dev/null 2>&1 || missing+=(nftables)
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing ${missing[*]} from Debian" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
-        || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2
+# only_pure ARGS...: the pytest arguments select the pure tier alone (-m pure, -mpure or -m=pure).
+only_pure() {
+    local previous=""
+    local arg
+    for arg in "$@"; do
+        case "$previous$arg" in
+            -mpure|-m=pure) return 0 ;;
+        esac
+        previous=""
+        [ "$arg" = -m ] && previous=-m
+    done
+    return 1
+}
+pure=false
+only_pure "$@" && pure=true
+if ! $pure; then
+    require_java
+    # kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never
+    # a browser Playwright downloads); nftables for the network cuts between hosts. One apt-get run for whatever is
+    # missing.
+    missing=()
+    command -v kcat >/dev/null 2>&1 || missing+=(kcat)
+    command -v nft >/dev/null 2>&1 || missing+=(nftables)
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo "installing ${missing[*]} from Debian" >&2
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
+            || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2
+    fi
 fi
 ensure_venv test
 cd "$ROOT"
@@ -50,6 +72,6 @@ echo "mypy strict on $checked: ${mypy_output##*$'\n'}"
 status=0
 "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@" || status=$?
 # Hosts in network namespaces outlive a test that failed or was killed: remove what is left and say so (a leak fails
-# the run).
-"$PY" -m tests.hosts_support sweep || status=$((status ? status : 1))
+# the run). The pure tier starts no hosts.
+$pure || "$PY" -m tests.hosts_support sweep || status=$((status ? status : 1))
 exit $status

@@ -207,11 +207,6 @@ def batch(*values, **kwargs):
     return encode_batch([(None, v) for v in values], **kwargs)
 
 
-def produce_body(topic, records, transactional_id=None):
-    return {"transactional_id": transactional_id, "acks": -1, "timeout_ms": 10000,
-            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "records": records}]}]}
-
-
 def fetch_body(topic, replica_id=-1, offset=0):
     return {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
             "isolation_level": 0, "session_id": 0, "session_epoch": -1,

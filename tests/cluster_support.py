@@ -1,9 +1,13 @@
-"""Real broker processes for tests: a cluster over the session's ZooKeeper, in a private chroot."""
+"""Real broker processes for tests: clusters over the session's ZooKeeper in private chroots, one per module that
+shares it, and topics made on them."""
 
 import time
 import urllib.request
+import uuid
 
 import pytest
+from confluent_kafka import Producer
+from confluent_kafka.admin import AdminClient, NewTopic
 from prometheus_client.parser import text_string_to_metric_families
 
 from kafka_zk.tools.local_cluster import LocalCluster
@@ -47,12 +51,48 @@ def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=
     return cluster
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    """Three brokers shared by the tests of one module."""
-    running = start_cluster(tmp_path_factory.mktemp("cluster"), zookeeper_server)
-    yield running
-    running.stop()
+@pytest.fixture(scope="session")
+def broker_processes():
+    """Needed by every fixture that starts brokers: the tests using one are in the cluster tier (tests/tiers.py)."""
+
+
+def module_cluster(brokers=3, start=start_cluster, stop=LocalCluster.stop, **settings):
+    """A fixture of a cluster that the tests of one module share: ``start(folder, zookeeper_server, brokers=brokers,
+    **settings)`` (start_cluster's settings: overrides, racks, broker_overrides, metrics), ``stop(cluster)`` after the
+    module. A module assigns it to the fixture's name, e.g. ``cluster = module_cluster(overrides={...})``."""
+    @pytest.fixture(scope="module")
+    def shared_cluster(request, tmp_path_factory, zookeeper_server, broker_processes):
+        folder = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
+        running = start(folder, zookeeper_server, brokers=brokers, **settings)
+        yield running
+        stop(running)
+    return shared_cluster
+
+
+# Group coordinators that balance at once, over 6 offsets partitions of 3 replicas.
+GROUP_OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
+                   "group.initial.rebalance.delay.ms": "0"}
+
+# Three brokers with the test defaults, for the modules that need no settings of their own.
+cluster = module_cluster()
+
+
+def make_topic(cluster, prefix, partitions=1, replication_factor=3, configs=None, records_per_partition=0,
+               value=lambda partition, index: b"%d-%d" % (partition, index), timestamp=None):
+    """Create the topic ``prefix``-<8 hex digits> through confluent-kafka's admin client, then produce
+    ``records_per_partition`` records of ``value(partition, index)`` (at ``timestamp(index)`` when given) to each
+    partition with acks=all; returns the topic's name."""
+    name = "%s-%s" % (prefix, uuid.uuid4().hex[:8])
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    admin.create_topics([NewTopic(name, partitions, replication_factor, config=configs or {})])[name].result(60)
+    if records_per_partition:
+        producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
+        for partition in range(partitions):
+            for index in range(records_per_partition):
+                producer.produce(name, value=value(partition, index), partition=partition,
+                                 timestamp=timestamp(index) if timestamp else 0)
+        assert producer.flush(60) == 0
+    return name
 
 
 def scrape_metrics(broker):

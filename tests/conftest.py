@@ -1,4 +1,5 @@
-"""Shared pytest fixtures: a real ZooKeeper for the session, real broker clusters, the run's SparkSession.
+"""Shared pytest fixtures (a real ZooKeeper for the session, real broker clusters, the run's SparkSession) and the
+tier markers every test gets (tests/tiers.py).
 
 The whole suite runs with strict messages: a response that misses a field or carries a key its schema does not
 know fails to encode, in this process and in every broker it starts (they inherit the environment)."""
@@ -15,10 +16,30 @@ from tests.strict_handlers import check_handlers_strictly  # noqa: E402
 
 check_handlers_strictly()  # and the handlers tests call in-process, whether or not the test encodes their answers
 
-from tests.cluster_support import cluster  # noqa: E402,F401
+import pytest  # noqa: E402
+
+from tests.cluster_support import broker_processes, cluster  # noqa: E402,F401
 from tests.spark_support import spark_sessions  # noqa: E402,F401
 from tests.sync_counting import counted_syncs  # noqa: E402,F401
+from tests.tiers import forbid_processes, mark_tiers, register_tiers  # noqa: E402
 from tests.zk_support import zk_connect, zookeeper_server  # noqa: E402,F401
+
+
+def pytest_configure(config):
+    register_tiers(config)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Before -m selects: every test its tier marker, so a new test cannot go without one."""
+    mark_tiers(items)
+
+
+@pytest.fixture(autouse=True)
+def pure_tests_start_no_processes(request, monkeypatch):
+    """A pure test that starts ZooKeeper or brokers fails, naming the tier it should have."""
+    if request.node.get_closest_marker("pure"):
+        forbid_processes(monkeypatch)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -6,6 +6,7 @@ import struct
 
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.record.records import iter_records
+from tests.cluster_support import wait_for
 
 _SIZE = struct.Struct(">i")
 _correlation_ids = itertools.count(1)
@@ -117,8 +118,19 @@ def create_topic(bootstrap, name, assignments=None, partitions=1, replication_fa
     return response["topics"][0]["error_code"]
 
 
-def produce_body(topic, partition, records, acks=1):
-    return {"transactional_id": None, "acks": acks, "timeout_ms": 10000,
+def create_led_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None,
+                     timeout=30.0):
+    """create_topic, which must succeed, then the topic's {partition: leader} once this broker's metadata has a
+    leader for each of its partitions."""
+    assert create_topic(bootstrap, name, assignments, partitions, replication_factor, configs) == 0, name
+    count = len(assignments) if assignments else partitions
+    return wait_for(lambda: (lambda leaders: len(leaders) == count and leaders)(partition_leaders(bootstrap, name)),
+                    timeout, message="the leaders of %s" % name)
+
+
+def produce_body(topic, partition, records, acks=1, timeout_ms=10000, transactional_id=None):
+    """A Produce request's body: ``records`` (a batch's bytes) for one partition of one topic."""
+    return {"transactional_id": transactional_id, "acks": acks, "timeout_ms": timeout_ms,
             "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": records}]}]}
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from kazoo.client import KazooClient
 
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, start_cluster, wait_for
 from tests.raw_wire import create_topic, metadata, produce
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +118,11 @@ class ReplicationCluster:
         wait_for(lambda: all(self.zk.exists("/brokers/topics/%s/partitions/%d/state" % (topic, p))
                              for p in range(count)), 30, message="%s's state znodes" % topic)
         return topic
+
+
+def module_replication_cluster(brokers=3, **settings):
+    """module_cluster's fixture of a ReplicationCluster: ``settings`` are its overrides and start_cluster's others."""
+    return module_cluster(brokers, start=ReplicationCluster, stop=ReplicationCluster.close, **settings)
 
 
 @pytest.fixture

@@ -12,9 +12,11 @@ BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
 
 import cpu_per_record  # noqa: E402
-from targets import stat_cpu_seconds  # noqa: E402
+import targets  # noqa: E402
+from targets import percentile, stat_cpu_seconds  # noqa: E402
 
 from kafka_zk.server.main import PROFILE_VARIABLE, run_reactor  # noqa: E402
+from tests.ports import free_port  # noqa: E402
 
 
 def test_stat_cpu_seconds_adds_user_and_system_time_after_a_command_name_with_spaces_and_parentheses():
@@ -111,3 +113,14 @@ def test_run_reactor_without_the_variable_just_runs():
     reactor = Reactor()
     run_reactor(reactor, 1, {})
     assert reactor.ran
+
+
+def test_percentile_is_the_nearest_rank_of_sorted_values():
+    values = list(range(101))
+    assert (percentile(values, 0.5), percentile(values, 0.99), percentile(values, 1.0)) == (50, 99, 100)
+    assert percentile([7], 0.5) == 7
+    assert percentile([], 0.5) != percentile([], 0.5)  # NaN
+
+
+def test_bench_ports_are_the_test_suites():
+    assert targets.free_port is free_port

@@ -11,6 +11,7 @@ from kafka_zk.client.errors import KafkaConnectionError, UnsupportedVersionError
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.headers import decode_request, encode_response
 from tests.client_fake_broker import FakeCluster
+from tests.raw_wire import produce_body
 
 
 @pytest.fixture
@@ -123,9 +124,7 @@ def test_send_no_response_then_request_keeps_frames_aligned(fake):
     from kafka_zk.record.records import encode_batch
     conn = _connect(fake)
     try:
-        body = {"acks": 0, "timeout_ms": 1000, "topics": [
-            {"name": "t", "partitions": [{"partition_index": 0, "records": encode_batch([(None, b"x")])}]}]}
-        conn.send_no_response(0, body)
+        conn.send_no_response(0, produce_body("t", 0, encode_batch([(None, b"x")]), acks=0, timeout_ms=1000))
         assert conn.request(3, {"topics": [{"name": "t"}]})["topics"][0]["name"] == "t"
     finally:
         conn.close()

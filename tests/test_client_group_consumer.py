@@ -4,13 +4,12 @@ mixed with a confluent-kafka member."""
 import uuid
 
 import pytest
-from confluent_kafka import Consumer as ConfluentConsumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer as ConfluentConsumer, TopicPartition
 
 from kafka_zk.client.assignors import (
     decode_assignment, decode_subscription, encode_assignment, encode_subscription, range_assign, roundrobin_assign)
 from kafka_zk.client.group_consumer import GroupConsumer
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, wait_for
 
 # -- pure parts ----------------------------------------------------------------------------------
 
@@ -60,27 +59,7 @@ def test_roundrobin_assignor_matches_kafkas_examples():
 
 # -- real cluster --------------------------------------------------------------------------------
 
-GROUP_OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
-                   "group.initial.rebalance.delay.ms": "0"}
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("gconsumer"), zookeeper_server, overrides=GROUP_OVERRIDES)
-    yield running
-    running.stop()
-
-
-def make_topic(cluster, partitions, per_partition):
-    name = "gc-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, partitions, 3)])[name].result(60)
-    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
-    for partition in range(partitions):
-        for index in range(per_partition):
-            producer.produce(name, value=b"%d-%d" % (partition, index), partition=partition)
-    assert producer.flush(60) == 0
-    return name
+cluster = module_cluster(overrides=GROUP_OVERRIDES)
 
 
 def ours(cluster, group, topic, **options):
@@ -98,7 +77,7 @@ def drain(consumer, expected, timeout=60):
 
 
 def test_one_member_reads_everything_commits_and_a_successor_resumes(cluster):
-    topic = make_topic(cluster, 3, 5)
+    topic = make_topic(cluster, "gc", 3, records_per_partition=5)
     group = "solo-" + uuid.uuid4().hex[:6]
     first = ours(cluster, group, topic, enable_auto_commit=False)
     records = drain(first, 15)
@@ -117,7 +96,7 @@ def test_one_member_reads_everything_commits_and_a_successor_resumes(cluster):
 
 @pytest.mark.parametrize("assignor", ["range", "roundrobin"])
 def test_our_member_and_a_confluent_member_share_a_group(cluster, assignor):
-    topic = make_topic(cluster, 4, 3)
+    topic = make_topic(cluster, "gc", 4, records_per_partition=3)
     group = "mixed-" + uuid.uuid4().hex[:6]
     mine = ours(cluster, group, topic, enable_auto_commit=False, assignors=(assignor,))
     mine.poll(100)
@@ -142,7 +121,7 @@ def test_our_member_and_a_confluent_member_share_a_group(cluster, assignor):
 
 
 def test_close_commits_while_a_rebalance_is_pending(cluster):
-    topic = make_topic(cluster, 2, 4)
+    topic = make_topic(cluster, "gc", 2, records_per_partition=4)
     group = "pending-" + uuid.uuid4().hex[:6]
     mine = ours(cluster, group, topic, enable_auto_commit=True, auto_commit_interval_ms=600000)
     assert len(drain(mine, 8)) == 8

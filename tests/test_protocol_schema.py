@@ -7,6 +7,7 @@ import pytest
 from kafka_zk.protocol.messages import produce
 from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Writer
 from kafka_zk.protocol.schema import Array, Field, Schema, UnsupportedVersionError, Versions
+from tests.raw_wire import produce_body
 
 SAMPLE = Schema("Sample", [
     Field("id", "int32"),
@@ -139,23 +140,18 @@ def test_mutable_defaults_are_fresh():
     assert SAMPLE.decode(SAMPLE.encode({}, 0), 0)["labels"] == []
 
 
-def _produce_body(records):
-    return {"transactional_id": None, "acks": -1, "timeout_ms": 30000,
-            "topics": [{"name": "t", "partitions": [{"partition_index": 0, "records": records}]}]}
-
-
 def test_produce_records_encode_without_intermediate_copies():
     blob = bytes(range(256)) * 64  # 16 KiB
     writer = Writer()
-    produce.REQUEST.encode_into(writer, _produce_body(blob), 3)
+    produce.REQUEST.encode_into(writer, produce_body("t", 0, blob, acks=-1), 3)
     assert any(chunk is blob for chunk in writer.chunks())
-    encoded = produce.REQUEST.encode(_produce_body(blob), 3)
+    encoded = produce.REQUEST.encode(produce_body("t", 0, blob, acks=-1), 3)
     assert encoded.endswith(struct.pack(">i", len(blob)) + blob)
 
 
 def test_produce_records_decode_to_a_view_of_the_request_buffer():
     blob = bytes(range(256)) * 64
-    encoded = produce.REQUEST.encode(_produce_body(blob), 3)
+    encoded = produce.REQUEST.encode(produce_body("t", 0, blob, acks=-1), 3)
     decoded = produce.REQUEST.decode(encoded, 3)
     records = decoded["topics"][0]["partitions"][0]["records"]
     assert isinstance(records, memoryview) and records.obj is encoded
@@ -164,10 +160,10 @@ def test_produce_records_decode_to_a_view_of_the_request_buffer():
 
 def test_records_from_several_chunks():
     chunks = [b"a" * 2000, memoryview(b"b" * 3000), bytearray(b"c" * 10)]
-    encoded = produce.REQUEST.encode(_produce_body(chunks), 5)
+    encoded = produce.REQUEST.encode(produce_body("t", 0, chunks, acks=-1), 5)
     decoded = produce.REQUEST.decode(encoded, 5)
     assert decoded["topics"][0]["partitions"][0]["records"] == b"a" * 2000 + b"b" * 3000 + b"c" * 10
-    null = produce.REQUEST.decode(produce.REQUEST.encode(_produce_body(None), 5), 5)
+    null = produce.REQUEST.decode(produce.REQUEST.encode(produce_body("t", 0, None, acks=-1), 5), 5)
     assert null["topics"][0]["partitions"][0]["records"] is None
 
 

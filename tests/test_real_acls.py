@@ -13,18 +13,13 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
     AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern, ResourcePatternFilter)
 from kafka_zk.security.authorizer import AclOperation, PatternType, PermissionType, ResourceType
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, start_cluster, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer", "super.users": "User:ANONYMOUS"}
 
 
-@pytest.fixture(scope="module")
-def acl_cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("acl-cluster"), zookeeper_server, brokers=2,
-                            overrides=AUTHORIZER)
-    yield running
-    running.stop()
+acl_cluster = module_cluster(2, overrides=AUTHORIZER)
 
 
 def admin(cluster):

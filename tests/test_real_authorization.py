@@ -16,8 +16,9 @@ from kafka_zk.protocol.errors import Errors
 from tests.authorization_support_real import (
     AclOperation as Op, Granted, PatternType, PermissionType, ResourceType as Rt, AuthorizationCluster, acl_filter, batch,
     binding, broker_epoch, cluster_binding, commit_body, errors_in, fetch_body, fetched_values, latest_change_ms,
-    login, produce_body, stale_control_requests, start_secure_cluster, txn_body, unique)
+    login, stale_control_requests, start_secure_cluster, txn_body, unique)
 from tests.cluster_support import wait_for
+from tests.raw_wire import produce_body
 
 ROOT = Path(__file__).resolve().parent.parent
 DENIED_TOPIC, DENIED_GROUP = Errors.TOPIC_AUTHORIZATION_FAILED, Errors.GROUP_AUTHORIZATION_FAILED
@@ -62,7 +63,7 @@ def test_topic_data_apis(secure):
     leader = secure.leader(topic)
     alice = lambda key, body, version=None: secure.request("alice", leader, key, body, version)  # noqa: E731
 
-    produced = alice(0, produce_body(topic, batch(b"one")))
+    produced = alice(0, produce_body(topic, 0, batch(b"one"), acks=-1))
     listed = alice(2, {"replica_id": -1, "isolation_level": 0, "topics": [{"name": topic, "partitions": [
         {"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
     epochs = alice(23, {"replica_id": -1, "topics": [{"topic": topic, "partitions": [
@@ -77,7 +78,7 @@ def test_topic_data_apis(secure):
     assert named == {topic: DENIED_TOPIC} and topic not in every
 
     with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE)):
-        produced_ok = alice(0, produce_body(topic, batch(b"one", b"two")))
+        produced_ok = alice(0, produce_body(topic, 0, batch(b"one", b"two"), acks=-1))
         # Write implies Describe: ListOffsets and Metadata now answer, Read still refused
         listed_ok = alice(2, {"replica_id": -1, "isolation_level": 0, "topics": [{"name": topic, "partitions": [
             {"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
@@ -93,9 +94,10 @@ def test_topic_data_apis(secure):
         assert described["topics"][0]["topic_authorized_operations"] == (1 << Op.WRITE) | (1 << Op.DESCRIBE)
         # Write on the topic is not enough for idempotent or transactional batches
         idempotent = batch(b"idem", producer_id=7, producer_epoch=0, base_sequence=0)
-        assert errors_in(alice(0, produce_body(topic, idempotent))) == {DENIED_CLUSTER}
+        assert errors_in(alice(0, produce_body(topic, 0, idempotent, acks=-1))) == {DENIED_CLUSTER}
         transactional = batch(b"txn", producer_id=7, producer_epoch=0, base_sequence=0, is_transactional=True)
-        assert errors_in(alice(0, produce_body(topic, transactional, unique("tx")))) == {DENIED_TXN}
+        assert errors_in(alice(0, produce_body(topic, 0, transactional, acks=-1,
+                                               transactional_id=unique("tx")))) == {DENIED_TXN}
     assert errors_in(produced_ok) == errors_in(listed_ok) == errors_in(epochs_ok) == {Errors.NONE}
     assert listed_ok["topics"][0]["partitions"][0]["offset"] == 2
     with Granted(secure, binding(Rt.TOPIC, topic, Op.READ), binding(Rt.TOPIC, topic, Op.DELETE)):
@@ -120,7 +122,7 @@ def test_undescribable_topics_look_the_same_whether_they_exist_or_not(secure):
     leader = secure.leader(existing)
     for topic in (existing, absent):
         alice = lambda key, body: errors_in(secure.request("alice", leader, key, body))  # noqa: E731
-        assert alice(0, produce_body(topic, batch(b"probe"))) == {DENIED_TOPIC}, topic
+        assert alice(0, produce_body(topic, 0, batch(b"probe"), acks=-1)) == {DENIED_TOPIC}, topic
         assert alice(1, fetch_body(topic)) == {DENIED_TOPIC}, topic
         assert alice(2, {"replica_id": -1, "topics": [{"name": topic, "partitions": [
             {"partition_index": 0, "timestamp": -1}]}]}) == {DENIED_TOPIC}, topic
@@ -306,8 +308,8 @@ def test_transaction_apis(secure):
         with Granted(secure, binding(Rt.TOPIC, topic, Op.WRITE), binding(Rt.GROUP, group, Op.READ)):
             assert errors_in(alice(24, add_partitions)) == {Errors.NONE}
             assert errors_in(secure.request("alice", secure.leader(topic), 0, produce_body(
-                topic, batch(b"in-txn", producer_id=pid, producer_epoch=epoch, base_sequence=0,
-                             is_transactional=True), txn_id))) == {Errors.NONE}
+                topic, 0, batch(b"in-txn", producer_id=pid, producer_epoch=epoch, base_sequence=0,
+                             is_transactional=True), acks=-1, transactional_id=txn_id))) == {Errors.NONE}
             assert errors_in(alice(25, add_offsets)) == {Errors.NONE}
             assert errors_in(alice(28, offset_commit, group_coordinator)) == {DENIED_TOPIC}
             with Granted(secure, binding(Rt.TOPIC, topic, Op.READ)):
@@ -621,10 +623,12 @@ def test_super_users_pass_every_check_even_a_deny(secure):
     with Granted(secure, binding(Rt.TOPIC, topic, Op.ALL, principal="User:admin", permission=PermissionType.DENY),
                  binding(Rt.CLUSTER, "kafka-cluster", Op.ALL, principal="User:admin",
                          permission=PermissionType.DENY)):
-        assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"x")))) == {Errors.NONE}
+        assert errors_in(secure.request("admin", leader, 0, produce_body(topic, 0, batch(b"x"), acks=-1))) == {
+            Errors.NONE}
         assert errors_in(secure.request("admin", leader, 1, fetch_body(topic))) == {Errors.NONE}
         assert errors_in(secure.request("admin", leader, 29, acl_filter())) == {Errors.NONE}
-        assert errors_in(secure.request("bob", leader, 0, produce_body(topic, batch(b"x")))) == {DENIED_TOPIC}
+        assert errors_in(secure.request("bob", leader, 0, produce_body(topic, 0, batch(b"x"), acks=-1))) == {
+            DENIED_TOPIC}
 
 
 @pytest.mark.parametrize("operation, implied, not_implied", [
@@ -641,7 +645,8 @@ def test_implied_operations(secure, operation, implied, not_implied):
         if op == Op.READ:
             return readable(secure, "alice", topic)
         if op == Op.WRITE:
-            return errors_in(secure.request("alice", leader, 0, produce_body(topic, batch(b"x")))) == {Errors.NONE}
+            produced = secure.request("alice", leader, 0, produce_body(topic, 0, batch(b"x"), acks=-1))
+            return errors_in(produced) == {Errors.NONE}
         assert op == Op.DESCRIBE_CONFIGS
         return errors_in(secure.request("alice", leader, 32, {"resources": [
             {"resource_type": 2, "resource_name": topic, "configuration_keys": None}]})) == {Errors.NONE}
@@ -701,7 +706,7 @@ def test_forged_inter_broker_requests_are_refused_and_change_nothing(secure):
     leader, isr, replicas = secure.partition_state(topic, secure.brokers[0].broker_id)
     follower = next(r for r in replicas if r != leader)
     controller = secure.controller()
-    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"a", b"b", b"c")))) == {
+    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, 0, batch(b"a", b"b", b"c"), acks=-1))) == {
         Errors.NONE}
     before = cluster_view(secure, topic)
     assert set(before.values()) == {(leader, isr, replicas)} and len(isr) == 3
@@ -742,10 +747,10 @@ def test_forged_inter_broker_requests_are_refused_and_change_nothing(secure):
     listed = secure.request("admin", leader, 2, {"replica_id": -1, "isolation_level": 0, "topics": [
         {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": -1, "timestamp": -1}]}]})
     assert listed["topics"][0]["partitions"][0]["offset"] == 3  # no marker appended
-    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, batch(b"d")))) == {Errors.NONE}
+    assert errors_in(secure.request("admin", leader, 0, produce_body(topic, 0, batch(b"d"), acks=-1))) == {Errors.NONE}
     after = secure.create_topic("after-forgery")  # the real controller's LeaderAndIsr/UpdateMetadata still apply
-    assert errors_in(secure.request("admin", secure.leader(after), 0, produce_body(after, batch(b"x")))) == {
-        Errors.NONE}
+    produced = secure.request("admin", secure.leader(after), 0, produce_body(after, 0, batch(b"x"), acks=-1))
+    assert errors_in(produced) == {Errors.NONE}
     assert cluster_view(secure, topic) == before
 
 
@@ -761,7 +766,7 @@ def test_allow_everyone_if_no_acl_found(tmp_path, zookeeper_server):
         broker_id = cluster.brokers[0].broker_id
 
         def produce(user):
-            return errors_in(secure.request(user, broker_id, 0, produce_body(topic, batch(b"x"))))
+            return errors_in(secure.request(user, broker_id, 0, produce_body(topic, 0, batch(b"x"), acks=-1)))
 
         assert produce("alice") == {Errors.NONE} and describable(secure, "alice", topic)
         # once any ACL names the resource, only what the ACLs allow is allowed

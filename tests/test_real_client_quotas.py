@@ -5,21 +5,16 @@ import time
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
 
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, partition_leaders
+from tests.cluster_support import module_cluster
+from tests.raw_wire import create_led_topic
 from tests.test_real_tools import tool
 
 QUOTA = 100_000  # bytes per second
 PAYLOAD = b"q" * 1000
 
 
-@pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    # Short quota windows (Kafka's defaults are 11 x 1 s) keep the initial burst allowance small.
-    cluster = start_cluster(tmp_path_factory.mktemp("quotas"), zookeeper_server, brokers=1,
-                            overrides={"quota.window.num": "2", "quota.window.size.seconds": "1"})
-    yield cluster
-    cluster.stop()
+# One broker; short quota windows (Kafka's defaults are 11 x 1 s) keep the initial burst allowance small.
+broker = module_cluster(1, overrides={"quota.window.num": "2", "quota.window.size.seconds": "1"})
 
 
 def set_quota(cluster, client_id, name, value):
@@ -51,8 +46,7 @@ def produce_rate(bootstrap, topic, client_id, warmup=1.5, measure=4.0):
 @pytest.mark.timeout(180)
 def test_produce_and_fetch_byte_rate_quotas(broker):
     bootstrap = broker.brokers[0].bootstrap
-    assert create_topic(bootstrap, "metered") == 0
-    wait_for(lambda: partition_leaders(bootstrap, "metered"), message="leader of metered")
+    create_led_topic(bootstrap, "metered")
     set_quota(broker, "slow-producer", "producer_byte_rate", QUOTA)
     set_quota(broker, "slow-consumer", "consumer_byte_rate", QUOTA)
     time.sleep(0.5)  # the notification reaches the broker's config listener

@@ -9,21 +9,22 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, OffsetCheckpointFile
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 
 SEGMENT_MS = 1500
 KEYS = 1000
 
 
+single = module_cluster(1, overrides={
+    "log.cleaner.backoff.ms": "100", "log.segment.delete.delay.ms": "0",
+    # A throttled cleaner (1 MB/s) makes its passes long enough for a kill to land in one.
+    "log.cleaner.io.max.bytes.per.second": "1000000",
+    "zookeeper.session.timeout.ms": "6000"})
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    cluster = start_cluster(tmp_path_factory.mktemp("compaction"), zookeeper_server, brokers=1, overrides={
-        "log.cleaner.backoff.ms": "100", "log.segment.delete.delay.ms": "0",
-        # A throttled cleaner (1 MB/s) makes its passes long enough for a kill to land in one.
-        "log.cleaner.io.max.bytes.per.second": "1000000",
-        "zookeeper.session.timeout.ms": "6000"})
-    yield cluster.brokers[0]
-    cluster.stop()
+def broker(single):
+    return single.brokers[0]
 
 
 def create_compacted_topic(broker, prefix, **configs):

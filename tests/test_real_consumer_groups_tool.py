@@ -10,23 +10,15 @@ import uuid
 
 import pytest
 from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_zk.tools import consumer_groups
 from kafka_zk.tools.command_line import run_tool
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-GROUP_OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
-                   "group.initial.rebalance.delay.ms": "0"}
 PER_PARTITION = 10
 
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("cgtool"), zookeeper_server, overrides=GROUP_OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=GROUP_OVERRIDES)
 
 
 def tool(cluster, *args):
@@ -36,16 +28,10 @@ def tool(cluster, *args):
     return code, out.getvalue(), err.getvalue()
 
 
-def make_topic(cluster, partitions=2):
-    name = "cg-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, partitions, 3)])[name].result(60)
-    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
-    for partition in range(partitions):
-        for index in range(PER_PARTITION):
-            producer.produce(name, value=b"%d" % index, partition=partition, timestamp=1000000 + index * 1000)
-    assert producer.flush(60) == 0
-    return name
+def timed_topic(cluster):
+    """Two partitions of PER_PARTITION records "0", "1", ... stamped a second apart from 1000 s."""
+    return make_topic(cluster, "cg", 2, records_per_partition=PER_PARTITION,
+                      value=lambda partition, index: b"%d" % index, timestamp=lambda index: 1000000 + index * 1000)
 
 
 def member(cluster, group):
@@ -77,7 +63,7 @@ def committed(cluster, group, topic, partitions=2):
 @pytest.fixture(scope="module")
 def active(cluster):
     """A Stable group whose only member consumed and committed 3 of 10 records per partition."""
-    topic = make_topic(cluster)
+    topic = timed_topic(cluster)
     group = "active-" + uuid.uuid4().hex[:6]
     c = member(cluster, group)
     c.subscribe([topic])
@@ -117,7 +103,7 @@ def test_reset_refuses_an_active_group_with_kafkas_message(cluster, active):
 
 
 def test_every_reset_kind_moves_an_inactive_groups_offsets(cluster, tmp_path):
-    topic = make_topic(cluster)
+    topic = timed_topic(cluster)
     group = "reset-" + uuid.uuid4().hex[:6]
     commit_offsets(cluster, group, topic, {0: 5, 1: 5})
     code, out, err = tool(cluster, "--describe", "--group", group)
@@ -164,7 +150,7 @@ def test_delete_offsets_then_delete_group(cluster, active):
     code, out, _ = tool(cluster, "--delete-offsets", "--group", busy_group, "--topic", busy_topic)
     assert "Encounter some partition level error" in out and "Error: " in out
 
-    topic = make_topic(cluster)
+    topic = timed_topic(cluster)
     group = "del-" + uuid.uuid4().hex[:6]
     commit_offsets(cluster, group, topic, {0: 1, 1: 2})
     code, out, _ = tool(cluster, "--delete-offsets", "--group", group, "--topic", "%s:0" % topic)
@@ -223,11 +209,6 @@ def member_partition_counts(cluster, group):
     return sorted(int(r[4]) for r in rows(out, group)) if code == 0 else []
 
 
-def create_topic(cluster, topic, partitions):
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(topic, partitions, 3)])[topic].result(60)
-
-
 def produce(cluster, topic, partitions, count):
     producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
     for partition in range(partitions):
@@ -237,8 +218,7 @@ def produce(cluster, topic, partitions, count):
 
 
 def test_console_consumers_share_a_group_and_a_rerun_resumes(cluster):
-    topic = "console-" + uuid.uuid4().hex[:8]
-    create_topic(cluster, topic, 4)
+    topic = make_topic(cluster, "console", 4)
     group = "console-group-" + uuid.uuid4().hex[:6]
     first, second = (console(cluster, topic, "--group", group, "--from-beginning", "--max-messages", 20,
                              "--timeout-ms", 60000) for _ in range(2))
@@ -269,8 +249,7 @@ def test_console_consumers_share_a_group_and_a_rerun_resumes(cluster):
 
 
 def test_console_consumer_without_group_uses_a_generated_one_and_commits_nothing(cluster):
-    topic = "console-" + uuid.uuid4().hex[:8]
-    create_topic(cluster, topic, 2)
+    topic = make_topic(cluster, "console", 2)
     before = set(tool(cluster, "--list")[1].split())
 
     def generated():
@@ -291,7 +270,7 @@ def test_console_consumer_without_group_uses_a_generated_one_and_commits_nothing
 
 
 def test_describe_lag_follows_a_confluent_consumer_that_falls_behind(cluster):
-    topic = make_topic(cluster)
+    topic = timed_topic(cluster)
     group = "behind-" + uuid.uuid4().hex[:6]
     c = member(cluster, group)
     try:
@@ -317,7 +296,7 @@ def test_describe_lag_follows_a_confluent_consumer_that_falls_behind(cluster):
 
 
 def test_reset_all_topics_and_partition_lists_with_execute_and_dry_run(cluster):
-    first, second = make_topic(cluster), make_topic(cluster)
+    first, second = timed_topic(cluster), timed_topic(cluster)
     group = "scope-" + uuid.uuid4().hex[:6]
     commit_offsets(cluster, group, first, {0: 5, 1: 5})
     commit_offsets(cluster, group, second, {0: 5, 1: 5})
@@ -341,8 +320,7 @@ def test_reset_all_topics_and_partition_lists_with_execute_and_dry_run(cluster):
 
 
 def test_console_consumer_with_roundrobin_shares_a_group_with_a_confluent_member(cluster):
-    topic = "console-rr-" + uuid.uuid4().hex[:8]
-    create_topic(cluster, topic, 4)
+    topic = make_topic(cluster, "console-rr", 4)
     group = "console-rr-" + uuid.uuid4().hex[:6]
     process = console(cluster, topic, "--group", group, "--from-beginning", "--max-messages", 10, "--timeout-ms",
                       60000, "--consumer-property",
@@ -370,7 +348,7 @@ def test_console_whitelist_member_picks_up_a_topic_created_after_it_started(clus
     group = prefix + "-group"
     process = subprocess.Popen(
         [os.path.join(ROOT, "scripts", "kafka-console-consumer.sh"), "--bootstrap-server", cluster.bootstrap_servers,
-         "--whitelist", prefix + r"-\d+", "--group", group, "--from-beginning", "--max-messages", "4",
+         "--whitelist", prefix + r"-[0-9a-f]{8}", "--group", group, "--from-beginning", "--max-messages", "4",
          "--timeout-ms", "60000", "--property", "print.partition=true", "--property", "print.offset=true",
          "--consumer-property", "metadata.max.age.ms=500"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True)
@@ -379,9 +357,7 @@ def test_console_whitelist_member_picks_up_a_topic_created_after_it_started(clus
             state = rows(tool(cluster, "--describe", "--group", group, "--state")[1], group)
             return state[0][-2:] if state else None
         wait_for(lambda: members() == ["Stable", "1"], 90, interval=0.5, message="the whitelist member in its group")
-        topic = prefix + "-1"
-        create_topic(cluster, topic, 2)
-        produce(cluster, topic, 2, 2)
+        topic = make_topic(cluster, prefix, 2, records_per_partition=2, value=lambda partition, index: b"v%d" % index)
         got, _ = printed(process)
     finally:
         process.kill() if process.poll() is None else None

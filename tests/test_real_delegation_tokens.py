@@ -18,19 +18,14 @@ from kafka_zk.zk.security_znodes import (
     DelegationTokensZNode,
     StoredDelegationToken,
 )
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
 TOKEN_CONFIGS = {"delegation.token.master.key": "s3cr3t", "delegation.token.expiry.check.interval.ms": "300"}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("delegation-tokens"), zookeeper_server, brokers=2,
-                            overrides=TOKEN_CONFIGS)
-    yield running
-    running.stop()
+cluster = module_cluster(2, overrides=TOKEN_CONFIGS)
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import pytest
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, fetch_records, partition_leaders, produce, request
+from tests.cluster_support import module_cluster, wait_for
+from tests.raw_wire import create_led_topic, create_topic, fetch_records, partition_leaders, produce, request
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "scripts"
@@ -23,11 +23,7 @@ def tool(name, *args, timeout=90):
                           timeout=timeout, cwd=ROOT)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("delete-records"), zookeeper_server, overrides=TWO_DIRS)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=TWO_DIRS)
 
 
 def replica_dir(broker, topic, partition):
@@ -128,8 +124,7 @@ def _poll_into(consumer, seen, timeout=0.5):
 def test_bad_input_answers_as_kafka(cluster, tmp_path):
     bootstrap = cluster.brokers[1].bootstrap
     topic = "keep"
-    assert create_topic(bootstrap, topic, partitions=1, replication_factor=3) == Errors.NONE
-    leaders = wait_for(lambda: partition_leaders(bootstrap, topic), message="leader")
+    leaders = create_led_topic(bootstrap, topic, partitions=1, replication_factor=3)
     leader = cluster.broker(leaders[0])
     # another broker's metadata can name the leader before the leader has applied its LeaderAndIsr; its own
     # metadata names it only after (a broker applies the controller's requests in the order they arrive)

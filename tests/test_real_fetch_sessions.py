@@ -8,19 +8,14 @@ import pytest
 from kafka_zk.record.records import encode_batch, iter_records
 from tests.cluster_support import wait_for
 from tests.raw_wire import RawConnection, produce, read_all
-from tests.replication_support import ReplicationCluster, fast_overrides
+from tests.replication_support import fast_overrides, module_replication_cluster
 
 FETCH_SESSION_ID_NOT_FOUND = 70
 INVALID_FETCH_SESSION_EPOCH = 71
 PARTITIONS = 4
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("sessions"), zookeeper_server,
-                                 fast_overrides(min_insync_replicas=2))
-    yield running
-    running.close()
+cluster = module_replication_cluster(overrides=fast_overrides(min_insync_replicas=2))
 
 
 def _fetch(conn, session_id, epoch, partitions=(), forgotten=(), topic=None, max_wait_ms=0, version=11):

@@ -14,7 +14,7 @@ from kafka_zk.record.records import iter_records
 from kafka_zk.server.replication.replica_selector import RACK_AWARE
 from tests.cluster_support import wait_for
 from tests.raw_wire import list_offsets_error, request
-from tests.replication_support import NOT_LEADER_FOR_PARTITION, ReplicationCluster, fast_overrides
+from tests.replication_support import NOT_LEADER_FOR_PARTITION, fast_overrides, module_replication_cluster
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -29,12 +29,8 @@ def rack(broker_id):
     return "rack-%d" % broker_id
 
 
-@pytest.fixture(scope="module")
-def racked(tmp_path_factory, zookeeper_server):
-    cluster = ReplicationCluster(tmp_path_factory.mktemp("racked"), zookeeper_server, OVERRIDES, racks=3,
-                                 broker_overrides={b: {"replica.selector.class": RACK_AWARE} for b in WITH_SELECTOR})
-    yield cluster
-    cluster.close()
+racked = module_replication_cluster(overrides=OVERRIDES, racks=3,
+                                    broker_overrides={b: {"replica.selector.class": RACK_AWARE} for b in WITH_SELECTOR})
 
 
 def new_topic(cluster, prefix, replicas):

@@ -16,12 +16,11 @@ import uuid
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_zk.coordinator.group.records import partition_for
-from tests.cluster_support import wait_for
+from tests.cluster_support import make_topic, wait_for
 from tests.raw_wire import metadata
-from tests.replication_support import ReplicationCluster, fast_overrides
+from tests.replication_support import fast_overrides, module_replication_cluster
 
 KILLS = int(os.environ.get("KILLS", "10"))
 SESSION_MS = int(os.environ.get("SESSION_MS", "6000"))
@@ -40,11 +39,7 @@ OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
 log = logging.getLogger(__name__)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("coordinator-kills"), zookeeper_server, OVERRIDES)
-    yield running
-    running.close()
+cluster = module_replication_cluster(overrides=OVERRIDES)
 
 
 class Member(threading.Thread):
@@ -198,9 +193,7 @@ def distribution(values):
 
 @pytest.mark.timeout(240 + KILLS * 60)
 def test_each_kill_of_the_coordinator_lets_commits_through_again_and_loses_none(cluster):
-    topic = "ck-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(topic, PARTITIONS, 3)])[topic].result(60)
+    topic = make_topic(cluster, "ck", PARTITIONS)
     group = "kills-" + uuid.uuid4().hex[:6]
     offsets_partition = partition_for(group, OFFSETS_PARTITIONS)
     load = Load(cluster.bootstrap_servers, topic)

@@ -9,34 +9,12 @@ import textwrap
 import time
 import uuid
 
-import pytest
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer, TopicPartition
 
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, wait_for
 
 PARTITIONS = 12
-GROUP_OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
-                   "group.initial.rebalance.delay.ms": "0"}
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("groups"), zookeeper_server, overrides=GROUP_OVERRIDES)
-    yield running
-    running.stop()
-
-
-def make_topic(cluster, partitions=PARTITIONS, records_per_partition=10):
-    name = "grp-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, partitions, 3)])[name].result(60)
-    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
-    for partition in range(partitions):
-        for index in range(records_per_partition):
-            producer.produce(name, value=b"%d-%d" % (partition, index), partition=partition)
-    assert producer.flush(60) == 0
-    return name
+cluster = module_cluster(overrides=GROUP_OVERRIDES)
 
 
 def consumer(cluster, group, **extra):
@@ -63,7 +41,7 @@ def wait_assigned(consumers, total, timeout=90):
 
 
 def test_three_consumers_share_then_two_take_over_after_one_leaves(cluster):
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "grp", PARTITIONS, records_per_partition=10)
     group = "share-" + uuid.uuid4().hex[:6]
     members = [consumer(cluster, group) for _ in range(3)]
     for c in members:
@@ -82,7 +60,7 @@ def test_three_consumers_share_then_two_take_over_after_one_leaves(cluster):
 
 
 def test_committed_offsets_survive_and_a_new_member_resumes_there(cluster):
-    topic = make_topic(cluster, partitions=3, records_per_partition=10)
+    topic = make_topic(cluster, "grp", 3, records_per_partition=10)
     group = "resume-" + uuid.uuid4().hex[:6]
     first = consumer(cluster, group)
     first.subscribe([topic])
@@ -128,7 +106,7 @@ CHILD = textwrap.dedent("""
 
 
 def test_member_killed_without_leaving_is_evicted_after_session_timeout(cluster):
-    topic = make_topic(cluster, partitions=4, records_per_partition=1)
+    topic = make_topic(cluster, "grp", 4, records_per_partition=1)
     group = "evict-" + uuid.uuid4().hex[:6]
     child = subprocess.Popen([sys.executable, "-c", CHILD, cluster.bootstrap_servers, group, topic],
                              stdout=subprocess.PIPE, start_new_session=True)

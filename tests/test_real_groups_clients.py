@@ -12,41 +12,22 @@ import pytest
 from aiokafka import AIOKafkaConsumer
 from aiokafka.coordinator.assignors.range import RangePartitionAssignor as AioRange
 from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor as AioRoundRobin
-from confluent_kafka import Consumer, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka import Consumer, TopicPartition
 from kafka import KafkaConsumer
 from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
 from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, wait_for
 
 PARTITIONS = 6
 RECORDS_PER_PARTITION = 5
-OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
-             "group.initial.rebalance.delay.ms": "0"}
 # The split of 6 partitions of one topic between two members that each assignor must produce.
 RANGE_SPLIT = {(0, 1, 2), (3, 4, 5)}
 ROUNDROBIN_SPLIT = {(0, 2, 4), (1, 3, 5)}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("group-clients"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
-
-
-def make_topic(cluster):
-    name = "gc-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, PARTITIONS, 3)])[name].result(60)
-    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
-    for partition in range(PARTITIONS):
-        for index in range(RECORDS_PER_PARTITION):
-            producer.produce(name, value=b"%d-%d" % (partition, index), partition=partition)
-    assert producer.flush(60) == 0
-    return name
+cluster = module_cluster(overrides=GROUP_OVERRIDES)
 
 
 def committed_offsets(cluster, group, topic):
@@ -121,7 +102,7 @@ class PolledMember(threading.Thread):
 
 @pytest.mark.parametrize("assignor", sorted(KAFKA_PYTHON_ASSIGNORS))
 def test_kafka_python_group_consumers_split_the_topic_and_commit(cluster, assignor):
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "kp-" + uuid.uuid4().hex[:6]
     all_committed = threading.Barrier(2)
     members = [PolledMember(cluster, topic, group, KAFKA_PYTHON_ASSIGNORS[assignor], all_committed)
@@ -153,7 +134,7 @@ AIOKAFKA_ASSIGNORS = {"range": AioRange, "roundrobin": AioRoundRobin}
 
 @pytest.mark.parametrize("assignor", sorted(AIOKAFKA_ASSIGNORS))
 def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "aio-" + uuid.uuid4().hex[:6]
 
     async def run():
@@ -187,7 +168,7 @@ def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
 
 
 def test_confluent_kafka_cooperative_sticky_members_split_the_topic(cluster):
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "coop-" + uuid.uuid4().hex[:6]
     members = [Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
                          "auto.offset.reset": "earliest", "enable.auto.commit": False,
@@ -218,7 +199,7 @@ def test_confluent_kafka_cooperative_sticky_members_split_the_topic(cluster):
 def test_kcat_balanced_consumer_reads_every_record_and_commits(cluster):
     kcat = shutil.which("kcat")
     assert kcat is not None, "kcat is not installed (scripts/test.sh installs it)"
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "kcat-" + uuid.uuid4().hex[:6]
     total = PARTITIONS * RECORDS_PER_PARTITION
     done = subprocess.run([kcat, "-b", cluster.bootstrap_servers, "-G", group, "-X", "auto.offset.reset=earliest",

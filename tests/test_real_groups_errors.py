@@ -9,25 +9,20 @@ from kazoo.client import KazooClient
 
 from kafka_zk.coordinator.group.records import GroupKey, OffsetKey, decode_group_value, decode_key, \
     decode_offset_value
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import RawConnection, create_topic, partition_leaders, read_all, request
+from tests.cluster_support import module_cluster, wait_for
+from tests.raw_wire import RawConnection, create_led_topic, partition_leaders, read_all, request
 
 OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "3",
              "group.initial.rebalance.delay.ms": "0", "transaction.state.log.num.partitions": "3"}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("group-errors"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=OVERRIDES)
 
 
 @pytest.fixture(scope="module")
 def topic(cluster):
     bootstrap = cluster.brokers[0].bootstrap
-    assert create_topic(bootstrap, "errs", partitions=2, replication_factor=3) == 0
-    wait_for(lambda: len(partition_leaders(bootstrap, "errs")) == 2, 60, message="topic leaders")
+    create_led_topic(bootstrap, "errs", partitions=2, replication_factor=3, timeout=60)
     return "errs"
 
 

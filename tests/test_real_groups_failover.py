@@ -12,12 +12,11 @@ import uuid
 
 import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from kafka_zk.coordinator.group.records import partition_for
-from tests.cluster_support import wait_for
+from tests.cluster_support import make_topic, wait_for
 from tests.raw_wire import request
-from tests.replication_support import ReplicationCluster, fast_overrides
+from tests.replication_support import fast_overrides, module_replication_cluster
 
 PARTITIONS = 6
 OFFSETS_PARTITIONS = 6
@@ -30,17 +29,11 @@ OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
                     "group.initial.rebalance.delay.ms": "0"})
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("group-failover"), zookeeper_server, OVERRIDES)
-    yield running
-    running.close()
+cluster = module_replication_cluster(overrides=OVERRIDES)
 
 
-def make_topic(cluster, records_per_partition):
-    name = "gf-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, PARTITIONS, 3, config={"min.insync.replicas": "2"})])[name].result(60)
+def loaded_topic(cluster, records_per_partition):
+    name = make_topic(cluster, "gf", PARTITIONS, configs={"min.insync.replicas": "2"})
     produce(cluster, name, 0, records_per_partition)
     return name
 
@@ -120,7 +113,7 @@ def covering(members):
 
 
 def test_restarted_static_member_gets_its_partitions_back_and_a_duplicate_is_fenced(cluster):
-    topic = make_topic(cluster, 2)
+    topic = loaded_topic(cluster, 2)
     group = "static-" + uuid.uuid4().hex[:6]
     members = [StaticMember(cluster, group, topic, "instance-%d" % i) for i in range(3)]
     poll_until(members, lambda: covering(members), message="three static members covering the topic")
@@ -264,7 +257,7 @@ def group_coordinated_by(cluster, role):
 def test_kill_9_of_the_coordinator_moves_the_group_and_loses_no_acknowledged_commit(cluster, role):
     first_batch, second_batch = 30, 60
     total = first_batch + second_batch
-    topic = make_topic(cluster, first_batch)
+    topic = loaded_topic(cluster, first_batch)
     cluster.wait_full_isr(topic, range(PARTITIONS), [0, 1, 2], timeout=60)
     group, controller = group_coordinated_by(cluster, role)
     members = [MemberProcess(cluster, group, topic) for _ in range(3)]

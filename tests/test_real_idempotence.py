@@ -4,16 +4,11 @@ import pytest
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, partition_leaders, produce, read_all, request
+from tests.cluster_support import module_cluster, wait_for
+from tests.raw_wire import create_led_topic, partition_leaders, produce, read_all, request
 
 
-@pytest.fixture(scope="module")
-def single(tmp_path_factory, zookeeper_server):
-    cluster = start_cluster(tmp_path_factory.mktemp("idempotence"), zookeeper_server, brokers=1,
-                            overrides={"zookeeper.session.timeout.ms": "6000"})
-    yield cluster
-    cluster.stop()
+single = module_cluster(1, overrides={"zookeeper.session.timeout.ms": "6000"})
 
 
 def batch(producer_id, epoch, sequence, count, tag):
@@ -33,8 +28,7 @@ def test_duplicates_get_their_original_offsets_across_restarts(single, restart):
     broker = single.brokers[0]
     bootstrap = broker.bootstrap
     topic = "idem-" + restart
-    assert create_topic(bootstrap, topic) == Errors.NONE
-    wait_for(lambda: partition_leaders(bootstrap, topic), message="a leader")
+    create_led_topic(bootstrap, topic)
     producer_id, epoch = init_producer_id(bootstrap)
     second_id, _ = init_producer_id(bootstrap)
     assert second_id != producer_id

@@ -5,12 +5,12 @@ import uuid
 
 import pytest
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
+from confluent_kafka.admin import AdminClient
 
 from kafka_zk.coordinator.group.records import partition_for
 from kafka_zk.tools.local_cluster import PRODUCTION_INTERNAL_TOPICS, cluster_settings, parse_args
-from tests.cluster_support import wait_for
-from tests.replication_support import ReplicationCluster
+from tests.cluster_support import make_topic, wait_for
+from tests.replication_support import module_replication_cluster
 
 OFFSETS_TOPIC = "__consumer_offsets"
 OFFSETS_PARTITIONS = 50          # Kafka's default, as on the README's cluster
@@ -19,18 +19,12 @@ FIRST, SECOND = 20, 20           # records per partition before and after the ki
 COMMITTED_AFTER_KILL = FIRST + SECOND // 2
 # Only for speed: brokers notice a dead one when its 6 s ZooKeeper session expires (Kafka's default is 18 s).
 FAST_DEATH = {"zookeeper.session.timeout.ms": "6000"}
+README_SETTINGS = cluster_settings(parse_args(["--brokers", "3", "--racks", "2"]))
 
-
-@pytest.fixture(scope="module")
-def readme_cluster(tmp_path_factory, zookeeper_server):
-    """The command line's cluster (`--brokers 3 --racks 2`) on free ports in a test ZooKeeper chroot; the last
-    test kills a broker."""
-    settings = cluster_settings(parse_args(["--brokers", "3", "--racks", "2"]))
-    running = ReplicationCluster(tmp_path_factory.mktemp("readme-cluster"), zookeeper_server,
-                                 dict(settings["overrides"], **FAST_DEATH),
-                                 brokers=settings["brokers"], racks=settings["racks"])
-    yield running
-    running.close()
+# The command line's cluster (`--brokers 3 --racks 2`) on free ports in a test ZooKeeper chroot; the last test kills
+# a broker.
+readme_cluster = module_replication_cluster(README_SETTINGS["brokers"], racks=README_SETTINGS["racks"],
+                                            overrides=dict(README_SETTINGS["overrides"], **FAST_DEATH))
 
 
 def test_racks_and_internal_topic_settings_reach_each_brokers_config_and_status(readme_cluster):
@@ -120,10 +114,9 @@ def describe(admin, group):
 @pytest.mark.timeout(120)
 def test_a_group_keeps_its_commits_and_moves_when_its_coordinator_is_killed(readme_cluster):
     cluster = readme_cluster
-    topic = "readme-" + uuid.uuid4().hex[:6]
+    topic = make_topic(cluster, "readme", PARTITIONS, configs={"min.insync.replicas": "2"})
     group = "readme-group-" + uuid.uuid4().hex[:6]
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(topic, PARTITIONS, 3, config={"min.insync.replicas": "2"})])[topic].result(60)
     produce(cluster, topic, 0, FIRST)
 
     member = Member(cluster, group, topic)

@@ -7,18 +7,14 @@ import pytest
 
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.protocol.errors import Errors
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, metadata, partition_leaders
+from tests.cluster_support import module_cluster, wait_for
+from tests.raw_wire import create_led_topic, metadata
 
 OVERRIDES = {"log.dirs": "{folder}/logs-a,{folder}/logs-b", "log.segment.delete.delay.ms": "0",
              "replica.alter.log.dirs.io.max.bytes.per.second": "400000"}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("log-dirs"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=OVERRIDES)
 
 
 def replica_dirs(admin, broker_id, topic):
@@ -78,9 +74,8 @@ def test_a_leader_replica_moves_to_the_other_dir_while_a_producer_writes(cluster
     from confluent_kafka import Consumer, TopicPartition
     bootstrap = cluster.brokers[0].bootstrap
     topic = "moving"
-    assert create_topic(bootstrap, topic, partitions=1, replication_factor=3,
-                        configs={"segment.bytes": "300000"}) == Errors.NONE
-    leader_id = wait_for(lambda: partition_leaders(bootstrap, topic), message="leader")[0]
+    leader_id = create_led_topic(bootstrap, topic, partitions=1, replication_factor=3,
+                                 configs={"segment.bytes": "300000"})[0]
     leader = cluster.broker(leader_id)
     writer = Writer(cluster.bootstrap_servers, topic)
     writer.write(3000)  # about 1.5 MB before the move: several seconds at 400 kB/s
@@ -134,8 +129,7 @@ def test_errors_and_a_remembered_dir_for_a_replica_created_later(cluster):
     broker = cluster.broker(1)
     dirs = [str(d) for d in broker.log_dirs]
     with AdminClient(bootstrap) as admin:
-        assert create_topic(bootstrap, "elsewhere", assignments={0: [2]}) == Errors.NONE
-        wait_for(lambda: partition_leaders(bootstrap, "elsewhere"), message="leader of elsewhere")
+        create_led_topic(bootstrap, "elsewhere", assignments={0: [2]})
         answers = admin.alter_replica_log_dirs({
             ("elsewhere", 0, 1): dirs[0],                        # the topic exists, no replica on broker 1
             ("elsewhere", 0, 2): str(broker.folder / "nowhere"),  # not one of broker 2's log.dirs
@@ -146,8 +140,7 @@ def test_errors_and_a_remembered_dir_for_a_replica_created_later(cluster):
                            ("later", 0, 1): Errors.UNKNOWN_TOPIC_OR_PARTITION,
                            ("later", 1, 1): Errors.UNKNOWN_TOPIC_OR_PARTITION,
                            ("later", 2, 1): Errors.UNKNOWN_TOPIC_OR_PARTITION}
-        assert create_topic(bootstrap, "later", assignments={0: [1], 1: [1], 2: [1], 3: [1]}) == Errors.NONE
-        wait_for(lambda: len(partition_leaders(bootstrap, "later")) == 4, message="leaders of later")
+        create_led_topic(bootstrap, "later", assignments={0: [1], 1: [1], 2: [1], 3: [1]})
         placed = wait_for(lambda: (lambda found: found if len(found) == 4 else None)(
             replica_dirs(admin, 1, "later")), message="replicas of later")
         # The remembered dir wins for 0-2 although the emptiest-dir rule would have spread them.

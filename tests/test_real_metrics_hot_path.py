@@ -10,7 +10,7 @@ from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
 from tests.cluster_support import scrape_metrics, wait_for
-from tests.replication_support import ReplicationCluster, fast_overrides
+from tests.replication_support import fast_overrides, module_replication_cluster
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -18,12 +18,7 @@ LEADER, FOLLOWER = 0, 1
 RECORDS = 1000
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("hot-path"), zookeeper_server,
-                                 fast_overrides(offsets_topic_num_partitions=1), brokers=2, metrics=True)
-    yield running
-    running.close()
+cluster = module_replication_cluster(2, overrides=fast_overrides(offsets_topic_num_partitions=1), metrics=True)
 
 
 scrape = scrape_metrics

@@ -12,19 +12,14 @@ from confluent_kafka import Consumer
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import scrape_metrics, wait_for
 from tests.raw_wire import produce
-from tests.replication_support import ReplicationCluster, fast_overrides, produce_when_led
+from tests.replication_support import fast_overrides, module_replication_cluster, produce_when_led
 
 pytestmark = pytest.mark.timeout(120)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    # the leader drops a dead follower from the ISR (2-3 s) well before the controller (6 s session timeout)
-    overrides = fast_overrides(replica_lag_time_max_ms=2000, group_initial_rebalance_delay_ms=0,
-                               offsets_topic_num_partitions=3)
-    running = ReplicationCluster(tmp_path_factory.mktemp("metrics"), zookeeper_server, overrides, metrics=True)
-    yield running
-    running.close()
+# the leader drops a dead follower from the ISR (2-3 s) well before the controller (6 s session timeout)
+cluster = module_replication_cluster(overrides=fast_overrides(
+    replica_lag_time_max_ms=2000, group_initial_rebalance_delay_ms=0, offsets_topic_num_partitions=3), metrics=True)
 
 
 scrape = scrape_metrics

@@ -11,7 +11,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from kafka_zk.protocol.api_keys import API_SPECS
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import metadata, request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,12 +23,7 @@ def tool(name, *args, stdin=None, timeout=90):
                           timeout=timeout, cwd=ROOT)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("ops"), zookeeper_server,
-                            overrides={"auto.leader.rebalance.enable": "false"})
-    yield running
-    running.stop()
+cluster = module_cluster(overrides={"auto.leader.rebalance.enable": "false"})
 
 
 def partition_state(bootstrap, topic):

@@ -13,18 +13,19 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.record import records as records_module
 from kafka_zk.record.compression import GZIP, NONE, compress
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import latest_offset, produce_body, read_all, request
 
 REJECTED = "One or more records have been rejected"
 NO_KEY = "Compacted topic cannot accept message without key in topic partition %s-0."
 
 
+single = module_cluster(1)
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    cluster = start_cluster(tmp_path_factory.mktemp("record-errors"), zookeeper_server, brokers=1)
-    yield cluster.brokers[0]
-    cluster.stop()
+def broker(single):
+    return single.brokers[0]
 
 
 def new_topic(broker, prefix, **configs):

@@ -10,19 +10,15 @@ from kazoo.client import KazooClient
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import create_topic, partition_leaders, produce_body, request
 from tests.replication_support import fast_overrides
 
 SEGMENT_BYTES = "200"  # about two batches a segment: DeleteRecords deletes whole segments too
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("producer-state"), zookeeper_server, overrides=fast_overrides(
-        log_flush_start_offset_checkpoint_interval_ms=300, log_segment_delete_delay_ms=0))
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=fast_overrides(log_flush_start_offset_checkpoint_interval_ms=300,
+                                                  log_segment_delete_delay_ms=0))
 
 
 def new_topic(cluster, replicas):

@@ -12,20 +12,15 @@ from confluent_kafka.admin import AdminClient, NewPartitions, NewTopic
 
 from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.controller.assignment import assign_replicas, growth_start_index
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import module_cluster, wait_for
 from tests.raw_wire import metadata
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 RACKS = {broker: "rack-%d" % (broker % 3) for broker in range(6)}
 
 
-@pytest.fixture(scope="module")
-def racked(tmp_path_factory, zookeeper_server):
-    """Six brokers, broker i in rack-<i mod 3>; auto-created topics get 6 partitions of 3 replicas."""
-    cluster = start_cluster(tmp_path_factory.mktemp("racks"), zookeeper_server, brokers=6, racks=3,
-                            overrides={"num.partitions": "6", "default.replication.factor": "3"})
-    yield cluster
-    cluster.stop()
+# Six brokers, broker i in rack-<i mod 3>; auto-created topics get 6 partitions of 3 replicas.
+racked = module_cluster(6, racks=3, overrides={"num.partitions": "6", "default.replication.factor": "3"})
 
 
 @pytest.fixture(scope="module")

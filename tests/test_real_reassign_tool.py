@@ -13,7 +13,7 @@ from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, metadata, partition_leaders, produce
+from tests.raw_wire import create_led_topic, metadata, partition_leaders, produce
 from tests.test_real_tools import tool
 
 THROTTLE = 1_000_000
@@ -64,12 +64,6 @@ def assignment(zk, topic):
     return {int(p): r for p, r in znode_json(zk, "/brokers/topics/" + topic)["partitions"].items()}
 
 
-def make_topic(cluster, topic, assignments):
-    bootstrap = cluster.brokers[0].bootstrap
-    assert create_topic(bootstrap, topic, assignments=assignments) == Errors.NONE
-    wait_for(lambda: len(partition_leaders(bootstrap, topic)) == len(assignments), message="leaders of " + topic)
-
-
 def lines(result):
     return result.stdout.splitlines()
 
@@ -85,7 +79,7 @@ def one_line_error(result, expected):
 def test_generate_execute_verify_list_and_bad_input(env):
     cluster, zk, files = env
     bootstrap, zk_connect = cluster.brokers[0].bootstrap, cluster.zk_connect
-    make_topic(cluster, "moves", {0: [0, 1], 1: [1, 2]})
+    create_led_topic(cluster.brokers[0].bootstrap, "moves", {0: [0, 1], 1: [1, 2]})
 
     topics_file = write(files, "topics.json", {"topics": [{"topic": "moves"}], "version": 1})
     current_json = ('{"version":1,"partitions":['
@@ -213,7 +207,7 @@ class BackgroundProducer(threading.Thread):
 def test_throttled_reassignment_moves_data_at_the_throttle_rate(env):
     cluster, zk, files = env
     bootstrap, zk_connect = cluster.brokers[0].bootstrap, cluster.zk_connect
-    make_topic(cluster, "throttled", {0: [0, 1]})
+    create_led_topic(cluster.brokers[0].bootstrap, "throttled", {0: [0, 1]})
     leader = cluster.broker(partition_leaders(bootstrap, "throttled")[0])
     chunk = [(None, bytes([i % 251]) * 10_000) for i in range(50)]        # 500 kB per batch
     wait_for(lambda: produce(leader.bootstrap, "throttled", 0, encode_batch(chunk))[0] == Errors.NONE,
@@ -291,7 +285,7 @@ def test_throttled_reassignment_moves_data_at_the_throttle_rate(env):
 def test_cancel_stops_a_throttled_reassignment(env):
     cluster, zk, files = env
     bootstrap, zk_connect = cluster.brokers[0].bootstrap, cluster.zk_connect
-    make_topic(cluster, "cancelme", {0: [0, 1]})
+    create_led_topic(cluster.brokers[0].bootstrap, "cancelme", {0: [0, 1]})
     leader = cluster.broker(partition_leaders(bootstrap, "cancelme")[0])
     chunk = [(None, b"c" * 10_000) for _ in range(50)]
     wait_for(lambda: produce(leader.bootstrap, "cancelme", 0, encode_batch(chunk))[0] == Errors.NONE,
@@ -359,7 +353,7 @@ def test_each_side_of_the_throttle_limits_the_move_on_its_own(env, side, initial
     to its rate, whether it acts on the leader's answers or on the follower's requests."""
     cluster, zk, files = env
     topic, limit = "one-side-" + side, 600_000
-    make_topic(cluster, topic, {0: initial})
+    create_led_topic(cluster.brokers[0].bootstrap, topic, {0: initial})
     wait_for(lambda: partition_leaders(cluster.brokers[0].bootstrap, topic)[0] == initial[0],
              message="the preferred leader")
     fill(cluster, topic, 8)                                               # ~4 MB

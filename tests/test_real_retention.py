@@ -6,8 +6,8 @@ import pytest
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import create_topic, partition_leaders, produce, request
+from tests.cluster_support import module_cluster, wait_for
+from tests.raw_wire import create_led_topic, produce, request
 
 
 def earliest_offset(bootstrap, topic):
@@ -34,12 +34,12 @@ def existing_size(path):
         return 0
 
 
+single = module_cluster(1, overrides={"log.retention.check.interval.ms": "200", "log.segment.delete.delay.ms": "0"})
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory, zookeeper_server):
-    cluster = start_cluster(tmp_path_factory.mktemp("retention"), zookeeper_server, brokers=1,
-                            overrides={"log.retention.check.interval.ms": "200", "log.segment.delete.delay.ms": "0"})
-    yield cluster.brokers[0]
-    cluster.stop()
+def broker(single):
+    return single.brokers[0]
 
 
 @pytest.mark.timeout(60)
@@ -49,8 +49,7 @@ def test_old_segments_are_deleted_and_the_log_start_moves(broker, policy):
     topic = "retention-" + policy
     configs = {"segment.bytes": "2000"}
     configs.update({"retention.bytes": "4000"} if policy == "bytes" else {"retention.ms": "60000"})
-    assert create_topic(bootstrap, topic, configs=configs) == Errors.NONE
-    wait_for(lambda: partition_leaders(bootstrap, topic), message="leader")
+    create_led_topic(bootstrap, topic, configs=configs)
     old = int(time.time() * 1000) - 3600 * 1000 if policy == "time" else None
     for index in range(40):
         batch = encode_batch([(None, b"x" * 200, [], old)], first_timestamp=old)

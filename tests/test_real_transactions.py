@@ -12,23 +12,18 @@ import uuid
 import pytest
 from confluent_kafka import KafkaException, Producer
 
-from tests.cluster_support import start_cluster, wait_for
-from tests.txn_support import PARTITIONS, make_topic, read_all, transactional_producer
+from tests.cluster_support import make_topic, module_cluster, wait_for
+from tests.txn_support import PARTITIONS, read_all, transactional_producer
 OVERRIDES = {"transaction.state.log.num.partitions": "5", "offsets.topic.num.partitions": "5",
              "group.initial.rebalance.delay.ms": "0",
              "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500"}
 
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("txn-coordinator"), zookeeper_server, overrides=OVERRIDES)
-    yield running
-    running.stop()
+cluster = module_cluster(overrides=OVERRIDES)
 
 
 def test_commits_and_aborts_across_partitions_read_committed_sees_exactly_the_committed(cluster):
     """60 transactions of 20 records over 6 partitions, every third aborted (acceptance 1, scaled down)."""
-    topic = make_topic(cluster)
+    topic = make_topic(cluster, "tx", PARTITIONS)
     producer = transactional_producer(cluster, "app-" + uuid.uuid4().hex[:6])
     producer.init_transactions(60)
     committed = {p: [] for p in range(PARTITIONS)}
@@ -54,7 +49,7 @@ def test_commits_and_aborts_across_partitions_read_committed_sees_exactly_the_co
 
 def test_second_producer_with_the_same_transactional_id_fences_the_first(cluster):
     """Acceptance 3: the zombie's commit fails with the fencing error; its open transaction is aborted."""
-    topic = make_topic(cluster, partitions=1)
+    topic = make_topic(cluster, "tx")
     transactional_id = "zombie-" + uuid.uuid4().hex[:6]
     first = transactional_producer(cluster, transactional_id)
     first.init_transactions(60)
@@ -77,7 +72,7 @@ def test_second_producer_with_the_same_transactional_id_fences_the_first(cluster
 def test_transaction_left_open_is_aborted_after_its_timeout(cluster):
     """Acceptance 5: a producer that dies mid-transaction; the coordinator aborts after transaction.timeout.ms
     and read_committed consumers move past it."""
-    topic = make_topic(cluster, partitions=1)
+    topic = make_topic(cluster, "tx")
     dead = transactional_producer(cluster, "dies-" + uuid.uuid4().hex[:6], **{"transaction.timeout.ms": 3000})
     dead.init_transactions(60)
     dead.begin_transaction()
@@ -99,7 +94,7 @@ def test_consume_transform_produce_copies_exactly_once_across_kills(cluster):
     """Acceptance 2: a transactional copier with send_offsets_to_transaction, killed -9 ten times at points
     drawn from a seeded random (after 0-2 commits, 0-100 ms into the next transaction) and restarted; the
     output holds every input record exactly once."""
-    source, target = make_topic(cluster, partitions=3), make_topic(cluster, partitions=3)
+    source, target = make_topic(cluster, "tx", 3), make_topic(cluster, "tx", 3)
     producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 5})
     expected = set()
     for index in range(3000):

@@ -11,10 +11,10 @@ import pytest
 from confluent_kafka import KafkaException
 
 from kafka_zk.coordinator.transaction.records import partition_for
-from tests.cluster_support import wait_for
+from tests.cluster_support import make_topic, wait_for
 from tests.raw_wire import partition_leaders, request
-from tests.replication_support import ReplicationCluster, fast_overrides
-from tests.txn_support import (find_transaction_coordinator, make_topic, read_all, retry_while_retriable,
+from tests.replication_support import fast_overrides, module_replication_cluster
+from tests.txn_support import (find_transaction_coordinator, read_all, retry_while_retriable,
                                transactional_producer)
 
 PARTITIONS = 3
@@ -27,11 +27,7 @@ OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
                     "offsets.topic.num.partitions": "3"})
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory, zookeeper_server):
-    running = ReplicationCluster(tmp_path_factory.mktemp("txn-failover"), zookeeper_server, OVERRIDES)
-    yield running
-    running.close()
+cluster = module_replication_cluster(overrides=OVERRIDES)
 
 
 def healthy(cluster):
@@ -132,7 +128,7 @@ def test_coordinator_killed_mid_transactions_every_transaction_ends_and_the_lso_
         healthy(cluster)
     transactional_id, coordinator = transactional_id_coordinated_by(
         cluster, "controller" if controller == "the coordinator" else "another broker")
-    topic = make_topic(cluster, partitions=PARTITIONS)
+    topic = make_topic(cluster, "tx", PARTITIONS)
     producer = transactional_producer(cluster, transactional_id)
     producer.init_transactions(60)
     loop = TransactionLoop(producer, topic, ending)

@@ -301,6 +301,7 @@ def test_zookeeper_shell_prints_znode(zk, zk_connect):
     assert json.loads(json_lines[0])["endpoints"] == ["PLAINTEXT://localhost:9092"]
 
 
+@pytest.mark.zookeeper  # starts its own
 def test_launcher_stop_start_keeps_data_and_session(tmp_path):
     server = ZooKeeperServer(tmp_path / "zk", port=free_port()).start()
     try:
@@ -328,6 +329,7 @@ def test_launcher_stop_start_keeps_data_and_session(tmp_path):
         server.stop()
 
 
+@pytest.mark.zookeeper  # starts its own
 def test_server_scripts_start_daemon_and_stop(tmp_path):
     port = free_port()
     properties = tmp_path / "zookeeper.properties"

@@ -1,23 +1,15 @@
-"""Helpers for the transaction tests on real brokers: topics, confluent-kafka transactional producers,
+"""Helpers for the transaction tests on real brokers: confluent-kafka transactional producers,
 read_committed / read_uncommitted readers and the transaction coordinator as FindCoordinator names it."""
 
 import time
 import uuid
 
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
 
 from tests.cluster_support import wait_for
 from tests.raw_wire import request
 
 PARTITIONS = 6
-
-
-def make_topic(cluster, partitions=PARTITIONS):
-    name = "tx-" + uuid.uuid4().hex[:8]
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
-    admin.create_topics([NewTopic(name, partitions, 3)])[name].result(60)
-    return name
 
 
 def transactional_producer(cluster, transactional_id, **extra):
