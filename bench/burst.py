@@ -11,9 +11,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from confluent_kafka import Producer  # noqa: E402
-
 from targets import (  # noqa: E402
-    KafkaZkTarget, MockTarget, is_checkout, percentile, print_table, quiet_logger, ratio, unique_topic)
+    KafkaZkTarget,
+    MockTarget,
+    is_checkout,
+    percentile,
+    print_table,
+    quiet_logger,
+    ratio,
+    unique_topic,
+)
 
 VALUE = b"v" * 100
 CASES = [("1", 1), ("1", 3), ("all", 3)]  # (acks, replication factor)
@@ -23,11 +30,19 @@ def burst_milliseconds(target, acks, replication_factor, burst, rounds, args):
     """Milliseconds from the first produce() of ``burst`` records to flush() returning, sorted, one per round (after
     five unmeasured bursts), on a fresh topic of ``args.partitions`` partitions."""
     topic = unique_topic("burst")
-    target.create_topic(topic, args.partitions, replication_factor,
-                        {"min.insync.replicas": str(min(2, replication_factor))})
-    producer = Producer({"bootstrap.servers": target.bootstrap_servers, "acks": acks, "linger.ms": args.linger,
-                         "queue.buffering.max.messages": max(100000, 2 * burst), "log_level": 3},
-                        logger=quiet_logger())
+    target.create_topic(
+        topic, args.partitions, replication_factor, {"min.insync.replicas": str(min(2, replication_factor))}
+    )
+    producer = Producer(
+        {
+            "bootstrap.servers": target.bootstrap_servers,
+            "acks": acks,
+            "linger.ms": args.linger,
+            "queue.buffering.max.messages": max(100000, 2 * burst),
+            "log_level": 3,
+        },
+        logger=quiet_logger(),
+    )
     producer.list_topics(topic, timeout=10)
     took = []
     for index in range(rounds + 5):
@@ -55,8 +70,9 @@ def main():
     bursts = [int(item) for item in args.bursts.split(",")]
     this_tree = str(Path(__file__).resolve().parent.parent)
     targets = [KafkaZkTarget(environment={"PYTHONPATH": this_tree})]
-    targets.append(KafkaZkTarget(environment={"PYTHONPATH": os.path.abspath(args.baseline)}) if args.baseline
-                   else MockTarget())
+    targets.append(
+        KafkaZkTarget(environment={"PYTHONPATH": os.path.abspath(args.baseline)}) if args.baseline else MockTarget()
+    )
     names = ["kafka-zk", "baseline" if args.baseline else "mock"]
     results = {}
     try:
@@ -67,9 +83,11 @@ def main():
                 for name, target in zip(names, targets):
                     took = burst_milliseconds(target, acks, replication_factor, burst, args.rounds, args)
                     results[(acks, replication_factor, burst, name)] = took
-                    print("  %-8s acks=%-3s RF %d burst %6d: p50 %8.2f ms  p90 %8.2f ms" % (
-                        name, acks, replication_factor, burst, percentile(took, 0.5), percentile(took, 0.9)),
-                        flush=True)
+                    print(
+                        "  %-8s acks=%-3s RF %d burst %6d: p50 %8.2f ms  p90 %8.2f ms"
+                        % (name, acks, replication_factor, burst, percentile(took, 0.5), percentile(took, 0.9)),
+                        flush=True,
+                    )
     finally:
         for target in targets:
             target.stop()
@@ -77,14 +95,24 @@ def main():
     for acks, replication_factor in CASES:
         for burst in bursts:
             ours, theirs = (results[(acks, replication_factor, burst, name)] for name in names)
-            rows.append(["acks=%s RF %d" % (acks, replication_factor), burst,
-                         "%.2f" % percentile(ours, 0.5), "%.2f" % percentile(ours, 0.9),
-                         "%.2f" % percentile(theirs, 0.5), "%.2f" % percentile(theirs, 0.9),
-                         ratio(percentile(ours, 0.5), percentile(theirs, 0.5))])
-    print("\n%d bursts per case, linger.ms %d, %d partitions (the mock auto-creates 4, RF 3, and answers acks=-1 at "
-          "once)" % (args.rounds, args.linger, args.partitions))
-    print_table(["case", "records", "kafka-zk p50 ms", "p90", "%s p50 ms" % names[1], "p90",
-                 "p50 kafka-zk/%s" % names[1]], rows)
+            rows.append(
+                [
+                    "acks=%s RF %d" % (acks, replication_factor),
+                    burst,
+                    "%.2f" % percentile(ours, 0.5),
+                    "%.2f" % percentile(ours, 0.9),
+                    "%.2f" % percentile(theirs, 0.5),
+                    "%.2f" % percentile(theirs, 0.9),
+                    ratio(percentile(ours, 0.5), percentile(theirs, 0.5)),
+                ]
+            )
+    print(
+        "\n%d bursts per case, linger.ms %d, %d partitions (the mock auto-creates 4, RF 3, and answers acks=-1 at "
+        "once)" % (args.rounds, args.linger, args.partitions)
+    )
+    print_table(
+        ["case", "records", "kafka-zk p50 ms", "p90", "%s p50 ms" % names[1], "p90", "p50 kafka-zk/%s" % names[1]], rows
+    )
 
 
 if __name__ == "__main__":

@@ -24,10 +24,17 @@ from confluent_kafka.admin import AdminClient, NewTopic
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    client_config, free_port, print_table, restart_brokers, timed_produce, trees_to_compare,
-    wait_for_leaders)
+    client_config,
+    free_port,
+    print_table,
+    restart_brokers,
+    timed_produce,
+    trees_to_compare,
+    wait_for_leaders,
+)
+
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 
 BROKERS = 3
 LEADER = 0
@@ -59,8 +66,9 @@ def broker_cpu(cluster):
 def check_space(folder, needed):
     free = shutil.disk_usage(folder).free
     if free < needed * 1.2 + 2e9:
-        raise SystemExit("%s has %.1f GB free; the topic needs %.1f GB (plus a margin)" % (folder, free / 1e9,
-                                                                                           needed / 1e9))
+        raise SystemExit(
+            "%s has %.1f GB free; the topic needs %.1f GB (plus a margin)" % (folder, free / 1e9, needed / 1e9)
+        )
     return free
 
 
@@ -76,10 +84,21 @@ def create_topic(bootstrap, partitions, replication_factor):
 def fill(bootstrap, records, record_size):
     """Produce `records` values of `record_size` random bytes (one value, reused) as fast as possible."""
     failed = []
-    producer = Producer(client_config(bootstrap, **{
-        "acks": 1, "linger.ms": 20, "batch.size": 1000000, "compression.type": "none",
-        "queue.buffering.max.messages": 1000000, "queue.buffering.max.kbytes": 1048576,
-        "delivery.report.only.error": True, "on_delivery": lambda err, msg: failed.append(err)}))
+    producer = Producer(
+        client_config(
+            bootstrap,
+            **{
+                "acks": 1,
+                "linger.ms": 20,
+                "batch.size": 1000000,
+                "compression.type": "none",
+                "queue.buffering.max.messages": 1000000,
+                "queue.buffering.max.kbytes": 1048576,
+                "delivery.report.only.error": True,
+                "on_delivery": lambda err, msg: failed.append(err),
+            },
+        )
+    )
     producer.list_topics(TOPIC, timeout=10)
     elapsed, left, note = timed_produce(producer, TOPIC, records, os.urandom(record_size), FILL_TIMEOUT)
     if left or failed:
@@ -90,17 +109,22 @@ def fill(bootstrap, records, record_size):
 def held_records(bootstrap, partitions):
     consumer = Consumer(client_config(bootstrap, **{"group.id": "consume-gb-watermarks"}))
     try:
-        return sum(high - low for low, high in (
-            consumer.get_watermark_offsets(TopicPartition(TOPIC, p), timeout=10, cached=False)
-            for p in range(partitions)))
+        return sum(
+            high - low
+            for low, high in (
+                consumer.get_watermark_offsets(TopicPartition(TOPIC, p), timeout=10, cached=False)
+                for p in range(partitions)
+            )
+        )
     finally:
         consumer.close()
 
 
 def read_all(cluster, partitions, expected, record_size):
     """Read every partition from the beginning until `expected` records arrived: a dict of figures."""
-    consumer = Consumer(client_config(cluster.bootstrap_servers, **{"group.id": "consume-gb-" + uuid.uuid4().hex},
-                                      **CONSUMER_SETTINGS))
+    consumer = Consumer(
+        client_config(cluster.bootstrap_servers, **{"group.id": "consume-gb-" + uuid.uuid4().hex}, **CONSUMER_SETTINGS)
+    )
     try:
         # Known leaders before assign: otherwise librdkafka retries the offset lookup only after 500 ms.
         consumer.list_topics(TOPIC, timeout=10)
@@ -130,10 +154,17 @@ def read_all(cluster, partitions, expected, record_size):
         raise SystemExit("read %d of %d records in %.0f s (errors: %s)" % (count, expected, elapsed, errors[:3]))
     gigabytes = count * record_size / 1e9
     used = {broker: cpu_after[broker] - cpu_before[broker] for broker in cpu_after}
-    return {"seconds": elapsed, "mb_s": gigabytes * 1000 / elapsed, "rec_s": count / elapsed,
-            "broker_s_gb": sum(used.values()) / gigabytes, "leader_s_gb": used[LEADER] / gigabytes,
-            "client_s_gb": client / gigabytes, "reader_busy": reader / elapsed, "first_s": first or 0.0,
-            "errors": len(errors)}
+    return {
+        "seconds": elapsed,
+        "mb_s": gigabytes * 1000 / elapsed,
+        "rec_s": count / elapsed,
+        "broker_s_gb": sum(used.values()) / gigabytes,
+        "leader_s_gb": used[LEADER] / gigabytes,
+        "client_s_gb": client / gigabytes,
+        "reader_busy": reader / elapsed,
+        "first_s": first or 0.0,
+        "errors": len(errors),
+    }
 
 
 def serve_from(cluster, tree, partitions):
@@ -143,25 +174,43 @@ def serve_from(cluster, tree, partitions):
 
 
 def describe(figures):
-    return ("%6.2f s %7.1f MB/s %9.0f rec/s; CPU s/GB: brokers %.2f, leader %.2f, client %.2f (its reading "
-            "thread busy %.0f %%); first record after %.3f s%s" % (
-                figures["seconds"], figures["mb_s"], figures["rec_s"], figures["broker_s_gb"], figures["leader_s_gb"],
-                figures["client_s_gb"], 100 * figures["reader_busy"], figures["first_s"],
-                "; %d errors" % figures["errors"] if figures["errors"] else ""))
+    return (
+        "%6.2f s %7.1f MB/s %9.0f rec/s; CPU s/GB: brokers %.2f, leader %.2f, client %.2f (its reading "
+        "thread busy %.0f %%); first record after %.3f s%s"
+        % (
+            figures["seconds"],
+            figures["mb_s"],
+            figures["rec_s"],
+            figures["broker_s_gb"],
+            figures["leader_s_gb"],
+            figures["client_s_gb"],
+            100 * figures["reader_busy"],
+            figures["first_s"],
+            "; %d errors" % figures["errors"] if figures["errors"] else "",
+        )
+    )
 
 
 def print_medians(names, runs):
     """One row of medians per tree; with a baseline, a row of ratios this tree / baseline."""
-    columns = [("MB/s", "mb_s", "%.1f"), ("rec/s", "rec_s", "%.0f"), ("broker CPU s/GB", "broker_s_gb", "%.2f"),
-               ("leader CPU s/GB", "leader_s_gb", "%.2f"), ("client CPU s/GB", "client_s_gb", "%.2f"),
-               ("reader thread busy", "reader_busy", "%.2f")]
-    medians = {name: {key: statistics.median(run[key] for run in runs[name]) for _, key, _ in columns}
-               for name in names}
+    columns = [
+        ("MB/s", "mb_s", "%.1f"),
+        ("rec/s", "rec_s", "%.0f"),
+        ("broker CPU s/GB", "broker_s_gb", "%.2f"),
+        ("leader CPU s/GB", "leader_s_gb", "%.2f"),
+        ("client CPU s/GB", "client_s_gb", "%.2f"),
+        ("reader thread busy", "reader_busy", "%.2f"),
+    ]
+    medians = {
+        name: {key: statistics.median(run[key] for run in runs[name]) for _, key, _ in columns} for name in names
+    }
     rows = [[name] + [form % medians[name][key] for _, key, form in columns] for name in names]
     if len(names) == 2:
         ours, theirs = medians[names[0]], medians[names[1]]
-        rows.append(["%s/%s" % tuple(names)] + ["%.2f" % (ours[key] / theirs[key]) if theirs[key] else "-"
-                                                for _, key, _ in columns])
+        rows.append(
+            ["%s/%s" % tuple(names)]
+            + ["%.2f" % (ours[key] / theirs[key]) if theirs[key] else "-" for _, key, _ in columns]
+        )
     print_table(["tree"] + [title for title, _, _ in columns], rows)
 
 
@@ -179,11 +228,22 @@ def main():
     data_dir = tempfile.mkdtemp(prefix="kafka-zk-consume-gb-")
     free = check_space(data_dir, records * (args.record_size + 70) * args.replication_factor)
     trees = trees_to_compare(ROOT, args.baseline)
-    print("%d records of %d bytes (%.2f GB) in %d partitions RF %d led by broker %d; %s (%.0f GB free)"
-          % (records, args.record_size, records * args.record_size / 1e9, args.partitions, args.replication_factor,
-             LEADER, data_dir, free / 1e9))
-    cluster = LocalCluster(data_dir, brokers=BROKERS, zk_port=free_port(),
-                           broker_ports=[free_port() for _ in range(BROKERS)])
+    print(
+        "%d records of %d bytes (%.2f GB) in %d partitions RF %d led by broker %d; %s (%.0f GB free)"
+        % (
+            records,
+            args.record_size,
+            records * args.record_size / 1e9,
+            args.partitions,
+            args.replication_factor,
+            LEADER,
+            data_dir,
+            free / 1e9,
+        )
+    )
+    cluster = LocalCluster(
+        data_dir, brokers=BROKERS, zk_port=free_port(), broker_ports=[free_port() for _ in range(BROKERS)]
+    )
     for broker in cluster.brokers:
         broker.environment["PYTHONPATH"] = str(ROOT)
     try:
@@ -191,8 +251,10 @@ def main():
         create_topic(cluster.bootstrap_servers, args.partitions, args.replication_factor)
         seconds = fill(cluster.bootstrap_servers, records, args.record_size)
         expected = held_records(cluster.bootstrap_servers, args.partitions)
-        print("filled in %.1f s (%.0f MB/s); the topic holds %d records" % (
-            seconds, records * args.record_size / 1e6 / seconds, expected))
+        print(
+            "filled in %.1f s (%.0f MB/s); the topic holds %d records"
+            % (seconds, records * args.record_size / 1e6 / seconds, expected)
+        )
         runs = {name: [] for name, _ in trees}
         for attempt in range(args.repeat):
             for name, tree in trees:
@@ -209,6 +271,7 @@ def main():
             shutil.rmtree(data_dir, ignore_errors=True)
     print("\nmedians of %d reads:" % args.repeat)
     print_medians([name for name, _ in trees], runs)
+
 
 if __name__ == "__main__":
     main()

@@ -22,9 +22,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from confluent_kafka.admin import AdminClient  # noqa: E402
 from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
-
 from targets import (  # noqa: E402
-    KafkaZkTarget, client_config, is_checkout, produce_run, unique_topic, wait_for_high_watermarks)
+    KafkaZkTarget,
+    client_config,
+    is_checkout,
+    produce_run,
+    unique_topic,
+    wait_for_high_watermarks,
+)
 
 TREE = Path(__file__).resolve().parent.parent
 VALUE_SIZE = 100
@@ -38,8 +43,12 @@ Case = namedtuple("Case", "acks replication_factor linger codec")
 
 
 def case_label(case):
-    return "acks=%s RF %d linger %d %s" % ("all" if case.acks == -1 else case.acks, case.replication_factor,
-                                          case.linger, case.codec)
+    return "acks=%s RF %d linger %d %s" % (
+        "all" if case.acks == -1 else case.acks,
+        case.replication_factor,
+        case.linger,
+        case.codec,
+    )
 
 
 def default_cases():
@@ -91,18 +100,22 @@ class Side:
     def __init__(self, name, tree, args, environment=None):
         self.name = name
         self.tree = Path(tree).resolve()
-        self.target = KafkaZkTarget(keep_data=args.keep_data, metrics=True,
-                                    environment=dict(environment or {}, PYTHONPATH=str(self.tree)))
+        self.target = KafkaZkTarget(
+            keep_data=args.keep_data, metrics=True, environment=dict(environment or {}, PYTHONPATH=str(self.tree))
+        )
         self.profiled = PROFILE_VARIABLE in (environment or {})
         # case -> [(records/s, broker CPU s per 1M, client CPU s per 1M, records per Produce request,
         #           Fetch requests per 1M records)]
         self.runs = {}
 
     def start(self):
-        commit = subprocess.run(["git", "-C", str(self.tree), "describe", "--always", "--dirty"],
-                                capture_output=True, text=True).stdout.strip() or "?"
-        print("starting the %s cluster (brokers from %s, commit %s) ..." % (self.name, self.tree, commit),
-              flush=True)
+        commit = (
+            subprocess.run(
+                ["git", "-C", str(self.tree), "describe", "--always", "--dirty"], capture_output=True, text=True
+            ).stdout.strip()
+            or "?"
+        )
+        print("starting the %s cluster (brokers from %s, commit %s) ..." % (self.name, self.tree, commit), flush=True)
         self.target.start()
         return self
 
@@ -115,8 +128,12 @@ class Side:
     def prepare(self, case, args):
         """A fresh topic with the case's layout, its followers settled; returns its name."""
         topic = unique_topic("cpu")
-        self.target.create_topic(topic, args.partitions, case.replication_factor,
-                                 {"min.insync.replicas": str(min(2, case.replication_factor))})
+        self.target.create_topic(
+            topic,
+            args.partitions,
+            case.replication_factor,
+            {"min.insync.replicas": str(min(2, case.replication_factor))},
+        )
         time.sleep(args.settle)
         return topic
 
@@ -146,14 +163,31 @@ class Side:
         requests_end = self.request_counts()
         produces, fetches = (requests_end.get(name, 0) - requests_start.get(name, 0) for name in ("Produce", "Fetch"))
         counted = bool(requests_start and requests_end)  # nan: the brokers serve no metrics
-        figures = (delivered / seconds, broker_cpu * 1e6 / delivered, client_cpu * 1e6 / delivered,
-                   delivered / max(produces, 1) if counted else math.nan,
-                   fetches * 1e6 / delivered if counted else math.nan)
-        print("  %-7s %-30s %7.0f rec/s  broker CPU %5.2f s (%5.2f s per 1M)  %5d Produce, %5d Fetch requests  "
-              "high watermarks %d (+%.2fs), min ISR %d%s"
-              % (label or self.name, case_label(case), figures[0], broker_cpu, figures[1], produces, fetches,
-                 high_watermarks, waited, min_isr, "; %d undelivered (%s)" % (missing, error) if missing else ""),
-              flush=True)
+        figures = (
+            delivered / seconds,
+            broker_cpu * 1e6 / delivered,
+            client_cpu * 1e6 / delivered,
+            delivered / max(produces, 1) if counted else math.nan,
+            fetches * 1e6 / delivered if counted else math.nan,
+        )
+        print(
+            "  %-7s %-30s %7.0f rec/s  broker CPU %5.2f s (%5.2f s per 1M)  %5d Produce, %5d Fetch requests  "
+            "high watermarks %d (+%.2fs), min ISR %d%s"
+            % (
+                label or self.name,
+                case_label(case),
+                figures[0],
+                broker_cpu,
+                figures[1],
+                produces,
+                fetches,
+                high_watermarks,
+                waited,
+                min_isr,
+                "; %d undelivered (%s)" % (missing, error) if missing else "",
+            ),
+            flush=True,
+        )
         self.delete(topic)
         return figures
 
@@ -204,28 +238,65 @@ def print_results(cases, sides):
     print()
     if len(sides) == 1:
         (side,) = sides
-        print("%-30s %9s %24s %8s %12s %12s" % ("case", "rec/s", "broker CPU s per 1M", "client", "rec/Produce",
-                                                "Fetch per 1M"))
+        print(
+            "%-30s %9s %24s %8s %12s %12s"
+            % ("case", "rec/s", "broker CPU s per 1M", "client", "rec/Produce", "Fetch per 1M")
+        )
         for case in cases:
             runs = side.runs[case]
-            print("%-30s %9.0f %24s %8.2f %12.0f %12.0f" % (
-                case_label(case), median_of(runs, 0), spread(runs, 1, "%.2f"), median_of(runs, 2),
-                median_of(runs, 3), median_of(runs, 4)))
-        print("client: the bench process's CPU s per 1M; rec/Produce: records per Produce request; Fetch per 1M: "
-              "Fetch requests (followers' and the bench's) per 1M records")
+            print(
+                "%-30s %9.0f %24s %8.2f %12.0f %12.0f"
+                % (
+                    case_label(case),
+                    median_of(runs, 0),
+                    spread(runs, 1, "%.2f"),
+                    median_of(runs, 2),
+                    median_of(runs, 3),
+                    median_of(runs, 4),
+                )
+            )
+        print(
+            "client: the bench process's CPU s per 1M; rec/Produce: records per Produce request; Fetch per 1M: "
+            "Fetch requests (followers' and the bench's) per 1M records"
+        )
         return
     before, after = sides
-    print("%-30s %9s %9s %6s %22s %22s %6s %13s %15s" % (
-        "case", "before/s", "after/s", "ratio", "before CPU s/1M", "after CPU s/1M", "ratio", "rec/Produce",
-        "Fetch per 1M"))
+    print(
+        "%-30s %9s %9s %6s %22s %22s %6s %13s %15s"
+        % (
+            "case",
+            "before/s",
+            "after/s",
+            "ratio",
+            "before CPU s/1M",
+            "after CPU s/1M",
+            "ratio",
+            "rec/Produce",
+            "Fetch per 1M",
+        )
+    )
     for case in cases:
         old, new = before.runs[case], after.runs[case]
-        print("%-30s %9.0f %9.0f %6.2f %22s %22s %6.2f %6.0f %6.0f %7.0f %7.0f" % (
-            case_label(case), median_of(old, 0), median_of(new, 0), median_of(new, 0) / median_of(old, 0),
-            spread(old, 1, "%.2f"), spread(new, 1, "%.2f"), median_of(new, 1) / median_of(old, 1),
-            median_of(old, 3), median_of(new, 3), median_of(old, 4), median_of(new, 4)))
-    print("ratio: after / before (rec/s: higher is better; CPU: lower is better); [min-max] of the runs; "
-          "rec/Produce: records per Produce request, Fetch per 1M: Fetch requests per 1M records (before, after)")
+        print(
+            "%-30s %9.0f %9.0f %6.2f %22s %22s %6.2f %6.0f %6.0f %7.0f %7.0f"
+            % (
+                case_label(case),
+                median_of(old, 0),
+                median_of(new, 0),
+                median_of(new, 0) / median_of(old, 0),
+                spread(old, 1, "%.2f"),
+                spread(new, 1, "%.2f"),
+                median_of(new, 1) / median_of(old, 1),
+                median_of(old, 3),
+                median_of(new, 3),
+                median_of(old, 4),
+                median_of(new, 4),
+            )
+        )
+    print(
+        "ratio: after / before (rec/s: higher is better; CPU: lower is better); [min-max] of the runs; "
+        "rec/Produce: records per Produce request, Fetch per 1M: Fetch requests per 1M records (before, after)"
+    )
 
 
 def top_functions(stats, limit):
@@ -244,7 +315,7 @@ def short_path(filename):
     for root in ("kafka_zk", "twisted", "kazoo", "site-packages", "lib"):
         if root in parts:
             index = len(parts) - 1 - parts[::-1].index(root)
-            return "/".join(parts[index + (root in ("site-packages", "lib")):])
+            return "/".join(parts[index + (root in ("site-packages", "lib")) :])
     return filename
 
 
@@ -264,9 +335,11 @@ def profile(case, args, value):
         return
     stats = pstats.Stats(*paths)
     print()
-    print("Profile of %s, %d records (brokers under cProfile, so slower than above), own CPU time of the "
-          "reactor threads summed over %d brokers: %.2f s; files in %s"
-          % (case_label(case), args.profile_records or args.records, len(paths), stats.total_tt, folder))
+    print(
+        "Profile of %s, %d records (brokers under cProfile, so slower than above), own CPU time of the "
+        "reactor threads summed over %d brokers: %.2f s; files in %s"
+        % (case_label(case), args.profile_records or args.records, len(paths), stats.total_tt, folder)
+    )
     print("%9s %9s %6s %10s  %s" % ("own s", "cum s", "own %", "calls", "function"))
     for own, cumulative, calls, name in top_functions(stats, args.profile_top):
         print("%9.3f %9.3f %6.1f %10d  %s" % (own, cumulative, 100.0 * own / stats.total_tt, calls, name))
@@ -276,26 +349,39 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--records", type=int, default=500000, help="records per run (default 500,000)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case and side; medians are reported")
-    parser.add_argument("--partitions", type=int, default=6, help="partitions per topic (default 6: 2 leaders "
-                                                                  "per broker)")
+    parser.add_argument(
+        "--partitions", type=int, default=6, help="partitions per topic (default 6: 2 leaders per broker)"
+    )
     parser.add_argument("--batch-size", type=int, help="producer batch.size (default: the client's, 1,000,000)")
-    parser.add_argument("--acks", help="comma list of 0,1,all: with --rf/--linger/--codec, the cases are their "
-                                       "product instead of the default matrix")
+    parser.add_argument(
+        "--acks",
+        help="comma list of 0,1,all: with --rf/--linger/--codec, the cases are their "
+        "product instead of the default matrix",
+    )
     parser.add_argument("--rf", help="comma list of replication factors (RF 3 topics get min.insync.replicas=2)")
     parser.add_argument("--linger", help="comma list of linger.ms values")
     parser.add_argument("--codec", help="comma list of %s" % ",".join(CODECS))
-    parser.add_argument("--baseline", metavar="TREE",
-                        help="another checkout (e.g. git worktree add /tmp/base <commit>): the same cases on a "
-                             "second cluster whose brokers run from it, alternating with this tree's")
+    parser.add_argument(
+        "--baseline",
+        metavar="TREE",
+        help="another checkout (e.g. git worktree add /tmp/base <commit>): the same cases on a "
+        "second cluster whose brokers run from it, alternating with this tree's",
+    )
     parser.add_argument("--settle", type=float, default=0.5, help="seconds between creating a topic and the run")
-    parser.add_argument("--profile", action="store_true",
-                        help="afterwards, run the first acks=all RF 3 case (or the first case) on brokers under "
-                             "cProfile and print the top functions by own time")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="afterwards, run the first acks=all RF 3 case (or the first case) on brokers under "
+        "cProfile and print the top functions by own time",
+    )
     parser.add_argument("--profile-only", action="store_true", help="only the profile run")
     parser.add_argument("--profile-top", type=int, default=25)
-    parser.add_argument("--profile-records", type=int,
-                        help="records of the profiled run (default --records; cProfile slows per-record work "
-                             "~10x: use ~50,000 for compressed cases)")
+    parser.add_argument(
+        "--profile-records",
+        type=int,
+        help="records of the profiled run (default --records; cProfile slows per-record work "
+        "~10x: use ~50,000 for compressed cases)",
+    )
     parser.add_argument("--profile-dir", help="where the brokers write broker-<id>.prof (default: a temp dir)")
     parser.add_argument("--keep-data", action="store_true", help="keep the clusters' temp dirs (broker logs)")
     args = parser.parse_args()
@@ -306,9 +392,19 @@ def main():
     if args.baseline and not is_checkout(args.baseline):
         parser.error("%s is not a kafka-zk checkout" % args.baseline)
     value = record_value()
-    print("%d records of %d bytes per run, %d partitions per topic, batch.size %s, median of %d; load average "
-          "%s" % (args.records, VALUE_SIZE, args.partitions, args.batch_size or "default", args.repeat,
-                  " ".join(open("/proc/loadavg").read().split()[:3])), flush=True)
+    print(
+        "%d records of %d bytes per run, %d partitions per topic, batch.size %s, median of %d; load average "
+        "%s"
+        % (
+            args.records,
+            VALUE_SIZE,
+            args.partitions,
+            args.batch_size or "default",
+            args.repeat,
+            " ".join(open("/proc/loadavg").read().split()[:3]),
+        ),
+        flush=True,
+    )
     if not args.profile_only:
         sides = ([Side("before", args.baseline, args)] if args.baseline else []) + [Side("after", TREE, args)]
         try:

@@ -24,14 +24,16 @@ from kazoo.exceptions import NoNodeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from targets import free_port, percentile  # noqa: E402
+
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.log.open_files import default_capacity  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from targets import free_port, percentile  # noqa: E402
 
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
 LOG_TIME_FORMAT = "%Y-%m-%d %H:%M:%S,%f"
+
 
 class ZkView:
     """Batched async reads of the partition state znodes (what the controller has decided)."""
@@ -69,9 +71,15 @@ def metadata_leaders(broker, topics):
     """{(topic, partition): leader} from one broker's Metadata answer (its metadata cache); -1 on an error."""
     connection = BrokerConnection(broker.host, broker.port, client_id="failover-bench", timeout=60)
     try:
-        response = connection.request(METADATA_API_KEY, {
-            "topics": [{"name": topic} for topic in topics], "allow_auto_topic_creation": False,
-            "include_cluster_authorized_operations": False, "include_topic_authorized_operations": False})
+        response = connection.request(
+            METADATA_API_KEY,
+            {
+                "topics": [{"name": topic} for topic in topics],
+                "allow_auto_topic_creation": False,
+                "include_cluster_authorized_operations": False,
+                "include_topic_authorized_operations": False,
+            },
+        )
     finally:
         connection.close()
     out = {}
@@ -105,7 +113,7 @@ def log_line_time(broker, marker, offset, name="server.log"):
         for raw in handle:
             line = raw.decode(errors="replace")
             if marker in line and line.startswith("["):
-                stamp = line[1:line.index("]")]
+                stamp = line[1 : line.index("]")]
                 return datetime.strptime(stamp, LOG_TIME_FORMAT).timestamp()
     return None
 
@@ -129,8 +137,7 @@ def metadata_applied(cluster, survivors, offsets):
 
 
 def log_offsets(cluster, name="server.log"):
-    return {b.broker_id: (b.log_path(name).stat().st_size if b.log_path(name).exists() else 0)
-            for b in cluster.brokers}
+    return {b.broker_id: (b.log_path(name).stat().st_size if b.log_path(name).exists() else 0) for b in cluster.brokers}
 
 
 def cpu_seconds(pid):
@@ -204,8 +211,7 @@ class AcksAllProducer(threading.Thread):
 
     def __init__(self, bootstrap, partitions, rate):
         super().__init__(daemon=True)
-        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
-                                  "log_level": 3})
+        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5, "log_level": 3})
         self.partitions, self.rate = partitions, rate
         self.latencies, self.errors = [], []
         self.sent = 0
@@ -223,8 +229,9 @@ class AcksAllProducer(threading.Thread):
             topic, partition = self.partitions[self.sent % len(self.partitions)]
             now = time.monotonic()
             try:
-                self.producer.produce(topic, self.VALUE, partition=partition,
-                                      on_delivery=lambda e, m, t=now: self._delivered(e, m, t))
+                self.producer.produce(
+                    topic, self.VALUE, partition=partition, on_delivery=lambda e, m, t=now: self._delivered(e, m, t)
+                )
                 self.sent += 1
             except BufferError:
                 pass
@@ -245,10 +252,14 @@ class AcksAllProducer(threading.Thread):
         for error in self.errors:
             name = "%s%s" % (KafkaError(error.code()).name(), " (retriable)" if error.retriable() else "")
             kinds[name] = kinds.get(name, 0) + 1
-        return ("%d sent, %d delivered, %d failed%s; delivery latency max %.2fs, p99 %.2fs" % (
-            self.sent, len(latencies), len(self.errors),
+        return "%d sent, %d delivered, %d failed%s; delivery latency max %.2fs, p99 %.2fs" % (
+            self.sent,
+            len(latencies),
+            len(self.errors),
             " (%s)" % ", ".join("%s x%d" % item for item in sorted(kinds.items())) if kinds else "",
-            percentile(latencies, 1.0), percentile(latencies, 0.99)))
+            percentile(latencies, 1.0),
+            percentile(latencies, 0.99),
+        )
 
 
 def led_by(states, broker_id):
@@ -256,8 +267,9 @@ def led_by(states, broker_id):
 
 
 def full_isr(view, rf, timeout):
-    return wait_until(lambda: all(s is not None and len(s[1]) == rf for s in view.states().values()),
-                      timeout, "full ISRs")[0]
+    return wait_until(
+        lambda: all(s is not None and len(s[1]) == rf for s in view.states().values()), timeout, "full ISRs"
+    )[0]
 
 
 def create_topics(cluster, topics, per_topic, rf, timeout, per_request=5000):
@@ -266,8 +278,11 @@ def create_topics(cluster, topics, per_topic, rf, timeout, per_request=5000):
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "log_level": 3})
     step = max(1, per_request // per_topic)
     for first in range(0, len(topics), step):
-        futures = admin.create_topics([NewTopic(t, per_topic, rf) for t in topics[first:first + step]],
-                                      operation_timeout=timeout, request_timeout=timeout + 30)
+        futures = admin.create_topics(
+            [NewTopic(t, per_topic, rf) for t in topics[first : first + step]],
+            operation_timeout=timeout,
+            request_timeout=timeout + 30,
+        )
         for future in futures.values():
             future.result(timeout + 60)
 
@@ -288,33 +303,51 @@ def controller_failover(cluster, view, topics, args, session_s):
         nonlocal new_controller
         new_controller = view.controller()
         return new_controller is not None and new_controller != controller
+
     # Polled before the leader watch: the new controller's id names the log to read afterwards.
     wait_until(moved, args.timeout, "a new controller")
     znode_seconds = time.monotonic() - start
     results = watch.run(start)
     new = cluster.broker(new_controller)
-    elected = log_line_time(new, "elected controller with epoch", controller_offsets[new_controller],
-                            "controller.log")
+    elected = log_line_time(new, "elected controller with epoch", controller_offsets[new_controller], "controller.log")
     loaded = wait_for_log_line(new, "] loaded ", controller_offsets[new_controller], name="controller.log")
     applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != controller], offsets)
-    print("(a) controller failover: killed controller %d (led %d partitions); new controller %d"
-          % (controller, len(led), new_controller))
+    print(
+        "(a) controller failover: killed controller %d (led %d partitions); new controller %d"
+        % (controller, len(led), new_controller)
+    )
     print("    new controller znode after %.2fs" % znode_seconds)
     if elected and loaded:
-        print("    'elected controller' log line at +%.2fs; state loaded (and offline partitions elected) "
-              "%.3fs later" % (elected - wall0, loaded - elected))
+        print(
+            "    'elected controller' log line at +%.2fs; state loaded (and offline partitions elected) "
+            "%.3fs later" % (elected - wall0, loaded - elected)
+        )
     for key in ("zk", "metadata"):
         seconds, polls = results[key]
-        print("    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
-              "timeout, %s after the election; %d polls, last %.2fs)" % (
-                  len(led), key, seconds, seconds - session_s, session_s,
-                  "%.2fs" % (seconds - (elected - wall0)) if elected else "?", *polls))
+        print(
+            "    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
+            "timeout, %s after the election; %d polls, last %.2fs)"
+            % (
+                len(led),
+                key,
+                seconds,
+                seconds - session_s,
+                session_s,
+                "%.2fs" % (seconds - (elected - wall0)) if elected else "?",
+                *polls,
+            )
+        )
     if applied and elected:
-        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after the election (their logs)"
-              % (applied - elected))
-    return controller, {"load": loaded - elected if elected and loaded else None,
-                        "zk": results["zk"][0], "metadata": results["metadata"][0],
-                        "applied": applied - elected if applied and elected else None}
+        print(
+            "    every live broker applied the new leaders' UpdateMetadata %.2fs after the election (their logs)"
+            % (applied - elected)
+        )
+    return controller, {
+        "load": loaded - elected if elected and loaded else None,
+        "zk": results["zk"][0],
+        "metadata": results["metadata"][0],
+        "applied": applied - elected if applied and elected else None,
+    }
 
 
 def restart(cluster, view, broker_id, rf, args):
@@ -339,17 +372,21 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     producer = None
     if clean:
         # 1,000 records/s over the first tenth of the topics (every broker leads some of their partitions)
-        producer = AcksAllProducer(cluster.bootstrap_servers, [tp for tp in sorted(states)
-                                                               if tp[0] in topics[:max(1, len(topics) // 10)]],
-                                   args.producer_rate)
+        producer = AcksAllProducer(
+            cluster.bootstrap_servers,
+            [tp for tp in sorted(states) if tp[0] in topics[: max(1, len(topics) // 10)]],
+            args.producer_rate,
+        )
         producer.start()
         wait_until(lambda: len(producer.latencies) >= args.producer_rate, args.timeout, "the producer's first second")
     wall0, start = time.time(), time.monotonic()
     exited = []
     if clean:
+
         def stop():
             cluster.broker(victim).stop()
             exited.append(time.monotonic() - start)
+
         stopper = threading.Thread(target=stop)
         stopper.start()
     else:
@@ -359,8 +396,9 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
         stopper.join()
         producer.stop()
     stopped = exited[0] if exited else None
-    noticed = log_line_time(cluster.broker(controller), "broker change:", controller_offsets[controller],
-                            "controller.log")
+    noticed = log_line_time(
+        cluster.broker(controller), "broker change:", controller_offsets[controller], "controller.log"
+    )
     applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
     label = "(c) clean shutdown (SIGTERM: a controlled shutdown moves leaders first)" if clean else "(b) leader kill -9"
     print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))
@@ -370,18 +408,33 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
         print("    the broker process exited after %.2fs" % stopped)
     for key in ("zk", "metadata"):
         seconds, polls = results[key]
-        print("    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
-              "timeout, %s after the controller noticed; %d polls, last %.2fs)" % (
-                  len(led), key, seconds, seconds - session_s, session_s,
-                  "%.2fs" % (seconds - (noticed - wall0)) if noticed else "?", *polls))
+        print(
+            "    all %d partitions it led have a live leader in %-8s after %.2fs (%+.2fs vs the %.0fs session "
+            "timeout, %s after the controller noticed; %d polls, last %.2fs)"
+            % (
+                len(led),
+                key,
+                seconds,
+                seconds - session_s,
+                session_s,
+                "%.2fs" % (seconds - (noticed - wall0)) if noticed else "?",
+                *polls,
+            )
+        )
     if producer is not None:
-        print("    acks=all producer, %d records/s for the whole shutdown: %s" % (args.producer_rate, producer.summary()))
+        print(
+            "    acks=all producer, %d records/s for the whole shutdown: %s" % (args.producer_rate, producer.summary())
+        )
     if applied and clean:
-        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after SIGTERM (their logs)"
-              % (applied - wall0))
+        print(
+            "    every live broker applied the new leaders' UpdateMetadata %.2fs after SIGTERM (their logs)"
+            % (applied - wall0)
+        )
     elif applied and noticed:
-        print("    every live broker applied the new leaders' UpdateMetadata %.2fs after the controller noticed "
-              "(their logs)" % (applied - noticed))
+        print(
+            "    every live broker applied the new leaders' UpdateMetadata %.2fs after the controller noticed "
+            "(their logs)" % (applied - noticed)
+        )
     return victim, {"zk": results["zk"][0], "metadata": results["metadata"][0]}
 
 
@@ -394,8 +447,12 @@ def main():
     parser.add_argument("--session-timeout-ms", type=int, default=6000)
     parser.add_argument("--timeout", type=float, default=600.0, help="bound on every wait, seconds")
     parser.add_argument("--no-clean", action="store_true", help="skip the clean-shutdown case")
-    parser.add_argument("--producer-rate", type=int, default=1000,
-                        help="records/s of the acks=all producer running through the clean shutdown")
+    parser.add_argument(
+        "--producer-rate",
+        type=int,
+        default=1000,
+        help="records/s of the acks=all producer running through the clean shutdown",
+    )
     parser.add_argument("--keep-data", action="store_true")
     args = parser.parse_args()
     session_s = args.session_timeout_ms / 1000.0
@@ -405,15 +462,30 @@ def main():
     replicas = -(-len(partitions) * args.replication_factor // args.brokers)
     limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     data_dir = tempfile.mkdtemp(prefix="kz-failover-")
-    cluster = LocalCluster(data_dir, brokers=args.brokers, zk_port=free_port(),
-                           broker_ports=[free_port() for _ in range(args.brokers)],
-                           overrides={"zookeeper.session.timeout.ms": args.session_timeout_ms})
+    cluster = LocalCluster(
+        data_dir,
+        brokers=args.brokers,
+        zk_port=free_port(),
+        broker_ports=[free_port() for _ in range(args.brokers)],
+        overrides={"zookeeper.session.timeout.ms": args.session_timeout_ms},
+    )
     view = None
-    print("%d partitions (%d topics x %d), RF %d, %d brokers, zookeeper.session.timeout.ms=%d; data in %s"
-          % (len(partitions), args.topics, per_topic, args.replication_factor, args.brokers,
-             args.session_timeout_ms, data_dir))
-    print("%d replicas per broker; descriptor limit %d, of which the brokers keep at most %d segment files open"
-          % (replicas, limit, default_capacity()))
+    print(
+        "%d partitions (%d topics x %d), RF %d, %d brokers, zookeeper.session.timeout.ms=%d; data in %s"
+        % (
+            len(partitions),
+            args.topics,
+            per_topic,
+            args.replication_factor,
+            args.brokers,
+            args.session_timeout_ms,
+            data_dir,
+        )
+    )
+    print(
+        "%d replicas per broker; descriptor limit %d, of which the brokers keep at most %d segment files open"
+        % (replicas, limit, default_capacity())
+    )
     try:
         start = time.monotonic()
         cluster.start(timeout=args.timeout)
@@ -422,20 +494,30 @@ def main():
         start = time.monotonic()
         create_topics(cluster, topics, per_topic, args.replication_factor, args.timeout)
         answered = time.monotonic() - start
-        wait_until(lambda: all(s is not None and s[0] >= 0 for s in view.states().values()),
-                   args.timeout, "leaders of new partitions")
+        wait_until(
+            lambda: all(s is not None and s[0] >= 0 for s in view.states().values()),
+            args.timeout,
+            "leaders of new partitions",
+        )
         in_zk = time.monotonic() - start
         for broker in cluster.brokers:
-            wait_until(lambda: all(v >= 0 for v in metadata_leaders(broker, topics).values()),
-                       args.timeout, "Metadata leaders")
+            wait_until(
+                lambda: all(v >= 0 for v in metadata_leaders(broker, topics).values()), args.timeout, "Metadata leaders"
+            )
         in_metadata = time.monotonic() - start
         full_isr(view, args.replication_factor, args.timeout)
-        print("creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
-              "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start))
-        print("idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s; open descriptors: %s"
-              % (" ".join("%.0f" % c for c in idle_cpu(cluster, 5.0)),
-                 " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers),
-                 " ".join(str(len(os.listdir("/proc/%d/fd" % b.pid()))) for b in cluster.brokers)))
+        print(
+            "creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
+            "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start)
+        )
+        print(
+            "idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s; open descriptors: %s"
+            % (
+                " ".join("%.0f" % c for c in idle_cpu(cluster, 5.0)),
+                " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers),
+                " ".join(str(len(os.listdir("/proc/%d/fd" % b.pid()))) for b in cluster.brokers),
+            )
+        )
         killed, ctrl = controller_failover(cluster, view, topics, args, session_s)
         restarted = restart(cluster, view, killed, args.replication_factor, args)
         killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)
@@ -444,13 +526,24 @@ def main():
         if not args.no_clean:
             stopped, clean = leader_failover(cluster, view, topics, args, session_s, clean=True)
             restart(cluster, view, stopped, args.replication_factor, args)  # after a clean shutdown
-        print("summary: %d partitions RF %d on %d brokers | create %.1fs | controller kill: state load %s, "
-              "leaders zk/metadata %.1f/%.1fs after kill | leader kill: %.1f/%.1fs | clean stop: %s | "
-              "restart after kill -9 %.1fs" % (
-                  len(partitions), args.replication_factor, args.brokers, in_metadata,
-                  "%.2fs" % ctrl["load"] if ctrl["load"] is not None else "?", ctrl["zk"], ctrl["metadata"],
-                  lead["zk"], lead["metadata"],
-                  "%.1f/%.1fs" % (clean["zk"], clean["metadata"]) if clean else "-", restarted[0]))
+        print(
+            "summary: %d partitions RF %d on %d brokers | create %.1fs | controller kill: state load %s, "
+            "leaders zk/metadata %.1f/%.1fs after kill | leader kill: %.1f/%.1fs | clean stop: %s | "
+            "restart after kill -9 %.1fs"
+            % (
+                len(partitions),
+                args.replication_factor,
+                args.brokers,
+                in_metadata,
+                "%.2fs" % ctrl["load"] if ctrl["load"] is not None else "?",
+                ctrl["zk"],
+                ctrl["metadata"],
+                lead["zk"],
+                lead["metadata"],
+                "%.1f/%.1fs" % (clean["zk"], clean["metadata"]) if clean else "-",
+                restarted[0],
+            )
+        )
     finally:
         if view is not None:
             view.close()

@@ -14,7 +14,6 @@ import time
 import uuid
 
 from confluent_kafka import Consumer, Producer, TopicPartition
-
 from targets import add_common_args, client_config, print_table, ratio, run_on_targets, timed_produce, unique_topic
 
 VALUE_SIZE = 100
@@ -37,16 +36,24 @@ def fill_topic(target, partitions, records, replication_factor):
     that the high watermarks (what a consumer can read) have reached the end when the flush returns."""
     topic = unique_topic("bench-group")
     partitions, _ = target.create_topic(topic, partitions, replication_factor)
-    producer = Producer(client_config(target.bootstrap_servers, **{
-        "acks": -1, "linger.ms": 20, "batch.size": 1000000, "queue.buffering.max.messages": 1000000}))
+    producer = Producer(
+        client_config(
+            target.bootstrap_servers,
+            **{"acks": -1, "linger.ms": 20, "batch.size": 1000000, "queue.buffering.max.messages": 1000000},
+        )
+    )
     producer.list_topics(topic, timeout=10)
     _, left, note = timed_produce(producer, topic, records, b"v" * VALUE_SIZE, RUN_TIMEOUT)
     if left:
         print("    %d records not delivered (%s)" % (left, note or "flush timed out"))
     watcher = group_member(target.bootstrap_servers, "bench-watermarks")
     try:
-        held = sum(high - low for low, high in (watcher.get_watermark_offsets(TopicPartition(topic, p), timeout=10)
-                                                for p in range(partitions)))
+        held = sum(
+            high - low
+            for low, high in (
+                watcher.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in range(partitions)
+            )
+        )
     finally:
         watcher.close()
     return topic, partitions, held
@@ -98,16 +105,17 @@ class RebalanceWatch:
         self.bootstrap = bootstrap
         self.group = group
         self.members = []
-        self.assigned = {}   # member index -> set of partitions, None while revoked / not yet assigned
-        self.assignments = {}   # member index -> how many assignments it has received
+        self.assigned = {}  # member index -> set of partitions, None while revoked / not yet assigned
+        self.assignments = {}  # member index -> how many assignments it has received
 
     def add(self, topic):
         index = len(self.members)
         member = group_member(self.bootstrap, self.group)
         self.assigned[index] = None
         self.assignments[index] = 0
-        member.subscribe([topic], on_assign=lambda c, tps: self._assign(index, tps),
-                         on_revoke=lambda c, tps: self._revoke(index))
+        member.subscribe(
+            [topic], on_assign=lambda c, tps: self._assign(index, tps), on_revoke=lambda c, tps: self._revoke(index)
+        )
         self.members.append(member)
 
     def _assign(self, index, tps):
@@ -199,8 +207,10 @@ def bench_target(target, args):
         note += " log held %d of %d" % (held, args.records)
     results["group consume rec/s"] = (rate, note.strip())
     results["  join to first record s"] = (join, "")
-    print("  %-8s consume %d records from %d partitions: join %.2f s, %.0f rec/s %s"
-          % (target.name, count, partitions, join or -1, rate, note))
+    print(
+        "  %-8s consume %d records from %d partitions: join %.2f s, %.0f rec/s %s"
+        % (target.name, count, partitions, join or -1, rate, note)
+    )
     joined, left = rebalance_times(target.bootstrap_servers, topic, partitions)
     results["%d members join: settled s" % MEMBERS] = (joined, "")
     results["1 of %d leaves: settled s" % MEMBERS] = (left, "")
@@ -222,17 +232,26 @@ def main():
     add_common_args(parser)
     parser.set_defaults(partitions=6)
     args = parser.parse_args()
-    print("%d records of %d-byte values; kafka-zk topics %d partitions RF %d (the mock auto-creates 4 "
-          "partitions, RF 3); %d members per rebalance" % (args.records, VALUE_SIZE, args.partitions,
-                                                           args.replication_factor, MEMBERS))
+    print(
+        "%d records of %d-byte values; kafka-zk topics %d partitions RF %d (the mock auto-creates 4 "
+        "partitions, RF 3); %d members per rebalance"
+        % (args.records, VALUE_SIZE, args.partitions, args.replication_factor, MEMBERS)
+    )
     by_target = run_on_targets(args, lambda target: bench_target(target, args), KZ_OVERRIDES)
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
-    for label in (ours or mock):
+    for label in ours or mock:
         zk_value, zk_note = ours.get(label, (None, ""))
         mk_value, mk_note = mock.get(label, (None, ""))
-        rows.append([label, _fmt(zk_value), _fmt(mk_value), ratio(zk_value, mk_value),
-                     ("kz: " + zk_note if zk_note else "") + (" mock: " + mk_note if mk_note else "")])
+        rows.append(
+            [
+                label,
+                _fmt(zk_value),
+                _fmt(mk_value),
+                ratio(zk_value, mk_value),
+                ("kz: " + zk_note if zk_note else "") + (" mock: " + mk_note if mk_note else ""),
+            ]
+        )
     print_table(["measure", "kafka-zk", "mock", "ratio kz/mock", "notes"], rows)
     print("rec/s and commits/s: higher is better; seconds: lower is better")
 

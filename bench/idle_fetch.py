@@ -20,11 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from failover import ZkView, create_topics, full_isr, idle_cpu, rss_mb, wait_until  # noqa: E402
+from targets import free_port  # noqa: E402
+
 import kafka_zk  # noqa: E402
 from kafka_zk.protocol.headers import decode_response, encode_request  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from failover import ZkView, create_topics, full_isr, idle_cpu, rss_mb, wait_until  # noqa: E402
-from targets import free_port  # noqa: E402
 
 FETCH = 1
 FETCH_VERSION = 11
@@ -33,11 +34,27 @@ FETCH_VERSION = 11
 def fetch_body(session_id, epoch, partitions):
     topics = {}
     for (topic, index), offset in sorted(partitions.items()):
-        topics.setdefault(topic, []).append({"partition": index, "current_leader_epoch": -1, "fetch_offset": offset,
-                                             "log_start_offset": -1, "partition_max_bytes": 1048576})
-    return {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 1, "max_bytes": 10485760, "isolation_level": 0,
-            "session_id": session_id, "session_epoch": epoch, "forgotten_topics_data": [], "rack_id": "",
-            "topics": [{"topic": topic, "partitions": parts} for topic, parts in topics.items()]}
+        topics.setdefault(topic, []).append(
+            {
+                "partition": index,
+                "current_leader_epoch": -1,
+                "fetch_offset": offset,
+                "log_start_offset": -1,
+                "partition_max_bytes": 1048576,
+            }
+        )
+    return {
+        "replica_id": -1,
+        "max_wait_ms": 0,
+        "min_bytes": 1,
+        "max_bytes": 10485760,
+        "isolation_level": 0,
+        "session_id": session_id,
+        "session_epoch": epoch,
+        "forgotten_topics_data": [],
+        "rack_id": "",
+        "topics": [{"topic": topic, "partitions": parts} for topic, parts in topics.items()],
+    }
 
 
 def _read(sock, size):
@@ -86,35 +103,45 @@ def main():
     topic = "idle"
     partitions = [(topic, p) for p in range(args.partitions)]
     data_dir = tempfile.mkdtemp(prefix="kz-idle-")
-    cluster = LocalCluster(data_dir, brokers=args.brokers, zk_port=free_port(),
-                           broker_ports=[free_port() for _ in range(args.brokers)])
-    print("brokers run the code in %s; %d partitions, RF %d, %d brokers" % (
-        os.environ.get("PYTHONPATH") or Path(kafka_zk.__file__).parent.parent,
-                                                              args.partitions, args.replication_factor,
-                                                              args.brokers))
+    cluster = LocalCluster(
+        data_dir, brokers=args.brokers, zk_port=free_port(), broker_ports=[free_port() for _ in range(args.brokers)]
+    )
+    print(
+        "brokers run the code in %s; %d partitions, RF %d, %d brokers"
+        % (
+            os.environ.get("PYTHONPATH") or Path(kafka_zk.__file__).parent.parent,
+            args.partitions,
+            args.replication_factor,
+            args.brokers,
+        )
+    )
     view = None
     try:
         cluster.start(timeout=args.timeout)
         view = ZkView(cluster.zk_connect, partitions)
         start = time.monotonic()
         create_topics(cluster, [topic], args.partitions, args.replication_factor, args.timeout)
-        wait_until(lambda: all(s is not None and s[0] >= 0 for s in view.states().values()), args.timeout,
-                   "leaders")
+        wait_until(lambda: all(s is not None and s[0] >= 0 for s in view.states().values()), args.timeout, "leaders")
         full_isr(view, args.replication_factor, args.timeout)
         print("created, all ISRs full in %.1fs; settling %.0fs" % (time.monotonic() - start, args.settle))
         time.sleep(args.settle)
-        for sample in range(args.samples):
+        for _sample in range(args.samples):
             cpu = idle_cpu(cluster, args.seconds)
-            print("idle CPU %% of a core over %.0fs, per broker: %s (mean %.1f)" % (
-                args.seconds, " ".join("%.1f" % c for c in cpu), sum(cpu) / len(cpu)))
+            print(
+                "idle CPU %% of a core over %.0fs, per broker: %s (mean %.1f)"
+                % (args.seconds, " ".join("%.1f" % c for c in cpu), sum(cpu) / len(cpu))
+            )
         print("RSS MB per broker: %s" % " ".join("%.0f" % rss_mb(b.pid()) for b in cluster.brokers))
         states = view.states()
-        leader_id = max((b.broker_id for b in cluster.brokers),
-                        key=lambda b: sum(1 for s in states.values() if s and s[0] == b))
+        leader_id = max(
+            (b.broker_id for b in cluster.brokers), key=lambda b: sum(1 for s in states.values() if s and s[0] == b)
+        )
         led = {tp: 0 for tp, s in states.items() if s and s[0] == leader_id}
         sizes = fetch_sizes(cluster.broker(leader_id), led)
-        print("idle Fetch v%d of the %d partitions broker %d leads: sessionless full request %d B, response %d B"
-              % (FETCH_VERSION, len(led), leader_id, *sizes["full"]))
+        print(
+            "idle Fetch v%d of the %d partitions broker %d leads: sessionless full request %d B, response %d B"
+            % (FETCH_VERSION, len(led), leader_id, *sizes["full"])
+        )
         if sizes["incremental"]:
             print("    incremental (in a fetch session) request %d B, response %d B" % sizes["incremental"])
         else:

@@ -29,10 +29,17 @@ from confluent_kafka.admin import AdminClient, NewTopic
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    brokers_cpu_seconds, client_config, free_port, print_table, restart_brokers, trees_to_compare,
-    wait_for_leaders)
+    brokers_cpu_seconds,
+    client_config,
+    free_port,
+    print_table,
+    restart_brokers,
+    trees_to_compare,
+    wait_for_leaders,
+)
+
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from tests.java_clients import CACHE, classpath  # noqa: E402
 
 BROKERS = 3
@@ -47,8 +54,10 @@ CASES = {
 }
 # As kafka-run-class.sh runs the tools: G1 with short pauses; kafka-producer-perf-test.sh gives 512 MB of heap.
 JVM_OPTIONS = ["-Xmx512m", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35"]
-SUMMARY = (r"(\d+)%s records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max "
-    r"latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\.")
+SUMMARY = (
+    r"(\d+)%s records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max "
+    r"latency, (\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th\."
+)
 WHOLE_RUN, STEADY_STATE = re.compile(SUMMARY % ""), re.compile(SUMMARY % " steady state")
 FIELDS = ("records", "rec_s", "mb_s", "avg_ms", "max_ms", "p50", "p95", "p99", "p999")
 
@@ -72,7 +81,7 @@ def compiler_cpu_seconds(pid):
             text = stat.read_text()
         except OSError:
             continue
-        if "CompilerThre" in text[text.index("("):text.rindex(")")]:
+        if "CompilerThre" in text[text.index("(") : text.rindex(")")]:
             fields = text.rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
@@ -81,11 +90,29 @@ def compiler_cpu_seconds(pid):
 def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
     """One ProducerPerformance run: (its summary figures with "java_cpu" and "jit_cpu" (the compiler threads' share,
     read every 0.2 s while it runs), its steady-state records/s or None, its output)."""
-    command = (["java"] + JVM_OPTIONS
-               + ["-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties"),
-                  "-cp", cp, "ProducerPerformance", "--topic", topic, "--num-records", str(records),
-                  "--record-size", str(RECORD_SIZE), "--throughput", "-1", "--warmup-records", str(warmup),
-                  "--producer-props", "bootstrap.servers=%s" % bootstrap] + settings)
+    command = (
+        ["java"]
+        + JVM_OPTIONS
+        + [
+            "-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties"),
+            "-cp",
+            cp,
+            "ProducerPerformance",
+            "--topic",
+            topic,
+            "--num-records",
+            str(records),
+            "--record-size",
+            str(RECORD_SIZE),
+            "--throughput",
+            "-1",
+            "--warmup-records",
+            str(warmup),
+            "--producer-props",
+            "bootstrap.servers=%s" % bootstrap,
+        ]
+        + settings
+    )
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     jit = 0.0
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
@@ -104,8 +131,9 @@ def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     match, steady = WHOLE_RUN.search(stdout), STEADY_STATE.search(stdout)
     if process.returncode != 0 or match is None or (warmup and steady is None):
-        raise SystemExit("ProducerPerformance failed (exit %d):\n%s\n%s" % (process.returncode, stdout[-3000:],
-                                                                            stderr[-3000:]))
+        raise SystemExit(
+            "ProducerPerformance failed (exit %d):\n%s\n%s" % (process.returncode, stdout[-3000:], stderr[-3000:])
+        )
     figures = dict(zip(FIELDS, (float(value) for value in match.groups())))
     figures["java_cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     figures["jit_cpu"] = jit
@@ -121,8 +149,9 @@ def one_run(cluster, cp, case, args):
     topic = "javaperf-%s-%d" % (case, time.monotonic_ns() % 10**9)
     create_topic(cluster.bootstrap_servers, topic, replication, min_isr)
     broker_before = brokers_cpu_seconds(cluster)
-    figures, steady, output = run_java(cp, cluster.bootstrap_servers, topic, records, warmup, settings,
-                                                 timeout=max(300.0, records / 5000))
+    figures, steady, output = run_java(
+        cp, cluster.bootstrap_servers, topic, records, warmup, settings, timeout=max(300.0, records / 5000)
+    )
     figures["broker_cpu"] = brokers_cpu_seconds(cluster) - broker_before
     figures["steady_rec_s"] = steady or 0.0
     if args.verbose:
@@ -131,10 +160,22 @@ def one_run(cluster, cp, case, args):
 
 
 def describe(figures):
-    return ("%9.0f rec/s (steady state %.0f) %6.2f MB/s, latency avg %.1f / p50 %d / p99 %d / p99.9 %d ms; CPU s: "
-            "brokers %.1f, java %.1f (JIT %.1f)" % (figures["rec_s"], figures["steady_rec_s"], figures["mb_s"],
-                                                    figures["avg_ms"], figures["p50"], figures["p99"], figures["p999"],
-                                                    figures["broker_cpu"], figures["java_cpu"], figures["jit_cpu"]))
+    return (
+        "%9.0f rec/s (steady state %.0f) %6.2f MB/s, latency avg %.1f / p50 %d / p99 %d / p99.9 %d ms; CPU s: "
+        "brokers %.1f, java %.1f (JIT %.1f)"
+        % (
+            figures["rec_s"],
+            figures["steady_rec_s"],
+            figures["mb_s"],
+            figures["avg_ms"],
+            figures["p50"],
+            figures["p99"],
+            figures["p999"],
+            figures["broker_cpu"],
+            figures["java_cpu"],
+            figures["jit_cpu"],
+        )
+    )
 
 
 def print_medians(cases, names, runs):
@@ -142,16 +183,47 @@ def print_medians(cases, names, runs):
     for case in cases:
         for name in names:
             m = {key: statistics.median(run[key] for run in runs[(case, name)]) for key in runs[(case, name)][0]}
-            rows.append([case, name, "%.0f" % m["rec_s"], "%.0f" % m["steady_rec_s"], "%.2f" % m["mb_s"],
-                         "%.1f" % m["avg_ms"], "%d" % m["p50"], "%d" % m["p99"], "%d" % m["p999"],
-                         "%.2f" % (m["broker_cpu"] * 1e6 / m["records"]), "%.2f" % (m["java_cpu"] * 1e6 / m["records"]),
-                         "%.2f" % (m["java_work_cpu"] * 1e6 / m["records"]),
-                         "%.2f" % (m["rec_s"] / TARGET) if case == "rf3" else "-",
-                         "%.2f" % (m["rec_s"] / ISSUE_TODAY[case])])
-    print_table(["case", "tree", "rec/s", "steady rec/s", "MB/s", "avg ms", "p50", "p99", "p99.9", "broker CPU s/M",
-                 "java CPU s/M", "without JIT", "/421k", "/issue"], rows)
-    print("rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching; "
-          "/issue: against the issue's figures (rf3 280,000, rf1 147,000)")
+            rows.append(
+                [
+                    case,
+                    name,
+                    "%.0f" % m["rec_s"],
+                    "%.0f" % m["steady_rec_s"],
+                    "%.2f" % m["mb_s"],
+                    "%.1f" % m["avg_ms"],
+                    "%d" % m["p50"],
+                    "%d" % m["p99"],
+                    "%d" % m["p999"],
+                    "%.2f" % (m["broker_cpu"] * 1e6 / m["records"]),
+                    "%.2f" % (m["java_cpu"] * 1e6 / m["records"]),
+                    "%.2f" % (m["java_work_cpu"] * 1e6 / m["records"]),
+                    "%.2f" % (m["rec_s"] / TARGET) if case == "rf3" else "-",
+                    "%.2f" % (m["rec_s"] / ISSUE_TODAY[case]),
+                ]
+            )
+    print_table(
+        [
+            "case",
+            "tree",
+            "rec/s",
+            "steady rec/s",
+            "MB/s",
+            "avg ms",
+            "p50",
+            "p99",
+            "p99.9",
+            "broker CPU s/M",
+            "java CPU s/M",
+            "without JIT",
+            "/421k",
+            "/issue",
+        ],
+        rows,
+    )
+    print(
+        "rf3: RF 3 min.insync 2 acks=-1 linger.ms=5 batch.size=65536; rf1: RF 1 acks=-1, client default batching; "
+        "/issue: against the issue's figures (rf3 280,000, rf1 147,000)"
+    )
     for name in names if "rf3" in cases else ():
         print(jvm_needs_at_target(runs[("rf3", name)], name))
 
@@ -163,18 +235,23 @@ def jvm_needs_at_target(rf3_runs, name):
     work = statistics.median(run["java_work_cpu"] for run in rf3_runs) / records
     jit = statistics.median(run["jit_cpu"] for run in rf3_runs)
     seconds = records / TARGET
-    return ("rf3 %s: at %s rec/s the JVM alone would use %.2f cores (%.2f s of work per 1M records, and its JIT "
-            "compiler's %.1f s over a %.1f s run) of the %d here, before any broker" % (
-                name, format(TARGET, ","), work * TARGET + jit / seconds, work * 1e6, jit, seconds, os.cpu_count()))
+    return (
+        "rf3 %s: at %s rec/s the JVM alone would use %.2f cores (%.2f s of work per 1M records, and its JIT "
+        "compiler's %.1f s over a %.1f s run) of the %d here, before any broker"
+        % (name, format(TARGET, ","), work * TARGET + jit / seconds, work * 1e6, jit, seconds, os.cpu_count())
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cases", default="rf3,rf1", help="comma-separated: rf3, rf1 (default both)")
     parser.add_argument("--records", type=int, help="records per run (default: rf3 3,000,000, rf1 1,500,000)")
-    parser.add_argument("--warmup-records", type=int,
-                        help="the tool's --warmup-records: a second, steady-state rate after them (default: a fifth "
-                             "of the records; 0: none)")
+    parser.add_argument(
+        "--warmup-records",
+        type=int,
+        help="the tool's --warmup-records: a second, steady-state rate after them (default: a fifth "
+        "of the records; 0: none)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs per case and tree; medians (default 3)")
     parser.add_argument("--baseline", help="another checkout: brokers restarted from it for alternate runs")
     parser.add_argument("--mock", action="store_true", help="explain why there is no mock column")
@@ -186,13 +263,16 @@ def main():
     if unknown:
         parser.error("unknown cases %s (known: %s)" % (", ".join(unknown), ", ".join(CASES)))
     if args.mock:
-        print("--mock: kafka-clients 4.3 cannot use librdkafka's mock cluster (it never gets the topic's metadata "
-              "from it); the rf3 row shows kafka-zk against the 421,000 records/s target instead.")
+        print(
+            "--mock: kafka-clients 4.3 cannot use librdkafka's mock cluster (it never gets the topic's metadata "
+            "from it); the rf3 row shows kafka-zk against the 421,000 records/s target instead."
+        )
     trees = trees_to_compare(ROOT, args.baseline)
     cp = java_classpath()
     data_dir = tempfile.mkdtemp(prefix="kafka-zk-javaperf-")
-    cluster = LocalCluster(data_dir, brokers=BROKERS, zk_port=free_port(),
-                           broker_ports=[free_port() for _ in range(BROKERS)])
+    cluster = LocalCluster(
+        data_dir, brokers=BROKERS, zk_port=free_port(), broker_ports=[free_port() for _ in range(BROKERS)]
+    )
     for broker in cluster.brokers:
         broker.environment["PYTHONPATH"] = str(ROOT)
     runs = {(case, name): [] for case in cases for name, _ in trees}
@@ -212,8 +292,10 @@ def main():
             print("data kept in %s" % data_dir)
         else:
             shutil.rmtree(data_dir, ignore_errors=True)
-    print("\nmedians of %d runs (%d partitions, %d-byte records, %d brokers on %d cores):"
-          % (args.repeat, PARTITIONS, RECORD_SIZE, BROKERS, os.cpu_count()))
+    print(
+        "\nmedians of %d runs (%d partitions, %d-byte records, %d brokers on %d cores):"
+        % (args.repeat, PARTITIONS, RECORD_SIZE, BROKERS, os.cpu_count())
+    )
     print_medians(cases, [name for name, _ in trees], runs)
 
 

@@ -8,7 +8,6 @@ import time
 import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-
 from targets import add_common_args, client_config, percentile, print_table, ratio, run_on_targets, unique_topic
 
 VALUE_SIZE = 100
@@ -23,12 +22,23 @@ class LatencyConsumer(threading.Thread):
     def __init__(self, bootstrap, topic, partitions, fetch_wait_ms, security=None):
         """``security``: more client settings (security.protocol, sasl.*, ssl.*), for bench/security.py."""
         super().__init__(daemon=True)
-        self.consumer = Consumer(client_config(bootstrap, **dict(security or {}, **{
-            "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
-            "enable.auto.offset.store": False, "fetch.wait.max.ms": fetch_wait_ms, "fetch.min.bytes": 1})))
+        self.consumer = Consumer(
+            client_config(
+                bootstrap,
+                **dict(
+                    security or {},
+                    **{
+                        "group.id": "bench-" + uuid.uuid4().hex,
+                        "enable.auto.commit": False,
+                        "enable.auto.offset.store": False,
+                        "fetch.wait.max.ms": fetch_wait_ms,
+                        "fetch.min.bytes": 1,
+                    },
+                ),
+            )
+        )
         self.consumer.list_topics(topic, timeout=10)
-        self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING)
-                              for partition in range(partitions)])
+        self.consumer.assign([TopicPartition(topic, partition, OFFSET_BEGINNING) for partition in range(partitions)])
         self.latencies = []
         self.errors = []
         self.expected = None  # set by the producer side once it knows how many measured records it sent
@@ -100,9 +110,17 @@ def run_case(target, args, acks):
     consumer.start()
     consumer.ready.wait(10)
     failed = []
-    producer = Producer(client_config(target.bootstrap_servers, **{
-        "acks": acks, "linger.ms": args.linger_ms, "delivery.report.only.error": True,
-        "on_delivery": lambda err, msg: failed.append(err)}))
+    producer = Producer(
+        client_config(
+            target.bootstrap_servers,
+            **{
+                "acks": acks,
+                "linger.ms": args.linger_ms,
+                "delivery.report.only.error": True,
+                "on_delivery": lambda err, msg: failed.append(err),
+            },
+        )
+    )
     producer.list_topics(topic, timeout=10)
     paced_produce(producer, topic, args.rate, args.warmup, 0, args.tick_ms)
     sent, achieved = paced_produce(producer, topic, args.rate, args.seconds, 1, args.tick_ms)
@@ -120,11 +138,21 @@ def run_case(target, args, acks):
         notes.append("%d consume errors (%s)" % (len(consumer.errors), consumer.errors[0]))
     if achieved < 0.95 * args.rate:
         notes.append("send rate only %.0f/s" % achieved)
-    figures = {name: percentile(latencies, fraction) / 1e6 for name, fraction in
-               (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999), ("max", 1.0))}
-    print("  %-8s acks=%-2d %s  (%d partitions, RF %d) %s"
-          % (target.name, acks, "  ".join("%s %.2f ms" % item for item in figures.items()),
-             partitions, replicas, "; ".join(notes)))
+    figures = {
+        name: percentile(latencies, fraction) / 1e6
+        for name, fraction in (("p50", 0.5), ("p99", 0.99), ("p99.9", 0.999), ("max", 1.0))
+    }
+    print(
+        "  %-8s acks=%-2d %s  (%d partitions, RF %d) %s"
+        % (
+            target.name,
+            acks,
+            "  ".join("%s %.2f ms" % item for item in figures.items()),
+            partitions,
+            replicas,
+            "; ".join(notes),
+        )
+    )
     return figures, "; ".join(notes)
 
 
@@ -135,18 +163,35 @@ def main():
     parser.add_argument("--warmup", type=float, default=1.0, help="seconds sent first and not measured")
     parser.add_argument("--acks", default="1,-1", help="comma-separated acks settings to run")
     parser.add_argument("--linger-ms", type=int, default=0)
-    parser.add_argument("--tick-ms", type=float, default=1.0,
-                        help="the producer thread wakes this often and sends the records due (0: once per record)")
+    parser.add_argument(
+        "--tick-ms",
+        type=float,
+        default=1.0,
+        help="the producer thread wakes this often and sends the records due (0: once per record)",
+    )
     parser.add_argument("--fetch-wait-ms", type=int, default=5, help="consumer fetch.wait.max.ms")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="runs per acks setting on each target; the table shows the median of each figure")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per acks setting on each target; the table shows the median of each figure",
+    )
     add_common_args(parser)
     args = parser.parse_args()
     acks_list = [int(value) for value in args.acks.split(",")]
-    print("%.0f records/s of %d bytes for %.0f s (after %.0f s warm-up), linger.ms=%d, fetch.wait.max.ms=%d; "
-          "kafka-zk topics RF %d (the mock auto-creates RF 3)"
-          % (args.rate, VALUE_SIZE, args.seconds, args.warmup, args.linger_ms, args.fetch_wait_ms,
-             args.replication_factor))
+    print(
+        "%.0f records/s of %d bytes for %.0f s (after %.0f s warm-up), linger.ms=%d, fetch.wait.max.ms=%d; "
+        "kafka-zk topics RF %d (the mock auto-creates RF 3)"
+        % (
+            args.rate,
+            VALUE_SIZE,
+            args.seconds,
+            args.warmup,
+            args.linger_ms,
+            args.fetch_wait_ms,
+            args.replication_factor,
+        )
+    )
     by_target = run_on_targets(args, lambda target: {acks: _repeated(target, args, acks) for acks in acks_list})
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
@@ -155,8 +200,15 @@ def main():
         mk_figures, mk_note = mock.get(acks, ({}, ""))
         for name in ("p50", "p99", "p99.9", "max"):
             zk_value, mk_value = zk_figures.get(name), mk_figures.get(name)
-            rows.append(["acks=%d %s" % (acks, name), _ms(zk_value), _ms(mk_value), ratio(zk_value, mk_value),
-                         (zk_note + " " + mk_note).strip() if name == "p50" else ""])
+            rows.append(
+                [
+                    "acks=%d %s" % (acks, name),
+                    _ms(zk_value),
+                    _ms(mk_value),
+                    ratio(zk_value, mk_value),
+                    (zk_note + " " + mk_note).strip() if name == "p50" else "",
+                ]
+            )
     print_table(["latency", "kafka-zk ms", "mock ms", "ratio kz/mock", "notes"], rows)
 
 

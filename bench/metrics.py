@@ -25,9 +25,18 @@ from confluent_kafka.admin import AdminClient, NewTopic
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
-    brokers_cpu_seconds, client_config, free_port, print_table, quiet_logger, timed_produce, unique_topic, wait_for_leaders)
+    brokers_cpu_seconds,
+    client_config,
+    free_port,
+    print_table,
+    quiet_logger,
+    timed_produce,
+    unique_topic,
+    wait_for_leaders,
+)
+
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 
 BROKERS = 3
 VALUE_SIZE = 100
@@ -47,9 +56,13 @@ class Cluster:
         self.keep = keep
         self.data_dir = tempfile.mkdtemp(prefix="kz-metrics-bench-")
         self.cluster = LocalCluster(
-            self.data_dir, brokers=BROKERS, zk_port=free_port(), broker_ports=[free_port() for _ in range(BROKERS)],
+            self.data_dir,
+            brokers=BROKERS,
+            zk_port=free_port(),
+            broker_ports=[free_port() for _ in range(BROKERS)],
             overrides={"metrics.enabled": "true" if metrics else "false"},
-            metrics_ports=[free_port() for _ in range(BROKERS)] if metrics else None)
+            metrics_ports=[free_port() for _ in range(BROKERS)] if metrics else None,
+        )
         self.scrapes = 0
         self._stopping = threading.Event()
 
@@ -146,8 +159,11 @@ def latency_run(cluster, args, acks):
     if errors:
         print("  %s: %d delivery errors (%s)" % (cluster.name, len(errors), errors[0]))
     latencies.sort()
-    return (latencies[len(latencies) // 2] * 1000.0, latencies[int(len(latencies) * 0.99)] * 1000.0,
-            cpu * 1000.0 * 100000 / count)
+    return (
+        latencies[len(latencies) // 2] * 1000.0,
+        latencies[int(len(latencies) * 0.99)] * 1000.0,
+        cpu * 1000.0 * 100000 / count,
+    )
 
 
 def in_process_path(enabled, directory):
@@ -184,6 +200,7 @@ def in_process_path(enabled, directory):
     class Clock:
         """Wall time. A call for now (the replica manager's end-of-turn batch) runs when the request's turn ends;
         later ones (acks=all timeouts) never come due in a run this short."""
+
         seconds = staticmethod(time.time)
 
         def __init__(self):
@@ -204,6 +221,7 @@ def in_process_path(enabled, directory):
 
     class Nothing:
         """Fetchers, log-dir mover and replication quotas of a broker with no followers."""
+
         leader = follower = None
 
         def __getattr__(self, name):
@@ -216,18 +234,45 @@ def in_process_path(enabled, directory):
     config = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
     clock, registry = Clock(), MetricsRegistry(time.time, enabled=enabled)
     manager = ReplicaManager(
-        1, LogManager([directory], LogConfig(), clock), lambda topic: config, clock,
-        isr_writer=lambda partition, isr: defer.succeed(None), is_broker_alive=lambda broker: True,
-        replication_quotas=Nothing(), fetch_sessions=FetchSessionCache(100), make_fetchers=lambda _: Nothing(),
-        make_log_dir_mover=lambda _: Nothing(), knows_partition=lambda tp: True,
-        topic_stats=BrokerTopicStats(registry))
-    manager.become_leader_or_follower([
-        {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-         "zk_version": 0, "controller_epoch": 1} for p in range(4)], {})
-    handle = functools.partial(produce.handle, metadata_cache=Topics(), replica_manager=manager,
-                               produce_quotas=ClientQuotaManager("producer_byte_rate"), clock=clock)
-    factory = KafkaServerFactory(Dispatcher({0: handle}), clock, 1 << 20, Listener(),
-                                 SocketServerMetrics(registry, clock))
+        1,
+        LogManager([directory], LogConfig(), clock),
+        lambda topic: config,
+        clock,
+        isr_writer=lambda partition, isr: defer.succeed(None),
+        is_broker_alive=lambda broker: True,
+        replication_quotas=Nothing(),
+        fetch_sessions=FetchSessionCache(100),
+        make_fetchers=lambda _: Nothing(),
+        make_log_dir_mover=lambda _: Nothing(),
+        knows_partition=lambda tp: True,
+        topic_stats=BrokerTopicStats(registry),
+    )
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": "t",
+                "partition": p,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1],
+                "replicas": [1],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+            for p in range(4)
+        ],
+        {},
+    )
+    handle = functools.partial(
+        produce.handle,
+        metadata_cache=Topics(),
+        replica_manager=manager,
+        produce_quotas=ClientQuotaManager("producer_byte_rate"),
+        clock=clock,
+    )
+    factory = KafkaServerFactory(
+        Dispatcher({0: handle}), clock, 1 << 20, Listener(), SocketServerMetrics(registry, clock)
+    )
     protocol, transport = factory.buildProtocol(None), StringTransport()
     protocol.makeConnection(transport)
     return protocol, transport, registry, clock
@@ -243,9 +288,18 @@ def produce_frames(acks):
     batch = encode_batch([(None, b"v" * VALUE_SIZE)] * 5)
     frames = []
     for index in range(400):
-        request = encode_request(0, 8, index, "bench", {
-            "transactional_id": None, "acks": acks, "timeout_ms": 1000,
-            "topics": [{"name": "t", "partitions": [{"partition_index": index % 4, "records": batch}]}]})
+        request = encode_request(
+            0,
+            8,
+            index,
+            "bench",
+            {
+                "transactional_id": None,
+                "acks": acks,
+                "timeout_ms": 1000,
+                "topics": [{"name": "t", "partitions": [{"partition_index": index % 4, "records": batch}]}],
+            },
+        )
         frames.append(struct.pack(">i", len(request)) + request)
     return frames
 
@@ -272,7 +326,7 @@ def in_process(args):
         connections = {enabled: connection(enabled) for enabled in (True, False)}
         cpu = {True: 0.0, False: 0.0}
         for chunk in range(args.chunks):
-            for enabled in ((True, False) if chunk % 2 else (False, True)):
+            for enabled in (True, False) if chunk % 2 else (False, True):
                 _, transport, registry, _ = connections[enabled]
                 start = time.process_time()
                 feed(connections[enabled], frames)
@@ -281,21 +335,45 @@ def in_process(args):
                 if enabled and chunk % 25 == 0:
                     registry.samples()  # a scrape's collection now and then, as Prometheus would
         on, off = (cpu[enabled] / (args.chunks * len(frames)) * 1e6 for enabled in (True, False))
-        codes = {enabled: bytecodes(functools.partial(feed, connections[enabled], frames)) / len(frames)
-                 for enabled in (True, False)}
-        row = [acks_label(acks), "%.1f" % on, "%.1f" % off, "%.3f" % (on / off),
-               "%.0f" % codes[True], "%.0f" % codes[False], "%.3f" % (codes[True] / codes[False])]
+        codes = {
+            enabled: bytecodes(functools.partial(feed, connections[enabled], frames)) / len(frames)
+            for enabled in (True, False)
+        }
+        row = [
+            acks_label(acks),
+            "%.1f" % on,
+            "%.1f" % off,
+            "%.3f" % (on / off),
+            "%.0f" % codes[True],
+            "%.0f" % codes[False],
+            "%.3f" % (codes[True] / codes[False]),
+        ]
         if shutil.which("valgrind"):
             counted = {enabled: instructions(acks, enabled) for enabled in (True, False)}
             row += ["%.0f" % counted[True], "%.0f" % counted[False], "%.3f" % (counted[True] / counted[False])]
         rows.append(row)
     for directory in directories:
         shutil.rmtree(directory, ignore_errors=True)
-    print("in process: %d Produce requests per case and setting, CPU microseconds per request; Python bytecodes "
-          "per request and, under valgrind, machine instructions per request (both load-independent)"
-          % (args.chunks * 400))
-    print_table(["produce path", "on us", "off us", "on/off", "on bytecodes", "off bytecodes", "on/off",
-                 "on instr", "off instr", "on/off"][:len(rows[0])], rows)
+    print(
+        "in process: %d Produce requests per case and setting, CPU microseconds per request; Python bytecodes "
+        "per request and, under valgrind, machine instructions per request (both load-independent)"
+        % (args.chunks * 400)
+    )
+    print_table(
+        [
+            "produce path",
+            "on us",
+            "off us",
+            "on/off",
+            "on bytecodes",
+            "off bytecodes",
+            "on/off",
+            "on instr",
+            "off instr",
+            "on/off",
+        ][: len(rows[0])],
+        rows,
+    )
 
 
 INSTRUCTION_RUNS = (500, 1500)  # requests fed in the two runs whose difference is counted
@@ -310,11 +388,29 @@ def instructions(acks, enabled):
     import subprocess
 
     environment = dict(os.environ, PYTHONHASHSEED="0")
-    runs = [subprocess.Popen(
-        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null", sys.executable,
-         __file__, "--feed", "on" if enabled else "off", "--acks", str(acks), "--requests", str(requests)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=environment)
-        for requests in INSTRUCTION_RUNS]
+    runs = [
+        subprocess.Popen(
+            [
+                "valgrind",
+                "--tool=cachegrind",
+                "--cache-sim=no",
+                "--cachegrind-out-file=/dev/null",
+                sys.executable,
+                __file__,
+                "--feed",
+                "on" if enabled else "off",
+                "--acks",
+                str(acks),
+                "--requests",
+                str(requests),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+        for requests in INSTRUCTION_RUNS
+    ]
     counts = []
     for run in runs:
         _, errors = run.communicate()
@@ -341,7 +437,7 @@ def feed_only(args):
         gc.collect()
         gc.freeze()  # what the set-up left stays out of the collections that the requests' garbage triggers
         for start in range(0, args.requests, len(frames)):
-            feed(path, frames[:args.requests - start])
+            feed(path, frames[: args.requests - start])
             path[1].clear()
     finally:
         shutil.rmtree(directory, ignore_errors=True)
@@ -380,12 +476,17 @@ def main():
     parser.add_argument("--records", type=int, default=200000, help="records per throughput run")
     parser.add_argument("--rate", type=float, default=2000.0, help="records/s of the latency runs")
     parser.add_argument("--seconds", type=float, default=5.0, help="length of a latency run")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds (on and off each, order alternating); "
-                        "medians are reported")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds (on and off each, order alternating); medians are reported"
+    )
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--min-isr", type=int, default=2)
-    parser.add_argument("--scrape-interval", type=float, default=10.0,
-                        help="seconds between scrapes of the metrics-on brokers (0: none)")
+    parser.add_argument(
+        "--scrape-interval",
+        type=float,
+        default=10.0,
+        help="seconds between scrapes of the metrics-on brokers (0: none)",
+    )
     parser.add_argument("--keep-data", action="store_true")
     parser.add_argument("--fixed-rate-only", action="store_true", help="only the fixed-rate (latency) runs")
     parser.add_argument("--linger", type=int, action="append", help="only the throughput cases of this linger.ms")
@@ -401,9 +502,11 @@ def main():
     if args.in_process:
         in_process(args)
         return
-    print("%d brokers, topics of %d partitions RF %d min.insync.replicas %d; %d records of %d bytes per "
-          "throughput run (batch.size 16 KiB); latency runs at %.0f records/s for %.0f s with linger.ms=0"
-          % (BROKERS, args.partitions, BROKERS, args.min_isr, args.records, VALUE_SIZE, args.rate, args.seconds))
+    print(
+        "%d brokers, topics of %d partitions RF %d min.insync.replicas %d; %d records of %d bytes per "
+        "throughput run (batch.size 16 KiB); latency runs at %.0f records/s for %.0f s with linger.ms=0"
+        % (BROKERS, args.partitions, BROKERS, args.min_isr, args.records, VALUE_SIZE, args.rate, args.seconds)
+    )
     clusters = [Cluster(True, args.scrape_interval, args.keep_data), Cluster(False, 0, args.keep_data)]
     throughput = {}  # (case, cluster name) -> [(rate, cpu ms)]
     latency = {}  # (acks, cluster name) -> [(p50, p99)]
@@ -417,32 +520,42 @@ def main():
                 for cluster in order:
                     rate, cpu = throughput_run(cluster, args, acks, linger)
                     throughput.setdefault(((acks, linger), cluster.name), []).append((rate, cpu))
-                    print("  round %d %-11s %-8s linger=%dms  %9.0f rec/s  %5.0f broker CPU ms/100k records"
-                          % (round_index + 1, cluster.name, acks_label(acks), linger, rate, cpu))
+                    print(
+                        "  round %d %-11s %-8s linger=%dms  %9.0f rec/s  %5.0f broker CPU ms/100k records"
+                        % (round_index + 1, cluster.name, acks_label(acks), linger, rate, cpu)
+                    )
             for acks in LATENCY_CASES:
                 for cluster in order:
                     p50, p99, cpu = latency_run(cluster, args, acks)
                     latency.setdefault((acks, cluster.name), []).append((p50, p99, cpu))
-                    print("  round %d %-11s %-8s latency p50 %.2f ms p99 %.2f ms  %5.0f broker CPU ms/100k records"
-                          % (round_index + 1, cluster.name, acks_label(acks), p50, p99, cpu))
+                    print(
+                        "  round %d %-11s %-8s latency p50 %.2f ms p99 %.2f ms  %5.0f broker CPU ms/100k records"
+                        % (round_index + 1, cluster.name, acks_label(acks), p50, p99, cpu)
+                    )
     finally:
         for cluster in clusters:
             cluster.stop()
     on, off = clusters[0].name, clusters[1].name
     print()
     print("medians of %d rounds; %d scrapes of the metrics-on brokers" % (args.rounds, clusters[0].scrapes))
-    print("on/off: the median of each round's own ratio (its two runs ran back to back, so a machine whose speed "
-          "drifts moves both alike)")
+    print(
+        "on/off: the median of each round's own ratio (its two runs ran back to back, so a machine whose speed "
+        "drifts moves both alike)"
+    )
     rows = []
     for case in throughput_cases(args):
         runs_on, runs_off = throughput[(case, on)], throughput[(case, off)]
-        rows.append(["%s linger=%dms" % (acks_label(case[0]), case[1]),
-                     "%.0f" % statistics.median(rate for rate, _ in runs_on),
-                     "%.0f" % statistics.median(rate for rate, _ in runs_off),
-                     "%.3f" % paired_ratio(runs_on, runs_off, 0),
-                     "%.0f" % statistics.median(cpu for _, cpu in runs_on),
-                     "%.0f" % statistics.median(cpu for _, cpu in runs_off),
-                     "%.3f" % paired_ratio(runs_on, runs_off, 1)])
+        rows.append(
+            [
+                "%s linger=%dms" % (acks_label(case[0]), case[1]),
+                "%.0f" % statistics.median(rate for rate, _ in runs_on),
+                "%.0f" % statistics.median(rate for rate, _ in runs_off),
+                "%.3f" % paired_ratio(runs_on, runs_off, 0),
+                "%.0f" % statistics.median(cpu for _, cpu in runs_on),
+                "%.0f" % statistics.median(cpu for _, cpu in runs_off),
+                "%.3f" % paired_ratio(runs_on, runs_off, 1),
+            ]
+        )
     if rows:
         print_table(["throughput case", "on rec/s", "off rec/s", "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
         print()
@@ -451,12 +564,27 @@ def main():
         runs_on, runs_off = latency[(acks, on)], latency[(acks, off)]
         row = [acks_label(acks)]
         for field, form in ((0, "%.2f"), (1, "%.2f"), (2, "%.0f")):
-            row += [form % statistics.median(run[field] for run in runs_on),
-                    form % statistics.median(run[field] for run in runs_off),
-                    "%.3f" % paired_ratio(runs_on, runs_off, field)]
+            row += [
+                form % statistics.median(run[field] for run in runs_on),
+                form % statistics.median(run[field] for run in runs_off),
+                "%.3f" % paired_ratio(runs_on, runs_off, field),
+            ]
         rows.append(row)
-    print_table(["fixed rate (%.0f rec/s)" % args.rate, "on p50 ms", "off p50 ms", "on/off", "on p99 ms", "off p99 ms",
-                 "on/off", "on CPU ms", "off CPU ms", "on/off"], rows)
+    print_table(
+        [
+            "fixed rate (%.0f rec/s)" % args.rate,
+            "on p50 ms",
+            "off p50 ms",
+            "on/off",
+            "on p99 ms",
+            "off p99 ms",
+            "on/off",
+            "on CPU ms",
+            "off CPU ms",
+            "on/off",
+        ],
+        rows,
+    )
 
 
 def throughput_cases(args):

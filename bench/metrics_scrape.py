@@ -30,10 +30,11 @@ sys.path.insert(0, ROOT)
 # the brokers this starts run this checkout's code too, not whatever kafka_zk the venv has installed
 os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))
 
-from kafka_zk.client.connection import BrokerConnection  # noqa: E402
-from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from failover import create_topics, wait_until  # noqa: E402
 from targets import free_port  # noqa: E402
+
+from kafka_zk.client.connection import BrokerConnection  # noqa: E402
+from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 
 API_VERSIONS = 18
 
@@ -76,8 +77,14 @@ def ms(seconds):
 
 def real_broker(args):
     data_dir = tempfile.mkdtemp(prefix="kz-scrape-")
-    cluster = LocalCluster(data_dir, brokers=1, zk_port=free_port(), broker_ports=[free_port()],
-                           metrics_ports=[free_port()], overrides={"offsets.topic.num.partitions": "1"})
+    cluster = LocalCluster(
+        data_dir,
+        brokers=1,
+        zk_port=free_port(),
+        broker_ports=[free_port()],
+        metrics_ports=[free_port()],
+        overrides={"offsets.topic.num.partitions": "1"},
+    )
     probe = None
     try:
         cluster.start(timeout=args.timeout)
@@ -94,6 +101,7 @@ def real_broker(args):
                 if line.startswith("kafka_server_replicamanager_leadercount "):
                     return float(line.split()[1]) >= per_topic * args.topics
             return False
+
         wait_until(all_led, args.timeout, "the broker to lead every partition")
         probe = Probe(broker.host, broker.port)
         probe.start()
@@ -111,14 +119,26 @@ def real_broker(args):
         sample_count = sum(len(family.samples) for family in families)
         durations = [end - begin for begin, end in windows]
         during = [seconds for begin, end in windows for seconds in probe.between(begin, end)]
-        print("scrape of one broker with %d partitions: %d families, %d samples, %.1f MB of text"
-              % (per_topic * args.topics, len(families), sample_count, sizes[-1] / 1e6))
-        print("scrape time over %d scrapes: min %s, median %s, max %s"
-              % (len(durations), ms(min(durations)), ms(statistics.median(durations)), ms(max(durations))))
-        print("ApiVersions round trip (the reactor's responsiveness): idle median %s, max %s (%d trips); "
-              "during scrapes median %s, max %s (%d trips)"
-              % (ms(statistics.median(idle)), ms(max(idle)), len(idle), ms(statistics.median(during)),
-                 ms(max(during)), len(during)))
+        print(
+            "scrape of one broker with %d partitions: %d families, %d samples, %.1f MB of text"
+            % (per_topic * args.topics, len(families), sample_count, sizes[-1] / 1e6)
+        )
+        print(
+            "scrape time over %d scrapes: min %s, median %s, max %s"
+            % (len(durations), ms(min(durations)), ms(statistics.median(durations)), ms(max(durations)))
+        )
+        print(
+            "ApiVersions round trip (the reactor's responsiveness): idle median %s, max %s (%d trips); "
+            "during scrapes median %s, max %s (%d trips)"
+            % (
+                ms(statistics.median(idle)),
+                ms(max(idle)),
+                len(idle),
+                ms(statistics.median(during)),
+                ms(max(during)),
+                len(during),
+            )
+        )
     finally:
         if probe is not None:
             probe.stop()
@@ -135,8 +155,8 @@ def in_process(args):
     from kafka_zk.common.metrics import MetricsRegistry
     from kafka_zk.log.log_config import LogConfig
     from kafka_zk.log.log_manager import LogManager
-    from kafka_zk.server.config.kafka_config import KafkaConfig
     from kafka_zk.server import gc_policy
+    from kafka_zk.server.config.kafka_config import KafkaConfig
     from kafka_zk.server.config.topic_config import effective_topic_config
     from kafka_zk.server.metrics import prometheus
     from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
@@ -153,16 +173,36 @@ def in_process(args):
         registry = MetricsRegistry(clock=reactor.seconds)
         config = effective_topic_config(KafkaConfig({"zookeeper.connect": "zk"}).log_config_defaults(), {})
         logs = LogManager([data_dir], LogConfig(), reactor, metrics=registry)
-        replicas = ReplicaManager(1, logs, lambda topic: config, reactor, isr_writer=None,
-                                  is_broker_alive=lambda broker_id: True, replication_quotas=Nothing(),
-                                  fetch_sessions=FetchSessionCache(1000, metrics=registry),
-                                  make_fetchers=lambda changed: Nothing(), make_log_dir_mover=lambda get: Nothing(),
-                                  metrics=registry)
+        replicas = ReplicaManager(
+            1,
+            logs,
+            lambda topic: config,
+            reactor,
+            isr_writer=None,
+            is_broker_alive=lambda broker_id: True,
+            replication_quotas=Nothing(),
+            fetch_sessions=FetchSessionCache(1000, metrics=registry),
+            make_fetchers=lambda changed: Nothing(),
+            make_log_dir_mover=lambda get: Nothing(),
+            metrics=registry,
+        )
         start = time.monotonic()
-        replicas.become_leader_or_follower([
-            {"topic": "scrape-%d" % (p // 1000), "partition": p % 1000, "leader": 1, "leader_epoch": 0,
-             "isr": [1], "replicas": [1], "zk_version": 0, "controller_epoch": 1} for p in range(args.partitions)],
-            {})
+        replicas.become_leader_or_follower(
+            [
+                {
+                    "topic": "scrape-%d" % (p // 1000),
+                    "partition": p % 1000,
+                    "leader": 1,
+                    "leader_epoch": 0,
+                    "isr": [1],
+                    "replicas": [1],
+                    "zk_version": 0,
+                    "controller_epoch": 1,
+                }
+                for p in range(args.partitions)
+            ],
+            {},
+        )
         print("in process: %d logs made in %.1fs" % (args.partitions, time.monotonic() - start))
         gc_policy.freeze_startup_objects()
         taken, rendered = [], []
@@ -173,10 +213,18 @@ def in_process(args):
             start = time.perf_counter()
             prometheus.render(samples)
             rendered.append(time.perf_counter() - start)
-        print("in process: %d samples; samples() (on the reactor) median %s, max %s; render() (worker thread, "
-              "after the first) median %s, max %s; the first render %s" % (
-                  len(samples), ms(statistics.median(taken)), ms(max(taken)), ms(statistics.median(rendered[1:])),
-                  ms(max(rendered[1:])), ms(rendered[0])))
+        print(
+            "in process: %d samples; samples() (on the reactor) median %s, max %s; render() (worker thread, "
+            "after the first) median %s, max %s; the first render %s"
+            % (
+                len(samples),
+                ms(statistics.median(taken)),
+                ms(max(taken)),
+                ms(statistics.median(rendered[1:])),
+                ms(max(rendered[1:])),
+                ms(rendered[0]),
+            )
+        )
 
         endpoint = PrometheusEndpoint("http://127.0.0.1:0", registry, reactor)
         lateness = []  # (time, seconds late)
@@ -188,6 +236,7 @@ def in_process(args):
             if last[0] is not None:
                 lateness.append((now, max(0.0, now - last[0] - interval)))
             last[0] = now
+
         ticker = task.LoopingCall(tick)
         windows = []
 
@@ -204,17 +253,25 @@ def in_process(args):
             ticker.start(interval)
             done = threads.deferToThread(scrapes)
             done.addBoth(lambda _: (ticker.stop(), endpoint.stopService(), reactor.stop()))
+
         reactor.callWhenRunning(run)
         reactor.run()
         durations = [end - begin for begin, end in windows]
         during = [late for at, late in lateness if any(begin <= at <= end + 0.01 for begin, end in windows)]
         idle = [late for at, late in lateness if at < windows[0][0]]
         worst = [max([late for at, late in lateness if begin <= at <= end + 0.01] or [0.0]) for begin, end in windows]
-        print("in process, through the endpoint: scrape median %s, max %s; reactor lateness (a 5 ms LoopingCall) "
-              "idle max %s, during scrapes median %s, max %s; per scrape: %s" % (
-                  ms(statistics.median(durations)), ms(max(durations)), ms(max(idle)),
-                  ms(statistics.median(during)), ms(max(during)),
-                  ", ".join("%.0f/%.0f" % (d * 1000, w * 1000) for d, w in zip(durations, worst))))
+        print(
+            "in process, through the endpoint: scrape median %s, max %s; reactor lateness (a 5 ms LoopingCall) "
+            "idle max %s, during scrapes median %s, max %s; per scrape: %s"
+            % (
+                ms(statistics.median(durations)),
+                ms(max(durations)),
+                ms(max(idle)),
+                ms(statistics.median(during)),
+                ms(max(during)),
+                ", ".join("%.0f/%.0f" % (d * 1000, w * 1000) for d, w in zip(durations, worst)),
+            )
+        )
     finally:
         shutil.rmtree(data_dir, ignore_errors=True)
 

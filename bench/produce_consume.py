@@ -5,9 +5,7 @@ import time
 import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
-
-from targets import (
-    add_common_args, client_config, print_table, ratio, run_on_targets, timed_produce, unique_topic)
+from targets import add_common_args, client_config, print_table, ratio, run_on_targets, timed_produce, unique_topic
 
 VALUE_SIZE = 100
 # (acks, linger.ms, batch.size); 1,000,000 bytes rather than 1 MiB: a batch must stay under the broker's
@@ -32,10 +30,19 @@ def produce_run(bootstrap, topic, records, case):
     """Produce `records` values of VALUE_SIZE bytes; returns (seconds, records not delivered)."""
     acks, linger, batch = case
     failed = []
-    producer = Producer(client_config(bootstrap, **{
-        "acks": acks, "linger.ms": linger, "batch.size": batch,
-        "queue.buffering.max.messages": 1000000, "delivery.report.only.error": True,
-        "on_delivery": lambda err, msg: failed.append(err)}))
+    producer = Producer(
+        client_config(
+            bootstrap,
+            **{
+                "acks": acks,
+                "linger.ms": linger,
+                "batch.size": batch,
+                "queue.buffering.max.messages": 1000000,
+                "delivery.report.only.error": True,
+                "on_delivery": lambda err, msg: failed.append(err),
+            },
+        )
+    )
     producer.list_topics(topic, timeout=10)
     elapsed, left, _ = timed_produce(producer, topic, records, b"v" * VALUE_SIZE, RUN_TIMEOUT)
     if failed:
@@ -49,9 +56,17 @@ def consume_run(bootstrap, topic, partitions):
     The mock cluster keeps only about 5 MiB per partition, so the count to read is taken from the watermarks.
     fetch.queue.backoff.ms is lowered from librdkafka's 1000 ms: once its local queue passes queued.min.messages
     it would otherwise pause fetching for a second in the middle of the run. Returns (seconds, read, expected)."""
-    consumer = Consumer(client_config(bootstrap, **{
-        "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
-        "enable.auto.offset.store": False, "fetch.queue.backoff.ms": 10}))
+    consumer = Consumer(
+        client_config(
+            bootstrap,
+            **{
+                "group.id": "bench-" + uuid.uuid4().hex,
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "fetch.queue.backoff.ms": 10,
+            },
+        )
+    )
     try:
         # Known leaders before assign: otherwise librdkafka retries the offset lookup only after 500 ms.
         consumer.list_topics(topic, timeout=10)
@@ -97,9 +112,18 @@ def bench_target(target, args):
         rate, missing, cpu = sorted(runs)[len(runs) // 2]
         note = "" if not missing else "%d undelivered" % missing
         results["produce " + case_label(case)] = (rate, rate * VALUE_SIZE / 1e6, cpu, note)
-        print("  %-8s produce %-32s %9.0f rec/s  (runs: %s; %d partitions, RF %d) %s"
-              % (target.name, case_label(case), rate, " ".join("%.0f" % run[0] for run in runs),
-                 partitions, replicas, note))
+        print(
+            "  %-8s produce %-32s %9.0f rec/s  (runs: %s; %d partitions, RF %d) %s"
+            % (
+                target.name,
+                case_label(case),
+                rate,
+                " ".join("%.0f" % run[0] for run in runs),
+                partitions,
+                replicas,
+                note,
+            )
+        )
     runs = []
     for _ in range(args.repeat):
         cpu_before = target.broker_cpu_seconds()
@@ -110,8 +134,10 @@ def bench_target(target, args):
     if expected < args.records:
         note += " log held %d of %d" % (expected, args.records)
     results["consume from beginning"] = (rate, rate * VALUE_SIZE / 1e6, cpu, note.strip())
-    print("  %-8s consume %-32s %9.0f rec/s  (runs: %s) %s" % (target.name, "%d records" % expected, rate,
-                                                              " ".join("%.0f" % run[0] for run in runs), note))
+    print(
+        "  %-8s consume %-32s %9.0f rec/s  (runs: %s) %s"
+        % (target.name, "%d records" % expected, rate, " ".join("%.0f" % run[0] for run in runs), note)
+    )
     return results
 
 
@@ -127,18 +153,31 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
     add_common_args(parser)
     args = parser.parse_args()
-    print("%d records of %d-byte values per case; kafka-zk topics RF %d (the mock auto-creates RF 3); "
-          "MB/s counts value bytes" % (args.records, VALUE_SIZE, args.replication_factor))
+    print(
+        "%d records of %d-byte values per case; kafka-zk topics RF %d (the mock auto-creates RF 3); "
+        "MB/s counts value bytes" % (args.records, VALUE_SIZE, args.replication_factor)
+    )
     by_target = run_on_targets(args, lambda target: bench_target(target, args))
     ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
     rows = []
-    for label in (ours or mock):
+    for label in ours or mock:
         zk_rate, zk_mb, zk_cpu, zk_note = ours.get(label, (0, 0, None, ""))
         mk_rate, mk_mb, _, mk_note = mock.get(label, (0, 0, None, ""))
-        rows.append([label, "%.0f" % zk_rate, "%.1f" % zk_mb, "-" if zk_cpu is None else "%.0f" % zk_cpu,
-                     "%.0f" % mk_rate, "%.1f" % mk_mb, ratio(zk_rate, mk_rate), (zk_note + " " + mk_note).strip()])
-    print_table(["case", "kafka-zk rec/s", "MB/s", "broker CPU ms", "mock rec/s", "MB/s", "ratio kz/mock",
-                 "notes"], rows)
+        rows.append(
+            [
+                label,
+                "%.0f" % zk_rate,
+                "%.1f" % zk_mb,
+                "-" if zk_cpu is None else "%.0f" % zk_cpu,
+                "%.0f" % mk_rate,
+                "%.1f" % mk_mb,
+                ratio(zk_rate, mk_rate),
+                (zk_note + " " + mk_note).strip(),
+            ]
+        )
+    print_table(
+        ["case", "kafka-zk rec/s", "MB/s", "broker CPU ms", "mock rec/s", "MB/s", "ratio kz/mock", "notes"], rows
+    )
     print("broker CPU ms: user+system time of the three kafka-zk broker processes during the median run")
 
 

@@ -12,10 +12,10 @@ import time
 import uuid
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
+from targets import client_config, make_targets, report_broker_problems, unique_topic
 
 from kafka_zk.client.cluster import ClusterClient
 from kafka_zk.record.records import encode_batch
-from targets import client_config, make_targets, report_broker_problems, unique_topic
 
 VALUE_SIZE = 100
 RUN_TIMEOUT = 300.0
@@ -33,17 +33,41 @@ def fill(bootstrap, topic, partitions, transactions, per_transaction):
             leader = client.leader_for(topic, partition)
             sequence = 0
             for index in range(transactions):
-                batch = encode_batch([(None, value)] * per_transaction, producer_id=producer_id, producer_epoch=0,
-                                     base_sequence=sequence, is_transactional=True)
+                batch = encode_batch(
+                    [(None, value)] * per_transaction,
+                    producer_id=producer_id,
+                    producer_epoch=0,
+                    base_sequence=sequence,
+                    is_transactional=True,
+                )
                 sequence += per_transaction
-                produced = client.request(leader, 0, {
-                    "transactional_id": "bench", "acks": -1, "timeout_ms": 30000,
-                    "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": batch}]}]})
+                produced = client.request(
+                    leader,
+                    0,
+                    {
+                        "transactional_id": "bench",
+                        "acks": -1,
+                        "timeout_ms": 30000,
+                        "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": batch}]}],
+                    },
+                )
                 assert produced["responses"][0]["partitions"][0]["error_code"] == 0, produced
                 commit = index % 3 != 2
-                marked = client.request(leader, 27, {"markers": [{
-                    "producer_id": producer_id, "producer_epoch": 0, "transaction_result": commit,
-                    "topics": [{"name": topic, "partition_indexes": [partition]}], "coordinator_epoch": 0}]})
+                marked = client.request(
+                    leader,
+                    27,
+                    {
+                        "markers": [
+                            {
+                                "producer_id": producer_id,
+                                "producer_epoch": 0,
+                                "transaction_result": commit,
+                                "topics": [{"name": topic, "partition_indexes": [partition]}],
+                                "coordinator_epoch": 0,
+                            }
+                        ]
+                    },
+                )
                 assert marked["markers"][0]["topics"][0]["partitions"][0]["error_code"] == 0, marked
                 committed += per_transaction if commit else 0
         return committed, partitions * transactions * per_transaction
@@ -52,9 +76,18 @@ def fill(bootstrap, topic, partitions, transactions, per_transaction):
 
 
 def consume_run(bootstrap, topic, partitions, isolation_level, expected):
-    consumer = Consumer(client_config(bootstrap, **{
-        "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False, "enable.auto.offset.store": False,
-        "fetch.queue.backoff.ms": 10, "isolation.level": isolation_level}))
+    consumer = Consumer(
+        client_config(
+            bootstrap,
+            **{
+                "group.id": "bench-" + uuid.uuid4().hex,
+                "enable.auto.commit": False,
+                "enable.auto.offset.store": False,
+                "fetch.queue.backoff.ms": 10,
+                "isolation.level": isolation_level,
+            },
+        )
+    )
     try:
         consumer.list_topics(topic, timeout=10)
         start = time.perf_counter()
@@ -87,21 +120,36 @@ def main():
         topic = unique_topic("bench-txn")
         target.create_topic(topic, args.partitions, args.replication_factor)
         started = time.perf_counter()
-        committed, total = fill(target.bootstrap_servers, topic, args.partitions, args.transactions,
-                                args.per_transaction)
-        print("  wrote %d records in %d transactions (%d committed records) in %.1fs"
-              % (total, args.partitions * args.transactions, committed, time.perf_counter() - started))
+        committed, total = fill(
+            target.bootstrap_servers, topic, args.partitions, args.transactions, args.per_transaction
+        )
+        print(
+            "  wrote %d records in %d transactions (%d committed records) in %.1fs"
+            % (total, args.partitions * args.transactions, committed, time.perf_counter() - started)
+        )
         rates = {}
         for level, expected in (("read_uncommitted", total), ("read_committed", committed)):
-            runs = [consume_run(target.bootstrap_servers, topic, args.partitions, level, expected)
-                    for _ in range(args.repeat)]
+            runs = [
+                consume_run(target.bootstrap_servers, topic, args.partitions, level, expected)
+                for _ in range(args.repeat)
+            ]
             seconds, count = sorted(runs)[len(runs) // 2]
             rates[level] = (count / seconds, total / seconds)
-            print("  %-16s %8d records delivered in %.2fs: %9.0f delivered rec/s, %9.0f log rec/s%s"
-                  % (level, count, seconds, count / seconds, total / seconds,
-                     "" if count == expected else "  (expected %d)" % expected))
-        print("  read_committed / read_uncommitted, log records per second: %.2f"
-              % (rates["read_committed"][1] / rates["read_uncommitted"][1]))
+            print(
+                "  %-16s %8d records delivered in %.2fs: %9.0f delivered rec/s, %9.0f log rec/s%s"
+                % (
+                    level,
+                    count,
+                    seconds,
+                    count / seconds,
+                    total / seconds,
+                    "" if count == expected else "  (expected %d)" % expected,
+                )
+            )
+        print(
+            "  read_committed / read_uncommitted, log records per second: %.2f"
+            % (rates["read_committed"][1] / rates["read_uncommitted"][1])
+        )
     finally:
         if target.cluster is not None:
             target.cluster.stop()

@@ -13,10 +13,18 @@ from pathlib import Path
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-
 from latency import LatencyConsumer, paced_produce
-from targets import KZ_BROKERS, KafkaZkTarget, client_config, free_port, percentile, print_table, timed_produce, \
-    unique_topic, wait_for_leaders
+from targets import (
+    KZ_BROKERS,
+    KafkaZkTarget,
+    client_config,
+    free_port,
+    percentile,
+    print_table,
+    timed_produce,
+    unique_topic,
+    wait_for_leaders,
+)
 
 from kafka_zk.tools import configs  # noqa: E402  (targets put the repository on sys.path)
 from kafka_zk.tools.command_line import run_tool  # noqa: E402
@@ -47,20 +55,28 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         self.material = SecureMaterial(Path(self.data_dir) / "secure").create()
         store_password = self.material.passwords()["store"]
         broker_password = self.material.passwords()["users"]["broker"]
-        overrides = dict(internal_topic_settings(KZ_BROKERS), **{
-            "sasl.enabled.mechanisms": MECHANISM,
-            "listener.name.sasl_ssl.%s.sasl.jaas.config" % MECHANISM.lower(): SCRAM_JAAS % (
-                ' username="broker" password="%s"' % broker_password if self.inter_broker == "SASL_SSL" else ""),
-            "ssl.keystore.type": "PKCS12", "ssl.keystore.location": str(self.material.keystore),
-            "ssl.keystore.password": store_password, "ssl.key.password": store_password,
-            "ssl.truststore.type": "PKCS12", "ssl.truststore.location": str(self.material.truststore),
-            "ssl.truststore.password": store_password,
-            "inter.broker.listener.name": self.inter_broker,
-            "sasl.mechanism.inter.broker.protocol": MECHANISM})
+        overrides = dict(
+            internal_topic_settings(KZ_BROKERS),
+            **{
+                "sasl.enabled.mechanisms": MECHANISM,
+                "listener.name.sasl_ssl.%s.sasl.jaas.config" % MECHANISM.lower(): SCRAM_JAAS
+                % (' username="broker" password="%s"' % broker_password if self.inter_broker == "SASL_SSL" else ""),
+                "ssl.keystore.type": "PKCS12",
+                "ssl.keystore.location": str(self.material.keystore),
+                "ssl.keystore.password": store_password,
+                "ssl.key.password": store_password,
+                "ssl.truststore.type": "PKCS12",
+                "ssl.truststore.location": str(self.material.truststore),
+                "ssl.truststore.password": store_password,
+                "inter.broker.listener.name": self.inter_broker,
+                "sasl.mechanism.inter.broker.protocol": MECHANISM,
+            },
+        )
         ports = [free_port() for _ in range(KZ_BROKERS)]
         self.sasl_ports = [free_port() for _ in range(KZ_BROKERS)]
-        self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports,
-                                    overrides=overrides)
+        self.cluster = LocalCluster(
+            self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports, overrides=overrides
+        )
         for broker, sasl_port in zip(self.cluster.brokers, self.sasl_ports):
             broker.overrides["listeners"] = "PLAINTEXT://127.0.0.1:{port},SASL_SSL://127.0.0.1:%d" % sasl_port
         self.cluster.zookeeper.start()
@@ -70,9 +86,17 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         return self
 
     def _add_scram_user(self, user, password):
-        argv = ["--zookeeper", self.cluster.zk_connect, "--alter", "--add-config",
-                "%s=[iterations=4096,password=%s]" % (MECHANISM, password), "--entity-type", "users",
-                "--entity-name", user]
+        argv = [
+            "--zookeeper",
+            self.cluster.zk_connect,
+            "--alter",
+            "--add-config",
+            "%s=[iterations=4096,password=%s]" % (MECHANISM, password),
+            "--entity-type",
+            "users",
+            "--entity-name",
+            user,
+        ]
         if run_tool(configs.build_parser(), configs.run, argv, sys.stdout, sys.stderr) != 0:
             raise RuntimeError("kafka-configs could not add SCRAM user %s" % user)
 
@@ -85,14 +109,20 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         """librdkafka settings for ``protocol``'s listener."""
         if protocol == "PLAINTEXT":
             return {}
-        return {"security.protocol": "SASL_SSL", "sasl.mechanism": MECHANISM, "sasl.username": USER,
-                "sasl.password": PASSWORD, "ssl.ca.location": str(self.material.ca_pem)}
+        return {
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": MECHANISM,
+            "sasl.username": USER,
+            "sasl.password": PASSWORD,
+            "ssl.ca.location": str(self.material.ca_pem),
+        }
 
     def create_topic(self, topic, partitions, replication_factor, min_insync=2):
         admin = AdminClient(client_config(self.bootstrap_servers))
-        futures = admin.create_topics([NewTopic(topic, partitions, replication_factor,
-                                                config={"min.insync.replicas": str(min_insync)})],
-                                      operation_timeout=30)
+        futures = admin.create_topics(
+            [NewTopic(topic, partitions, replication_factor, config={"min.insync.replicas": str(min_insync)})],
+            operation_timeout=30,
+        )
         futures[topic].result(30)
         wait_for_leaders(admin, topic, partitions, 30)
         return partitions, replication_factor
@@ -127,29 +157,62 @@ def per_million(cpu_seconds, records):
 def produce_run(target, protocol, topic, args, acks):
     """{"rate", "cpu"}: records/s from the first produce() to the end of flush(), and broker CPU s / M records."""
     failed = []
-    producer = Producer(client_config(target.bootstrap(protocol), **dict(target.client_security(protocol), **{
-        "acks": acks, "linger.ms": args.linger_ms, "batch.size": args.batch_size,
-        "queue.buffering.max.messages": 1000000, "delivery.report.only.error": True,
-        "on_delivery": lambda err, msg: failed.append(err)})))
+    producer = Producer(
+        client_config(
+            target.bootstrap(protocol),
+            **dict(
+                target.client_security(protocol),
+                **{
+                    "acks": acks,
+                    "linger.ms": args.linger_ms,
+                    "batch.size": args.batch_size,
+                    "queue.buffering.max.messages": 1000000,
+                    "delivery.report.only.error": True,
+                    "on_delivery": lambda err, msg: failed.append(err),
+                },
+            ),
+        )
+    )
     producer.list_topics(topic, timeout=10)  # connected and authenticated before the clock starts
     with CpuMeter(target) as cpu:
         seconds, left, _ = timed_produce(producer, topic, args.records, b"v" * VALUE_SIZE, RUN_TIMEOUT)
     delivered = args.records - left - len(failed)
-    note = "%d undelivered (%s)" % (args.records - delivered, failed[0] if failed else "timeout") \
-        if delivered < args.records else ""
-    return {"rate": delivered / seconds, "cpu": per_million(cpu.seconds, delivered),
-            "client": per_million(cpu.client, delivered)}, note
+    note = (
+        "%d undelivered (%s)" % (args.records - delivered, failed[0] if failed else "timeout")
+        if delivered < args.records
+        else ""
+    )
+    return {
+        "rate": delivered / seconds,
+        "cpu": per_million(cpu.seconds, delivered),
+        "client": per_million(cpu.client, delivered),
+    }, note
 
 
 def consume_run(target, protocol, topic, partitions):
     """Read the topic from the beginning until every record arrived; {"rate", "cpu"}."""
-    consumer = Consumer(client_config(target.bootstrap(protocol), **dict(target.client_security(protocol), **{
-        "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False,
-        "enable.auto.offset.store": False, "fetch.queue.backoff.ms": 10})))
+    consumer = Consumer(
+        client_config(
+            target.bootstrap(protocol),
+            **dict(
+                target.client_security(protocol),
+                **{
+                    "group.id": "bench-" + uuid.uuid4().hex,
+                    "enable.auto.commit": False,
+                    "enable.auto.offset.store": False,
+                    "fetch.queue.backoff.ms": 10,
+                },
+            ),
+        )
+    )
     try:
         consumer.list_topics(topic, timeout=10)  # known leaders (and a finished login) before assign
-        expected = sum(high - low for low, high in (
-            consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in range(partitions)))
+        expected = sum(
+            high - low
+            for low, high in (
+                consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in range(partitions)
+            )
+        )
         count, errors = 0, []
         with CpuMeter(target) as cpu:
             start = time.perf_counter()
@@ -166,8 +229,11 @@ def consume_run(target, protocol, topic, partitions):
     note = "%d of %d read" % (count, expected) if count < expected else ""
     if errors:
         note += " %d errors (%s)" % (len(errors), errors[0])
-    return {"rate": count / seconds, "cpu": per_million(cpu.seconds, count),
-            "client": per_million(cpu.client, count)}, note.strip()
+    return {
+        "rate": count / seconds,
+        "cpu": per_million(cpu.seconds, count),
+        "client": per_million(cpu.client, count),
+    }, note.strip()
 
 
 def latency_run(target, protocol, topic, partitions, args):
@@ -177,9 +243,20 @@ def latency_run(target, protocol, topic, partitions, args):
     consumer.start()
     consumer.ready.wait(10)
     failed = []
-    producer = Producer(client_config(target.bootstrap(protocol), **dict(security, **{
-        "acks": -1, "linger.ms": args.latency_linger_ms, "delivery.report.only.error": True,
-        "on_delivery": lambda err, msg: failed.append(err)})))
+    producer = Producer(
+        client_config(
+            target.bootstrap(protocol),
+            **dict(
+                security,
+                **{
+                    "acks": -1,
+                    "linger.ms": args.latency_linger_ms,
+                    "delivery.report.only.error": True,
+                    "on_delivery": lambda err, msg: failed.append(err),
+                },
+            ),
+        )
+    )
     producer.list_topics(topic, timeout=10)
     paced_produce(producer, topic, args.rate, args.warmup, 0, 1.0)
     with CpuMeter(target) as cpu:
@@ -196,8 +273,12 @@ def latency_run(target, protocol, topic, partitions, args):
         notes.append("%d of %d received" % (len(latencies), sent))
     if achieved < 0.95 * args.rate:
         notes.append("send rate only %.0f/s" % achieved)
-    return {"p50": percentile(latencies, 0.5) / 1e6, "p99": percentile(latencies, 0.99) / 1e6,
-            "cpu": per_million(cpu.seconds, sent), "client": per_million(cpu.client, sent)}, "; ".join(notes)
+    return {
+        "p50": percentile(latencies, 0.5) / 1e6,
+        "p99": percentile(latencies, 0.99) / 1e6,
+        "cpu": per_million(cpu.seconds, sent),
+        "client": per_million(cpu.client, sent),
+    }, "; ".join(notes)
 
 
 def in_turn(repeat):
@@ -214,8 +295,7 @@ def bench(target, args):
         runs.setdefault(measure, {}).setdefault(protocol, []).append(figures)
         if note:
             notes.append("%s %s: %s" % (measure, protocol, note))
-        shown = "  ".join("%s %.2f" % item if item[0] != "rate" else "%.0f rec/s" % item[1]
-                          for item in figures.items())
+        shown = "  ".join("%s %.2f" % item if item[0] != "rate" else "%.0f rec/s" % item[1] for item in figures.items())
         print("  %-22s %-9s %s %s" % (measure, protocol, shown, note))
 
     for repeat in range(args.repeat):
@@ -224,8 +304,11 @@ def bench(target, args):
             for protocol in in_turn(repeat):
                 topic = unique_topic("bench-sec")
                 target.create_topic(topic, args.partitions, args.replication_factor)
-                keep("produce acks=%s" % ("all" if acks == -1 else acks), protocol,
-                     produce_run(target, protocol, topic, args, acks))
+                keep(
+                    "produce acks=%s" % ("all" if acks == -1 else acks),
+                    protocol,
+                    produce_run(target, protocol, topic, args, acks),
+                )
                 consumed.setdefault(acks, topic)
         # both listeners read the same topic (the first acks=1 run of this repeat)
         for protocol in in_turn(repeat):
@@ -261,8 +344,7 @@ def report(runs, args):
     row("latency acks=all p99 ms", medians("latency acks=all", "p99"), "%.2f", "<= 1.5")
     row("latency broker CPU s/M rec", medians("latency acks=all", "cpu"), "%.1f")
     row("latency client CPU s/M rec", medians("latency acks=all", "client"), "%.1f")
-    print_table(["measure (median of %d)" % args.repeat, "PLAINTEXT", "SASL_SSL", "SASL_SSL/PLAINTEXT",
-                 "target"], rows)
+    print_table(["measure (median of %d)" % args.repeat, "PLAINTEXT", "SASL_SSL", "SASL_SSL/PLAINTEXT", "target"], rows)
 
 
 def main():
@@ -278,14 +360,30 @@ def main():
     parser.add_argument("--fetch-wait-ms", type=int, default=5, help="consumer fetch.wait.max.ms (latency)")
     parser.add_argument("--partitions", type=int, default=4)
     parser.add_argument("--replication-factor", type=int, default=3)
-    parser.add_argument("--inter-broker", choices=PROTOCOLS, default="PLAINTEXT",
-                        help="the listener replication and controller requests use (default PLAINTEXT)")
+    parser.add_argument(
+        "--inter-broker",
+        choices=PROTOCOLS,
+        default="PLAINTEXT",
+        help="the listener replication and controller requests use (default PLAINTEXT)",
+    )
     parser.add_argument("--keep-data", action="store_true", help="keep the temp dir (broker logs, certificates)")
     args = parser.parse_args()
-    print("%d records of %d bytes per produce run (linger.ms %d, batch.size %d); latency %.0f records/s for "
-          "%.0f s, acks=all, linger.ms %d; topics %d partitions RF %d min.insync.replicas 2; inter-broker %s"
-          % (args.records, VALUE_SIZE, args.linger_ms, args.batch_size, args.rate, args.seconds,
-             args.latency_linger_ms, args.partitions, args.replication_factor, args.inter_broker))
+    print(
+        "%d records of %d bytes per produce run (linger.ms %d, batch.size %d); latency %.0f records/s for "
+        "%.0f s, acks=all, linger.ms %d; topics %d partitions RF %d min.insync.replicas 2; inter-broker %s"
+        % (
+            args.records,
+            VALUE_SIZE,
+            args.linger_ms,
+            args.batch_size,
+            args.rate,
+            args.seconds,
+            args.latency_linger_ms,
+            args.partitions,
+            args.replication_factor,
+            args.inter_broker,
+        )
+    )
     target = SecureKafkaZkTarget(args.keep_data, args.inter_broker)
     print("starting kafka-zk (PLAINTEXT + SASL_SSL listeners) ...")
     target.start()
@@ -297,9 +395,11 @@ def main():
     report(runs, args)
     for note in notes:
         print("note: " + note)
-    print("CPU s/M rec: user+system seconds of the three brokers (client: of this process, librdkafka's threads "
-          "included) per million records, the median over runs; windows: produce() to the end of flush(), assign to "
-          "the last record, the latency run's measured seconds")
+    print(
+        "CPU s/M rec: user+system seconds of the three brokers (client: of this process, librdkafka's threads "
+        "included) per million records, the median over runs; windows: produce() to the end of flush(), assign to "
+        "the last record, the latency run's measured seconds"
+    )
 
 
 if __name__ == "__main__":

@@ -30,9 +30,19 @@ TIMEOUT_S = 600.0
 def produce_loop(bootstrap, topic, records):
     """(seconds, failures) for a confluent-kafka producer loop with the sink's settings (idempotent, acks=all)."""
     failed = []
-    producer = Producer(client_config(bootstrap, **{
-        "acks": "all", "enable.idempotence": True, "linger.ms": 5, "queue.buffering.max.messages": 1000000,
-        "delivery.report.only.error": True, "on_delivery": lambda err, msg: failed.append(err)}))
+    producer = Producer(
+        client_config(
+            bootstrap,
+            **{
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+                "queue.buffering.max.messages": 1000000,
+                "delivery.report.only.error": True,
+                "on_delivery": lambda err, msg: failed.append(err),
+            },
+        )
+    )
     producer.list_topics(topic, timeout=10)
     value = b"v" * VALUE_SIZE
     start = time.perf_counter()
@@ -49,8 +59,12 @@ def produce_loop(bootstrap, topic, records):
 
 def consume_loop(bootstrap, topic, partitions):
     """(seconds, count, value bytes) for a plain confluent-kafka consumer reading the whole topic."""
-    consumer = Consumer(client_config(bootstrap, **{
-        "group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False, "enable.auto.offset.store": False}))
+    consumer = Consumer(
+        client_config(
+            bootstrap,
+            **{"group.id": "bench-" + uuid.uuid4().hex, "enable.auto.commit": False, "enable.auto.offset.store": False},
+        )
+    )
     try:
         consumer.list_topics(topic, timeout=10)
         expected = 0
@@ -74,6 +88,7 @@ def consume_loop(bootstrap, topic, partitions):
 def fetch_without_spark(bootstrap, topic, partitions):
     """(seconds, count) of the source's executor code (confluent-kafka -> Arrow batches) run directly, serially."""
     from kafka_zk.spark.fetch import OffsetRangeFetcher
+
     consumer = Consumer(client_config(bootstrap, **{"group.id": "bench-meta"}))
     ranges = [consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10) for p in range(partitions)]
     consumer.close()
@@ -91,10 +106,16 @@ def spark_session(master):
     from pyspark.sql import SparkSession
 
     from kafka_zk.spark import KafkaZkDataSource
-    spark = (SparkSession.builder.master(master).appName("kafka-zk-bench")
-             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-             .config("spark.sql.shuffle.partitions", "2").config("spark.sql.session.timeZone", "UTC")
-             .getOrCreate())
+
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("kafka-zk-bench")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
     spark.sparkContext.setLogLevel("ERROR")
     spark.dataSource.register(KafkaZkDataSource)
     return spark
@@ -102,28 +123,46 @@ def spark_session(master):
 
 def spark_read(spark, bootstrap, topic):
     from pyspark.sql import functions as F
+
     start = time.perf_counter()
-    row = (spark.read.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap).option("subscribe", topic)
-           .load().agg(F.count("*").alias("n"), F.sum(F.length("value")).alias("bytes")).first())
+    row = (
+        spark.read.format("kafka_zk")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .load()
+        .agg(F.count("*").alias("n"), F.sum(F.length("value")).alias("bytes"))
+        .first()
+    )
     return time.perf_counter() - start, row["n"], row["bytes"]
 
 
 def spark_write(spark, bootstrap, topic, records, partitions):
     from pyspark.sql import functions as F
+
     df = spark.range(0, records, numPartitions=partitions).select(F.lit(b"v" * VALUE_SIZE).alias("value"))
     start = time.perf_counter()
-    df.write.format("kafka_zk").mode("append").option("kafka.bootstrap.servers", bootstrap) \
-        .option("topic", topic).save()
+    df.write.format("kafka_zk").mode("append").option("kafka.bootstrap.servers", bootstrap).option(
+        "topic", topic
+    ).save()
     return time.perf_counter() - start
 
 
 def streaming_ingest(spark, bootstrap, topic, per_trigger):
     from spark_jobs.topic_to_parquet import start_query
+
     with tempfile.TemporaryDirectory(prefix="kafka-zk-bench-parquet-") as folder:
-        args = SimpleNamespace(bootstrap_server=bootstrap, topic=[topic], output=os.path.join(folder, "out"),
-                               checkpoint=os.path.join(folder, "checkpoint"), starting_offsets="earliest",
-                               max_offsets_per_trigger=per_trigger, trigger_seconds=None, available_now=True,
-                               timeout=None, fail_on_data_loss="true")
+        args = SimpleNamespace(
+            bootstrap_server=bootstrap,
+            topic=[topic],
+            output=os.path.join(folder, "out"),
+            checkpoint=os.path.join(folder, "checkpoint"),
+            starting_offsets="earliest",
+            max_offsets_per_trigger=per_trigger,
+            trigger_seconds=None,
+            available_now=True,
+            timeout=None,
+            fail_on_data_loss="true",
+        )
         start = time.perf_counter()
         query = start_query(spark, args, [topic])
         query.awaitTermination(TIMEOUT_S)
@@ -150,17 +189,22 @@ def main():
         bootstrap = target.bootstrap_servers
         topic = unique_topic("bench-spark-read")
         target.create_topic(topic, args.partitions, args.replication_factor)
-        print("%d records of %d bytes, %d partitions RF %d, Spark master %s"
-              % (n, VALUE_SIZE, args.partitions, args.replication_factor, args.master))
+        print(
+            "%d records of %d bytes, %d partitions RF %d, Spark master %s"
+            % (n, VALUE_SIZE, args.partitions, args.replication_factor, args.master)
+        )
         produce_s, failed = produce_loop(bootstrap, topic, n)
-        print("  confluent-kafka producer loop  %7.2f s  %9.0f rec/s  (%d failed)" % (produce_s, n / produce_s,
-                                                                                      failed))
+        print("  confluent-kafka producer loop  %7.2f s  %9.0f rec/s  (%d failed)" % (produce_s, n / produce_s, failed))
         consume_s, count, total = consume_loop(bootstrap, topic, args.partitions)
-        print("  confluent-kafka consumer       %7.2f s  %9.0f rec/s  (%d records, %d value bytes)"
-              % (consume_s, count / consume_s, count, total))
+        print(
+            "  confluent-kafka consumer       %7.2f s  %9.0f rec/s  (%d records, %d value bytes)"
+            % (consume_s, count / consume_s, count, total)
+        )
         fetch_s, fetched = fetch_without_spark(bootstrap, topic, args.partitions)
-        print("  source fetch code, no Spark    %7.2f s  %9.0f rec/s  (%d records into Arrow, one process)"
-              % (fetch_s, fetched / fetch_s, fetched))
+        print(
+            "  source fetch code, no Spark    %7.2f s  %9.0f rec/s  (%d records into Arrow, one process)"
+            % (fetch_s, fetched / fetch_s, fetched)
+        )
         started = time.perf_counter()
         spark = spark_session(args.master)
         warm_topic = unique_topic("bench-spark-warm")
@@ -170,19 +214,32 @@ def main():
         print("  Spark start + warm-up read     %7.2f s  (not counted below)" % (time.perf_counter() - started))
         reads = [spark_read(spark, bootstrap, topic) for _ in range(3)]
         read_s = statistics.median(r[0] for r in reads)
-        print("  Spark batch read (count, sum)  %7.2f s  %9.0f rec/s  (runs %s; %d records, %d bytes)"
-              % (read_s, n / read_s, " ".join("%.2f" % r[0] for r in reads), reads[0][1], reads[0][2]))
+        print(
+            "  Spark batch read (count, sum)  %7.2f s  %9.0f rec/s  (runs %s; %d records, %d bytes)"
+            % (read_s, n / read_s, " ".join("%.2f" % r[0] for r in reads), reads[0][1], reads[0][2])
+        )
         write_topic = unique_topic("bench-spark-write")
         target.create_topic(write_topic, args.partitions, args.replication_factor)
         writes = [spark_write(spark, bootstrap, write_topic, n, args.partitions) for _ in range(3)]
         write_s = statistics.median(writes)
-        print("  Spark sink write               %7.2f s  %9.0f rec/s  (runs %s)"
-              % (write_s, n / write_s, " ".join("%.2f" % w for w in writes)))
+        print(
+            "  Spark sink write               %7.2f s  %9.0f rec/s  (runs %s)"
+            % (write_s, n / write_s, " ".join("%.2f" % w for w in writes))
+        )
         stream_s, rows, latencies = streaming_ingest(spark, bootstrap, topic, args.max_offsets_per_trigger)
-        print("  topic_to_parquet availableNow  %7.2f s  %9.0f rec/s  (%d rows, %d batches of <= %d, batch "
-              "latency median %d ms, max %d ms)" % (stream_s, rows / stream_s, rows, len(latencies),
-                                                   args.max_offsets_per_trigger, statistics.median(latencies),
-                                                   max(latencies)))
+        print(
+            "  topic_to_parquet availableNow  %7.2f s  %9.0f rec/s  (%d rows, %d batches of <= %d, batch "
+            "latency median %d ms, max %d ms)"
+            % (
+                stream_s,
+                rows / stream_s,
+                rows,
+                len(latencies),
+                args.max_offsets_per_trigger,
+                statistics.median(latencies),
+                max(latencies),
+            )
+        )
         spark.stop()
         print("ratios (Spark / plain confluent-kafka, records per second):")
         print("  read   %s  (goal >= 0.5)" % ratio(n / read_s, count / consume_s))

@@ -31,7 +31,6 @@ def quiet_logger():
     return logger
 
 
-
 def stat_cpu_seconds(stat_text, ticks_per_second):
     """User + system CPU seconds in the text of a /proc/<pid>/stat file: fields 14 and 15, counted after the
     command name, which sits in parentheses and may itself hold spaces or parentheses."""
@@ -72,9 +71,14 @@ class KafkaZkTarget:
             return self
         self.data_dir = tempfile.mkdtemp(prefix="kafka-zk-bench-")
         ports = [free_port() for _ in range(KZ_BROKERS)]
-        self.cluster = LocalCluster(self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports,
-                                    overrides=self._overrides,
-                                    metrics_ports=[free_port() for _ in ports] if self._metrics else None)
+        self.cluster = LocalCluster(
+            self.data_dir,
+            brokers=KZ_BROKERS,
+            zk_port=free_port(),
+            broker_ports=ports,
+            overrides=self._overrides,
+            metrics_ports=[free_port() for _ in ports] if self._metrics else None,
+        )
         for broker in self.cluster.brokers:
             broker.environment.update(self._environment)
         self.cluster.start()
@@ -95,8 +99,11 @@ class KafkaZkTarget:
     def broker_logs(self):
         if self.cluster is None:
             return []
-        return [broker.log_path(name) for broker in self.cluster.brokers
-                for name in ("server.log", "controller.log", "state-change.log", "log-cleaner.log")]
+        return [
+            broker.log_path(name)
+            for broker in self.cluster.brokers
+            for name in ("server.log", "controller.log", "state-change.log", "log-cleaner.log")
+        ]
 
     def stop(self):
         if self.cluster is None:
@@ -189,8 +196,12 @@ def wait_for_leaders(client, topic, partitions, timeout):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         meta = client.list_topics(topic, timeout=5).topics.get(topic)
-        if (meta is not None and meta.error is None and len(meta.partitions) == partitions
-                and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())):
+        if (
+            meta is not None
+            and meta.error is None
+            and len(meta.partitions) == partitions
+            and all(p.leader >= 0 and p.error is None for p in meta.partitions.values())
+        ):
             return meta
         time.sleep(0.1)
     raise RuntimeError("topic %s has no leaders after %.0fs" % (topic, timeout))
@@ -202,10 +213,13 @@ def unique_topic(prefix):
 
 def add_common_args(parser):
     parser.add_argument("--bootstrap", help="use this running kafka-zk cluster instead of starting one")
-    parser.add_argument("--partitions", type=int, default=4,
-                        help="kafka-zk partitions; the mock always auto-creates 4")
-    parser.add_argument("--replication-factor", type=int, default=3,
-                        help="kafka-zk topics' replication factor; 3 by default, like the mock's topics")
+    parser.add_argument("--partitions", type=int, default=4, help="kafka-zk partitions; the mock always auto-creates 4")
+    parser.add_argument(
+        "--replication-factor",
+        type=int,
+        default=3,
+        help="kafka-zk topics' replication factor; 3 by default, like the mock's topics",
+    )
     parser.add_argument("--only", choices=["kafka-zk", "mock"], help="run one target only")
     parser.add_argument("--keep-data", action="store_true", help="keep the kafka-zk temp dir (broker logs)")
 
@@ -274,7 +288,6 @@ def print_table(headers, rows):
         print("  ".join(str(cell).rjust(width) for cell, width in zip(row, widths)))
 
 
-
 def timed_produce(producer, topic, records, value, timeout):
     """Produce `records` copies of `value` as fast as the client takes them, then flush.
 
@@ -301,8 +314,13 @@ def produce_run(bootstrap, topic, records, value, settings, timeout):
     `value` (timed_produce). Returns (seconds, records not delivered, None or why: the first error or the
     loop's note)."""
     errors = []
-    config = {"bootstrap.servers": bootstrap, "queue.buffering.max.messages": 1000000,
-              "delivery.report.only.error": True, "log_level": 3, "on_delivery": lambda err, msg: errors.append(err)}
+    config = {
+        "bootstrap.servers": bootstrap,
+        "queue.buffering.max.messages": 1000000,
+        "delivery.report.only.error": True,
+        "log_level": 3,
+        "on_delivery": lambda err, msg: errors.append(err),
+    }
     config.update(settings)
     producer = Producer(config, logger=quiet_logger())
     producer.list_topics(topic, timeout=10)
@@ -315,14 +333,17 @@ def wait_for_high_watermarks(bootstrap, topic, records, timeout=30.0):
 
     The high watermark moves only when the in-sync followers have the records, so the wait is the replication
     lag left when the producer's flush returned (zero for acks=-1)."""
-    consumer = Consumer(client_config(bootstrap, **{"group.id": "bench-high-watermarks", "log_level": 3}),
-                        logger=quiet_logger())
+    consumer = Consumer(
+        client_config(bootstrap, **{"group.id": "bench-high-watermarks", "log_level": 3}), logger=quiet_logger()
+    )
     try:
         start = time.perf_counter()
         while True:
             meta = consumer.list_topics(topic, timeout=10).topics[topic]
-            total = sum(consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
-                        for p in meta.partitions)
+            total = sum(
+                consumer.get_watermark_offsets(TopicPartition(topic, p), timeout=10, cached=False)[1]
+                for p in meta.partitions
+            )
             waited = time.perf_counter() - start
             if total >= records or waited > timeout:
                 return total, waited, min(len(p.isrs) for p in meta.partitions.values())

@@ -11,7 +11,6 @@ import time
 import uuid
 
 from confluent_kafka import Producer
-
 from targets import add_common_args, client_config, print_table, ratio, run_on_targets, unique_topic
 
 VALUE_SIZE = 100
@@ -20,7 +19,7 @@ TIMEOUT = 300.0
 
 def idempotent_run(bootstrap, topic, records):
     producer = Producer(client_config(bootstrap, **{"enable.idempotence": True, "linger.ms": 5}))
-    producer.list_topics(topic, timeout=30)   # connections and metadata outside the timing
+    producer.list_topics(topic, timeout=30)  # connections and metadata outside the timing
     value = b"v" * VALUE_SIZE
     start = time.perf_counter()
     for _ in range(records):
@@ -30,8 +29,7 @@ def idempotent_run(bootstrap, topic, records):
 
 
 def transactional_run(bootstrap, topic, records, per_transaction):
-    producer = Producer(client_config(bootstrap, **{"transactional.id": "bench-" + uuid.uuid4().hex,
-                                                    "linger.ms": 5}))
+    producer = Producer(client_config(bootstrap, **{"transactional.id": "bench-" + uuid.uuid4().hex, "linger.ms": 5}))
     producer.init_transactions(60)
     producer.list_topics(topic, timeout=30)
     value = b"v" * VALUE_SIZE
@@ -60,15 +58,21 @@ def bench_target(target, args):
     target.create_topic(topic, args.partitions, args.replication_factor)
     cases = [("idempotent", lambda: idempotent_run(target.bootstrap_servers, topic, args.records))]
     for size in (100, 1000):
-        cases.append(("txn of %d" % size,
-                      lambda size=size: transactional_run(target.bootstrap_servers, topic, args.records, size)))
+        cases.append(
+            (
+                "txn of %d" % size,
+                lambda size=size: transactional_run(target.bootstrap_servers, topic, args.records, size),
+            )
+        )
     rates = {}
     for label, run in cases:
         runs = sorted(run() for _ in range(args.repeat))
         seconds, left = runs[len(runs) // 2]
         rates[label] = (args.records - left) / seconds
-        print("  %s %-12s %9.0f rec/s%s" % (target.name, label, rates[label],
-                                             "" if not left else "  (%d undelivered)" % left))
+        print(
+            "  %s %-12s %9.0f rec/s%s"
+            % (target.name, label, rates[label], "" if not left else "  (%d undelivered)" % left)
+        )
     return rates
 
 
@@ -82,8 +86,10 @@ def main():
     rows = []
     for name, rates in by_target.items():
         base = rates["idempotent"]
-        rows.append([name, "%.0f" % base] + ["%.0f (%s)" % (rates[label], ratio(rates[label], base))
-                                             for label in ("txn of 100", "txn of 1000")])
+        rows.append(
+            [name, "%.0f" % base]
+            + ["%.0f (%s)" % (rates[label], ratio(rates[label], base)) for label in ("txn of 100", "txn of 1000")]
+        )
     print_table(["target", "idempotent rec/s", "txn of 100 rec/s (ratio)", "txn of 1000 rec/s (ratio)"], rows)
 
 

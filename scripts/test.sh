@@ -6,9 +6,9 @@ if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
     echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
-    echo "the [test] extra), runs mypy (strict on the packages setup.cfg's [mypy] section lists; an error fails the"
-    echo "run), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
-    echo "to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
+    echo "the [test] extra), runs ruff (lint and format check, pyproject.toml) and mypy (strict on the packages"
+    echo "setup.cfg's [mypy] section lists); either failing fails the run; then runs the test suite with two"
+    echo "pytest-xdist workers (--dist loadfile). Arguments go to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
     echo "pytest --help)."
     echo
     echo "Every test has one tier marker (tests/tiers.py): pure, zookeeper, cluster, browser or java."
@@ -49,7 +49,15 @@ fi
 ensure_venv test
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"
-# mypy first, strict on the pure cores that setup.cfg's [mypy] section lists: a type error fails the run before a
+# ruff first (pyproject.toml's lint rules, and the formatter's style): either failing fails the run before a test
+# starts.
+if ! ruff_output="$("$PY" -m ruff check --quiet . 2>&1 && "$PY" -m ruff format --check --quiet . 2>&1)"; then
+    echo "$ruff_output" >&2
+    echo "ruff failed: fix the above (.venv/bin/ruff check --fix . && .venv/bin/ruff format .)" >&2
+    exit 1
+fi
+echo "ruff: lint and format clean"
+# Then mypy, strict on the pure cores that setup.cfg's [mypy] section lists: a type error fails the run before a
 # test starts. One line says what was checked: each package whole, or how many of its modules.
 checked="$("$PY" -c '
 import configparser

@@ -12,34 +12,55 @@ class JobError(Exception):
 
 def job_parser(description):
     parser = argparse.ArgumentParser(description=description, allow_abbrev=False)
-    parser.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT[,...]",
-                        help="kafka-zk brokers to connect to (kafka.bootstrap.servers)")
-    parser.add_argument("--master", default="local[*]",
-                        help="Spark master URL (default: local[*]); on a cluster, executors need kafka-zk[spark]")
-    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
-                        help="extra Spark configuration, repeatable")
+    parser.add_argument(
+        "--bootstrap-server",
+        required=True,
+        metavar="HOST:PORT[,...]",
+        help="kafka-zk brokers to connect to (kafka.bootstrap.servers)",
+    )
+    parser.add_argument(
+        "--master",
+        default="local[*]",
+        help="Spark master URL (default: local[*]); on a cluster, executors need kafka-zk[spark]",
+    )
+    parser.add_argument(
+        "--conf", action="append", default=[], metavar="KEY=VALUE", help="extra Spark configuration, repeatable"
+    )
     return parser
 
 
 def add_stream_options(parser):
     """The options of a streaming job: where it starts, how much a batch takes, when batches run, when it stops."""
-    parser.add_argument("--starting-offsets", default="earliest",
-                        help="where a new query starts: earliest (default), latest, or Spark's offsets JSON")
-    parser.add_argument("--max-offsets-per-trigger", type=int, default=None,
-                        help="at most this many records per micro-batch")
-    parser.add_argument("--trigger-seconds", type=float, default=None,
-                        help="run a micro-batch every N seconds and keep running (default: as fast as possible)")
-    parser.add_argument("--available-now", action="store_true",
-                        help="process what the topics hold now, in as many batches as needed, then stop")
+    parser.add_argument(
+        "--starting-offsets",
+        default="earliest",
+        help="where a new query starts: earliest (default), latest, or Spark's offsets JSON",
+    )
+    parser.add_argument(
+        "--max-offsets-per-trigger", type=int, default=None, help="at most this many records per micro-batch"
+    )
+    parser.add_argument(
+        "--trigger-seconds",
+        type=float,
+        default=None,
+        help="run a micro-batch every N seconds and keep running (default: as fast as possible)",
+    )
+    parser.add_argument(
+        "--available-now",
+        action="store_true",
+        help="process what the topics hold now, in as many batches as needed, then stop",
+    )
     parser.add_argument("--timeout", type=float, default=None, help="stop a running job after N seconds")
 
 
 def stream_source(spark, args, topics):
     """The kafka_zk streaming DataFrame reader for ``topics`` with the stream options of ``args``."""
-    source = (spark.readStream.format("kafka_zk")
-              .option("kafka.bootstrap.servers", args.bootstrap_server)
-              .option("subscribe", ",".join(topics))
-              .option("startingOffsets", args.starting_offsets))
+    source = (
+        spark.readStream.format("kafka_zk")
+        .option("kafka.bootstrap.servers", args.bootstrap_server)
+        .option("subscribe", ",".join(topics))
+        .option("startingOffsets", args.starting_offsets)
+    )
     if args.max_offsets_per_trigger:
         source = source.option("maxOffsetsPerTrigger", str(args.max_offsets_per_trigger))
     return source
@@ -83,10 +104,14 @@ def spark_session(args, app_name):
     from pyspark.sql import SparkSession
 
     from kafka_zk.spark import KafkaZkDataSource
-    builder = (SparkSession.builder.master(args.master).appName(app_name)
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.shuffle.partitions", "4"))
+
+    builder = (
+        SparkSession.builder.master(args.master)
+        .appName(app_name)
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "4")
+    )
     for item in args.conf:
         key, sep, value = item.partition("=")
         if not sep:
@@ -103,9 +128,18 @@ def print_progress(progress, out=None):
     """One line for a StreamingQueryProgress: batch id, rows, rows per second, and the batch's duration."""
     out = out or sys.stdout
     durations = progress.durationMs or {}
-    print("batch %d: %d records, %.0f records/s, %d ms (%s)" % (
-        progress.batchId, progress.numInputRows, progress.processedRowsPerSecond or 0.0,
-        durations.get("triggerExecution", 0), progress.timestamp), file=out, flush=True)
+    print(
+        "batch %d: %d records, %.0f records/s, %d ms (%s)"
+        % (
+            progress.batchId,
+            progress.numInputRows,
+            progress.processedRowsPerSecond or 0.0,
+            durations.get("triggerExecution", 0),
+            progress.timestamp,
+        ),
+        file=out,
+        flush=True,
+    )
 
 
 def run_stream(query, available_now, timeout_s=None, out=None):
@@ -137,6 +171,7 @@ def run_job(main_fn, argv=None):
         return 1
     except Exception as exc:  # a failed Spark query: its first line says what went wrong
         from pyspark.errors import PySparkException
+
         if isinstance(exc, PySparkException) or type(exc).__module__.startswith("py4j"):
             print("Error: %s" % first_line(str(exc)), file=sys.stderr)
             return 1

@@ -6,15 +6,25 @@ checkpoint directory, and readers of the dataset (spark.read.parquet) only see f
 
 import sys
 
-from spark_jobs.common import (add_stream_options, job_parser, run_job, run_streaming_job, split_topics, start_stream,
-                               stream_source)
+from spark_jobs.common import (
+    add_stream_options,
+    job_parser,
+    run_job,
+    run_streaming_job,
+    split_topics,
+    start_stream,
+    stream_source,
+)
 
 
 def build_parser():
-    parser = job_parser("Stream kafka-zk topics into Parquet files partitioned by topic and date "
-                        "(exactly once across restarts through --checkpoint).")
-    parser.add_argument("--topic", action="append", default=[], required=True,
-                        help="topic to ingest (repeatable, or comma-separated)")
+    parser = job_parser(
+        "Stream kafka-zk topics into Parquet files partitioned by topic and date "
+        "(exactly once across restarts through --checkpoint)."
+    )
+    parser.add_argument(
+        "--topic", action="append", default=[], required=True, help="topic to ingest (repeatable, or comma-separated)"
+    )
     parser.add_argument("--output", required=True, help="directory of the Parquet dataset")
     parser.add_argument("--checkpoint", required=True, help="checkpoint directory (keep it to resume exactly once)")
     add_stream_options(parser)
@@ -25,13 +35,17 @@ def build_parser():
 def start_query(spark, args, topics):
     source = stream_source(spark, args, topics).option("failOnDataLoss", args.fail_on_data_loss)
     from pyspark.sql import functions as F
+
     records = source.load().withColumn("date", F.to_date("timestamp"))
-    return start_stream(records.writeStream.format("parquet")
-                        .option("path", args.output)
-                        .option("checkpointLocation", args.checkpoint)
-                        .partitionBy("topic", "date")
-                        .outputMode("append")
-                        .queryName("topic_to_parquet"), args)
+    return start_stream(
+        records.writeStream.format("parquet")
+        .option("path", args.output)
+        .option("checkpointLocation", args.checkpoint)
+        .partitionBy("topic", "date")
+        .outputMode("append")
+        .queryName("topic_to_parquet"),
+        args,
+    )
 
 
 def main(argv=None):

@@ -15,8 +15,9 @@ class GrantedAuthorizer:
     """Allows exactly the granted (str(principal), operation, resource_type, name) tuples; records each question."""
 
     def __init__(self, *grants):
-        self.grants = {(str(principal), operation, resource_type, name)
-                       for principal, operation, resource_type, name in grants}
+        self.grants = {
+            (str(principal), operation, resource_type, name) for principal, operation, resource_type, name in grants
+        }
         self.asked = []
 
     def authorize(self, principal, host, operation, resource_type, resource_name):
@@ -33,9 +34,19 @@ def cluster(operation, principal=ALICE):
 
 
 def request(api_key, version, body, principal=ALICE):
-    return SimpleNamespace(api_key=api_key, api_version=version, body=body, principal=principal,
-                           client_host="127.0.0.1", client_id="client", correlation_id=1, size=100, received_ms=0,
-                           listener_name="PLAINTEXT", security_protocol="PLAINTEXT")
+    return SimpleNamespace(
+        api_key=api_key,
+        api_version=version,
+        body=body,
+        principal=principal,
+        client_host="127.0.0.1",
+        client_id="client",
+        correlation_id=1,
+        size=100,
+        received_ms=0,
+        listener_name="PLAINTEXT",
+        security_protocol="PLAINTEXT",
+    )
 
 
 class Spy:
@@ -59,6 +70,7 @@ class Spy:
             self.calls.append(name)
             answer = self._answers.get(name)
             return answer(*args, **kwargs) if answer is not None else None
+
         return method
 
 

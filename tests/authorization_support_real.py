@@ -11,7 +11,13 @@ from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch, iter_records
 from kafka_zk.security.acls import (
-    AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern, ResourcePatternFilter)
+    AclBinding,
+    AclBindingFilter,
+    AclEntry,
+    AclEntryFilter,
+    ResourcePattern,
+    ResourcePatternFilter,
+)
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
@@ -19,8 +25,10 @@ from tests.ports import free_port
 from tests.zk_support import create_chroot
 
 PASSWORDS = {"admin": "admin-secret", "alice": "alice-secret", "bob": "bob-secret"}
-PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-              'password="admin-secret" ' + " ".join('user_%s="%s"' % item for item in PASSWORDS.items()) + ";")
+PLAIN_JAAS = (
+    'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+    'password="admin-secret" ' + " ".join('user_%s="%s"' % item for item in PASSWORDS.items()) + ";"
+)
 # Inter-broker traffic logs in over SASL as User:admin, the brokers' own super user: a PLAINTEXT inter-broker
 # listener would make User:ANONYMOUS a super user, so anyone reaching that port would bypass every ACL.
 SECURE_OVERRIDES = {
@@ -42,17 +50,25 @@ SECURE_OVERRIDES = {
 
 
 def login(user):
-    return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.username": user,
-            "sasl.password": PASSWORDS[user]}
+    return {
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "PLAIN",
+        "sasl.username": user,
+        "sasl.password": PASSWORDS[user],
+    }
 
 
 ADMIN = login("admin")
 
 
 def start_secure_cluster(directory, zookeeper_server, brokers, **extra):
-    cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
-                           broker_ports=[free_port() for _ in range(brokers)],
-                           overrides={**TEST_DEFAULTS, **SECURE_OVERRIDES, **extra})
+    cluster = LocalCluster(
+        directory,
+        brokers=brokers,
+        zk_connect=create_chroot(zookeeper_server),
+        broker_ports=[free_port() for _ in range(brokers)],
+        overrides={**TEST_DEFAULTS, **SECURE_OVERRIDES, **extra},
+    )
     for broker in cluster.brokers:
         broker.client_properties = dict(ADMIN)
     try:
@@ -83,10 +99,16 @@ def _all_errors(value):
     return found
 
 
-def binding(resource_type, name, operation, principal="User:alice", host="*", permission=PermissionType.ALLOW,
-            pattern=PatternType.LITERAL):
-    return AclBinding(ResourcePattern(resource_type, name, pattern),
-                      AclEntry(principal, host, operation, permission))
+def binding(
+    resource_type,
+    name,
+    operation,
+    principal="User:alice",
+    host="*",
+    permission=PermissionType.ALLOW,
+    pattern=PatternType.LITERAL,
+):
+    return AclBinding(ResourcePattern(resource_type, name, pattern), AclEntry(principal, host, operation, permission))
 
 
 def cluster_binding(operation, principal="User:alice"):
@@ -118,8 +140,9 @@ class AuthorizationCluster:
         key = (user, broker_id)
         if key not in self._connections:
             broker = self.broker(broker_id)
-            self._connections[key] = BrokerConnection(broker.host, broker.port, client_id=user, timeout=20,
-                                                      security=login(user))
+            self._connections[key] = BrokerConnection(
+                broker.host, broker.port, client_id=user, timeout=20, security=login(user)
+            )
         return self._connections[key]
 
     def request(self, user, broker_id, api_key, body, version=None):
@@ -131,8 +154,10 @@ class AuthorizationCluster:
         name = unique(prefix)
         result = self.admin.create_topics([NewTopic(name, partitions, replication, configs=configs)])
         assert result[name][0] == Errors.NONE, result
-        wait_for(lambda: all(self.partition_state(name, b.broker_id) for b in self.brokers),
-                 message="topic %s on every broker" % name)
+        wait_for(
+            lambda: all(self.partition_state(name, b.broker_id) for b in self.brokers),
+            message="topic %s on every broker" % name,
+        )
         return name
 
     def partition_state(self, topic, broker_id, partition=0):
@@ -152,9 +177,11 @@ class AuthorizationCluster:
 
     def coordinator(self, key, key_type=0):
         def found():
-            response = self.request("admin", self.brokers[0].broker_id, 10, {"key": key, "key_type": key_type},
-                                    version=1)
+            response = self.request(
+                "admin", self.brokers[0].broker_id, 10, {"key": key, "key_type": key_type}, version=1
+            )
             return response if response["error_code"] == Errors.NONE else None
+
         return wait_for(found, message="coordinator of %s" % key)["node_id"]
 
     # -- ACLs ------------------------------------------------------------------------------------------------
@@ -162,8 +189,9 @@ class AuthorizationCluster:
     def _everywhere(self, bindings, present):
         for b in self.brokers:
             for item in bindings:
-                pattern_filter = ResourcePatternFilter(item.pattern.resource_type, item.pattern.name,
-                                                       item.pattern.pattern_type)
+                pattern_filter = ResourcePatternFilter(
+                    item.pattern.resource_type, item.pattern.name, item.pattern.pattern_type
+                )
                 seen = self.admin.describe_acls(AclBindingFilter(pattern_filter), node_id=b.broker_id)
                 if (item in seen) != present:
                     return False
@@ -176,9 +204,13 @@ class AuthorizationCluster:
         wait_for(lambda: self._everywhere(bindings, True), timeout=5, message="ACLs on every broker")
 
     def revoke(self, *bindings):
-        filters = [AclBindingFilter(ResourcePatternFilter(b.pattern.resource_type, b.pattern.name,
-                                                          b.pattern.pattern_type),
-                                    entry_filter_of(b.entry)) for b in bindings]
+        filters = [
+            AclBindingFilter(
+                ResourcePatternFilter(b.pattern.resource_type, b.pattern.name, b.pattern.pattern_type),
+                entry_filter_of(b.entry),
+            )
+            for b in bindings
+        ]
         self.admin.delete_acls(filters)
         wait_for(lambda: self._everywhere(bindings, False), timeout=5, message="ACLs gone from every broker")
 
@@ -203,27 +235,61 @@ class Granted:
 
 # -- request bodies and ZooKeeper facts ------------------------------------------------------------------------
 
+
 def batch(*values, **kwargs):
     return encode_batch([(None, v) for v in values], **kwargs)
 
 
 def fetch_body(topic, replica_id=-1, offset=0):
-    return {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20,
-            "isolation_level": 0, "session_id": 0, "session_epoch": -1,
-            "topics": [{"topic": topic, "partitions": [{"partition": 0, "current_leader_epoch": -1,
-                                                         "fetch_offset": offset, "log_start_offset": -1,
-                                                         "partition_max_bytes": 1 << 20}]}]}
+    return {
+        "replica_id": replica_id,
+        "max_wait_ms": 0,
+        "min_bytes": 0,
+        "max_bytes": 1 << 20,
+        "isolation_level": 0,
+        "session_id": 0,
+        "session_epoch": -1,
+        "topics": [
+            {
+                "topic": topic,
+                "partitions": [
+                    {
+                        "partition": 0,
+                        "current_leader_epoch": -1,
+                        "fetch_offset": offset,
+                        "log_start_offset": -1,
+                        "partition_max_bytes": 1 << 20,
+                    }
+                ],
+            }
+        ],
+    }
 
 
 def fetched_values(response):
-    return [r.value for t in response["responses"] for p in t["partitions"]
-            for r in iter_records(p["records"] or b"")]
+    return [r.value for t in response["responses"] for p in t["partitions"] for r in iter_records(p["records"] or b"")]
 
 
 def commit_body(group, topic, offset, generation=-1, member=""):
-    return {"group_id": group, "generation_id": generation, "member_id": member, "group_instance_id": None,
-            "topics": [{"name": topic, "partitions": [{"partition_index": 0, "committed_offset": offset,
-                                                        "committed_leader_epoch": -1, "committed_metadata": ""}]}]}
+    return {
+        "group_id": group,
+        "generation_id": generation,
+        "member_id": member,
+        "group_instance_id": None,
+        "topics": [
+            {
+                "name": topic,
+                "partitions": [
+                    {
+                        "partition_index": 0,
+                        "committed_offset": offset,
+                        "committed_leader_epoch": -1,
+                        "committed_metadata": "",
+                    }
+                ],
+            }
+        ],
+    }
 
 
 def txn_body(txn_id, pid, epoch, **extra):
@@ -231,21 +297,54 @@ def txn_body(txn_id, pid, epoch, **extra):
 
 
 def acl_filter(**extra):
-    return dict({"resource_type_filter": 2, "resource_name_filter": None, "pattern_type_filter": 1,
-                 "principal_filter": None, "host_filter": None, "operation": 1, "permission_type": 1}, **extra)
+    return dict(
+        {
+            "resource_type_filter": 2,
+            "resource_name_filter": None,
+            "pattern_type_filter": 1,
+            "principal_filter": None,
+            "host_filter": None,
+            "operation": 1,
+            "permission_type": 1,
+        },
+        **extra,
+    )
 
 
 def stale_control_requests(topic, leader, replicas, broker_id):
     """Control requests of controller epoch 0 (the cluster is at 1 or later): authorized, they are fenced."""
-    state = {"partition_index": 0, "controller_epoch": 0, "leader": leader, "leader_epoch": 99,
-             "isr": list(replicas), "zk_version": 99, "replicas": list(replicas), "offline_replicas": []}
+    state = {
+        "partition_index": 0,
+        "controller_epoch": 0,
+        "leader": leader,
+        "leader_epoch": 99,
+        "isr": list(replicas),
+        "zk_version": 99,
+        "replicas": list(replicas),
+        "offline_replicas": [],
+    }
     return {
-        4: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
-            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_leaders": []},
-        5: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1, "delete_partitions": True,
-            "topics": [{"name": topic, "partition_indexes": [0]}]},
-        6: {"controller_id": broker_id, "controller_epoch": 0, "broker_epoch": -1,
-            "topic_states": [{"topic_name": topic, "partition_states": [state]}], "live_brokers": []},
+        4: {
+            "controller_id": broker_id,
+            "controller_epoch": 0,
+            "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}],
+            "live_leaders": [],
+        },
+        5: {
+            "controller_id": broker_id,
+            "controller_epoch": 0,
+            "broker_epoch": -1,
+            "delete_partitions": True,
+            "topics": [{"name": topic, "partition_indexes": [0]}],
+        },
+        6: {
+            "controller_id": broker_id,
+            "controller_epoch": 0,
+            "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}],
+            "live_brokers": [],
+        },
     }
 
 

@@ -126,8 +126,10 @@ class FakeBroker:
     # -- APIs ---------------------------------------------------------------------------------
 
     def _api_18(self, version, body):  # ApiVersions
-        return {"error_code": 0, "api_keys": [{"api_key": k, "min_version": lo, "max_version": hi}
-                                              for k, lo, hi in self.api_versions]}
+        return {
+            "error_code": 0,
+            "api_keys": [{"api_key": k, "min_version": lo, "max_version": hi} for k, lo, hi in self.api_versions],
+        }
 
     def _api_3(self, version, body):  # Metadata
         cluster = self.cluster
@@ -140,11 +142,28 @@ class FakeBroker:
                 else:
                     topics.append({"error_code": Errors.UNKNOWN_TOPIC_OR_PARTITION, "name": name, "partitions": []})
                     continue
-            topics.append({"error_code": 0, "name": name, "partitions": [
-                {"error_code": 0, "partition_index": p, "leader_id": leader, "replica_nodes": [max(leader, 0)],
-                 "isr_nodes": [max(leader, 0)]} for p, leader in sorted(cluster.topics[name].items())]})
-        return {"brokers": [{"node_id": b.node_id, "host": "127.0.0.1", "port": b.port} for b in cluster.brokers],
-                "controller_id": cluster.controller_id, "cluster_id": "fake", "topics": topics}
+            topics.append(
+                {
+                    "error_code": 0,
+                    "name": name,
+                    "partitions": [
+                        {
+                            "error_code": 0,
+                            "partition_index": p,
+                            "leader_id": leader,
+                            "replica_nodes": [max(leader, 0)],
+                            "isr_nodes": [max(leader, 0)],
+                        }
+                        for p, leader in sorted(cluster.topics[name].items())
+                    ],
+                }
+            )
+        return {
+            "brokers": [{"node_id": b.node_id, "host": "127.0.0.1", "port": b.port} for b in cluster.brokers],
+            "controller_id": cluster.controller_id,
+            "cluster_id": "fake",
+            "topics": topics,
+        }
 
     def _partition_error(self, api_key, topic, partition):
         cluster = self.cluster
@@ -195,10 +214,10 @@ class FakeBroker:
                     if not 0 <= part["fetch_offset"] <= end:
                         error = Errors.OFFSET_OUT_OF_RANGE
                     else:
-                        records = b"".join(b for b in self.cluster.logs[tp]
-                                           if decode_batch(b)[0].last_offset >= part["fetch_offset"])
-                parts.append({"partition_index": tp[1], "error_code": error, "high_watermark": end,
-                              "records": records})
+                        records = b"".join(
+                            b for b in self.cluster.logs[tp] if decode_batch(b)[0].last_offset >= part["fetch_offset"]
+                        )
+                parts.append({"partition_index": tp[1], "error_code": error, "high_watermark": end, "records": records})
             responses.append({"topic": topic["topic"], "partitions": parts})
         return {"responses": responses}
 
@@ -212,8 +231,9 @@ class FakeBroker:
                 offset = -1
                 if error == Errors.NONE:
                     offset = 0 if part["timestamp"] == -2 else self.cluster.end_offset(*tp)
-                parts.append({"partition_index": tp[1], "error_code": error, "offset": offset,
-                              "old_style_offsets": [offset]})
+                parts.append(
+                    {"partition_index": tp[1], "error_code": error, "offset": offset, "old_style_offsets": [offset]}
+                )
             topics.append({"name": topic["name"], "partitions": parts})
         return {"topics": topics}
 
@@ -235,14 +255,35 @@ class FakeBroker:
         return {"topics": results}
 
     def _api_32(self, version, body):  # DescribeConfigs: one override and one default per topic
-        return {"results": [
-            {"error_code": 0, "error_message": None, "resource_type": r["resource_type"],
-             "resource_name": r["resource_name"], "configs": [
-                 {"name": "retention.ms", "value": "1000", "read_only": False, "config_source": 1,
-                  "is_default": False, "is_sensitive": False},
-                 {"name": "min.insync.replicas", "value": "2", "read_only": False, "config_source": 5,
-                  "is_default": True, "is_sensitive": False}]}
-            for r in body["resources"]]}
+        return {
+            "results": [
+                {
+                    "error_code": 0,
+                    "error_message": None,
+                    "resource_type": r["resource_type"],
+                    "resource_name": r["resource_name"],
+                    "configs": [
+                        {
+                            "name": "retention.ms",
+                            "value": "1000",
+                            "read_only": False,
+                            "config_source": 1,
+                            "is_default": False,
+                            "is_sensitive": False,
+                        },
+                        {
+                            "name": "min.insync.replicas",
+                            "value": "2",
+                            "read_only": False,
+                            "config_source": 5,
+                            "is_default": True,
+                            "is_sensitive": False,
+                        },
+                    ],
+                }
+                for r in body["resources"]
+            ]
+        }
 
     def _api_20(self, version, body):  # DeleteTopics
         results = []

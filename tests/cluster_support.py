@@ -32,15 +32,28 @@ def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):
 TEST_DEFAULTS = {"controlled.shutdown.retry.backoff.ms": "200"}
 
 
-def start_cluster(directory, zookeeper_server, brokers=3, overrides=None, racks=None, broker_overrides=None,
-                  broker_ports=None, metrics=False):
+def start_cluster(
+    directory,
+    zookeeper_server,
+    brokers=3,
+    overrides=None,
+    racks=None,
+    broker_overrides=None,
+    broker_ports=None,
+    metrics=False,
+):
     """``broker_overrides`` {broker id: {name: value}}: settings of single brokers, over ``overrides``;
     ``broker_ports``: each broker's first (PLAINTEXT) listener port, free ones when None; ``metrics``: each
     broker serves Prometheus metrics on a free port (BrokerProcess.metrics_url)."""
-    cluster = LocalCluster(directory, brokers=brokers, zk_connect=create_chroot(zookeeper_server),
-                           broker_ports=broker_ports or [free_port() for _ in range(brokers)],
-                           overrides=dict(TEST_DEFAULTS, **(overrides or {})), racks=racks,
-                           metrics_ports=[free_port() for _ in range(brokers)] if metrics else None)
+    cluster = LocalCluster(
+        directory,
+        brokers=brokers,
+        zk_connect=create_chroot(zookeeper_server),
+        broker_ports=broker_ports or [free_port() for _ in range(brokers)],
+        overrides=dict(TEST_DEFAULTS, **(overrides or {})),
+        racks=racks,
+        metrics_ports=[free_port() for _ in range(brokers)] if metrics else None,
+    )
     for broker_id, settings in (broker_overrides or {}).items():
         cluster.broker(broker_id).overrides.update(settings)
     try:
@@ -60,25 +73,38 @@ def module_cluster(brokers=3, start=start_cluster, stop=LocalCluster.stop, **set
     """A fixture of a cluster that the tests of one module share: ``start(folder, zookeeper_server, brokers=brokers,
     **settings)`` (start_cluster's settings: overrides, racks, broker_overrides, metrics), ``stop(cluster)`` after the
     module. A module assigns it to the fixture's name, e.g. ``cluster = module_cluster(overrides={...})``."""
+
     @pytest.fixture(scope="module")
     def shared_cluster(request, tmp_path_factory, zookeeper_server, broker_processes):
         folder = tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2])
         running = start(folder, zookeeper_server, brokers=brokers, **settings)
         yield running
         stop(running)
+
     return shared_cluster
 
 
 # Group coordinators that balance at once, over 6 offsets partitions of 3 replicas.
-GROUP_OVERRIDES = {"offsets.topic.replication.factor": "3", "offsets.topic.num.partitions": "6",
-                   "group.initial.rebalance.delay.ms": "0"}
+GROUP_OVERRIDES = {
+    "offsets.topic.replication.factor": "3",
+    "offsets.topic.num.partitions": "6",
+    "group.initial.rebalance.delay.ms": "0",
+}
 
 # Three brokers with the test defaults, for the modules that need no settings of their own.
 cluster = module_cluster()
 
 
-def make_topic(cluster, prefix, partitions=1, replication_factor=3, configs=None, records_per_partition=0,
-               value=lambda partition, index: b"%d-%d" % (partition, index), timestamp=None):
+def make_topic(
+    cluster,
+    prefix,
+    partitions=1,
+    replication_factor=3,
+    configs=None,
+    records_per_partition=0,
+    value=lambda partition, index: b"%d-%d" % (partition, index),
+    timestamp=None,
+):
     """Create the topic ``prefix``-<8 hex digits> through confluent-kafka's admin client, then produce
     ``records_per_partition`` records of ``value(partition, index)`` (at ``timestamp(index)`` when given) to each
     partition with acks=all; returns the topic's name."""
@@ -89,8 +115,12 @@ def make_topic(cluster, prefix, partitions=1, replication_factor=3, configs=None
         producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all"})
         for partition in range(partitions):
             for index in range(records_per_partition):
-                producer.produce(name, value=value(partition, index), partition=partition,
-                                 timestamp=timestamp(index) if timestamp else 0)
+                producer.produce(
+                    name,
+                    value=value(partition, index),
+                    partition=partition,
+                    timestamp=timestamp(index) if timestamp else 0,
+                )
         assert producer.flush(60) == 0
     return name
 
@@ -100,5 +130,8 @@ def scrape_metrics(broker):
     parsed with the Prometheus client's parser."""
     with urllib.request.urlopen(broker.metrics_url, timeout=10) as response:
         text = response.read().decode()
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }

@@ -53,8 +53,11 @@ def pytest_sessionfinish(session, exitstatus):
     found = []
     for log_file in factory.getbasetemp().rglob("server.log"):
         with open(log_file, "rb") as handle:
-            found += ["%s: %s" % (log_file, line.decode("utf-8", "replace").rstrip())
-                      for line in handle if b"StrictMessageError" in line]
+            found += [
+                "%s: %s" % (log_file, line.decode("utf-8", "replace").rstrip())
+                for line in handle
+                if b"StrictMessageError" in line
+            ]
     if found:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None:

@@ -18,6 +18,7 @@ class AckedRecord:
     """A record the cluster acknowledged: where it says it stored it, and when the ack arrived (monotonic). The offset
     is None for a record librdkafka acknowledged implicitly: a timed-out batch followed by a later batch's success
     ("implicitly acked by subsequent batch success") is persisted, at an offset it never learnt."""
+
     partition: int
     offset: int | None
     value: bytes
@@ -27,6 +28,7 @@ class AckedRecord:
 @dataclass(frozen=True)
 class ReadRecord:
     """A record read back from the topic."""
+
     partition: int
     offset: int
     value: bytes
@@ -35,6 +37,7 @@ class ReadRecord:
 @dataclass(frozen=True)
 class FailedRecord:
     """A record the producer gave up on: not acknowledged, so it may appear at most once."""
+
     value: bytes
     error: str
 
@@ -56,25 +59,32 @@ def parse_value(value):
 @dataclass
 class DeliveryReport:
     """What a read-back found against what was acknowledged; the lists hold the evidence, the counts summarise."""
+
     name: str
     acked: int
     read_back: int
-    failed: list = field(default_factory=list)          # FailedRecord
-    lost: list = field(default_factory=list)            # AckedRecord never read back
-    duplicated: list = field(default_factory=list)      # (value, [(partition, offset), ...]) read more than once
-    out_of_order: list = field(default_factory=list)    # (partition, offset, value, a higher value read before it)
-    misplaced: list = field(default_factory=list)       # (value, acked (partition, offset), read (partition, offset))
-    foreign: list = field(default_factory=list)         # ReadRecord this checker did not produce
-    longest_gap_s: float = 0.0                          # the longest time between consecutive acks
-    longest_gap_began_s: float = 0.0                    # when it began, in seconds after the first ack
-    window_gap_s: float | None = None                   # the longest stretch without an ack inside the window
+    failed: list = field(default_factory=list)  # FailedRecord
+    lost: list = field(default_factory=list)  # AckedRecord never read back
+    duplicated: list = field(default_factory=list)  # (value, [(partition, offset), ...]) read more than once
+    out_of_order: list = field(default_factory=list)  # (partition, offset, value, a higher value read before it)
+    misplaced: list = field(default_factory=list)  # (value, acked (partition, offset), read (partition, offset))
+    foreign: list = field(default_factory=list)  # ReadRecord this checker did not produce
+    longest_gap_s: float = 0.0  # the longest time between consecutive acks
+    longest_gap_began_s: float = 0.0  # when it began, in seconds after the first ack
+    window_gap_s: float | None = None  # the longest stretch without an ack inside the window
     partition_gaps: dict = field(default_factory=dict)  # {partition: the longest time between its own acks}
-    fatal_errors: list = field(default_factory=list)    # the producer's fatal client errors (strings)
+    fatal_errors: list = field(default_factory=list)  # the producer's fatal client errors (strings)
 
     def line(self):
         text = "%s: acked %d lost %d dup %d out-of-order %d failed %d longest gap %.1f s" % (
-            self.name, self.acked, len(self.lost), len(self.duplicated), len(self.out_of_order), len(self.failed),
-            self.longest_gap_s)
+            self.name,
+            self.acked,
+            len(self.lost),
+            len(self.duplicated),
+            len(self.out_of_order),
+            len(self.failed),
+            self.longest_gap_s,
+        )
         if self.window_gap_s is not None:
             text += " (%.1f s in window)" % self.window_gap_s
         if self.partition_gaps:
@@ -90,11 +100,13 @@ class DeliveryReport:
     def defects(self):
         """One line per kind of defect found, with a few examples; empty when the delivery is intact."""
         found = []
-        for label, items in (("lost (acked, never read)", self.lost),
-                             ("duplicated (read more than once)", self.duplicated),
-                             ("out of order (read after a later sequence)", self.out_of_order),
-                             ("misplaced (read at another offset than acked)", self.misplaced),
-                             ("fatal producer errors", self.fatal_errors)):
+        for label, items in (
+            ("lost (acked, never read)", self.lost),
+            ("duplicated (read more than once)", self.duplicated),
+            ("out of order (read after a later sequence)", self.out_of_order),
+            ("misplaced (read at another offset than acked)", self.misplaced),
+            ("fatal producer errors", self.fatal_errors),
+        ):
             if items:
                 found.append("%d %s, e.g. %s" % (len(items), label, items[:EXAMPLES]))
         return found
@@ -157,13 +169,21 @@ def compute_report(acked, read_back, failed=(), name="delivery", window=None, fa
         ack_times[record.partition].append(record.acked_at)
     first_ack = min((r.acked_at for r in acked), default=began)
     return DeliveryReport(
-        name=name, acked=len(acked), read_back=len(read_sorted), failed=list(failed), lost=lost,
+        name=name,
+        acked=len(acked),
+        read_back=len(read_sorted),
+        failed=list(failed),
+        lost=lost,
         duplicated=[(value, where) for value, where in places.items() if len(where) > 1],
-        out_of_order=out_of_order, misplaced=misplaced, foreign=foreign, longest_gap_s=gap,
+        out_of_order=out_of_order,
+        misplaced=misplaced,
+        foreign=foreign,
+        longest_gap_s=gap,
         longest_gap_began_s=began - first_ack,
         window_gap_s=None if window is None else longest_gap([r.acked_at for r in acked], window)[0],
         partition_gaps={partition: longest_gap(times)[0] for partition, times in sorted(ack_times.items())},
-        fatal_errors=list(fatal_errors))
+        fatal_errors=list(fatal_errors),
+    )
 
 
 class DeliveryChecker:
@@ -172,22 +192,38 @@ class DeliveryChecker:
 
     ``start()``, drive the fault (``wait_acked`` / ``wait_until`` for progress), ``stop()``, then ``verify()``."""
 
-    def __init__(self, bootstrap, topic, partitions, rate=DEFAULT_RATE, name=None, producer_config=None,
-                 message_timeout_ms=180000, request_timeout_ms=10000):
+    def __init__(
+        self,
+        bootstrap,
+        topic,
+        partitions,
+        rate=DEFAULT_RATE,
+        name=None,
+        producer_config=None,
+        message_timeout_ms=180000,
+        request_timeout_ms=10000,
+    ):
         self.bootstrap = bootstrap
         self.topic = topic
         self.partitions = list(range(partitions)) if isinstance(partitions, int) else list(partitions)
         self.rate = rate
         self.name = name or topic
-        self.config = {"bootstrap.servers": bootstrap, "enable.idempotence": True, "acks": "all",
-                       "message.timeout.ms": message_timeout_ms, "request.timeout.ms": request_timeout_ms,
-                       "linger.ms": 5, "log.connection.close": False, "log_level": 3,
-                       "error_cb": self._client_error}
+        self.config = {
+            "bootstrap.servers": bootstrap,
+            "enable.idempotence": True,
+            "acks": "all",
+            "message.timeout.ms": message_timeout_ms,
+            "request.timeout.ms": request_timeout_ms,
+            "linger.ms": 5,
+            "log.connection.close": False,
+            "log_level": 3,
+            "error_cb": self._client_error,
+        }
         self.config.update(producer_config or {})
         self.acked = []
         self.acked_by_partition = dict.fromkeys(self.partitions, 0)
         self.failed = []
-        self.client_errors = []      # (monotonic time, fatal, text)
+        self.client_errors = []  # (monotonic time, fatal, text)
         self.produced = 0
         self.started_at = None
         self._changed = threading.Condition()
@@ -215,8 +251,10 @@ class DeliveryChecker:
         if self._thread_error is not None:
             raise AssertionError("%s: the producer thread failed: %r" % (self.name, self._thread_error))
         if self._outstanding:
-            raise AssertionError("%s: %d records neither acked nor failed %.0f s after stop (acked %d, failed %d)"
-                                 % (self.name, self._outstanding, timeout, len(self.acked), len(self.failed)))
+            raise AssertionError(
+                "%s: %d records neither acked nor failed %.0f s after stop (acked %d, failed %d)"
+                % (self.name, self._outstanding, timeout, len(self.acked), len(self.failed))
+            )
 
     def _produce(self):
         try:
@@ -230,8 +268,12 @@ class DeliveryChecker:
                     continue
                 partition = self.partitions[self.produced % len(self.partitions)]
                 try:
-                    producer.produce(self.topic, value=record_value(partition, sequences[partition]),
-                                     partition=partition, on_delivery=self._delivered)
+                    producer.produce(
+                        self.topic,
+                        value=record_value(partition, sequences[partition]),
+                        partition=partition,
+                        on_delivery=self._delivered,
+                    )
                 except BufferError:  # the local queue is full: serve callbacks, send this record again later
                     producer.poll(POLL_INTERVAL_S)
                     continue
@@ -264,17 +306,24 @@ class DeliveryChecker:
             while not condition(self):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise AssertionError("%s: timed out after %.0f s waiting for %s (acked %d, failed %d)"
-                                         % (self.name, timeout, message, len(self.acked), len(self.failed)))
+                    raise AssertionError(
+                        "%s: timed out after %.0f s waiting for %s (acked %d, failed %d)"
+                        % (self.name, timeout, message, len(self.acked), len(self.failed))
+                    )
                 self._changed.wait(min(remaining, POLL_INTERVAL_S * 4))
 
     def wait_acked(self, count_more, timeout, partition=None):
         """Wait for count_more acks beyond those already received (of one partition's records, if given)."""
+
         def acked(checker):
             return len(checker.acked) if partition is None else checker.acked_by_partition[partition]
+
         target = acked(self) + count_more
-        self.wait_until(lambda checker: acked(checker) >= target, timeout, "%d more acks%s" % (
-            count_more, "" if partition is None else " on partition %d" % partition))
+        self.wait_until(
+            lambda checker: acked(checker) >= target,
+            timeout,
+            "%d more acks%s" % (count_more, "" if partition is None else " on partition %d" % partition),
+        )
 
     def acked_since(self, moment):
         """How many acks arrived after a monotonic moment."""
@@ -287,10 +336,15 @@ class DeliveryChecker:
         """Read every partition from the beginning to its high watermark (once it covers the last acked offset)
         and return the DeliveryReport; ``window`` (start, end) monotonic: also the longest gap inside it."""
         assert self._stopping.is_set() and not self._thread.is_alive(), "stop() the checker before verify()"
-        read_back = read_partitions(self.bootstrap, self.topic, self.partitions, self._last_acked_offsets(),
-                                    timeout)
-        return compute_report(self.acked, read_back, self.failed, self.name, window,
-                              [text for _, fatal, text in self.client_errors if fatal])
+        read_back = read_partitions(self.bootstrap, self.topic, self.partitions, self._last_acked_offsets(), timeout)
+        return compute_report(
+            self.acked,
+            read_back,
+            self.failed,
+            self.name,
+            window,
+            [text for _, fatal, text in self.client_errors if fatal],
+        )
 
     def _last_acked_offsets(self):
         last = {}
@@ -304,8 +358,15 @@ def read_partitions(bootstrap, topic, partitions, last_acked_offsets, timeout):
     """Every ReadRecord of the partitions from the log start to the high watermark, once each partition's high
     watermark is past its last acked offset (it can lag just after a fault heals)."""
     deadline = time.monotonic() + timeout
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "delivery-checker-%s" % uuid.uuid4().hex,
-                         "enable.auto.commit": False, "enable.partition.eof": False, "log_level": 3})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "delivery-checker-%s" % uuid.uuid4().hex,
+            "enable.auto.commit": False,
+            "enable.partition.eof": False,
+            "log_level": 3,
+        }
+    )
     try:
         ends = {}
         for partition in partitions:
@@ -319,8 +380,10 @@ def read_partitions(bootstrap, topic, partitions, last_acked_offsets, timeout):
                     ends[partition] = high
                     break
                 if time.monotonic() > deadline:
-                    raise AssertionError("%s-%d: high watermark %d still short of the last acked offset %d after "
-                                         "%.0f s" % (topic, partition, high, needed - 1, timeout))
+                    raise AssertionError(
+                        "%s-%d: high watermark %d still short of the last acked offset %d after "
+                        "%.0f s" % (topic, partition, high, needed - 1, timeout)
+                    )
                 time.sleep(POLL_INTERVAL_S)
         positions = {partition: 0 for partition in partitions}
         pending = {partition for partition in partitions if ends[partition] > 0}
@@ -329,8 +392,10 @@ def read_partitions(bootstrap, topic, partitions, last_acked_offsets, timeout):
         last_error = None
         while pending:
             if time.monotonic() > deadline:
-                raise AssertionError("%s: read-back stopped short: positions %s, ends %s after %.0f s (last error "
-                                     "%s)" % (topic, positions, ends, timeout, last_error))
+                raise AssertionError(
+                    "%s: read-back stopped short: positions %s, ends %s after %.0f s (last error "
+                    "%s)" % (topic, positions, ends, timeout, last_error)
+                )
             for message in consumer.consume(500, POLL_INTERVAL_S * 4):
                 if message.error() is not None:  # transient (a broker still away): the deadline bounds it
                     last_error = message.error()

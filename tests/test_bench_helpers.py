@@ -44,21 +44,27 @@ def test_top_functions_sums_the_brokers_profiles_and_orders_by_own_time(tmp_path
 
 
 def test_request_counts_sum_the_versions_of_each_request():
-    text = "\n".join([
-        "# HELP kafka_network_requestmetrics_requests_total RequestsPerSec",
-        "# TYPE kafka_network_requestmetrics_requests_total counter",
-        'kafka_network_requestmetrics_requests_total{request="Produce",version="7"} 5.0',
-        'kafka_network_requestmetrics_requests_total{request="Produce",version="8"} 7.0',
-        'kafka_network_requestmetrics_requests_total{request="Fetch",version="11"} 3.0',
-        "# TYPE kafka_server_other_total counter",
-        'kafka_server_other_total{request="Produce"} 100.0', ""])
+    text = "\n".join(
+        [
+            "# HELP kafka_network_requestmetrics_requests_total RequestsPerSec",
+            "# TYPE kafka_network_requestmetrics_requests_total counter",
+            'kafka_network_requestmetrics_requests_total{request="Produce",version="7"} 5.0',
+            'kafka_network_requestmetrics_requests_total{request="Produce",version="8"} 7.0',
+            'kafka_network_requestmetrics_requests_total{request="Fetch",version="11"} 3.0',
+            "# TYPE kafka_server_other_total counter",
+            'kafka_server_other_total{request="Produce"} 100.0',
+            "",
+        ]
+    )
     assert cpu_per_record.request_counts(text) == {"Produce": 12.0, "Fetch": 3.0}
 
 
 def test_short_path_starts_at_the_package():
     assert cpu_per_record.short_path("/work/x/kafka_zk/log/log.py") == "kafka_zk/log/log.py"
-    assert cpu_per_record.short_path("/v/lib/python3.11/site-packages/twisted/internet/tcp.py") == \
-        "twisted/internet/tcp.py"
+    assert (
+        cpu_per_record.short_path("/v/lib/python3.11/site-packages/twisted/internet/tcp.py")
+        == "twisted/internet/tcp.py"
+    )
     assert cpu_per_record.short_path("~") == "~"
 
 
@@ -71,8 +77,11 @@ def test_default_matrix_and_chosen_cases():
         acks, rf, linger, codec = "1,all", None, "0,20", None
 
     assert cpu_per_record.chosen_cases(Args) == [
-        cpu_per_record.Case(1, 3, 0, "none"), cpu_per_record.Case(1, 3, 20, "none"),
-        cpu_per_record.Case(-1, 3, 0, "none"), cpu_per_record.Case(-1, 3, 20, "none")]
+        cpu_per_record.Case(1, 3, 0, "none"),
+        cpu_per_record.Case(1, 3, 20, "none"),
+        cpu_per_record.Case(-1, 3, 0, "none"),
+        cpu_per_record.Case(-1, 3, 20, "none"),
+    ]
 
 
 class StoppingReactor:

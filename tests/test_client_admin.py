@@ -8,7 +8,11 @@ from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.topic_names import InvalidTopicName, filter_topics, validate_topic_name
 from kafka_zk.client.zk_admin import AdminOperationError, InvalidReplicaAssignmentError, ZkAdmin
 from kafka_zk.controller.assignment import (
-    IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode)
+    IncompleteRackInformationError,
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+    RackAwareMode,
+)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import BrokerInfo, EndPoint
@@ -26,10 +30,11 @@ def fake():
 
 def test_create_topics_goes_to_the_controller(fake):
     with AdminClient(fake.bootstrap) as admin:
-        result = admin.create_topics([NewTopic("a", 3, 1, configs={"retention.ms": "1"}),
-                                      NewTopic("existing", 1, 1)])
-        assert result == {"a": (Errors.NONE, None),
-                          "existing": (Errors.TOPIC_ALREADY_EXISTS, "Topic 'existing' already exists.")}
+        result = admin.create_topics([NewTopic("a", 3, 1, configs={"retention.ms": "1"}), NewTopic("existing", 1, 1)])
+        assert result == {
+            "a": (Errors.NONE, None),
+            "existing": (Errors.TOPIC_ALREADY_EXISTS, "Topic 'existing' already exists."),
+        }
         assert admin.list_topics() == ["a", "existing"]
         assert sorted(admin.describe_topics(["a"])["a"].partitions) == [0, 1, 2]
     [(node, body)] = [(node, body) for node, key, _, body in fake.requests if key == 19]
@@ -51,20 +56,28 @@ def test_manual_assignment_is_sent_without_counts(fake):
     [body] = [body for _, key, _, body in fake.requests if key == 19]
     topic = body["topics"][0]
     assert (topic["num_partitions"], topic["replication_factor"]) == (-1, -1)
-    assert topic["assignments"] == [{"partition_index": 0, "broker_ids": [1, 0]},
-                                    {"partition_index": 1, "broker_ids": [0, 1]}]
+    assert topic["assignments"] == [
+        {"partition_index": 0, "broker_ids": [1, 0]},
+        {"partition_index": 1, "broker_ids": [0, 1]},
+    ]
 
 
 def test_delete_topics(fake):
     with AdminClient(fake.bootstrap) as admin:
         assert admin.delete_topics(["existing", "nope"]) == {
-            "existing": Errors.NONE, "nope": Errors.UNKNOWN_TOPIC_OR_PARTITION}
+            "existing": Errors.NONE,
+            "nope": Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        }
 
 
 def test_topic_name_rules():
     validate_topic_name("ok.name_1-x")
-    for bad, message in [("", "empty"), ("..", "cannot be"), ("a" * 250, "longer than 249"),
-                         ("a b", "character other than")]:
+    for bad, message in [
+        ("", "empty"),
+        ("..", "cannot be"),
+        ("a" * 250, "longer than 249"),
+        ("a b", "character other than"),
+    ]:
         with pytest.raises(InvalidTopicName, match=message):
             validate_topic_name(bad)
     topics = ["__consumer_offsets", "orders", "orders-eu", "payments"]
@@ -76,13 +89,15 @@ def test_topic_name_rules():
 
 # -- ZkAdmin on a real ZooKeeper -----------------------------------------------------------------
 
+
 def _zk_admin_over(zk_connect, racks):
     """A ZkAdmin over registered brokers {id: rack or None}."""
     admin = ZkAdmin(zk_connect, session_timeout_ms=6000)
     admin.zk.create_persistent_paths()
     for broker_id, rack in racks.items():
-        admin.zk.register_broker(BrokerInfo(broker_id, [EndPoint("PLAINTEXT", "h", 9090 + broker_id, "PLAINTEXT")],
-                                            rack), timestamp_ms=1)
+        admin.zk.register_broker(
+            BrokerInfo(broker_id, [EndPoint("PLAINTEXT", "h", 9090 + broker_id, "PLAINTEXT")], rack), timestamp_ms=1
+        )
     return admin
 
 
@@ -116,11 +131,19 @@ def test_zk_create_writes_config_then_assignment(zk_admin):
 def test_zk_delete_list_and_describe(zk_admin):
     zk_admin.create_topic_with_assignment("a", {0: [1, 2], 1: [2, 3]})
     zk_admin.create_topic_with_assignment("b", {0: [3]})
-    zk_admin.zk.kazoo.create("/brokers/topics/a/partitions/0/state", json.dumps(
-        {"controller_epoch": 1, "leader": 2, "version": 1, "leader_epoch": 0, "isr": [2, 1]}).encode(), makepath=True)
+    zk_admin.zk.kazoo.create(
+        "/brokers/topics/a/partitions/0/state",
+        json.dumps({"controller_epoch": 1, "leader": 2, "version": 1, "leader_epoch": 0, "isr": [2, 1]}).encode(),
+        makepath=True,
+    )
     described = zk_admin.describe_topic("a")
-    assert described["partitions"][0] == {"replicas": [1, 2], "leader": 2, "isr": [2, 1],
-                                          "adding_replicas": [], "removing_replicas": []}
+    assert described["partitions"][0] == {
+        "replicas": [1, 2],
+        "leader": 2,
+        "isr": [2, 1],
+        "adding_replicas": [],
+        "removing_replicas": [],
+    }
     assert described["partitions"][1]["leader"] is None and described["partitions"][1]["isr"] == []
     assert zk_admin.describe_topic("missing") is None
     assert zk_admin.delete_topic("b") is True

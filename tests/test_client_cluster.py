@@ -8,7 +8,6 @@ from kafka_zk.protocol.errors import Errors
 from tests.client_fake_broker import fake  # noqa: F401  (fixture)
 
 
-
 def test_parse_bootstrap_servers():
     assert parse_bootstrap_servers("a:1, b:2") == [("a", 1), ("b", 2)]
     assert parse_bootstrap_servers("[::1]:9092") == [("::1", 9092)]

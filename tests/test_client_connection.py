@@ -85,8 +85,13 @@ def _one_shot_server(reply):
                 size = struct.unpack(">i", conn.recv(4, socket.MSG_WAITALL))[0]
                 header, _ = decode_request(conn.recv(size, socket.MSG_WAITALL))
                 if handler == "versions":
-                    body = {"error_code": 0, "api_keys": [{"api_key": 18, "min_version": 0, "max_version": 3},
-                                                          {"api_key": 3, "min_version": 0, "max_version": 9}]}
+                    body = {
+                        "error_code": 0,
+                        "api_keys": [
+                            {"api_key": 18, "min_version": 0, "max_version": 3},
+                            {"api_key": 3, "min_version": 0, "max_version": 9},
+                        ],
+                    }
                     payload = encode_response(18, 0, header.correlation_id, body)
                     conn.sendall(struct.pack(">i", len(payload)) + payload)
                 else:
@@ -122,6 +127,7 @@ def test_broker_closing_mid_request_raises_and_next_request_reconnects(fake):
 
 def test_send_no_response_then_request_keeps_frames_aligned(fake):
     from kafka_zk.record.records import encode_batch
+
     conn = _connect(fake)
     try:
         conn.send_no_response(0, produce_body("t", 0, encode_batch([(None, b"x")]), acks=0, timeout_ms=1000))

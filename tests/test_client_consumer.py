@@ -15,8 +15,7 @@ def fake():
     cluster.create_topic("t", 2, leader=[0, 1])
     cluster.logs[("t", 0)] = [
         encode_batch([(b"k0", b"v0", [("h", b"1")], 1000), (None, b"v1", [], 1001)], base_offset=0),
-        encode_batch([(None, b"v2", [], 1002)], base_offset=2, timestamp_type=LOG_APPEND_TIME,
-                     log_append_time_ms=5000),
+        encode_batch([(None, b"v2", [], 1002)], base_offset=2, timestamp_type=LOG_APPEND_TIME, log_append_time_ms=5000),
     ]
     cluster.logs[("t", 1)] = [encode_batch([(None, b"w0", [], 2000)], base_offset=0)]
     yield cluster
@@ -41,9 +40,18 @@ def test_reads_every_assigned_partition_from_the_beginning(fake):
         consumer.seek_to_beginning()
         records = sorted(_drain(consumer), key=lambda r: (r.partition, r.offset))
     assert [(r.partition, r.offset, r.key, r.value) for r in records] == [
-        (0, 0, b"k0", b"v0"), (0, 1, None, b"v1"), (0, 2, None, b"v2"), (1, 0, None, b"w0")]
+        (0, 0, b"k0", b"v0"),
+        (0, 1, None, b"v1"),
+        (0, 2, None, b"v2"),
+        (1, 0, None, b"w0"),
+    ]
     first, _, appended, _ = records
-    assert (first.topic, first.timestamp, first.timestamp_type, first.headers) == ("t", 1000, "CreateTime", [("h", b"1")])
+    assert (first.topic, first.timestamp, first.timestamp_type, first.headers) == (
+        "t",
+        1000,
+        "CreateTime",
+        [("h", b"1")],
+    )
     assert (appended.timestamp, appended.timestamp_type) == (5000, "LogAppendTime")
 
 

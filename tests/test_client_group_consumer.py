@@ -4,10 +4,16 @@ mixed with a confluent-kafka member."""
 import uuid
 
 import pytest
-from confluent_kafka import Consumer as ConfluentConsumer, TopicPartition
+from confluent_kafka import Consumer as ConfluentConsumer
 
 from kafka_zk.client.assignors import (
-    decode_assignment, decode_subscription, encode_assignment, encode_subscription, range_assign, roundrobin_assign)
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+    range_assign,
+    roundrobin_assign,
+)
 from kafka_zk.client.group_consumer import GroupConsumer
 from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, wait_for
 
@@ -16,8 +22,16 @@ from tests.cluster_support import GROUP_OVERRIDES, make_topic, module_cluster, w
 
 def test_subscription_v1_bytes_match_the_java_layout():
     data = encode_subscription(["t"], owned_partitions=[("t", 2)])
-    assert data == (b"\x00\x01" + b"\x00\x00\x00\x01" + b"\x00\x01t" + b"\xff\xff\xff\xff"
-                    + b"\x00\x00\x00\x01" + b"\x00\x01t" + b"\x00\x00\x00\x01" + b"\x00\x00\x00\x02")
+    assert data == (
+        b"\x00\x01"
+        + b"\x00\x00\x00\x01"
+        + b"\x00\x01t"
+        + b"\xff\xff\xff\xff"
+        + b"\x00\x00\x00\x01"
+        + b"\x00\x01t"
+        + b"\x00\x00\x00\x01"
+        + b"\x00\x00\x00\x02"
+    )
     assert decode_subscription(data) == (["t"], None, [("t", 2)])
 
 
@@ -51,10 +65,10 @@ def test_roundrobin_assignor_matches_kafkas_examples():
     result = roundrobin_assign({"t0": 3, "t1": 3}, {"C0": ["t0", "t1"], "C1": ["t0", "t1"]})
     assert result == {"C0": [("t0", 0), ("t0", 2), ("t1", 1)], "C1": [("t0", 1), ("t1", 0), ("t1", 2)]}
     # Javadoc's second example: C0 on t0; C1 on t0, t1; C2 on t0, t1, t2 (1, 2, 3 partitions).
-    result = roundrobin_assign({"t0": 1, "t1": 2, "t2": 3},
-                               {"C0": ["t0"], "C1": ["t0", "t1"], "C2": ["t0", "t1", "t2"]})
-    assert result == {"C0": [("t0", 0)], "C1": [("t1", 0)],
-                      "C2": [("t1", 1), ("t2", 0), ("t2", 1), ("t2", 2)]}
+    result = roundrobin_assign(
+        {"t0": 1, "t1": 2, "t2": 3}, {"C0": ["t0"], "C1": ["t0", "t1"], "C2": ["t0", "t1", "t2"]}
+    )
+    assert result == {"C0": [("t0", 0)], "C1": [("t1", 0)], "C2": [("t1", 1), ("t2", 0), ("t2", 1), ("t2", 2)]}
 
 
 # -- real cluster --------------------------------------------------------------------------------
@@ -71,8 +85,7 @@ def ours(cluster, group, topic, **options):
 
 def drain(consumer, expected, timeout=60):
     seen = []
-    wait_for(lambda: seen.extend(consumer.poll(500)) or len(seen) >= expected, timeout,
-             message="%d records" % expected)
+    wait_for(lambda: seen.extend(consumer.poll(500)) or len(seen) >= expected, timeout, message="%d records" % expected)
     return seen
 
 
@@ -88,7 +101,7 @@ def test_one_member_reads_everything_commits_and_a_successor_resumes(cluster):
     second = ours(cluster, group, topic, enable_auto_commit=True, auto_commit_interval_ms=100)
     records = drain(second, 9)
     assert sorted((r.partition, r.offset) for r in records) == [(p, o) for p in range(3) for o in range(2, 5)]
-    second.close()          # auto-commit on close: everything consumed
+    second.close()  # auto-commit on close: everything consumed
     checker = ours(cluster, group, topic)
     assert checker.committed([(topic, p) for p in range(3)]) == {(topic, p): 5 for p in range(3)}
     checker.close()
@@ -101,10 +114,17 @@ def test_our_member_and_a_confluent_member_share_a_group(cluster, assignor):
     mine = ours(cluster, group, topic, enable_auto_commit=False, assignors=(assignor,))
     mine.poll(100)
     assert sorted(p for _, p in mine.assignment()) == [0, 1, 2, 3]
-    theirs = ConfluentConsumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
-                                "partition.assignment.strategy": assignor, "session.timeout.ms": 6000,
-                                "heartbeat.interval.ms": 500, "auto.offset.reset": "earliest",
-                                "enable.auto.commit": False})
+    theirs = ConfluentConsumer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "group.id": group,
+            "partition.assignment.strategy": assignor,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 500,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+        }
+    )
     theirs.subscribe([topic])
 
     def shared():
@@ -115,7 +135,7 @@ def test_our_member_and_a_confluent_member_share_a_group(cluster, assignor):
 
     wait_for(shared, 90, message="the two members sharing 4 partitions")
     assert len(mine.assignment()) == 2
-    theirs.close()          # LeaveGroup: our member rejoins and takes all four
+    theirs.close()  # LeaveGroup: our member rejoins and takes all four
     wait_for(lambda: mine.poll(100) is not None and len(mine.assignment()) == 4, 90, message="takeover")
     mine.close()
 
@@ -125,14 +145,23 @@ def test_close_commits_while_a_rebalance_is_pending(cluster):
     group = "pending-" + uuid.uuid4().hex[:6]
     mine = ours(cluster, group, topic, enable_auto_commit=True, auto_commit_interval_ms=600000)
     assert len(drain(mine, 8)) == 8
-    newcomer = ConfluentConsumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
-                                  "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
-                                  "enable.auto.commit": False})
+    newcomer = ConfluentConsumer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "group.id": group,
+            "session.timeout.ms": 6000,
+            "heartbeat.interval.ms": 500,
+            "enable.auto.commit": False,
+        }
+    )
     try:
         newcomer.subscribe([topic])
-        wait_for(lambda: newcomer.poll(0.1) is None and mine._rejoin_needed, 60,
-                 message="our member told of the rebalance by its heartbeat")
-        mine.close()        # the group is PreparingRebalance: the commit of the current generation still counts
+        wait_for(
+            lambda: newcomer.poll(0.1) is None and mine._rejoin_needed,
+            60,
+            message="our member told of the rebalance by its heartbeat",
+        )
+        mine.close()  # the group is PreparingRebalance: the commit of the current generation still counts
         checker = ours(cluster, group, topic)
         assert checker.committed([(topic, 0), (topic, 1)]) == {(topic, 0): 4, (topic, 1): 4}
         checker.close()

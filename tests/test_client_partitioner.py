@@ -17,14 +17,17 @@ def test_murmur2_matches_kafka_python_on_random_inputs():
             assert murmur2(data) & 0xFFFFFFFF == oracle_murmur2(data) & 0xFFFFFFFF
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("21", -973932308),
-    ("foobar", -790332482),
-    ("a-little-bit-long-string", -985981536),
-    ("a-little-bit-longer-string", -1486304829),
-    ("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971),
-    ("abc", 479470107),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("21", -973932308),
+        ("foobar", -790332482),
+        ("a-little-bit-long-string", -985981536),
+        ("a-little-bit-longer-string", -1486304829),
+        ("lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8", -58897971),
+        ("abc", 479470107),
+    ],
+)
 def test_murmur2_java_values(text, expected):
     assert murmur2(text.encode()) == expected
 

@@ -30,8 +30,10 @@ def _produce_requests(fake):
 
 def test_keyed_records_land_on_the_murmur2_partition_with_headers(fake):
     with _producer(fake) as producer:
-        futures = [producer.send("t", b"v%d" % i, key=b"key-%d" % i, headers=[("h", b"x"), ("n", None)],
-                                 timestamp_ms=1000 + i) for i in range(20)]
+        futures = [
+            producer.send("t", b"v%d" % i, key=b"key-%d" % i, headers=[("h", b"x"), ("n", None)], timestamp_ms=1000 + i)
+            for i in range(20)
+        ]
     for i, future in enumerate(futures):
         metadata = future.get()
         assert metadata.partition == partition_for_key(b"key-%d" % i, 4)
@@ -71,7 +73,7 @@ def test_null_keys_stick_to_a_partition_per_batch(fake):
     with _producer(fake, batch_size=400, linger_ms=60000) as producer:
         futures = [producer.send("t", b"x" * 40) for _ in range(40)]
     partitions = [f.get().partition for f in futures]
-    runs = [partitions[i:i + 5] for i in range(0, 40, 5)]
+    runs = [partitions[i : i + 5] for i in range(0, 40, 5)]
     assert all(len(set(run)) == 1 for run in runs)
     assert all(a[0] != b[0] for a, b in zip(runs, runs[1:]))
     assert [len(fake.logs[("t", p)]) for p in range(4)] == [partitions[::5].count(p) for p in range(4)]

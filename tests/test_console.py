@@ -34,18 +34,29 @@ def test_partition_health_under_replicated_and_offline():
 
 
 def test_topic_rows_count_unhealthy_and_non_preferred_partitions():
-    assignments = {"t": {0: {"replicas": [0, 1]}, 1: {"replicas": [1, 0]}, 2: {"replicas": [2, 0]}},
-                   "__consumer_offsets": {0: {"replicas": [0]}}}
-    states = {("t", 0): (0, 3, [0, 1]), ("t", 1): (0, 4, [0]), ("t", 2): (-1, 5, [2]),
-              ("__consumer_offsets", 0): (0, 0, [0])}
+    assignments = {
+        "t": {0: {"replicas": [0, 1]}, 1: {"replicas": [1, 0]}, 2: {"replicas": [2, 0]}},
+        "__consumer_offsets": {0: {"replicas": [0]}},
+    }
+    states = {
+        ("t", 0): (0, 3, [0, 1]),
+        ("t", 1): (0, 4, [0]),
+        ("t", 2): (-1, 5, [2]),
+        ("__consumer_offsets", 0): (0, 0, [0]),
+    }
     rows = views.topic_rows(assignments, states, live={0, 1}, deleting={"t"})
     assert [r["name"] for r in rows] == ["__consumer_offsets", "t"]
     offsets, topic = rows
     assert offsets["internal"] and not topic["internal"] and topic["marked_for_deletion"]
     assert (topic["under_replicated"], topic["offline"], topic["not_preferred"], topic["replication_factor"]) == (
-        1, 1, 2, 2)
-    assert [(p["partition"], p["under_replicated"], p["offline"], p["preferred_leader"])
-            for p in topic["partitions"]] == [(0, False, False, True), (1, True, False, False), (2, False, True, False)]
+        1,
+        1,
+        2,
+        2,
+    )
+    assert [
+        (p["partition"], p["under_replicated"], p["offline"], p["preferred_leader"]) for p in topic["partitions"]
+    ] == [(0, False, False, True), (1, True, False, False), (2, False, True, False)]
 
 
 def test_broker_rows_keep_a_dead_broker_seen_before():
@@ -55,7 +66,8 @@ def test_broker_rows_keep_a_dead_broker_seen_before():
     assert rows == [
         {"id": 0, "listeners": ["PLAINTEXT://h:9092"], "rack": "r0", "alive": True, "controller": True},
         {"id": 1, "listeners": ["PLAINTEXT://h:9093"], "rack": None, "alive": False, "controller": False},
-        {"id": 2, "listeners": [], "rack": None, "alive": False, "controller": False}]
+        {"id": 2, "listeners": [], "rack": None, "alive": False, "controller": False},
+    ]
 
 
 def test_reassignment_progress_counts_target_replicas_in_sync():
@@ -64,7 +76,9 @@ def test_reassignment_progress_counts_target_replicas_in_sync():
     states = {("t", 0): (1, 2, [0, 1, 2]), ("t", 1): (2, 1, [2, 1])}
     rows = views.reassignment_rows(requested, listed, {}, states)
     assert [(r["partition"], r["target"], r["in_sync"], r["of"], r["progress"], r["source"]) for r in rows] == [
-        (0, [1, 2, 3], 2, 3, 0.667, "zookeeper"), (1, [2, 1], 2, 2, 1.0, "api")]
+        (0, [1, 2, 3], 2, 3, 0.667, "zookeeper"),
+        (1, [2, 1], 2, 2, 1.0, "api"),
+    ]
 
 
 def test_group_row_sums_lag_and_lists_members():
@@ -73,8 +87,16 @@ def test_group_row_sums_lag_and_lists_members():
     rows = [("t", 0, 4, 10, 6, "m-1", "/10.0.0.1", "client-a"), ("t", 1, None, 7, None, "m-1", "/10.0.0.1", "c")]
     row = views.group_row(description, rows)
     assert row["total_lag"] == 6 and row["members"][0]["assignment"] == {"t": [0, 1]}
-    assert row["partitions"][0] == {"topic": "t", "partition": 0, "committed": 4, "log_end": 10, "lag": 6,
-                                    "member": "m-1", "host": "/10.0.0.1", "client_id": "client-a"}
+    assert row["partitions"][0] == {
+        "topic": "t",
+        "partition": 0,
+        "committed": 4,
+        "log_end": 10,
+        "lag": 6,
+        "member": "m-1",
+        "host": "/10.0.0.1",
+        "client_id": "client-a",
+    }
 
 
 def test_pages_get_every_partition_of_a_small_cluster_and_only_those_needing_attention_of_a_big_one():
@@ -96,30 +118,40 @@ def test_pages_get_every_partition_of_a_small_cluster_and_only_those_needing_att
 
 # -- chart series ---------------------------------------------------------------------------------
 
+
 def _scrape(messages, bytes_in, p99=None, shrinks=0, per_topic=False):
     lines = ["# TYPE kafka_server_brokertopicmetrics_messagesin counter"]
     if per_topic:
         lines.append('kafka_server_brokertopicmetrics_messagesin_total{topic="a"} %s' % (messages - 1))
         lines.append('kafka_server_brokertopicmetrics_messagesin_total{topic="b"} 1')
     lines.append("kafka_server_brokertopicmetrics_messagesin_total %s" % messages)
-    lines += ["# TYPE kafka_server_brokertopicmetrics_bytesin counter",
-              'kafka_server_brokertopicmetrics_bytesin_total{topic="a"} %s' % bytes_in,
-              "# TYPE kafka_server_replicamanager_isrshrinks counter",
-              "kafka_server_replicamanager_isrshrinks_total %s" % shrinks,
-              "# TYPE kafka_server_replicamanager_underreplicatedpartitions gauge",
-              "kafka_server_replicamanager_underreplicatedpartitions 2.0"]
+    lines += [
+        "# TYPE kafka_server_brokertopicmetrics_bytesin counter",
+        'kafka_server_brokertopicmetrics_bytesin_total{topic="a"} %s' % bytes_in,
+        "# TYPE kafka_server_replicamanager_isrshrinks counter",
+        "kafka_server_replicamanager_isrshrinks_total %s" % shrinks,
+        "# TYPE kafka_server_replicamanager_underreplicatedpartitions gauge",
+        "kafka_server_replicamanager_underreplicatedpartitions 2.0",
+    ]
     if p99 is not None:
-        lines += ["# TYPE kafka_network_requestmetrics_totaltimems summary",
-                  'kafka_network_requestmetrics_totaltimems{request="Produce",quantile="0.99"} %s' % p99,
-                  'kafka_network_requestmetrics_totaltimems{request="Fetch",quantile="0.99"} 500.0',
-                  'kafka_network_requestmetrics_totaltimems_count{request="Produce"} 9']
+        lines += [
+            "# TYPE kafka_network_requestmetrics_totaltimems summary",
+            'kafka_network_requestmetrics_totaltimems{request="Produce",quantile="0.99"} %s' % p99,
+            'kafka_network_requestmetrics_totaltimems{request="Fetch",quantile="0.99"} 500.0',
+            'kafka_network_requestmetrics_totaltimems_count{request="Produce"} 9',
+        ]
     return "\n".join(lines) + "\n"
 
 
 def test_chart_values_prefer_the_all_topics_meter_and_pick_the_produce_p99():
     values = chart_values(_scrape(100, 2048, p99=12.5, per_topic=True))
-    assert values == {"messages_in": 100, "bytes_in": 2048, "isr_shrinks": 0, "under_replicated": 2.0,
-                      "produce_p99": 12.5}
+    assert values == {
+        "messages_in": 100,
+        "bytes_in": 2048,
+        "isr_shrinks": 0,
+        "under_replicated": 2.0,
+        "produce_p99": 12.5,
+    }
 
 
 def test_history_turns_counters_into_rates_and_starts_over_after_a_reset():
@@ -143,13 +175,16 @@ def test_history_notes_failed_scrapes_and_records_consumer_lag():
     for at in (1.0, 2.0, 3.0):
         history.record_lag(at, {"g": int(at * 10)})
     data = history.to_json()
-    assert [(s["url"], s["ok"]) for s in data["scrapes"]] == [("http://b:1/metrics", False),
-                                                             ("http://c:1/metrics", False)]
+    assert [(s["url"], s["ok"]) for s in data["scrapes"]] == [
+        ("http://b:1/metrics", False),
+        ("http://c:1/metrics", False),
+    ]
     lag = next(c for c in data["charts"] if c["id"] == "consumer_lag")
     assert lag["series"] == [{"label": "g", "points": [[2.0, 20], [3.0, 30]]}]
 
 
 # -- actions --------------------------------------------------------------------------------------
+
 
 class FakeAdmin:
     def __init__(self, calls, answers):
@@ -169,14 +204,18 @@ class FakeAdmin:
             if isinstance(answer, Exception):
                 raise answer
             return answer
+
         return call
 
 
 def _actions(answers, backend=None):
     calls = []
-    actions = ConsoleActions("b:9092", {"client_id": "kafka-zk-console"},
-                             admin_factory=lambda bootstrap, **options: FakeAdmin(calls, answers),
-                             backend_factory=lambda bootstrap, config: backend)
+    actions = ConsoleActions(
+        "b:9092",
+        {"client_id": "kafka-zk-console"},
+        admin_factory=lambda bootstrap, **options: FakeAdmin(calls, answers),
+        backend_factory=lambda bootstrap, config: backend,
+    )
     return actions, calls
 
 
@@ -191,8 +230,9 @@ def test_parsing_the_forms():
 
 def test_create_topic_goes_through_create_topics_and_reports_the_brokers_error():
     actions, calls = _actions({"create_topics": {"t": (Errors.NONE, None)}})
-    assert actions.run("create-topic", {"topic": "t", "partitions": "3", "replication_factor": "2",
-                                        "configs": "retention.ms=1"}) == {"ok": True, "message": "Created topic t."}
+    assert actions.run(
+        "create-topic", {"topic": "t", "partitions": "3", "replication_factor": "2", "configs": "retention.ms=1"}
+    ) == {"ok": True, "message": "Created topic t."}
     new = calls[0][1][0]
     assert (new.name, new.num_partitions, new.replication_factor, new.configs) == ("t", 3, 2, {"retention.ms": "1"})
     actions, _ = _actions({"create_topics": {"t": (Errors.TOPIC_ALREADY_EXISTS, "Topic 't' already exists.")}})
@@ -204,25 +244,36 @@ def test_create_topic_goes_through_create_topics_and_reports_the_brokers_error()
 
 def test_preferred_election_of_a_topic_ignores_partitions_already_led_by_their_preferred_replica():
     TopicInfo = namedtuple("TopicInfo", "partitions")
-    actions, calls = _actions({
-        "describe_topics": {"t": TopicInfo({0: None, 1: None})},
-        "elect_leaders": {("t", 0): (Errors.NONE, None), ("t", 1): (Errors.ELECTION_NOT_NEEDED, None)}})
+    actions, calls = _actions(
+        {
+            "describe_topics": {"t": TopicInfo({0: None, 1: None})},
+            "elect_leaders": {("t", 0): (Errors.NONE, None), ("t", 1): (Errors.ELECTION_NOT_NEEDED, None)},
+        }
+    )
     outcome = actions.run("preferred-election", {"topic": "t"})
     assert outcome["ok"] and outcome["elected"] == ["t-0"]
     assert ("elect_leaders", 0, [("t", 0), ("t", 1)]) in calls
 
 
 def test_config_changes_run_kafka_configs_alter_itself():
-    actions, calls = _actions({"describe_resource_configs": [], "incremental_alter_configs": None,
-                               "alter_resource_configs": None, "close": None})
-    assert actions.run("alter-topic-config", {"topic": "t", "set": "retention.ms=1,cleanup.policy=[compact,delete]"}) \
-        == {"ok": True, "message": "Completed updating config for topic t."}
-    assert ("incremental_alter_configs", "t", {"retention.ms": "1", "cleanup.policy": "compact,delete"}, [], 2) \
-        in calls
+    actions, calls = _actions(
+        {
+            "describe_resource_configs": [],
+            "incremental_alter_configs": None,
+            "alter_resource_configs": None,
+            "close": None,
+        }
+    )
+    assert actions.run(
+        "alter-topic-config", {"topic": "t", "set": "retention.ms=1,cleanup.policy=[compact,delete]"}
+    ) == {"ok": True, "message": "Completed updating config for topic t."}
+    assert ("incremental_alter_configs", "t", {"retention.ms": "1", "cleanup.policy": "compact,delete"}, [], 2) in calls
     refused = actions.run("alter-topic-config", {"topic": "t", "set": "no.such.config=1"})
     assert refused == {"ok": False, "message": "Unknown topic config name: no.such.config"}
     assert actions.run("alter-broker-config", {"broker": "", "set": "log.cleaner.threads=2"}) == {
-        "ok": True, "message": "Completed updating default config for brokers in the cluster."}
+        "ok": True,
+        "message": "Completed updating default config for brokers in the cluster.",
+    }
     assert ("alter_resource_configs", 4, "", {"log.cleaner.threads": "2"}) in calls
     assert actions.run("alter-broker-config", {"broker": "x", "set": "a=1"})["ok"] is False
     assert actions.run("alter-topic-config", {"topic": "t"}) == {"ok": False, "message": "nothing to set or delete"}
@@ -261,6 +312,7 @@ def test_generate_and_execute_a_reassignment_plan_as_the_tool_does():
 
 # -- the service and its JSON API on a fake reactor -----------------------------------------------
 
+
 class InlinePool:
     """A thread pool that runs the work at once, on the caller's thread."""
 
@@ -298,8 +350,12 @@ class FakeReader:
         return {"brokers": [], "controller": {"id": 0, "epoch": 1}, "topics": topics, "reassignments": []}
 
     def broker_view(self):
-        return {"listed": {}, "listed_error": None, "groups_error": None,
-                "groups": [{"group": "g", "total_lag": 5, "members": [], "partitions": []}]}
+        return {
+            "listed": {},
+            "listed_error": None,
+            "groups_error": None,
+            "groups": [{"group": "g", "total_lag": 5, "members": [], "partitions": []}],
+        }
 
     def topic_configs(self, topic):
         return {"retention.ms": "1"}, [{"name": "retention.ms", "value": "1", "default": False, "sensitive": False}]

@@ -7,15 +7,22 @@ from collections import Counter
 import pytest
 
 from kafka_zk.controller.assignment import (
-    IncompleteRackInformationError, InvalidReplicationFactorError, RackAwareMode, assign_replicas,
-    growth_start_index, rack_alternated, racks_under)
+    IncompleteRackInformationError,
+    InvalidReplicationFactorError,
+    RackAwareMode,
+    assign_replicas,
+    growth_start_index,
+    rack_alternated,
+    racks_under,
+)
 
 KIP_EXAMPLE = {0: "rack1", 1: "rack3", 2: "rack3", 3: "rack2", 4: "rack2", 5: "rack1"}
 SIX_ON_THREE = {0: "rack1", 1: "rack2", 2: "rack2", 3: "rack3", 4: "rack3", 5: "rack1"}
 
 
-def check_distribution(assignment, racks, partitions, replication_factor, rack_aware=True,
-                       even_leaders=True, even_replicas=True):
+def check_distribution(
+    assignment, racks, partitions, replication_factor, rack_aware=True, even_leaders=True, even_replicas=True
+):
     """Kafka's RackAwareTest.checkReplicaDistribution, over our output."""
     assert len(assignment) == partitions
     for replicas in assignment.values():
@@ -32,6 +39,7 @@ def check_distribution(assignment, racks, partitions, replication_factor, rack_a
 
 # -- Kafka's own expected outputs (AdminUtils' documentation and AdminRackAwareTest) ---------------------
 
+
 def test_rack_alternated_list_takes_one_broker_of_each_rack_in_turn():
     assert rack_alternated(KIP_EXAMPLE) == [0, 3, 1, 5, 4, 2]
     assert rack_alternated({b: r for b, r in KIP_EXAMPLE.items() if b != 5}) == [0, 3, 1, 4, 2]
@@ -40,14 +48,31 @@ def test_rack_alternated_list_takes_one_broker_of_each_rack_in_turn():
 
 def test_kafka_documented_rack_aware_assignment():
     assignment = assign_replicas(7, 3, KIP_EXAMPLE, start_index=0, start_partition=0)
-    assert assignment == {0: [0, 3, 1], 1: [3, 1, 5], 2: [1, 5, 4], 3: [5, 4, 2], 4: [4, 2, 0], 5: [2, 0, 3],
-                          6: [0, 4, 2]}  # partition 6 shifts its followers instead of repeating partition 0
+    assert assignment == {
+        0: [0, 3, 1],
+        1: [3, 1, 5],
+        2: [1, 5, 4],
+        3: [5, 4, 2],
+        4: [4, 2, 0],
+        5: [2, 0, 3],
+        6: [0, 4, 2],
+    }  # partition 6 shifts its followers instead of repeating partition 0
 
 
 def test_rack_unaware_assignment_is_unchanged():
     # Kafka's AdminTest: 5 brokers without racks, 10 partitions, RF 3, fixed start 0.
-    expected = {0: [0, 1, 2], 1: [1, 2, 3], 2: [2, 3, 4], 3: [3, 4, 0], 4: [4, 0, 1],
-                5: [0, 2, 3], 6: [1, 3, 4], 7: [2, 4, 0], 8: [3, 0, 1], 9: [4, 1, 2]}
+    expected = {
+        0: [0, 1, 2],
+        1: [1, 2, 3],
+        2: [2, 3, 4],
+        3: [3, 4, 0],
+        4: [4, 0, 1],
+        5: [0, 2, 3],
+        6: [1, 3, 4],
+        7: [2, 4, 0],
+        8: [3, 0, 1],
+        9: [4, 1, 2],
+    }
     assert assign_replicas(10, 3, [0, 1, 2, 3, 4], start_index=0) == expected
     assert assign_replicas(10, 3, dict.fromkeys([4, 2, 0, 3, 1]), start_index=0) == expected
 
@@ -60,8 +85,14 @@ def test_six_brokers_three_racks_even(start):
 
 
 def test_uneven_replicas_stay_rack_aware():
-    check_distribution(assign_replicas(13, 3, SIX_ON_THREE, start_index=0, start_partition=0), SIX_ON_THREE, 13, 3,
-                       even_leaders=False, even_replicas=False)
+    check_distribution(
+        assign_replicas(13, 3, SIX_ON_THREE, start_index=0, start_partition=0),
+        SIX_ON_THREE,
+        13,
+        3,
+        even_leaders=False,
+        even_replicas=False,
+    )
 
 
 def test_uneven_racks_stay_rack_aware_with_even_leaders():
@@ -73,8 +104,9 @@ def test_uneven_racks_stay_rack_aware_with_even_leaders():
 @pytest.mark.parametrize("partitions", [6, 12])
 def test_two_replicas_over_three_racks(partitions):
     for seed in range(20):
-        check_distribution(assign_replicas(partitions, 2, SIX_ON_THREE, rng=random.Random(seed)),
-                           SIX_ON_THREE, partitions, 2)
+        check_distribution(
+            assign_replicas(partitions, 2, SIX_ON_THREE, rng=random.Random(seed)), SIX_ON_THREE, partitions, 2
+        )
 
 
 def test_expansion_from_a_later_partition_and_higher_broker_ids():
@@ -92,8 +124,20 @@ def test_three_brokers_three_racks_two_replicas():
 
 
 def test_large_number_of_partitions():
-    racks = {0: "rack1", 1: "rack2", 2: "rack2", 3: "rack3", 4: "rack3", 5: "rack1",
-             6: "rack1", 7: "rack2", 8: "rack2", 9: "rack3", 10: "rack1", 11: "rack3"}
+    racks = {
+        0: "rack1",
+        1: "rack2",
+        2: "rack2",
+        3: "rack3",
+        4: "rack3",
+        5: "rack1",
+        6: "rack1",
+        7: "rack2",
+        8: "rack2",
+        9: "rack3",
+        10: "rack1",
+        11: "rack3",
+    }
     for seed in range(10):
         check_distribution(assign_replicas(96, 3, racks, rng=random.Random(seed)), racks, 96, 3)
 
@@ -131,6 +175,7 @@ def test_a_broker_already_holding_a_replica_is_skipped():
 
 # -- properties over many shapes ----------------------------------------------------------------------
 
+
 def _rack_layouts():
     """(racks) for 1..9 brokers over 1..4 racks: round-robin, blocks, and a lopsided one."""
     for brokers, rack_count in itertools.product(range(1, 10), range(1, 5)):
@@ -148,8 +193,9 @@ def test_properties_hold_for_many_brokers_racks_partitions_and_factors():
         for factor in range(1, len(racks) + 1):
             for partitions, start_partition in ((1, 0), (7, 0), (len(racks) * 3, 0), (5, 11)):
                 for start in range(len(racks)):
-                    assignment = assign_replicas(partitions, factor, racks, start_index=start,
-                                                 start_partition=start_partition)
+                    assignment = assign_replicas(
+                        partitions, factor, racks, start_index=start, start_partition=start_partition
+                    )
                     assert sorted(assignment) == list(range(start_partition, start_partition + partitions))
                     for replicas in assignment.values():
                         assert len(replicas) == factor and len(set(replicas)) == factor
@@ -200,8 +246,10 @@ def test_assignment_refuses_brokers_of_which_only_some_have_racks():
 def test_modes_over_partial_racks():
     with pytest.raises(IncompleteRackInformationError) as refused:
         racks_under(RackAwareMode.ENFORCED, PARTIAL)
-    assert str(refused.value) == ("Not all brokers have rack information. Add --disable-rack-aware in command line "
-                                  "to make replica assignment without rack information.")
+    assert str(refused.value) == (
+        "Not all brokers have rack information. Add --disable-rack-aware in command line "
+        "to make replica assignment without rack information."
+    )
     assert racks_under(RackAwareMode.SAFE, PARTIAL) == dict.fromkeys(range(6))
     assert racks_under(RackAwareMode.DISABLED, PARTIAL) == dict.fromkeys(range(6))
     unaware = assign_replicas(12, 3, racks_under(RackAwareMode.SAFE, PARTIAL), start_index=1)

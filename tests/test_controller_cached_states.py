@@ -47,17 +47,23 @@ def test_broker_failure_reads_only_what_the_cache_would_leave_alone_and_retries_
     }
     table = StateTable(zk_states)
     live = [broker(0), broker(1), broker(2)]
-    zk = FakeZk({
-        "try_elect_controller": (True, 3, 4), "get_controller_id": 0,
-        "get_all_brokers": lambda: list(live), "get_topics": [topic],
-        "get_topic_assignments": lambda names: {topic: assignment},
-        "get_full_topic_assignments": lambda names: {topic: TopicAssignment(assignment)},
-        "get_partition_reassignment": {},
-        "get_entity_configs": lambda kind, names: {name: {} for name in names},
-        "get_partition_states": table.get,
-        "update_partition_states": table.update,
-        "get_isr_change_notifications": [], "get_topic_deletions": [], "get_preferred_replica_election": None,
-    })
+    zk = FakeZk(
+        {
+            "try_elect_controller": (True, 3, 4),
+            "get_controller_id": 0,
+            "get_all_brokers": lambda: list(live),
+            "get_topics": [topic],
+            "get_topic_assignments": lambda names: {topic: assignment},
+            "get_full_topic_assignments": lambda names: {topic: TopicAssignment(assignment)},
+            "get_partition_reassignment": {},
+            "get_entity_configs": lambda kind, names: {name: {} for name in names},
+            "get_partition_states": table.get,
+            "update_partition_states": table.update,
+            "get_isr_change_notifications": [],
+            "get_topic_deletions": [],
+            "get_preferred_replica_election": None,
+        }
+    )
     reactor = MemoryReactorClock()
     controller = controller_on(zk, reactor)
     controller.startup()

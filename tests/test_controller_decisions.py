@@ -2,9 +2,14 @@ import random
 
 import pytest
 
-from kafka_zk.controller import election, state_machines as sm
+from kafka_zk.controller import election
+from kafka_zk.controller import state_machines as sm
 from kafka_zk.controller.assignment import (
-    InvalidPartitionsError, InvalidReplicationFactorError, assign_replicas, parse_replica_assignment)
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+    assign_replicas,
+    parse_replica_assignment,
+)
 from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.leadership import elect, initial_leadership, remove_replica_from_isr
 
@@ -98,6 +103,7 @@ def test_state_machine_tables_reject_invalid_transitions():
 
 def test_imbalance_picks_partitions_whose_preferred_leader_is_back_in_sync():
     from kafka_zk.controller.leader_elections import imbalanced_partitions
+
     context = _context(live=(1, 2, 3))
     for index in range(4):
         tp = ("t", index)

@@ -27,16 +27,20 @@ def moved(*args):
 
 def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
     topics = {"before": {0: [0]}}
-    zk = FakeZk({
-        "try_elect_controller": (True, 3, 4), "get_controller_id": 0,
-        "get_all_brokers": [broker(0), broker(1)], "get_topics": lambda: list(topics),
-        "get_topic_assignments": lambda names: {name: topics[name] for name in names},
-        "get_full_topic_assignments": lambda names: {name: TopicAssignment(topics[name]) for name in names},
-        "get_partition_reassignment": {},
-        "get_entity_configs": lambda kind, names: {name: {} for name in names},
-        "get_partition_states": lambda tps: {("before", 0): LeaderIsrAndControllerEpoch(0, 0, [0], 2, 7)},
-        "create_partition_states": moved,
-    })
+    zk = FakeZk(
+        {
+            "try_elect_controller": (True, 3, 4),
+            "get_controller_id": 0,
+            "get_all_brokers": [broker(0), broker(1)],
+            "get_topics": lambda: list(topics),
+            "get_topic_assignments": lambda names: {name: topics[name] for name in names},
+            "get_full_topic_assignments": lambda names: {name: TopicAssignment(topics[name]) for name in names},
+            "get_partition_reassignment": {},
+            "get_entity_configs": lambda kind, names: {name: {} for name in names},
+            "get_partition_states": lambda tps: {("before", 0): LeaderIsrAndControllerEpoch(0, 0, [0], 2, 7)},
+            "create_partition_states": moved,
+        }
+    )
     reactor = MemoryReactorClock()
     controller = controller_on(zk, reactor)
     controller.startup()
@@ -55,12 +59,20 @@ def test_controller_resigns_when_a_fenced_write_fails_the_epoch_check():
 
 def active_controller(reactor, **answers):
     """Broker 0's controller, elected over a fake ZooKeeper that holds no topics (unless ``answers`` say otherwise)."""
-    zk = FakeZk({
-        "try_elect_controller": (True, 3, 4), "get_controller_id": 0, "get_all_brokers": [broker(0)],
-        "get_topics": [], "get_topic_assignments": {}, "get_full_topic_assignments": {},
-        "get_partition_reassignment": {}, "get_entity_configs": lambda kind, names: {}, "get_partition_states": {},
-        **answers,
-    })
+    zk = FakeZk(
+        {
+            "try_elect_controller": (True, 3, 4),
+            "get_controller_id": 0,
+            "get_all_brokers": [broker(0)],
+            "get_topics": [],
+            "get_topic_assignments": {},
+            "get_full_topic_assignments": {},
+            "get_partition_reassignment": {},
+            "get_entity_configs": lambda kind, names: {},
+            "get_partition_states": {},
+            **answers,
+        }
+    )
     controller = controller_on(zk, reactor)
     controller.startup()
     reactor.advance(FIRST_BATCH_WAIT_S)
@@ -84,10 +96,13 @@ def test_shutdown_waits_for_the_event_in_progress_then_resigns():
 def test_shutdown_resigns_without_an_event_that_zookeeper_never_lets_finish(caplog):
     reactor = MemoryReactorClock()
     controller = active_controller(
-        reactor, get_all_brokers=[broker(0), broker(1)], get_topics=["t"],
+        reactor,
+        get_all_brokers=[broker(0), broker(1)],
+        get_topics=["t"],
         get_full_topic_assignments={"t": TopicAssignment({0: [1, 0]})},
         get_partition_states=lambda tps: {("t", 0): LeaderIsrAndControllerEpoch(1, 0, [1, 0], 2, 1)},
-        update_partition_states=lambda *args: defer.Deferred())  # no ZooKeeper write gets an answer
+        update_partition_states=lambda *args: defer.Deferred(),
+    )  # no ZooKeeper write gets an answer
     controller.controlled_shutdown(1, -1)  # broker 1's leadership moves to broker 0: a write
     stopped = controller.shutdown()
     reactor.advance(17.9)

@@ -8,12 +8,18 @@ from twisted.internet.testing import MemoryReactorClock
 
 from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.controller import state_machines as sm
+from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.controller import KafkaController
 from kafka_zk.controller.controller_metrics import COUNT_NAMES, ControllerStats, controller_counts
-from kafka_zk.controller.context import ControllerContext, LeaderIsr, LiveBroker
 from kafka_zk.controller.event_manager import ControllerEventManager
-from kafka_zk.controller.events import (BrokerChange, ControllerEvent, ControllerRequest, ControllerState,
-                                       IsrChangeNotification, TopicChange)
+from kafka_zk.controller.events import (
+    BrokerChange,
+    ControllerEvent,
+    ControllerRequest,
+    ControllerState,
+    IsrChangeNotification,
+    TopicChange,
+)
 from kafka_zk.controller.state_changes import FIRST_BATCH_WAIT_S
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.metrics.prometheus import render
@@ -43,10 +49,16 @@ def test_counts_mean_what_kafkas_do():
     context = _context()
     # "a": led by its preferred replica; one partition offline.
     context.assignments.update({("a", 0): [1, 2], ("a", 1): [2, 1], ("a", 2): [3, 1]})
-    context.leadership.update({("a", 0): LeaderIsr(1, 0, [1, 2], 1, 0), ("a", 1): LeaderIsr(1, 0, [1, 2], 1, 0),
-                               ("a", 2): LeaderIsr(-1, 1, [3], 1, 0)})
-    context.partition_states.update({("a", 0): sm.ONLINE_PARTITION, ("a", 1): sm.ONLINE_PARTITION,
-                                     ("a", 2): sm.OFFLINE_PARTITION})
+    context.leadership.update(
+        {
+            ("a", 0): LeaderIsr(1, 0, [1, 2], 1, 0),
+            ("a", 1): LeaderIsr(1, 0, [1, 2], 1, 0),
+            ("a", 2): LeaderIsr(-1, 1, [3], 1, 0),
+        }
+    )
+    context.partition_states.update(
+        {("a", 0): sm.ONLINE_PARTITION, ("a", 1): sm.ONLINE_PARTITION, ("a", 2): sm.OFFLINE_PARTITION}
+    )
     # "moving": preferred replica 3 is being added; it counts as imbalanced only once in the ISR.
     context.assignments.update({("moving", 0): [3, 1], ("moving", 1): [3, 1]})
     context.leadership.update({("moving", 0): LeaderIsr(1, 0, [1], 1, 0), ("moving", 1): LeaderIsr(1, 0, [1, 3], 1, 0)})
@@ -55,10 +67,14 @@ def test_counts_mean_what_kafkas_do():
     context.leadership.update({("doomed", 0): LeaderIsr(2, 0, [1, 2], 1, 0), ("doomed", 1): LeaderIsr(3, 0, [3], 1, 0)})
     context.partition_states.update({("doomed", 0): sm.OFFLINE_PARTITION})
     context.topics_to_delete.add("doomed")
-    context.replica_states.update({("doomed", 0, 1): sm.REPLICA_DELETION_SUCCESSFUL,
-                                   ("doomed", 0, 2): sm.REPLICA_DELETION_INELIGIBLE,
-                                   ("doomed", 1, 2): sm.REPLICA_DELETION_STARTED,
-                                   ("doomed", 1, 3): sm.REPLICA_DELETION_SUCCESSFUL})
+    context.replica_states.update(
+        {
+            ("doomed", 0, 1): sm.REPLICA_DELETION_SUCCESSFUL,
+            ("doomed", 0, 2): sm.REPLICA_DELETION_INELIGIBLE,
+            ("doomed", 1, 2): sm.REPLICA_DELETION_STARTED,
+            ("doomed", 1, 3): sm.REPLICA_DELETION_SUCCESSFUL,
+        }
+    )
     # "fresh": assigned but without a state znode yet.
     context.assignments[("fresh", 0)] = [2]
 
@@ -91,8 +107,15 @@ def test_counts_of_ten_thousand_partitions_take_one_cheap_pass():
 
 
 def test_every_state_has_kafkas_value_and_timer_name():
-    assert [state.value for state in (ControllerState.Idle, ControllerState.BrokerChange, ControllerState.IsrChange,
-                                      ControllerState.ListPartitionReassignment)] == [0, 2, 9, 15]
+    assert [
+        state.value
+        for state in (
+            ControllerState.Idle,
+            ControllerState.BrokerChange,
+            ControllerState.IsrChange,
+            ControllerState.ListPartitionReassignment,
+        )
+    ] == [0, 2, 9, 15]
     assert [state.value for state in ControllerState] == list(range(17))
     assert ControllerState.BrokerChange.rate_and_time_metric_name == "LeaderElectionRateAndTimeMs"
     assert ControllerState.AlterPartitionReassignment.rate_and_time_metric_name == "PartitionReassignmentRateAndTimeMs"
@@ -101,10 +124,17 @@ def test_every_state_has_kafkas_value_and_timer_name():
     registry = MetricsRegistry()
     ControllerStats(registry)
     names = {name.name for name, _, _ in registry.samples() if name.type == "ControllerStats"}
-    assert {"LeaderElectionRateAndTimeMs", "UncleanLeaderElectionsPerSec", "TopicChangeRateAndTimeMs",
-            "IsrChangeRateAndTimeMs", "ControllerChangeRateAndTimeMs", "AutoLeaderBalanceRateAndTimeMs",
-            "ManualLeaderBalanceRateAndTimeMs", "ControlledShutdownRateAndTimeMs",
-            "ListPartitionReassignmentRateAndTimeMs"} <= names
+    assert {
+        "LeaderElectionRateAndTimeMs",
+        "UncleanLeaderElectionsPerSec",
+        "TopicChangeRateAndTimeMs",
+        "IsrChangeRateAndTimeMs",
+        "ControllerChangeRateAndTimeMs",
+        "AutoLeaderBalanceRateAndTimeMs",
+        "ManualLeaderBalanceRateAndTimeMs",
+        "ControlledShutdownRateAndTimeMs",
+        "ListPartitionReassignmentRateAndTimeMs",
+    } <= names
 
 
 def _event_types(base=ControllerEvent):
@@ -127,8 +157,9 @@ def test_event_queue_times_each_event_and_shows_its_state():
     registry = MetricsRegistry(clock=reactor.seconds)
     stats = ControllerStats(registry)
     blocker = defer.Deferred()
-    events = ControllerEventManager(lambda event: blocker if isinstance(event, BrokerChange) else None, reactor,
-                                    registry, stats.timer_for)
+    events = ControllerEventManager(
+        lambda event: blocker if isinstance(event, BrokerChange) else None, reactor, registry, stats.timer_for
+    )
     events.put(BrokerChange())
     events.put(TopicChange())
     events.put(IsrChangeNotification())
@@ -147,22 +178,30 @@ def test_event_queue_times_each_event_and_shows_its_state():
 
 
 def _zk(topics, states, brokers, elected=True):
-    return FakeZk({
-        "try_elect_controller": (elected, 3, 4), "get_controller_id": lambda: 0 if elected else 1,
-        "get_all_brokers": lambda: list(brokers), "get_topics": lambda: list(topics),
-        "get_topic_assignments": lambda names: {name: topics[name] for name in names},
-        "get_full_topic_assignments": lambda names: {name: TopicAssignment(topics[name]) for name in names},
-        "get_partition_reassignment": {},
-        "get_entity_configs": lambda kind, names: {name: {} for name in names},
-        "get_partition_states": lambda tps: {tp: states[tp] for tp in tps if tp in states},
-        "create_partition_states": lambda new, epoch, version: {
-            tp: LeaderIsrAndControllerEpoch(s.leader, s.leader_epoch, s.isr, epoch, 0) for tp, s in new.items()},
-        "update_partition_states": lambda changed, epoch, version: {
-            tp: LeaderIsrAndControllerEpoch(s.leader, s.leader_epoch, s.isr, epoch, s.zk_version + 1)
-            for tp, s in changed.items()},
-        "get_isr_change_notifications": [], "get_topic_deletions": [], "get_preferred_replica_election": None,
-        "get_log_dir_event_notifications": [],
-    })
+    return FakeZk(
+        {
+            "try_elect_controller": (elected, 3, 4),
+            "get_controller_id": lambda: 0 if elected else 1,
+            "get_all_brokers": lambda: list(brokers),
+            "get_topics": lambda: list(topics),
+            "get_topic_assignments": lambda names: {name: topics[name] for name in names},
+            "get_full_topic_assignments": lambda names: {name: TopicAssignment(topics[name]) for name in names},
+            "get_partition_reassignment": {},
+            "get_entity_configs": lambda kind, names: {name: {} for name in names},
+            "get_partition_states": lambda tps: {tp: states[tp] for tp in tps if tp in states},
+            "create_partition_states": lambda new, epoch, version: {
+                tp: LeaderIsrAndControllerEpoch(s.leader, s.leader_epoch, s.isr, epoch, 0) for tp, s in new.items()
+            },
+            "update_partition_states": lambda changed, epoch, version: {
+                tp: LeaderIsrAndControllerEpoch(s.leader, s.leader_epoch, s.isr, epoch, s.zk_version + 1)
+                for tp, s in changed.items()
+            },
+            "get_isr_change_notifications": [],
+            "get_topic_deletions": [],
+            "get_preferred_replica_election": None,
+            "get_log_dir_event_notifications": [],
+        }
+    )
 
 
 def _controller(zk, reactor, registry, unclean=False):
@@ -172,9 +211,11 @@ def _controller(zk, reactor, registry, unclean=False):
 
 def test_the_active_controller_reports_the_counts_and_the_others_zero():
     topics = {"t": {0: [1, 0], 1: [0, 1]}, "lonely": {0: [2]}}
-    states = {("t", 0): LeaderIsrAndControllerEpoch(0, 0, [0, 1], 2, 1),
-              ("t", 1): LeaderIsrAndControllerEpoch(0, 0, [0, 1], 2, 1),
-              ("lonely", 0): LeaderIsrAndControllerEpoch(2, 0, [2], 2, 1)}
+    states = {
+        ("t", 0): LeaderIsrAndControllerEpoch(0, 0, [0, 1], 2, 1),
+        ("t", 1): LeaderIsrAndControllerEpoch(0, 0, [0, 1], 2, 1),
+        ("lonely", 0): LeaderIsrAndControllerEpoch(2, 0, [2], 2, 1),
+    }
     for elected in (True, False):
         reactor = MemoryReactorClock()
         registry = MetricsRegistry(clock=reactor.seconds)
@@ -188,13 +229,24 @@ def test_the_active_controller_reports_the_counts_and_the_others_zero():
         if elected:
             # broker 2 is not registered: lonely-0 is offline; t-0 is led by 0, not by its preferred replica 1
             assert _counts(registry) == {
-                "OfflinePartitionsCount": 1, "PreferredReplicaImbalanceCount": 2, "GlobalTopicCount": 2,
-                "GlobalPartitionCount": 3, "TopicsToDeleteCount": 0, "ReplicasToDeleteCount": 0,
-                "TopicsIneligibleToDeleteCount": 0, "ReplicasIneligibleToDeleteCount": 0}
+                "OfflinePartitionsCount": 1,
+                "PreferredReplicaImbalanceCount": 2,
+                "GlobalTopicCount": 2,
+                "GlobalPartitionCount": 3,
+                "TopicsToDeleteCount": 0,
+                "ReplicasToDeleteCount": 0,
+                "TopicsIneligibleToDeleteCount": 0,
+                "ReplicasIneligibleToDeleteCount": 0,
+            }
             assert {tags for (type_, name, tags) in gauges if name == "QueueSize"} == {
-                (("broker-id", "0"),), (("broker-id", "1"),)}
-            assert gauges[("ControllerChannelManager", "TotalQueueSize", ())] == sum(
-                value for (type_, name, _), value in gauges.items() if name == "QueueSize") > 0
+                (("broker-id", "0"),),
+                (("broker-id", "1"),),
+            }
+            assert (
+                gauges[("ControllerChannelManager", "TotalQueueSize", ())]
+                == sum(value for (type_, name, _), value in gauges.items() if name == "QueueSize")
+                > 0
+            )
         else:
             assert _counts(registry) == dict.fromkeys(COUNT_NAMES, 0)
             assert gauges[("ControllerChannelManager", "TotalQueueSize", ())] == 0
@@ -212,8 +264,9 @@ def test_a_broker_change_is_timed_and_an_unclean_election_counted():
     controller.startup()
     reactor.advance(FIRST_BATCH_WAIT_S)
     assert _counts(registry)["OfflinePartitionsCount"] == 0
-    queue_times = registry.get("kafka.controller", "ControllerChannelManager", "RequestRateAndQueueTimeMs",
-                               {"broker-id": 1})
+    queue_times = registry.get(
+        "kafka.controller", "ControllerChannelManager", "RequestRateAndQueueTimeMs", {"broker-id": 1}
+    )
     assert queue_times.count > 0
 
     brokers.pop(1)  # broker 1 dies: 2, out of sync, is elected uncleanly
@@ -228,12 +281,14 @@ def test_a_broker_change_is_timed_and_an_unclean_election_counted():
     assert _counts(registry)["PreferredReplicaImbalanceCount"] == 1
 
     exposition = render(registry.samples(), process=False).decode()
-    for line in ("kafka_controller_kafkacontroller_activecontrollercount 1.0",
-                 "kafka_controller_controllerstats_uncleanleaderelections_total 1.0",
-                 "kafka_controller_controllerstats_leaderelectionrateandtimems_count 1.0",
-                 "kafka_controller_kafkacontroller_preferredreplicaimbalancecount 1.0",
-                 "kafka_controller_controllereventmanager_eventqueuesize 0.0",
-                 'kafka_controller_controllerchannelmanager_queuesize{broker_id="2"}'):
+    for line in (
+        "kafka_controller_kafkacontroller_activecontrollercount 1.0",
+        "kafka_controller_controllerstats_uncleanleaderelections_total 1.0",
+        "kafka_controller_controllerstats_leaderelectionrateandtimems_count 1.0",
+        "kafka_controller_kafkacontroller_preferredreplicaimbalancecount 1.0",
+        "kafka_controller_controllereventmanager_eventqueuesize 0.0",
+        'kafka_controller_controllerchannelmanager_queuesize{broker_id="2"}',
+    ):
         assert line in exposition, line
 
     controller.shutdown()

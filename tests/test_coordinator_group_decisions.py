@@ -7,7 +7,13 @@ import pytest
 from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.decisions import CoordinatorStatus, GroupConfig
 from kafka_zk.coordinator.group.state import (
-    COMPLETING_REBALANCE, EMPTY, PREPARING_REBALANCE, STABLE, GroupMetadata, MemberMetadata)
+    COMPLETING_REBALANCE,
+    EMPTY,
+    PREPARING_REBALANCE,
+    STABLE,
+    GroupMetadata,
+    MemberMetadata,
+)
 from kafka_zk.protocol.errors import Errors
 
 OK = CoordinatorStatus()
@@ -26,8 +32,9 @@ def group_in(state, members=("a", "b"), instance=None, protocols=RANGE):
     """A group that went through a real rebalance to ``state`` with the given members (first is leader)."""
     group = GroupMetadata("g")
     for i, mid in enumerate(members):
-        group.add_member(MemberMetadata(mid, instance if i == 0 else None, "c", "/h", 60000, 10000,
-                                        "consumer", protocols))
+        group.add_member(
+            MemberMetadata(mid, instance if i == 0 else None, "c", "/h", 60000, 10000, "consumer", protocols)
+        )
     if state is EMPTY:
         return group
     group.transition_to(PREPARING_REBALANCE)
@@ -39,14 +46,34 @@ def group_in(state, members=("a", "b"), instance=None, protocols=RANGE):
     return group
 
 
-def join(group, member_id="", instance=None, session=10000, ptype="consumer", protocols=RANGE, version=5,
-         status=OK, config=CONFIG, group_id="g"):
-    return d.decide_join(group, status, config, group_id=group_id, member_id=member_id,
-                         group_instance_id=instance, session_timeout_ms=session, protocol_type=ptype,
-                         protocols=protocols, api_version=version)
+def join(
+    group,
+    member_id="",
+    instance=None,
+    session=10000,
+    ptype="consumer",
+    protocols=RANGE,
+    version=5,
+    status=OK,
+    config=CONFIG,
+    group_id="g",
+):
+    return d.decide_join(
+        group,
+        status,
+        config,
+        group_id=group_id,
+        member_id=member_id,
+        group_instance_id=instance,
+        session_timeout_ms=session,
+        protocol_type=ptype,
+        protocols=protocols,
+        api_version=version,
+    )
 
 
 # Status checks shared by every API.
+
 
 @pytest.mark.parametrize("api", ["JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetDelete"])
 def test_empty_group_id_is_invalid_for_membership_apis(api):
@@ -60,14 +87,19 @@ def test_empty_group_id_is_allowed_for_offset_and_admin_apis(api):
 
 
 def test_status_errors_in_kafka_order():
-    assert d.group_status_error("g", "JoinGroup", CoordinatorStatus(active=False, loading=True)) == \
-        Errors.COORDINATOR_NOT_AVAILABLE
-    assert d.group_status_error("g", "JoinGroup", CoordinatorStatus(loading=True, owned=False)) == \
-        Errors.COORDINATOR_LOAD_IN_PROGRESS
+    assert (
+        d.group_status_error("g", "JoinGroup", CoordinatorStatus(active=False, loading=True))
+        == Errors.COORDINATOR_NOT_AVAILABLE
+    )
+    assert (
+        d.group_status_error("g", "JoinGroup", CoordinatorStatus(loading=True, owned=False))
+        == Errors.COORDINATOR_LOAD_IN_PROGRESS
+    )
     assert d.group_status_error("g", "JoinGroup", CoordinatorStatus(owned=False)) == Errors.NOT_COORDINATOR
 
 
 # JoinGroup.
+
 
 def test_join_invalid_group_id_and_session_timeouts():
     assert join(None, group_id="").error == Errors.INVALID_GROUP_ID
@@ -115,7 +147,7 @@ def test_join_static_member_rejoin_and_fencing():
     group = group_in(STABLE, instance="i1")
     assert join(group, instance="i1").action == d.REPLACE_STATIC
     assert join(group, member_id="b", instance="i1").error == Errors.FENCED_INSTANCE_ID
-    assert join(group, member_id="a", instance="i1").action == d.REBALANCE   # the leader rejoining
+    assert join(group, member_id="a", instance="i1").action == d.REBALANCE  # the leader rejoining
 
 
 def test_join_known_member_per_state():
@@ -124,7 +156,7 @@ def test_join_known_member_per_state():
     assert join(completing, member_id="b").action == d.CURRENT_GENERATION
     assert join(completing, member_id="b", protocols=[("range", b"changed")]).action == d.REBALANCE
     stable = group_in(STABLE)
-    assert join(stable, member_id="a").action == d.REBALANCE            # leader forces a rebalance
+    assert join(stable, member_id="a").action == d.REBALANCE  # leader forces a rebalance
     assert join(stable, member_id="b").action == d.CURRENT_GENERATION
     assert join(stable, member_id="b", protocols=[("range", b"changed")]).action == d.REBALANCE
 
@@ -137,15 +169,23 @@ def test_join_group_max_size():
     assert join(group, member_id="b", config=config).ok
     over = group_in(PREPARING_REBALANCE, members=("a", "b", "c"))
     over.get("a").awaiting_join = True
-    assert join(over, member_id="a", config=config).ok                 # already awaiting: kept
+    assert join(over, member_id="a", config=config).ok  # already awaiting: kept
     assert join(over, member_id="b", config=config).error == Errors.GROUP_MAX_SIZE_REACHED
 
 
 # SyncGroup.
 
+
 def sync(group, member_id="a", generation=1, instance=None, status=OK, group_id="g", **kw):
-    return d.decide_sync(group, status, group_id=group_id, member_id=member_id, group_instance_id=instance,
-                         generation_id=generation, **kw)
+    return d.decide_sync(
+        group,
+        status,
+        group_id=group_id,
+        member_id=member_id,
+        group_instance_id=instance,
+        generation_id=generation,
+        **kw,
+    )
 
 
 def test_sync_errors():
@@ -166,21 +206,25 @@ def test_sync_actions():
     completing = group_in(COMPLETING_REBALANCE)
     assert sync(completing, member_id="a").action == d.LEADER_SYNC
     assert sync(completing, member_id="b").action == d.AWAIT_SYNC
-    assert sync(group_in(STABLE), member_id="b", protocol_type="consumer", protocol_name="range").action == \
-        d.RETURN_ASSIGNMENT
+    assert (
+        sync(group_in(STABLE), member_id="b", protocol_type="consumer", protocol_name="range").action
+        == d.RETURN_ASSIGNMENT
+    )
 
 
 # Heartbeat.
 
+
 def heartbeat(group, member_id="a", generation=1, instance=None, status=OK, group_id="g"):
-    return d.decide_heartbeat(group, status, group_id=group_id, member_id=member_id,
-                              group_instance_id=instance, generation_id=generation)
+    return d.decide_heartbeat(
+        group, status, group_id=group_id, member_id=member_id, group_instance_id=instance, generation_id=generation
+    )
 
 
 def test_heartbeat():
     stable = group_in(STABLE, instance="i1")
     assert heartbeat(stable).action == d.RESET_HEARTBEAT and heartbeat(stable).ok
-    assert heartbeat(stable, status=CoordinatorStatus(loading=True)).ok      # answered blindly
+    assert heartbeat(stable, status=CoordinatorStatus(loading=True)).ok  # answered blindly
     assert heartbeat(stable, group_id="").error == Errors.INVALID_GROUP_ID
     assert heartbeat(None).error == Errors.UNKNOWN_MEMBER_ID
     assert heartbeat(stable, member_id="ghost").error == Errors.UNKNOWN_MEMBER_ID
@@ -198,28 +242,36 @@ def test_heartbeat():
 
 # LeaveGroup.
 
+
 def test_leave_group_batch():
     group = group_in(STABLE, instance="i1")
     group.pending_members.add("p")
-    result = d.decide_leave(group, OK, group_id="g",
-                            leaving=[("b", None), ("p", None), ("ghost", None), ("", "i1"), ("zzz", "i1")])
+    result = d.decide_leave(
+        group, OK, group_id="g", leaving=[("b", None), ("p", None), ("ghost", None), ("", "i1"), ("zzz", "i1")]
+    )
     assert result.error == Errors.NONE
     assert [(m.error, m.action, m.member_id) for m in result.members] == [
-        (Errors.NONE, d.REMOVE_MEMBER, "b"), (Errors.NONE, d.REMOVE_PENDING, "p"),
-        (Errors.UNKNOWN_MEMBER_ID, None, "ghost"), (Errors.NONE, d.REMOVE_MEMBER, "a"),
-        (Errors.FENCED_INSTANCE_ID, None, "zzz")]
+        (Errors.NONE, d.REMOVE_MEMBER, "b"),
+        (Errors.NONE, d.REMOVE_PENDING, "p"),
+        (Errors.UNKNOWN_MEMBER_ID, None, "ghost"),
+        (Errors.NONE, d.REMOVE_MEMBER, "a"),
+        (Errors.FENCED_INSTANCE_ID, None, "zzz"),
+    ]
     unknown = d.decide_leave(None, OK, group_id="g", leaving=[("x", None)])
     assert unknown.error == Errors.NONE and unknown.members[0].error == Errors.UNKNOWN_MEMBER_ID
     assert d.decide_leave(group, OK, group_id="", leaving=[("b", None)]).error == Errors.INVALID_GROUP_ID
-    assert d.decide_leave(group, CoordinatorStatus(owned=False), group_id="g", leaving=[]).error == \
-        Errors.NOT_COORDINATOR
+    assert (
+        d.decide_leave(group, CoordinatorStatus(owned=False), group_id="g", leaving=[]).error == Errors.NOT_COORDINATOR
+    )
 
 
 # OffsetCommit / OffsetFetch.
 
+
 def commit(group, member_id="a", generation=1, instance=None, status=OK, group_id="g"):
-    return d.decide_commit(group, status, group_id=group_id, member_id=member_id, group_instance_id=instance,
-                           generation_id=generation)
+    return d.decide_commit(
+        group, status, group_id=group_id, member_id=member_id, group_instance_id=instance, generation_id=generation
+    )
 
 
 def test_commit_simple_and_generation_checks():
@@ -241,7 +293,7 @@ def test_commit_simple_and_generation_checks():
 def test_offset_metadata_size_limit_counts_utf16_units():
     assert not d.metadata_too_large("x" * 4096, CONFIG)
     assert d.metadata_too_large("x" * 4097, CONFIG)
-    assert not d.metadata_too_large("\u00e9" * 4096, CONFIG)       # 2 UTF-8 bytes but one Java char
+    assert not d.metadata_too_large("\u00e9" * 4096, CONFIG)  # 2 UTF-8 bytes but one Java char
     assert not d.metadata_too_large(None, CONFIG)
 
 
@@ -255,11 +307,11 @@ def test_append_error_mapping():
 
 def test_fetch_offsets_status():
     assert d.decide_fetch_offsets(OK, group_id="") is None
-    assert d.decide_fetch_offsets(CoordinatorStatus(loading=True), group_id="g") == \
-        Errors.COORDINATOR_LOAD_IN_PROGRESS
+    assert d.decide_fetch_offsets(CoordinatorStatus(loading=True), group_id="g") == Errors.COORDINATOR_LOAD_IN_PROGRESS
 
 
 # DescribeGroups / ListGroups.
+
 
 def test_describe_groups():
     error, summary = d.describe_group(None, OK, group_id="g")
@@ -284,20 +336,26 @@ def test_list_groups_error():
 
 # DeleteGroups / OffsetDelete.
 
+
 def test_delete_groups():
     assert d.decide_delete_group(group_in(EMPTY, members=()), OK, group_id="g").action == d.DELETE_GROUP
     assert d.decide_delete_group(group_in(STABLE), OK, group_id="g").error == Errors.NON_EMPTY_GROUP
     assert d.decide_delete_group(None, OK, group_id="g").error == Errors.GROUP_ID_NOT_FOUND
     assert d.decide_delete_group(None, OK, group_id="g", group_not_exists=False).error == Errors.NOT_COORDINATOR
-    assert d.decide_delete_group(None, CoordinatorStatus(active=False), group_id="g").error == \
-        Errors.COORDINATOR_NOT_AVAILABLE
+    assert (
+        d.decide_delete_group(None, CoordinatorStatus(active=False), group_id="g").error
+        == Errors.COORDINATOR_NOT_AVAILABLE
+    )
 
 
 def test_offset_delete():
     parts = [("sub", 0), ("other", 1)]
     assert d.decide_offset_delete(None, OK, group_id="g", partitions=parts)[0] == Errors.GROUP_ID_NOT_FOUND
-    assert d.decide_offset_delete(group_in(EMPTY, members=()), OK, group_id="g", partitions=parts) == \
-        (Errors.NONE, {}, parts)
+    assert d.decide_offset_delete(group_in(EMPTY, members=()), OK, group_id="g", partitions=parts) == (
+        Errors.NONE,
+        {},
+        parts,
+    )
     live = group_in(STABLE, protocols=[("range", subscription("sub"))])
     error, errors, eligible = d.decide_offset_delete(live, OK, group_id="g", partitions=parts)
     assert error == Errors.NONE and errors == {("sub", 0): Errors.GROUP_SUBSCRIBED_TO_TOPIC}
@@ -311,8 +369,14 @@ def test_offset_delete():
 
 def test_group_config_from_broker_defaults():
     from kafka_zk.server.config.kafka_config import KafkaConfig
+
     assert d.group_config_from(KafkaConfig({"zookeeper.connect": "localhost:2181"})) == GroupConfig()
-    tuned = KafkaConfig({"zookeeper.connect": "z:2181", "group.max.size": "3", "offset.metadata.max.bytes": "10",
-                         "group.min.session.timeout.ms": "1000"})
-    assert d.group_config_from(tuned) == GroupConfig(min_session_timeout_ms=1000, max_size=3,
-                                                     max_metadata_bytes=10)
+    tuned = KafkaConfig(
+        {
+            "zookeeper.connect": "z:2181",
+            "group.max.size": "3",
+            "offset.metadata.max.bytes": "10",
+            "group.min.session.timeout.ms": "1000",
+        }
+    )
+    assert d.group_config_from(tuned) == GroupConfig(min_session_timeout_ms=1000, max_size=3, max_metadata_bytes=10)

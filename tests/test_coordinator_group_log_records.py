@@ -3,7 +3,11 @@
 import struct
 
 from kafka_zk.coordinator.group.log_records import (
-    PartitionReplay, group_metadata_batch, offset_commit_batch, tombstone_batch)
+    PartitionReplay,
+    group_metadata_batch,
+    offset_commit_batch,
+    tombstone_batch,
+)
 from kafka_zk.coordinator.group.offsets import CommittedOffset
 from kafka_zk.coordinator.group.records import GroupKey, OffsetKey, decode_key
 from kafka_zk.coordinator.group.state import EMPTY, PREPARING_REBALANCE, STABLE, GroupMetadata, MemberMetadata
@@ -20,10 +24,12 @@ def subscription(*topics):
 
 def stable_group():
     group = GroupMetadata("g", now_ms=1)
-    group.add_member(MemberMetadata("m1", "inst", "c1", "/h1", 60000, 10000, "consumer",
-                                    [("range", subscription("t"))]))
-    group.add_member(MemberMetadata("m2", None, "c2", "/h2", 60000, 10000, "consumer",
-                                    [("range", subscription("t", "u"))]))
+    group.add_member(
+        MemberMetadata("m1", "inst", "c1", "/h1", 60000, 10000, "consumer", [("range", subscription("t"))])
+    )
+    group.add_member(
+        MemberMetadata("m2", None, "c2", "/h2", 60000, 10000, "consumer", [("range", subscription("t", "u"))])
+    )
     group.transition_to(PREPARING_REBALANCE, 2)
     group.init_next_generation(3)
     group.transition_to(STABLE, 4)
@@ -75,12 +81,14 @@ def test_tombstones_remove_offsets_and_groups():
     replayed = replay(
         offset_commit_batch("g", {("t", 0): CommittedOffset(5), ("t", 1): CommittedOffset(6)}, 10),
         group_metadata_batch(group, {}, 20),
-        tombstone_batch("g", [("t", 0)], with_group=False, now_ms=30))
+        tombstone_batch("g", [("t", 0)], with_group=False, now_ms=30),
+    )
     assert list(replayed.loaded_groups()["g"].offsets.committed) == [("t", 1)]
     replayed = replay(
         offset_commit_batch("g", {("t", 0): CommittedOffset(5)}, 10),
         group_metadata_batch(group, {}, 20),
-        tombstone_batch("g", [("t", 0)], with_group=True, now_ms=30))
+        tombstone_batch("g", [("t", 0)], with_group=True, now_ms=30),
+    )
     assert replayed.loaded_groups() == {}
     assert tombstone_batch("g", [], with_group=False, now_ms=1) is None
 
@@ -98,6 +106,7 @@ def test_empty_group_metadata_loads_as_empty_with_generation():
 
 def test_garbage_keys_are_skipped():
     from kafka_zk.record.records import Record
+
     replayed = PartitionReplay()
     replayed.add(Record(0, 0, b"\x00\x07junk", b"v"))
     replayed.add(Record(1, 0, None, b"v"))

@@ -3,9 +3,22 @@
 import pytest
 
 from kafka_zk.coordinator.group.records import (
-    GroupKey, GroupValue, MemberRecord, OffsetKey, OffsetValue, RecordFormatError, decode_group_value,
-    decode_key, decode_offset_value, encode_group_key, encode_group_value, encode_offset_key,
-    encode_offset_value, java_string_hash, partition_for)
+    GroupKey,
+    GroupValue,
+    MemberRecord,
+    OffsetKey,
+    OffsetValue,
+    RecordFormatError,
+    decode_group_value,
+    decode_key,
+    decode_offset_value,
+    encode_group_key,
+    encode_group_value,
+    encode_offset_key,
+    encode_offset_value,
+    java_string_hash,
+    partition_for,
+)
 
 
 def test_java_string_hash_matches_java():
@@ -14,7 +27,7 @@ def test_java_string_hash_matches_java():
     assert java_string_hash("hello") == 99162322
     assert java_string_hash("Aa") == java_string_hash("BB") == 2112
     assert java_string_hash("polygenelubricants") == -2147483648
-    assert java_string_hash("\U0001F600") == 31 * 0xD83D + 0xDE00   # surrogate pair, two code units
+    assert java_string_hash("\U0001f600") == 31 * 0xD83D + 0xDE00  # surrogate pair, two code units
 
 
 def test_partition_for_uses_abs_with_min_value_to_zero():
@@ -49,8 +62,9 @@ def test_unknown_or_truncated_key_is_rejected():
 def test_offset_value_v3_is_written_without_expire_time():
     value = OffsetValue(offset=42, metadata="m", commit_timestamp=1000, leader_epoch=5)
     data = encode_offset_value(value)
-    assert data == (b"\x00\x03" + (42).to_bytes(8, "big") + (5).to_bytes(4, "big") + b"\x00\x01m"
-                    + (1000).to_bytes(8, "big"))
+    assert data == (
+        b"\x00\x03" + (42).to_bytes(8, "big") + (5).to_bytes(4, "big") + b"\x00\x01m" + (1000).to_bytes(8, "big")
+    )
     assert decode_offset_value(data) == value
 
 
@@ -64,9 +78,13 @@ def test_offset_value_v1_is_written_with_explicit_expire_time():
 
 @pytest.mark.parametrize("version", [0, 1, 2, 3])
 def test_offset_value_all_versions_round_trip(version):
-    value = OffsetValue(offset=12345678901, metadata="meta", commit_timestamp=1600000000000,
-                        expire_timestamp=1600000099999 if version == 1 else None,
-                        leader_epoch=9 if version == 3 else -1)
+    value = OffsetValue(
+        offset=12345678901,
+        metadata="meta",
+        commit_timestamp=1600000000000,
+        expire_timestamp=1600000099999 if version == 1 else None,
+        leader_epoch=9 if version == 3 else -1,
+    )
     assert decode_offset_value(encode_offset_value(value, version)) == value
 
 
@@ -76,8 +94,16 @@ def test_tombstones_decode_to_none():
 
 
 def _member(i, instance=None):
-    return MemberRecord("member-%d" % i, instance, "client-%d" % i, "/10.0.0.%d" % i, 30000 + i, 10000 + i,
-                        b"\x00\x00sub%d" % i, b"\x00\x00assign%d" % i)
+    return MemberRecord(
+        "member-%d" % i,
+        instance,
+        "client-%d" % i,
+        "/10.0.0.%d" % i,
+        30000 + i,
+        10000 + i,
+        b"\x00\x00sub%d" % i,
+        b"\x00\x00assign%d" % i,
+    )
 
 
 def test_group_value_v3_bytes_start_and_round_trip():
@@ -91,7 +117,7 @@ def test_group_value_v3_bytes_start_and_round_trip():
 def test_group_value_all_versions_round_trip(version):
     member = _member(3, "inst" if version >= 3 else None)
     if version == 0:
-        member.rebalance_timeout = member.session_timeout   # v0 has no rebalance timeout
+        member.rebalance_timeout = member.session_timeout  # v0 has no rebalance timeout
     value = GroupValue("consumer", 1, "range", "member-3", 123 if version >= 2 else None, [member])
     assert decode_group_value(encode_group_value(value, version)) == value
 

@@ -7,8 +7,18 @@ import pytest
 from kafka_zk.coordinator.group.consumer_protocol import assigned_partitions, subscribed_topics
 from kafka_zk.coordinator.group.offsets import CommittedOffset, GroupOffsets, fetch_offsets
 from kafka_zk.coordinator.group.state import (
-    COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, VALID_PREVIOUS_STATES, GroupMetadata,
-    GroupState, IllegalTransition, MemberMetadata, expired_offsets)
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    PREPARING_REBALANCE,
+    STABLE,
+    VALID_PREVIOUS_STATES,
+    GroupMetadata,
+    GroupState,
+    IllegalTransition,
+    MemberMetadata,
+    expired_offsets,
+)
 
 
 def subscription(*topics):
@@ -23,8 +33,7 @@ def member(mid, protocols=(("range", b"x"),), instance=None, ptype="consumer"):
 
 
 def test_state_names_are_kafkas():
-    assert [str(s) for s in GroupState] == ["Empty", "PreparingRebalance", "CompletingRebalance", "Stable",
-                                           "Dead"]
+    assert [str(s) for s in GroupState] == ["Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"]
 
 
 ALL = list(GroupState)
@@ -71,7 +80,7 @@ def test_protocol_selection_by_votes_among_protocols_all_support():
     assert group.select_protocol() == "range"
     group.remove_member("c")
     group.add_member(member("d", [("roundrobin", b""), ("range", b"")]))
-    assert group.select_protocol() == "roundrobin"   # two votes against one
+    assert group.select_protocol() == "roundrobin"  # two votes against one
 
 
 def test_supports_protocols_empty_group_takes_anything_non_empty():
@@ -146,7 +155,7 @@ def test_pending_commits_become_visible_only_after_append():
     assert offsets.get(tp).offset == 5
     offsets.prepare([tp, tp])
     offsets.on_append(tp, CommittedOffset(8, log_offset=13), succeeded=True)
-    offsets.on_append(tp, CommittedOffset(7, log_offset=12), succeeded=True)   # older append finishes last
+    offsets.on_append(tp, CommittedOffset(7, log_offset=12), succeeded=True)  # older append finishes last
     assert offsets.get(tp).offset == 8 and not offsets.pending
 
 
@@ -161,7 +170,7 @@ def test_expiration_rules_per_group_kind():
 
     emptied = GroupMetadata("e")
     emptied.protocol_type = "consumer"
-    emptied.state_timestamp_ms = 3 * day        # became empty long after its commits
+    emptied.state_timestamp_ms = 3 * day  # became empty long after its commits
     emptied.offsets.load(("t", 0), CommittedOffset(1, commit_timestamp=0))
     assert expired_offsets(emptied, 9 * day, 7 * day) == []
     assert expired_offsets(emptied, 10 * day, 7 * day) == [("t", 0)]

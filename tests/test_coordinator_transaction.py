@@ -6,10 +6,25 @@ from kafka_zk.coordinator.group.log_records import PartitionReplay, offset_commi
 from kafka_zk.coordinator.group.offsets import CommittedOffset, GroupOffsets
 from kafka_zk.coordinator.transaction import decisions as d
 from kafka_zk.coordinator.transaction.records import (
-    TxnLogReplay, TxnLogValue, decode_key, decode_value, encode_key, encode_value, partition_for, txn_log_batch)
+    TxnLogReplay,
+    TxnLogValue,
+    decode_key,
+    decode_value,
+    encode_key,
+    encode_value,
+    partition_for,
+    txn_log_batch,
+)
 from kafka_zk.coordinator.transaction.state import (
-    COMPLETE_COMMIT, EMPTY, ONGOING, PREPARE_ABORT, PREPARE_COMMIT, PREPARE_EPOCH_FENCE, IllegalTransition,
-    TransactionMetadata)
+    COMPLETE_COMMIT,
+    EMPTY,
+    ONGOING,
+    PREPARE_ABORT,
+    PREPARE_COMMIT,
+    PREPARE_EPOCH_FENCE,
+    IllegalTransition,
+    TransactionMetadata,
+)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import Record, iter_records
 from kafka_zk.tools.dump_log_decoders import transaction_log_decoder
@@ -25,12 +40,13 @@ def test_key_and_value_round_trip_in_kafka_formats():
     # the dump-log decoder (written from Kafka's format independently) reads what we write
     assert transaction_log_decoder(key, data)[1] == (
         "producerId:7,producerEpoch:3,state=Ongoing,partitions=[t-0,t-1,u-2],txnLastUpdateTimestamp=1000,"
-        "txnTimeoutMs=60000")
+        "txnTimeoutMs=60000"
+    )
 
 
 def test_empty_state_writes_a_null_partition_list():
     data = encode_value(TxnLogValue(7, 0, 60000, EMPTY.id, frozenset(), 5, -1))
-    assert data[2 + 8 + 2 + 4 + 1:][:4] == b"\xff\xff\xff\xff"
+    assert data[2 + 8 + 2 + 4 + 1 :][:4] == b"\xff\xff\xff\xff"
     assert decode_value(data).partitions == frozenset()
     with pytest.raises(ValueError):
         encode_value(TxnLogValue(7, 0, 60000, EMPTY.id, frozenset({("t", 0)}), 5, -1))
@@ -43,8 +59,14 @@ def test_partition_for_uses_java_string_hash():
 
 def test_replay_keeps_the_last_value_and_honours_tombstones():
     replay = TxnLogReplay()
-    for offset, (txn, value) in enumerate([("a", TxnLogValue(1, 0, 10, EMPTY.id)), ("b", TxnLogValue(2, 0, 10, 0)),
-                                           ("a", TxnLogValue(1, 1, 10, EMPTY.id)), ("b", None)]):
+    for offset, (txn, value) in enumerate(
+        [
+            ("a", TxnLogValue(1, 0, 10, EMPTY.id)),
+            ("b", TxnLogValue(2, 0, 10, 0)),
+            ("a", TxnLogValue(1, 1, 10, EMPTY.id)),
+            ("b", None),
+        ]
+    ):
         batch = txn_log_batch(txn, value, 0)
         for record in iter_records(batch):
             replay.add(Record(offset, record.timestamp, record.key, record.value))
@@ -69,7 +91,7 @@ def test_init_bumps_epoch_and_a_full_transaction_cycle():
     assert (metadata.producer_epoch, metadata.state) == (0, EMPTY)
     complete(metadata, d.decide_add_partitions(metadata, 5, 0, [("t", 0)], 10))
     assert metadata.state is ONGOING and metadata.start_timestamp == 10
-    assert d.decide_add_partitions(metadata, 5, 0, [("t", 0)], 11).transit is None   # already in
+    assert d.decide_add_partitions(metadata, 5, 0, [("t", 0)], 11).transit is None  # already in
     assert d.decide_add_partitions(metadata, 6, 0, [("t", 1)], 11).error == Errors.INVALID_PRODUCER_ID_MAPPING
     assert d.decide_add_partitions(metadata, 5, 1, [("t", 1)], 11).error == Errors.INVALID_PRODUCER_EPOCH
     complete(metadata, d.decide_end_txn(metadata, 5, 0, True, True, 20))
@@ -79,7 +101,7 @@ def test_init_bumps_epoch_and_a_full_transaction_cycle():
     assert d.decide_end_txn(metadata, 5, 0, False, True, 21).error == Errors.INVALID_TXN_STATE
     complete(metadata, d.decide_complete(metadata, 5, 0, True, 30))
     assert metadata.state is COMPLETE_COMMIT and metadata.partitions == set()
-    assert d.decide_end_txn(metadata, 5, 0, True, True, 31) == d.Decision()   # a retried commit
+    assert d.decide_end_txn(metadata, 5, 0, True, True, 31) == d.Decision()  # a retried commit
     assert d.decide_end_txn(metadata, 5, 0, False, True, 31).error == Errors.INVALID_TXN_STATE
 
 
@@ -104,7 +126,7 @@ def test_kip360_epoch_bump_checks_the_expected_epoch():
     assert d.decide_init_producer_id(metadata, 60000, (5, 1), None, 0).error == Errors.INVALID_PRODUCER_EPOCH
     assert d.decide_init_producer_id(metadata, 60000, (9, 3), None, 0).error == Errors.INVALID_PRODUCER_EPOCH
     retry = d.decide_init_producer_id(metadata, 60000, (5, 2), None, 0)
-    assert retry.transit.producer_epoch == 3   # a retry of a bump that succeeded
+    assert retry.transit.producer_epoch == 3  # a retry of a bump that succeeded
     metadata.abandon_transition()
     bump = d.decide_init_producer_id(metadata, 60000, (5, 3), None, 0)
     assert (bump.transit.producer_epoch, bump.transit.last_producer_epoch) == (4, 3)
@@ -115,24 +137,27 @@ def test_exhausted_epoch_rotates_the_producer_id():
     assert d.needs_new_producer_id(metadata, None)
     assert d.decide_init_producer_id(metadata, 60000, None, None, 0).error == Errors.CONCURRENT_TRANSACTIONS
     rotation = d.decide_init_producer_id(metadata, 60000, None, 77, 0)
-    assert (rotation.transit.producer_id, rotation.transit.producer_epoch, rotation.transit.last_producer_id) \
-        == (77, 0, 5)
+    assert (rotation.transit.producer_id, rotation.transit.producer_epoch, rotation.transit.last_producer_id) == (
+        77,
+        0,
+        5,
+    )
 
 
 def test_illegal_transitions_are_refused():
     metadata = new_txn(epoch=0)
     with pytest.raises(IllegalTransition):
-        metadata.prepare_abort_or_commit(PREPARE_COMMIT, 0)   # Empty cannot commit
+        metadata.prepare_abort_or_commit(PREPARE_COMMIT, 0)  # Empty cannot commit
     metadata.prepare_add_partitions([("t", 0)], 0)
     with pytest.raises(IllegalTransition):
-        metadata.prepare_add_partitions([("t", 1)], 0)       # one pending transition at a time
+        metadata.prepare_add_partitions([("t", 1)], 0)  # one pending transition at a time
 
 
 def test_timeouts_expiration_and_marker_outcomes():
     metadata = new_txn(epoch=0)
     complete(metadata, d.decide_add_partitions(metadata, 5, 0, [("t", 0)], 1000))
     assert not d.timed_out(metadata, 61000) and d.timed_out(metadata, 61001)
-    assert not d.expired(metadata, 10 ** 12, 1000)      # ongoing transactions never expire
+    assert not d.expired(metadata, 10**12, 1000)  # ongoing transactions never expire
     idle = new_txn(epoch=0)
     assert d.expired(idle, 1000, 1000) and not d.expired(idle, 999, 1000)
     assert d.valid_timeout(900000, 900000) and not d.valid_timeout(900001, 900000)

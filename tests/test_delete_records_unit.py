@@ -58,8 +58,9 @@ def test_log_start_offset_survives_a_restart_through_the_checkpoint(tmp_path):
     log.maybe_increment_log_start_offset(target)
     log.delete_segments_below_log_start(0)
     manager.shutdown()
-    checkpoint = OffsetCheckpointFile(os.path.join(manager.log_dir_of("t", 0) or os.path.dirname(log.dir),
-                                                   LOG_START_OFFSET_CHECKPOINT)).read()
+    checkpoint = OffsetCheckpointFile(
+        os.path.join(manager.log_dir_of("t", 0) or os.path.dirname(log.dir), LOG_START_OFFSET_CHECKPOINT)
+    ).read()
     assert checkpoint == {("t", 0): target}
     reopened = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(segment_bytes=500), MillisecondClock(0))
     reopened.load_logs()
@@ -67,17 +68,28 @@ def test_log_start_offset_survives_a_restart_through_the_checkpoint(tmp_path):
 
 
 def state(leader, isr=(1, 2), replicas=(1, 2)):
-    return {"leader": leader, "leader_epoch": 0, "isr": list(isr), "replicas": list(replicas), "zk_version": 0,
-            "controller_epoch": 1}
+    return {
+        "leader": leader,
+        "leader_epoch": 0,
+        "isr": list(isr),
+        "replicas": list(replicas),
+        "zk_version": 0,
+        "controller_epoch": 1,
+    }
 
 
 @pytest.fixture
 def partitions(tmp_path):
     def make(broker_id, **config):
         def provider(topic, index):
-            return Log(str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))),
-                       LogConfig(segment_bytes=600, file_delete_delay_ms=0, **config), MillisecondClock(0))
+            return Log(
+                str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))),
+                LogConfig(segment_bytes=600, file_delete_delay_ms=0, **config),
+                MillisecondClock(0),
+            )
+
         return Partition("t", 0, broker_id, provider)
+
     return make
 
 

@@ -2,8 +2,15 @@
 
 import pytest
 
-from tests.delivery_checker import (AckedRecord, FailedRecord, ReadRecord, compute_report, longest_gap,
-                                    parse_value, record_value)
+from tests.delivery_checker import (
+    AckedRecord,
+    FailedRecord,
+    ReadRecord,
+    compute_report,
+    longest_gap,
+    parse_value,
+    record_value,
+)
 
 
 def acked_run(partitions=2, per_partition=5, step=0.1):
@@ -112,8 +119,13 @@ def test_longest_gap_over_the_run_and_inside_a_window():
 
 
 def test_each_partition_has_its_own_longest_gap():
-    acked = [AckedRecord(0, 0, b"0:0", 0.0), AckedRecord(1, 0, b"1:0", 0.5), AckedRecord(0, 1, b"0:1", 1.0),
-             AckedRecord(0, 2, b"0:2", 2.0), AckedRecord(1, 1, b"1:1", 4.5)]
+    acked = [
+        AckedRecord(0, 0, b"0:0", 0.0),
+        AckedRecord(1, 0, b"1:0", 0.5),
+        AckedRecord(0, 1, b"0:1", 1.0),
+        AckedRecord(0, 2, b"0:2", 2.0),
+        AckedRecord(1, 1, b"1:1", 4.5),
+    ]
     report = compute_report(acked, read_as_acked(acked))
     assert report.longest_gap_s == pytest.approx(2.5)
     assert report.partition_gaps == {0: pytest.approx(1.0), 1: pytest.approx(4.0)}

@@ -4,8 +4,17 @@ import random
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.replication.fetch_session import (
-    FINAL_EPOCH, INVALID_SESSION_ID, FetchManager, FetchSessionCache, FullFetchContext, IncrementalFetchContext,
-    PartitionRequest, SessionErrorContext, SessionlessFetchContext, next_epoch)
+    FINAL_EPOCH,
+    INVALID_SESSION_ID,
+    FetchManager,
+    FetchSessionCache,
+    FullFetchContext,
+    IncrementalFetchContext,
+    PartitionRequest,
+    SessionErrorContext,
+    SessionlessFetchContext,
+    next_epoch,
+)
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication.replica_manager import FetchResult
 
@@ -249,8 +258,10 @@ def test_handler_and_broker_sessions_agree_over_many_rounds():
         wanted = {tp: req(tp, offset) for tp, offset in offsets.items() if (round_number + tp[1]) % 7}
         data = handler.build(wanted)
         context = fm.new_context(data.session_id, data.epoch, data.to_send, data.to_forget, True, now)
-        results = {tp: res(high_watermarks[tp], b"r" if request.fetch_offset < high_watermarks[tp] else b"")
-                   for tp, request in context.partitions()}
+        results = {
+            tp: res(high_watermarks[tp], b"r" if request.fetch_offset < high_watermarks[tp] else b"")
+            for tp, request in context.partitions()
+        }
         assert {tp for tp, _ in context.partitions()} == set(wanted)  # the broker fetches what the fetcher wants
         error, session_id, answer = context.update_and_generate(results, now)
         assert handler.handle_response(error, session_id, list(answer))

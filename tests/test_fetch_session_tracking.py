@@ -14,7 +14,12 @@ from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.replication.fetch_session import (
-    FULL_SWEEP_MS, FetchManager, FetchSessionCache, IncrementalFetchContext, PartitionRequest)
+    FULL_SWEEP_MS,
+    FetchManager,
+    FetchSessionCache,
+    IncrementalFetchContext,
+    PartitionRequest,
+)
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication.partition import FollowerState
 from kafka_zk.server.replication.replica_manager import FetchResult
@@ -128,17 +133,32 @@ def leader(tmp_path):
     clock = task.Clock()
     clock.advance(100)
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
-    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock,
-                              fetch_sessions=FetchSessionCache(10, 1000, random.Random(5)))
-    manager.become_leader_or_follower([
-        {"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1, FOLLOWER],
-         "replicas": [1, FOLLOWER], "zk_version": 0, "controller_epoch": 1} for _, p in TPS], {})
+    manager = replica_manager(
+        1, logs, lambda topic: dict(CONFIG), clock, fetch_sessions=FetchSessionCache(10, 1000, random.Random(5))
+    )
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": "t",
+                "partition": p,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1, FOLLOWER],
+                "replicas": [1, FOLLOWER],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+            for _, p in TPS
+        ],
+        {},
+    )
     reads = []
     real_read = manager.read_partitions
 
     def counted_read(infos, *args, **kwargs):
         reads.append([info.tp for info in infos])
         return real_read(infos, *args, **kwargs)
+
     manager.read_partitions = counted_read
     manager.reads, manager.clock = reads, clock
     manager.fm = FetchManager(manager.fetch_sessions)
@@ -160,8 +180,10 @@ def follower_fetch(manager, session_id, epoch, offsets):
         if session is not None:
             session.settle(manager.link_quiet_followers(FOLLOWER, merged, session))
         answers.append((sid, answer))
-    manager.fetch_messages(500, 1, 1 << 20, [info for _, info in context.partitions()], FOLLOWER,
-                           session=context if tracking else None).addCallback(build)
+
+    manager.fetch_messages(
+        500, 1, 1 << 20, [info for _, info in context.partitions()], FOLLOWER, session=context if tracking else None
+    ).addCallback(build)
     context.fetched(now)
     return answers
 

@@ -29,9 +29,21 @@ class HeldIsrWrites:
 
 
 def lead(manager, epoch, isr, zk_version):
-    manager.become_leader_or_follower([{
-        "topic": TP[0], "partition": TP[1], "leader": 1, "leader_epoch": epoch, "isr": list(isr),
-        "replicas": [1, 2, 3], "zk_version": zk_version, "controller_epoch": 1}], {})
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": TP[0],
+                "partition": TP[1],
+                "leader": 1,
+                "leader_epoch": epoch,
+                "isr": list(isr),
+                "replicas": [1, 2, 3],
+                "zk_version": zk_version,
+                "controller_epoch": 1,
+            }
+        ],
+        {},
+    )
     return manager.get_partition(*TP)
 
 
@@ -43,8 +55,15 @@ def test_a_write_of_the_old_epoch_does_not_stop_the_new_epoch_from_expanding_the
     clock = task.Clock()
     clock.advance(1000)
     writes = HeldIsrWrites()
-    manager = replica_manager(1, LogManager([str(tmp_path)], LogConfig(), clock), lambda topic: dict(CONFIG), clock,
-                              isr_writer=writes, replica_lag_time_max_ms=LAG_MS, knows_partition=lambda tp: True)
+    manager = replica_manager(
+        1,
+        LogManager([str(tmp_path)], LogConfig(), clock),
+        lambda topic: dict(CONFIG),
+        clock,
+        isr_writer=writes,
+        replica_lag_time_max_ms=LAG_MS,
+        knows_partition=lambda tp: True,
+    )
     lead(manager, 0, [1, 2, 3], 0)
     manager.append_records(1000, 1, {TP: encode_batch([(None, b"a"), (None, b"b")])})
     fetch_from(manager, 2, 2, 0)
@@ -70,8 +89,15 @@ def test_a_write_answered_after_the_epoch_changed_is_not_applied(tmp_path):
     clock = task.Clock()
     clock.advance(1000)
     writes = HeldIsrWrites()
-    manager = replica_manager(1, LogManager([str(tmp_path)], LogConfig(), clock), lambda topic: dict(CONFIG), clock,
-                              isr_writer=writes, replica_lag_time_max_ms=LAG_MS, knows_partition=lambda tp: True)
+    manager = replica_manager(
+        1,
+        LogManager([str(tmp_path)], LogConfig(), clock),
+        lambda topic: dict(CONFIG),
+        clock,
+        isr_writer=writes,
+        replica_lag_time_max_ms=LAG_MS,
+        knows_partition=lambda tp: True,
+    )
     lead(manager, 0, [1, 2, 3], 0)
     clock.advance(LAG_MS / 1000 + 1)
     manager.shrink_isrs()

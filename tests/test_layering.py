@@ -15,32 +15,74 @@ from kafka_zk.zk import security_znodes, znodes
 PACKAGE_ROOT = pathlib.Path(__file__).resolve().parent.parent / "kafka_zk"
 
 # Lower ranks sit below higher ones; a module may import its own package and any package of a lower rank.
-RANKS = {"protocol": 0, "record": 0, "common": 1, "log": 2, "zk": 3, "net": 4, "security": 5, "coordinator": 6,
-         "controller": 7, "server": 8, "client": 9, "spark": 10, "tools": 10, "console": 11}
+RANKS = {
+    "protocol": 0,
+    "record": 0,
+    "common": 1,
+    "log": 2,
+    "zk": 3,
+    "net": 4,
+    "security": 5,
+    "coordinator": 6,
+    "controller": 7,
+    "server": 8,
+    "client": 9,
+    "spark": 10,
+    "tools": 10,
+    "console": 11,
+}
 # The same rule one level down, for a package whose parts are ranked (sub-packages and the package's own modules,
 # named without the package): in server/, the configs lowest, then metrics, quotas, replication, the broker's own
 # parts, the API handlers, the broker's assembly and its listeners, and the entry point on top. Every part of a
 # package listed here has a rank.
-PART_RANKS = {"server": {
-    "config": 0, "metrics": 1, "quota": 2, "replication": 3,
-    "admin_manager": 4, "controlled_shutdown": 4, "delegation_token_manager": 4, "gc_policy": 4,
-    "log_cleaner_service": 4, "log_dir_failure_handler": 4, "metadata_cache": 4, "sasl_setup": 4, "services": 4,
-    "apis": 5, "kafka_server": 6, "listeners": 6, "main": 7}}
+PART_RANKS = {
+    "server": {
+        "config": 0,
+        "metrics": 1,
+        "quota": 2,
+        "replication": 3,
+        "admin_manager": 4,
+        "controlled_shutdown": 4,
+        "delegation_token_manager": 4,
+        "gc_policy": 4,
+        "log_cleaner_service": 4,
+        "log_dir_failure_handler": 4,
+        "metadata_cache": 4,
+        "sasl_setup": 4,
+        "services": 4,
+        "apis": 5,
+        "kafka_server": 6,
+        "listeners": 6,
+        "main": 7,
+    }
+}
 # Beside the order: our client, the Spark source and the console talk to brokers over the wire, never through
 # the broker's own code.
-FORBIDDEN = {"client": {"server"}, "spark": {"server", "controller", "coordinator"},
-             "console": {"server", "controller", "coordinator"}}
+FORBIDDEN = {
+    "client": {"server"},
+    "spark": {"server", "controller", "coordinator"},
+    "console": {"server", "controller", "coordinator"},
+}
 REACTOR_LIBRARIES = {"twisted", "kazoo"}
 PURE_PACKAGES = {"protocol", "record", "log", "common"}
 PURE_MODULES = {
-    "kafka_zk.controller.assignment", "kafka_zk.controller.context", "kafka_zk.controller.election",
-    "kafka_zk.controller.controller_metrics", "kafka_zk.controller.events",
-    "kafka_zk.controller.leadership", "kafka_zk.controller.requests", "kafka_zk.controller.state_machines",
-    "kafka_zk.coordinator.group.consumer_protocol", "kafka_zk.coordinator.group.decisions",
+    "kafka_zk.controller.assignment",
+    "kafka_zk.controller.context",
+    "kafka_zk.controller.election",
+    "kafka_zk.controller.controller_metrics",
+    "kafka_zk.controller.events",
+    "kafka_zk.controller.leadership",
+    "kafka_zk.controller.requests",
+    "kafka_zk.controller.state_machines",
+    "kafka_zk.coordinator.group.consumer_protocol",
+    "kafka_zk.coordinator.group.decisions",
     "kafka_zk.coordinator.group.delayed",
-    "kafka_zk.coordinator.group.log_records", "kafka_zk.coordinator.group.offsets",
-    "kafka_zk.coordinator.group.records", "kafka_zk.coordinator.group.state",
-    "kafka_zk.coordinator.transaction.decisions", "kafka_zk.coordinator.transaction.records",
+    "kafka_zk.coordinator.group.log_records",
+    "kafka_zk.coordinator.group.offsets",
+    "kafka_zk.coordinator.group.records",
+    "kafka_zk.coordinator.group.state",
+    "kafka_zk.coordinator.transaction.decisions",
+    "kafka_zk.coordinator.transaction.records",
     "kafka_zk.coordinator.transaction.state",
     "kafka_zk.security.acls",
     "kafka_zk.security.authorizer",
@@ -62,12 +104,23 @@ PURE_MODULES = {
     "kafka_zk.security.zk_login",
     "kafka_zk.server.apis.authorization",
     "kafka_zk.server.metrics.prometheus",
-    "kafka_zk.common.log4j", "kafka_zk.common.state_change_log", "kafka_zk.net.request_log", "kafka_zk.net.file_sender",
-    "kafka_zk.server.metrics.broker_topic_stats", "kafka_zk.net.request_metrics",
-    "kafka_zk.zk.znodes", "kafka_zk.zk.acls", "kafka_zk.zk.security_znodes", "kafka_zk.zk.notification_sequence",
-    "kafka_zk.server.replication.replica_metrics", "kafka_zk.zk.zk_metrics", "kafka_zk.coordinator.coordinator_metrics",
-    "kafka_zk.server.replication.turn_batch", "kafka_zk.server.replication.replica_selector",
-    "kafka_zk.console.views", "kafka_zk.console.metrics_history",
+    "kafka_zk.common.log4j",
+    "kafka_zk.common.state_change_log",
+    "kafka_zk.net.request_log",
+    "kafka_zk.net.file_sender",
+    "kafka_zk.server.metrics.broker_topic_stats",
+    "kafka_zk.net.request_metrics",
+    "kafka_zk.zk.znodes",
+    "kafka_zk.zk.acls",
+    "kafka_zk.zk.security_znodes",
+    "kafka_zk.zk.notification_sequence",
+    "kafka_zk.server.replication.replica_metrics",
+    "kafka_zk.zk.zk_metrics",
+    "kafka_zk.coordinator.coordinator_metrics",
+    "kafka_zk.server.replication.turn_batch",
+    "kafka_zk.server.replication.replica_selector",
+    "kafka_zk.console.views",
+    "kafka_zk.console.metrics_history",
 }
 
 
@@ -149,11 +202,14 @@ def layer_violations(modules):
                     continue
                 low, high = part_rank(source_part), part_rank(target_part)
                 if low is not None and high is not None and high > low:
-                    found.setdefault((name, target_part), "%s imports %s (%s may not import %s)" % (
-                        name, target_name, source_part, target_part))
+                    found.setdefault(
+                        (name, target_part),
+                        "%s imports %s (%s may not import %s)" % (name, target_name, source_part, target_part),
+                    )
             elif RANKS[target] > RANKS[source] or target in FORBIDDEN.get(source, ()):
-                found.setdefault((name, target), "%s imports %s (%s may not import %s)" % (
-                    name, target_name, source, target))
+                found.setdefault(
+                    (name, target), "%s imports %s (%s may not import %s)" % (name, target_name, source, target)
+                )
     return sorted(found.values())
 
 
@@ -165,8 +221,10 @@ def unranked_parts(modules):
 def import_cycles(modules):
     """Each set of kafka_zk modules that import one another in a circle, directly or through other modules, as a
     sorted list; function-level imports count too."""
-    graph = {name: {target for target in imported if target in modules and target != name}
-             for name, imported in modules.items()}
+    graph = {
+        name: {target for target in imported if target in modules and target != name}
+        for name, imported in modules.items()
+    }
 
     def reachable(start):
         seen, todo = set(), [start]
@@ -177,8 +235,9 @@ def import_cycles(modules):
         return seen
 
     reach = {name: reachable(name) for name in graph}
-    circles = {tuple(sorted(other for other in reach[name] if name in reach[other]))
-               for name in graph if name in reach[name]}
+    circles = {
+        tuple(sorted(other for other in reach[name] if name in reach[other])) for name in graph if name in reach[name]
+    }
     return sorted(map(list, circles))
 
 
@@ -188,8 +247,11 @@ def znode_roots():
     for module in (znodes, security_znodes):
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ == module.__name__:
-                roots.update("/" + value.split("/")[1] for value in vars(cls).values()
-                             if isinstance(value, str) and value.startswith("/"))
+                roots.update(
+                    "/" + value.split("/")[1]
+                    for value in vars(cls).values()
+                    if isinstance(value, str) and value.startswith("/")
+                )
     return roots
 
 
@@ -197,12 +259,21 @@ def raw_znode_paths(source, roots):
     """Each string literal of source (an f-string's literal parts included, docstrings left out) that is a znode
     path or starts one, as "line N: 'text'"."""
     tree = ast.parse(source)
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)}
-    found = sorted((node.lineno, node.col_offset, node.value) for node in ast.walk(tree)
-                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-                   and any(node.value == root or node.value.startswith(root + "/") for root in roots))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    found = sorted(
+        (node.lineno, node.col_offset, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+        and any(node.value == root or node.value.startswith(root + "/") for root in roots)
+    )
     return ["line %d: %r" % (line, text) for line, _, text in found]
 
 
@@ -251,11 +322,21 @@ def test_no_modules_import_one_another_in_a_circle():
 
 def test_znode_paths_are_written_only_in_zk():
     roots = znode_roots()
-    assert {"/brokers", "/controller", "/controller_epoch", "/admin", "/config", "/kafka-acl",
-            "/delegation_token"} <= roots
-    found = ["%s %s" % (path.relative_to(PACKAGE_ROOT.parent), line)
-             for path in sorted(PACKAGE_ROOT.rglob("*.py")) if path.relative_to(PACKAGE_ROOT).parts[0] != "zk"
-             for line in raw_znode_paths(path.read_text(), roots)]
+    assert {
+        "/brokers",
+        "/controller",
+        "/controller_epoch",
+        "/admin",
+        "/config",
+        "/kafka-acl",
+        "/delegation_token",
+    } <= roots
+    found = [
+        "%s %s" % (path.relative_to(PACKAGE_ROOT.parent), line)
+        for path in sorted(PACKAGE_ROOT.rglob("*.py"))
+        if path.relative_to(PACKAGE_ROOT).parts[0] != "zk"
+        for line in raw_znode_paths(path.read_text(), roots)
+    ]
     assert found == []
 
 
@@ -265,27 +346,46 @@ def test_pure_cores_reach_neither_twisted_nor_kazoo():
     assert purity_violations(modules) == []
 
 
-@pytest.mark.parametrize("importer, imported", [
-    ("kafka_zk.controller.channel_manager", "kafka_zk.server.broker_client"),   # the 2.5-era violation issue 19 fixed
-    ("kafka_zk.coordinator.group.group_coordinator", "kafka_zk.server.replication.replica_manager"),
-    ("kafka_zk.net.socket_server", "kafka_zk.server.kafka_server"),
-    ("kafka_zk.client.admin", "kafka_zk.server.metadata_cache"),
-    ("kafka_zk.log.log", "kafka_zk.zk.client"),
-])
+@pytest.mark.parametrize(
+    "importer, imported",
+    [
+        (
+            "kafka_zk.controller.channel_manager",
+            "kafka_zk.server.broker_client",
+        ),  # the 2.5-era violation issue 19 fixed
+        ("kafka_zk.coordinator.group.group_coordinator", "kafka_zk.server.replication.replica_manager"),
+        ("kafka_zk.net.socket_server", "kafka_zk.server.kafka_server"),
+        ("kafka_zk.client.admin", "kafka_zk.server.metadata_cache"),
+        ("kafka_zk.log.log", "kafka_zk.zk.client"),
+    ],
+)
 def test_an_upward_or_forbidden_import_is_reported(importer, imported):
     modules = read_modules()
     modules[importer] = modules.get(importer, []) + [imported]
     assert layer_violations(modules) == [
-        "%s imports %s (%s may not import %s)" % (importer, imported, package_of(importer), package_of(imported))]
+        "%s imports %s (%s may not import %s)" % (importer, imported, package_of(importer), package_of(imported))
+    ]
 
 
-@pytest.mark.parametrize("importer, imported, source, target", [
-    ("kafka_zk.server.config.kafka_config", "kafka_zk.server.replication.replica_selector",  # issue 31's
-     "server.config", "server.replication"),
-    ("kafka_zk.server.replication.replica_manager", "kafka_zk.server.apis.fetch", "server.replication", "server.apis"),
-    ("kafka_zk.server.apis.produce", "kafka_zk.server.kafka_server", "server.apis", "server.kafka_server"),
-    ("kafka_zk.server.metadata_cache", "kafka_zk.server.main", "server.metadata_cache", "server.main"),
-])
+@pytest.mark.parametrize(
+    "importer, imported, source, target",
+    [
+        (
+            "kafka_zk.server.config.kafka_config",
+            "kafka_zk.server.replication.replica_selector",  # issue 31's
+            "server.config",
+            "server.replication",
+        ),
+        (
+            "kafka_zk.server.replication.replica_manager",
+            "kafka_zk.server.apis.fetch",
+            "server.replication",
+            "server.apis",
+        ),
+        ("kafka_zk.server.apis.produce", "kafka_zk.server.kafka_server", "server.apis", "server.kafka_server"),
+        ("kafka_zk.server.metadata_cache", "kafka_zk.server.main", "server.metadata_cache", "server.main"),
+    ],
+)
 def test_an_upward_import_between_the_parts_of_server_is_reported(importer, imported, source, target):
     modules = read_modules()
     modules[importer] = modules[importer] + [imported]
@@ -302,8 +402,9 @@ def test_a_part_of_server_without_a_rank_is_reported():
 def test_a_circle_of_imports_is_reported():
     modules = read_modules()
     modules["kafka_zk.coordinator.group.offsets"] = modules["kafka_zk.coordinator.group.offsets"] + [
-        "kafka_zk.coordinator.group.state"]   # issue 31's circle
-    modules["kafka_zk.log.segment"] = modules["kafka_zk.log.segment"] + ["kafka_zk.log.log"]   # through others
+        "kafka_zk.coordinator.group.state"
+    ]  # issue 31's circle
+    modules["kafka_zk.log.segment"] = modules["kafka_zk.log.segment"] + ["kafka_zk.log.log"]  # through others
     found = import_cycles(modules)
     assert ["kafka_zk.coordinator.group.offsets", "kafka_zk.coordinator.group.state"] in found
     assert len(found) == 2 and {"kafka_zk.log.log", "kafka_zk.log.segment"} <= set(found[1])
@@ -325,8 +426,11 @@ def watch(zk, user):
 
 def test_a_raw_znode_path_outside_zk_is_reported():
     assert raw_znode_paths(PLANTED, znode_roots()) == [
-        "line 3: '/brokers/ids'", "line 8: '/config/users/'", "line 9: '/controller_epoch'",
-        "line 10: '/kafka-acl-changes/acl_changes_'"]
+        "line 3: '/brokers/ids'",
+        "line 8: '/config/users/'",
+        "line 9: '/controller_epoch'",
+        "line 10: '/kafka-acl-changes/acl_changes_'",
+    ]
 
 
 def test_a_pure_core_reaching_twisted_through_a_shell_is_reported():
@@ -338,6 +442,8 @@ def test_a_pure_core_reaching_twisted_through_a_shell_is_reported():
 
 
 def test_imports_only_annotations_need_are_not_dependencies():
-    source = ("from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from kafka_zk.server import x\n"
-              "if typing.TYPE_CHECKING:\n    import kafka_zk.controller\nimport kafka_zk.log\n")
+    source = (
+        "from typing import TYPE_CHECKING\nimport typing\nif TYPE_CHECKING:\n    from kafka_zk.server import x\n"
+        "if typing.TYPE_CHECKING:\n    import kafka_zk.controller\nimport kafka_zk.log\n"
+    )
     assert imports_of(source) == ["typing", "typing.TYPE_CHECKING", "typing", "kafka_zk.log"]

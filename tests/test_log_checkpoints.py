@@ -5,8 +5,13 @@ import os
 import pytest
 
 from kafka_zk.log.checkpoints import (
-    LeaderEpochCheckpointFile, MalformedCheckpointError, OffsetCheckpointFile, parse_properties,
-    read_meta_properties, write_meta_properties)
+    LeaderEpochCheckpointFile,
+    MalformedCheckpointError,
+    OffsetCheckpointFile,
+    parse_properties,
+    read_meta_properties,
+    write_meta_properties,
+)
 from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
 
 
@@ -30,14 +35,17 @@ def test_missing_or_empty_checkpoint_reads_as_empty(tmp_path):
     assert OffsetCheckpointFile(str(tmp_path / "empty")).read() == {}
 
 
-@pytest.mark.parametrize("text", [
-    "1\n0\n",                      # unknown version
-    "0\n2\nt 0 5\n",               # fewer entries than the count
-    "0\n1\nt 0\n",                 # too few fields
-    "0\n1\nt zero 5\n",            # not a number
-    "0\n",                         # no count
-    "x\n1\nt 0 1\n",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1\n0\n",  # unknown version
+        "0\n2\nt 0 5\n",  # fewer entries than the count
+        "0\n1\nt 0\n",  # too few fields
+        "0\n1\nt zero 5\n",  # not a number
+        "0\n",  # no count
+        "x\n1\nt 0 1\n",
+    ],
+)
 def test_malformed_offset_checkpoint_raises(tmp_path, text):
     path = tmp_path / "cp"
     path.write_text(text)
@@ -93,7 +101,7 @@ def test_epoch_cache_assign():
     cache = LeaderEpochFileCache(store)
     assert cache.latest_epoch is None
     cache.assign(1, 0)
-    cache.assign(1, 5)   # same epoch later: nothing changes
+    cache.assign(1, 5)  # same epoch later: nothing changes
     cache.assign(3, 10)
     assert cache.entries == [(1, 0), (3, 10)] and store.entries == [(1, 0), (3, 10)]
     assert store.writes == 2
@@ -109,10 +117,10 @@ def test_epoch_cache_assign():
 def test_epoch_cache_end_offset_for():
     cache = LeaderEpochFileCache(MemoryCheckpoint([(2, 10), (4, 30), (7, 50)]))
     assert cache.end_offset_for(-1, 99) == (-1, -1)
-    assert cache.end_offset_for(7, 99) == (7, 99)      # latest epoch: the log end offset
+    assert cache.end_offset_for(7, 99) == (7, 99)  # latest epoch: the log end offset
     assert cache.end_offset_for(4, 99) == (4, 50)
-    assert cache.end_offset_for(5, 99) == (4, 50)      # unknown epoch between: the floor epoch
-    assert cache.end_offset_for(1, 99) == (1, 10)      # older than all: first known start
+    assert cache.end_offset_for(5, 99) == (4, 50)  # unknown epoch between: the floor epoch
+    assert cache.end_offset_for(1, 99) == (1, 10)  # older than all: first known start
     assert cache.end_offset_for(8, 99) == (-1, -1)
     assert LeaderEpochFileCache(MemoryCheckpoint()).end_offset_for(0, 5) == (-1, -1)
 
@@ -154,8 +162,7 @@ def test_deferred_epoch_checkpoints_are_written_together_with_the_latest_entries
     caches = []
     for path in paths:
         path.mkdir()
-        caches.append(LeaderEpochFileCache(LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")),
-                                           deferred))
+        caches.append(LeaderEpochFileCache(LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")), deferred))
     for cache in caches:
         cache.assign(0, 0)
         cache.assign(1, 10)
@@ -169,7 +176,9 @@ def test_deferred_epoch_checkpoints_are_written_together_with_the_latest_entries
         assert LeaderEpochCheckpointFile(str(path / "leader-epoch-checkpoint")).read() == [(0, 0), (1, 10)]
 
 
-def test_a_large_batch_of_checkpoints_is_made_durable_by_two_filesystem_syncs_not_two_fsyncs_each(tmp_path, counted_syncs):
+def test_a_large_batch_of_checkpoints_is_made_durable_by_two_filesystem_syncs_not_two_fsyncs_each(
+    tmp_path, counted_syncs
+):
     from kafka_zk.log import checkpoints
 
     synced, fsynced = counted_syncs

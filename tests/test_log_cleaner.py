@@ -6,11 +6,19 @@ import pytest
 
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, OffsetCheckpointFile
 from kafka_zk.log.cleaner import (
-    CleanAbortedError, Cleaner, CleaningPlan, OffsetMap, SegmentInfo, Throttler, apply_cleaning, grab_filthiest,
-    group_segments_by_size, log_to_clean)
+    CleanAbortedError,
+    Cleaner,
+    CleaningPlan,
+    OffsetMap,
+    SegmentInfo,
+    Throttler,
+    apply_cleaning,
+    grab_filthiest,
+    group_segments_by_size,
+    log_to_clean,
+)
 from kafka_zk.log.log import Log
 from kafka_zk.log.log_config import LogConfig
-from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.compression import GZIP
 from kafka_zk.record.records import decode_batch, encode_batch, iter_batches
 from tests.millisecond_clock import MillisecondClock
@@ -32,9 +40,14 @@ def new_log(tmp_path, clock, **overrides):
 def produce(log, items, clock, compression=0, producer_id=-1, base_sequence=-1):
     """Append one batch of (key, value) items at the log end."""
     base = log.log_end_offset
-    data = encode_batch([(k, v, (), clock.now) for k, v in items], base_offset=base, compression=compression,
-                        producer_id=producer_id, producer_epoch=0 if producer_id >= 0 else -1,
-                        base_sequence=base_sequence)
+    data = encode_batch(
+        [(k, v, (), clock.now) for k, v in items],
+        base_offset=base,
+        compression=compression,
+        producer_id=producer_id,
+        producer_epoch=0 if producer_id >= 0 else -1,
+        base_sequence=base_sequence,
+    )
     last = base + len(items) - 1
     log.append(data, last, clock.now, last)
     return base
@@ -85,6 +98,7 @@ def latest_below(writes, end):
 
 # -- the offset map ----------------------------------------------------------------------------
 
+
 def test_offset_map_keeps_last_offset_and_is_bounded_like_kafkas():
     offset_map = OffsetMap(24 * 100, load_factor=0.9)
     assert offset_map.slots == 100 and offset_map.max_entries == 90
@@ -100,6 +114,7 @@ def test_offset_map_keeps_last_offset_and_is_bounded_like_kafkas():
 
 # -- grouping --------------------------------------------------------------------------------
 
+
 def info(base, size, next_offset, index_bytes=8):
     return SegmentInfo(base, "/nowhere", size, 0, index_bytes, index_bytes, next_offset, None)
 
@@ -110,11 +125,12 @@ def test_groups_fit_one_segment_and_its_indexes():
     assert [[s.base_offset for s in g] for g in groups] == [[0, 10], [20, 30]]
     by_index = group_segments_by_size(segments, max_size=10_000, max_index_size=16)
     assert [[s.base_offset for s in g] for g in by_index] == [[0, 10], [20, 30]]
-    by_offset = group_segments_by_size([info(0, 1, 10), info(10, 1, 2 ** 31 + 5)], 10_000, 10_000)
+    by_offset = group_segments_by_size([info(0, 1, 10), info(10, 1, 2**31 + 5)], 10_000, 10_000)
     assert len(by_offset) == 2
 
 
 # -- cleaning --------------------------------------------------------------------------------
+
 
 def test_cleaning_keeps_the_last_value_of_each_key_at_its_offset(tmp_path):
     clock = MillisecondClock(START_MS)
@@ -219,8 +235,7 @@ def test_tombstones_stay_until_delete_retention_after_cleaning_then_go(tmp_path)
 
 def test_min_compaction_lag_and_max_compaction_lag(tmp_path):
     clock = MillisecondClock(START_MS)
-    log = new_log(tmp_path, clock, segment_bytes=4096, min_compaction_lag_ms=10_000,
-                  min_cleanable_dirty_ratio=0.99)
+    log = new_log(tmp_path, clock, segment_bytes=4096, min_compaction_lag_ms=10_000, min_cleanable_dirty_ratio=0.99)
     produce(log, [(b"a", b"1")], clock)
     produce(log, [(b"a", b"2")], clock)
     log.roll()
@@ -319,6 +334,7 @@ def test_changed_log_drops_the_pass(tmp_path):
 
 # -- crash recovery of the swap ----------------------------------------------------------------
 
+
 def prepared_swap(tmp_path, clock):
     """A log with a cleaning pass written (``.cleaned`` files) but not swapped; returns (log, result)."""
     log = new_log(tmp_path, clock, segment_bytes=4096)
@@ -340,8 +356,15 @@ def surviving(log):
     return read_all(log)[0]
 
 
-ORIGINAL = {0: (b"a", b"0"), 1: (b"b", b"0"), 2: (b"a", b"1"), 3: (b"b", b"1"), 4: (b"a", b"2"),
-            5: (b"b", b"2"), 6: (b"z", b"z")}
+ORIGINAL = {
+    0: (b"a", b"0"),
+    1: (b"b", b"0"),
+    2: (b"a", b"1"),
+    3: (b"b", b"1"),
+    4: (b"a", b"2"),
+    5: (b"b", b"2"),
+    6: (b"z", b"z"),
+}
 CLEANED = {4: (b"a", b"2"), 5: (b"b", b"2"), 6: (b"z", b"z")}
 
 
@@ -371,7 +394,7 @@ def test_crash_with_swap_log_but_cleaned_indexes_completes(tmp_path):
     log, result = prepared_swap(tmp_path, clock)
     cleaned = result.groups[0].cleaned
     cleaned.close()
-    os.rename(cleaned.log_path, cleaned.log_path[:-len(".cleaned")] + ".swap")
+    os.rename(cleaned.log_path, cleaned.log_path[: -len(".cleaned")] + ".swap")
     log = reload(log, clock)
     # The .cleaned index marks the swap of that base as unfinished, as in Kafka: rolled back.
     assert surviving(log) == ORIGINAL
@@ -401,6 +424,7 @@ def test_finished_swap_survives_reload(tmp_path):
 
 
 # -- the checkpoint file ---------------------------------------------------------------------
+
 
 def test_cleaner_checkpoint_is_kafkas_offset_checkpoint(tmp_path):
     path = tmp_path / CLEANER_OFFSET_CHECKPOINT
@@ -437,7 +461,7 @@ def test_throttler_sleeps_to_hold_the_byte_rate():
     throttler.maybe_throttle(500)  # 500 bytes in 100 ms: half a second is owed
     assert slept == [pytest.approx(0.4)]
     unlimited = Throttler(1.7976931348623157e308, clock, sleep)
-    unlimited.maybe_throttle(10 ** 12)
+    unlimited.maybe_throttle(10**12)
     assert len(slept) == 1
 
 

@@ -28,6 +28,7 @@ CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_conf
 
 # -- the channel ----------------------------------------------------------------------------------
 
+
 def test_a_dir_goes_offline_once_and_every_listener_hears_it_once():
     channel = LogDirFailureChannel()
     heard = []
@@ -47,6 +48,7 @@ def test_check_log_refuses_a_log_in_an_offline_dir(tmp_path):
 
     class Log:
         dir, topic, partition = str(tmp_path / "a" / "t-0"), "t", 0
+
     channel.check_log(Log, "read")  # nothing offline: nothing raised
     channel.report(str(tmp_path / "b"), "other dir")
     channel.check_log(Log, "read")
@@ -56,6 +58,7 @@ def test_check_log_refuses_a_log_in_an_offline_dir(tmp_path):
 
 
 # -- the log manager ------------------------------------------------------------------------------
+
 
 def manager_of(tmp_path, *names):
     return LogManager([str(tmp_path / name) for name in names], LogConfig(), task.Clock())
@@ -67,8 +70,9 @@ def test_a_dir_that_cannot_be_created_is_offline_from_the_start_and_new_logs_go_
     assert manager.failures.offline_dirs == [str(tmp_path / "blocked")]
     assert manager.live_log_dirs == [str(tmp_path / "ok")]
     manager.load_logs()
-    assert [manager.log_dir_of("t", p) for p in range(3) if manager.get_or_create_log("t", p)] == \
-        [str(tmp_path / "ok")] * 3
+    assert [manager.log_dir_of("t", p) for p in range(3) if manager.get_or_create_log("t", p)] == [
+        str(tmp_path / "ok")
+    ] * 3
     # A replica that is not new may have lived in the offline dir: it is not created again elsewhere.
     with pytest.raises(KafkaStorageError):
         manager.get_or_create_log("t", 9, is_new=False)
@@ -96,6 +100,7 @@ def test_an_offline_dir_drops_its_logs_and_is_never_written_again(tmp_path, monk
             raise OSError(errno.EIO, "Input/output error")
         written.append(checkpoint.path)
         return real_write(checkpoint, offsets)
+
     monkeypatch.setattr(log_manager_module.OffsetCheckpointFile, "write", failing_in_a)
     manager.checkpoint_recovery_points()
     assert manager.failures.offline_dirs == [a]
@@ -112,13 +117,26 @@ def test_an_offline_dir_drops_its_logs_and_is_never_written_again(tmp_path, monk
 
 # -- the replica manager --------------------------------------------------------------------------
 
+
 @pytest.fixture
 def replicas(tmp_path):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
     manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
-    states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-               "zk_version": 0, "controller_epoch": 1, "is_new": True} for p in (0, 1)]
+    states = [
+        {
+            "topic": "t",
+            "partition": p,
+            "leader": 1,
+            "leader_epoch": 0,
+            "isr": [1],
+            "replicas": [1],
+            "zk_version": 0,
+            "controller_epoch": 1,
+            "is_new": True,
+        }
+        for p in (0, 1)
+    ]
     assert manager.become_leader_or_follower(states, {}) == {("t", 0): Errors.NONE, ("t", 1): Errors.NONE}
     manager.states = states
     return manager
@@ -138,6 +156,7 @@ def test_a_failed_append_takes_the_dir_offline_and_its_replicas_answer_storage_e
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
+
     monkeypatch.setattr(log, "append", full)
     assert produce(replicas, 0) == Errors.KAFKA_STORAGE_ERROR
     assert heard == [lost_dir]
@@ -148,8 +167,10 @@ def test_a_failed_append_takes_the_dir_offline_and_its_replicas_answer_storage_e
     fetched, _ = replicas.read_partitions([FetchInfo(("t", p), 0, 1 << 20, -1, 0) for p in (0, 1)], -1, 1 << 20)
     assert fetched[("t", 0)].error == Errors.KAFKA_STORAGE_ERROR and fetched[("t", 1)].error == Errors.NONE
     again = [dict(state, leader_epoch=1, is_new=False) for state in replicas.states]
-    assert replicas.become_leader_or_follower(again, {}) == {("t", 0): Errors.KAFKA_STORAGE_ERROR,
-                                                              ("t", 1): Errors.NONE}
+    assert replicas.become_leader_or_follower(again, {}) == {
+        ("t", 0): Errors.KAFKA_STORAGE_ERROR,
+        ("t", 1): Errors.NONE,
+    }
     assert replicas.stop_replica("t", 0, delete=False) == Errors.KAFKA_STORAGE_ERROR
     # A replica this broker never had, not new: it may have lived in the offline dir.
     unknown = dict(replicas.states[0], partition=7, is_new=False)
@@ -158,6 +179,7 @@ def test_a_failed_append_takes_the_dir_offline_and_its_replicas_answer_storage_e
 
 
 # -- the controller -------------------------------------------------------------------------------
+
 
 def context_of(live=(1, 2, 3)):
     context = ControllerContext()
@@ -206,12 +228,22 @@ def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     replicas = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
-    state = {"topic": OFFSETS_TOPIC, "partition": 3, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-             "zk_version": 0, "controller_epoch": 1, "is_new": True}
+    state = {
+        "topic": OFFSETS_TOPIC,
+        "partition": 3,
+        "leader": 1,
+        "leader_epoch": 0,
+        "isr": [1],
+        "replicas": [1],
+        "zk_version": 0,
+        "controller_epoch": 1,
+        "is_new": True,
+    }
     assert replicas.become_leader_or_follower([state], {}) == {(OFFSETS_TOPIC, 3): Errors.NONE}
 
     def unreadable(*args, **kwargs):
         raise OSError(errno.EIO, "Input/output error")
+
     monkeypatch.setattr(replicas.get_partition(OFFSETS_TOPIC, 3).log, "iter_batches_to_end", unreadable)
     groups = GroupMetadataManager(1, KafkaConfig({"zookeeper.connect": "z"}), replicas, clock)
     groups.schedule_load(3)

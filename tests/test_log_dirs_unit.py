@@ -15,8 +15,11 @@ from tests.millisecond_clock import MillisecondClock
 def fill(log, batches, tag=b"r"):
     for _ in range(batches):
         base = log.log_end_offset
-        records = encode_batch([(None, tag + b"-%d" % (base + i) + b"." * 60) for i in range(3)], base_offset=base,
-                               partition_leader_epoch=0)
+        records = encode_batch(
+            [(None, tag + b"-%d" % (base + i) + b"." * 60) for i in range(3)],
+            base_offset=base,
+            partition_leader_epoch=0,
+        )
         log.append(records, base + 2, 1000, base + 2)
 
 
@@ -90,7 +93,7 @@ def test_a_future_log_catches_up_while_the_current_one_grows_then_swaps_in(manag
     reopened = LogManager([a, b], LogConfig(segment_bytes=700), MillisecondClock(0))
     reopened.load_logs()
     assert reopened.log_dir_of("t", 0) == b
-    assert all_values(reopened.get_log("t", 0))[:len(expected)] == expected
+    assert all_values(reopened.get_log("t", 0))[: len(expected)] == expected
 
 
 def test_a_future_log_follows_truncation_and_survives_a_restart(manager):

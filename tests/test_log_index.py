@@ -22,9 +22,7 @@ def test_offset_index_preallocates_and_writes_big_endian_entries(tmp_path):
     index.close()
     with open(path, "rb") as f:
         data = f.read()
-    assert data == (b"\x00\x00\x00\x00" b"\x00\x00\x00\x00"
-                    b"\x00\x00\x00\x05" b"\x00\x00\x10\x68"
-                    b"\x00\x01\x00\x00" b"\x01\x02\x03\x04")
+    assert data == (b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x10\x68\x00\x01\x00\x00\x01\x02\x03\x04")
 
 
 def test_offset_index_lookup(tmp_path):

@@ -6,7 +6,12 @@ import shutil
 import pytest
 
 from kafka_zk.log.log import (
-    Log, OffsetOutOfRangeError, RecordBatchTooLargeError, UnexpectedAppendOffsetError, parse_topic_partition)
+    Log,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+    UnexpectedAppendOffsetError,
+    parse_topic_partition,
+)
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.segment import LogOffsetMetadata
 from kafka_zk.record.batch_header import InvalidRecordError
@@ -151,7 +156,7 @@ def test_iter_batches_to_end_replays_every_segment_from_the_log_start(tmp_path):
     for _ in range(10):
         append(log, count=2)
     log.maybe_increment_log_start_offset(4)
-    batches = list(log.iter_batches_to_end(buffer_size=1))   # a buffer smaller than a batch still moves on
+    batches = list(log.iter_batches_to_end(buffer_size=1))  # a buffer smaller than a batch still moves on
     assert [header.base_offset for header, _ in batches] == list(range(4, 20, 2))
     assert [record.offset for _, records in batches[:1] for record in records] == [4, 5]
     log.close()
@@ -301,8 +306,9 @@ def test_recovery_after_kill_without_close(tmp_path, clock):
     # Indexes were rebuilt to the same entries; the active one is expanded again for appends.
     for before, after in zip(log.segments, recovered.segments):
         assert after.offset_index.entries == before.offset_index.entries > 0
-        assert [after.offset_index.entry(i) for i in range(after.offset_index.entries)] == \
-            [before.offset_index.entry(i) for i in range(before.offset_index.entries)]
+        assert [after.offset_index.entry(i) for i in range(after.offset_index.entries)] == [
+            before.offset_index.entry(i) for i in range(before.offset_index.entries)
+        ]
     assert os.path.getsize(recovered.segments[0].offset_index.path) == 8 * recovered.segments[0].offset_index.entries
     assert not recovered.active_segment.offset_index.is_full
     for offset in (0, 17, 41, 79):
@@ -320,8 +326,9 @@ def test_recovery_truncates_damaged_tail(tmp_path, clock, damage):
     expected = log.read(38, 1000).read_bytes()
     path = crash_copy(log, tmp_path)
     bad = make_batch(40)
-    tail = {"garbage": os.urandom(100), "torn": bad[:30],
-            "crc": bad[:-1] + bytes([bad[-1] ^ 1]) + make_batch(41)}[damage]
+    tail = {"garbage": os.urandom(100), "torn": bad[:30], "crc": bad[:-1] + bytes([bad[-1] ^ 1]) + make_batch(41)}[
+        damage
+    ]
     active = path / ("%020d.log" % log.active_segment.base_offset)
     with open(active, "ab") as f:
         f.write(tail)
@@ -359,14 +366,21 @@ def test_missing_index_is_rebuilt_and_leftovers_removed(tmp_path, clock):
     first = log.segments[0]
     entries = first.offset_index.entries
     os.remove(first.offset_index.path)
-    for leftover in ("00000000000000000099.log.deleted", "00000000000000000003.index.cleaned",
-                     "00000000000000000077.index.swap", "00000000000000000555.timeindex"):
+    for leftover in (
+        "00000000000000000099.log.deleted",
+        "00000000000000000003.index.cleaned",
+        "00000000000000000077.index.swap",
+        "00000000000000000555.timeindex",
+    ):
         open(os.path.join(log.dir, leftover), "wb").close()
-    again = Log(log.dir, LogConfig(segment_bytes=300, index_interval_bytes=50), clock,
-                recovery_point=12, clean_shutdown=True)
+    again = Log(
+        log.dir, LogConfig(segment_bytes=300, index_interval_bytes=50), clock, recovery_point=12, clean_shutdown=True
+    )
     assert again.segments[0].offset_index.entries == entries
-    assert not any(n.endswith((".deleted", ".cleaned", ".swap")) or n.startswith("00000000000000000555")
-                   for n in os.listdir(log.dir))
+    assert not any(
+        n.endswith((".deleted", ".cleaned", ".swap")) or n.startswith("00000000000000000555")
+        for n in os.listdir(log.dir)
+    )
     assert again.log_end_offset == 12
     again.close()
 
@@ -381,8 +395,10 @@ def test_swap_file_replaces_the_segments_it_covers(tmp_path, clock):
     compacted = make_batch(end - 1)  # a cleaner kept only the last record before `end`
     with open(os.path.join(log.dir, "%020d.log.swap" % 0), "wb") as f:
         f.write(compacted)
-    os.rename(os.path.join(log.dir, "%020d.log" % replaced_bases[1]),
-              os.path.join(log.dir, "%020d.log.deleted" % replaced_bases[1]))
+    os.rename(
+        os.path.join(log.dir, "%020d.log" % replaced_bases[1]),
+        os.path.join(log.dir, "%020d.log.deleted" % replaced_bases[1]),
+    )
     os.remove(os.path.join(log.dir, "%020d.index" % replaced_bases[1]))
     os.remove(os.path.join(log.dir, "%020d.timeindex" % replaced_bases[1]))
     again = Log(log.dir, LogConfig(segment_bytes=300), clock, recovery_point=12, clean_shutdown=True)

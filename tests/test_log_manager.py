@@ -8,15 +8,20 @@ import pytest
 from kafka_zk.log.checkpoints import OffsetCheckpointFile
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import (
-    CLEAN_SHUTDOWN_FILE, InconsistentBrokerIdError, InconsistentClusterIdError, LogManager)
+    CLEAN_SHUTDOWN_FILE,
+    InconsistentBrokerIdError,
+    InconsistentClusterIdError,
+    LogManager,
+)
 from kafka_zk.record.records import encode_batch
 from tests.millisecond_clock import MillisecondClock
 
 
 def append(log, count=1, timestamp=1000):
     base = log.log_end_offset
-    data = encode_batch([(None, b"x" * 20, (), timestamp + i) for i in range(count)], base_offset=base,
-                        partition_leader_epoch=0)
+    data = encode_batch(
+        [(None, b"x" * 20, (), timestamp + i) for i in range(count)], base_offset=base, partition_leader_epoch=0
+    )
     log.append(data, base + count - 1, timestamp + count - 1, base + count - 1)
 
 
@@ -132,8 +137,11 @@ def test_async_delete(tmp_path):
     assert mgr.async_delete("gone", 0)
     assert not mgr.async_delete("gone", 0)
     assert mgr.get_log("gone", 0) is None
-    assert sorted(os.listdir(tmp_path / "d1")) == ["kept-0", "log-start-offset-checkpoint",
-                                                   "recovery-point-offset-checkpoint"]
+    assert sorted(os.listdir(tmp_path / "d1")) == [
+        "kept-0",
+        "log-start-offset-checkpoint",
+        "recovery-point-offset-checkpoint",
+    ]
     assert OffsetCheckpointFile(str(tmp_path / "d1" / "recovery-point-offset-checkpoint")).read() == {("kept", 0): 0}
     mgr.shutdown()
 

@@ -90,7 +90,7 @@ def test_a_scan_in_progress_keeps_its_descriptor_while_another_thread_opens_file
     first = [next(headers) for _ in range(5)]
 
     def open_others():
-        for offset, segment in enumerate(others):
+        for _offset, segment in enumerate(others):
             append(segment, 0, b"y")
 
     worker = threading.Thread(target=open_others)

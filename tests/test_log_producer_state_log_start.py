@@ -18,15 +18,25 @@ DAY_MS = 86_400_000
 
 
 def open_log(path, clock=None, **options):
-    config = LogConfig(file_delete_delay_ms=0, segment_bytes=options.pop("segment_bytes", 1 << 20),
-                       retention_ms=options.pop("retention_ms", 7 * DAY_MS))
+    config = LogConfig(
+        file_delete_delay_ms=0,
+        segment_bytes=options.pop("segment_bytes", 1 << 20),
+        retention_ms=options.pop("retention_ms", 7 * DAY_MS),
+    )
     return Log(str(path), config, clock or MillisecondClock(NOW), **options)
 
 
 def append(log, producer_id, sequence, count=2, timestamp=NOW, transactional=False, epoch=0):
-    batch = bytearray(encode_batch([(b"k", b"v%d" % (sequence + i), (), timestamp) for i in range(count)],
-                                   base_offset=log.log_end_offset, producer_id=producer_id, producer_epoch=epoch,
-                                   base_sequence=sequence, is_transactional=transactional))
+    batch = bytearray(
+        encode_batch(
+            [(b"k", b"v%d" % (sequence + i), (), timestamp) for i in range(count)],
+            base_offset=log.log_end_offset,
+            producer_id=producer_id,
+            producer_epoch=epoch,
+            base_sequence=sequence,
+            is_transactional=transactional,
+        )
+    )
     header = read_batch_header(batch)
     log.append(bytes(batch), header.last_offset, header.max_timestamp, header.last_offset)
 
@@ -48,6 +58,7 @@ def accepts_next(log, producer_id, sequence):
 
 
 # -- the pure core --------------------------------------------------------------------------------
+
 
 def test_truncate_head_keeps_producers_and_forgets_only_decided_transactions_below_it():
     state = ProducerStateManager()
@@ -76,6 +87,7 @@ def test_expiration_still_removes_producers_whose_batches_are_gone():
 
 
 # -- the log --------------------------------------------------------------------------------------
+
 
 def test_delete_records_past_every_batch_keeps_the_producer(tmp_path):
     log = open_log(tmp_path / "t-0", segment_bytes=300)
@@ -118,8 +130,9 @@ def test_restart_after_the_start_moved_past_the_batches_keeps_the_producer(tmp_p
     assert list_snapshots(log.dir) == [start]  # written as the start moved, so a crash keeps it too
     if clean_shutdown:
         log.close()
-    reopened = open_log(tmp_path / "t-0", log_start_offset=start, clean_shutdown=clean_shutdown,
-                        segment_bytes=segment_bytes)
+    reopened = open_log(
+        tmp_path / "t-0", log_start_offset=start, clean_shutdown=clean_shutdown, segment_bytes=segment_bytes
+    )
     assert reopened.log_start_offset == start
     assert accepts_next(reopened, 1, 10) and accepts_next(reopened, 3, 2)
     with pytest.raises(OutOfOrderSequenceError):
@@ -150,8 +163,12 @@ def test_producers_expired_at_restart_are_not_loaded_from_the_snapshot(tmp_path)
     append(log, 3, 0, transactional=True)  # an open transaction never expires
     log.maybe_increment_log_start_offset(log.log_end_offset)
     log.close()
-    reopened = open_log(tmp_path / "t-0", MillisecondClock(NOW + DAY_MS), log_start_offset=log.log_end_offset,
-                        max_producer_idle_ms=DAY_MS)
+    reopened = open_log(
+        tmp_path / "t-0",
+        MillisecondClock(NOW + DAY_MS),
+        log_start_offset=log.log_end_offset,
+        max_producer_idle_ms=DAY_MS,
+    )
     assert set(reopened.producer_state.producers) == {2, 3}
 
 

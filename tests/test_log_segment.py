@@ -30,7 +30,10 @@ def segment(tmp_path):
 
 def test_files_are_named_by_20_digit_base_offset(segment, tmp_path):
     assert sorted(os.listdir(tmp_path)) == [
-        "00000000000000000100.index", "00000000000000000100.log", "00000000000000000100.timeindex"]
+        "00000000000000000100.index",
+        "00000000000000000100.log",
+        "00000000000000000100.timeindex",
+    ]
     assert segment_file_name(12345678901, ".log") == "00000000012345678901.log"
 
 
@@ -137,7 +140,7 @@ def test_recover_truncates_at_first_bad_batch(tmp_path, damage):
     if damage == "garbage":
         tail = b"\x13\x37" * 40
     elif damage == "torn":
-        tail = bad[:len(bad) // 2]
+        tail = bad[: len(bad) // 2]
     else:
         flipped = bytearray(bad)
         flipped[-1] ^= 0xFF
@@ -150,7 +153,7 @@ def test_recover_truncates_at_first_bad_batch(tmp_path, damage):
     assert os.path.getsize(recovered.log_path) == len(good)
     assert recovered.next_offset() == 120
     assert recovered.offset_index.entries == index_entries
-    assert recovered.read(119, 1000).read_bytes() == good[-len(bad):]
+    assert recovered.read(119, 1000).read_bytes() == good[-len(bad) :]
     recovered.close()
     seg.close()
 
@@ -224,10 +227,12 @@ def test_reads_near_the_end_start_at_a_recent_append_and_agree_with_a_full_scan(
 
     def no_index(offset):
         raise AssertionError("the offset index was consulted for offset %d" % offset)
+
     index_lookup = segment.offset_index.lookup
     monkeypatch.setattr(segment.offset_index, "lookup", no_index)
     assert {o: segment.translate_offset(o)[0] for o in range(112, offset)} == {
-        o: expected[o] for o in range(112, offset)}
+        o: expected[o] for o in range(112, offset)
+    }
     monkeypatch.setattr(segment.offset_index, "lookup", index_lookup)
 
     segment.truncate_to(124, now_ms=0)  # the remembered positions past the cut are forgotten with it
@@ -242,9 +247,11 @@ def test_reads_near_the_end_start_at_a_recent_append_and_agree_with_a_full_scan(
 def test_change_suffix_and_delete(segment, tmp_path):
     append(segment, 100)
     segment.change_file_suffixes("", ".deleted")
-    assert sorted(os.listdir(tmp_path)) == ["00000000000000000100.index.deleted",
-                                            "00000000000000000100.log.deleted",
-                                            "00000000000000000100.timeindex.deleted"]
+    assert sorted(os.listdir(tmp_path)) == [
+        "00000000000000000100.index.deleted",
+        "00000000000000000100.log.deleted",
+        "00000000000000000100.timeindex.deleted",
+    ]
     assert segment.read(100, 100).records.size > 0  # still readable through the open file
     segment.delete()
     assert os.listdir(tmp_path) == []

@@ -7,13 +7,29 @@ import pytest
 from kafka_zk.log.log import Log
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.producer_snapshot import (
-    CorruptSnapshotError, decode_snapshot, encode_snapshot, list_snapshots, read_snapshot, snapshot_file_name)
+    CorruptSnapshotError,
+    decode_snapshot,
+    encode_snapshot,
+    list_snapshots,
+    read_snapshot,
+    snapshot_file_name,
+)
 from kafka_zk.log.producer_state import (
-    CoordinatorFencedError, InvalidTxnStateError, ProducerFencedError, ProducerStateManager)
+    CoordinatorFencedError,
+    InvalidTxnStateError,
+    ProducerFencedError,
+    ProducerStateManager,
+)
 from kafka_zk.log.transaction_index import ENTRY_SIZE, AbortedTxn, TransactionIndex, decode_entries
 from kafka_zk.record.batch_header import read_batch_header
 from kafka_zk.record.records import (
-    CONTROL_ABORT, CONTROL_COMMIT, decode_batch, encode_batch, parse_control_key, parse_end_txn_marker)
+    CONTROL_ABORT,
+    CONTROL_COMMIT,
+    decode_batch,
+    encode_batch,
+    parse_control_key,
+    parse_end_txn_marker,
+)
 from kafka_zk.server.apis.write_txn_markers import marker_batch
 from tests.millisecond_clock import MillisecondClock
 
@@ -25,8 +41,14 @@ def open_log(path, clean_shutdown=True, **config):
 
 def txn_batch(base_offset, producer_id, count=2, sequence=0, epoch=0, transactional=True):
     records = [(b"k", b"p%d-%d" % (producer_id, base_offset + i), (), 1000 + i) for i in range(count)]
-    return encode_batch(records, base_offset=base_offset, producer_id=producer_id, producer_epoch=epoch,
-                        base_sequence=sequence, is_transactional=transactional)
+    return encode_batch(
+        records,
+        base_offset=base_offset,
+        producer_id=producer_id,
+        producer_epoch=epoch,
+        base_sequence=sequence,
+        is_transactional=transactional,
+    )
 
 
 def append(log, batch):
@@ -45,6 +67,7 @@ def marker(log, producer_id, commit, coordinator_epoch=0, epoch=0):
 
 # -- control records ---------------------------------------------------------------------------------
 
+
 def test_marker_batch_is_kafkas_control_batch():
     data = marker_batch(42, 3, True, 7, 123)
     header, records = decode_batch(data)
@@ -58,6 +81,7 @@ def test_marker_batch_is_kafkas_control_batch():
 
 
 # -- producer state ----------------------------------------------------------------------------------
+
 
 def test_transactions_hold_the_first_unstable_offset_until_replicated():
     state = ProducerStateManager()
@@ -121,6 +145,7 @@ def test_transaction_index_file(tmp_path):
 
 
 # -- the log -----------------------------------------------------------------------------------------
+
 
 def _two_transactions(log):
     """p1 commits [0,2), p2 aborts [2,4) and [5,7) around p1's open transaction at 4."""
@@ -212,20 +237,23 @@ def test_dump_log_prints_snapshot_txnindex_and_markers(tmp_path):
         "| offset: 4 CreateTime: 5000 keysize: 4 valuesize: 6 sequence: -1 headerKeys: [] "
         "endTxnMarker: COMMIT coordinatorEpoch: 0",
         "| offset: 8 CreateTime: 5000 keysize: 4 valuesize: 6 sequence: -1 headerKeys: [] "
-        "endTxnMarker: ABORT coordinatorEpoch: 0"]
+        "endTxnMarker: ABORT coordinatorEpoch: 0",
+    ]
     assert "version: 0 producerId: 2 firstOffset: 2 lastOffset: 8 lastStableOffset: 5" in lines
-    snapshot_lines = lines[lines.index("Dumping %s" % os.path.join(log.dir, snapshot_file_name(11))) + 1:]
+    snapshot_lines = lines[lines.index("Dumping %s" % os.path.join(log.dir, snapshot_file_name(11))) + 1 :]
     assert sorted(snapshot_lines) == [
         "producerId: 1 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: Some(5) firstSequence: 2 "
         "lastSequence: 2 lastOffset: 5 offsetDelta: 0 timestamp: 1000",
         "producerId: 2 producerEpoch: 0 coordinatorEpoch: 0 currentTxnFirstOffset: None firstSequence: 2 "
         "lastSequence: 3 lastOffset: 7 offsetDelta: 1 timestamp: 5000",
         "producerId: 3 producerEpoch: 0 coordinatorEpoch: -1 currentTxnFirstOffset: Some(9) firstSequence: 0 "
-        "lastSequence: 1 lastOffset: 10 offsetDelta: 1 timestamp: 1001"]
+        "lastSequence: 1 lastOffset: 10 offsetDelta: 1 timestamp: 1001",
+    ]
     assert err.getvalue() == ""
 
 
 # -- the cleaner -------------------------------------------------------------------------------------
+
 
 def _clean(log, clock_ms, checkpoint=None, max_offset=None):
     from kafka_zk.log.cleaner import Cleaner, CleaningPlan, apply_cleaning, log_to_clean
@@ -248,8 +276,13 @@ def _records(log):
 
 
 def test_cleaner_removes_aborted_data_keeps_markers_and_stops_at_the_first_unstable_offset(tmp_path):
-    log = open_log(tmp_path / "t-0", cleanup_policy="compact", segment_bytes=400, min_cleanable_dirty_ratio=0.01,
-                   delete_retention_ms=10 ** 12)
+    log = open_log(
+        tmp_path / "t-0",
+        cleanup_policy="compact",
+        segment_bytes=400,
+        min_cleanable_dirty_ratio=0.01,
+        delete_retention_ms=10**12,
+    )
     append(log, txn_batch(0, 1, count=2, sequence=0))  # 0-1: committed, key k
     append(log, txn_batch(0, 2, count=2, sequence=0))  # 2-3: aborted, key k (must not shadow 0-1)
     marker(log, 1, commit=True)  # 4
@@ -259,7 +292,7 @@ def test_cleaner_removes_aborted_data_keeps_markers_and_stops_at_the_first_unsta
         append(log, txn_batch(0, 1, count=2, sequence=sequence, transactional=False))  # k again, non-txn
     log.roll()
     end = log.log_end_offset
-    ltc, checkpoint = _clean(log, 10 ** 9, max_offset=end)
+    ltc, checkpoint = _clean(log, 10**9, max_offset=end)
     assert ltc.first_uncleanable_offset == 6  # the open transaction of producer 3
     kept = _records(log)
     offsets = [offset for offset, _, _ in kept]
@@ -269,7 +302,6 @@ def test_cleaner_removes_aborted_data_keeps_markers_and_stops_at_the_first_unsta
     assert 6 in offsets and 7 in offsets  # the open transaction is untouched
     assert log.collect_aborted_transactions(0, end) == [(2, 2)]  # the entry moved into the cleaned segment
     assert checkpoint <= 6
-
 
 
 def test_start_up_replays_only_the_active_segment_after_the_roll_snapshot(tmp_path, monkeypatch):
@@ -284,8 +316,11 @@ def test_start_up_replays_only_the_active_segment_after_the_roll_snapshot(tmp_pa
     log.close()
     replayed = []
     original = producer_state_loader.replay
-    monkeypatch.setattr(producer_state_loader, "replay",
-                        lambda log, start, rebuild=(): (replayed.append(start), original(log, start, rebuild)))
+    monkeypatch.setattr(
+        producer_state_loader,
+        "replay",
+        lambda log, start, rebuild=(): (replayed.append(start), original(log, start, rebuild)),
+    )
     reopened = open_log(tmp_path / "t-0", segment_bytes=300)
     assert replayed == [active_base]
     assert reopened.first_unstable_offset(reopened.log_end_offset) == 40
@@ -303,10 +338,12 @@ def test_idle_producers_expire_but_not_with_an_open_transaction():
 
 def test_partition_reports_aborted_transactions_up_to_the_last_batch_it_read(tmp_path):
     from kafka_zk.server.replication.partition import Partition
+
     log = open_log(tmp_path / "t-0")
     partition = Partition("t", 0, 1, lambda topic, index: log)
-    partition.make_leader({"leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1], "zk_version": 0,
-                           "controller_epoch": 1}, now_ms=0)
+    partition.make_leader(
+        {"leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1], "zk_version": 0, "controller_epoch": 1}, now_ms=0
+    )
     append(log, txn_batch(0, 1, sequence=0))  # 0-1 p1, left open
     assert partition.aborted_transactions(0, log.read(0, 10_000).records.read_bytes()) == []
     _two_transactions(log)  # at 2-10: p2 aborts its batches at 4 and 8

@@ -14,8 +14,11 @@ def families(registry):
 
 
 def samples_of(registry):
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in families(registry).values() for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in families(registry).values()
+        for sample in family.samples
+    }
 
 
 def test_meters_are_counters_named_without_per_sec():
@@ -37,20 +40,37 @@ def test_gauges_histograms_and_kafka_metrics_get_the_exporters_names():
     histogram = registry.histogram("kafka.network", "RequestMetrics", "TotalTimeMs", {"request": "Fetch"})
     for value in range(1, 1001):
         histogram.update(value)
-    registry.add_collector(lambda: [
-        (MetricName("kafka.log", "Log", "Size", {"topic": "t", "partition": 0}), 1234),
-        (MetricName("kafka.coordinator.group", "GroupMetadataManager", "NumGroups"), 4),
-        (MetricName("kafka.server", "Fetch", None, {"user": "u", "client-id": "c", "attribute": "byte-rate"}), 9.5),
-        (MetricName("kafka.server", "socket-server-metrics", None,
-                    {"listener": "PLAINTEXT", "networkProcessor": 0, "attribute": "connection-count"}), 3)])
+    registry.add_collector(
+        lambda: [
+            (MetricName("kafka.log", "Log", "Size", {"topic": "t", "partition": 0}), 1234),
+            (MetricName("kafka.coordinator.group", "GroupMetadataManager", "NumGroups"), 4),
+            (MetricName("kafka.server", "Fetch", None, {"user": "u", "client-id": "c", "attribute": "byte-rate"}), 9.5),
+            (
+                MetricName(
+                    "kafka.server",
+                    "socket-server-metrics",
+                    None,
+                    {"listener": "PLAINTEXT", "networkProcessor": 0, "attribute": "connection-count"},
+                ),
+                3,
+            ),
+        ]
+    )
     values = samples_of(registry)
     assert values[("kafka_server_replicamanager_underreplicatedpartitions", ())] == 2
     assert values[("kafka_controller_kafkacontroller_activecontrollercount", ())] == 1
     assert values[("kafka_log_log_size", (("partition", "0"), ("topic", "t")))] == 1234
     assert values[("kafka_coordinator_group_groupmetadatamanager_numgroups", ())] == 4
     assert values[("kafka_server_quota_byte_rate", (("clientId", "c"), ("resource", "Fetch"), ("user", "u")))] == 9.5
-    assert values[("kafka_server_socket_server_metrics_connection_count",
-                   (("listener", "PLAINTEXT"), ("networkProcessor", "0")))] == 3
+    assert (
+        values[
+            (
+                "kafka_server_socket_server_metrics_connection_count",
+                (("listener", "PLAINTEXT"), ("networkProcessor", "0")),
+            )
+        ]
+        == 3
+    )
     assert values[("kafka_network_requestmetrics_totaltimems_count", (("request", "Fetch"),))] == 1000
     p99 = values[("kafka_network_requestmetrics_totaltimems", (("quantile", "0.99"), ("request", "Fetch")))]
     p50 = values[("kafka_network_requestmetrics_totaltimems", (("quantile", "0.50"), ("request", "Fetch")))]
@@ -97,16 +117,27 @@ def test_render_writes_what_generate_latest_writes_for_the_same_families():
     registry.gauge("kafka.server", "Odd", "Ratio", lambda: 0.1 + 0.2)
     registry.gauge("kafka.server", "Odd", "Missing", lambda: float("nan"))
     registry.gauge("kafka.server", "Odd", "Large", lambda: 12345678901.5)
-    registry.gauge("kafka.server", "group-coordinator-metrics", None, lambda: float("nan"),
-                   {"attribute": "partition-load-time-max"})
-    registry.gauge("kafka.server", "Produce", None, lambda: 1.5, {"user": 'a"b\\c\nd', "client-id": "c",
-                                                                 "attribute": "throttle-time"})
+    registry.gauge(
+        "kafka.server",
+        "group-coordinator-metrics",
+        None,
+        lambda: float("nan"),
+        {"attribute": "partition-load-time-max"},
+    )
+    registry.gauge(
+        "kafka.server",
+        "Produce",
+        None,
+        lambda: 1.5,
+        {"user": 'a"b\\c\nd', "client-id": "c", "attribute": "throttle-time"},
+    )
     timer = registry.timer("kafka.network", "RequestMetrics", "TotalTimeMs", {"request": "Fetch"})
     for value in (1, 5, 250):
         timer.update(value)
     registry.histogram("kafka.server", "Odd", "Empty")
-    registry.add_collector(lambda: [(MetricName("kafka.log", "Log", "Size", {"topic": "t", "partition": p}), p * 10)
-                                    for p in range(3)])
+    registry.add_collector(
+        lambda: [(MetricName("kafka.log", "Log", "Size", {"topic": "t", "partition": p}), p * 10) for p in range(3)]
+    )
     samples = registry.samples()
     for extra in (None, {"broker": "1"}):
         expected = CollectorRegistry(auto_describe=False)

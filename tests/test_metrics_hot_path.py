@@ -3,7 +3,6 @@ the listener's RequestMetrics time points on a task.Clock, connection counts, th
 client quotas' byte-rate and throttle-time."""
 
 import struct
-
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +13,14 @@ from kafka_zk.common.metrics import MetricName, MetricsRegistry
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
 from kafka_zk.net.request_metrics import (
-    FLUSH_EVERY, RESPONSE_DONE, TIME_AT_LEAST_EVERY_S, TIME_EVERY, ReactorIdleMeter, SocketServerMetrics, error_counts)
+    FLUSH_EVERY,
+    RESPONSE_DONE,
+    TIME_AT_LEAST_EVERY_S,
+    TIME_EVERY,
+    ReactorIdleMeter,
+    SocketServerMetrics,
+    error_counts,
+)
 from kafka_zk.net.socket_server import KafkaServerFactory, Listener
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import encode_request
@@ -48,11 +54,30 @@ def leader(tmp_path):
     registry = MetricsRegistry(clock.seconds)
     stats = BrokerTopicStats(registry)
     config = dict(CONFIG, **{"max.message.bytes": 2000})
-    manager = replica_manager(1, LogManager([str(tmp_path)], LogConfig(), clock), lambda topic: dict(config), clock,
-                              knows_partition=lambda tp: True, topic_stats=stats)
-    manager.become_leader_or_follower([
-        {"topic": topic, "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-         "zk_version": 0, "controller_epoch": 1} for topic in ("t", "u")], {})
+    manager = replica_manager(
+        1,
+        LogManager([str(tmp_path)], LogConfig(), clock),
+        lambda topic: dict(config),
+        clock,
+        knows_partition=lambda tp: True,
+        topic_stats=stats,
+    )
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": topic,
+                "partition": 0,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1],
+                "replicas": [1],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+            for topic in ("t", "u")
+        ],
+        {},
+    )
     return manager, registry
 
 
@@ -66,7 +91,9 @@ def test_produce_counts_records_from_the_batch_and_the_request_bytes(leader):
     assert meter(registry, "MessagesInPerSec") == 17
     assert meter(registry, "BytesInPerSec", "t") == 2 * len(first)
     assert meter(registry, "BytesInPerSec") == 2 * len(first) + len(second)
-    assert meter(registry, "TotalProduceRequestsPerSec", "t") == 2 and meter(registry, "TotalProduceRequestsPerSec") == 3
+    assert (
+        meter(registry, "TotalProduceRequestsPerSec", "t") == 2 and meter(registry, "TotalProduceRequestsPerSec") == 3
+    )
     assert meter(registry, "FailedProduceRequestsPerSec") == 0 and meter(registry, "BytesRejectedPerSec") == 0
     assert manager.get_partition("t", 0).log.log_end_offset == 14
 
@@ -79,10 +106,13 @@ def test_rejected_failed_and_converted_produces(leader):
     assert meter(registry, "BytesRejectedPerSec", "t") == len(too_large) == meter(registry, "BytesRejectedPerSec")
     assert meter(registry, "FailedProduceRequestsPerSec") == 0  # an expected error, as Kafka counts them
     # an idempotent batch whose sequence does not follow: an unexpected failure for Kafka's meter
-    manager.append_records(1000, 1, {("t", 0): encode_batch([(None, b"v")], producer_id=5, producer_epoch=0,
-                                                             base_sequence=0)})
+    manager.append_records(
+        1000, 1, {("t", 0): encode_batch([(None, b"v")], producer_id=5, producer_epoch=0, base_sequence=0)}
+    )
     gap = encode_batch([(None, b"v")], producer_id=5, producer_epoch=0, base_sequence=7)
-    assert manager.append_records(1000, 1, {("t", 0): gap}).result[("t", 0)].error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert (
+        manager.append_records(1000, 1, {("t", 0): gap}).result[("t", 0)].error == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    )
     assert meter(registry, "FailedProduceRequestsPerSec", "t") == 1 == meter(registry, "FailedProduceRequestsPerSec")
     legacy = encode_message_set([Record(i, 1000, None, b"old") for i in range(4)], 1)
     manager.append_records(1000, 1, {("u", 0): legacy})
@@ -94,8 +124,15 @@ def test_rejected_failed_and_converted_produces(leader):
 def test_reads_count_per_partition_and_a_deleted_topic_loses_its_meters(leader):
     manager, registry = leader
     manager.append_records(1000, 1, {("t", 0): encode_batch([(None, b"v")] * 2)})
-    manager.read_partitions([FetchInfo(("t", 0), 0, 1 << 20, -1, -1), FetchInfo(("u", 0), 0, 1 << 20, -1, -1),
-                             FetchInfo(("t", 0), 99, 1 << 20, -1, -1)], -1, 1 << 20)
+    manager.read_partitions(
+        [
+            FetchInfo(("t", 0), 0, 1 << 20, -1, -1),
+            FetchInfo(("u", 0), 0, 1 << 20, -1, -1),
+            FetchInfo(("t", 0), 99, 1 << 20, -1, -1),
+        ],
+        -1,
+        1 << 20,
+    )
     assert meter(registry, "TotalFetchRequestsPerSec", "t") == 1 and meter(registry, "TotalFetchRequestsPerSec") == 2
     assert meter(registry, "FailedFetchRequestsPerSec") == 0
     manager.stop_replica("t", 0, delete=True)
@@ -160,9 +197,17 @@ def test_request_time_points_on_the_listener():
     body_size = len(request) - (8 + 2 + len("c"))  # header v1: key, version, correlation id, client id
     protocol.dataReceived(frame(request) + frame(encode_request(18, 0, 2, "c", {})))
     clock.advance(0.020)  # 20 ms waiting for something else (RemoteTime)
-    waiting.callback({"throttle_time_ms": 5, "brokers": [], "cluster_id": None, "controller_id": 1,
-                      "topics": [{"error_code": Errors.UNKNOWN_TOPIC_OR_PARTITION, "name": "x", "partitions": [],
-                                  "is_internal": False}]})
+    waiting.callback(
+        {
+            "throttle_time_ms": 5,
+            "brokers": [],
+            "cluster_id": None,
+            "controller_id": 1,
+            "topics": [
+                {"error_code": Errors.UNKNOWN_TOPIC_OR_PARTITION, "name": "x", "partitions": [], "is_internal": False}
+            ],
+        }
+    )
     assert histogram(registry, "TotalTimeMs", "Metadata").count == 0  # timings are folded in a batch at a time
     scraped = {name: value for name, kind, value in registry.samples()}  # ... and before every collection
     assert scraped[MetricName("kafka.network", "RequestMetrics", "TotalTimeMs", (("request", "Metadata"),))][0] == 1
@@ -176,11 +221,17 @@ def test_request_time_points_on_the_listener():
     # ApiVersions was read with it, waited behind its handler, then behind its response
     assert 3.9 < histogram(registry, "RequestQueueTimeMs", "ApiVersions").max < 4.1
     assert 19.9 < histogram(registry, "ResponseQueueTimeMs", "ApiVersions").max < 20.1
-    assert registry.get("kafka.network", "RequestMetrics", "RequestsPerSec",
-                        (("request", "Metadata"), ("version", 1))).count == 1
+    assert (
+        registry.get(
+            "kafka.network", "RequestMetrics", "RequestsPerSec", (("request", "Metadata"), ("version", 1))
+        ).count
+        == 1
+    )
     errors = {name.tags: value for name, kind, value in registry.samples() if name.name == "ErrorsPerSec" and value}
-    assert errors == {(("request", "Metadata"), ("error", "UNKNOWN_TOPIC_OR_PARTITION")): 1,
-                      (("request", "ApiVersions"), ("error", "NONE")): 1}
+    assert errors == {
+        (("request", "Metadata"), ("error", "UNKNOWN_TOPIC_OR_PARTITION")): 1,
+        (("request", "ApiVersions"), ("error", "NONE")): 1,
+    }
     assert len(transport.value()) > 0
 
 
@@ -188,15 +239,42 @@ def test_fetches_count_under_fetch_and_consumer_or_follower():
     clock = task.Clock()
     registry = MetricsRegistry(clock.seconds)
     metrics = SocketServerMetrics(registry, clock)
-    answer = {"throttle_time_ms": 0, "error_code": 0, "session_id": 0, "responses": [
-        {"topic": "t", "partitions": [{"partition_index": 0, "error_code": Errors.NOT_LEADER_FOR_PARTITION,
-                                       "high_watermark": -1, "last_stable_offset": -1, "log_start_offset": -1,
-                                       "aborted_transactions": None, "preferred_read_replica": -1,
-                                       "records": b""}]}]}
+    answer = {
+        "throttle_time_ms": 0,
+        "error_code": 0,
+        "session_id": 0,
+        "responses": [
+            {
+                "topic": "t",
+                "partitions": [
+                    {
+                        "partition_index": 0,
+                        "error_code": Errors.NOT_LEADER_FOR_PARTITION,
+                        "high_watermark": -1,
+                        "last_stable_offset": -1,
+                        "log_start_offset": -1,
+                        "aborted_transactions": None,
+                        "preferred_read_replica": -1,
+                        "records": b"",
+                    }
+                ],
+            }
+        ],
+    }
     protocol, _ = connect({1: lambda request: answer}, clock, metrics)
     for replica_id in (-1, 2, 3):
-        body = {"replica_id": replica_id, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 100, "isolation_level": 0,
-                "session_id": 0, "session_epoch": -1, "topics": [], "forgotten_topics_data": [], "rack_id": ""}
+        body = {
+            "replica_id": replica_id,
+            "max_wait_ms": 0,
+            "min_bytes": 0,
+            "max_bytes": 100,
+            "isolation_level": 0,
+            "session_id": 0,
+            "session_epoch": -1,
+            "topics": [],
+            "forgotten_topics_data": [],
+            "rack_id": "",
+        }
         protocol.dataReceived(frame(encode_request(1, 11, replica_id + 10, "c", body)))
     metrics.flush()
     assert histogram(registry, "TotalTimeMs", "Fetch").count == 3
@@ -219,8 +297,9 @@ def test_no_timing_without_metrics_and_connection_counts_per_listener():
     clock.advance(10)
     second, _ = connect(apis.HANDLERS, clock, metrics)
     first.connectionLost(None)
-    samples = {name.tags[-1][1]: value for name, kind, value in registry.samples()
-               if name.type == "socket-server-metrics"}
+    samples = {
+        name.tags[-1][1]: value for name, kind, value in registry.samples() if name.type == "socket-server-metrics"
+    }
     assert samples["connection-count"] == 1 and samples["connection-creation-total"] == 2
     assert samples["connection-close-total"] == 1
     assert samples["connection-creation-rate"] == pytest.approx(2 / 40.0)  # Kafka's Rate: 10 s plus one whole window
@@ -261,15 +340,17 @@ def test_reactor_idle_share_is_the_time_spent_in_poll():
 def test_quota_metrics_per_client():
     quotas = ClientQuotaManager("producer_byte_rate", samples=11, window_ms=1000)
     quotas.update_quota(None, "slow", 1000)
-    assert quotas.record("ANONYMOUS", "fast", 10 ** 6, 0) == 0  # no quota applies: not measured
+    assert quotas.record("ANONYMOUS", "fast", 10**6, 0) == 0  # no quota applies: not measured
     throttles = [quotas.record("ANONYMOUS", "slow", 8000, now) for now in (0, 100)]
     assert throttles == [0, 5900]  # 16,000 bytes over 10.1 s (Kafka's window size): (1584 - 1000) / 1000 * 10.1 s
     samples = dict(quotas.metric_samples(200))
     tags = (("user", ""), ("client-id", "slow"))
-    assert samples[MetricName("kafka.server", "Produce", None, tags + (("attribute", "throttle-time"),))] == \
-        throttles[1]
-    assert samples[MetricName("kafka.server", "Produce", None, tags + (("attribute", "byte-rate"),))] == \
-        pytest.approx(16000 / 10.2)
+    assert (
+        samples[MetricName("kafka.server", "Produce", None, tags + (("attribute", "throttle-time"),))] == throttles[1]
+    )
+    assert samples[MetricName("kafka.server", "Produce", None, tags + (("attribute", "byte-rate"),))] == pytest.approx(
+        16000 / 10.2
+    )
     assert len(samples) == 2
 
 
@@ -333,16 +414,24 @@ def test_request_counts_per_version_reach_their_meters_at_collection():
     metrics = SocketServerMetrics(registry, clock)
     for version, follower in ((11, False), (11, True), (11, True), (4, False)):
         metrics.arrived(SimpleNamespace(api_key=1, api_version=version), {"replica_id": 2 if follower else -1}, 0.0)
-    counts = {(name.tags[0][1], int(name.tags[1][1])): value for name, kind, value in registry.samples()
-              if name.name == "RequestsPerSec"}
-    assert counts == {("Fetch", 11): 3, ("Fetch", 4): 1, ("FetchFollower", 11): 2, ("FetchConsumer", 11): 1,
-                      ("FetchConsumer", 4): 1}
+    counts = {
+        (name.tags[0][1], int(name.tags[1][1])): value
+        for name, kind, value in registry.samples()
+        if name.name == "RequestsPerSec"
+    }
+    assert counts == {
+        ("Fetch", 11): 3,
+        ("Fetch", 4): 1,
+        ("FetchFollower", 11): 2,
+        ("FetchConsumer", 11): 1,
+        ("FetchConsumer", 4): 1,
+    }
 
 
 def responses_in(transport):
     data, out = transport.value(), []
     while data:
         size = struct.unpack(">i", data[:4])[0]
-        out.append(data[4:4 + size])
-        data = data[4 + size:]
+        out.append(data[4 : 4 + size])
+        data = data[4 + size :]
     return out

@@ -24,14 +24,19 @@ from tests.millisecond_clock import MillisecondClock
 
 def values(registry):
     """{(type, name, tags): value} of the gauges and meters; histograms and timers as their count."""
-    return {(name.type, name.name, name.tags): value if kind in ("gauge", "meter") else value[0]
-            for name, kind, value in registry.samples()}
+    return {
+        (name.type, name.name, name.tags): value if kind in ("gauge", "meter") else value[0]
+        for name, kind, value in registry.samples()
+    }
 
 
 def exposition(registry):
     text = prometheus.render(registry.samples(), process=False).decode()
-    return {(sample.name, tuple(sorted(sample.labels.items()))): sample.value
-            for family in text_string_to_metric_families(text) for sample in family.samples}
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
 
 
 def append(log, count, key=None, size=10):
@@ -41,6 +46,7 @@ def append(log, count, key=None, size=10):
 
 
 # -- kafka.log ------------------------------------------------------------------------------------
+
 
 def test_log_gauges_are_the_logs_own_figures_including_future_replicas(tmp_path):
     clock = task.Clock()
@@ -57,7 +63,11 @@ def test_log_gauges_are_the_logs_own_figures_including_future_replicas(tmp_path)
     found = values(registry)
     tags = (("topic", "t"), ("partition", "0"))
     assert [found[("Log", name, tags)] for name in ("Size", "NumLogSegments", "LogStartOffset", "LogEndOffset")] == [
-        log.size, len(log.segments), 2, 12]
+        log.size,
+        len(log.segments),
+        2,
+        12,
+    ]
     assert log.num_segments > 1
     assert found[("Log", "LogEndOffset", tags + (("is-future", "true"),))] == 1
     assert found[("LogManager", "OfflineLogDirectoryCount", ())] == 0
@@ -76,7 +86,10 @@ def test_flush_timer_counts_the_flushes_that_wrote_something(tmp_path):
     registry = MetricsRegistry()
     manager = LogManager([str(tmp_path / "a")], LogConfig(flush_ms=1000), clock, metrics=registry)
     log = manager.get_or_create_log("t", 0)
-    flushes = lambda: values(registry)[("LogFlushStats", "LogFlushRateAndTimeMs", ())]
+
+    def flushes():
+        return values(registry)[("LogFlushStats", "LogFlushRateAndTimeMs", ())]
+
     append(log, 2)
     clock.advance(2)
     manager.flush_dirty_logs(milliseconds(clock))
@@ -87,6 +100,7 @@ def test_flush_timer_counts_the_flushes_that_wrote_something(tmp_path):
 
 
 # -- the cleaner ------------------------------------------------------------------------------------
+
 
 class HighWatermarks:
     def __init__(self, log_manager):
@@ -102,13 +116,19 @@ def test_cleaner_gauges_describe_the_last_choice_and_pass(tmp_path):
     registry = MetricsRegistry()
     log_dir = str(tmp_path / "a")
     logs = LogManager([log_dir], LogConfig(), clock)
-    log = logs.get_or_create_log("t", 0, LogConfig(cleanup_policy="compact", segment_bytes=300,
-                                                   min_cleanable_dirty_ratio=0.01))
+    log = logs.get_or_create_log(
+        "t", 0, LogConfig(cleanup_policy="compact", segment_bytes=300, min_cleanable_dirty_ratio=0.01)
+    )
     for _ in range(6):
         append(log, 2, key=b"same")
-    service = LogCleanerService(None, logs, HighWatermarks(logs), KafkaConfig(
-        {"zookeeper.connect": "zk", "log.dirs": log_dir, "log.cleaner.dedupe.buffer.size": str(24 * 1000)}), clock,
-        metrics=registry)
+    service = LogCleanerService(
+        None,
+        logs,
+        HighWatermarks(logs),
+        KafkaConfig({"zookeeper.connect": "zk", "log.dirs": log_dir, "log.cleaner.dedupe.buffer.size": str(24 * 1000)}),
+        clock,
+        metrics=registry,
+    )
     clock.now += 5000
     assert values(registry)[("LogCleanerManager", "time-since-last-run-ms", ())] == 5000
 
@@ -134,11 +154,15 @@ def test_cleaner_gauges_describe_the_last_choice_and_pass(tmp_path):
     service.uncleanable.add(("t", 0))
     found = values(registry)
     assert found[("LogCleanerManager", "uncleanable-partitions-count", dir_tags)] == 1
-    assert found[("LogCleanerManager", "uncleanable-bytes", dir_tags)] == log_to_clean(
-        "t", 0, log, service.checkpoints.get(("t", 0)), clock.now, log.log_end_offset).cleanable_bytes > 0
+    assert (
+        found[("LogCleanerManager", "uncleanable-bytes", dir_tags)]
+        == log_to_clean("t", 0, log, service.checkpoints.get(("t", 0)), clock.now, log.log_end_offset).cleanable_bytes
+        > 0
+    )
 
 
 # -- ZooKeeper client -------------------------------------------------------------------------------
+
 
 def test_session_events_mark_zookeepers_meters_and_the_state_is_one_sample_per_state():
     registry = MetricsRegistry()
@@ -146,25 +170,31 @@ def test_session_events_mark_zookeepers_meters_and_the_state_is_one_sample_per_s
 
     def meters():
         found = values(registry)
-        return {name[len("ZooKeeper"):-len("PerSec")]: value for (type_, name, _), value in found.items()
-                if type_ == "SessionExpireListener" and name.endswith("PerSec")}
+        return {
+            name[len("ZooKeeper") : -len("PerSec")]: value
+            for (type_, name, _), value in found.items()
+            if type_ == "SessionExpireListener" and name.endswith("PerSec")
+        }
 
     def state():
-        return {labels[0][1] for (name, labels), value in exposition(registry).items()
-                if name == "kafka_server_sessionexpirelistener_sessionstate" and value == 1}
+        return {
+            labels[0][1]
+            for (name, labels), value in exposition(registry).items()
+            if name == "kafka_server_sessionexpirelistener_sessionstate" and value == 1
+        }
+
     assert state() == {"CONNECTING"}
     metrics.on_state("CONNECTED", "CONNECTED")
-    metrics.on_state("SUSPENDED", "CONNECTING")       # connection dropped
-    metrics.on_state("LOST", "EXPIRED_SESSION")       # the server expired the session
+    metrics.on_state("SUSPENDED", "CONNECTING")  # connection dropped
+    metrics.on_state("LOST", "EXPIRED_SESSION")  # the server expired the session
     assert state() == {"CLOSED"}
-    metrics.on_state("SUSPENDED", "CONNECTING")       # kazoo opening a new session: not a disconnect
+    metrics.on_state("SUSPENDED", "CONNECTING")  # kazoo opening a new session: not a disconnect
     assert state() == {"CONNECTING"}
     metrics.on_state("CONNECTED", "CONNECTED_RO")
     assert state() == {"CONNECTEDREADONLY"}
     metrics.on_state("LOST", "AUTH_FAILED")
     assert state() == {"AUTH_FAILED"}
-    assert meters() == {"SyncConnects": 1, "ReadOnlyConnects": 1, "Disconnects": 1, "Expires": 1,
-                        "AuthFailures": 1}
+    assert meters() == {"SyncConnects": 1, "ReadOnlyConnects": 1, "Disconnects": 1, "Expires": 1, "AuthFailures": 1}
     metrics.record_latency(10.0, 10.25)
     histogram = registry.get("kafka.server", "ZooKeeperClientMetrics", "ZooKeeperRequestLatencyMs")
     assert (histogram.count, histogram.max) == (1, 250.0)
@@ -173,20 +203,32 @@ def test_session_events_mark_zookeepers_meters_and_the_state_is_one_sample_per_s
 
 # -- coordinators -----------------------------------------------------------------------------------
 
+
 def test_group_gauges_count_groups_by_state_and_their_committed_offsets():
     registry = MetricsRegistry()
     groups = []
     registry.add_collector(group_metadata_collector(lambda: groups))
-    for group_id, state, offsets in (("a", STABLE, 3), ("b", STABLE, 0), ("c", EMPTY, 2),
-                                     ("d", PREPARING_REBALANCE, 0), ("e", COMPLETING_REBALANCE, 1)):
+    for group_id, state, offsets in (
+        ("a", STABLE, 3),
+        ("b", STABLE, 0),
+        ("c", EMPTY, 2),
+        ("d", PREPARING_REBALANCE, 0),
+        ("e", COMPLETING_REBALANCE, 1),
+    ):
         group = GroupMetadata(group_id, state)
         group.offsets.committed = {("t", p): object() for p in range(offsets)}
         groups.append(group)
     found = exposition(registry)
     prefix = "kafka_coordinator_group_groupmetadatamanager_"
-    assert {name[len(prefix):]: value for (name, _), value in found.items() if name.startswith(prefix)} == {
-        "numgroups": 5, "numoffsets": 6, "numgroupsstable": 2, "numgroupsempty": 1, "numgroupsdead": 0,
-        "numgroupspreparingrebalance": 1, "numgroupscompletingrebalance": 1}
+    assert {name[len(prefix) :]: value for (name, _), value in found.items() if name.startswith(prefix)} == {
+        "numgroups": 5,
+        "numoffsets": 6,
+        "numgroupsstable": 2,
+        "numgroupsempty": 1,
+        "numgroupsdead": 0,
+        "numgroupspreparingrebalance": 1,
+        "numgroupscompletingrebalance": 1,
+    }
 
 
 def test_partition_load_times_are_max_and_avg_over_kafkas_sampled_window():
@@ -197,8 +239,11 @@ def test_partition_load_times_are_max_and_avg_over_kafkas_sampled_window():
 
     def read():
         found = exposition(registry)
-        return tuple(found[("kafka_server_group_coordinator_metrics_partition_load_time_%s" % stat, ())]
-                     for stat in ("max", "avg"))
+        return tuple(
+            found[("kafka_server_group_coordinator_metrics_partition_load_time_%s" % stat, ())]
+            for stat in ("max", "avg")
+        )
+
     assert all(math.isnan(value) for value in read())  # nothing loaded: NaN, as Kafka's Max and Avg
     load_times.record(40, clock.now)
     clock.now = 20000

@@ -22,8 +22,11 @@ CONFIG = effective_topic_config(BROKER_CONFIG.log_config_defaults(), {})
 
 
 def gauges(registry):
-    return {(name.type, name.name, name.tags): value for name, kind, value in registry.samples()
-            if kind in ("gauge", "meter")}
+    return {
+        (name.type, name.name, name.tags): value
+        for name, kind, value in registry.samples()
+        if kind in ("gauge", "meter")
+    }
 
 
 def replica_manager_gauges(registry):
@@ -31,8 +34,16 @@ def replica_manager_gauges(registry):
 
 
 def state(topic, partition, leader, isr, replicas):
-    return {"topic": topic, "partition": partition, "leader": leader, "leader_epoch": 1, "isr": isr,
-            "replicas": replicas, "zk_version": 0, "controller_epoch": 1}
+    return {
+        "topic": topic,
+        "partition": partition,
+        "leader": leader,
+        "leader_epoch": 1,
+        "isr": isr,
+        "replicas": replicas,
+        "zk_version": 0,
+        "controller_epoch": 1,
+    }
 
 
 @pytest.fixture
@@ -45,25 +56,42 @@ def replicas(tmp_path):
     def isr_writer(partition, new_isr):
         writes.append(defer.Deferred())
         return writes[-1]
-    manager = replica_manager(1, LogManager([str(tmp_path / "a")], LogConfig(), clock),
-                              lambda topic: dict(CONFIG, **{"min.insync.replicas": min_isr.get(topic, 1)}), clock,
-                              isr_writer=isr_writer, metrics=registry, replica_lag_time_max_ms=100)
+
+    manager = replica_manager(
+        1,
+        LogManager([str(tmp_path / "a")], LogConfig(), clock),
+        lambda topic: dict(CONFIG, **{"min.insync.replicas": min_isr.get(topic, 1)}),
+        clock,
+        isr_writer=isr_writer,
+        metrics=registry,
+        replica_lag_time_max_ms=100,
+    )
     manager.registry, manager.clock, manager.writes = registry, clock, writes
     return manager
 
 
 def test_partition_counts_as_kafka_defines_them(replicas):
-    replicas.become_leader_or_follower([
-        state("two", 0, 1, [1, 2], [1, 2]),      # led, full ISR, at min ISR (2)
-        state("two", 1, 1, [1], [1, 2]),         # led, under-replicated, under min ISR
-        state("one", 0, 1, [1], [1, 2, 3]),      # led, under-replicated, at min ISR (1)
-        state("one", 1, 2, [2, 1], [2, 1]),      # followed: counted in PartitionCount only
-    ], {})
+    replicas.become_leader_or_follower(
+        [
+            state("two", 0, 1, [1, 2], [1, 2]),  # led, full ISR, at min ISR (2)
+            state("two", 1, 1, [1], [1, 2]),  # led, under-replicated, under min ISR
+            state("one", 0, 1, [1], [1, 2, 3]),  # led, under-replicated, at min ISR (1)
+            state("one", 1, 2, [2, 1], [2, 1]),  # followed: counted in PartitionCount only
+        ],
+        {},
+    )
     replicas.offline_partitions.add(("gone", 0))
     assert replica_manager_gauges(replicas.registry) == {
-        "PartitionCount": 5, "LeaderCount": 3, "UnderReplicatedPartitions": 2, "UnderMinIsrPartitionCount": 1,
-        "AtMinIsrPartitionCount": 2, "OfflineReplicaCount": 1,
-        "IsrShrinksPerSec": 0, "IsrExpandsPerSec": 0, "FailedIsrUpdatesPerSec": 0}
+        "PartitionCount": 5,
+        "LeaderCount": 3,
+        "UnderReplicatedPartitions": 2,
+        "UnderMinIsrPartitionCount": 1,
+        "AtMinIsrPartitionCount": 2,
+        "OfflineReplicaCount": 1,
+        "IsrShrinksPerSec": 0,
+        "IsrExpandsPerSec": 0,
+        "FailedIsrUpdatesPerSec": 0,
+    }
 
 
 def test_isr_meters_count_written_changes_and_lost_races(replicas):
@@ -71,7 +99,7 @@ def test_isr_meters_count_written_changes_and_lost_races(replicas):
     replicas.clock.advance(1)
     replicas.shrink_isrs()  # follower 2 never fetched: both partitions shrink
     assert len(replicas.writes) == 2
-    replicas.writes[0].callback(1)     # written
+    replicas.writes[0].callback(1)  # written
     replicas.writes[1].callback(None)  # lost the race to the controller
     counts = replica_manager_gauges(replicas.registry)
     assert (counts["IsrShrinksPerSec"], counts["FailedIsrUpdatesPerSec"], counts["IsrExpandsPerSec"]) == (1, 1, 0)
@@ -103,8 +131,11 @@ def test_purgatory_size_counts_watch_entries_and_delayed_operations_the_pending_
 
     def sizes():
         found = gauges(registry)
-        return (found[("DelayedOperationPurgatory", "PurgatorySize", tags)],
-                found[("DelayedOperationPurgatory", "NumDelayedOperations", tags)])
+        return (
+            found[("DelayedOperationPurgatory", "PurgatorySize", tags)],
+            found[("DelayedOperationPurgatory", "NumDelayedOperations", tags)],
+        )
+
     first, second = Parked(1000), Parked(500)
     purgatory.try_complete_else_watch(first, ["a", "b"])
     purgatory.try_complete_else_watch(second, ["b"])
@@ -121,19 +152,29 @@ def test_purgatory_size_counts_watch_entries_and_delayed_operations_the_pending_
 def test_fetcher_manager_max_lag_and_min_fetch_rate(tmp_path):
     clock = task.Clock()
     registry = MetricsRegistry()
-    manager = ReplicaFetcherManager(KafkaConfig({"broker.id": "1", "zookeeper.connect": "zk"}), clock, 1,
-                                    LogDirFailureChannel(), Unthrottled(), metrics=registry)
+    manager = ReplicaFetcherManager(
+        KafkaConfig({"broker.id": "1", "zookeeper.connect": "zk"}),
+        clock,
+        1,
+        LogDirFailureChannel(),
+        Unthrottled(),
+        metrics=registry,
+    )
     tags = (("clientId", "Replica"),)
 
     def read():
         found = gauges(registry)
-        return (found[("ReplicaFetcherManager", "MaxLag", tags)],
-                found[("ReplicaFetcherManager", "MinFetchRate", tags)])
+        return (
+            found[("ReplicaFetcherManager", "MaxLag", tags)],
+            found[("ReplicaFetcherManager", "MinFetchRate", tags)],
+        )
+
     assert read() == (0, 0.0)  # no fetcher: Kafka's zeros
 
     class State:
         def __init__(self, lag):
             self.lag = lag
+
     busy, idle = (ReplicaFetcher(manager, leader, "127.0.0.1", 1, 0) for leader in (2, 3))
     manager.fetchers = {(2, 0): busy, (3, 0): idle}
     busy.partitions = {("t", 0): State(None), ("t", 1): State(7)}
@@ -161,9 +202,15 @@ def test_fetch_session_cache_counts_sessions_partitions_and_evictions():
 
     def read():
         found = gauges(registry)
-        return tuple(found[("FetchSessionCache", name, ())] for name in (
-            "NumIncrementalFetchSessions", "NumIncrementalFetchPartitionsCached",
-            "IncrementalFetchSessionEvictionsPerSec"))
+        return tuple(
+            found[("FetchSessionCache", name, ())]
+            for name in (
+                "NumIncrementalFetchSessions",
+                "NumIncrementalFetchPartitionsCached",
+                "IncrementalFetchSessionEvictionsPerSec",
+            )
+        )
+
     assert read() == (0, 0, 0)
     cache.maybe_create_session(0, False, 3, lambda: {("t", p): None for p in range(3)})
     assert read() == (1, 3, 0)

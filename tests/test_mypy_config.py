@@ -42,15 +42,18 @@ def test_the_codec_log_and_protocol_packages_are_checked():
 
 def test_every_pure_controller_and_coordinator_module_but_the_metrics_is_checked():
     """A new pure state machine or decision module of the controller or the coordinators joins the check."""
-    decisions = {name for name in PURE_MODULES
-                 if name.startswith(("kafka_zk.controller.", "kafka_zk.coordinator.")) and not name.endswith("_metrics")}
+    decisions = {
+        name
+        for name in PURE_MODULES
+        if name.startswith(("kafka_zk.controller.", "kafka_zk.coordinator.")) and not name.endswith("_metrics")
+    }
     assert decisions
     assert sorted(module_path(name) for name in decisions if module_path(name) not in checked_paths()) == []
 
 
 def test_the_test_command_runs_mypy_before_pytest_and_installs_it():
     script = (ROOT / "scripts" / "test.sh").read_text()
-    assert '-m mypy --config-file setup.cfg' in script
+    assert "-m mypy --config-file setup.cfg" in script
     assert script.index("-m mypy") < script.index("-m pytest")
     config = configparser.ConfigParser()
     config.read(ROOT / "setup.cfg")

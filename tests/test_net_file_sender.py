@@ -35,6 +35,7 @@ def frame(payload):
 
 # -- the Writer --------------------------------------------------------------------------------------------------
 
+
 def test_a_large_region_stays_a_chunk_and_a_small_one_is_copied(segment):
     file, data, _ = segment
     large, small = FileSlice(file, 100, 1 << 20), FileSlice(file, 7, FILE_REGION_COPY_BELOW - 1)
@@ -46,8 +47,12 @@ def test_a_large_region_stays_a_chunk_and_a_small_one_is_copied(segment):
     assert [type(chunk) for chunk in chunks] == [bytes, FileSlice, bytes, bytes]  # the copy is a chunk of its own
     assert chunks[1] is large
     assert writer.size() == sum(map(len, chunks)) == 4 + 4 + len(large) + 4 + len(small)
-    expected = (struct.pack(">ii", 1, len(large)) + data[100:100 + len(large)] + struct.pack(">i", len(small))
-                + data[7:7 + len(small)])
+    expected = (
+        struct.pack(">ii", 1, len(large))
+        + data[100 : 100 + len(large)]
+        + struct.pack(">i", len(small))
+        + data[7 : 7 + len(small)]
+    )
     assert writer.getvalue() == expected
 
 
@@ -60,6 +65,7 @@ def test_getvalue_refuses_a_region_its_file_no_longer_holds(segment):
 
 
 # -- sending on a real socket ------------------------------------------------------------------------------------
+
 
 class MinimalReactor:
     """What a tcp.Connection asks of its reactor, with the test deciding when it is writable."""
@@ -156,8 +162,11 @@ def test_regions_go_out_with_sendfile_in_order_over_partial_sends(segment, conne
     connection.protocol.send_frame([b"second frame, bytes only"], lambda: sent.append(2))
     connection.protocol.send_frame([FileSlice(file, 0, 100000), FileSlice(file, 5, 70000)], lambda: sent.append(3))
     assert sent == []  # the socket took only part of the first region
-    expected = (frame(b"head-1" + data[1000:1000 + (2 << 20)] + b"tail-1") + frame(b"second frame, bytes only")
-                + frame(data[:100000] + data[5:70005]))
+    expected = (
+        frame(b"head-1" + data[1000 : 1000 + (2 << 20)] + b"tail-1")
+        + frame(b"second frame, bytes only")
+        + frame(data[:100000] + data[5:70005])
+    )
     connection.run(lambda: len(connection.received) >= len(expected))
     assert bytes(connection.received) == expected
     assert sent == [1, 2, 3]
@@ -207,7 +216,7 @@ def test_other_transports_get_the_regions_read(segment):
     protocol.makeConnection(transport)
     sent = []
     protocol.send_frame([b"x", FileSlice(file, 10, 1 << 20), b"y"], lambda: sent.append(1))
-    assert transport.value() == frame(b"x" + data[10:10 + (1 << 20)] + b"y") and sent == [1]
+    assert transport.value() == frame(b"x" + data[10 : 10 + (1 << 20)] + b"y") and sent == [1]
 
 
 def test_another_transport_closes_when_the_region_is_gone(segment):
@@ -223,6 +232,7 @@ def test_another_transport_closes_when_the_region_is_gone(segment):
 
 def test_past_the_limit_of_held_descriptors_a_waiting_region_is_copied(segment, connection, monkeypatch):
     from kafka_zk.net import file_sender
+
     monkeypatch.setattr(file_sender.HELD_DESCRIPTORS, "limit", 0)
     file, data, path = segment
     before = open_fds()

@@ -38,8 +38,7 @@ def test_frames_come_out_whole_however_the_stream_is_cut():
     rng = random.Random(7)
     payloads = [bytes(rng.randrange(256) for _ in range(size)) for size in (0, 1, 3, 4, 5, 100, 70000, 2, 300000)]
     stream = b"".join(framed(payload) for payload in payloads)
-    for cuts in ([], [1, 2, 3], [4], [5, 6, 7, 8], sorted(rng.sample(range(1, len(stream)), 200)),
-                 list(range(1, 200))):
+    for cuts in ([], [1, 2, 3], [4], [5, 6, 7, 8], sorted(rng.sample(range(1, len(stream)), 200)), list(range(1, 200))):
         protocol = connected()
         for start, end in zip([0] + cuts, cuts + [len(stream)]):
             protocol.dataReceived(stream[start:end])

@@ -1,7 +1,6 @@
 import pytest
 
-from kafka_zk.log.producer_state import (
-    OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager)
+from kafka_zk.log.producer_state import OutOfOrderSequenceError, ProducerFencedError, ProducerStateManager
 
 
 def test_in_sequence_duplicates_and_gaps():

@@ -12,8 +12,16 @@ from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 from kafka_zk.protocol.schema import Array, decode_default, encode_default
 from tests.test_protocol_roundtrip import CASES, SampleMaker
 
-_FIXED = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64", "uint16": "uint16",
-          "uint32": "uint32", "float64": "float64", "bool": "bool"}
+_FIXED = {
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "float64": "float64",
+    "bool": "bool",
+}
 
 
 def _variant(nullable, flexible):
@@ -136,11 +144,16 @@ def _header_cases():
     cases = []
     for (api_key, version), _ in sorted(HEADER_VERSIONS.items()):
         for client_id in (None, b"", b"rdkafka", "kl\u00e9nt".encode(), b"\xff\xfe", b"x" * 300):
-            prefix = struct.pack(">hhi", api_key, version, rng.randrange(-2 ** 31, 2 ** 31))
+            prefix = struct.pack(">hhi", api_key, version, rng.randrange(-(2**31), 2**31))
             length = -1 if client_id is None else len(client_id)
             cases.append(prefix + struct.pack(">h", length) + (client_id or b"") + b"body")
-    cases += [struct.pack(">hhih", 0, 8, 1, 10) + b"short", struct.pack(">hhih", 0, 8, 1, -2),
-              struct.pack(">hhih", 0, 99, 1, 3) + b"abc", struct.pack(">hhih", 999, 0, 1, -1), b"\x00\x00\x00"]
+    cases += [
+        struct.pack(">hhih", 0, 8, 1, 10) + b"short",
+        struct.pack(">hhih", 0, 8, 1, -2),
+        struct.pack(">hhih", 0, 99, 1, 3) + b"abc",
+        struct.pack(">hhih", 999, 0, 1, -1),
+        b"\x00\x00\x00",
+    ]
     return cases
 
 

@@ -6,13 +6,21 @@ import pytest
 
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import (
-    API_SPECS, encode_unsupported_api_versions, request_header_version, response_header_version,
+    API_SPECS,
+    encode_unsupported_api_versions,
+    request_header_version,
+    response_header_version,
     supported_api_versions,
 )
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.protocol.headers import (
-    RequestHeader, decode_request, decode_request_header, decode_response, encode_request,
-    encode_response, encode_response_chunks,
+    RequestHeader,
+    decode_request,
+    decode_request_header,
+    decode_response,
+    encode_request,
+    encode_response,
+    encode_response_chunks,
 )
 from kafka_zk.protocol.primitives import ProtocolDecodeError
 from kafka_zk.protocol.schema import UnsupportedVersionError
@@ -20,22 +28,35 @@ from kafka_zk.protocol.schema import UnsupportedVersionError
 
 def test_golden_api_versions_v0_request():
     data = encode_request(18, 0, 1, "c", {})
-    assert data == bytes.fromhex("0012" "0000" "00000001" "0001" "63")
+    assert data == bytes.fromhex("0012000000000001000163")
 
 
 def test_golden_metadata_v0_request_for_one_topic():
     data = encode_request(3, 0, 7, "cl", {"topics": [{"name": "t"}]})
-    assert data == bytes.fromhex("0003" "0000" "00000007" "0002" "636c" "00000001" "0001" "74")
+    assert data == bytes.fromhex("00030000000000070002636c00000001000174")
 
 
 def test_golden_produce_v3_request():
     records = b"R" * 5
-    body = {"transactional_id": None, "acks": -1, "timeout_ms": 1500,
-            "topics": [{"name": "t", "partitions": [{"partition_index": 2, "records": records}]}]}
+    body = {
+        "transactional_id": None,
+        "acks": -1,
+        "timeout_ms": 1500,
+        "topics": [{"name": "t", "partitions": [{"partition_index": 2, "records": records}]}],
+    }
     data = encode_request(0, 3, 0x01020304, "p", body)
-    header = bytes.fromhex("0000" "0003" "01020304" "0001" "70")
-    payload = (b"\xff\xff" + b"\xff\xff" + struct.pack(">i", 1500) + struct.pack(">i", 1) + b"\x00\x01t"
-               + struct.pack(">i", 1) + struct.pack(">i", 2) + struct.pack(">i", 5) + records)
+    header = bytes.fromhex("0000000301020304000170")
+    payload = (
+        b"\xff\xff"
+        + b"\xff\xff"
+        + struct.pack(">i", 1500)
+        + struct.pack(">i", 1)
+        + b"\x00\x01t"
+        + struct.pack(">i", 1)
+        + struct.pack(">i", 2)
+        + struct.pack(">i", 5)
+        + records
+    )
     assert data == header + payload
     parsed, offset = decode_request_header(data)
     assert parsed == RequestHeader(0, 3, 0x01020304, "p") and offset == len(header)
@@ -43,20 +64,19 @@ def test_golden_produce_v3_request():
 
 def test_golden_api_versions_v3_request_uses_header_v2_and_compact_strings():
     data = encode_request(18, 3, 9, "c", {"client_software_name": "a", "client_software_version": "1"})
-    assert data == bytes.fromhex("0012" "0003" "00000009" "0001" "63" "00" "0261" "0231" "00")
+    assert data == bytes.fromhex("0012000300000009000163000261023100")
 
 
 def test_golden_api_versions_v3_response_keeps_header_v0():
-    body = {"error_code": 0, "api_keys": [{"api_key": 0, "min_version": 0, "max_version": 8}],
-            "throttle_time_ms": 0}
+    body = {"error_code": 0, "api_keys": [{"api_key": 0, "min_version": 0, "max_version": 8}], "throttle_time_ms": 0}
     data = encode_response(18, 3, 5, body)
-    assert data == bytes.fromhex("00000005" "0000" "02" "0000" "0000" "0008" "00" "00000000" "00")
+    assert data == bytes.fromhex("00000005000002000000000008000000000000")
     assert decode_response(18, 3, data) == (5, body)
 
 
 def test_flexible_response_has_header_tagged_fields():
     data = encode_response(3, 9, 11, {"throttle_time_ms": 0, "brokers": [], "topics": []})
-    assert data[:5] == bytes.fromhex("0000000b" "00")
+    assert data[:5] == bytes.fromhex("0000000b00")
     correlation_id, body = decode_response(3, 9, data)
     assert correlation_id == 11 and body["controller_id"] == -1
 
@@ -86,7 +106,7 @@ def test_response_header_versions():
 
 def test_controlled_shutdown_v0_has_no_client_id():
     data = encode_request(7, 0, 3, "ignored", {"broker_id": 2})
-    assert data == bytes.fromhex("0007" "0000" "00000003" "00000002")
+    assert data == bytes.fromhex("000700000000000300000002")
     header, offset = decode_request_header(data)
     assert header == RequestHeader(7, 0, 3, None) and offset == 8
     assert decode_request(data)[1]["broker_id"] == 2
@@ -96,9 +116,9 @@ def test_flexible_request_header_skips_tagged_fields():
     body = {"broker_id": 4, "broker_epoch": 77}
     data = encode_request(7, 3, 21, "b", body)
     # Insert an unknown header tag (tag 3, two bytes) where the empty tag section was.
-    prefix = bytes.fromhex("0007" "0003" "00000015" "0001" "62")
+    prefix = bytes.fromhex("0007000300000015000162")
     assert data.startswith(prefix + b"\x00")
-    tagged = prefix + b"\x01\x03\x02zz" + data[len(prefix) + 1:]
+    tagged = prefix + b"\x01\x03\x02zz" + data[len(prefix) + 1 :]
     header, body_decoded = decode_request(tagged)
     assert header == RequestHeader(7, 3, 21, "b") and body_decoded["broker_epoch"] == 77
 
@@ -126,15 +146,36 @@ def test_truncated_request_header():
 
 
 def test_request_and_response_round_trip():
-    body = {"topics": [{"name": "a"}, {"name": "b"}], "allow_auto_topic_creation": False,
-            "include_cluster_authorized_operations": True, "include_topic_authorized_operations": False}
+    body = {
+        "topics": [{"name": "a"}, {"name": "b"}],
+        "allow_auto_topic_creation": False,
+        "include_cluster_authorized_operations": True,
+        "include_topic_authorized_operations": False,
+    }
     header, decoded = decode_request(encode_request(3, 9, 123, None, body))
     assert header == RequestHeader(3, 9, 123, None) and decoded == body
-    fetch_body = {"throttle_time_ms": 3, "error_code": 0, "session_id": 9, "responses": [
-        {"topic": "t", "partitions": [{"partition_index": 0, "error_code": 0, "high_watermark": 10,
-                                       "last_stable_offset": 10, "log_start_offset": 0,
-                                       "aborted_transactions": None, "preferred_read_replica": -1,
-                                       "records": [b"x" * 4096, b"y" * 10]}]}]}
+    fetch_body = {
+        "throttle_time_ms": 3,
+        "error_code": 0,
+        "session_id": 9,
+        "responses": [
+            {
+                "topic": "t",
+                "partitions": [
+                    {
+                        "partition_index": 0,
+                        "error_code": 0,
+                        "high_watermark": 10,
+                        "last_stable_offset": 10,
+                        "log_start_offset": 0,
+                        "aborted_transactions": None,
+                        "preferred_read_replica": -1,
+                        "records": [b"x" * 4096, b"y" * 10],
+                    }
+                ],
+            }
+        ],
+    }
     chunks = encode_response_chunks(1, 11, 77, fetch_body)
     assert b"".join(chunks) == encode_response(1, 11, 77, fetch_body)
     correlation_id, decoded = decode_response(1, 11, b"".join(chunks))
@@ -144,7 +185,7 @@ def test_request_and_response_round_trip():
 
 def test_unsupported_api_versions_response_bytes():
     data = encode_unsupported_api_versions(7, [(0, 0, 8), (18, 0, 3)])
-    assert data == bytes.fromhex("00000007" "0023" "00000002" "0000" "0000" "0008" "0012" "0000" "0003")
+    assert data == bytes.fromhex("00000007002300000002000000000008001200000003")
 
 
 def test_unsupported_api_versions_response_lists_everything_we_serve():

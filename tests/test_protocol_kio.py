@@ -23,7 +23,15 @@ from kio.serial._introspect import is_optional  # noqa: E402
 from kafka_zk.protocol.api_keys import API_SPECS  # noqa: E402
 from kafka_zk.protocol.schema import MISSING, Array  # noqa: E402
 from tests.kio_pairing import (  # noqa: E402
-    kio_default, kio_kind, names_agree, our_kind, paired_fields, same_kind, to_kio, to_ours)
+    kio_default,
+    kio_kind,
+    names_agree,
+    our_kind,
+    paired_fields,
+    same_kind,
+    to_kio,
+    to_ours,
+)
 
 # (schema name, version, kio's field name): tagged fields Kafka added after 2.5 to versions 2.5 has.
 AFTER_KAFKA_25 = {
@@ -64,11 +72,13 @@ def _kio_versions(api_key):
     return set(schema_name_map.get(name, {})) if name else set()
 
 
-CASES = [(key, version, kind)
-         for key, spec in sorted(API_SPECS.items())
-         for version in range(spec.min_version, spec.max_version + 1)
-         if version in _kio_versions(key)
-         for kind in ("request", "response")]
+CASES = [
+    (key, version, kind)
+    for key, spec in sorted(API_SPECS.items())
+    for version in range(spec.min_version, spec.max_version + 1)
+    if version in _kio_versions(key)
+    for kind in ("request", "response")
+]
 
 
 def _sides(key, version, kind):
@@ -85,6 +95,7 @@ def test_kio_knows_most_of_our_apis():
 
 
 # ---------------------------------------------------------------------------------------------- field by field
+
 
 def field_differences(fields, version, flexible, kio_class, path, schema_name):
     """Lines naming each way our fields at ``version`` differ from kio's."""
@@ -108,12 +119,15 @@ def field_differences(fields, version, flexible, kio_class, path, schema_name):
         if timestamp_or_none(theirs):
             # kio holds an int64 time whose default is -1 as a datetime or None; on the wire it is -1
             if ours.nullable_in(version) or ours.default != -1:
-                found.append("%s: nullable %s and default %r here, a time defaulting to -1 in the spec" % (
-                    where, ours.nullable_in(version), ours.default))
+                found.append(
+                    "%s: nullable %s and default %r here, a time defaulting to -1 in the spec"
+                    % (where, ours.nullable_in(version), ours.default)
+                )
             continue
         if not tagged and ours.nullable_in(version) != is_optional(theirs):
-            found.append("%s: nullable %s here, %s in the spec" % (
-                where, ours.nullable_in(version), is_optional(theirs)))
+            found.append(
+                "%s: nullable %s here, %s in the spec" % (where, ours.nullable_in(version), is_optional(theirs))
+            )
         if not isinstance(mine, tuple):
             spec_default = kio_default(theirs)
             if where in DEFAULTS_AFTER_KAFKA_25 and spec_default == DEFAULTS_AFTER_KAFKA_25[where]:
@@ -133,7 +147,6 @@ def field_differences(fields, version, flexible, kio_class, path, schema_name):
 
 def timestamp_or_none(kio_field):
     return kio_field.metadata.get("kafka_type") == "datetime_i64" and kio_field.default is None
-
 
 
 @pytest.mark.parametrize("key, version, kind", CASES)
@@ -203,8 +216,9 @@ def kio_struct_to_ours(fields, version, flexible, kio_class, entity):
             continue
         value = getattr(entity, theirs.name)
         nested = ours.type.element if isinstance(ours.type, Array) else ours.type
-        body[ours.name] = to_ours(theirs, value, lambda cls, item, nested=nested: kio_struct_to_ours(
-            nested, version, flexible, cls, item))
+        body[ours.name] = to_ours(
+            theirs, value, lambda cls, item, nested=nested: kio_struct_to_ours(nested, version, flexible, cls, item)
+        )
     return body
 
 
@@ -214,8 +228,11 @@ def our_struct_to_kio(fields, version, flexible, kio_class, body):
         if ours is None or theirs is None:
             continue
         nested = ours.type.element if isinstance(ours.type, Array) else ours.type
-        arguments[theirs.name] = to_kio(theirs, body[ours.name], lambda cls, item, nested=nested: our_struct_to_kio(
-            nested, version, flexible, cls, item))
+        arguments[theirs.name] = to_kio(
+            theirs,
+            body[ours.name],
+            lambda cls, item, nested=nested: our_struct_to_kio(nested, version, flexible, cls, item),
+        )
     return kio_class(**arguments)
 
 
@@ -239,8 +256,11 @@ def present_only(fields, version, body):
         value = body[field.name]
         nested = field.type.element if isinstance(field.type, Array) else field.type
         if isinstance(nested, list) and value is not None:
-            value = ([present_only(nested, version, item) for item in value] if isinstance(field.type, Array)
-                     else present_only(nested, version, value))
+            value = (
+                [present_only(nested, version, item) for item in value]
+                if isinstance(field.type, Array)
+                else present_only(nested, version, value)
+            )
         result[field.name] = value
     return result
 

@@ -5,7 +5,11 @@ import struct
 import pytest
 
 from kafka_zk.protocol.primitives import (
-    CHUNK_THRESHOLD, ProtocolDecodeError, ProtocolEncodeError, Reader, Writer,
+    CHUNK_THRESHOLD,
+    ProtocolDecodeError,
+    ProtocolEncodeError,
+    Reader,
+    Writer,
 )
 
 
@@ -38,10 +42,18 @@ def test_big_endian_layout():
     assert w.getvalue() == b"\x01\x02\xff\xff\xff\xff"
 
 
-@pytest.mark.parametrize("method, size", [
-    ("read_int8", 1), ("read_int16", 2), ("read_int32", 4), ("read_int64", 8), ("read_uint32", 4),
-    ("read_bool", 1), ("read_float64", 8),
-])
+@pytest.mark.parametrize(
+    "method, size",
+    [
+        ("read_int8", 1),
+        ("read_int16", 2),
+        ("read_int32", 4),
+        ("read_int64", 8),
+        ("read_uint32", 4),
+        ("read_bool", 1),
+        ("read_float64", 8),
+    ],
+)
 def test_truncated_fixed_width(method, size):
     r = Reader(b"\x00" * (size - 1))
     with pytest.raises(ProtocolDecodeError):
@@ -60,9 +72,9 @@ def test_varints_round_trip_and_errors():
     assert [r.read_varint() for _ in range(5)] == [0, -1, 1, -(2**31), 2**31 - 1]
     assert r.read_varlong() == -(2**63)
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\x80\x80").read_uvarint()          # truncated
+        Reader(b"\x80\x80").read_uvarint()  # truncated
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\xff" * 6).read_uvarint()          # longer than 5 bytes
+        Reader(b"\xff" * 6).read_uvarint()  # longer than 5 bytes
     with pytest.raises(ProtocolDecodeError):
         Reader(b"\xff\xff\xff\xff\x7f").read_uvarint()  # above 32 bits
     with pytest.raises(ProtocolEncodeError):
@@ -89,17 +101,17 @@ def test_strings_plain_nullable_and_compact():
 
 def test_string_hostile_lengths():
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\xff\xff").read_string()            # null where not nullable
+        Reader(b"\xff\xff").read_string()  # null where not nullable
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\xff\xfe").read_nullable_string()   # -2 is never valid
+        Reader(b"\xff\xfe").read_nullable_string()  # -2 is never valid
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\x00\x05abc").read_string()         # longer than what remains
+        Reader(b"\x00\x05abc").read_string()  # longer than what remains
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\x00").read_compact_string()        # compact null where not nullable
+        Reader(b"\x00").read_compact_string()  # compact null where not nullable
     with pytest.raises(ProtocolDecodeError):
         Reader(b"\x0aabc").read_compact_nullable_string()
     with pytest.raises(ProtocolDecodeError):
-        Reader(b"\x00\x02\xff\xfe").read_string()    # invalid UTF-8
+        Reader(b"\x00\x02\xff\xfe").read_string()  # invalid UTF-8
 
 
 def test_bytes_hostile_lengths_fail_before_allocating():

@@ -9,15 +9,54 @@ from kafka_zk.protocol.primitives import ProtocolDecodeError
 from kafka_zk.protocol.schema import Array, decode_default
 
 KAFKA_25_RANGES = {
-    0: (0, 8, None), 1: (0, 11, None), 2: (0, 5, None), 3: (0, 9, 9), 4: (0, 4, 4), 5: (0, 2, 2),
-    6: (0, 6, 6), 7: (0, 3, 3), 8: (0, 8, 8), 9: (0, 7, 6), 10: (0, 3, 3), 11: (0, 7, 6),
-    12: (0, 4, 4), 13: (0, 4, 4), 14: (0, 5, 4), 15: (0, 5, 5), 16: (0, 3, 3), 17: (0, 1, None),
-    18: (0, 3, 3), 19: (0, 5, 5), 20: (0, 4, 4), 21: (0, 1, None), 22: (0, 3, 2), 23: (0, 3, None),
-    24: (0, 1, None), 25: (0, 1, None), 26: (0, 1, None), 27: (0, 0, None), 28: (0, 3, 3),
-    29: (0, 2, 2), 30: (0, 2, 2), 31: (0, 2, 2), 32: (0, 2, None), 33: (0, 1, None),
-    34: (0, 1, None), 35: (0, 1, None), 36: (0, 2, 2), 37: (0, 2, 2), 38: (0, 2, 2),
-    39: (0, 2, 2), 40: (0, 2, 2), 41: (0, 2, 2), 42: (0, 2, 2), 43: (0, 2, 2), 44: (0, 1, 1),
-    45: (0, 0, 0), 46: (0, 0, 0), 47: (0, 0, None),
+    0: (0, 8, None),
+    1: (0, 11, None),
+    2: (0, 5, None),
+    3: (0, 9, 9),
+    4: (0, 4, 4),
+    5: (0, 2, 2),
+    6: (0, 6, 6),
+    7: (0, 3, 3),
+    8: (0, 8, 8),
+    9: (0, 7, 6),
+    10: (0, 3, 3),
+    11: (0, 7, 6),
+    12: (0, 4, 4),
+    13: (0, 4, 4),
+    14: (0, 5, 4),
+    15: (0, 5, 5),
+    16: (0, 3, 3),
+    17: (0, 1, None),
+    18: (0, 3, 3),
+    19: (0, 5, 5),
+    20: (0, 4, 4),
+    21: (0, 1, None),
+    22: (0, 3, 2),
+    23: (0, 3, None),
+    24: (0, 1, None),
+    25: (0, 1, None),
+    26: (0, 1, None),
+    27: (0, 0, None),
+    28: (0, 3, 3),
+    29: (0, 2, 2),
+    30: (0, 2, 2),
+    31: (0, 2, 2),
+    32: (0, 2, None),
+    33: (0, 1, None),
+    34: (0, 1, None),
+    35: (0, 1, None),
+    36: (0, 2, 2),
+    37: (0, 2, 2),
+    38: (0, 2, 2),
+    39: (0, 2, 2),
+    40: (0, 2, 2),
+    41: (0, 2, 2),
+    42: (0, 2, 2),
+    43: (0, 2, 2),
+    44: (0, 1, 1),
+    45: (0, 0, 0),
+    46: (0, 0, 0),
+    47: (0, 0, None),
 }
 
 
@@ -59,10 +98,12 @@ class SampleMaker:
         return value + 1 if value == default else value
 
 
-CASES = [(key, version, kind)
-         for key, spec in sorted(API_SPECS.items())
-         for version in range(spec.min_version, spec.max_version + 1)
-         for kind in ("request", "response")]
+CASES = [
+    (key, version, kind)
+    for key, spec in sorted(API_SPECS.items())
+    for version in range(spec.min_version, spec.max_version + 1)
+    for kind in ("request", "response")
+]
 
 
 def _schema(key, kind):

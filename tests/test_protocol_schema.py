@@ -9,21 +9,31 @@ from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeErro
 from kafka_zk.protocol.schema import Array, Field, Schema, UnsupportedVersionError, Versions
 from tests.raw_wire import produce_body
 
-SAMPLE = Schema("Sample", [
-    Field("id", "int32"),
-    Field("name", "string", "1+", nullable_versions="2+"),
-    Field("note", "string", "2+", nullable_versions="2+", default=None),
-    Field("limit", "int64", "1+", default=-1),
-    Field("items", Array([
-        Field("key", "string"),
-        Field("values", Array("int32")),
-        Field("flag", "bool", "2+"),
-        Field("extra", "int32", "3+", tagged_versions="3+", tag=0, default=-1),
-    ])),
-    Field("labels", Array("string"), "2+", nullable_versions="2+"),
-    Field("hint", "string", "3+", tagged_versions="3+", tag=1, default=""),
-    Field("hint_count", "int16", "3+", tagged_versions="3+", tag=5),
-], valid_versions="0-3", flexible_versions="3+")
+SAMPLE = Schema(
+    "Sample",
+    [
+        Field("id", "int32"),
+        Field("name", "string", "1+", nullable_versions="2+"),
+        Field("note", "string", "2+", nullable_versions="2+", default=None),
+        Field("limit", "int64", "1+", default=-1),
+        Field(
+            "items",
+            Array(
+                [
+                    Field("key", "string"),
+                    Field("values", Array("int32")),
+                    Field("flag", "bool", "2+"),
+                    Field("extra", "int32", "3+", tagged_versions="3+", tag=0, default=-1),
+                ]
+            ),
+        ),
+        Field("labels", Array("string"), "2+", nullable_versions="2+"),
+        Field("hint", "string", "3+", tagged_versions="3+", tag=1, default=""),
+        Field("hint_count", "int16", "3+", tagged_versions="3+", tag=5),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)
 
 
 def test_versions_notation():
@@ -38,7 +48,13 @@ def test_decode_fills_fields_the_version_lacks():
     assert data == struct.pack(">i", 4) + struct.pack(">i", 1) + b"\x00\x01k" + struct.pack(">iii", 2, 1, 2)
     decoded = SAMPLE.decode(data, 0)
     assert decoded == {
-        "id": 4, "name": None, "note": None, "limit": -1, "labels": [], "hint": "", "hint_count": 0,
+        "id": 4,
+        "name": None,
+        "note": None,
+        "limit": -1,
+        "labels": [],
+        "hint": "",
+        "hint_count": 0,
         "items": [{"key": "k", "values": [1, 2], "flag": False, "extra": -1}],
     }
 
@@ -56,13 +72,28 @@ def test_encode_ignores_keys_the_version_lacks():
 
 
 def test_flexible_version_uses_compact_forms_and_tagged_fields():
-    body = {"id": 1, "name": "ab", "note": None, "limit": 2, "labels": None,
-            "items": [{"key": "k", "values": [], "flag": True}]}
+    body = {
+        "id": 1,
+        "name": "ab",
+        "note": None,
+        "limit": 2,
+        "labels": None,
+        "items": [{"key": "k", "values": [], "flag": True}],
+    }
     data = SAMPLE.encode(body, 3)
-    expected = (struct.pack(">i", 1) + b"\x03ab" + b"\x00" + struct.pack(">q", 2)
-                + b"\x02" + b"\x02k" + b"\x01" + b"\x01" + b"\x00"   # items: 1 item, key, [], flag, no tags
-                + b"\x00"                                            # labels: null
-                + b"\x00")                                           # no top-level tags
+    expected = (
+        struct.pack(">i", 1)
+        + b"\x03ab"
+        + b"\x00"
+        + struct.pack(">q", 2)
+        + b"\x02"
+        + b"\x02k"
+        + b"\x01"
+        + b"\x01"
+        + b"\x00"  # items: 1 item, key, [], flag, no tags
+        + b"\x00"  # labels: null
+        + b"\x00"
+    )  # no top-level tags
     assert data == expected
     decoded = SAMPLE.decode(data, 3)
     assert decoded["items"][0]["extra"] == -1 and decoded["hint"] == "" and decoded["labels"] is None
@@ -89,11 +120,11 @@ def test_unknown_tagged_fields_are_skipped():
 def test_tagged_field_errors():
     base = SAMPLE.encode({"id": 7}, 3)[:-1]
     with pytest.raises(ProtocolDecodeError):
-        SAMPLE.decode(base + b"\x01\x09\x7fabc", 3)         # size overruns the message
+        SAMPLE.decode(base + b"\x01\x09\x7fabc", 3)  # size overruns the message
     with pytest.raises(ProtocolDecodeError):
         SAMPLE.decode(base + b"\x01\x05\x03\x00\x04\x00", 3)  # int16 declared as 3 bytes
     with pytest.raises(ProtocolDecodeError):
-        SAMPLE.decode(base + b"\x7f", 3)                     # more tags than bytes
+        SAMPLE.decode(base + b"\x7f", 3)  # more tags than bytes
 
 
 def test_none_for_non_nullable_field_is_a_clear_error():
@@ -178,14 +209,19 @@ def test_schema_definition_errors():
         Schema("Open", [], valid_versions="0+")
 
 
-RUNS = Schema("Runs", [
-    Field("a", "int32"),
-    Field("b", "int16"),
-    Field("c", "int64"),
-    Field("ok", "bool"),
-    Field("d", "int8"),
-    Field("ids", Array("int32"), nullable_versions="1+"),
-], valid_versions="0-1", flexible_versions="1+")
+RUNS = Schema(
+    "Runs",
+    [
+        Field("a", "int32"),
+        Field("b", "int16"),
+        Field("c", "int64"),
+        Field("ok", "bool"),
+        Field("d", "int8"),
+        Field("ids", Array("int32"), nullable_versions="1+"),
+    ],
+    valid_versions="0-1",
+    flexible_versions="1+",
+)
 
 
 def test_runs_of_fixed_width_fields_round_trip_and_errors_name_the_field():

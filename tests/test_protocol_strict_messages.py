@@ -25,7 +25,10 @@ def test_the_suite_runs_strict_and_so_do_the_brokers_it_starts():
     assert schema.strict_messages
     started = subprocess.run(
         [sys.executable, "-c", "from kafka_zk.protocol import schema; print(schema.strict_messages)"],
-        capture_output=True, text=True, check=True)
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert started.stdout.strip() == "True"
 
 
@@ -82,8 +85,11 @@ def test_what_the_specs_let_a_body_leave_out_may_be_left_out(key, version):
     response = _response(key)
     flexible = response.is_flexible(version)
     body = SampleMaker(version, use_nulls=False).struct(response.fields)
-    sparse = {name: value for name, value in body.items()
-              if not may_be_omitted(next(f for f in response.fields if f.name == name), version, flexible)}
+    sparse = {
+        name: value
+        for name, value in body.items()
+        if not may_be_omitted(next(f for f in response.fields if f.name == name), version, flexible)
+    }
     assert response.strict_problems(sparse, version) == []
     decoded = decode_response(key, version, encode_response(key, version, 1, sparse))[1]
     assert decoded == response.decode(response.encode(sparse, version), version)
@@ -96,8 +102,11 @@ def test_fields_other_versions_carry_are_known_keys():
 
 
 def test_every_problem_is_named_with_its_path():
-    body = {"throttle_time_ms": 0, "brokers": [{"node_id": 1, "host": "h", "port": 1, "rak": "r"}],
-            "topics": [{"error_code": 0, "name": "t", "is_internal": False, "partitions": [{}]}]}
+    body = {
+        "throttle_time_ms": 0,
+        "brokers": [{"node_id": 1, "host": "h", "port": 1, "rak": "r"}],
+        "topics": [{"error_code": 0, "name": "t", "is_internal": False, "partitions": [{}]}],
+    }
     problems = API_SPECS[3].response.strict_problems(body, 9)
     assert "MetadataResponse v9.brokers[0]: unknown key 'rak'" in problems
     assert "MetadataResponse v9.topics[0].partitions[0]: missing 'error_code'" in problems

@@ -18,8 +18,18 @@ broker = module_cluster(1, overrides={"quota.window.num": "2", "quota.window.siz
 
 
 def set_quota(cluster, client_id, name, value):
-    result = tool("kafka-configs.sh", "--zookeeper", cluster.zk_connect, "--entity-type", "clients",
-                  "--entity-name", client_id, "--alter", "--add-config", "%s=%d" % (name, value))
+    result = tool(
+        "kafka-configs.sh",
+        "--zookeeper",
+        cluster.zk_connect,
+        "--entity-type",
+        "clients",
+        "--entity-name",
+        client_id,
+        "--alter",
+        "--add-config",
+        "%s=%d" % (name, value),
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -27,9 +37,15 @@ def produce_rate(bootstrap, topic, client_id, warmup=1.5, measure=4.0):
     """Bytes per second acknowledged during `measure` seconds after `warmup`, and the throttle events seen."""
     throttles = []
     acked = []
-    producer = Producer({"bootstrap.servers": bootstrap, "client.id": client_id, "linger.ms": 5,
-                         "queue.buffering.max.messages": 500,
-                         "throttle_cb": lambda event: throttles.append(event.throttle_time)})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "client.id": client_id,
+            "linger.ms": 5,
+            "queue.buffering.max.messages": 500,
+            "throttle_cb": lambda event: throttles.append(event.throttle_time),
+        }
+    )
     start = time.monotonic()
     end = start + warmup + measure
     while time.monotonic() < end:
@@ -59,10 +75,18 @@ def test_produce_and_fetch_byte_rate_quotas(broker):
     assert 0.5 * QUOTA < slow_rate < 1.5 * QUOTA
 
     consumed = []
-    consumer = Consumer({"bootstrap.servers": bootstrap, "client.id": "slow-consumer", "group.id": "metered-readers",
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                         "message.max.bytes": 30000, "fetch.max.bytes": 50000,
-                         "max.partition.fetch.bytes": 20000})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "client.id": "slow-consumer",
+            "group.id": "metered-readers",
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "message.max.bytes": 30000,
+            "fetch.max.bytes": 50000,
+            "max.partition.fetch.bytes": 20000,
+        }
+    )
     consumer.assign([TopicPartition("metered", 0, 0)])
     start = time.monotonic()
     try:
@@ -73,6 +97,9 @@ def test_produce_and_fetch_byte_rate_quotas(broker):
     finally:
         consumer.close()
     measured = sum(size for stamp, size in consumed if stamp >= start + 1.5) / 4.0
-    print("consumer throttled to %.0f B/s (quota %d)" % (measured, QUOTA), len(consumed),
-          consumed and consumed[0][0] - start)
+    print(
+        "consumer throttled to %.0f B/s (quota %d)" % (measured, QUOTA),
+        len(consumed),
+        consumed and consumed[0][0] - start,
+    )
     assert 0.5 * QUOTA < measured < 1.5 * QUOTA

@@ -54,14 +54,18 @@ def check_round_trip(records, deliveries, consumed):
     assert set(sent) <= set(range(PARTITIONS))
     assert len(sent) > 1, "keyed records all landed in one partition"
     for partition, entries in sent.items():
-        assert [offset for offset, _ in entries] == list(range(len(entries))), \
+        assert [offset for offset, _ in entries] == list(range(len(entries))), (
             "partition %d: offsets not 0..n-1 in send order" % partition
+        )
     assert set(consumed) <= set(sent)
     for partition, entries in sent.items():
         expected = [(offset, records[index][0], records[index][1], records[index][2]) for offset, index in entries]
         got = consumed.get(partition, [])
         assert len(got) == len(expected), "partition %d: read %d records, wrote %d" % (
-            partition, len(got), len(expected))
+            partition,
+            len(got),
+            len(expected),
+        )
         for want, have in zip(expected, got):
             assert have == want, "partition %d: read %r, wrote %r" % (partition, have, want)
 
@@ -71,14 +75,27 @@ def batches_on_disk(cluster, topic):
     found = {}
     for broker in cluster.brokers:
         for folder in broker.log_dir.glob("%s-*" % topic):
-            partition = int(folder.name[len(topic) + 1:])
+            partition = int(folder.name[len(topic) + 1 :])
             batches = found.setdefault(partition, [])
             for segment in sorted(folder.glob("*.log")):
                 data = segment.read_bytes()
                 position = 0
                 while position + BATCH_HEADER.size <= len(data):
-                    (base_offset, length, _epoch, magic, _crc, attributes, _delta, _first, _max, producer_id,
-                     _producer_epoch, base_sequence, count) = BATCH_HEADER.unpack_from(data, position)
+                    (
+                        base_offset,
+                        length,
+                        _epoch,
+                        magic,
+                        _crc,
+                        attributes,
+                        _delta,
+                        _first,
+                        _max,
+                        producer_id,
+                        _producer_epoch,
+                        base_sequence,
+                        count,
+                    ) = BATCH_HEADER.unpack_from(data, position)
                     assert magic == 2
                     batches.append((base_offset, attributes, producer_id, base_sequence, count))
                     position += 12 + length
@@ -99,7 +116,10 @@ def check_batches_on_disk(cluster, topic, codec, idempotent):
             producer_ids.add(producer_id)
             if idempotent:
                 assert base_sequence == base_offset, "partition %d: sequence %d at offset %d" % (
-                    partition, base_sequence, base_offset)
+                    partition,
+                    base_sequence,
+                    base_offset,
+                )
     assert sum(records_by_codec.values()) == RECORDS
     assert set(records_by_codec) <= {0, CODEC_IDS[codec]}, dict(records_by_codec)
     assert records_by_codec[CODEC_IDS[codec]] >= RECORDS // 2, dict(records_by_codec)
@@ -114,6 +134,7 @@ def topic_name(client, codec):
 
 
 # --- confluent-kafka (librdkafka) -------------------------------------------------------------------------
+
 
 def confluent_round_trip(bootstrap, codec):
     from confluent_kafka import Consumer, Producer, TopicPartition
@@ -133,10 +154,12 @@ def confluent_round_trip(bootstrap, codec):
                 errors.append((index, error))
             else:
                 deliveries[index] = (message.partition(), message.offset())
+
         return report
 
-    producer = Producer({"bootstrap.servers": bootstrap, "enable.idempotence": True,
-                         "compression.type": codec, "linger.ms": 5})
+    producer = Producer(
+        {"bootstrap.servers": bootstrap, "enable.idempotence": True, "compression.type": codec, "linger.ms": 5}
+    )
     for index, (key, value, headers) in enumerate(records):
         while True:
             try:
@@ -148,8 +171,14 @@ def confluent_round_trip(bootstrap, codec):
     assert producer.flush(CLIENT_TIMEOUT_S) == 0, "records still queued after flush"
     assert errors == []
 
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused-manual-assign",
-                         "enable.auto.commit": False, "enable.auto.offset.store": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": "unused-manual-assign",
+            "enable.auto.commit": False,
+            "enable.auto.offset.store": False,
+        }
+    )
     consumer.assign([TopicPartition(topic, partition, 0) for partition in _partition_counts(deliveries)])
     consumed = defaultdict(list)
     deadline = time.monotonic() + CLIENT_TIMEOUT_S
@@ -158,7 +187,8 @@ def confluent_round_trip(bootstrap, codec):
             for message in consumer.consume(1000, timeout=0.5):
                 assert message.error() is None, message.error()
                 consumed[message.partition()].append(
-                    (message.offset(), message.key(), message.value(), list(message.headers() or [])))
+                    (message.offset(), message.key(), message.value(), list(message.headers() or []))
+                )
     finally:
         consumer.close()
     check_round_trip(records, deliveries, consumed)
@@ -174,6 +204,7 @@ def _partition_counts(deliveries):
 
 # --- kafka-python 3 -----------------------------------------------------------------------------------------
 
+
 def kafka_python_round_trip(bootstrap, codec):
     from kafka import KafkaConsumer, KafkaProducer, TopicPartition
     from kafka.admin import KafkaAdminClient
@@ -181,8 +212,11 @@ def kafka_python_round_trip(bootstrap, codec):
     topic = topic_name("kafkapython", codec)
     admin = KafkaAdminClient(bootstrap_servers=bootstrap)
     try:
-        admin.create_topics({topic: {"num_partitions": PARTITIONS, "replication_factor": REPLICATION}},
-                            timeout_ms=30000, wait_for_metadata=True)
+        admin.create_topics(
+            {topic: {"num_partitions": PARTITIONS, "replication_factor": REPLICATION}},
+            timeout_ms=30000,
+            wait_for_metadata=True,
+        )
     finally:
         admin.close()
 
@@ -207,7 +241,8 @@ def kafka_python_round_trip(bootstrap, codec):
         while sum(map(len, consumed.values())) < len(records) and time.monotonic() < deadline:
             for tp, messages in consumer.poll(timeout_ms=500, max_records=5000).items():
                 consumed[tp.partition].extend(
-                    (message.offset, message.key, message.value, list(message.headers)) for message in messages)
+                    (message.offset, message.key, message.value, list(message.headers)) for message in messages
+                )
     finally:
         consumer.close()
     check_round_trip(records, deliveries, consumed)
@@ -215,6 +250,7 @@ def kafka_python_round_trip(bootstrap, codec):
 
 
 # --- aiokafka -------------------------------------------------------------------------------------------------
+
 
 async def _aiokafka_round_trip(bootstrap, codec):
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -233,8 +269,7 @@ async def _aiokafka_round_trip(bootstrap, codec):
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, compression_type=None if codec == "none" else codec)
     await producer.start()
     try:
-        futures = [await producer.send(topic, key=key, value=value, headers=headers)
-                   for key, value, headers in records]
+        futures = [await producer.send(topic, key=key, value=value, headers=headers) for key, value, headers in records]
         results = await asyncio.wait_for(asyncio.gather(*futures), CLIENT_TIMEOUT_S)
     finally:
         await producer.stop()
@@ -252,7 +287,8 @@ async def _aiokafka_round_trip(bootstrap, codec):
             batches = await consumer.getmany(timeout_ms=500, max_records=5000)
             for tp, messages in batches.items():
                 consumed[tp.partition].extend(
-                    (message.offset, message.key, message.value, list(message.headers)) for message in messages)
+                    (message.offset, message.key, message.value, list(message.headers)) for message in messages
+                )
     finally:
         await consumer.stop()
     check_round_trip(records, deliveries, consumed)
@@ -264,8 +300,11 @@ def aiokafka_round_trip(bootstrap, codec):
 
 
 # client -> (round trip, whether its producer is idempotent as configured here)
-ROUND_TRIPS = {"confluent": (confluent_round_trip, True), "kafka-python": (kafka_python_round_trip, True),
-               "aiokafka": (aiokafka_round_trip, False)}
+ROUND_TRIPS = {
+    "confluent": (confluent_round_trip, True),
+    "kafka-python": (kafka_python_round_trip, True),
+    "aiokafka": (aiokafka_round_trip, False),
+}
 
 
 @pytest.mark.timeout(120)
@@ -278,6 +317,7 @@ def test_client_round_trip(cluster, client, codec):
 
 
 # --- kcat -------------------------------------------------------------------------------------------------
+
 
 def _kcat(*args, stdin=None):
     if not shutil.which(KCAT):
@@ -299,12 +339,14 @@ def test_kcat_lists_three_brokers(cluster):
 def test_kcat_produce_then_consume_keyed_lines(cluster):
     topic = topic_name("kcat", "lines")
     lines = ["key-%d:value number %d" % (index % 7, index) for index in range(200)]
-    _kcat("-b", cluster.bootstrap_servers, "-P", "-t", topic, "-K:", "-p", "0",
-          stdin=("\n".join(lines) + "\n").encode())
+    _kcat(
+        "-b", cluster.bootstrap_servers, "-P", "-t", topic, "-K:", "-p", "0", stdin=("\n".join(lines) + "\n").encode()
+    )
     # A topic auto-created by the produce has one partition (num.partitions=1); read it whole, then exit.
-    wait_for(lambda: "topic \"%s\" with 1 partitions" % topic in _kcat("-b", cluster.bootstrap_servers, "-L",
-                                                                        "-t", topic),
-             timeout=30, message="kcat to see topic %s" % topic)
-    output = _kcat("-b", cluster.bootstrap_servers, "-C", "-t", topic, "-K:", "-o", "beginning", "-e",
-                   "-f", "%k:%s\n")
+    wait_for(
+        lambda: 'topic "%s" with 1 partitions' % topic in _kcat("-b", cluster.bootstrap_servers, "-L", "-t", topic),
+        timeout=30,
+        message="kcat to see topic %s" % topic,
+    )
+    output = _kcat("-b", cluster.bootstrap_servers, "-C", "-t", topic, "-K:", "-o", "beginning", "-e", "-f", "%k:%s\n")
     assert output.splitlines() == lines

@@ -15,11 +15,16 @@ SEGMENT_MS = 1500
 KEYS = 1000
 
 
-single = module_cluster(1, overrides={
-    "log.cleaner.backoff.ms": "100", "log.segment.delete.delay.ms": "0",
-    # A throttled cleaner (1 MB/s) makes its passes long enough for a kill to land in one.
-    "log.cleaner.io.max.bytes.per.second": "1000000",
-    "zookeeper.session.timeout.ms": "6000"})
+single = module_cluster(
+    1,
+    overrides={
+        "log.cleaner.backoff.ms": "100",
+        "log.segment.delete.delay.ms": "0",
+        # A throttled cleaner (1 MB/s) makes its passes long enough for a kill to land in one.
+        "log.cleaner.io.max.bytes.per.second": "1000000",
+        "zookeeper.session.timeout.ms": "6000",
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +34,12 @@ def broker(single):
 
 def create_compacted_topic(broker, prefix, **configs):
     topic = "%s-%s" % (prefix, uuid.uuid4().hex[:8])
-    settings = {"cleanup.policy": "compact", "segment.bytes": "65536", "segment.ms": str(SEGMENT_MS),
-                "min.cleanable.dirty.ratio": "0.01"}
+    settings = {
+        "cleanup.policy": "compact",
+        "segment.bytes": "65536",
+        "segment.ms": str(SEGMENT_MS),
+        "min.cleanable.dirty.ratio": "0.01",
+    }
     settings.update(configs)
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
     admin.create_topics([NewTopic(topic, 1, 1, config=settings)])[topic].result(30)
@@ -39,15 +48,29 @@ def create_compacted_topic(broker, prefix, **configs):
 
 def set_topic_config(broker, topic, name, value):
     admin = AdminClient({"bootstrap.servers": broker.bootstrap})
-    resource = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=[
-        ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)])
+    resource = ConfigResource(
+        ResourceType.TOPIC,
+        topic,
+        incremental_configs=[ConfigEntry(name, value, incremental_operation=AlterConfigOpType.SET)],
+    )
     admin.incremental_alter_configs([resource])[resource].result(30)
 
 
 def produce(broker, topic, items, **settings):
     """Write (key, value) pairs with an idempotent, gzip-compressing producer; returns [(offset, key, value)]."""
-    producer = Producer(dict({"bootstrap.servers": broker.bootstrap, "enable.idempotence": True, "acks": "all",
-                              "linger.ms": 5, "compression.type": "gzip", "batch.size": 16384}, **settings))
+    producer = Producer(
+        dict(
+            {
+                "bootstrap.servers": broker.bootstrap,
+                "enable.idempotence": True,
+                "acks": "all",
+                "linger.ms": 5,
+                "compression.type": "gzip",
+                "batch.size": 16384,
+            },
+            **settings,
+        )
+    )
     written = []
     errors = []
 
@@ -78,8 +101,14 @@ def roll_active_segment(broker, topic, key=b"sentinel"):
 
 def consume_all(broker, topic, end_offset):
     """Every record below end_offset as {offset: (key, value)}, read with confluent-kafka."""
-    consumer = Consumer({"bootstrap.servers": broker.bootstrap, "group.id": "compaction-check",
-                         "enable.auto.commit": False, "enable.partition.eof": True})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": broker.bootstrap,
+            "group.id": "compaction-check",
+            "enable.auto.commit": False,
+            "enable.partition.eof": True,
+        }
+    )
     consumer.assign([TopicPartition(topic, 0, 0)])
     records = {}
     deadline = time.monotonic() + 60
@@ -119,9 +148,12 @@ def cleaner_checkpoint(broker, topic):
 
 
 def wait_cleaned_to(broker, topic, offset, timeout=120):
-    wait_for(lambda: cleaner_checkpoint(broker, topic) >= offset, timeout, 0.1,
-             message="the cleaner to reach offset %d of %s (at %d)" % (offset, topic,
-                                                                   cleaner_checkpoint(broker, topic)))
+    wait_for(
+        lambda: cleaner_checkpoint(broker, topic) >= offset,
+        timeout,
+        0.1,
+        message="the cleaner to reach offset %d of %s (at %d)" % (offset, topic, cleaner_checkpoint(broker, topic)),
+    )
 
 
 @pytest.mark.timeout(300)
@@ -142,14 +174,24 @@ def test_100k_updates_over_1000_keys_leave_the_last_value_of_each_key(broker):
     expected = latest(written)
     assert len(records) == KEYS
     assert {key: (offset, value) for offset, (key, value) in records.items()} == expected
-    print("\ncompaction of 100,000 updates over 1,000 keys: log %d -> %d bytes in %.1f s"
-          % (size_before, size_after, elapsed))
+    print(
+        "\ncompaction of 100,000 updates over 1,000 keys: log %d -> %d bytes in %.1f s"
+        % (size_before, size_after, elapsed)
+    )
     assert size_after < size_before / 20
     # The pass in log-cleaner.log (Kafka's kafka.log.LogCleaner file), not in server.log
-    cleaner_log = wait_for(lambda: (lambda text: "Log cleaner thread 0 cleaned log %s-0" % topic in text and text)(
-        broker.log_path("log-cleaner.log").read_text()), 10, message="the pass's stats in log-cleaner.log")
-    assert re.search(r"^\[[-\d :,]+\] INFO Beginning cleaning of log %s-0 .* \(kafka_zk\.server\.log_cleaner_service\)$"
-                     % topic, cleaner_log, re.MULTILINE)
+    cleaner_log = wait_for(
+        lambda: (lambda text: "Log cleaner thread 0 cleaned log %s-0" % topic in text and text)(
+            broker.log_path("log-cleaner.log").read_text()
+        ),
+        10,
+        message="the pass's stats in log-cleaner.log",
+    )
+    assert re.search(
+        r"^\[[-\d :,]+\] INFO Beginning cleaning of log %s-0 .* \(kafka_zk\.server\.log_cleaner_service\)$" % topic,
+        cleaner_log,
+        re.MULTILINE,
+    )
     assert "Beginning cleaning of log" not in broker.log_file.read_text()
 
 
@@ -167,8 +209,9 @@ def test_keyless_records_are_rejected_by_a_compacted_topic(broker):
 @pytest.mark.timeout(300)
 def test_tombstones_survive_delete_retention_then_disappear(broker):
     retention_ms = 4000
-    topic = create_compacted_topic(broker, "tombstones", **{"delete.retention.ms": str(retention_ms),
-                                                           "segment.bytes": "16384"})
+    topic = create_compacted_topic(
+        broker, "tombstones", **{"delete.retention.ms": str(retention_ms), "segment.bytes": "16384"}
+    )
     small = {"batch.size": 4096, "compression.type": "none"}  # batches well below segment.bytes
     written = produce(broker, topic, [(b"key-%04d" % (n % KEYS), b"value-%06d" % n) for n in range(5000)], **small)
     deleted_keys = [b"key-%04d" % n for n in range(100)]
@@ -188,8 +231,7 @@ def test_tombstones_survive_delete_retention_then_disappear(broker):
         rounds += 1
         assert rounds <= 8, "tombstones still present after %d more passes" % rounds
         time.sleep(retention_ms / 1000.0 / 2)
-        written += produce(broker, topic, [(b"key-%04d" % n, b"round-%d" % rounds) for n in range(500, KEYS)],
-                           **small)
+        written += produce(broker, topic, [(b"key-%04d" % n, b"round-%d" % rounds) for n in range(500, KEYS)], **small)
         end = roll_active_segment(broker, topic, b"sentinel-%d" % rounds)
         written.append((end, b"sentinel-%d" % rounds, b"x"))
         wait_cleaned_to(broker, topic, end)

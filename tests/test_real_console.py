@@ -23,8 +23,16 @@ from tests.ports import free_port
 
 sync_api = pytest.importorskip("playwright.sync_api")
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TOPIC = "console-events"
 GROUP = "console-billing"
 PER_PARTITION = 10
@@ -53,16 +61,33 @@ def _serving(url):
 @pytest.fixture(scope="module")
 def console(tmp_path_factory, zookeeper_server):
     folder = tmp_path_factory.mktemp("console")
-    cluster = start_cluster(folder / "cluster", zookeeper_server, 3,
-                            {"zookeeper.session.timeout.ms": "6000", "auto.leader.rebalance.enable": "false"},
-                            metrics=True)
+    cluster = start_cluster(
+        folder / "cluster",
+        zookeeper_server,
+        3,
+        {"zookeeper.session.timeout.ms": "6000", "auto.leader.rebalance.enable": "false"},
+        metrics=True,
+    )
     port = free_port()
     log = open(folder / "console.log", "wb")
     process = subprocess.Popen(
-        [sys.executable, "-m", "kafka_zk.console.main", "--zookeeper", cluster.zk_connect,
-         "--bootstrap-server", cluster.bootstrap_servers, "--port", str(port),
-         "--metrics", ",".join(b.metrics_url for b in cluster.brokers)],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        [
+            sys.executable,
+            "-m",
+            "kafka_zk.console.main",
+            "--zookeeper",
+            cluster.zk_connect,
+            "--bootstrap-server",
+            cluster.bootstrap_servers,
+            "--port",
+            str(port),
+            "--metrics",
+            ",".join(b.metrics_url for b in cluster.brokers),
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     zk = KafkaZkClient(cluster.zk_connect, session_timeout_ms=10000)
     zk.start(timeout=10)
     url = "http://127.0.0.1:%d/" % port
@@ -110,6 +135,7 @@ class Traffic:
 
     def __init__(self, bootstrap):
         from confluent_kafka import Producer
+
         self.producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 5})
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self._run, daemon=True)
@@ -161,7 +187,8 @@ def test_pages_show_the_live_brokers_topics_isr_groups_and_lag(console, page):
         sync_api.expect(row).to_contain_text("alive")
         sync_api.expect(row).to_contain_text("PLAINTEXT://%s" % broker.bootstrap)
     sync_api.expect(page.locator('#brokers tr[data-broker="%d"]' % controller)).to_contain_text(
-        "controller, epoch %d" % epoch)
+        "controller, epoch %d" % epoch
+    )
     _screenshot(page, "brokers")
 
     _show(page, "topics")
@@ -179,7 +206,8 @@ def test_pages_show_the_live_brokers_topics_isr_groups_and_lag(console, page):
         row = page.locator('table.lag[data-group="%s"] tr[data-partition="%s-%d"]' % (GROUP, TOPIC, partition))
         sync_api.expect(row.locator("td.lag-value")).to_have_text(str(PER_PARTITION - COMMITTED))
     sync_api.expect(page.locator('#groups tr[data-group="%s"]' % GROUP)).to_contain_text(
-        str(3 * (PER_PARTITION - COMMITTED)))
+        str(3 * (PER_PARTITION - COMMITTED))
+    )
     _screenshot(page, "groups")
 
     _show(page, "topic/" + TOPIC)
@@ -214,7 +242,9 @@ def test_a_config_change_from_the_page_lands_in_zookeeper(console, page):
     form.locator("button").click()
     sync_api.expect(page.locator("#flash.ok")).to_contain_text("Completed updating config for topic from-the-page.")
     assert console.zk.get_entity_config("topics", "from-the-page") == {
-        "retention.ms": "7200000", "cleanup.policy": "compact,delete"}
+        "retention.ms": "7200000",
+        "cleanup.policy": "compact,delete",
+    }
     sync_api.expect(page.locator("#overrides")).to_contain_text("compact,delete")
 
 
@@ -236,9 +266,13 @@ def test_a_killed_broker_shows_its_partitions_under_replicated_within_10s_withou
     sync_api.expect(page.locator('#brokers tr[data-broker="%d"]' % victim.broker_id)).to_contain_text("down")
 
     victim.start()
-    wait_for(lambda: all(victim.broker_id in s.isr for s in
-                         console.zk.get_partition_states([(TOPIC, p) for p in range(3)]).values()),
-             30, message="the restarted broker back in every ISR")
+    wait_for(
+        lambda: all(
+            victim.broker_id in s.isr for s in console.zk.get_partition_states([(TOPIC, p) for p in range(3)]).values()
+        ),
+        30,
+        message="the restarted broker back in every ISR",
+    )
 
 
 def test_preferred_election_from_the_page_moves_leaders_back_in_zookeeper(console, page):
@@ -253,8 +287,9 @@ def test_preferred_election_from_the_page_moves_leaders_back_in_zookeeper(consol
     sync_api.expect(page.locator("#flash.ok")).to_contain_text("Successfully completed preferred replica election")
     states = console.zk.get_partition_states([(TOPIC, p) for p in range(3)])
     assert {p: states[(TOPIC, p)].leader for p in range(3)} == {p: assignment[p][0] for p in range(3)}
-    sync_api.expect(page.locator('#partitions tr[data-partition^="%s-"] .badge:text("not preferred leader")'
-                                 % TOPIC)).to_have_count(0)
+    sync_api.expect(
+        page.locator('#partitions tr[data-partition^="%s-"] .badge:text("not preferred leader")' % TOPIC)
+    ).to_have_count(0)
     if SCREENSHOTS:
         _show(page, "charts")
         page.wait_for_timeout(4000)

@@ -17,8 +17,10 @@ from tests.replication_support import fast_overrides, make_cluster  # noqa: F401
 def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
     cluster = make_cluster(fast_overrides())
     bootstrap = cluster.cluster.brokers[0].bootstrap
-    assert create_topic(bootstrap, "moving", assignments={p: [p % 3, (p + 1) % 3, (p + 2) % 3]
-                                                          for p in range(6)}) == Errors.NONE
+    assert (
+        create_topic(bootstrap, "moving", assignments={p: [p % 3, (p + 1) % 3, (p + 2) % 3] for p in range(6)})
+        == Errors.NONE
+    )
     for partition in range(6):
         cluster.wait_state("moving", lambda state: len(state["isr"]) == 3, partition=partition)
     before = {p: cluster.state("moving", p) for p in range(6)}
@@ -30,8 +32,11 @@ def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
     log = victim.log_file.read_text()[offset:]
     assert "controlled shutdown succeeded" in log
     # The last line says where the shutdown's time went.
-    assert re.search(r"shut down completed in [0-9.]+s \(controlled shutdown [0-9.]+s, .*logs [0-9.]+s, "
-                     r"ZooKeeper session [0-9.]+s\)", log)
+    assert re.search(
+        r"shut down completed in [0-9.]+s \(controlled shutdown [0-9.]+s, .*logs [0-9.]+s, "
+        r"ZooKeeper session [0-9.]+s\)",
+        log,
+    )
     for partition in range(6):  # leaders moved before the process exited
         state = cluster.state("moving", partition)
         assert state["leader"] != 1
@@ -44,8 +49,7 @@ def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
     response = request(controller.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})
     assert response["error_code"] == Errors.BROKER_NOT_AVAILABLE
     other = next(b for b in cluster.cluster.brokers if b.broker_id not in (1, controller.broker_id))
-    assert request(other.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})["error_code"] == \
-        Errors.NOT_CONTROLLER
+    assert request(other.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})["error_code"] == Errors.NOT_CONTROLLER
 
 
 @pytest.mark.timeout(180)
@@ -56,15 +60,28 @@ def test_an_acks_all_producer_sees_no_error_while_a_leader_shuts_down(make_clust
     fails (librdkafka retries NOT_LEADER_FOR_PARTITION and the like), and each is in the log exactly once."""
     cluster = make_cluster(fast_overrides())
     bootstrap = cluster.cluster.bootstrap_servers
-    assert create_topic(cluster.cluster.brokers[0].bootstrap, "steady",
-                        assignments={p: [p % 3, (p + 1) % 3, (p + 2) % 3] for p in range(6)},
-                        configs={"min.insync.replicas": "2"}) == Errors.NONE
+    assert (
+        create_topic(
+            cluster.cluster.brokers[0].bootstrap,
+            "steady",
+            assignments={p: [p % 3, (p + 1) % 3, (p + 2) % 3] for p in range(6)},
+            configs={"min.insync.replicas": "2"},
+        )
+        == Errors.NONE
+    )
     for partition in range(6):
         cluster.wait_state("steady", lambda state: len(state["isr"]) == 3, partition=partition)
     controller = cluster.controller_id()
     victim = cluster.cluster.broker(controller if victim_role == "the controller" else (controller + 1) % 3)
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                         "linger.ms": 5, "message.timeout.ms": 60000})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 5,
+            "message.timeout.ms": 60000,
+        }
+    )
     failures, acknowledged = [], []
 
     def delivered(error, message):
@@ -72,22 +89,26 @@ def test_an_acks_all_producer_sees_no_error_while_a_leader_shuts_down(make_clust
             failures.append(error)
         else:
             acknowledged.append(message.value())
+
     state = {"stop": False, "sent": 0}
 
     def produce():
         while not state["stop"]:
-            producer.produce("steady", value=b"%d" % state["sent"], partition=state["sent"] % 6,
-                             on_delivery=delivered)
+            producer.produce("steady", value=b"%d" % state["sent"], partition=state["sent"] % 6, on_delivery=delivered)
             state["sent"] += 1
             producer.poll(0.002)
+
     writer = threading.Thread(target=produce, daemon=True)
     writer.start()
     try:
         wait_for(lambda: len(acknowledged) >= 500, 60, message="records acknowledged before the shutdown")
         victim.stop()
         at_stop = len(acknowledged)
-        wait_for(lambda: len(acknowledged) >= at_stop + 500 or failures, 60,
-                 message="records acknowledged after the shutdown")
+        wait_for(
+            lambda: len(acknowledged) >= at_stop + 500 or failures,
+            60,
+            message="records acknowledged after the shutdown",
+        )
     finally:
         state["stop"] = True
         writer.join(30)
@@ -98,8 +119,10 @@ def test_an_acks_all_producer_sees_no_error_while_a_leader_shuts_down(make_clust
         assert cluster.wait_controller(not_id=victim.broker_id) != victim.broker_id
     stored = []
     for partition in range(6):
-        stored += [bytes(record.value) for record in read_all(bootstrap_of_leader(cluster, partition), "steady", partition)]
-    assert sorted(stored) == sorted(acknowledged)   # each acknowledged record once, nothing else
+        stored += [
+            bytes(record.value) for record in read_all(bootstrap_of_leader(cluster, partition), "steady", partition)
+        ]
+    assert sorted(stored) == sorted(acknowledged)  # each acknowledged record once, nothing else
 
 
 def bootstrap_of_leader(cluster, partition):

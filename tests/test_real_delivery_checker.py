@@ -4,9 +4,9 @@ import time
 
 import pytest
 
+from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
 from tests.delivery_checker import DeliveryChecker
-from kafka_zk.record.records import encode_batch
 from tests.raw_wire import partition_leaders, produce
 from tests.replication_support import fast_overrides, make_cluster  # noqa: F401
 
@@ -21,8 +21,11 @@ def test_kill9_of_a_leader_loses_duplicates_and_reorders_no_acked_record(make_cl
     topic = cluster.new_topic("checked", partitions=PARTITIONS, replication_factor=3, configs=DRILL_TOPIC_CONFIGS)
     cluster.wait_full_isr(topic, range(PARTITIONS), REPLICAS)
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: len(partition_leaders(b.bootstrap, topic)) == PARTITIONS, 30,
-                 message="broker %d to know %s's leaders" % (broker.broker_id, topic))
+        wait_for(
+            lambda b=broker: len(partition_leaders(b.bootstrap, topic)) == PARTITIONS,
+            30,
+            message="broker %d to know %s's leaders" % (broker.broker_id, topic),
+        )
 
     checker = DeliveryChecker(cluster.bootstrap_servers, topic, PARTITIONS, rate=200, name="leader kill -9")
     checker.start()
@@ -35,8 +38,13 @@ def test_kill9_of_a_leader_loses_duplicates_and_reorders_no_acked_record(make_cl
         victim = cluster.broker(victim_id)
         fault_at = time.monotonic()
         victim.kill()
-        cluster.wait_state(topic, lambda s: s["leader"] not in (-1, victim_id), 30, partition,
-                           "a new leader after broker %d's kill" % victim_id)
+        cluster.wait_state(
+            topic,
+            lambda s: s["leader"] not in (-1, victim_id),
+            30,
+            partition,
+            "a new leader after broker %d's kill" % victim_id,
+        )
         cluster.restart_killed(victim)
         cluster.wait_full_isr(topic, range(PARTITIONS), REPLICAS)
         healed_at = time.monotonic()

@@ -8,8 +8,16 @@ import time
 import pytest
 
 from tests.cluster_support import wait_for
-from tests.drill_support import (AFTER_CONTROLLER_CHANGE, BROKERS, PARTITIONS, SESSION_TIMEOUT_MS, ZOOKEEPERS,
-                                 DrillCluster, controller_for, drill)
+from tests.drill_support import (
+    AFTER_CONTROLLER_CHANGE,
+    BROKERS,
+    PARTITIONS,
+    SESSION_TIMEOUT_MS,
+    ZOOKEEPERS,
+    DrillCluster,
+    controller_for,
+    drill,
+)
 from tests.raw_wire import fetch_records, partition_leaders
 from zookeeper.launcher import four_letter_word
 
@@ -27,8 +35,10 @@ def drills(tmp_path_factory):
 def broker_sessions(drills):
     """{broker id: the session owning its registration}: a session that expired would show as a new owner. Retried:
     the test's own client may have been connected to the server a drill just cut off."""
-    return {broker_id: drills.zk.retry(drills.zk.exists, "/brokers/ids/%d" % broker_id).ephemeralOwner
-            for broker_id in range(BROKERS)}
+    return {
+        broker_id: drills.zk.retry(drills.zk.exists, "/brokers/ids/%d" % broker_id).ephemeralOwner
+        for broker_id in range(BROKERS)
+    }
 
 
 def served_by(drills):
@@ -56,17 +66,25 @@ def test_d_zookeeper_loses_its_quorum_and_the_cluster_goes_on(drills, variant):
         with run.fault():
             drills.hosts.isolate("zk-1")
             drills.hosts.isolate("zk-2")
-            wait_for(lambda: four_letter_word(drills.hosts.address("zk-3"), 2181, "srvr", timeout=1.0)
-                     .startswith("This ZooKeeper instance is not currently serving"), 30,
-                     message="zk-3 to stop serving without its quorum")
+            wait_for(
+                lambda: four_letter_word(drills.hosts.address("zk-3"), 2181, "srvr", timeout=1.0).startswith(
+                    "This ZooKeeper instance is not currently serving"
+                ),
+                30,
+                message="zk-3 to stop serving without its quorum",
+            )
             lost_at = time.monotonic()
             # Produce and consume go on at the leaders the brokers already know.
-            run.checker.wait_until(lambda checker: time.monotonic() - lost_at >= QUORUM_LOSS_S, QUORUM_LOSS_S + 5,
-                                   "%d s without a quorum" % QUORUM_LOSS_S)
+            run.checker.wait_until(
+                lambda checker: time.monotonic() - lost_at >= QUORUM_LOSS_S,
+                QUORUM_LOSS_S + 5,
+                "%d s without a quorum" % QUORUM_LOSS_S,
+            )
             assert run.checker.acked_since(lost_at + SESSION_S) > 50 * PARTITIONS
             for partition, leader in leaders.items():
-                error, high_watermark, records = fetch_records(drills.cluster.broker(leader).bootstrap, run.topic,
-                                                               partition)
+                error, high_watermark, records = fetch_records(
+                    drills.cluster.broker(leader).bootstrap, run.topic, partition
+                )
                 assert error == 0 and records and high_watermark > 0, (partition, error, high_watermark)
         run.finish()
     # Nobody expired a session while there was no quorum, and nothing needed a restart.
@@ -79,20 +97,29 @@ def test_d_zookeeper_loses_its_quorum_and_the_cluster_goes_on(drills, variant):
 def test_e_one_zookeeper_server_isolated_moves_its_brokers_without_expiring_a_session(drills, variant):
     with drill(drills, "e one ZooKeeper server isolated (%s)" % variant) as run:
         sessions, controller, epoch = broker_sessions(drills), drills.controller(), drills.controller_epoch()
-        serving = wait_for(lambda: (lambda found: found if len(found) == BROKERS else None)(served_by(drills)), 10,
-                           message="every broker's ZooKeeper server")
-        target = (serving[controller] if variant == "the controller's server"
-                  else "zk-%d" % drills.cluster.zookeeper.leader())
+        serving = wait_for(
+            lambda: (lambda found: found if len(found) == BROKERS else None)(served_by(drills)),
+            10,
+            message="every broker's ZooKeeper server",
+        )
+        target = (
+            serving[controller] if variant == "the controller's server" else "zk-%d" % drills.cluster.zookeeper.leader()
+        )
         moving = sorted(b for b, server in serving.items() if server == target)
         with run.fault():
             drills.hosts.isolate(target)
             started = time.monotonic()
             # A broker notices after 2/3 of its session without an answer and moves on; when the target led the
             # ensemble, the others first elect a leader (syncLimit ticks), and sessions wait for it, unexpired.
-            wait_for(lambda: all(served_by(drills).get(b) not in (None, target) for b in moving), SESSION_S + 30,
-                     message="brokers %s to move off %s" % (moving, target))
-            print("  brokers %s moved off %s in %.1f s, their sessions kept" % (moving, target,
-                                                                               time.monotonic() - started))
+            wait_for(
+                lambda: all(served_by(drills).get(b) not in (None, target) for b in moving),
+                SESSION_S + 30,
+                message="brokers %s to move off %s" % (moving, target),
+            )
+            print(
+                "  brokers %s moved off %s in %.1f s, their sessions kept"
+                % (moving, target, time.monotonic() - started)
+            )
             run.checker.wait_acked(100, timeout=30)
             assert broker_sessions(drills) == sessions
         run.finish()

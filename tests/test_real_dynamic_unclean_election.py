@@ -25,12 +25,22 @@ def test_enabling_unclean_election_dynamically_elects_an_out_of_sync_replica(clu
     cluster.broker(0).stop()
     wait_for(lambda: leader_of(observer, "fragile")[0] == -1, timeout=60, message="the partition to go offline")
     cluster.broker(1).start(timeout=90)
-    wait_for(lambda: 1 in [b["node_id"] for b in metadata(observer, [])["brokers"]], timeout=60,
-             message="broker 1 back")
+    wait_for(
+        lambda: 1 in [b["node_id"] for b in metadata(observer, [])["brokers"]], timeout=60, message="broker 1 back"
+    )
     assert leader_of(observer, "fragile")[0] == -1  # broker 1 is not in the ISR: no clean leader
 
-    enabled = tool("kafka-configs.sh", "--bootstrap-server", observer, "--entity-type", "brokers",
-                   "--entity-default", "--alter", "--add-config", "unclean.leader.election.enable=true")
+    enabled = tool(
+        "kafka-configs.sh",
+        "--bootstrap-server",
+        observer,
+        "--entity-type",
+        "brokers",
+        "--entity-default",
+        "--alter",
+        "--add-config",
+        "unclean.leader.election.enable=true",
+    )
     assert enabled.returncode == 0, enabled.stderr
     wait_for(lambda: leader_of(observer, "fragile") == (1, [1]), timeout=60, message="broker 1 elected uncleanly")
     cluster.broker(0).start(timeout=90)

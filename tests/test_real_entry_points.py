@@ -20,8 +20,9 @@ def run(name, *args):
 def test_zookeeper_entry_points_start_query_and_stop(tmp_path):
     port = free_port()
     properties = tmp_path / "zookeeper.properties"
-    properties.write_text("dataDir=%s\nclientPort=%d\nmaxClientCnxns=0\nadmin.enableServer=false\n"
-                          % (tmp_path / "zk", port))
+    properties.write_text(
+        "dataDir=%s\nclientPort=%d\nmaxClientCnxns=0\nadmin.enableServer=false\n" % (tmp_path / "zk", port)
+    )
     started = run("zookeeper-server-start", "-daemon", properties)
     try:
         assert started.returncode == 0, started.stderr
@@ -36,9 +37,18 @@ def test_zookeeper_entry_points_start_query_and_stop(tmp_path):
 
 
 def test_every_kafka_script_has_an_entry_point():
-    for name in ("kafka-server-start", "kafka-server-stop", "kafka-topics", "kafka-configs",
-                 "kafka-console-producer", "kafka-console-consumer", "kafka-dump-log", "zookeeper-server-start",
-                 "zookeeper-server-stop", "zookeeper-shell"):
+    for name in (
+        "kafka-server-start",
+        "kafka-server-stop",
+        "kafka-topics",
+        "kafka-configs",
+        "kafka-console-producer",
+        "kafka-console-consumer",
+        "kafka-dump-log",
+        "zookeeper-server-start",
+        "zookeeper-server-stop",
+        "zookeeper-shell",
+    ):
         assert (BIN / name).exists(), name
         assert (Path(__file__).resolve().parent.parent / "scripts" / (name + ".sh")).exists(), name
     usage = run("kafka-server-start")

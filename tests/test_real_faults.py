@@ -14,8 +14,7 @@ from kazoo.exceptions import NoNodeError
 
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import (create_topic, latest_offset, metadata, partition_leaders, produce, read_all,
-                            request)
+from tests.raw_wire import create_topic, latest_offset, metadata, partition_leaders, produce, read_all, request
 from tests.replication_support import shell_get
 
 SESSION_TIMEOUT_S = 6
@@ -26,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def fast_cluster(tmp_path, zookeeper_server):
     """Three fresh brokers per test whose ZooKeeper sessions expire after 6 s, so a kill is noticed fast."""
-    running = start_cluster(tmp_path, zookeeper_server,
-                            overrides={"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000)})
+    running = start_cluster(
+        tmp_path, zookeeper_server, overrides={"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000)}
+    )
     yield running
     running.stop()
 
@@ -55,9 +55,11 @@ def _controller_id(zk):
 
 def _wait_controller(zk, not_id=None, timeout=30):
     """The id of the controller once one other than not_id holds /controller."""
+
     def current():
         found = _controller_id(zk)
         return (found,) if found not in (None, not_id) else None
+
     return wait_for(current, timeout, message="a controller other than %s" % not_id)[0]
 
 
@@ -71,22 +73,31 @@ def _pinned_topic(cluster, broker_id, prefix):
     assert create_topic(cluster.brokers[0].bootstrap, topic, assignments={0: [broker_id]}) == 0
     for broker in cluster.brokers:
         if broker.is_running():
-            wait_for(lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: broker_id}, 30,
-                     message="broker %d to learn %s's leader" % (broker.broker_id, topic))
+            wait_for(
+                lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: broker_id},
+                30,
+                message="broker %d to learn %s's leader" % (broker.broker_id, topic),
+            )
     return topic
 
 
 def _restart(cluster, broker, zk, killed):
     """Start a stopped broker again (after a kill, once ZooKeeper has expired its old session)."""
     if killed:
-        wait_for(lambda: zk.exists("/brokers/ids/%d" % broker.broker_id) is None, SESSION_TIMEOUT_S + 10,
-                 message="broker %d's registration to expire" % broker.broker_id)
+        wait_for(
+            lambda: zk.exists("/brokers/ids/%d" % broker.broker_id) is None,
+            SESSION_TIMEOUT_S + 10,
+            message="broker %d's registration to expire" % broker.broker_id,
+        )
     broker.start(timeout=60)
 
 
 def _wait_leading(cluster, broker, topic):
-    wait_for(lambda: all(partition_leaders(b.bootstrap, topic) == {0: broker.broker_id}
-                         for b in cluster.brokers), 30, message="%s led by broker %d" % (topic, broker.broker_id))
+    wait_for(
+        lambda: all(partition_leaders(b.bootstrap, topic) == {0: broker.broker_id} for b in cluster.brokers),
+        30,
+        message="%s led by broker %d" % (topic, broker.broker_id),
+    )
 
 
 @pytest.mark.timeout(150)
@@ -98,9 +109,16 @@ def test_kill9_during_acks1_produce_keeps_every_acknowledged_record_once(fast_cl
     def delivered(error, message):
         (acked if error is None else failed).append(message.value())
 
-    producer = Producer({"bootstrap.servers": fast_cluster.bootstrap_servers, "acks": 1,
-                        "message.send.max.retries": 0, "linger.ms": 2, "message.timeout.ms": 4000,
-                        "log_level": 0})
+    producer = Producer(
+        {
+            "bootstrap.servers": fast_cluster.bootstrap_servers,
+            "acks": 1,
+            "message.send.max.retries": 0,
+            "linger.ms": 2,
+            "message.timeout.ms": 4000,
+            "log_level": 0,
+        }
+    )
     produced = 0
     killed_at = None
     deadline = time.monotonic() + 60
@@ -137,20 +155,22 @@ def _random_garbage(_next_offset):
 
 def _torn_batch(next_offset):
     batch = encode_batch([(None, b"torn-%d" % i) for i in range(10)], base_offset=next_offset)
-    return batch[:len(batch) // 2]
+    return batch[: len(batch) // 2]
 
 
 @pytest.mark.timeout(90)
-@pytest.mark.parametrize("how,damage", [("stop", _random_garbage), ("stop", _torn_batch), ("kill", _random_garbage)],
-                         ids=["stop-random", "stop-torn", "kill-random"])
+@pytest.mark.parametrize(
+    "how,damage",
+    [("stop", _random_garbage), ("stop", _torn_batch), ("kill", _random_garbage)],
+    ids=["stop-random", "stop-torn", "kill-random"],
+)
 def test_damaged_segment_tail_is_truncated_on_restart(fast_cluster, zk, how, damage):
     broker = _non_controller(fast_cluster, zk)
     topic = _pinned_topic(fast_cluster, broker.broker_id, "damaged")
     values = []
     for batch_number in range(5):
         batch_values = [b"rec-%d-%d" % (batch_number, i) for i in range(20)]
-        assert produce(broker.bootstrap, topic, 0, encode_batch([(None, v) for v in batch_values])) == (
-            0, len(values))
+        assert produce(broker.bootstrap, topic, 0, encode_batch([(None, v) for v in batch_values])) == (0, len(values))
         values += batch_values
     segment = broker.log_dir / ("%s-0" % topic) / "00000000000000000000.log"
     good_size = segment.stat().st_size
@@ -174,17 +194,45 @@ def test_damaged_segment_tail_is_truncated_on_restart(fast_cluster, zk, how, dam
 
 
 def _stale_update_metadata(bootstrap, controller_id, epoch):
-    return request(bootstrap, 6, 6, {"controller_id": controller_id, "controller_epoch": epoch,
-                                     "broker_epoch": -1, "topic_states": [], "live_brokers": []})
+    return request(
+        bootstrap,
+        6,
+        6,
+        {
+            "controller_id": controller_id,
+            "controller_epoch": epoch,
+            "broker_epoch": -1,
+            "topic_states": [],
+            "live_brokers": [],
+        },
+    )
 
 
 def _stale_leader_and_isr(bootstrap, controller_id, epoch, topic, new_leader, leader_epoch):
-    state = {"partition_index": 0, "controller_epoch": epoch, "leader": new_leader, "leader_epoch": leader_epoch,
-             "isr": [new_leader], "zk_version": 99, "replicas": [new_leader], "adding_replicas": [],
-             "removing_replicas": [], "is_new": False}
-    return request(bootstrap, 4, 4, {"controller_id": controller_id, "controller_epoch": epoch, "broker_epoch": -1,
-                                     "topic_states": [{"topic_name": topic, "partition_states": [state]}],
-                                     "live_leaders": []})
+    state = {
+        "partition_index": 0,
+        "controller_epoch": epoch,
+        "leader": new_leader,
+        "leader_epoch": leader_epoch,
+        "isr": [new_leader],
+        "zk_version": 99,
+        "replicas": [new_leader],
+        "adding_replicas": [],
+        "removing_replicas": [],
+        "is_new": False,
+    }
+    return request(
+        bootstrap,
+        4,
+        4,
+        {
+            "controller_id": controller_id,
+            "controller_epoch": epoch,
+            "broker_epoch": -1,
+            "topic_states": [{"topic_name": topic, "partition_states": [state]}],
+            "live_leaders": [],
+        },
+    )
 
 
 def _assert_controller_shape(value):
@@ -212,8 +260,11 @@ def test_kill9_controller_fails_over_and_the_old_epoch_is_fenced(fast_cluster, z
 
     for broker in fast_cluster.brokers:
         if broker.broker_id != old_id:
-            wait_for(lambda b=broker: metadata(b.bootstrap, [])["controller_id"] == new_id, 20,
-                     message="broker %d to hear from controller %d" % (broker.broker_id, new_id))
+            wait_for(
+                lambda b=broker: metadata(b.bootstrap, [])["controller_id"] == new_id,
+                20,
+                message="broker %d to hear from controller %d" % (broker.broker_id, new_id),
+            )
             response = _stale_update_metadata(broker.bootstrap, old_id, old_epoch)
             assert response["error_code"] == STALE_CONTROLLER_EPOCH
     response = _stale_leader_and_isr(survivor.bootstrap, old_id, old_epoch, topic, old_id, 1000)
@@ -236,8 +287,15 @@ def test_zookeeper_shell_shows_kafka_znode_shapes(fast_cluster, zk):
     connect = fast_cluster.zk_connect
 
     broker = shell_get(connect, "/brokers/ids/0")
-    assert set(broker) == {"version", "host", "port", "endpoints", "jmx_port", "timestamp",
-                           "listener_security_protocol_map"}
+    assert set(broker) == {
+        "version",
+        "host",
+        "port",
+        "endpoints",
+        "jmx_port",
+        "timestamp",
+        "listener_security_protocol_map",
+    }
     first = fast_cluster.brokers[0]
     assert (broker["version"], broker["host"], broker["port"], broker["jmx_port"]) == (4, first.host, first.port, -1)
     assert broker["endpoints"] == ["PLAINTEXT://%s:%d" % (first.host, first.port)]
@@ -253,7 +311,11 @@ def test_zookeeper_shell_shows_kafka_znode_shapes(fast_cluster, zk):
     assert isinstance(cluster_id["id"], str) and len(cluster_id["id"]) == 22
 
     assert shell_get(connect, "/brokers/topics/%s" % topic) == {
-        "version": 2, "partitions": {"0": [1]}, "adding_replicas": {}, "removing_replicas": {}}
+        "version": 2,
+        "partitions": {"0": [1]},
+        "adding_replicas": {},
+        "removing_replicas": {},
+    }
 
     state = shell_get(connect, "/brokers/topics/%s/partitions/0/state" % topic)
     assert set(state) == {"controller_epoch", "leader", "version", "leader_epoch", "isr"}

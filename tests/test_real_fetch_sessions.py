@@ -23,17 +23,38 @@ def _fetch(conn, session_id, epoch, partitions=(), forgotten=(), topic=None, max
     Returns (error, session_id, {(topic, partition): partition answer})."""
     topics, gone = {}, {}
     for name, index, offset in partitions:
-        topics.setdefault(name, []).append({"partition": index, "fetch_offset": offset, "log_start_offset": -1,
-                                            "current_leader_epoch": -1, "partition_max_bytes": 1 << 20})
+        topics.setdefault(name, []).append(
+            {
+                "partition": index,
+                "fetch_offset": offset,
+                "log_start_offset": -1,
+                "current_leader_epoch": -1,
+                "partition_max_bytes": 1 << 20,
+            }
+        )
     for name, index in forgotten:
         gone.setdefault(name, []).append(index)
-    response = conn.request(1, version, {
-        "replica_id": -1, "max_wait_ms": max_wait_ms, "min_bytes": 1, "max_bytes": 1 << 22, "isolation_level": 0,
-        "session_id": session_id, "session_epoch": epoch, "rack_id": "",
-        "topics": [{"topic": name, "partitions": parts} for name, parts in topics.items()],
-        "forgotten_topics_data": [{"topic": name, "partitions": parts} for name, parts in gone.items()]})
-    answers = {(entry["topic"], part["partition_index"]): part
-               for entry in response["responses"] for part in entry["partitions"]}
+    response = conn.request(
+        1,
+        version,
+        {
+            "replica_id": -1,
+            "max_wait_ms": max_wait_ms,
+            "min_bytes": 1,
+            "max_bytes": 1 << 22,
+            "isolation_level": 0,
+            "session_id": session_id,
+            "session_epoch": epoch,
+            "rack_id": "",
+            "topics": [{"topic": name, "partitions": parts} for name, parts in topics.items()],
+            "forgotten_topics_data": [{"topic": name, "partitions": parts} for name, parts in gone.items()],
+        },
+    )
+    answers = {
+        (entry["topic"], part["partition_index"]): part
+        for entry in response["responses"]
+        for part in entry["partitions"]
+    }
     return response["error_code"], response.get("session_id", 0), answers
 
 
@@ -48,10 +69,14 @@ def _batch(*values):
 @pytest.mark.timeout(120)
 def test_incremental_fetches_answer_only_what_changed_and_session_errors_follow_kafka(cluster):
     leader = cluster.brokers[0]
-    topic = cluster.new_topic("session-wire", assignments={0: [leader.broker_id], 1: [leader.broker_id]},
-                              replication_factor=1)
-    wait_for(lambda: produce(leader.bootstrap, topic, 1, _batch(b"warm-up"))[0] == 0, 30,
-             message="the leader to serve %s" % topic)
+    topic = cluster.new_topic(
+        "session-wire", assignments={0: [leader.broker_id], 1: [leader.broker_id]}, replication_factor=1
+    )
+    wait_for(
+        lambda: produce(leader.bootstrap, topic, 1, _batch(b"warm-up"))[0] == 0,
+        30,
+        message="the leader to serve %s" % topic,
+    )
     p0, p1 = (topic, 0), (topic, 1)
     with RawConnection(leader.bootstrap) as conn:
         error, session, answers = _fetch(conn, 0, 0, [(topic, 0, 0), (topic, 1, 0)])
@@ -124,6 +149,7 @@ def _produce_all(cluster, topic, round_name):
             except OSError:
                 return None
             return error == 0
+
         wait_for(attempt, 60, message="an acks=all produce to %s-%d" % (topic, partition))
         sent[partition] = values
     return sent
@@ -144,8 +170,13 @@ def test_followers_replicate_through_sessions_across_a_leader_kill(cluster):
     victim = cluster.broker(victim_id)
     victim.kill()
     for partition in range(PARTITIONS):
-        cluster.wait_state(topic, lambda s: s["leader"] not in (-1, victim_id) and victim_id not in s["isr"], 30,
-                           partition, "a live leader and an ISR without %d" % victim_id)
+        cluster.wait_state(
+            topic,
+            lambda s: s["leader"] not in (-1, victim_id) and victim_id not in s["isr"],
+            30,
+            partition,
+            "a live leader and an ISR without %d" % victim_id,
+        )
     for partition, values in _produce_all(cluster, topic, b"after").items():
         expected[partition] += values
 
@@ -157,5 +188,8 @@ def test_followers_replicate_through_sessions_across_a_leader_kill(cluster):
         assert [r.value for r in records] == expected[partition]
         assert [r.offset for r in records] == list(range(len(expected[partition])))  # the watermark is at the end
         for broker in cluster.brokers:  # every replica, the restarted one too, holds exactly those records
-            wait_for(lambda b=broker: _log_values(b, topic, partition) == expected[partition], 30,
-                     message="broker %d's copy of %s-%d" % (broker.broker_id, topic, partition))
+            wait_for(
+                lambda b=broker: _log_values(b, topic, partition) == expected[partition],
+                30,
+                message="broker %d's copy of %s-%d" % (broker.broker_id, topic, partition),
+            )

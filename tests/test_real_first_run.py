@@ -29,11 +29,15 @@ def fresh_copy(destination):
 
 def newcomer_environment(path=None):
     """This process's environment without any trace of the test venv or a ZooKeeper pointed to by hand."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("VIRTUAL_ENV", "PYTHONPATH", "ZOOKEEPER_HOME", "PYSPARK_PYTHON")}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("VIRTUAL_ENV", "PYTHONPATH", "ZOOKEEPER_HOME", "PYSPARK_PYTHON")
+    }
     venv_bin = str(Path(sys.executable).parent)
-    env["PATH"] = path or os.pathsep.join(entry for entry in env.get("PATH", "").split(os.pathsep)
-                                          if entry and entry != venv_bin)
+    env["PATH"] = path or os.pathsep.join(
+        entry for entry in env.get("PATH", "").split(os.pathsep) if entry and entry != venv_bin
+    )
     return env
 
 
@@ -46,11 +50,17 @@ def test_cluster_command_sets_up_a_fresh_copy_by_itself(tmp_path):
     repo = fresh_copy(tmp_path / "kafka-zk")
     data = tmp_path / "data"
     zk_port, base = free_port(), free_ports(3)
-    command = [str(repo / "scripts" / "local-cluster.sh"), "--data", str(data), "--zk-port", str(zk_port),
-               "--base-port", str(base)]
+    command = [
+        str(repo / "scripts" / "local-cluster.sh"),
+        "--data",
+        str(data),
+        "--zk-port",
+        str(zk_port),
+        "--base-port",
+        str(base),
+    ]
     env = newcomer_environment()
-    started = subprocess.run(command + ["--daemon"], cwd=repo, env=env, capture_output=True, text=True,
-                             timeout=1100)
+    started = subprocess.run(command + ["--daemon"], cwd=repo, env=env, capture_output=True, text=True, timeout=1100)
     try:
         assert started.returncode == 0, started.stdout + started.stderr
         if not zookeeper_installed_elsewhere():
@@ -69,8 +79,9 @@ def test_cluster_command_sets_up_a_fresh_copy_by_itself(tmp_path):
 
         bootstrap = "127.0.0.1:%d" % base
         if shutil.which("kcat"):
-            listed = subprocess.run(["kcat", "-b", bootstrap, "-L", "-m", "10"], capture_output=True, text=True,
-                                    timeout=60)
+            listed = subprocess.run(
+                ["kcat", "-b", bootstrap, "-L", "-m", "10"], capture_output=True, text=True, timeout=60
+            )
             assert listed.returncode == 0, listed.stderr
             assert " 3 brokers:" in listed.stdout
             for broker in range(3):
@@ -79,8 +90,7 @@ def test_cluster_command_sets_up_a_fresh_copy_by_itself(tmp_path):
             brokers, controller, _ = admin.describe_cluster()
         assert sorted(brokers) == [0, 1, 2] and controller in brokers
     finally:
-        stopped = subprocess.run(command + ["stop"], cwd=repo, env=env, capture_output=True, text=True,
-                                 timeout=180)
+        stopped = subprocess.run(command + ["stop"], cwd=repo, env=env, capture_output=True, text=True, timeout=180)
     assert stopped.returncode == 0, stopped.stderr
     assert "stopping broker 0 (controlled shutdown)" in stopped.stdout
     assert stopped.stdout.rstrip().endswith("stopped")
@@ -102,8 +112,14 @@ def test_cluster_command_without_java_says_so_in_one_line(tmp_path):
     env = newcomer_environment(path=str(bin_without_java))
     env.pop("JAVA_HOME", None)
     assert java is None or shutil.which("java", path=env["PATH"]) is None
-    result = subprocess.run([str(repo / "scripts" / "local-cluster.sh"), "--daemon"], cwd=repo, env=env,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(repo / "scripts" / "local-cluster.sh"), "--daemon"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1, result.stderr

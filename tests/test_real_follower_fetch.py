@@ -29,8 +29,9 @@ def rack(broker_id):
     return "rack-%d" % broker_id
 
 
-racked = module_replication_cluster(overrides=OVERRIDES, racks=3,
-                                    broker_overrides={b: {"replica.selector.class": RACK_AWARE} for b in WITH_SELECTOR})
+racked = module_replication_cluster(
+    overrides=OVERRIDES, racks=3, broker_overrides={b: {"replica.selector.class": RACK_AWARE} for b in WITH_SELECTOR}
+)
 
 
 def new_topic(cluster, prefix, replicas):
@@ -44,18 +45,44 @@ def produce(cluster, topic, values):
     failed = []
     producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "linger.ms": 5})
     for value in values:
-        producer.produce(topic, value, partition=0,
-                         on_delivery=lambda error, message: error is not None and failed.append(error))
+        producer.produce(
+            topic, value, partition=0, on_delivery=lambda error, message: error is not None and failed.append(error)
+        )
     assert producer.flush(60) == 0 and failed == []
 
 
 def consumer_fetch(bootstrap, topic, rack_id, offset=0):
     """One partition's answer to a consumer's Fetch v11 (no wait) from ``rack_id``."""
-    response = request(bootstrap, 1, 11, {
-        "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20, "isolation_level": 0,
-        "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": rack_id,
-        "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": offset, "current_leader_epoch": -1,
-                                                     "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]})
+    response = request(
+        bootstrap,
+        1,
+        11,
+        {
+            "replica_id": -1,
+            "max_wait_ms": 0,
+            "min_bytes": 0,
+            "max_bytes": 1 << 20,
+            "isolation_level": 0,
+            "session_id": 0,
+            "session_epoch": -1,
+            "forgotten_topics_data": [],
+            "rack_id": rack_id,
+            "topics": [
+                {
+                    "topic": topic,
+                    "partitions": [
+                        {
+                            "partition": 0,
+                            "fetch_offset": offset,
+                            "current_leader_epoch": -1,
+                            "log_start_offset": -1,
+                            "partition_max_bytes": 1 << 20,
+                        }
+                    ],
+                }
+            ],
+        },
+    )
     return response["responses"][0]["partitions"][0]
 
 
@@ -85,8 +112,13 @@ def test_a_leader_with_the_selector_names_the_follower_of_the_consumer_rack(rack
         served = consumer_fetch(leader, topic, rack_id)
         assert (served["preferred_read_replica"], record_values(served)) == (-1, values), rack_id
     # The follower serves the consumer of its rack itself, up to its high watermark.
-    wait_for(lambda: consumer_fetch(racked.broker(follower).bootstrap, topic, rack(follower))["high_watermark"]
-             == len(values), 10, message="the follower to learn the high watermark")
+    wait_for(
+        lambda: (
+            consumer_fetch(racked.broker(follower).bootstrap, topic, rack(follower))["high_watermark"] == len(values)
+        ),
+        10,
+        message="the follower to learn the high watermark",
+    )
     served = consumer_fetch(racked.broker(follower).bootstrap, topic, rack(follower))
     assert (served["error_code"], served["preferred_read_replica"], record_values(served)) == (0, -1, values)
     # Offsets are still the leader's to list (as in Kafka 2.5).
@@ -99,7 +131,10 @@ def test_a_leader_without_replica_selector_class_names_no_replica(racked):
     for rack_id in (rack(1), rack(2)):
         served = consumer_fetch(racked.broker(0).bootstrap, topic, rack_id)
         assert (served["error_code"], served["preferred_read_replica"], record_values(served)) == (
-            0, -1, [b"u-0", b"u-1"])
+            0,
+            -1,
+            [b"u-0", b"u-1"],
+        )
 
 
 class RackConsumer:
@@ -110,12 +145,20 @@ class RackConsumer:
         self.topic = topic
         self.values = []
         self.stats = {}
-        self.consumer = Consumer({
-            "bootstrap.servers": cluster.bootstrap_servers, "group.id": "ff-%s" % uuid.uuid4().hex[:8],
-            "client.rack": client_rack, "enable.auto.commit": False, "fetch.wait.max.ms": 100,
-            # librdkafka leaves a preferred replica for the leader when that broker stops answering: in 3 s here
-            "socket.timeout.ms": 3000,
-            "topic.metadata.refresh.interval.ms": 1000, "statistics.interval.ms": 100, "stats_cb": self._on_stats})
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": cluster.bootstrap_servers,
+                "group.id": "ff-%s" % uuid.uuid4().hex[:8],
+                "client.rack": client_rack,
+                "enable.auto.commit": False,
+                "fetch.wait.max.ms": 100,
+                # librdkafka leaves a preferred replica for the leader when that broker stops answering: in 3 s here
+                "socket.timeout.ms": 3000,
+                "topic.metadata.refresh.interval.ms": 1000,
+                "statistics.interval.ms": 100,
+                "stats_cb": self._on_stats,
+            }
+        )
         self.consumer.assign([TopicPartition(topic, 0, 0)])
 
     def _on_stats(self, text):
@@ -128,8 +171,9 @@ class RackConsumer:
 
     def received_bytes(self, broker_id):
         """What the consumer received from a broker so far, in bytes (librdkafka's count)."""
-        return sum(broker["rxbytes"] for broker in self.stats.get("brokers", {}).values()
-                   if broker.get("nodeid") == broker_id)
+        return sum(
+            broker["rxbytes"] for broker in self.stats.get("brokers", {}).values() if broker.get("nodeid") == broker_id
+        )
 
     def read(self, count, timeout=30.0):
         """Poll until ``count`` records in all were read; returns the new ones."""
@@ -137,7 +181,10 @@ class RackConsumer:
         deadline = time.monotonic() + timeout
         while len(self.values) < count:
             assert time.monotonic() < deadline, "read %d of %d records (fetching from, leader: %s)" % (
-                len(self.values), count, self.fetching_from())
+                len(self.values),
+                count,
+                self.fetching_from(),
+            )
             message = self.consumer.poll(0.1)
             if message is not None:
                 assert message.error() is None, message.error()
@@ -149,6 +196,7 @@ class RackConsumer:
             found = self.consumer.poll(0.05)
             assert found is None, "unexpected record %r" % (found.value() if found.error() is None else found.error())
             return condition()
+
         return wait_for(polled, timeout, interval=0, message=message)
 
     def close(self):
@@ -170,9 +218,11 @@ def test_a_consumer_reads_from_its_rack_falls_back_to_the_leader_and_returns(rac
         # leader naming the follower, metadata) a few hundred bytes at a time.
         assert reader.read(len(first)) == first
         # librdkafka's statistics arrive every 100 ms: the byte count can trail the records just read.
-        reader.poll_until(lambda: reader.fetching_from() == (follower, LEADER)
-                          and reader.received_bytes(follower) > size(first), 10,
-                          message="statistics naming the follower it fetches from, and the records' bytes from it")
+        reader.poll_until(
+            lambda: reader.fetching_from() == (follower, LEADER) and reader.received_bytes(follower) > size(first),
+            10,
+            message="statistics naming the follower it fetches from, and the records' bytes from it",
+        )
         assert size(first) > 4 * reader.received_bytes(LEADER)
 
         # Frozen, the follower leaves the ISR; the consumer's requests to it time out and it turns to the leader,
@@ -185,20 +235,27 @@ def test_a_consumer_reads_from_its_rack_falls_back_to_the_leader_and_returns(rac
         assert reader.read(len(first) + len(during), timeout=40) == during
         reader.poll_until(lambda: reader.fetching_from() == (LEADER, LEADER), 10, message="the consumer on the leader")
         # librdkafka's statistics arrive every 100 ms: the byte count can trail the records just read.
-        reader.poll_until(lambda: reader.received_bytes(LEADER) - from_leader > size(during), 10,
-                          message="the records' bytes from the leader")
+        reader.poll_until(
+            lambda: reader.received_bytes(LEADER) - from_leader > size(during),
+            10,
+            message="the records' bytes from the leader",
+        )
 
         # Back in the ISR, the follower is named again and serves what follows.
         frozen.signal(signal.SIGCONT)
         racked.wait_full_isr(topic, [0], [LEADER, follower, other], timeout=45)
-        reader.poll_until(lambda: reader.fetching_from() == (follower, LEADER), 30,
-                          message="the consumer back on the follower")
+        reader.poll_until(
+            lambda: reader.fetching_from() == (follower, LEADER), 30, message="the consumer back on the follower"
+        )
         from_follower, from_leader = reader.received_bytes(follower), reader.received_bytes(LEADER)
         after = records("after", 50)
         produce(racked, topic, after)
         assert reader.read(len(first) + len(during) + len(after)) == after
-        reader.poll_until(lambda: reader.received_bytes(follower) - from_follower > size(after), 10,
-                          message="the records' bytes from the follower")
+        reader.poll_until(
+            lambda: reader.received_bytes(follower) - from_follower > size(after),
+            10,
+            message="the records' bytes from the follower",
+        )
         assert reader.received_bytes(LEADER) - from_leader < size(after) / 4
         assert reader.fetching_from() == (follower, LEADER)
         assert reader.values == first + during + after

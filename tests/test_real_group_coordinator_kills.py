@@ -30,11 +30,15 @@ OFFSETS_PARTITIONS = 50
 # Beyond the session and the load: ZooKeeper's expiry check (a tick, 2 s), the controller's election and its
 # LeaderAndIsr, and the members' next FindCoordinator (librdkafka asks every second). Measured: 0.5 to 2.5 s.
 ALLOWANCE_S = 4.0
-OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
-                 **{"zookeeper.session.timeout.ms": str(SESSION_MS),
-                    "offsets.topic.replication.factor": "3",
-                    "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
-                    "group.initial.rebalance.delay.ms": "0"})
+OVERRIDES = dict(
+    fast_overrides(replica_lag_time_max_ms=30000),
+    **{
+        "zookeeper.session.timeout.ms": str(SESSION_MS),
+        "offsets.topic.replication.factor": "3",
+        "offsets.topic.num.partitions": str(OFFSETS_PARTITIONS),
+        "group.initial.rebalance.delay.ms": "0",
+    },
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +54,18 @@ class Member(threading.Thread):
     def __init__(self, bootstrap, group, topic):
         super().__init__(daemon=True)
         self.topic = topic
-        self.config = {"bootstrap.servers": bootstrap, "group.id": group, "auto.offset.reset": "earliest",
-                       "enable.auto.commit": False, "topic.metadata.refresh.interval.ms": 2000,
-                       "heartbeat.interval.ms": 500}
+        self.config = {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "topic.metadata.refresh.interval.ms": 2000,
+            "heartbeat.interval.ms": 500,
+        }
         self.stopping = threading.Event()
         self.assigned = set()
-        self.commits = []     # (started, finished, {partition: offset}) of each acknowledged commit
-        self.failures = []    # (finished, error string)
+        self.commits = []  # (started, finished, {partition: offset}) of each acknowledged commit
+        self.failures = []  # (finished, error string)
         self.pending = {}
 
     def run(self):
@@ -83,8 +92,9 @@ class Member(threading.Thread):
     def _commit(self, consumer, offsets):
         started = time.monotonic()
         try:
-            answered = consumer.commit(offsets=[TopicPartition(self.topic, p, o) for p, o in offsets.items()],
-                                       asynchronous=False)
+            answered = consumer.commit(
+                offsets=[TopicPartition(self.topic, p, o) for p, o in offsets.items()], asynchronous=False
+            )
         except KafkaException as error:
             self.failures.append((time.monotonic(), error.args[0].str()))
             return
@@ -107,8 +117,11 @@ class Member(threading.Thread):
         for _, error in list(self.failures):
             errors[error] = errors.get(error, 0) + 1
         last = self.commits[-1][1] if self.commits else None
-        return {"last commit (s ago)": last and round(time.monotonic() - last, 1), "pending": dict(self.pending),
-                "failures": errors}
+        return {
+            "last commit (s ago)": last and round(time.monotonic() - last, 1),
+            "pending": dict(self.pending),
+            "failures": errors,
+        }
 
 
 class Load(threading.Thread):
@@ -116,8 +129,9 @@ class Load(threading.Thread):
 
     def __init__(self, bootstrap, topic):
         super().__init__(daemon=True)
-        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
-                                  "message.timeout.ms": 300000})
+        self.producer = Producer(
+            {"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5, "message.timeout.ms": 300000}
+        )
         self.topic = topic
         self.stopping = threading.Event()
         self.failures = []
@@ -126,8 +140,12 @@ class Load(threading.Thread):
         index = 0
         while not self.stopping.is_set():
             for partition in range(PARTITIONS):
-                self.producer.produce(self.topic, value=b"%d" % index, partition=partition,
-                                      on_delivery=lambda error, _: error and self.failures.append(error))
+                self.producer.produce(
+                    self.topic,
+                    value=b"%d" % index,
+                    partition=partition,
+                    on_delivery=lambda error, _: error and self.failures.append(error),
+                )
             index += 1
             self.producer.poll(0)
             self.stopping.wait(0.05)  # the load's pace
@@ -147,6 +165,7 @@ def longest_gap(members, since, until):
 
 def committed(reader, topic):
     """The group's committed offsets, asked again while the coordinator moves (NOT_COORDINATOR and the like)."""
+
     def ask():
         try:
             return (reader.committed([TopicPartition(topic, p) for p in range(PARTITIONS)], timeout=30),)
@@ -154,6 +173,7 @@ def committed(reader, topic):
             if not error.args[0].retriable() and error.args[0].code() != KafkaError.NOT_COORDINATOR:
                 raise
             return None
+
     stored = wait_for(ask, 60, interval=0.2, message="the group's committed offsets")[0]
     return {tp.partition: tp.offset for tp in stored if tp.offset >= 0}
 
@@ -170,6 +190,7 @@ def brokers_named_while_restarting(cluster, broker):
         except OSError:  # not listening yet, or still waiting for its previous registration to expire
             return False
         return answers[-1] == every
+
     wait_for(ask, SESSION_MS / 1000 + 60, interval=0.05, message="broker %d naming every broker" % broker.broker_id)
     return answers
 
@@ -177,8 +198,11 @@ def brokers_named_while_restarting(cluster, broker):
 def load_times(cluster, partition):
     """Seconds each load of the offsets partition took, as the coordinators logged them."""
     pattern = re.compile(r"groups from %s-%d in (\d+) ms" % (OFFSETS_TOPIC, partition))
-    return [int(found) / 1000 for broker in cluster.brokers
-            for found in pattern.findall(broker.log_file.read_text(errors="replace"))]
+    return [
+        int(found) / 1000
+        for broker in cluster.brokers
+        for found in pattern.findall(broker.log_file.read_text(errors="replace"))
+    ]
 
 
 def percentile(values, fraction):
@@ -188,7 +212,11 @@ def percentile(values, fraction):
 
 def distribution(values):
     return "min %.1fs median %.1fs p90 %.1fs max %.1fs" % (
-        min(values), statistics.median(values), percentile(values, 0.9), max(values))
+        min(values),
+        statistics.median(values),
+        percentile(values, 0.9),
+        max(values),
+    )
 
 
 @pytest.mark.timeout(240 + KILLS * 60)
@@ -199,19 +227,27 @@ def test_each_kill_of_the_coordinator_lets_commits_through_again_and_loses_none(
     load = Load(cluster.bootstrap_servers, topic)
     members = [Member(cluster.bootstrap_servers, group, topic) for _ in range(3)]
     reader = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group})
-    highest = {}           # each partition's highest committed offset read back so far
+    highest = {}  # each partition's highest committed offset read back so far
     first_commit, stalls = [], []
     wait = SESSION_MS / 1000 + 60
     try:
         load.start()
         for member in members:
             member.start()
-        wait_for(lambda: sorted(p for m in members for p in m.assigned) == list(range(PARTITIONS)) and
-                 all(m.assigned and m.commits for m in members), 120,
-                 message="three members sharing the topic and committing")
+        wait_for(
+            lambda: (
+                sorted(p for m in members for p in m.assigned) == list(range(PARTITIONS))
+                and all(m.assigned and m.commits for m in members)
+            ),
+            120,
+            message="three members sharing the topic and committing",
+        )
         for kill in range(KILLS):
-            wait_for(lambda: commits_since(members, time.monotonic() - 1), 60,
-                     message="commits going on before kill %d" % kill)
+            wait_for(
+                lambda: commits_since(members, time.monotonic() - 1),
+                60,
+                message="commits going on before kill %d" % kill,
+            )
             before = cluster.state(OFFSETS_TOPIC, offsets_partition)
             victim = cluster.broker(before["leader"])
             log_offset = victim.log_file.stat().st_size
@@ -222,8 +258,12 @@ def test_each_kill_of_the_coordinator_lets_commits_through_again_and_loses_none(
             answers = {tuple(answer) for answer in brokers_named_while_restarting(cluster, victim)}
             assert len(answers) == 1, "broker %d's Metadata named brokers %s" % (victim.broker_id, sorted(answers))
             try:
-                first = wait_for(lambda: commits_since(members, killed_at), wait, interval=0.1,
-                                 message="a commit after kill %d of broker %d" % (kill, victim.broker_id))[0]
+                first = wait_for(
+                    lambda: commits_since(members, killed_at),
+                    wait,
+                    interval=0.1,
+                    message="a commit after kill %d of broker %d" % (kill, victim.broker_id),
+                )[0]
             except AssertionError as error:
                 raise AssertionError("%s; members %s" % (error, [m.report() for m in members])) from None
             first_commit.append(first - killed_at)
@@ -238,22 +278,42 @@ def test_each_kill_of_the_coordinator_lets_commits_through_again_and_loses_none(
             # together than its heartbeats would run a member's session out whatever the broker does. So every
             # member commits, and two heartbeat intervals pass, before the next kill.
             back = time.monotonic()
-            wait_for(lambda: all(any(started > back for started, _, _ in list(m.commits)) for m in members) and
-                     time.monotonic() > back + 1, wait, interval=0.1,
-                     message="every member committing after broker %d's restart" % victim.broker_id)
+            wait_for(
+                lambda: (
+                    all(any(started > back for started, _, _ in list(m.commits)) for m in members)
+                    and time.monotonic() > back + 1
+                ),
+                wait,
+                interval=0.1,
+                message="every member committing after broker %d's restart" % victim.broker_id,
+            )
             stalls.append(longest_gap(members, killed_at, time.monotonic()))
-            log.warning("kill %d of broker %d: %s-%d was %s, is %s; first commit after %.1fs, longest time "
-                        "without one until the broker was back %.1fs", kill, victim.broker_id, OFFSETS_TOPIC,
-                        offsets_partition, before, after, first_commit[-1], stalls[-1])
+            log.warning(
+                "kill %d of broker %d: %s-%d was %s, is %s; first commit after %.1fs, longest time "
+                "without one until the broker was back %.1fs",
+                kill,
+                victim.broker_id,
+                OFFSETS_TOPIC,
+                offsets_partition,
+                before,
+                after,
+                first_commit[-1],
+                stalls[-1],
+            )
         load.stopping.set()
         load.join(300)
         ends = {p: reader.get_watermark_offsets(TopicPartition(topic, p), timeout=30)[1] for p in range(PARTITIONS)}
         try:
-            wait_for(lambda: committed(reader, topic) == ends, 120, interval=0.5,
-                     message="the group's commits reaching the log end %s" % ends)
+            wait_for(
+                lambda: committed(reader, topic) == ends,
+                120,
+                interval=0.5,
+                message="the group's commits reaching the log end %s" % ends,
+            )
         except AssertionError as error:
-            raise AssertionError("%s; committed %s; members %s" % (error, committed(reader, topic),
-                                                                  [m.report() for m in members])) from None
+            raise AssertionError(
+                "%s; committed %s; members %s" % (error, committed(reader, topic), [m.report() for m in members])
+            ) from None
         stored = committed(reader, topic)
     finally:
         load.stopping.set()
@@ -267,8 +327,15 @@ def test_each_kill_of_the_coordinator_lets_commits_through_again_and_loses_none(
             assert stored[partition] >= offset, (partition, stored[partition], offset)
     loads = load_times(cluster, offsets_partition)
     bound = SESSION_MS / 1000 + max(loads) + ALLOWANCE_S
-    log.warning("over %d kills, kill -> first commit: %s; longest time without a commit: %s; bound %.1fs "
-                "(session %.1fs, longest load %.3fs)", KILLS, distribution(first_commit), distribution(stalls),
-                bound, SESSION_MS / 1000, max(loads))
+    log.warning(
+        "over %d kills, kill -> first commit: %s; longest time without a commit: %s; bound %.1fs "
+        "(session %.1fs, longest load %.3fs)",
+        KILLS,
+        distribution(first_commit),
+        distribution(stalls),
+        bound,
+        SESSION_MS / 1000,
+        max(loads),
+    )
     assert max(first_commit) <= bound, first_commit
     assert max(stalls) <= bound, stalls

@@ -18,9 +18,15 @@ cluster = module_cluster(overrides=GROUP_OVERRIDES)
 
 
 def consumer(cluster, group, **extra):
-    config = {"bootstrap.servers": cluster.bootstrap_servers, "group.id": group, "auto.offset.reset": "earliest",
-              "enable.auto.commit": False, "session.timeout.ms": 6000, "heartbeat.interval.ms": 500,
-              "topic.metadata.refresh.interval.ms": 2000}
+    config = {
+        "bootstrap.servers": cluster.bootstrap_servers,
+        "group.id": group,
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 500,
+        "topic.metadata.refresh.interval.ms": 2000,
+    }
     config.update(extra)
     return Consumer(config)
 
@@ -32,10 +38,12 @@ def poll_all(consumers, seconds=0.2):
 
 def wait_assigned(consumers, total, timeout=90):
     """Poll every consumer until their assignments cover ``total`` partitions exactly once."""
+
     def covered():
         poll_all(consumers)
         owned = [tp.partition for c in consumers for tp in c.assignment()]
         return len(owned) == total and len(set(owned)) == total and all(c.assignment() for c in consumers)
+
     wait_for(covered, timeout, message="assignments covering %d partitions" % total)
     return {id(c): sorted(tp.partition for tp in c.assignment()) for c in consumers}
 
@@ -49,7 +57,7 @@ def test_three_consumers_share_then_two_take_over_after_one_leaves(cluster):
     owned = wait_assigned(members, PARTITIONS)
     assert sorted(p for parts in owned.values() for p in parts) == list(range(PARTITIONS))
     left_at = time.monotonic()
-    members[2].close()      # LeaveGroup
+    members[2].close()  # LeaveGroup
     wait_assigned(members[:2], PARTITIONS)
     # Kafka rebalances at once on LeaveGroup: the others hear of it on their next heartbeat (0.5 s) and rejoin;
     # nothing waits for the leaver's 6 s session timeout.
@@ -75,8 +83,7 @@ def test_committed_offsets_survive_and_a_new_member_resumes_there(cluster):
     second.subscribe([topic])
     again = []
     wait_for(lambda: _consume_into(second, again) and len(again) >= 18, 90, message="18 records")
-    assert sorted((p, int(v.split(b"-")[1])) for p, v in again)[:6] == [(0, 4), (0, 5), (0, 6), (0, 7), (0, 8),
-                                                                       (0, 9)]
+    assert sorted((p, int(v.split(b"-")[1])) for p, v in again)[:6] == [(0, 4), (0, 5), (0, 6), (0, 7), (0, 8), (0, 9)]
     assert len(again) == 18
     second.close()
 
@@ -108,8 +115,11 @@ CHILD = textwrap.dedent("""
 def test_member_killed_without_leaving_is_evicted_after_session_timeout(cluster):
     topic = make_topic(cluster, "grp", 4, records_per_partition=1)
     group = "evict-" + uuid.uuid4().hex[:6]
-    child = subprocess.Popen([sys.executable, "-c", CHILD, cluster.bootstrap_servers, group, topic],
-                             stdout=subprocess.PIPE, start_new_session=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, cluster.bootstrap_servers, group, topic],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
         survivor = consumer(cluster, group)
         survivor.subscribe([topic])
@@ -117,14 +127,20 @@ def test_member_killed_without_leaving_is_evicted_after_session_timeout(cluster)
         # heartbeats but does not rejoin, which holds a rebalance for its whole rebalance timeout (300 s).
         wait_for(lambda: (poll_all([survivor]), _line_ready(child.stdout))[1], 90, message="child assigned")
         assert child.stdout.readline().strip() == b"assigned"
-        wait_for(lambda: (poll_all([survivor]), 0 < len(survivor.assignment()) < 4)[1], 90,
-                 message="partitions split between two members")
+        wait_for(
+            lambda: (poll_all([survivor]), 0 < len(survivor.assignment()) < 4)[1],
+            90,
+            message="partitions split between two members",
+        )
         os.killpg(child.pid, signal.SIGKILL)
         child.wait(10)
         killed_at = time.monotonic()
-        wait_for(lambda: (poll_all([survivor]), len(survivor.assignment()) == 4)[1], 90,
-                 message="survivor owning all partitions")
-        assert time.monotonic() - killed_at >= 4    # not before the 6 s session timeout (minus poll slack)
+        wait_for(
+            lambda: (poll_all([survivor]), len(survivor.assignment()) == 4)[1],
+            90,
+            message="survivor owning all partitions",
+        )
+        assert time.monotonic() - killed_at >= 4  # not before the 6 s session timeout (minus poll slack)
         survivor.close()
     finally:
         if child.poll() is None:

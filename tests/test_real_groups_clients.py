@@ -55,8 +55,11 @@ def expected(split, name):
     return split is not None and sorted(len(s) for s in split) == [3, 3]
 
 
-KAFKA_PYTHON_ASSIGNORS = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
-                          "cooperative-sticky": CooperativeStickyAssignor}
+KAFKA_PYTHON_ASSIGNORS = {
+    "range": RangePartitionAssignor,
+    "roundrobin": RoundRobinPartitionAssignor,
+    "cooperative-sticky": CooperativeStickyAssignor,
+}
 
 
 class PolledMember(threading.Thread):
@@ -69,10 +72,17 @@ class PolledMember(threading.Thread):
 
     def __init__(self, cluster, topic, group, assignor, all_committed):
         super().__init__(daemon=True)
-        self.consumer = KafkaConsumer(topic, bootstrap_servers=cluster.bootstrap_servers, group_id=group,
-                                      auto_offset_reset="earliest", enable_auto_commit=False,
-                                      partition_assignment_strategy=[assignor], session_timeout_ms=6000,
-                                      heartbeat_interval_ms=500, metadata_max_age_ms=2000)
+        self.consumer = KafkaConsumer(
+            topic,
+            bootstrap_servers=cluster.bootstrap_servers,
+            group_id=group,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+            partition_assignment_strategy=[assignor],
+            session_timeout_ms=6000,
+            heartbeat_interval_ms=500,
+            metadata_max_age_ms=2000,
+        )
         self.seen = set()
         self.state = ([], False, None)  # (assigned partitions, consumed to the end of each, generation)
         self.stopping = threading.Event()
@@ -86,11 +96,13 @@ class PolledMember(threading.Thread):
                     self.seen.update((r.partition, r.offset) for r in records)
                 assigned = sorted(self.consumer.assignment())
                 generation = self.consumer._coordinator.generation_if_stable()
-                self.state = ([tp.partition for tp in assigned], all(
-                    self.consumer.position(tp) == RECORDS_PER_PARTITION for tp in assigned),
-                    generation.generation_id if generation is not None else None)
+                self.state = (
+                    [tp.partition for tp in assigned],
+                    all(self.consumer.position(tp) == RECORDS_PER_PARTITION for tp in assigned),
+                    generation.generation_id if generation is not None else None,
+                )
             self.consumer.commit()
-        except Exception as exc:     # reported by the test thread
+        except Exception as exc:  # reported by the test thread
             self.error = exc
         finally:
             try:
@@ -105,8 +117,7 @@ def test_kafka_python_group_consumers_split_the_topic_and_commit(cluster, assign
     topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "kp-" + uuid.uuid4().hex[:6]
     all_committed = threading.Barrier(2)
-    members = [PolledMember(cluster, topic, group, KAFKA_PYTHON_ASSIGNORS[assignor], all_committed)
-               for _ in range(2)]
+    members = [PolledMember(cluster, topic, group, KAFKA_PYTHON_ASSIGNORS[assignor], all_committed) for _ in range(2)]
     for member in members:
         member.start()
 
@@ -115,11 +126,16 @@ def test_kafka_python_group_consumers_split_the_topic_and_commit(cluster, assign
         split = balanced_split([parts for parts, _, _ in states])
         seen = set().union(*(m.seen for m in members))
         generations = {generation for _, _, generation in states}
-        return expected(split, assignor) and all(done for _, done, _ in states) and \
-            len(seen) == PARTITIONS * RECORDS_PER_PARTITION and len(generations) == 1 and None not in generations
+        return (
+            expected(split, assignor)
+            and all(done for _, done, _ in states)
+            and len(seen) == PARTITIONS * RECORDS_PER_PARTITION
+            and len(generations) == 1
+            and None not in generations
+        )
+
     try:
-        wait_for(settled, 90, interval=0.05, message="a %s split at one generation, every record consumed"
-                 % assignor)
+        wait_for(settled, 90, interval=0.05, message="a %s split at one generation, every record consumed" % assignor)
     finally:
         for member in members:
             member.stopping.set()
@@ -138,11 +154,20 @@ def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
     group = "aio-" + uuid.uuid4().hex[:6]
 
     async def run():
-        members = [AIOKafkaConsumer(topic, bootstrap_servers=cluster.bootstrap_servers, group_id=group,
-                                    auto_offset_reset="earliest", enable_auto_commit=False,
-                                    partition_assignment_strategy=[AIOKAFKA_ASSIGNORS[assignor]],
-                                    session_timeout_ms=6000, heartbeat_interval_ms=500, metadata_max_age_ms=2000)
-                   for _ in range(2)]
+        members = [
+            AIOKafkaConsumer(
+                topic,
+                bootstrap_servers=cluster.bootstrap_servers,
+                group_id=group,
+                auto_offset_reset="earliest",
+                enable_auto_commit=False,
+                partition_assignment_strategy=[AIOKAFKA_ASSIGNORS[assignor]],
+                session_timeout_ms=6000,
+                heartbeat_interval_ms=500,
+                metadata_max_age_ms=2000,
+            )
+            for _ in range(2)
+        ]
         seen = set()
         try:
             for member in members:
@@ -154,8 +179,11 @@ def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
                         seen.update((r.partition, r.offset) for r in records)
                 split = balanced_split([[tp.partition for tp in m.assignment()] for m in members])
                 positions = [await m.position(tp) for m in members for tp in m.assignment()]
-                if expected(split, assignor) and len(seen) == PARTITIONS * RECORDS_PER_PARTITION and \
-                        positions == [RECORDS_PER_PARTITION] * PARTITIONS:
+                if (
+                    expected(split, assignor)
+                    and len(seen) == PARTITIONS * RECORDS_PER_PARTITION
+                    and positions == [RECORDS_PER_PARTITION] * PARTITIONS
+                ):
                     break
                 assert time.monotonic() < deadline, "no %s split after 120 s: %s" % (assignor, split)
             for member in members:
@@ -163,6 +191,7 @@ def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
         finally:
             for member in members:
                 await member.stop()
+
     asyncio.run(run())
     assert committed_offsets(cluster, group, topic) == [RECORDS_PER_PARTITION] * PARTITIONS
 
@@ -170,11 +199,21 @@ def test_aiokafka_group_consumers_split_the_topic_and_commit(cluster, assignor):
 def test_confluent_kafka_cooperative_sticky_members_split_the_topic(cluster):
     topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "coop-" + uuid.uuid4().hex[:6]
-    members = [Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                         "partition.assignment.strategy": "cooperative-sticky", "session.timeout.ms": 6000,
-                         "heartbeat.interval.ms": 500, "topic.metadata.refresh.interval.ms": 2000})
-               for _ in range(2)]
+    members = [
+        Consumer(
+            {
+                "bootstrap.servers": cluster.bootstrap_servers,
+                "group.id": group,
+                "auto.offset.reset": "earliest",
+                "enable.auto.commit": False,
+                "partition.assignment.strategy": "cooperative-sticky",
+                "session.timeout.ms": 6000,
+                "heartbeat.interval.ms": 500,
+                "topic.metadata.refresh.interval.ms": 2000,
+            }
+        )
+        for _ in range(2)
+    ]
     seen = set()
 
     def settled():
@@ -184,6 +223,7 @@ def test_confluent_kafka_cooperative_sticky_members_split_the_topic(cluster):
                 seen.add((message.partition(), message.offset()))
         split = balanced_split([[tp.partition for tp in m.assignment()] for m in members])
         return expected(split, "cooperative-sticky") and len(seen) == PARTITIONS * RECORDS_PER_PARTITION
+
     try:
         for member in members:
             member.subscribe([topic])
@@ -202,9 +242,26 @@ def test_kcat_balanced_consumer_reads_every_record_and_commits(cluster):
     topic = make_topic(cluster, "gc", PARTITIONS, records_per_partition=RECORDS_PER_PARTITION)
     group = "kcat-" + uuid.uuid4().hex[:6]
     total = PARTITIONS * RECORDS_PER_PARTITION
-    done = subprocess.run([kcat, "-b", cluster.bootstrap_servers, "-G", group, "-X", "auto.offset.reset=earliest",
-                           "-c", str(total), "-q", "-f", "%p:%o\\n", topic],
-                          capture_output=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            kcat,
+            "-b",
+            cluster.bootstrap_servers,
+            "-G",
+            group,
+            "-X",
+            "auto.offset.reset=earliest",
+            "-c",
+            str(total),
+            "-q",
+            "-f",
+            "%p:%o\\n",
+            topic,
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     lines = done.stdout.decode().split()
     assert sorted(lines) == sorted("%d:%d" % (p, o) for p in range(PARTITIONS) for o in range(RECORDS_PER_PARTITION))

@@ -15,25 +15,34 @@ from tests.cluster_support import wait_for
 from tests.hosts_support import fresh_hosts
 
 PORT = 7070
-ECHO_SERVER = ("import socket\n"
-               "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-               "s.bind(('0.0.0.0', %d)); s.listen(16)\n"
-               "while True:\n"
-               "    c, _ = s.accept(); c.sendall(b'hi'); c.close()\n" % PORT)
-CONNECT = ("import socket, sys\n"
-           "try:\n"
-           "    c = socket.create_connection((sys.argv[1], %d), timeout=float(sys.argv[2])); print(c.recv(2).decode())\n"
-           "except OSError as e:\n"
-           "    print('unreachable')\n" % PORT)
+ECHO_SERVER = (
+    "import socket\n"
+    "s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+    "s.bind(('0.0.0.0', %d)); s.listen(16)\n"
+    "while True:\n"
+    "    c, _ = s.accept(); c.sendall(b'hi'); c.close()\n" % PORT
+)
+CONNECT = (
+    "import socket, sys\n"
+    "try:\n"
+    "    c = socket.create_connection((sys.argv[1], %d), timeout=float(sys.argv[2])); print(c.recv(2).decode())\n"
+    "except OSError as e:\n"
+    "    print('unreachable')\n" % PORT
+)
 
 
 @pytest.fixture(scope="module")
 def hosts():
     hosts = fresh_hosts()
     hosts.create(["zk-1", "broker-0", "broker-1"])
-    servers = [subprocess.Popen(hosts.command_prefix(name) + [sys.executable, "-c", ECHO_SERVER],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-               for name in ("zk-1", "broker-0", "broker-1")]
+    servers = [
+        subprocess.Popen(
+            hosts.command_prefix(name) + [sys.executable, "-c", ECHO_SERVER],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for name in ("zk-1", "broker-0", "broker-1")
+    ]
     try:
         for name in ("zk-1", "broker-0", "broker-1"):
             wait_for(lambda: reaches(hosts, CLIENT, name), 10, message="%s's echo server" % name)
@@ -52,8 +61,11 @@ def reaches(hosts, source, target, timeout=0.5):
                 return sock.recv(2) == b"hi"
         except OSError:
             return False
-    done = subprocess.run(hosts.command_prefix(source) + [sys.executable, "-c", CONNECT, hosts.address(target),
-                                                           str(timeout)], capture_output=True, text=True)
+    done = subprocess.run(
+        hosts.command_prefix(source) + [sys.executable, "-c", CONNECT, hosts.address(target), str(timeout)],
+        capture_output=True,
+        text=True,
+    )
     return done.stdout.strip() == "hi"
 
 
@@ -61,8 +73,9 @@ def test_every_host_has_its_address_and_no_default_route(hosts):
     names = [host.name for host in hosts.existing()]
     assert names == [CLIENT, "broker-0", "broker-1", "zk-1"]
     assert hosts.address("zk-1").endswith(".11") and hosts.address("broker-1").endswith(".21")
-    routes = subprocess.run(["ip", "-n", hosts.host("broker-0").namespace, "route"], capture_output=True,
-                            text=True).stdout
+    routes = subprocess.run(
+        ["ip", "-n", hosts.host("broker-0").namespace, "route"], capture_output=True, text=True
+    ).stdout
     assert "default" not in routes and hosts.subnet + ".0/24" in routes
     assert reaches(hosts, "broker-0", "zk-1") and reaches(hosts, "zk-1", "broker-1")
 
@@ -100,10 +113,19 @@ def test_a_one_way_cut_drops_only_one_direction(hosts):
 
 def _dropped(hosts, name):
     """Packets the fault rules in host ``name``'s namespace have dropped so far."""
-    done = subprocess.run(hosts.command_prefix(name) + ["nft", "-j", "list", "table", "inet", "kafka_zk_net"],
-                          capture_output=True, text=True, check=True)
-    return sum(expression["counter"]["packets"] for item in json.loads(done.stdout)["nftables"] if "rule" in item
-               for expression in item["rule"]["expr"] if "counter" in expression)
+    done = subprocess.run(
+        hosts.command_prefix(name) + ["nft", "-j", "list", "table", "inet", "kafka_zk_net"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return sum(
+        expression["counter"]["packets"]
+        for item in json.loads(done.stdout)["nftables"]
+        if "rule" in item
+        for expression in item["rule"]["expr"]
+        if "counter" in expression
+    )
 
 
 def test_isolate_with_and_without_clients(hosts):

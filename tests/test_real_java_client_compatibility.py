@@ -32,8 +32,10 @@ KAFKA_2_5_FEATURES = {
 TOKENS = {"delegation.token.master.key": "java-client-checks"}
 # Sessions of 3 s: the Java client re-authenticates its connections (KIP-368) all through these tests.
 REAUTH = {"connections.max.reauth.ms": "3000"}
-AUTHORIZER = {"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
-              "allow.everyone.if.no.acl.found": "true"}
+AUTHORIZER = {
+    "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
+    "allow.everyone.if.no.acl.found": "true",
+}
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +62,8 @@ def compatibility_check(bootstrap, topic, nodes, *more):
 
 def assert_success(result):
     assert result.returncode == 0 and result.stdout.rstrip().endswith("SUCCESS."), (
-        "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (result.returncode, result.stdout, result.stderr[-6000:]))
+        "exit %d\n--- stdout\n%s\n--- stderr\n%s" % (result.returncode, result.stdout, result.stderr[-6000:])
+    )
 
 
 @pytest.mark.timeout(240)
@@ -71,8 +74,10 @@ def test_client_compatibility_checks_pass_as_for_kafka_2_5(java_classpath, acl_c
         assert admin.create_topics([NewTopic(topic, 1, 3)]) == {topic: (Errors.NONE, None)}
         # An ACL on another topic, so that describeAcls has something to return (everyone may use resources
         # without ACLs, and this one is not used).
-        probe = AclBinding(ResourcePattern(ResourceType.TOPIC, "java-acl-probe"),
-                           AclEntry("User:alice", "*", AclOperation.READ, PermissionType.ALLOW))
+        probe = AclBinding(
+            ResourcePattern(ResourceType.TOPIC, "java-acl-probe"),
+            AclEntry("User:alice", "*", AclOperation.READ, PermissionType.ALLOW),
+        )
         assert admin.create_acls([probe]) == [(Errors.NONE, None)]
         cluster_id = admin.describe_cluster()[2]
     result = compatibility_check(bootstrap, topic, 3)
@@ -86,25 +91,33 @@ def test_client_compatibility_checks_pass_as_for_kafka_2_5(java_classpath, acl_c
 
 @pytest.mark.timeout(240)
 def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
-    result = run_java("JavaFeaturesCheck", "--bootstrap-server", acl_cluster.bootstrap_servers,
-                      "--topic", "java-features")
+    result = run_java(
+        "JavaFeaturesCheck", "--bootstrap-server", acl_cluster.bootstrap_servers, "--topic", "java-features"
+    )
     assert_success(result)
     lines = result.stdout.splitlines()
-    assert ("after a leader change, a position past the old epoch's end is a log truncation (KIP-320): ok"
-            in lines)
+    assert "after a leader change, a position past the old epoch's end is a log truncation (KIP-320): ok" in lines
     assert "transactions: commit with sendOffsetsToTransaction, abort, read_committed: ok" in lines
     assert "a compacted topic refuses a batch's keyless records by name (KIP-467): ok" in lines
-    assert "keyless record: Compacted topic cannot accept message without key in topic partition " \
-        "java-features-compacted-0." in lines, result.stdout
+    assert (
+        "keyless record: Compacted topic cannot accept message without key in topic partition "
+        "java-features-compacted-0." in lines
+    ), result.stdout
 
 
 @pytest.fixture(scope="module")
 def secure_broker(tmp_path_factory):
     """One broker as `local-cluster --secure` makes it (SASL_SSL for clients, ACLs, SCRAM users admin and alice),
     with delegation tokens enabled and SASL sessions of 3 s."""
-    cluster = LocalCluster(tmp_path_factory.mktemp("java-secure"), brokers=1, zk_port=free_port(),
-                           broker_ports=[free_port()], internal_ports=[free_port()],
-                           overrides=dict(internal_topic_settings(1), **TOKENS, **REAUTH), secure=True)
+    cluster = LocalCluster(
+        tmp_path_factory.mktemp("java-secure"),
+        brokers=1,
+        zk_port=free_port(),
+        broker_ports=[free_port()],
+        internal_ports=[free_port()],
+        overrides=dict(internal_topic_settings(1), **TOKENS, **REAUTH),
+        secure=True,
+    )
     try:
         cluster.start(timeout=90)
     except Exception:
@@ -117,8 +130,9 @@ def secure_broker(tmp_path_factory):
 @pytest.mark.timeout(240)
 def test_java_client_takes_the_generated_command_config_over_sasl_ssl(java_classpath, secure_broker):
     admin_properties = secure_broker.security.material.properties_file("admin")
-    result = compatibility_check(secure_broker.bootstrap_servers, "secure-compatibility", 1,
-                                 "--command-config", str(admin_properties))
+    result = compatibility_check(
+        secure_broker.bootstrap_servers, "secure-compatibility", 1, "--command-config", str(admin_properties)
+    )
     assert_success(result)
     assert "describeAcls: supported, as expected" in result.stdout.splitlines()
 
@@ -126,22 +140,40 @@ def test_java_client_takes_the_generated_command_config_over_sasl_ssl(java_class
 @pytest.mark.timeout(240)
 def test_java_client_features_over_sasl_ssl(java_classpath, secure_broker):
     admin_properties = secure_broker.security.material.properties_file("admin")
-    result = run_java("JavaFeaturesCheck", "--bootstrap-server", secure_broker.bootstrap_servers,
-                      "--topic", "secure-features", "--command-config", str(admin_properties))
+    result = run_java(
+        "JavaFeaturesCheck",
+        "--bootstrap-server",
+        secure_broker.bootstrap_servers,
+        "--topic",
+        "secure-features",
+        "--command-config",
+        str(admin_properties),
+    )
     assert_success(result)
 
 
 def security_check(broker, topic, *more):
     material = broker.security.material
-    return run_java("JavaSecurityCheck", "--bootstrap-server", broker.bootstrap_servers, "--topic", topic,
-                    "--user", "alice", "--admin-config", str(material.properties_file("admin")),
-                    "--user-config", str(material.properties_file("alice")), *more, timeout=240)
+    return run_java(
+        "JavaSecurityCheck",
+        "--bootstrap-server",
+        broker.bootstrap_servers,
+        "--topic",
+        topic,
+        "--user",
+        "alice",
+        "--admin-config",
+        str(material.properties_file("admin")),
+        "--user-config",
+        str(material.properties_file("alice")),
+        *more,
+        timeout=240,
+    )
 
 
 @pytest.mark.timeout(300)
 def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpath, secure_broker):
-    result = security_check(secure_broker, "java-security", "--sections",
-                            "acls,mechanisms,tokens,reauthentication")
+    result = security_check(secure_broker, "java-security", "--sections", "acls,mechanisms,tokens,reauthentication")
     assert_success(result)
     lines = result.stdout.splitlines()
     assert "delegation token: create, describe, renew, expire: ok" in lines
@@ -153,5 +185,7 @@ def test_java_client_meets_acls_and_delegation_tokens_over_sasl_ssl(java_classpa
 def test_java_client_logs_in_with_a_delegation_token(java_classpath, secure_broker):
     result = security_check(secure_broker, "java-token-login", "--sections", "token-login")
     assert_success(result)
-    assert ("delegation token: log in with it over SCRAM (tokenauth), refused once expired: ok"
-            in result.stdout.splitlines())
+    assert (
+        "delegation token: log in with it over SCRAM (tokenauth), refused once expired: ok"
+        in result.stdout.splitlines()
+    )

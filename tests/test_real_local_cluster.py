@@ -8,19 +8,27 @@ import pytest
 
 from kafka_zk.tools.local_cluster import BrokerProcess, internal_topic_settings, thinly_replicated_internal_topics
 from tests.cluster_support import start_cluster, wait_for
-from tests.raw_wire import request
 from tests.ports import free_port, free_ports
+from tests.raw_wire import request
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = str(ROOT / "scripts" / "local-cluster.sh")
 
 
 def run(data, zk_port, base_port, *args):
-    command = [SCRIPT, "--data", str(data), "--zk-port", str(zk_port), "--base-port", str(base_port), "--racks", "2",
-               *args]
+    command = [
+        SCRIPT,
+        "--data",
+        str(data),
+        "--zk-port",
+        str(zk_port),
+        "--base-port",
+        str(base_port),
+        "--racks",
+        "2",
+        *args,
+    ]
     return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=ROOT)
-
-
 
 
 @pytest.mark.timeout(240)
@@ -33,8 +41,9 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
     started = run(data, zk_port, base, *console, "--metrics-port", str(metrics_base), "--daemon")
     try:
         assert started.returncode == 0, started.stderr
-        assert "bootstrap servers: 127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d" % (base, base + 1, base + 2) \
-            in started.stdout
+        assert (
+            "bootstrap servers: 127.0.0.1:%d,127.0.0.1:%d,127.0.0.1:%d" % (base, base + 1, base + 2) in started.stdout
+        )
         assert "console: http://127.0.0.1:%s/" % console[1] in started.stdout
         for broker in range(3):
             assert "broker %d metrics: http://127.0.0.1:%d/metrics" % (broker, metrics_base + broker) in started.stdout
@@ -43,11 +52,16 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
         assert status.stdout.count("running") == 5, status.stdout
         assert "console http://127.0.0.1:%s/: running" % console[1] in status.stdout
         for broker in range(3):
-            assert "broker %d 127.0.0.1:%d, rack rack-%d: running" % (broker, base + broker, broker % 2) \
-                in status.stdout
+            assert (
+                "broker %d 127.0.0.1:%d, rack rack-%d: running" % (broker, base + broker, broker % 2) in status.stdout
+            )
             config = (data / ("broker-%d" % broker) / "server.properties").read_text().splitlines()
-            assert {"broker.rack=rack-%d" % (broker % 2), "offsets.topic.replication.factor=3",
-                    "transaction.state.log.replication.factor=3", "transaction.state.log.min.isr=2"} <= set(config)
+            assert {
+                "broker.rack=rack-%d" % (broker % 2),
+                "offsets.topic.replication.factor=3",
+                "transaction.state.log.replication.factor=3",
+                "transaction.state.log.min.isr=2",
+            } <= set(config)
         for action in ("stop", "start", "kill", "start"):
             result = run(data, zk_port, base, "broker", "1", action)
             assert result.returncode == 0, result.stderr
@@ -68,8 +82,13 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
 
 @pytest.mark.parametrize("racks", ["0", "4"])
 def test_racks_outside_one_to_the_broker_count_are_refused_with_the_reason(tmp_path, racks):
-    result = subprocess.run([SCRIPT, "--data", str(tmp_path), "--brokers", "3", "--racks", racks, "status"],
-                            capture_output=True, text=True, timeout=120, cwd=ROOT)
+    result = subprocess.run(
+        [SCRIPT, "--data", str(tmp_path), "--brokers", "3", "--racks", racks, "status"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert result.returncode == 2
     assert "--racks must be from 1 to the number of brokers (3), not %s" % racks in result.stderr
 
@@ -79,11 +98,15 @@ def test_an_internal_topic_with_fewer_replicas_than_the_settings_ask_for_is_foun
     cluster = start_cluster(tmp_path, zookeeper_server, brokers=1, overrides={"offsets.topic.num.partitions": "2"})
     try:
         broker = cluster.brokers[0]
-        wait_for(lambda: request(broker.bootstrap, 10, 2, {"key": "g", "key_type": 0})["error_code"] == 0, 30,
-                 message="__consumer_offsets made and led")
+        wait_for(
+            lambda: request(broker.bootstrap, 10, 2, {"key": "g", "key_type": 0})["error_code"] == 0,
+            30,
+            message="__consumer_offsets made and led",
+        )
         assert thinly_replicated_internal_topics(broker) == {}
-        asking_for_three = BrokerProcess(0, tmp_path / "later", broker.port, cluster.zk_connect,
-                                         overrides=internal_topic_settings(3))
+        asking_for_three = BrokerProcess(
+            0, tmp_path / "later", broker.port, cluster.zk_connect, overrides=internal_topic_settings(3)
+        )
         assert thinly_replicated_internal_topics(asking_for_three) == {"__consumer_offsets": 1}
     finally:
         cluster.stop()

@@ -13,9 +13,9 @@ from tests.cluster_support import make_topic, wait_for
 from tests.replication_support import module_replication_cluster
 
 OFFSETS_TOPIC = "__consumer_offsets"
-OFFSETS_PARTITIONS = 50          # Kafka's default, as on the README's cluster
+OFFSETS_PARTITIONS = 50  # Kafka's default, as on the README's cluster
 PARTITIONS = 3
-FIRST, SECOND = 20, 20           # records per partition before and after the kill
+FIRST, SECOND = 20, 20  # records per partition before and after the kill
 COMMITTED_AFTER_KILL = FIRST + SECOND // 2
 # Only for speed: brokers notice a dead one when its 6 s ZooKeeper session expires (Kafka's default is 18 s).
 FAST_DEATH = {"zookeeper.session.timeout.ms": "6000"}
@@ -23,8 +23,11 @@ README_SETTINGS = cluster_settings(parse_args(["--brokers", "3", "--racks", "2"]
 
 # The command line's cluster (`--brokers 3 --racks 2`) on free ports in a test ZooKeeper chroot; the last test kills
 # a broker.
-readme_cluster = module_replication_cluster(README_SETTINGS["brokers"], racks=README_SETTINGS["racks"],
-                                            overrides=dict(README_SETTINGS["overrides"], **FAST_DEATH))
+readme_cluster = module_replication_cluster(
+    README_SETTINGS["brokers"],
+    racks=README_SETTINGS["racks"],
+    overrides=dict(README_SETTINGS["overrides"], **FAST_DEATH),
+)
 
 
 def test_racks_and_internal_topic_settings_reach_each_brokers_config_and_status(readme_cluster):
@@ -34,17 +37,21 @@ def test_racks_and_internal_topic_settings_reach_each_brokers_config_and_status(
         assert written["broker.rack"] == "rack-%d" % (broker.broker_id % 2)
     assert readme_cluster.status_lines() == [
         "broker %d %s, rack rack-%d: running (pid %d)" % (b.broker_id, b.bootstrap, b.broker_id % 2, b.pid())
-        for b in readme_cluster.brokers]
+        for b in readme_cluster.brokers
+    ]
 
 
 def produce(cluster, topic, first, count):
-    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all",
-                         "message.timeout.ms": 60000})
+    producer = Producer({"bootstrap.servers": cluster.bootstrap_servers, "acks": "all", "message.timeout.ms": 60000})
     failures = []
     for partition in range(PARTITIONS):
         for index in range(first, first + count):
-            producer.produce(topic, value=b"%d-%d" % (partition, index), partition=partition,
-                             on_delivery=lambda error, message: error and failures.append(error))
+            producer.produce(
+                topic,
+                value=b"%d-%d" % (partition, index),
+                partition=partition,
+                on_delivery=lambda error, message: error and failures.append(error),
+            )
     assert producer.flush(60) == 0 and not failures, failures
 
 
@@ -54,9 +61,16 @@ class Member:
     def __init__(self, cluster, group, topic):
         self.topic = topic
         self.records = []
-        self.consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
-                                  "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                                  "heartbeat.interval.ms": 500, "topic.metadata.refresh.interval.ms": 2000})
+        self.consumer = Consumer(
+            {
+                "bootstrap.servers": cluster.bootstrap_servers,
+                "group.id": group,
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "heartbeat.interval.ms": 500,
+                "topic.metadata.refresh.interval.ms": 2000,
+            }
+        )
         self.consumer.subscribe([topic])
 
     def poll(self):
@@ -68,6 +82,7 @@ class Member:
         def check():
             self.poll()
             return condition()
+
         wait_for(check, timeout, interval=0, message=message)
 
     def highest(self):
@@ -87,18 +102,20 @@ class Member:
                 self.poll()
                 return False
             return all(tp.error is None for tp in answered)
+
         wait_for(attempt, timeout, interval=0.2, message="commit of %s" % offsets)
 
     def committed(self, timeout=30):
         """The group's committed offsets (OffsetFetch), asked again while the coordinator cannot answer."""
+
         def fetch():
             try:
-                stored = self.consumer.committed([TopicPartition(self.topic, p) for p in range(PARTITIONS)],
-                                                 timeout=5)
+                stored = self.consumer.committed([TopicPartition(self.topic, p) for p in range(PARTITIONS)], timeout=5)
             except KafkaException:
                 self.poll()
                 return None
             return {tp.partition: tp.offset for tp in stored}
+
         return wait_for(fetch, timeout, interval=0.2, message="the committed offsets")
 
 
@@ -130,11 +147,13 @@ def test_a_group_keeps_its_commits_and_moves_when_its_coordinator_is_killed(read
     try:
         restarted.consume_until(
             lambda: restarted.highest() == {p: FIRST + SECOND - 1 for p in range(PARTITIONS)},
-            message="the restarted member reaching the end")
+            message="the restarted member reaching the end",
+        )
         for _ in range(10):
             restarted.poll()
-        assert sorted(restarted.records) == [(p, o) for p in range(PARTITIONS)
-                                             for o in range(COMMITTED_AFTER_KILL, FIRST + SECOND)]
+        assert sorted(restarted.records) == [
+            (p, o) for p in range(PARTITIONS) for o in range(COMMITTED_AFTER_KILL, FIRST + SECOND)
+        ]
     finally:
         restarted.consumer.close()
 
@@ -142,15 +161,18 @@ def test_a_group_keeps_its_commits_and_moves_when_its_coordinator_is_killed(read
 def keeps_its_group_through_the_kill(cluster, admin, member, group, topic):
     """The member commits, the group's coordinator is killed, the group and its commits move to another broker,
     and the member goes on consuming and committing there."""
-    member.consume_until(lambda: member.highest() == {p: FIRST - 1 for p in range(PARTITIONS)},
-                         message="the first batch consumed")
+    member.consume_until(
+        lambda: member.highest() == {p: FIRST - 1 for p in range(PARTITIONS)}, message="the first batch consumed"
+    )
     member.commit({p: FIRST for p in range(PARTITIONS)})
     assert member.committed() == {p: FIRST for p in range(PARTITIONS)}
 
     # The group's offsets live on three brokers (the production setting), all in sync, before the kill.
     offsets_partition = partition_for(group, OFFSETS_PARTITIONS)
-    assert all(len(cluster.json_at("/brokers/topics/" + OFFSETS_TOPIC)["partitions"][str(p)]) == 3
-               for p in range(OFFSETS_PARTITIONS))
+    assert all(
+        len(cluster.json_at("/brokers/topics/" + OFFSETS_TOPIC)["partitions"][str(p)]) == 3
+        for p in range(OFFSETS_PARTITIONS)
+    )
     cluster.wait_full_isr(OFFSETS_TOPIC, range(OFFSETS_PARTITIONS), [0, 1, 2], timeout=60)
     cluster.wait_full_isr(topic, range(PARTITIONS), [0, 1, 2], timeout=60)
     coordinator, members = wait_for(lambda: describe(admin, group), 30, message="the group described")
@@ -162,21 +184,29 @@ def keeps_its_group_through_the_kill(cluster, admin, member, group, topic):
     def moved():
         leader = cluster.state(OFFSETS_TOPIC, offsets_partition)["leader"]
         return (leader,) if leader not in (-1, coordinator) else None
+
     new_coordinator = wait_for(moved, 30, message="a new leader of the group's offsets partition")[0]
 
     def described_by_the_new_coordinator():
         member.poll()
         found = describe(admin, group)
         return found if found is not None and found[0] == new_coordinator else None
-    _, members = wait_for(described_by_the_new_coordinator, 30, interval=0.2,
-                          message="the group coordinated by broker %d" % new_coordinator)
-    assert members == [member.consumer.memberid()]   # the same member, now heartbeating to the new coordinator
+
+    _, members = wait_for(
+        described_by_the_new_coordinator,
+        30,
+        interval=0.2,
+        message="the group coordinated by broker %d" % new_coordinator,
+    )
+    assert members == [member.consumer.memberid()]  # the same member, now heartbeating to the new coordinator
     assert member.committed() == {p: FIRST for p in range(PARTITIONS)}
 
     # The member keeps consuming and committing on the new coordinator.
     produce(cluster, topic, FIRST, SECOND)
-    member.consume_until(lambda: member.highest() == {p: FIRST + SECOND - 1 for p in range(PARTITIONS)},
-                         message="the second batch consumed")
+    member.consume_until(
+        lambda: member.highest() == {p: FIRST + SECOND - 1 for p in range(PARTITIONS)},
+        message="the second batch consumed",
+    )
     assert sorted(tp.partition for tp in member.consumer.assignment()) == list(range(PARTITIONS))
     member.commit({p: COMMITTED_AFTER_KILL for p in range(PARTITIONS)})
     assert member.committed() == {p: COMMITTED_AFTER_KILL for p in range(PARTITIONS)}

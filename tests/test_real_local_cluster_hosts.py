@@ -25,8 +25,9 @@ def run(*args, check=True, timeout=180):
 
 
 def tool(name, *args):
-    result = subprocess.run([str(ROOT / "scripts" / name), *args], capture_output=True, text=True, timeout=120,
-                            cwd=ROOT)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / name), *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -34,8 +35,10 @@ def tool(name, *args):
 def left_behind(hosts):
     """Namespaces, links and processes of this tag still on the machine."""
     links = subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout
-    return (hosts.namespaces(), [line.split(":")[1].strip() for line in links.splitlines()
-                                 if line.split(":")[1].strip().startswith(hosts.tag)])
+    return (
+        hosts.namespaces(),
+        [line.split(":")[1].strip() for line in links.splitlines() if line.split(":")[1].strip().startswith(hosts.tag)],
+    )
 
 
 @pytest.fixture
@@ -51,9 +54,12 @@ def test_an_ensemble_and_brokers_on_hosts_of_their_own_with_the_net_commands(tmp
     started = run(*data, "--hosts", "--hosts-net", net, "--zookeepers", "3", *FAST, "--daemon")
     try:
         subnet = hosts_net.subnet
-        for line in ["host zk-2      %s.12: ZooKeeper" % subnet, "host broker-1  %s.21: broker 1" % subnet,
-                     "bootstrap servers: %s.20:9092,%s.21:9092,%s.22:9092" % (subnet, subnet, subnet),
-                     "ZooKeeper: %s.11:2181,%s.12:2181,%s.13:2181" % (subnet, subnet, subnet)]:
+        for line in [
+            "host zk-2      %s.12: ZooKeeper" % subnet,
+            "host broker-1  %s.21: broker 1" % subnet,
+            "bootstrap servers: %s.20:9092,%s.21:9092,%s.22:9092" % (subnet, subnet, subnet),
+            "ZooKeeper: %s.11:2181,%s.12:2181,%s.13:2181" % (subnet, subnet, subnet),
+        ]:
             assert line in started.stdout, started.stdout
         bootstrap = "%s.20:9092,%s.21:9092,%s.22:9092" % (subnet, subnet, subnet)
         zookeeper = "%s.11:2181,%s.12:2181,%s.13:2181" % (subnet, subnet, subnet)
@@ -63,8 +69,18 @@ def test_an_ensemble_and_brokers_on_hosts_of_their_own_with_the_net_commands(tmp
         assert sum(" leader" in line for line in status.splitlines()) == 1, status
         assert status.count("follower") == 2 and status.count("running (pid") == 6, status
         # Tools on the host client, through the bootstrap and through the ensemble.
-        tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--create", "--topic", "across",
-             "--partitions", "3", "--replication-factor", "3")
+        tool(
+            "kafka-topics.sh",
+            "--bootstrap-server",
+            bootstrap,
+            "--create",
+            "--topic",
+            "across",
+            "--partitions",
+            "3",
+            "--replication-factor",
+            "3",
+        )
         described = tool("kafka-topics.sh", "--zookeeper", zookeeper, "--describe", "--topic", "across")
         assert described.count("Isr: ") == 3, described
         producer = Producer({"bootstrap.servers": bootstrap, "acks": "all"})
@@ -72,8 +88,13 @@ def test_an_ensemble_and_brokers_on_hosts_of_their_own_with_the_net_commands(tmp
         assert producer.flush(30) == 0
 
         isolated = run(*data, "net", "isolate", "broker-1", "--keep-clients").stdout.splitlines()
-        assert sorted(isolated) == ["cut broker-1 broker-0", "cut broker-1 broker-2", "cut broker-1 zk-1",
-                                    "cut broker-1 zk-2", "cut broker-1 zk-3"]
+        assert sorted(isolated) == [
+            "cut broker-1 broker-0",
+            "cut broker-1 broker-2",
+            "cut broker-1 zk-1",
+            "cut broker-1 zk-2",
+            "cut broker-1 zk-3",
+        ]
         run(*data, "net", "cut", "broker-0", "zk", "--one-way")
         run(*data, "net", "slow", "broker-2", "--rate", "2mbit")
         in_force = run(*data, "net", "status").stdout.splitlines()
@@ -98,9 +119,14 @@ def test_an_ensemble_and_brokers_on_hosts_of_their_own_with_the_net_commands(tmp
 def test_stop_after_the_launcher_was_killed_removes_everything(tmp_path, hosts_net):
     net = "%s:%s" % (hosts_net.tag, hosts_net.subnet)
     data = ["--data", str(tmp_path)]
-    launcher = subprocess.Popen([SCRIPT, *data, "--hosts", "--hosts-net", net, "--brokers", "1", *FAST],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                                start_new_session=True)
+    launcher = subprocess.Popen(
+        [SCRIPT, *data, "--hosts", "--hosts-net", net, "--brokers", "1", *FAST],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     try:
         seen = []
         for line in launcher.stdout:
@@ -124,14 +150,25 @@ def test_stop_after_the_launcher_was_killed_removes_everything(tmp_path, hosts_n
 def test_hosts_with_secure_listeners_and_racks(tmp_path, hosts_net):
     net = "%s:%s" % (hosts_net.tag, hosts_net.subnet)
     data = ["--data", str(tmp_path)]
-    started = run(*data, "--hosts", "--hosts-net", net, "--brokers", "2", "--racks", "2", "--secure", *FAST,
-                  "--daemon")
+    started = run(*data, "--hosts", "--hosts-net", net, "--brokers", "2", "--racks", "2", "--secure", *FAST, "--daemon")
     try:
         assert "broker 1 %s.21:9092, rack rack-1" % hosts_net.subnet in started.stdout, started.stdout
         admin = str(tmp_path / "secure" / "admin.properties")
         bootstrap = "%s.21:9092" % hosts_net.subnet
-        tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--command-config", admin, "--create",
-             "--topic", "secured", "--partitions", "2", "--replication-factor", "2")
+        tool(
+            "kafka-topics.sh",
+            "--bootstrap-server",
+            bootstrap,
+            "--command-config",
+            admin,
+            "--create",
+            "--topic",
+            "secured",
+            "--partitions",
+            "2",
+            "--replication-factor",
+            "2",
+        )
         listed = tool("kafka-topics.sh", "--bootstrap-server", bootstrap, "--command-config", admin, "--list")
         assert "secured" in listed.split()
         # The broker certificate names every broker's own address, so clients verify the host they dialled.

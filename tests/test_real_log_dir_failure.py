@@ -16,9 +16,9 @@ from kafka_zk.client.admin import AdminClient
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
+from tests.ports import free_port
 from tests.raw_wire import create_topic, metadata
 from tests.replication_support import ROOT, fast_overrides, metadata_partition
-from tests.ports import free_port
 from tests.zk_support import create_chroot
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -88,16 +88,24 @@ def clusters():
 def start(clusters, tmp_path, zookeeper_server, tmpfs, dirs="{folder}/logs", mounted="logs", **overrides):
     """Three brokers with ``log.dirs`` = ``dirs``; each broker's ``mounted`` dir is a 40 MB tmpfs."""
     overrides = dict(TEST_DEFAULTS, **fast_overrides(log_dirs=dirs, min_insync_replicas=2, **overrides))
-    cluster = LocalCluster(tmp_path / "cluster", brokers=3, zk_connect=create_chroot(zookeeper_server),
-                           broker_ports=[free_port() for _ in range(3)], overrides=overrides)
+    cluster = LocalCluster(
+        tmp_path / "cluster",
+        brokers=3,
+        zk_connect=create_chroot(zookeeper_server),
+        broker_ports=[free_port() for _ in range(3)],
+        overrides=overrides,
+    )
     for broker in cluster.brokers:
         tmpfs.mount(broker.folder / mounted)
     clusters.append(cluster)
     cluster.start(timeout=60)
     ids = [0, 1, 2]
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: sorted(n["node_id"] for n in metadata(b.bootstrap, [])["brokers"]) == ids, 30,
-                 message="broker %d to see every broker" % broker.broker_id)
+        wait_for(
+            lambda b=broker: sorted(n["node_id"] for n in metadata(b.bootstrap, [])["brokers"]) == ids,
+            30,
+            message="broker %d to see every broker" % broker.broker_id,
+        )
     return cluster
 
 
@@ -117,8 +125,13 @@ def create(cluster, assignments):
     bootstrap = cluster.brokers[0].bootstrap
     assert create_topic(bootstrap, TOPIC, assignments=assignments) == Errors.NONE
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: all(len((metadata_partition(b.bootstrap, TOPIC, p) or {}).get("isr_nodes", [])) == 3
-                                      for p in assignments), 30, message="every ISR full at %s" % broker.bootstrap)
+        wait_for(
+            lambda b=broker: all(
+                len((metadata_partition(b.bootstrap, TOPIC, p) or {}).get("isr_nodes", [])) == 3 for p in assignments
+            ),
+            30,
+            message="every ISR full at %s" % broker.bootstrap,
+        )
 
 
 def leader_and_isr(cluster, partition, broker):
@@ -136,11 +149,19 @@ class IdempotentWriter:
 
     def __init__(self, bootstrap):
         from confluent_kafka import Producer
+
         self.errors = []
         self.acked = []
-        self.producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "enable.idempotence": True,
-                                  "linger.ms": 5, "message.timeout.ms": 60000,
-                                  "error_cb": lambda error: self.errors.append(error)})
+        self.producer = Producer(
+            {
+                "bootstrap.servers": bootstrap,
+                "acks": "all",
+                "enable.idempotence": True,
+                "linger.ms": 5,
+                "message.timeout.ms": 60000,
+                "error_cb": lambda error: self.errors.append(error),
+            }
+        )
         self.sent = 0
 
     def _delivered(self, error, message):
@@ -165,14 +186,16 @@ class IdempotentWriter:
         assert self.producer.flush(90) == 0
         fatal = [error for error in self.errors if not hasattr(error, "retriable") or not error.retriable()]
         assert not [e for e in fatal if getattr(e, "fatal", lambda: False)()], self.errors
-        delivery_failures = [error for error in self.errors if hasattr(error, "code") and error.code() not in (
-            -195, -187, -185)]  # transport, all brokers down, timed out in queue: reported while a broker goes away
+        delivery_failures = [
+            error for error in self.errors if hasattr(error, "code") and error.code() not in (-195, -187, -185)
+        ]  # transport, all brokers down, timed out in queue: reported while a broker goes away
         return delivery_failures
 
 
 def read_back(bootstrap, partition, expected):
     """Every value of the partition (from a fresh consumer), once ``expected`` records are there."""
     from confluent_kafka import Consumer, TopicPartition
+
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused", "enable.auto.commit": False})
     consumer.assign([TopicPartition(TOPIC, partition, 0)])
     values = []
@@ -212,8 +235,11 @@ def leader_leaves(cluster, failing, survivor, fault, partition=0):
     fault()
     started = time.monotonic()
     writer.write(1500, partition)
-    wait_for(lambda: leader_and_isr(cluster, partition, survivor)[0] not in (failing, None, -1), 30,
-             message="leadership of %s-%d to leave broker %d" % (TOPIC, partition, failing))
+    wait_for(
+        lambda: leader_and_isr(cluster, partition, survivor)[0] not in (failing, None, -1),
+        30,
+        message="leadership of %s-%d to leave broker %d" % (TOPIC, partition, failing),
+    )
     moved_after = time.monotonic() - started
     print("leadership of %s-%d left broker %d %.2f s after the fault" % (TOPIC, partition, failing, moved_after))
     writer.write(500, partition)
@@ -223,7 +249,8 @@ def leader_leaves(cluster, failing, survivor, fault, partition=0):
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("controller_fails", [False, True], ids=["controller-elsewhere", "controller-fails"])
 def test_a_full_disk_moves_leadership_and_the_broker_with_no_dir_left_shuts_down(
-        tmp_path, zookeeper_server, tmpfs, clusters, controller_fails):
+    tmp_path, zookeeper_server, tmpfs, clusters, controller_fails
+):
     cluster = start(clusters, tmp_path, zookeeper_server, tmpfs)
     failing, survivor, third = roles(cluster, controller_fails)
     others = [survivor, third]
@@ -262,8 +289,7 @@ def test_a_read_only_leader_dir_moves_leadership(tmp_path, zookeeper_server, tmp
     create(cluster, {0: [failing, survivor, third]})
     broker = cluster.broker(failing)
 
-    writer, moved_after = leader_leaves(cluster, failing, survivor,
-                                        lambda: tmpfs.read_only(broker.folder / "logs"))
+    writer, moved_after = leader_leaves(cluster, failing, survivor, lambda: tmpfs.read_only(broker.folder / "logs"))
 
     assert moved_after < 5.0
     assert writer.finish() == []
@@ -276,7 +302,8 @@ def test_a_read_only_leader_dir_moves_leadership(tmp_path, zookeeper_server, tmp
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("controller_fails", [False, True], ids=["controller-elsewhere", "controller-fails"])
 def test_a_follower_with_a_full_disk_leaves_the_isr_and_the_leader_keeps_serving(
-        tmp_path, zookeeper_server, tmpfs, clusters, controller_fails):
+    tmp_path, zookeeper_server, tmpfs, clusters, controller_fails
+):
     cluster = start(clusters, tmp_path, zookeeper_server, tmpfs)
     failing, leader, third = roles(cluster, controller_fails)
     create(cluster, {0: [leader, failing, third]})
@@ -286,8 +313,9 @@ def test_a_follower_with_a_full_disk_leaves_the_isr_and_the_leader_keeps_serving
     tmpfs.fill(cluster.broker(failing).folder / "logs")
     started = time.monotonic()
     writer.write(2000)
-    wait_for(lambda: failing not in leader_and_isr(cluster, 0, third)[1], 20,
-             message="broker %d to leave the ISR" % failing)
+    wait_for(
+        lambda: failing not in leader_and_isr(cluster, 0, third)[1], 20, message="broker %d to leave the ISR" % failing
+    )
     print("broker %d left the ISR %.2f s after its disk filled" % (failing, time.monotonic() - started))
     writer.write(300)
     assert writer.finish() == []
@@ -309,17 +337,28 @@ def dir_of_partitions(admin, broker_id):
 
 
 def log_dirs_tool(bootstrap, broker_id):
-    result = subprocess.run([str(ROOT / "scripts" / "kafka-log-dirs.sh"), "--describe", "--bootstrap-server",
-                             bootstrap, "--broker-list", str(broker_id)], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [
+            str(ROOT / "scripts" / "kafka-log-dirs.sh"),
+            "--describe",
+            "--bootstrap-server",
+            bootstrap,
+            "--broker-list",
+            str(broker_id),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.timeout(300)
 def test_with_two_dirs_the_broker_serves_from_the_healthy_one_across_a_new_controller_and_a_restart(
-        tmp_path, zookeeper_server, tmpfs, clusters):
-    cluster = start(clusters, tmp_path, zookeeper_server, tmpfs, dirs="{folder}/logs,{folder}/small",
-                    mounted="small")
+    tmp_path, zookeeper_server, tmpfs, clusters
+):
+    cluster = start(clusters, tmp_path, zookeeper_server, tmpfs, dirs="{folder}/logs,{folder}/small", mounted="small")
     controller = controller_of(cluster)
     failing = (controller + 1) % 3
     third = (controller + 2) % 3
@@ -351,15 +390,20 @@ def test_with_two_dirs_the_broker_serves_from_the_healthy_one_across_a_new_contr
         # What operators see: DescribeLogDirs and kafka-log-dirs.sh, the znodes and the controller's log.
         _, errors = dir_of_partitions(admin, failing)
         assert errors == {str(broker.folder / "logs"): Errors.NONE, small: Errors.KAFKA_STORAGE_ERROR}
-        described = {entry["logDir"]: entry for entry in log_dirs_tool(broker.bootstrap, failing)["brokers"][0]["logDirs"]}
+        described = {
+            entry["logDir"]: entry for entry in log_dirs_tool(broker.bootstrap, failing)["brokers"][0]["logDirs"]
+        }
         assert described[small]["error"] == "org.apache.kafka.common.errors.KafkaStorageException"
         assert described[small]["partitions"] == []
         assert described[str(broker.folder / "logs")]["error"] is None
         zk = KazooClient(hosts=cluster.zk_connect)
         zk.start(10)
         try:
-            wait_for(lambda: zk.get_children("/log_dir_event_notification") == [], 10,
-                     message="the log dir event to be handled")
+            wait_for(
+                lambda: zk.get_children("/log_dir_event_notification") == [],
+                10,
+                message="the log dir event to be handled",
+            )
         finally:
             zk.stop()
             zk.close()
@@ -397,8 +441,11 @@ def test_with_two_dirs_the_broker_serves_from_the_healthy_one_across_a_new_contr
             wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, [third]), 30, message="moved led")
             moved = restarted.alter_partition_reassignments({("moved", 0): [third, failing]})
             assert moved[("moved", 0)][0] == Errors.NONE
-            wait_for(lambda: leader_and_isr_of(cluster, "moved", third) == (third, sorted([failing, third])), 30,
-                     message="the reassigned replica in the ISR")
+            wait_for(
+                lambda: leader_and_isr_of(cluster, "moved", third) == (third, sorted([failing, third])),
+                30,
+                message="the reassigned replica in the ISR",
+            )
             placed = restarted.describe_log_dirs([failing], [("moved", 0)])[failing]
             assert ("moved", 0) in placed[str(broker.folder / "logs")].replicas
         finally:

@@ -46,10 +46,12 @@ class Cluster:
 
     def wait_one_active(self, timeout, not_id=None):
         """The id of the one broker reporting ActiveControllerCount 1, once the live brokers' counts sum to 1."""
+
         def one():
             counts = self.active_counts()
             active = [broker_id for broker_id, count in counts.items() if count == 1]
             return (active[0],) if sum(counts.values()) == 1 and active[0] != not_id else None
+
         return wait_for(one, timeout, 0.2, "ActiveControllerCount to sum to 1 on a broker other than %s" % not_id)[0]
 
     def zk_partition_counts(self):
@@ -59,8 +61,13 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, zookeeper_server):
-    running = start_cluster(tmp_path_factory.mktemp("metrics-controller"), zookeeper_server, brokers=3,
-                            overrides={"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000)}, metrics=True)
+    running = start_cluster(
+        tmp_path_factory.mktemp("metrics-controller"),
+        zookeeper_server,
+        brokers=3,
+        overrides={"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000)},
+        metrics=True,
+    )
     view = Cluster(running)
     yield view
     view.zk.stop()
@@ -81,16 +88,20 @@ def test_one_controller_reports_the_global_counts_and_the_others_zero(cluster):
     def counts_match_zookeeper():
         sample = scrape(controller)
         topics, partitions = cluster.zk_partition_counts()
-        return (sample[(controller_gauge("GlobalTopicCount"), ())] == topics >= 2
-                and sample[(controller_gauge("GlobalPartitionCount"), ())] == partitions >= 5)
+        return (
+            sample[(controller_gauge("GlobalTopicCount"), ())] == topics >= 2
+            and sample[(controller_gauge("GlobalPartitionCount"), ())] == partitions >= 5
+        )
+
     wait_for(counts_match_zookeeper, 20, 0.2, "the controller's global counts to match ZooKeeper's topics")
 
     sample = scrape(controller)
     assert sample[(controller_gauge("OfflinePartitionsCount"), ())] == 0
     assert sample[(controller_gauge("ControllerState"), ())] in {state.value for state in ControllerState}
     assert sample[("kafka_controller_controllerstats_topicchangerateandtimems_count", ())] >= 1
-    assert {labels for name, labels in sample if name == "kafka_controller_controllerchannelmanager_queuesize"} \
-        == {(("broker_id", str(broker_id)),) for broker_id in (0, 1, 2)}
+    assert {labels for name, labels in sample if name == "kafka_controller_controllerchannelmanager_queuesize"} == {
+        (("broker_id", str(broker_id)),) for broker_id in (0, 1, 2)
+    }
     assert ("kafka_controller_controllereventmanager_eventqueuesize", ()) in sample
     for broker_id in others:
         sample = scrape(cluster.cluster.broker(broker_id))
@@ -111,16 +122,24 @@ def test_killing_the_controller_leaves_one_active_and_its_rf1_partition_offline_
     new = cluster.cluster.broker(new_id)
     assert cluster.controller_id() == new_id
     # metrics-single's only replica was on the old controller.
-    wait_for(lambda: value(new, controller_gauge("OfflinePartitionsCount")) == 1, 10, 0.2,
-             "OfflinePartitionsCount 1 on the new controller")
+    wait_for(
+        lambda: value(new, controller_gauge("OfflinePartitionsCount")) == 1,
+        10,
+        0.2,
+        "OfflinePartitionsCount 1 on the new controller",
+    )
     sample = scrape(new)
     assert sample[(controller_gauge("ControllerState"), ())] in {state.value for state in ControllerState}
     assert sample[("kafka_controller_controllerstats_controllerchangerateandtimems_count", ())] >= 1
     elections_before = sample[("kafka_controller_controllerstats_leaderelectionrateandtimems_count", ())]
 
     old.start(timeout=60)
-    wait_for(lambda: value(new, controller_gauge("OfflinePartitionsCount")) == 0, 20, 0.2,
-             "OfflinePartitionsCount back to 0 once the broker returns")
+    wait_for(
+        lambda: value(new, controller_gauge("OfflinePartitionsCount")) == 0,
+        20,
+        0.2,
+        "OfflinePartitionsCount back to 0 once the broker returns",
+    )
     sample = scrape(new)
     # The broker's return is a BrokerChange event: LeaderElectionRateAndTimeMs times it.
     assert sample[("kafka_controller_controllerstats_leaderelectionrateandtimems_count", ())] > elections_before

@@ -18,8 +18,12 @@ pytestmark = pytest.mark.timeout(120)
 
 
 # the leader drops a dead follower from the ISR (2-3 s) well before the controller (6 s session timeout)
-cluster = module_replication_cluster(overrides=fast_overrides(
-    replica_lag_time_max_ms=2000, group_initial_rebalance_delay_ms=0, offsets_topic_num_partitions=3), metrics=True)
+cluster = module_replication_cluster(
+    overrides=fast_overrides(
+        replica_lag_time_max_ms=2000, group_initial_rebalance_delay_ms=0, offsets_topic_num_partitions=3
+    ),
+    metrics=True,
+)
 
 
 scrape = scrape_metrics
@@ -40,8 +44,11 @@ def test_a_killed_follower_is_under_replicated_on_its_leader_until_it_is_back(cl
     cluster.wait_full_isr(topic, [0], [leader_id, follower_id])
     assert produce_when_led(leader.bootstrap, topic, encode_batch([(None, b"x")] * 3), -1) == (0, 0)
 
-    before = wait_for(lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 0 else None)(
-        scrape(leader)), 10, message="no under-replicated partition on the leader")
+    before = wait_for(
+        lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 0 else None)(scrape(leader)),
+        10,
+        message="no under-replicated partition on the leader",
+    )
     assert value(before, REPLICA_MANAGER + "leadercount") >= 1
     assert value(before, REPLICA_MANAGER + "atminisrpartitioncount") >= 1  # ISR of 2 at min.insync.replicas=2
     assert value(before, REPLICA_MANAGER + "underminisrpartitioncount") == 0
@@ -51,21 +58,31 @@ def test_a_killed_follower_is_under_replicated_on_its_leader_until_it_is_back(cl
     expands = value(before, REPLICA_MANAGER + "isrexpands_total")
 
     follower.kill()
-    during = wait_for(lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 1 else None)(
-        scrape(leader)), 20, message="the leader to count one under-replicated partition")
+    during = wait_for(
+        lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 1 else None)(scrape(leader)),
+        20,
+        message="the leader to count one under-replicated partition",
+    )
     assert value(during, REPLICA_MANAGER + "isrshrinks_total") >= shrinks + 1
     assert value(during, REPLICA_MANAGER + "underminisrpartitioncount") == 1
 
     cluster.restart_killed(follower)
-    after = wait_for(lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 0 else None)(
-        scrape(leader)), 20, message="the leader back to no under-replicated partition")
+    after = wait_for(
+        lambda: (lambda s: s if value(s, REPLICA_MANAGER + "underreplicatedpartitions") == 0 else None)(scrape(leader)),
+        20,
+        message="the leader back to no under-replicated partition",
+    )
     assert value(after, REPLICA_MANAGER + "isrexpands_total") >= expands + 1
     assert value(after, REPLICA_MANAGER + "underminisrpartitioncount") == 0
 
     # the restarted follower fetches from the leader again, caught up
-    followed = wait_for(lambda: (lambda s: s if value(s, "kafka_server_replicafetchermanager_maxlag",
-                                                      clientId="Replica") == 0 else None)(scrape(follower)), 10,
-                        message="the follower's MaxLag at 0")
+    followed = wait_for(
+        lambda: (
+            lambda s: s if value(s, "kafka_server_replicafetchermanager_maxlag", clientId="Replica") == 0 else None
+        )(scrape(follower)),
+        10,
+        message="the follower's MaxLag at 0",
+    )
     assert value(followed, "kafka_server_replicafetchermanager_minfetchrate", clientId="Replica") is not None
     assert value(followed, "kafka_server_kafkaserver_brokerstate") == 3  # RunningAsBroker
     assert value(followed, "kafka_server_sessionexpirelistener_zookeepersyncconnects_total") == 1
@@ -73,8 +90,10 @@ def test_a_killed_follower_is_under_replicated_on_its_leader_until_it_is_back(cl
     assert value(followed, "kafka_server_sessionexpirelistener_sessionstate", state="CLOSED") == 0
     assert value(followed, "kafka_server_zookeeperclientmetrics_zookeeperrequestlatencyms_count") > 0
     for purgatory in ("Produce", "Fetch", "DeleteRecords", "Rebalance", "Heartbeat"):
-        assert value(followed, "kafka_server_delayedoperationpurgatory_purgatorysize",
-                     delayedOperation=purgatory) is not None
+        assert (
+            value(followed, "kafka_server_delayedoperationpurgatory_purgatorysize", delayedOperation=purgatory)
+            is not None
+        )
 
 
 def test_per_partition_log_gauges_match_the_partition_files(cluster):
@@ -101,32 +120,58 @@ def test_group_gauges_count_a_committing_consumer_group(cluster):
     topic = cluster.new_topic("group", partitions=2, replication_factor=2)
     for partition in (0, 1):
         leader = cluster.broker(cluster.wait_state(topic, lambda s: s["leader"] >= 0, partition=partition)["leader"])
-        wait_for(lambda: produce(leader.bootstrap, topic, partition, encode_batch([(None, b"v")] * 2))[0] == 0, 10,
-                 message="records in partition %d" % partition)
+        wait_for(
+            lambda: produce(leader.bootstrap, topic, partition, encode_batch([(None, b"v")] * 2))[0] == 0,
+            10,
+            message="records in partition %d" % partition,
+        )
     group = "metrics-" + uuid.uuid4().hex[:6]
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": group,
-                         "auto.offset.reset": "earliest", "enable.auto.commit": False, "session.timeout.ms": 6000})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "group.id": group,
+            "auto.offset.reset": "earliest",
+            "enable.auto.commit": False,
+            "session.timeout.ms": 6000,
+        }
+    )
     prefix = "kafka_coordinator_group_groupmetadatamanager_"
 
     def totals():
         scrapes = [scrape(broker) for broker in cluster.brokers]
-        return scrapes, {name: sum(value(s, prefix + name) or 0 for s in scrapes)
-                         for name in ("numgroups", "numgroupsstable", "numgroupsempty", "numoffsets")}
+        return scrapes, {
+            name: sum(value(s, prefix + name) or 0 for s in scrapes)
+            for name in ("numgroups", "numgroupsstable", "numgroupsempty", "numoffsets")
+        }
+
     try:
         consumer.subscribe([topic])
         consumed = []
-        wait_for(lambda: consumed.extend(m for m in [consumer.poll(0.2)] if m is not None and not m.error())
-                 or len(consumed) == 4, 30, message="the consumer to read the 4 records")
+        wait_for(
+            lambda: (
+                consumed.extend(m for m in [consumer.poll(0.2)] if m is not None and not m.error())
+                or len(consumed) == 4
+            ),
+            30,
+            message="the consumer to read the 4 records",
+        )
         consumer.commit(asynchronous=False)
-        _, stable = wait_for(lambda: (lambda t: t if t[1]["numoffsets"] == 2 else None)(totals()), 10,
-                             message="the committed offsets in the group gauges")
+        _, stable = wait_for(
+            lambda: (lambda t: t if t[1]["numoffsets"] == 2 else None)(totals()),
+            10,
+            message="the committed offsets in the group gauges",
+        )
         assert stable == {"numgroups": 1, "numgroupsstable": 1, "numgroupsempty": 0, "numoffsets": 2}
     finally:
         consumer.close()
-    scrapes, empty = wait_for(lambda: (lambda t: t if t[1]["numgroupsempty"] == 1 else None)(totals()), 10,
-                              message="the group Empty once its member left")
+    scrapes, empty = wait_for(
+        lambda: (lambda t: t if t[1]["numgroupsempty"] == 1 else None)(totals()),
+        10,
+        message="the group Empty once its member left",
+    )
     assert empty == {"numgroups": 1, "numgroupsstable": 0, "numgroupsempty": 1, "numoffsets": 2}
     load_times = [value(s, "kafka_server_group_coordinator_metrics_partition_load_time_max") for s in scrapes]
     assert any(t is not None and not math.isnan(t) and t >= 0 for t in load_times)
-    assert all(value(s, "kafka_server_transaction_coordinator_metrics_partition_load_time_avg") is not None
-               for s in scrapes)
+    assert all(
+        value(s, "kafka_server_transaction_coordinator_metrics_partition_load_time_avg") is not None for s in scrapes
+    )

@@ -33,9 +33,13 @@ def limited(broker):
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, zookeeper_server):
     # Two segments per partition (segment.bytes below) make 800 .log files.
-    running = LocalCluster(tmp_path_factory.mktemp("open-files"), brokers=1,
-                           zk_connect=create_chroot(zookeeper_server), broker_ports=[free_port()],
-                           overrides=dict(TEST_DEFAULTS, **{"log.segment.bytes": "1500"}))
+    running = LocalCluster(
+        tmp_path_factory.mktemp("open-files"),
+        brokers=1,
+        zk_connect=create_chroot(zookeeper_server),
+        broker_ports=[free_port()],
+        overrides=dict(TEST_DEFAULTS, **{"log.segment.bytes": "1500"}),
+    )
     limited(running.brokers[0])
     try:
         running.start(timeout=TIMEOUT_S)
@@ -55,17 +59,21 @@ def produce_everywhere(bootstrap, round_):
     errors = []
     for partition in range(PARTITIONS):
         for index in range(2):
-            producer.produce(TOPIC, value=(b"%d-%d-%d-" % (partition, round_, index)) + b"x" * 500,
-                             partition=partition,
-                             on_delivery=lambda error, message: error and errors.append(error))
+            producer.produce(
+                TOPIC,
+                value=(b"%d-%d-%d-" % (partition, round_, index)) + b"x" * 500,
+                partition=partition,
+                on_delivery=lambda error, message: error and errors.append(error),
+            )
         producer.poll(0)
     assert producer.flush(TIMEOUT_S) == 0
     assert errors == []
 
 
 def consume_everything(bootstrap, expected_per_partition):
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "unused-manual-assign",
-                         "enable.auto.commit": False})
+    consumer = Consumer(
+        {"bootstrap.servers": bootstrap, "group.id": "unused-manual-assign", "enable.auto.commit": False}
+    )
     consumer.assign([TopicPartition(TOPIC, partition, 0) for partition in range(PARTITIONS)])
     consumed = defaultdict(list)
     deadline = time.monotonic() + TIMEOUT_S
@@ -74,7 +82,7 @@ def consume_everything(bootstrap, expected_per_partition):
             assert time.monotonic() < deadline, "consumed %d records" % sum(map(len, consumed.values()))
             for message in consumer.consume(1000, timeout=0.5):
                 assert message.error() is None, message.error()
-                consumed[message.partition()].append(message.value()[:message.value().index(b"-x")])
+                consumed[message.partition()].append(message.value()[: message.value().index(b"-x")])
     finally:
         consumer.close()
     return consumed
@@ -97,7 +105,8 @@ def test_more_partitions_than_descriptors_are_written_read_and_survive_restarts(
     assert descriptors(broker.pid()) < DESCRIPTOR_LIMIT
     consumed = consume_everything(bootstrap, 4)
     assert {partition: values for partition, values in consumed.items()} == {
-        partition: expected(partition, 2) for partition in range(PARTITIONS)}
+        partition: expected(partition, 2) for partition in range(PARTITIONS)
+    }
 
     broker.kill()  # recovery past the recovery point reads the segments again, through the budget
     broker.start(timeout=TIMEOUT_S)

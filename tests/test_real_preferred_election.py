@@ -34,8 +34,7 @@ def test_elect_leaders_and_the_admin_znode_restore_the_preferred_leader(make_clu
 
     bounce_preferred_leader(cluster, "pref")
     controller = cluster.cluster.broker(cluster.wait_controller())
-    body = {"election_type": 0, "topic_partitions": [{"topic": "pref", "partition_id": [0, 7]}],
-            "timeout_ms": 30000}
+    body = {"election_type": 0, "topic_partitions": [{"topic": "pref", "partition_id": [0, 7]}], "timeout_ms": 30000}
     response = request(controller.bootstrap, 43, 1, body)
     results = {r["partition_id"]: r["error_code"] for r in response["replica_election_results"][0]["partition_result"]}
     assert results == {0: Errors.NONE, 7: Errors.UNKNOWN_TOPIC_OR_PARTITION}
@@ -44,8 +43,10 @@ def test_elect_leaders_and_the_admin_znode_restore_the_preferred_leader(make_clu
     assert again["error_code"] == Errors.ELECTION_NOT_NEEDED
 
     bounce_preferred_leader(cluster, "pref")
-    cluster.zk.create("/admin/preferred_replica_election",
-                      json.dumps({"version": 1, "partitions": [{"topic": "pref", "partition": 0}]}).encode())
+    cluster.zk.create(
+        "/admin/preferred_replica_election",
+        json.dumps({"version": 1, "partitions": [{"topic": "pref", "partition": 0}]}).encode(),
+    )
     cluster.wait_state("pref", lambda state: state["leader"] == 1, message="preferred leader from the znode")
     wait_for(lambda: not cluster.zk.exists("/admin/preferred_replica_election"), message="znode removed")
 

@@ -17,19 +17,24 @@ from tests.replication_support import fast_overrides
 SEGMENT_BYTES = "200"  # about two batches a segment: DeleteRecords deletes whole segments too
 
 
-cluster = module_cluster(overrides=fast_overrides(log_flush_start_offset_checkpoint_interval_ms=300,
-                                                  log_segment_delete_delay_ms=0))
+cluster = module_cluster(
+    overrides=fast_overrides(log_flush_start_offset_checkpoint_interval_ms=300, log_segment_delete_delay_ms=0)
+)
 
 
 def new_topic(cluster, replicas):
     """A one-partition topic on ``replicas`` (the first leads), once every live broker knows its leader."""
     topic = "producer-" + uuid.uuid4().hex[:8]
     live = [broker for broker in cluster.brokers if broker.is_running()]
-    assert create_topic(live[0].bootstrap, topic, assignments={0: replicas},
-                        configs={"segment.bytes": SEGMENT_BYTES}) == Errors.NONE
+    assert (
+        create_topic(live[0].bootstrap, topic, assignments={0: replicas}, configs={"segment.bytes": SEGMENT_BYTES})
+        == Errors.NONE
+    )
     for broker in live:
-        wait_for(lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: replicas[0]},
-                 message="broker %d to know %s's leader" % (broker.broker_id, topic))
+        wait_for(
+            lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: replicas[0]},
+            message="broker %d to know %s's leader" % (broker.broker_id, topic),
+        )
     return topic
 
 
@@ -43,9 +48,13 @@ def send(bootstrap, topic, producer, sequence, count=2, transactional=False):
     """Produce v8 acks=-1 of one batch of ``count`` records stamped now; returns (error_code, base_offset)."""
     producer_id, epoch = producer
     now_ms = int(time.time() * 1000)
-    batch = encode_batch([(b"k", b"v%d" % (sequence + i), (), now_ms) for i in range(count)],
-                         producer_id=producer_id, producer_epoch=epoch, base_sequence=sequence,
-                         is_transactional=transactional)
+    batch = encode_batch(
+        [(b"k", b"v%d" % (sequence + i), (), now_ms) for i in range(count)],
+        producer_id=producer_id,
+        producer_epoch=epoch,
+        base_sequence=sequence,
+        is_transactional=transactional,
+    )
     body = produce_body(topic, 0, batch, acks=-1)
     body["transactional_id"] = "app-1" if transactional else None
     result = request(bootstrap, 0, 8, body)["responses"][0]["partitions"][0]
@@ -54,33 +63,55 @@ def send(bootstrap, topic, producer, sequence, count=2, transactional=False):
 
 def commit(bootstrap, topic, producer):
     """WriteTxnMarkers v0: COMMIT of the producer's transaction on partition 0; returns its error code."""
-    response = request(bootstrap, 27, 0, {"markers": [{
-        "producer_id": producer[0], "producer_epoch": producer[1], "transaction_result": True,
-        "topics": [{"name": topic, "partition_indexes": [0]}], "coordinator_epoch": 0}]})
+    response = request(
+        bootstrap,
+        27,
+        0,
+        {
+            "markers": [
+                {
+                    "producer_id": producer[0],
+                    "producer_epoch": producer[1],
+                    "transaction_result": True,
+                    "topics": [{"name": topic, "partition_indexes": [0]}],
+                    "coordinator_epoch": 0,
+                }
+            ]
+        },
+    )
     return response["markers"][0]["topics"][0]["partitions"][0]["error_code"]
 
 
 def delete_all_records(bootstrap, topic):
     """DeleteRecords up to the high watermark; returns (error_code, low watermark). The answer comes once
     every live replica has moved its log start offset there."""
-    response = request(bootstrap, 21, 1, {"topics": [{"name": topic, "partitions": [
-        {"partition_index": 0, "offset": -1}]}], "timeout_ms": 30000})
+    response = request(
+        bootstrap,
+        21,
+        1,
+        {"topics": [{"name": topic, "partitions": [{"partition_index": 0, "offset": -1}]}], "timeout_ms": 30000},
+    )
     result = response["topics"][0]["partitions"][0]
     return result["error_code"], result["low_watermark"]
 
 
 def wait_start_checkpointed(broker, topic, offset):
     checkpoint = broker.log_dir / "log-start-offset-checkpoint"
-    wait_for(lambda: checkpoint.exists() and "%s 0 %d" % (topic, offset) in checkpoint.read_text().splitlines(),
-             message="broker %d to checkpoint %s's log start offset %d" % (broker.broker_id, topic, offset))
+    wait_for(
+        lambda: checkpoint.exists() and "%s 0 %d" % (topic, offset) in checkpoint.read_text().splitlines(),
+        message="broker %d to checkpoint %s's log start offset %d" % (broker.broker_id, topic, offset),
+    )
 
 
 def wait_registration_gone(cluster, broker_id):
     zk = KazooClient(hosts=cluster.zk_connect)
     zk.start(10)
     try:
-        wait_for(lambda: zk.exists("/brokers/ids/%d" % broker_id) is None, timeout=30,
-                 message="broker %d's registration to expire" % broker_id)
+        wait_for(
+            lambda: zk.exists("/brokers/ids/%d" % broker_id) is None,
+            timeout=30,
+            message="broker %d's registration to expire" % broker_id,
+        )
     finally:
         zk.stop()
         zk.close()
@@ -104,8 +135,10 @@ def write_then_delete(topic, leader, transactional=False):
 def assert_continues(leader, topic, producer, end, transactional=False):
     """The leader still knows the producer's last sequence (5): a gap is refused, the next batch goes at the
     log end, and its retry is recognised as a duplicate."""
-    assert send(leader.bootstrap, topic, producer, 8, transactional=transactional)[0] == \
-        Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    assert (
+        send(leader.bootstrap, topic, producer, 8, transactional=transactional)[0]
+        == Errors.OUT_OF_ORDER_SEQUENCE_NUMBER
+    )
     assert send(leader.bootstrap, topic, producer, 6, transactional=transactional) == (Errors.NONE, end)
     assert send(leader.bootstrap, topic, producer, 6, transactional=transactional) == (Errors.NONE, end)
 
@@ -124,8 +157,10 @@ def test_next_batch_is_accepted_after_delete_records_moved_the_start_past_it(clu
             leader.kill()
             wait_registration_gone(cluster, leader.broker_id)
         leader.start()
-        wait_for(lambda: partition_leaders(leader.bootstrap, topic) == {0: leader.broker_id},
-                 message="the restarted broker to lead %s" % topic)
+        wait_for(
+            lambda: partition_leaders(leader.bootstrap, topic) == {0: leader.broker_id},
+            message="the restarted broker to lead %s" % topic,
+        )
 
     assert_continues(leader, topic, producer, end)
 
@@ -145,8 +180,10 @@ def test_a_follower_that_becomes_leader_accepts_the_next_batch(cluster):
             return [current] if current not in (None, old_leader.broker_id) else None
 
         leader = cluster.broker(wait_for(new_leader, message="a new leader of %s" % topic)[0])
-        wait_for(lambda: partition_leaders(leader.bootstrap, topic).get(0) == leader.broker_id,
-                 message="broker %d to know it leads" % leader.broker_id)
+        wait_for(
+            lambda: partition_leaders(leader.bootstrap, topic).get(0) == leader.broker_id,
+            message="broker %d to know it leads" % leader.broker_id,
+        )
         assert_continues(leader, topic, producer, end)
     finally:
         old_leader.start()

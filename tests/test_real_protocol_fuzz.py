@@ -3,9 +3,9 @@ version, every codec. Whatever arrives, no broker logs an unhandled error and ev
 
 import random
 import re
-import time
 import socket
 import struct
+import time
 
 import pytest
 
@@ -72,8 +72,10 @@ def _served_versions(bootstrap):
 
 
 def _unhandled_lines(broker):
-    text = "".join(broker.log_path(name).read_text(errors="replace")
-                   for name in ("server.log", "controller.log", "state-change.log"))
+    text = "".join(
+        broker.log_path(name).read_text(errors="replace")
+        for name in ("server.log", "controller.log", "state-change.log")
+    )
     return [line for line in text.splitlines() if UNHANDLED.search(line)]
 
 
@@ -105,7 +107,10 @@ def test_mutants_of_every_served_api_leave_every_broker_answering(cluster):
                 outcomes[outcome] += count
             for broker in cluster.brokers:
                 assert broker.is_running(), "broker %d died during %s mutants:\n%s" % (
-                    broker.broker_id, API_SPECS[api_key].name, broker.log_tail())
+                    broker.broker_id,
+                    API_SPECS[api_key].name,
+                    broker.log_tail(),
+                )
     finally:
         for connection in connections.values():
             connection.close()
@@ -118,7 +123,7 @@ def test_mutants_of_every_served_api_leave_every_broker_answering(cluster):
         # Forged control requests (a mutated UpdateMetadata with a higher controller epoch) may legitimately
         # rewrite what a broker believes, as on Kafka; what must hold is that it answers.
         assert "brokers" in metadata(broker.bootstrap, [])
-        new_lines = _unhandled_lines(broker)[before[broker.broker_id]:]
+        new_lines = _unhandled_lines(broker)[before[broker.broker_id] :]
         assert not new_lines, "broker %d logged unhandled errors:\n%s" % (broker.broker_id, "\n".join(new_lines[:20]))
     # After all that, ordinary requests still get ordinary answers.
     answer = request(bootstrap, 3, 1, {"topics": [{"name": topics[0]}]})

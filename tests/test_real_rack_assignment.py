@@ -38,8 +38,13 @@ def admin(racked):
 def tool(name, *args):
     """Run a script as an operator does; a work tree without its own .venv runs it with this interpreter."""
     path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "")
-    return subprocess.run([str(SCRIPTS / name), *map(str, args)], capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ, PATH=path))
+    return subprocess.run(
+        [str(SCRIPTS / name), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PATH=path),
+    )
 
 
 class Draws:
@@ -56,20 +61,27 @@ def drawn_by_kafka(assignment, racks, start_partition=0):
     """The (start, shift) for which Kafka's assignment over ``racks`` gives ``assignment``, or None."""
     replication_factor = len(next(iter(assignment.values())))
     for start, shift in itertools.product(range(len(racks)), repeat=2):
-        if assign_replicas(len(assignment), replication_factor, racks, start_partition=start_partition,
-                           rng=Draws(start, shift)) == assignment:
+        if (
+            assign_replicas(
+                len(assignment), replication_factor, racks, start_partition=start_partition, rng=Draws(start, shift)
+            )
+            == assignment
+        ):
             return start, shift
     return None
 
 
 def one_replica_per_rack(assignment):
-    return all(sorted(RACKS[b] for b in replicas) == ["rack-0", "rack-1", "rack-2"]
-               for replicas in assignment.values())
+    return all(sorted(RACKS[b] for b in replicas) == ["rack-0", "rack-1", "rack-2"] for replicas in assignment.values())
 
 
 def assignment_of(zk_admin, topic, partitions):
-    return wait_for(lambda: (lambda found: found if len(found) == partitions else None)(
-        zk_admin.topic_assignments([topic]).get(topic, {})), message="the assignment of %s" % topic)
+    return wait_for(
+        lambda: (lambda found: found if len(found) == partitions else None)(
+            zk_admin.topic_assignments([topic]).get(topic, {})
+        ),
+        message="the assignment of %s" % topic,
+    )
 
 
 def test_racks_are_registered_and_advertised(racked, zk_admin):
@@ -93,8 +105,7 @@ def test_create_topics_and_create_partitions_place_one_replica_per_rack(admin, z
     grown = assignment_of(zk_admin, "spread", 18)
     assert {p: grown[p] for p in range(12)} == created
     # Kafka continues from partition 0's first replica, with that index as both start and shift
-    expected = assign_replicas(6, 3, RACKS, start_index=growth_start_index(RACKS, created[0][0]),
-                               start_partition=12)
+    expected = assign_replicas(6, 3, RACKS, start_index=growth_start_index(RACKS, created[0][0]), start_partition=12)
     assert {p: grown[p] for p in range(12, 18)} == expected
     assert one_replica_per_rack(expected)
 
@@ -109,8 +120,18 @@ def test_auto_created_topic_is_rack_aware(racked, zk_admin):
 
 def test_kafka_topics_through_zookeeper(racked, zk_admin):
     zk = racked.zk_connect
-    created = tool("kafka-topics.sh", "--zookeeper", zk, "--create", "--topic", "zk-spread",
-                   "--partitions", 30, "--replication-factor", 3)
+    created = tool(
+        "kafka-topics.sh",
+        "--zookeeper",
+        zk,
+        "--create",
+        "--topic",
+        "zk-spread",
+        "--partitions",
+        30,
+        "--replication-factor",
+        3,
+    )
     assert created.stdout.strip() == "Created topic zk-spread.", created.stdout + created.stderr
     spread = assignment_of(zk_admin, "zk-spread", 30)
     assert one_replica_per_rack(spread) and drawn_by_kafka(spread, RACKS) is not None
@@ -119,10 +140,22 @@ def test_kafka_topics_through_zookeeper(racked, zk_admin):
     assert "Adding partitions succeeded!" in altered.stdout, altered.stdout + altered.stderr
     grown = assignment_of(zk_admin, "zk-spread", 36)
     assert {p: grown[p] for p in range(30, 36)} == assign_replicas(
-        6, 3, RACKS, start_index=growth_start_index(RACKS, spread[0][0]), start_partition=30)
+        6, 3, RACKS, start_index=growth_start_index(RACKS, spread[0][0]), start_partition=30
+    )
 
-    lumped = tool("kafka-topics.sh", "--zookeeper", zk, "--create", "--topic", "zk-lumped",
-                  "--partitions", 30, "--replication-factor", 3, "--disable-rack-aware")
+    lumped = tool(
+        "kafka-topics.sh",
+        "--zookeeper",
+        zk,
+        "--create",
+        "--topic",
+        "zk-lumped",
+        "--partitions",
+        30,
+        "--replication-factor",
+        3,
+        "--disable-rack-aware",
+    )
     assert lumped.returncode == 0, lumped.stdout + lumped.stderr
     unaware = assignment_of(zk_admin, "zk-lumped", 30)
     # the rack-unaware spread over 30 partitions passes every follower shift: some land on the leader's rack
@@ -136,8 +169,15 @@ def test_reassign_partitions_generate_proposes_rack_aware_plans(racked, zk_admin
     topics.write_text(json.dumps({"topics": [{"topic": "to-move"}], "version": 1}))
 
     def proposal(*connect_and_flags):
-        generated = tool("kafka-reassign-partitions.sh", *connect_and_flags, "--generate",
-                         "--topics-to-move-json-file", topics, "--broker-list", "0,1,2,3,4,5")
+        generated = tool(
+            "kafka-reassign-partitions.sh",
+            *connect_and_flags,
+            "--generate",
+            "--topics-to-move-json-file",
+            topics,
+            "--broker-list",
+            "0,1,2,3,4,5",
+        )
         assert generated.returncode == 0, generated.stdout + generated.stderr
         plan = json.loads(generated.stdout.split("Proposed partition reassignment configuration\n")[1])
         return {entry["partition"]: entry["replicas"] for entry in plan["partitions"]}

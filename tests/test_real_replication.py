@@ -10,8 +10,14 @@ from confluent_kafka import Producer
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
 from tests.raw_wire import fetch_records, produce, read_all
-from tests.replication_support import (NOT_ENOUGH_REPLICAS, fast_overrides, make_cluster,  # noqa: F401
-                                       metadata_partition, produce_when_led, shell_state)
+from tests.replication_support import (
+    NOT_ENOUGH_REPLICAS,
+    fast_overrides,
+    make_cluster,  # noqa: F401
+    metadata_partition,
+    produce_when_led,
+    shell_state,
+)
 
 PARTITIONS = 3
 
@@ -23,10 +29,17 @@ class SequencedProducer(threading.Thread):
         super().__init__(daemon=True)
         self.topic = topic
         self.max_records = max_records
-        self.config = {"bootstrap.servers": bootstrap_servers, "acks": "all", "enable.idempotence": True,
-                       "linger.ms": 5, "message.timeout.ms": 90000, "retry.backoff.ms": 100,
-                       "topic.metadata.refresh.interval.ms": 1000, "log_level": 0,
-                       "error_cb": lambda error: self.errors.append(error)}
+        self.config = {
+            "bootstrap.servers": bootstrap_servers,
+            "acks": "all",
+            "enable.idempotence": True,
+            "linger.ms": 5,
+            "message.timeout.ms": 90000,
+            "retry.backoff.ms": 100,
+            "topic.metadata.refresh.interval.ms": 1000,
+            "log_level": 0,
+            "error_cb": lambda error: self.errors.append(error),
+        }
         self.stopping = threading.Event()
         self.acked = {p: [] for p in range(PARTITIONS)}  # partition -> [(offset, value)] in ack order
         self.failed = []
@@ -87,8 +100,9 @@ class ChaosReader(threading.Thread):
                 if bootstrap is None:
                     continue
                 try:
-                    error, _, records = fetch_records(bootstrap, self.topic, partition, self.positions[partition],
-                                                      max_bytes=512 * 1024)
+                    error, _, records = fetch_records(
+                        bootstrap, self.topic, partition, self.positions[partition], max_bytes=512 * 1024
+                    )
                 except OSError:
                     continue
                 if error != 0:
@@ -119,8 +133,11 @@ def test_idempotent_acks_all_survives_leader_and_controller_kills(make_cluster):
     try:
         for kind in ["leader", "leader", "controller", "leader"]:
             acked_before = producer.total_acked()
-            wait_for(lambda: producer.total_acked() >= acked_before + 300, 60,
-                     message="the producer to make progress before killing a %s" % kind)
+            wait_for(
+                lambda: producer.total_acked() >= acked_before + 300,
+                60,
+                message="the producer to make progress before killing a %s" % kind,
+            )
             controller = cluster.wait_controller()
             leaders = {cluster.state(topic, p)["leader"] for p in range(PARTITIONS)} - {-1}
             if kind == "controller":
@@ -134,8 +151,13 @@ def test_idempotent_acks_all_survives_leader_and_controller_kills(make_cluster):
             if kind == "controller":
                 cluster.wait_controller(not_id=victim_id, timeout=25)
             for partition in led:
-                cluster.wait_state(topic, lambda s: s["leader"] not in (-1, victim_id), 25, partition,
-                                   "a new leader after killing %d" % victim_id)
+                cluster.wait_state(
+                    topic,
+                    lambda s: s["leader"] not in (-1, victim_id),
+                    25,
+                    partition,
+                    "a new leader after killing %d" % victim_id,
+                )
             cluster.restart_killed(victim)
             cluster.wait_full_isr(topic, range(PARTITIONS), replicas)
         assert any(led for _, _, led in kills), "no kill hit a partition leader: %s" % kills
@@ -189,10 +211,14 @@ def test_acks_all_needs_min_insync_replicas_and_the_isr_recovers(make_cluster):
     killed, stopped = cluster.broker(followers[0]), cluster.broker(followers[1])
     killed.kill()
     stopped.stop()
-    cluster.wait_state(topic, lambda s: s["isr"] == [leader_id] and s["leader"] == leader_id, 20,
-                       message="ISR shrunk to the leader")
-    wait_for(lambda: metadata_partition(leader.bootstrap, topic)["isr_nodes"] == [leader_id], 10,
-             message="the leader's metadata to show the shrunk ISR")
+    cluster.wait_state(
+        topic, lambda s: s["isr"] == [leader_id] and s["leader"] == leader_id, 20, message="ISR shrunk to the leader"
+    )
+    wait_for(
+        lambda: metadata_partition(leader.bootstrap, topic)["isr_nodes"] == [leader_id],
+        10,
+        message="the leader's metadata to show the shrunk ISR",
+    )
 
     error, _ = produce(leader.bootstrap, topic, 0, encode_batch(_values(b"refused", 1)), acks=-1)
     assert error == NOT_ENOUGH_REPLICAS
@@ -225,15 +251,21 @@ def test_frozen_follower_leaves_the_isr_and_rejoins_after_catching_up(make_clust
     cluster.wait_state(topic, lambda s: sorted(s["isr"]) == shrunk, 12, message="the frozen follower dropped")
     assert cluster.registered(frozen_id), "the follower left by session expiry, not by lagging"
     for broker in (leader, cluster.broker(healthy_id)):
-        wait_for(lambda b=broker: sorted(metadata_partition(b.bootstrap, topic)["isr_nodes"]) == shrunk, 10,
-                 message="broker %d's metadata to show ISR %s" % (broker.broker_id, shrunk))
+        wait_for(
+            lambda b=broker: sorted(metadata_partition(b.bootstrap, topic)["isr_nodes"]) == shrunk,
+            10,
+            message="broker %d's metadata to show ISR %s" % (broker.broker_id, shrunk),
+        )
     assert produce(leader.bootstrap, topic, 0, encode_batch(_values(b"during", 30)), acks=-1) == (0, 20)
 
     frozen.signal(signal.SIGCONT)
     cluster.wait_full_isr(topic, [0], replicas, timeout=20)
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: sorted(metadata_partition(b.bootstrap, topic)["isr_nodes"]) == sorted(replicas),
-                 10, message="broker %d's metadata to show the full ISR" % broker.broker_id)
+        wait_for(
+            lambda b=broker: sorted(metadata_partition(b.bootstrap, topic)["isr_nodes"]) == sorted(replicas),
+            10,
+            message="broker %d's metadata to show the full ISR" % broker.broker_id,
+        )
     error, high_watermark, _ = fetch_records(leader.bootstrap, topic, 0, 0)
     assert (error, high_watermark) == (0, 50)
     assert produce(leader.bootstrap, topic, 0, encode_batch(_values(b"after", 5)), acks=-1) == (0, 50)

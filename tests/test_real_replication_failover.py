@@ -7,9 +7,14 @@ import pytest
 from kafka_zk.record.records import encode_batch, iter_records
 from tests.cluster_support import wait_for
 from tests.raw_wire import fetch_records, metadata, produce, read_all, request
-from tests.replication_support import (NOT_LEADER_FOR_PARTITION, STALE_CONTROLLER_EPOCH,  # noqa: F401
-                                       fast_overrides, make_cluster, metadata_partition, produce_when_led,
-                                       shell_state)
+from tests.replication_support import (
+    NOT_LEADER_FOR_PARTITION,
+    STALE_CONTROLLER_EPOCH,  # noqa: F401
+    fast_overrides,
+    metadata_partition,
+    produce_when_led,
+    shell_state,
+)
 
 
 def _batch(prefix, count):
@@ -38,8 +43,9 @@ def test_unclean_election_only_when_enabled_for_the_topic(make_cluster):
     a_id, b_id = [b.broker_id for b in cluster.brokers if b.broker_id != controller_id]
     a, b = cluster.broker(a_id), cluster.broker(b_id)
     clean = cluster.new_topic("unclean-off", assignments={0: [a_id, b_id]})
-    unclean = cluster.new_topic("unclean-on", assignments={0: [a_id, b_id]},
-                                configs={"unclean.leader.election.enable": "true"})
+    unclean = cluster.new_topic(
+        "unclean-on", assignments={0: [a_id, b_id]}, configs={"unclean.leader.election.enable": "true"}
+    )
     topics = (clean, unclean)
     for topic in topics:
         cluster.wait_full_isr(topic, [0], [a_id, b_id])
@@ -48,40 +54,67 @@ def test_unclean_election_only_when_enabled_for_the_topic(make_cluster):
     # B stops; A, the only ISR member left, takes 5 more records that B never sees.
     b.stop()
     for topic in topics:
-        cluster.wait_state(topic, lambda s: s["isr"] == [a_id] and s["leader"] == a_id, 20,
-                           message="ISR down to A")
+        cluster.wait_state(topic, lambda s: s["isr"] == [a_id] and s["leader"] == a_id, 20, message="ISR down to A")
         assert produce(a.bootstrap, topic, 0, _batch(b"only-a", 5), acks=1) == (0, 5)
 
     a.kill()
     for topic in topics:
-        cluster.wait_state(topic, lambda s: s["leader"] == -1 and s["isr"] == [a_id], 20,
-                           message="offline with A as the last ISR member")
+        cluster.wait_state(
+            topic,
+            lambda s: s["leader"] == -1 and s["isr"] == [a_id],
+            20,
+            message="offline with A as the last ISR member",
+        )
     b.start()
     state = cluster.wait_state(unclean, lambda s: s["leader"] == b_id, 20, message="unclean election of B")
     assert state["isr"] == [b_id]
     # The same controller pass left the clean topic offline: B is not in its ISR.
     assert cluster.state(clean)["leader"] == -1
     assert shell_state(cluster.zk_connect, clean)["leader"] == -1
-    wait_for(lambda: metadata_partition(b.bootstrap, clean) is not None and
-             metadata_partition(b.bootstrap, clean)["leader_id"] == -1, 10, message="B's metadata: no leader")
+    wait_for(
+        lambda: (
+            metadata_partition(b.bootstrap, clean) is not None
+            and metadata_partition(b.bootstrap, clean)["leader_id"] == -1
+        ),
+        10,
+        message="B's metadata: no leader",
+    )
     assert _read_when_led(b.bootstrap, unclean) == _names(b"synced", 5)
     assert produce(b.bootstrap, unclean, 0, _batch(b"after-unclean", 1), acks=1) == (0, 5)
 
     cluster.restart_killed(a)
-    state = cluster.wait_state(clean, lambda s: s["leader"] == a_id and sorted(s["isr"]) == sorted([a_id, b_id]),
-                               30, message="A back as leader with B in sync")
+    state = cluster.wait_state(
+        clean,
+        lambda s: s["leader"] == a_id and sorted(s["isr"]) == sorted([a_id, b_id]),
+        30,
+        message="A back as leader with B in sync",
+    )
     assert _read_when_led(a.bootstrap, clean) == _names(b"synced", 5) + _names(b"only-a", 5)
     # On the unclean topic A follows B and truncates the records B never had.
-    cluster.wait_state(unclean, lambda s: s["leader"] == b_id and sorted(s["isr"]) == sorted([a_id, b_id]), 30,
-                       message="A back in sync behind B")
+    cluster.wait_state(
+        unclean,
+        lambda s: s["leader"] == b_id and sorted(s["isr"]) == sorted([a_id, b_id]),
+        30,
+        message="A back in sync behind B",
+    )
     expected = _names(b"synced", 5) + [b"after-unclean-0"]
     assert _read_when_led(b.bootstrap, unclean) == expected
     wait_for(lambda: _segment_values(a, unclean) == expected, 10, message="A's log to match B's")
 
 
 def _stale_update_metadata(bootstrap, controller_id, epoch):
-    return request(bootstrap, 6, 6, {"controller_id": controller_id, "controller_epoch": epoch,
-                                     "broker_epoch": -1, "topic_states": [], "live_brokers": []})
+    return request(
+        bootstrap,
+        6,
+        6,
+        {
+            "controller_id": controller_id,
+            "controller_epoch": epoch,
+            "broker_epoch": -1,
+            "topic_states": [],
+            "live_brokers": [],
+        },
+    )
 
 
 def _log_since(broker, offset, name="controller.log"):
@@ -96,8 +129,11 @@ def _consistent(cluster, topic, partitions):
         state = cluster.state(topic, partition)
         for broker in cluster.brokers:
             found = metadata_partition(broker.bootstrap, topic, partition)
-            if found is None or found["leader_id"] != state["leader"] or \
-                    sorted(found["isr_nodes"]) != sorted(state["isr"]):
+            if (
+                found is None
+                or found["leader_id"] != state["leader"]
+                or sorted(found["isr_nodes"]) != sorted(state["isr"])
+            ):
                 return False
     return True
 
@@ -119,8 +155,13 @@ def test_frozen_controller_is_replaced_and_fenced(make_cluster):
     new_epoch = cluster.controller_epoch()
     assert new_epoch > old_epoch
     for partition in range(3):
-        cluster.wait_state(topic, lambda s: s["leader"] not in (-1, old_id) and old_id not in s["isr"], 20,
-                           partition, "the frozen controller replaced as leader")
+        cluster.wait_state(
+            topic,
+            lambda s: s["leader"] not in (-1, old_id) and old_id not in s["isr"],
+            20,
+            partition,
+            "the frozen controller replaced as leader",
+        )
 
     log_offset = frozen.log_path("controller.log").stat().st_size
     frozen.signal(signal.SIGCONT)
@@ -135,8 +176,11 @@ def test_frozen_controller_is_replaced_and_fenced(make_cluster):
     # Nothing the old controller did took effect: every broker agrees with the state znodes.
     wait_for(lambda: _consistent(cluster, topic, 3), 20, message="metadata consistent with the state znodes")
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: metadata(b.bootstrap, [])["controller_id"] == new_id, 20,
-                 message="broker %d to follow controller %d" % (broker.broker_id, new_id))
+        wait_for(
+            lambda b=broker: metadata(b.bootstrap, [])["controller_id"] == new_id,
+            20,
+            message="broker %d to follow controller %d" % (broker.broker_id, new_id),
+        )
         assert _stale_update_metadata(broker.bootstrap, old_id, old_epoch)["error_code"] == STALE_CONTROLLER_EPOCH
     for partition in range(3):
         leader_id = cluster.state(topic, partition)["leader"]

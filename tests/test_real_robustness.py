@@ -9,8 +9,18 @@ import pytest
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
-from tests.raw_wire import (RawConnection, api_versions_ok, create_topic, fetch_records, latest_offset,
-                            list_offsets_error, metadata, partition_leaders, produce, produce_body)
+from tests.raw_wire import (
+    RawConnection,
+    api_versions_ok,
+    create_topic,
+    fetch_records,
+    latest_offset,
+    list_offsets_error,
+    metadata,
+    partition_leaders,
+    produce,
+    produce_body,
+)
 
 CORRUPT_MESSAGE = 2
 UNKNOWN_TOPIC_OR_PARTITION = 3
@@ -27,8 +37,11 @@ def _pinned_topic(cluster, broker_id, prefix):
     topic = "%s-%s" % (prefix, uuid.uuid4().hex[:8])
     assert create_topic(cluster.brokers[0].bootstrap, topic, assignments={0: [broker_id]}) == 0
     for broker in cluster.brokers:
-        wait_for(lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: broker_id}, 30,
-                 message="broker %d to learn %s's leader" % (broker.broker_id, topic))
+        wait_for(
+            lambda b=broker: partition_leaders(b.bootstrap, topic) == {0: broker_id},
+            30,
+            message="broker %d to learn %s's leader" % (broker.broker_id, topic),
+        )
     return topic
 
 
@@ -137,17 +150,34 @@ def test_truncated_request_bodies_close_the_connection(cluster):
     requests = [
         encode_request(0, 7, 11, "raw-test", produce_body(topic, 0, _batch([b"x" * 50, b"y" * 50]))),
         encode_request(3, 5, 12, "raw-test", {"topics": [{"name": topic}], "allow_auto_topic_creation": False}),
-        encode_request(1, 11, 13, "raw-test", {
-            "replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1024, "isolation_level": 0,
-            "session_id": 0, "session_epoch": -1, "rack_id": "",
-            "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 0,
-                                                         "partition_max_bytes": 1024}]}]}),
+        encode_request(
+            1,
+            11,
+            13,
+            "raw-test",
+            {
+                "replica_id": -1,
+                "max_wait_ms": 0,
+                "min_bytes": 0,
+                "max_bytes": 1024,
+                "isolation_level": 0,
+                "session_id": 0,
+                "session_epoch": -1,
+                "rack_id": "",
+                "topics": [
+                    {"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 0, "partition_max_bytes": 1024}]}
+                ],
+            },
+        ),
     ]
     for full in requests:
         header_size = len(_raw_header(0, 0))
         for cut in sorted({header_size - 2, header_size + 1, header_size + 5, len(full) // 2, len(full) - 1}):
             assert _closed_after(broker, _frame(full[:cut])), "api %d cut at %d of %d" % (
-                struct.unpack_from(">h", full)[0], cut, len(full))
+                struct.unpack_from(">h", full)[0],
+                cut,
+                len(full),
+            )
     _assert_healthy(broker)
     assert latest_offset(broker.bootstrap, topic, 0) == 0
 
@@ -172,9 +202,11 @@ def test_produce_to_an_unknown_topic_is_refused_and_metadata_auto_creates(cluste
 def test_requests_to_a_non_leader_get_not_leader_for_partition(cluster):
     topic = _pinned_topic(cluster, 2, "not-leader")
     for follower in cluster.brokers[:2]:
-        errors = {"produce": produce(follower.bootstrap, topic, 0, _batch([b"misdirected"]))[0],
-                  "fetch": fetch_records(follower.bootstrap, topic, 0, version=10)[0],
-                  "list_offsets": list_offsets_error(follower.bootstrap, topic, 0)}
+        errors = {
+            "produce": produce(follower.bootstrap, topic, 0, _batch([b"misdirected"]))[0],
+            "fetch": fetch_records(follower.bootstrap, topic, 0, version=10)[0],
+            "list_offsets": list_offsets_error(follower.bootstrap, topic, 0),
+        }
         assert errors == dict.fromkeys(errors, NOT_LEADER_FOR_PARTITION), "broker %d" % follower.broker_id
         # From v11 a consumer may read any replica (KIP-392): a broker without one has none available.
         assert fetch_records(follower.bootstrap, topic, 0)[0] == REPLICA_NOT_AVAILABLE
@@ -188,8 +220,11 @@ def test_negative_timeouts_are_answered_at_once_not_dropped(cluster):
     topic = "negative-timeout-%s" % uuid.uuid4().hex[:8]
     assert create_topic(cluster.brokers[0].bootstrap, topic, assignments={0: [0, 1, 2]}) == 0
     leader = cluster.brokers[0]
-    wait_for(lambda: produce(leader.bootstrap, topic, 0, _batch([b"warm-up"]), acks=-1) == (0, 0), 30,
-             message="a leader accepting acks=-1")
+    wait_for(
+        lambda: produce(leader.bootstrap, topic, 0, _batch([b"warm-up"]), acks=-1) == (0, 0),
+        30,
+        message="a leader accepting acks=-1",
+    )
     body = produce_body(topic, 0, _batch([b"in a hurry"]), acks=-1)
     body["timeout_ms"] = -1
     with RawConnection(leader.bootstrap) as conn:
@@ -197,10 +232,19 @@ def test_negative_timeouts_are_answered_at_once_not_dropped(cluster):
     assert result["error_code"] in (0, 7), result  # NONE if replicated in time, else REQUEST_TIMED_OUT
     wait_for(lambda: latest_offset(leader.bootstrap, topic, 0) == 2, 30, message="the record in the log")
 
-    fetch = {"replica_id": -1, "max_wait_ms": -5, "min_bytes": 1 << 20, "max_bytes": 1 << 20, "isolation_level": 0,
-             "session_id": 0, "session_epoch": -1, "rack_id": "",
-             "topics": [{"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 2,
-                                                         "partition_max_bytes": 1 << 20}]}]}
+    fetch = {
+        "replica_id": -1,
+        "max_wait_ms": -5,
+        "min_bytes": 1 << 20,
+        "max_bytes": 1 << 20,
+        "isolation_level": 0,
+        "session_id": 0,
+        "session_epoch": -1,
+        "rack_id": "",
+        "topics": [
+            {"topic": topic, "partitions": [{"partition": 0, "fetch_offset": 2, "partition_max_bytes": 1 << 20}]}
+        ],
+    }
     with RawConnection(leader.bootstrap) as conn:
         answered = conn.request(1, 11, fetch)
     assert answered["responses"][0]["partitions"][0]["error_code"] == 0

@@ -9,7 +9,14 @@ import uuid
 import pytest
 from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import (
-    AclBinding, AclOperation, AclPermissionType, AdminClient, NewTopic, ResourcePatternType, ResourceType)
+    AclBinding,
+    AclOperation,
+    AclPermissionType,
+    AdminClient,
+    NewTopic,
+    ResourcePatternType,
+    ResourceType,
+)
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError
 
@@ -20,8 +27,8 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
 from tests.cluster_support import wait_for
 from tests.ports import free_port, free_ports
-from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
 from tests.spark_support import spark  # noqa: F401 (the module's SparkSession fixture)
+from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
 from tests.test_real_secure_tools import _token_from, tool
 
 KCAT = "/usr/bin/kcat"
@@ -34,10 +41,15 @@ FAST_DEATH = {"zookeeper.session.timeout.ms": "6000", "controlled.shutdown.retry
 @pytest.fixture(scope="module")
 def secure(tmp_path_factory):
     base, internal = free_ports(BROKERS), free_ports(BROKERS)
-    cluster = LocalCluster(tmp_path_factory.mktemp("secure-cluster"), brokers=BROKERS, zk_port=free_port(),
-                           broker_ports=list(range(base, base + BROKERS)),
-                           internal_ports=list(range(internal, internal + BROKERS)),
-                           overrides=dict(internal_topic_settings(BROKERS), **FAST_DEATH), secure=True)
+    cluster = LocalCluster(
+        tmp_path_factory.mktemp("secure-cluster"),
+        brokers=BROKERS,
+        zk_port=free_port(),
+        broker_ports=list(range(base, base + BROKERS)),
+        internal_ports=list(range(internal, internal + BROKERS)),
+        overrides=dict(internal_topic_settings(BROKERS), **FAST_DEATH),
+        secure=True,
+    )
     try:
         cluster.start(timeout=90)
     except Exception:
@@ -53,10 +65,17 @@ def passwords(cluster):
 
 def client_config(cluster, user, mechanism="SCRAM-SHA-512", password=None, **more):
     """librdkafka's settings for ``user``, trusting the cluster's CA."""
-    return dict({"bootstrap.servers": cluster.bootstrap_servers, "security.protocol": "SASL_SSL",
-                 "sasl.mechanism": mechanism, "sasl.username": user,
-                 "sasl.password": password if password is not None else passwords(cluster)[user],
-                 "ssl.ca.location": str(cluster.security.material.ca_pem)}, **more)
+    return dict(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "security.protocol": "SASL_SSL",
+            "sasl.mechanism": mechanism,
+            "sasl.username": user,
+            "sasl.password": password if password is not None else passwords(cluster)[user],
+            "ssl.ca.location": str(cluster.security.material.ca_pem),
+        },
+        **more,
+    )
 
 
 def admin_client(cluster):
@@ -79,14 +98,15 @@ def wait_full_isr(cluster, topic, partitions=PARTITIONS, timeout=60):
             found = metadata(cluster, topic)
         except KafkaException:
             return False
-        return (len(found.partitions) == partitions
-                and all(len(p.isrs) == 3 and p.leader >= 0 for p in found.partitions.values()))
+        return len(found.partitions) == partitions and all(
+            len(p.isrs) == 3 and p.leader >= 0 for p in found.partitions.values()
+        )
+
     wait_for(full, timeout, interval=0.2, message="%s fully in sync" % topic)
 
 
 def produce(cluster, topic, values, user="admin", **settings):
-    producer = Producer(client_config(cluster, user, **dict({"acks": "all", "message.timeout.ms": 60000},
-                                                          **settings)))
+    producer = Producer(client_config(cluster, user, **dict({"acks": "all", "message.timeout.ms": 60000}, **settings)))
     failures = []
     for value in values:
         producer.produce(topic, value=value, on_delivery=lambda error, _: error and failures.append(error))
@@ -94,16 +114,23 @@ def produce(cluster, topic, values, user="admin", **settings):
 
 
 def consume_all(cluster, topic, count, user="admin", **settings):
-    consumer = Consumer(client_config(cluster, user, **dict({"group.id": "check-" + uuid.uuid4().hex[:6],
-                                                           "auto.offset.reset": "earliest"}, **settings)))
+    consumer = Consumer(
+        client_config(
+            cluster,
+            user,
+            **dict({"group.id": "check-" + uuid.uuid4().hex[:6], "auto.offset.reset": "earliest"}, **settings),
+        )
+    )
     consumer.subscribe([topic])
     values = []
     try:
+
         def done():
             message = consumer.poll(0.2)
             if message is not None and message.error() is None:
                 values.append(message.value())
             return len(values) >= count
+
         wait_for(done, 60, interval=0, message="%d records of %s" % (count, topic))
         for _ in range(5):  # nothing more than what was written
             message = consumer.poll(0.2)
@@ -116,8 +143,12 @@ def consume_all(cluster, topic, count, user="admin", **settings):
 
 def test_files_logins_and_acls_as_a_user_gets_them(secure):
     material = secure.security.material
-    for path in (material.ca_pem, material.truststore, material.properties_file("admin"),
-                 material.properties_file("alice")):
+    for path in (
+        material.ca_pem,
+        material.truststore,
+        material.properties_file("admin"),
+        material.properties_file("alice"),
+    ):
         assert path.exists(), path
     topic = "secure-" + uuid.uuid4().hex[:6]
     create_topic(secure, topic)
@@ -130,10 +161,29 @@ def test_files_logins_and_acls_as_a_user_gets_them(secure):
     producer.produce(topic, b"x", on_delivery=lambda error, _: refused.append(error))
     producer.flush(20)
     assert refused and refused[0].code() == KafkaError.TOPIC_AUTHORIZATION_FAILED
-    grants = [AclBinding(ResourceType.TOPIC, topic, ResourcePatternType.LITERAL, "User:alice", "*", operation,
-                         AclPermissionType.ALLOW) for operation in (AclOperation.WRITE, AclOperation.READ)]
-    grants.append(AclBinding(ResourceType.GROUP, "alice-", ResourcePatternType.PREFIXED, "User:alice", "*",
-                             AclOperation.READ, AclPermissionType.ALLOW))
+    grants = [
+        AclBinding(
+            ResourceType.TOPIC,
+            topic,
+            ResourcePatternType.LITERAL,
+            "User:alice",
+            "*",
+            operation,
+            AclPermissionType.ALLOW,
+        )
+        for operation in (AclOperation.WRITE, AclOperation.READ)
+    ]
+    grants.append(
+        AclBinding(
+            ResourceType.GROUP,
+            "alice-",
+            ResourcePatternType.PREFIXED,
+            "User:alice",
+            "*",
+            AclOperation.READ,
+            AclPermissionType.ALLOW,
+        )
+    )
     admin = admin_client(secure)
     for future in admin.create_acls(grants).values():
         future.result(30)
@@ -152,12 +202,16 @@ def _alice_can_write(cluster, topic):
 
 def test_a_wrong_password_fails_and_the_brokers_stay_healthy(secure):
     errors = []
-    consumer = Consumer(client_config(secure, "alice", password="wrong",
-                                      **{"group.id": "g", "error_cb": errors.append}))
+    consumer = Consumer(
+        client_config(secure, "alice", password="wrong", **{"group.id": "g", "error_cb": errors.append})
+    )
     try:
-        wait_for(lambda: consumer.poll(0.2) is None and any(
-            error.code() == KafkaError._AUTHENTICATION for error in errors), 30, interval=0,
-            message="librdkafka's authentication error")
+        wait_for(
+            lambda: consumer.poll(0.2) is None and any(error.code() == KafkaError._AUTHENTICATION for error in errors),
+            30,
+            interval=0,
+            message="librdkafka's authentication error",
+        )
     finally:
         consumer.close()
     assert len(admin_client(secure).list_topics(timeout=10).brokers) == BROKERS
@@ -166,13 +220,24 @@ def test_a_wrong_password_fails_and_the_brokers_stay_healthy(secure):
 def test_kcat_logs_in_with_scram_over_tls(secure):
     topic = "kcat-" + uuid.uuid4().hex[:6]
     create_topic(secure, topic, partitions=1)
-    options = ["-b", secure.bootstrap_servers, "-X", "security.protocol=SASL_SSL",
-               "-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.username=admin",
-               "-X", "sasl.password=%s" % passwords(secure)["admin"],
-               "-X", "ssl.ca.location=%s" % secure.security.material.ca_pem]
+    options = [
+        "-b",
+        secure.bootstrap_servers,
+        "-X",
+        "security.protocol=SASL_SSL",
+        "-X",
+        "sasl.mechanisms=SCRAM-SHA-256",
+        "-X",
+        "sasl.username=admin",
+        "-X",
+        "sasl.password=%s" % passwords(secure)["admin"],
+        "-X",
+        "ssl.ca.location=%s" % secure.security.material.ca_pem,
+    ]
     subprocess.run([KCAT, *options, "-P", "-t", topic], input=b"one\ntwo\n", check=True, timeout=60)
-    consumed = subprocess.run([KCAT, *options, "-C", "-t", topic, "-o", "beginning", "-e", "-q"],
-                              capture_output=True, check=True, timeout=60)
+    consumed = subprocess.run(
+        [KCAT, *options, "-C", "-t", topic, "-o", "beginning", "-e", "-q"], capture_output=True, check=True, timeout=60
+    )
     assert consumed.stdout.split() == [b"one", b"two"]
 
 
@@ -181,8 +246,14 @@ def test_kcat_logs_in_with_scram_over_tls(secure):
 def test_python_clients_log_in_over_sasl_ssl(secure, round_trip, mechanism):
     topic = "py-" + uuid.uuid4().hex[:6]
     create_topic(secure, topic, partitions=1)
-    round_trip(secure.bootstrap_servers, mechanism, "admin", passwords(secure)["admin"], topic,
-               cafile=str(secure.security.material.ca_pem))
+    round_trip(
+        secure.bootstrap_servers,
+        mechanism,
+        "admin",
+        passwords(secure)["admin"],
+        topic,
+        cafile=str(secure.security.material.ca_pem),
+    )
 
 
 def test_znodes_carry_kafka_acls(secure):
@@ -207,8 +278,12 @@ def test_a_leader_killed_with_kill_9_loses_no_acknowledged_record(secure):
     leader = metadata(secure, topic).partitions[0].leader
     secure.broker(leader).kill()
     try:
-        wait_for(lambda: metadata(secure, topic).partitions[0].leader not in (-1, leader), 30, interval=0.2,
-                 message="a new leader")
+        wait_for(
+            lambda: metadata(secure, topic).partitions[0].leader not in (-1, leader),
+            30,
+            interval=0.2,
+            message="a new leader",
+        )
         produce(secure, topic, [b"after-%d" % i for i in range(200)], **{"enable.idempotence": True})
     finally:
         secure.broker(leader).start()
@@ -239,9 +314,18 @@ def test_a_group_keeps_its_commits_through_its_coordinators_kill(secure):
     topic, group = "group-" + uuid.uuid4().hex[:6], "g-" + uuid.uuid4().hex[:6]
     create_topic(secure, topic, partitions=1)
     produce(secure, topic, [b"%d" % i for i in range(20)])
-    consumer = Consumer(client_config(secure, "admin", **{"group.id": group, "enable.auto.commit": False,
-                                                          "auto.offset.reset": "earliest",
-                                                          "topic.metadata.refresh.interval.ms": 2000}))
+    consumer = Consumer(
+        client_config(
+            secure,
+            "admin",
+            **{
+                "group.id": group,
+                "enable.auto.commit": False,
+                "auto.offset.reset": "earliest",
+                "topic.metadata.refresh.interval.ms": 2000,
+            },
+        )
+    )
     try:
         consumer.subscribe([topic])
         seen = []
@@ -251,6 +335,7 @@ def test_a_group_keeps_its_commits_through_its_coordinators_kill(secure):
         coordinator = metadata(secure, "__consumer_offsets").partitions[offsets_partition].leader
         secure.broker(coordinator).kill()
         try:
+
             def committed_again():
                 _poll_into(consumer, seen)
                 try:
@@ -258,6 +343,7 @@ def test_a_group_keeps_its_commits_through_its_coordinators_kill(secure):
                 except KafkaException:
                     return False
                 return all(tp.error is None for tp in answered)
+
             wait_for(committed_again, 60, interval=0.2, message="a commit on the new coordinator")
             stored = consumer.committed([TopicPartition(topic, 0)], timeout=10)
             assert stored[0].offset == 15
@@ -282,19 +368,57 @@ def test_the_generated_properties_work_with_our_tools_and_delegation_tokens(secu
     admin_config, alice_config = str(material.properties_file("admin")), str(material.properties_file("alice"))
     servers = secure.bootstrap_servers
     topic = "tools-" + uuid.uuid4().hex[:6]
-    refused = tool("topics", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
-                   "--topic", topic, "--partitions", "1", "--replication-factor", "3")
+    refused = tool(
+        "topics",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "3",
+    )
     assert refused.returncode != 0 and "Authorization failed." in refused.stdout, refused
-    created = tool("topics", "--bootstrap-server", servers, "--command-config", admin_config, "--create",
-                   "--topic", topic, "--partitions", "1", "--replication-factor", "3")
+    created = tool(
+        "topics",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        admin_config,
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        "1",
+        "--replication-factor",
+        "3",
+    )
     assert created.returncode == 0, created.stdout + created.stderr
-    token = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
-                 "--max-life-time-period", "-1")
+    token = tool(
+        "delegation_tokens",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--create",
+        "--max-life-time-period",
+        "-1",
+    )
     assert token.returncode == 0, token.stdout + token.stderr
     token_id, hmac = _token_from(token.stdout)
-    with_token = dict(read_properties(alice_config), **{"sasl.jaas.config": (
-        'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s" '
-        'tokenauth="true";' % (token_id, hmac))})
+    with_token = dict(
+        read_properties(alice_config),
+        **{
+            "sasl.jaas.config": (
+                'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s" '
+                'tokenauth="true";' % (token_id, hmac)
+            )
+        },
+    )
     broker = secure.brokers[0]
     connection = BrokerConnection(broker.host, broker.port, timeout=10, security=with_token)
     try:
@@ -311,11 +435,14 @@ def test_spark_writes_and_reads_with_the_generated_properties(secure, spark):
     topic = "spark-" + uuid.uuid4().hex[:6]
     create_topic(secure, topic, partitions=2)
     properties = read_properties(str(secure.security.material.properties_file("admin")))
-    options = {"kafka.bootstrap.servers": secure.bootstrap_servers,
-               **{"kafka." + name: value for name, value in properties.items()}}
+    options = {
+        "kafka.bootstrap.servers": secure.bootstrap_servers,
+        **{"kafka." + name: value for name, value in properties.items()},
+    }
     rows = [("k%d" % i, "v%d" % i) for i in range(100)]
-    spark.createDataFrame(rows, "key string, value string").write.format("kafka_zk").mode("append") \
-        .options(topic=topic, **options).save()
+    spark.createDataFrame(rows, "key string, value string").write.format("kafka_zk").mode("append").options(
+        topic=topic, **options
+    ).save()
     read = spark.read.format("kafka_zk").options(subscribe=topic, **options).load()
     assert sorted((bytes(row.key).decode(), bytes(row.value).decode()) for row in read.collect()) == sorted(rows)
 

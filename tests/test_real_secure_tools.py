@@ -28,8 +28,10 @@ from tests.ports import free_port
 from tests.zk_support import create_chroot
 
 ROOT = Path(__file__).resolve().parent.parent
-PLAIN_JAAS = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-              'password="admin-secret" user_admin="admin-secret";')
+PLAIN_JAAS = (
+    'org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+    'password="admin-secret" user_admin="admin-secret";'
+)
 SCRAM_JAAS = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
 OVERRIDES = {
     "listeners": "SASL_PLAINTEXT://127.0.0.1:{port}",
@@ -42,13 +44,20 @@ OVERRIDES = {
     "delegation.token.master.key": "s3cr3t",
     "offsets.topic.replication.factor": "1",
 }
-ADMIN = {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN", "sasl.username": "admin",
-         "sasl.password": "admin-secret"}
+ADMIN = {
+    "security.protocol": "SASL_PLAINTEXT",
+    "sasl.mechanism": "PLAIN",
+    "sasl.username": "admin",
+    "sasl.password": "admin-secret",
+}
 
 
 def scram_properties(username, password, mechanism="SCRAM-SHA-256", tokenauth=False):
     jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s"%s;' % (
-        username, password, ' tokenauth="true"' if tokenauth else "")
+        username,
+        password,
+        ' tokenauth="true"' if tokenauth else "",
+    )
     return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism, "sasl.jaas.config": jaas}
 
 
@@ -64,12 +73,31 @@ def write_properties(path, props):
 def cluster(tmp_path_factory, zookeeper_server):
     zk_connect = create_chroot(zookeeper_server)
     parser = configs.build_parser()
-    code = configs.run_tool(parser, configs.run, [
-        "--zookeeper", zk_connect, "--alter", "--add-config", "SCRAM-SHA-256=[password=alice-secret]",
-        "--entity-type", "users", "--entity-name", "alice"], sys.stdout, sys.stderr)
+    code = configs.run_tool(
+        parser,
+        configs.run,
+        [
+            "--zookeeper",
+            zk_connect,
+            "--alter",
+            "--add-config",
+            "SCRAM-SHA-256=[password=alice-secret]",
+            "--entity-type",
+            "users",
+            "--entity-name",
+            "alice",
+        ],
+        sys.stdout,
+        sys.stderr,
+    )
     assert code == 0
-    running = LocalCluster(tmp_path_factory.mktemp("secure-tools"), brokers=1, zk_connect=zk_connect,
-                           broker_ports=[free_port()], overrides=dict(TEST_DEFAULTS, **OVERRIDES))
+    running = LocalCluster(
+        tmp_path_factory.mktemp("secure-tools"),
+        brokers=1,
+        zk_connect=zk_connect,
+        broker_ports=[free_port()],
+        overrides=dict(TEST_DEFAULTS, **OVERRIDES),
+    )
     running.brokers[0].client_properties = dict(ADMIN)
     try:
         running.start(timeout=60)
@@ -88,38 +116,104 @@ def alice_config(tmp_path_factory):
 def tool(module, *args, stdin=None):
     """kafka_zk.tools.<module> as its own process, as the shell wrappers run it."""
     environ = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "kafka_zk.tools." + module, *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, env=environ, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "kafka_zk.tools." + module, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ,
+        cwd=ROOT,
+    )
 
 
 def test_tools_read_security_settings_from_their_config_files(cluster, alice_config, tmp_path):
     servers = cluster.bootstrap_servers
     topic = "secure-%s" % uuid.uuid4().hex[:8]
-    created = tool("topics", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
-                   "--topic", topic, "--partitions", "2", "--replication-factor", "1")
+    created = tool(
+        "topics",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--create",
+        "--topic",
+        topic,
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "1",
+    )
     assert created.returncode == 0 and "Created topic %s." % topic in created.stdout, created.stderr
     listed = tool("topics", "--bootstrap-server", servers, "--command-config", alice_config, "--list")
     assert topic in listed.stdout.split(), listed.stderr
     # without the security settings the SASL listener does not serve the tool
-    bare = tool("topics", "--bootstrap-server", servers, "--list",
-                "--command-config", write_properties(tmp_path / "plain.properties", {"request.timeout.ms": "3000"}))
+    bare = tool(
+        "topics",
+        "--bootstrap-server",
+        servers,
+        "--list",
+        "--command-config",
+        write_properties(tmp_path / "plain.properties", {"request.timeout.ms": "3000"}),
+    )
     assert bare.returncode == 1
 
-    produced = tool("console_producer", "--bootstrap-server", servers, "--topic", topic,
-                    "--producer.config", alice_config, stdin="one\ntwo\nthree\n")
+    produced = tool(
+        "console_producer",
+        "--bootstrap-server",
+        servers,
+        "--topic",
+        topic,
+        "--producer.config",
+        alice_config,
+        stdin="one\ntwo\nthree\n",
+    )
     assert produced.returncode == 0, produced.stderr
     consumer_props = write_properties(tmp_path / "consumer.properties", {**ALICE, "group.id": "secure-readers"})
-    consumed = tool("console_consumer", "--bootstrap-server", servers, "--topic", topic, "--from-beginning",
-                    "--consumer.config", consumer_props, "--max-messages", "3", "--timeout-ms", "30000")
+    consumed = tool(
+        "console_consumer",
+        "--bootstrap-server",
+        servers,
+        "--topic",
+        topic,
+        "--from-beginning",
+        "--consumer.config",
+        consumer_props,
+        "--max-messages",
+        "3",
+        "--timeout-ms",
+        "30000",
+    )
     assert consumed.returncode == 0, consumed.stderr
     assert sorted(consumed.stdout.split()) == ["one", "three", "two"]
 
-    perf = tool("producer_perf", "--topic", topic, "--num-records", "200", "--record-size", "10", "--throughput",
-                "-1", "--producer.config", alice_config, "--producer-props", "bootstrap.servers=" + servers)
+    perf = tool(
+        "producer_perf",
+        "--topic",
+        topic,
+        "--num-records",
+        "200",
+        "--record-size",
+        "10",
+        "--throughput",
+        "-1",
+        "--producer.config",
+        alice_config,
+        "--producer-props",
+        "bootstrap.servers=" + servers,
+    )
     assert perf.returncode == 0 and "200 records sent" in perf.stdout, perf.stdout + perf.stderr
 
-    described = tool("consumer_groups", "--bootstrap-server", servers, "--command-config", alice_config,
-                     "--describe", "--group", "secure-readers")
+    described = tool(
+        "consumer_groups",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--describe",
+        "--group",
+        "secure-readers",
+    )
     assert described.returncode == 0, described.stderr
     rows = [line.split() for line in described.stdout.splitlines() if line.startswith("secure-readers")]
     assert {row[1] for row in rows} == {topic} and len(rows) == 2, described.stdout
@@ -134,8 +228,16 @@ def _token_from(output):
 
 def test_a_delegation_token_logs_in_as_its_owner(cluster, alice_config):
     servers = cluster.bootstrap_servers
-    created = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--create",
-                   "--max-life-time-period", "-1")
+    created = tool(
+        "delegation_tokens",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--create",
+        "--max-life-time-period",
+        "-1",
+    )
     assert created.returncode == 0, created.stdout + created.stderr
     token_id, hmac = _token_from(created.stdout)
     with_token = scram_properties(token_id, hmac, tokenauth=True)
@@ -160,14 +262,33 @@ def test_a_delegation_token_logs_in_as_its_owner(cluster, alice_config):
     finally:
         consumer.close()
     # alice (a SCRAM login) sees her token; renew and expire go through the tool
-    described = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config,
-                     "--describe")
+    described = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--describe")
     assert token_id in described.stdout, described.stdout + described.stderr
-    renewed = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--renew",
-                   "--hmac", hmac, "--renew-time-period", "3600000")
+    renewed = tool(
+        "delegation_tokens",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--renew",
+        "--hmac",
+        hmac,
+        "--renew-time-period",
+        "3600000",
+    )
     assert renewed.returncode == 0 and "Completed renew operation" in renewed.stdout, renewed.stdout
-    expired = tool("delegation_tokens", "--bootstrap-server", servers, "--command-config", alice_config, "--expire",
-                   "--hmac", hmac, "--expiry-time-period", "-1")
+    expired = tool(
+        "delegation_tokens",
+        "--bootstrap-server",
+        servers,
+        "--command-config",
+        alice_config,
+        "--expire",
+        "--hmac",
+        hmac,
+        "--expiry-time-period",
+        "-1",
+    )
     assert expired.returncode == 0 and "Completed expire operation" in expired.stdout, expired.stdout
     broker = cluster.brokers[0]
     with pytest.raises(SaslAuthenticationError):

@@ -22,12 +22,19 @@ def test_read_and_write_run_on_executors(cluster_spark, cluster):
     spark = cluster_spark
     bootstrap = cluster.bootstrap_servers
     # The executor JVMs register with the driver a while after the session starts (the driver counts as one).
-    wait_for(lambda: spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1 == 2, timeout=120,
-             message="two executors registered")
+    wait_for(
+        lambda: spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() - 1 == 2,
+        timeout=120,
+        message="two executors registered",
+    )
     create_topic(bootstrap, "on-cluster", 4)
     delivered = produce(bootstrap, "on-cluster", [(b"k%d" % (i % 10), b"v%d" % i, None) for i in range(20000)])
-    df = (spark.read.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
-          .option("subscribe", "on-cluster").load())
+    df = (
+        spark.read.format("kafka_zk")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", "on-cluster")
+        .load()
+    )
     # Which processes read: each task reports its Python worker's pid; none is the driver's.
     pids = df.rdd.mapPartitions(lambda rows: [os.getpid()]).collect()
     assert os.getpid() not in pids and len(pids) == 4
@@ -35,7 +42,8 @@ def test_read_and_write_run_on_executors(cluster_spark, cluster):
     assert stats.n == stats.d == len(delivered)
 
     create_topic(bootstrap, "from-cluster", 2)
-    df.select("key", "value").write.format("kafka_zk").mode("append") \
-        .option("kafka.bootstrap.servers", bootstrap).option("topic", "from-cluster").save()
+    df.select("key", "value").write.format("kafka_zk").mode("append").option(
+        "kafka.bootstrap.servers", bootstrap
+    ).option("topic", "from-cluster").save()
     written = consume_all(bootstrap, "from-cluster", 2)
     assert sorted(v for _, v, _ in written.values()) == sorted(v for _, v, _ in delivered.values())

@@ -13,8 +13,8 @@ from pyspark.sql import functions as F
 from kafka_zk.client.admin import AdminClient
 from spark_jobs import topic_stats, windowed_counts
 from tests.cluster_support import wait_for
-from tests.spark_support import consume_all, create_topic, produce, spark, windowed_counts_args  # noqa: F401
 from tests.ports import free_port
+from tests.spark_support import consume_all, create_topic, produce, spark, windowed_counts_args  # noqa: F401
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE_MS = int(datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp() * 1000)
@@ -72,8 +72,9 @@ def test_topic_stats_table_and_plot(spark, cluster, tmp_path):
 
 @pytest.mark.parametrize("job", ["topic_to_parquet", "topic_stats", "windowed_counts"])
 def test_jobs_have_help_with_common_options(job):
-    result = subprocess.run([sys.executable, "-m", "spark_jobs." + job, "--help"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "spark_jobs." + job, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0
     assert "--bootstrap-server" in result.stdout and "--master" in result.stdout
 
@@ -82,27 +83,40 @@ def test_new_partitions_are_read_by_later_micro_batches(spark, cluster):
     bootstrap = cluster.bootstrap_servers
     create_topic(bootstrap, "growing", 1)
     produce(bootstrap, "growing", [(None, b"first-%d" % i, None) for i in range(10)])
-    stream = (spark.readStream.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
-              .option("subscribe", "growing").option("startingOffsets", "earliest").load())
+    stream = (
+        spark.readStream.format("kafka_zk")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", "growing")
+        .option("startingOffsets", "earliest")
+        .load()
+    )
     query = stream.writeStream.format("memory").queryName("growing_out").trigger(processingTime="1 second").start()
     try:
-        wait_for(lambda: spark.sql("select * from growing_out").count() == 10, 120, interval=0.5,
-                 message="the first records")
+        wait_for(
+            lambda: spark.sql("select * from growing_out").count() == 10, 120, interval=0.5, message="the first records"
+        )
         with AdminClient(bootstrap) as admin:
             admin.create_partitions({"growing": (3, None)})
         wait_for(lambda: _partition_count(bootstrap, "growing") == 3, 60, message="3 partitions")
         from confluent_kafka import Producer
+
         producer = Producer({"bootstrap.servers": bootstrap})
         for partition in (1, 2):
             for i in range(5):
                 producer.produce("growing", b"new-%d-%d" % (partition, i), partition=partition)
         assert producer.flush(30) == 0
         try:
-            wait_for(lambda: query.exception() is not None or spark.sql("select * from growing_out").count() >= 20,
-                     120, interval=0.5, message="records of the new partitions")
+            wait_for(
+                lambda: query.exception() is not None or spark.sql("select * from growing_out").count() >= 20,
+                120,
+                interval=0.5,
+                message="records of the new partitions",
+            )
         except AssertionError as timed_out:
-            raise AssertionError("%s; rows per partition %s; query status %s; last progress %s" % (
-                timed_out, _rows_per_partition(spark), query.status, query.lastProgress)) from None
+            raise AssertionError(
+                "%s; rows per partition %s; query status %s; last progress %s"
+                % (timed_out, _rows_per_partition(spark), query.status, query.lastProgress)
+            ) from None
         assert query.exception() is None
         assert _rows_per_partition(spark) == {0: 10, 1: 5, 2: 5}
     finally:
@@ -139,20 +153,39 @@ def _reader(spark, bootstrap, **options):
 def test_bad_input_is_a_clear_error_not_a_hang(spark, cluster):
     bootstrap = cluster.bootstrap_servers
     create_topic(bootstrap, "bad-input", 1)
-    _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", startingOffset="earliest").load(),
-                  "Unknown option", "startingoffset")
-    _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", assign='{"bad-input":[0]}')
-                  .load().count(), "Only one of the following options can be specified")
-    _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", startingOffsets='{"bad-input":{"0":')
-                  .load().count(), "Expected e.g.", "startingOffsets")
-    _expect_error(lambda: _reader(spark, bootstrap, subscribe="bad-input", **{"kafka.no.such.setting": "1"})
-                  .load().count(), "Invalid kafka.* client setting", "no.such.setting")
-    _expect_error(lambda: _reader(spark, bootstrap, subscribe="no-such-topic").load().count(),
-                  "Topic no-such-topic does not exist")
-    _expect_error(lambda: _reader(spark, "127.0.0.1:%d" % free_port(), subscribe="bad-input").load().count(),
-                  "Cannot reach the Kafka cluster")
-    stream = (spark.readStream.format("kafka_zk").option("kafka.bootstrap.servers", bootstrap)
-              .option("subscribe", "no-such-topic").load())
+    _expect_error(
+        lambda: _reader(spark, bootstrap, subscribe="bad-input", startingOffset="earliest").load(),
+        "Unknown option",
+        "startingoffset",
+    )
+    _expect_error(
+        lambda: _reader(spark, bootstrap, subscribe="bad-input", assign='{"bad-input":[0]}').load().count(),
+        "Only one of the following options can be specified",
+    )
+    _expect_error(
+        lambda: _reader(spark, bootstrap, subscribe="bad-input", startingOffsets='{"bad-input":{"0":').load().count(),
+        "Expected e.g.",
+        "startingOffsets",
+    )
+    _expect_error(
+        lambda: _reader(spark, bootstrap, subscribe="bad-input", **{"kafka.no.such.setting": "1"}).load().count(),
+        "Invalid kafka.* client setting",
+        "no.such.setting",
+    )
+    _expect_error(
+        lambda: _reader(spark, bootstrap, subscribe="no-such-topic").load().count(),
+        "Topic no-such-topic does not exist",
+    )
+    _expect_error(
+        lambda: _reader(spark, "127.0.0.1:%d" % free_port(), subscribe="bad-input").load().count(),
+        "Cannot reach the Kafka cluster",
+    )
+    stream = (
+        spark.readStream.format("kafka_zk")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", "no-such-topic")
+        .load()
+    )
     query = stream.writeStream.format("memory").queryName("never").start()
     try:
         _expect_error(lambda: query.awaitTermination(90), "Topic no-such-topic does not exist")
@@ -167,18 +200,46 @@ def test_sink_errors_reach_the_driver(spark, cluster):
     writer = df.write.format("kafka_zk").mode("append").option("kafka.bootstrap.servers", bootstrap)
     _expect_error(lambda: writer.save(), "topic option required")
     bad_partition = df.withColumn("partition", F.lit(7))
-    _expect_error(lambda: bad_partition.write.format("kafka_zk").mode("append")
-                  .option("kafka.bootstrap.servers", bootstrap).option("topic", "sink-errors").save(),
-                  "could not be written")
-    _expect_error(lambda: spark.createDataFrame([(1,)], "v int").write.format("kafka_zk").mode("append")
-                  .option("kafka.bootstrap.servers", bootstrap).option("topic", "sink-errors").save(),
-                  "Required attribute 'value' not found")
+    _expect_error(
+        lambda: (
+            bad_partition.write.format("kafka_zk")
+            .mode("append")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("topic", "sink-errors")
+            .save()
+        ),
+        "could not be written",
+    )
+    _expect_error(
+        lambda: (
+            spark.createDataFrame([(1,)], "v int")
+            .write.format("kafka_zk")
+            .mode("append")
+            .option("kafka.bootstrap.servers", bootstrap)
+            .option("topic", "sink-errors")
+            .save()
+        ),
+        "Required attribute 'value' not found",
+    )
 
 
 def test_job_with_unreachable_cluster_says_so_in_one_line(tmp_path):
-    command = [sys.executable, "-m", "spark_jobs.topic_to_parquet", "--bootstrap-server", "127.0.0.1:%d" % free_port(),
-               "--master", "local[1]", "--topic", "t", "--output", str(tmp_path / "out"),
-               "--checkpoint", str(tmp_path / "checkpoint"), "--available-now"]
+    command = [
+        sys.executable,
+        "-m",
+        "spark_jobs.topic_to_parquet",
+        "--bootstrap-server",
+        "127.0.0.1:%d" % free_port(),
+        "--master",
+        "local[1]",
+        "--topic",
+        "t",
+        "--output",
+        str(tmp_path / "out"),
+        "--checkpoint",
+        str(tmp_path / "checkpoint"),
+        "--available-now",
+    ]
     result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=240)
     assert result.returncode == 1
     last = result.stderr.strip().splitlines()[-1]

@@ -41,16 +41,29 @@ class Certificates:
         self.other_ca_pem = write_truststore(new_ca(), folder / "other-ca.pem", "PEM")
 
     def broker_ssl(self):
-        return {"ssl.keystore.type": "PKCS12", "ssl.keystore.location": self.server_keystore,
-                "ssl.keystore.password": PASSWORD, "ssl.truststore.type": "JKS",
-                "ssl.truststore.location": self.truststore_jks, "ssl.truststore.password": PASSWORD}
+        return {
+            "ssl.keystore.type": "PKCS12",
+            "ssl.keystore.location": self.server_keystore,
+            "ssl.keystore.password": PASSWORD,
+            "ssl.truststore.type": "JKS",
+            "ssl.truststore.location": self.truststore_jks,
+            "ssl.truststore.password": PASSWORD,
+        }
 
     def our_client(self, mutual=False, ca=None):
-        security = {"security.protocol": "SSL", "ssl.truststore.type": "PEM",
-                    "ssl.truststore.location": ca or self.ca_pem}
+        security = {
+            "security.protocol": "SSL",
+            "ssl.truststore.type": "PEM",
+            "ssl.truststore.location": ca or self.ca_pem,
+        }
         if mutual:
-            security.update({"ssl.keystore.type": "JKS", "ssl.keystore.location": self.client_keystore,
-                             "ssl.keystore.password": PASSWORD})
+            security.update(
+                {
+                    "ssl.keystore.type": "JKS",
+                    "ssl.keystore.location": self.client_keystore,
+                    "ssl.keystore.password": PASSWORD,
+                }
+            )
         return security
 
     def librdkafka(self, mutual=False, ca=None):
@@ -74,16 +87,29 @@ def tls_cluster(tmp_path_factory, zookeeper_server, certs):
     """Two brokers: PLAINTEXT (inter-broker), SSL (no client auth) and MTLS (an SSL listener requiring client
     certificates through its listener.name.mtls.* override)."""
     ports = _listener_ports(2, ["PLAINTEXT", "SSL", "MTLS"])
-    overrides = dict(certs.broker_ssl(), **{
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL",
-        "inter.broker.listener.name": "PLAINTEXT", "listener.name.mtls.ssl.client.auth": "required",
-        "listener.name.mtls.ssl.principal.mapping.rules": "RULE:^CN=(.*?),.*$/$1/",
-        "offsets.topic.replication.factor": "1", "transaction.state.log.replication.factor": "1",
-        "transaction.state.log.min.isr": "1"})
-    broker_overrides = {i: {"listeners": ",".join("%s://127.0.0.1:%d" % (name, ports[name][i]) for name in ports)}
-                        for i in range(2)}
-    cluster = start_cluster(tmp_path_factory.mktemp("tls"), zookeeper_server, brokers=2, overrides=overrides,
-                            broker_overrides=broker_overrides, broker_ports=ports["PLAINTEXT"])
+    overrides = dict(
+        certs.broker_ssl(),
+        **{
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,SSL:SSL,MTLS:SSL",
+            "inter.broker.listener.name": "PLAINTEXT",
+            "listener.name.mtls.ssl.client.auth": "required",
+            "listener.name.mtls.ssl.principal.mapping.rules": "RULE:^CN=(.*?),.*$/$1/",
+            "offsets.topic.replication.factor": "1",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+        },
+    )
+    broker_overrides = {
+        i: {"listeners": ",".join("%s://127.0.0.1:%d" % (name, ports[name][i]) for name in ports)} for i in range(2)
+    }
+    cluster = start_cluster(
+        tmp_path_factory.mktemp("tls"),
+        zookeeper_server,
+        brokers=2,
+        overrides=overrides,
+        broker_overrides=broker_overrides,
+        broker_ports=ports["PLAINTEXT"],
+    )
     cluster.listener_ports = ports
     yield cluster
     cluster.stop()
@@ -117,8 +143,10 @@ def _create_topic(cluster, replication_factor=1, partitions=1):
 
 
 def test_registration_and_metadata_name_each_listener(tls_cluster, certs):
-    from kazoo.client import KazooClient  # the registration as Kafka writes it
     import json
+
+    from kazoo.client import KazooClient  # the registration as Kafka writes it
+
     zk = KazooClient(hosts=tls_cluster.zk_connect)
     zk.start()
     try:
@@ -133,16 +161,18 @@ def test_registration_and_metadata_name_each_listener(tls_cluster, certs):
     assert (registration["host"], registration["port"]) == ("127.0.0.1", ports["PLAINTEXT"][0])
     for name, security in [("PLAINTEXT", None), ("SSL", certs.our_client()), ("MTLS", certs.our_client(True))]:
         response = _metadata("127.0.0.1", ports[name][1], security)
-        assert sorted((b["node_id"], b["port"]) for b in response["brokers"]) == [(0, ports[name][0]),
-                                                                                  (1, ports[name][1])]
+        assert sorted((b["node_id"], b["port"]) for b in response["brokers"]) == [
+            (0, ports[name][0]),
+            (1, ports[name][1]),
+        ]
 
 
 @pytest.mark.parametrize("listener", ["SSL", "MTLS"])
 def test_confluent_kafka_over_tls(tls_cluster, certs, listener):
     from confluent_kafka import Consumer, Producer
+
     topic = _create_topic(tls_cluster)
-    conf = dict(certs.librdkafka(mutual=listener == "MTLS"), **{"bootstrap.servers": _bootstrap(tls_cluster,
-                                                                                               listener)})
+    conf = dict(certs.librdkafka(mutual=listener == "MTLS"), **{"bootstrap.servers": _bootstrap(tls_cluster, listener)})
     producer = Producer(dict(conf, acks="all"))
     for index in range(10):
         producer.produce(topic, value=b"v%d" % index)
@@ -151,11 +181,13 @@ def test_confluent_kafka_over_tls(tls_cluster, certs, listener):
     consumer.subscribe([topic])
     values = []
     try:
+
         def poll():
             message = consumer.poll(0.5)
             if message is not None and message.error() is None:
                 values.append(message.value())
             return len(values) == 10
+
         wait_for(poll, timeout=60, message="10 records over " + listener)
     finally:
         consumer.close()
@@ -167,28 +199,45 @@ def test_a_multi_megabyte_partition_reads_byte_exact_with_sendfile_and_over_tls(
     listener's read and copy them: a consumer gets the same records either way, and the follower, fetching over
     the PLAINTEXT inter-broker listener, holds a log byte for byte equal to the leader's."""
     import random
+
     from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
+
     topic = _create_topic(tls_cluster, replication_factor=2)
     generator = random.Random(22)
     written = [(b"%d" % index, generator.randbytes(generator.randrange(1000, 8000))) for index in range(2500)]
-    producer = Producer({"bootstrap.servers": _bootstrap(tls_cluster, "PLAINTEXT"), "acks": "all",
-                         "linger.ms": 20, "batch.size": 1 << 20})
+    producer = Producer(
+        {
+            "bootstrap.servers": _bootstrap(tls_cluster, "PLAINTEXT"),
+            "acks": "all",
+            "linger.ms": 20,
+            "batch.size": 1 << 20,
+        }
+    )
     for key, value in written:
         producer.produce(topic, key=key, value=value, partition=0)
     assert producer.flush(60) == 0
     for listener, security in [("PLAINTEXT", {}), ("SSL", certs.librdkafka())]:
-        consumer = Consumer(dict(security, **{"bootstrap.servers": _bootstrap(tls_cluster, listener),
-                                              "group.id": "g-" + uuid.uuid4().hex, "enable.auto.commit": False}))
+        consumer = Consumer(
+            dict(
+                security,
+                **{
+                    "bootstrap.servers": _bootstrap(tls_cluster, listener),
+                    "group.id": "g-" + uuid.uuid4().hex,
+                    "enable.auto.commit": False,
+                },
+            )
+        )
         consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
         read = []
         try:
+
             def consumed():
                 for message in consumer.consume(1000, 0.5):
                     assert message.error() is None, message.error()
                     read.append((message.offset(), message.key(), message.value()))
                 return len(read) >= len(written)
-            wait_for(consumed, timeout=60, message="%d MB over %s" % (sum(len(v) for _, v in written) >> 20,
-                                                                   listener))
+
+            wait_for(consumed, timeout=60, message="%d MB over %s" % (sum(len(v) for _, v in written) >> 20, listener))
         finally:
             consumer.close()
         assert read == [(offset, key, value) for offset, (key, value) in enumerate(written)], listener
@@ -196,22 +245,37 @@ def test_a_multi_megabyte_partition_reads_byte_exact_with_sendfile_and_over_tls(
     def segments(broker):
         folder = broker.log_dirs[0] / ("%s-0" % topic)
         return {path.name: path.read_bytes() for path in folder.glob("*.log")}
-    wait_for(lambda: segments(tls_cluster.brokers[0]) == segments(tls_cluster.brokers[1]), timeout=30,
-             message="the follower's log equal to the leader's")
+
+    wait_for(
+        lambda: segments(tls_cluster.brokers[0]) == segments(tls_cluster.brokers[1]),
+        timeout=30,
+        message="the follower's log equal to the leader's",
+    )
 
 
 def test_kafka_python_over_mutual_tls(tls_cluster, certs):
     from kafka import KafkaConsumer, KafkaProducer
+
     topic = _create_topic(tls_cluster)
-    tls = dict(security_protocol="SSL", ssl_cafile=certs.ca_pem, ssl_certfile=certs.client_cert,
-               ssl_keyfile=certs.client_key, ssl_check_hostname=True)
+    tls = dict(
+        security_protocol="SSL",
+        ssl_cafile=certs.ca_pem,
+        ssl_certfile=certs.client_cert,
+        ssl_keyfile=certs.client_key,
+        ssl_check_hostname=True,
+    )
     producer = KafkaProducer(bootstrap_servers=_bootstrap(tls_cluster, "MTLS"), acks="all", **tls)
     for index in range(5):
         producer.send(topic, b"k%d" % index)
     producer.flush(30)
     producer.close()
-    consumer = KafkaConsumer(topic, bootstrap_servers=_bootstrap(tls_cluster, "MTLS"),
-                             auto_offset_reset="earliest", consumer_timeout_ms=15000, **tls)
+    consumer = KafkaConsumer(
+        topic,
+        bootstrap_servers=_bootstrap(tls_cluster, "MTLS"),
+        auto_offset_reset="earliest",
+        consumer_timeout_ms=15000,
+        **tls,
+    )
     try:
         values = [record.value for _, record in zip(range(5), consumer)]
     finally:
@@ -222,20 +286,27 @@ def test_kafka_python_over_mutual_tls(tls_cluster, certs):
 def test_aiokafka_over_server_only_tls(tls_cluster, certs):
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
     from aiokafka.helpers import create_ssl_context
+
     topic = _create_topic(tls_cluster)
 
     async def run():
         context = create_ssl_context(cafile=certs.ca_pem)
-        producer = AIOKafkaProducer(bootstrap_servers=_bootstrap(tls_cluster, "SSL"), security_protocol="SSL",
-                                    ssl_context=context)
+        producer = AIOKafkaProducer(
+            bootstrap_servers=_bootstrap(tls_cluster, "SSL"), security_protocol="SSL", ssl_context=context
+        )
         await producer.start()
         try:
             for index in range(5):
                 await producer.send_and_wait(topic, b"a%d" % index)
         finally:
             await producer.stop()
-        consumer = AIOKafkaConsumer(topic, bootstrap_servers=_bootstrap(tls_cluster, "SSL"),
-                                    security_protocol="SSL", ssl_context=context, auto_offset_reset="earliest")
+        consumer = AIOKafkaConsumer(
+            topic,
+            bootstrap_servers=_bootstrap(tls_cluster, "SSL"),
+            security_protocol="SSL",
+            ssl_context=context,
+            auto_offset_reset="earliest",
+        )
         await consumer.start()
         try:
             return [(await consumer.getone()).value for _ in range(5)]
@@ -248,12 +319,25 @@ def test_aiokafka_over_server_only_tls(tls_cluster, certs):
 @pytest.mark.skipif(shutil.which("kcat") is None, reason="kcat is not installed")
 def test_kcat_over_mutual_tls(tls_cluster, certs):
     topic = _create_topic(tls_cluster)
-    options = ["-b", _bootstrap(tls_cluster, "MTLS"), "-X", "security.protocol=ssl", "-X",
-               "ssl.ca.location=" + certs.ca_pem, "-X", "ssl.certificate.location=" + certs.client_cert,
-               "-X", "ssl.key.location=" + certs.client_key]
+    options = [
+        "-b",
+        _bootstrap(tls_cluster, "MTLS"),
+        "-X",
+        "security.protocol=ssl",
+        "-X",
+        "ssl.ca.location=" + certs.ca_pem,
+        "-X",
+        "ssl.certificate.location=" + certs.client_cert,
+        "-X",
+        "ssl.key.location=" + certs.client_key,
+    ]
     subprocess.run(["kcat", *options, "-P", "-t", topic], input=b"one\ntwo\nthree\n", check=True, timeout=60)
-    consumed = subprocess.run(["kcat", *options, "-C", "-t", topic, "-o", "beginning", "-c", "3", "-e"],
-                              capture_output=True, check=True, timeout=60)
+    consumed = subprocess.run(
+        ["kcat", *options, "-C", "-t", topic, "-o", "beginning", "-c", "3", "-e"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
     assert consumed.stdout.split() == [b"one", b"two", b"three"]
 
 
@@ -264,9 +348,14 @@ def test_untrusted_server_and_missing_client_certificate_fail_on_the_client(tls_
     with pytest.raises(KafkaConnectionError):  # the broker refuses the handshake without a client certificate
         _metadata("127.0.0.1", ports["MTLS"][0], certs.our_client())
     from confluent_kafka import KafkaError, Producer
+
     errors = []
-    producer = Producer(dict(certs.librdkafka(ca=certs.other_ca_pem), **{
-        "bootstrap.servers": _bootstrap(tls_cluster, "SSL"), "error_cb": errors.append, "log_level": 0}))
+    producer = Producer(
+        dict(
+            certs.librdkafka(ca=certs.other_ca_pem),
+            **{"bootstrap.servers": _bootstrap(tls_cluster, "SSL"), "error_cb": errors.append, "log_level": 0},
+        )
+    )
     wait_for(lambda: producer.poll(0.1) is not None and errors, timeout=30, message="librdkafka's error")
     assert errors[0].code() in (KafkaError._SSL, KafkaError._TRANSPORT), errors  # librdkafka's SSL failures
     assert any("certificate verify failed" in error.str() for error in errors), errors
@@ -297,46 +386,84 @@ def _served_certificate(port):
 
 
 def _alter_broker_config(cluster, broker_id, setting):
-    subprocess.run([sys.executable, "-m", "kafka_zk.tools.configs", "--bootstrap-server",
-                    _bootstrap(cluster, "PLAINTEXT"), "--entity-type", "brokers", "--entity-name", str(broker_id),
-                    "--alter", "--add-config", setting], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kafka_zk.tools.configs",
+            "--bootstrap-server",
+            _bootstrap(cluster, "PLAINTEXT"),
+            "--entity-type",
+            "brokers",
+            "--entity-name",
+            str(broker_id),
+            "--alter",
+            "--add-config",
+            setting,
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
 
 
 def test_listener_certificate_replaced_at_runtime(tls_cluster, certs, tmp_path):
     from cryptography import x509
+
     port = tls_cluster.listener_ports["SSL"][1]
     before = x509.load_der_x509_certificate(_served_certificate(port))
     expired = write_keystore(server_leaf(certs.ca, expired=True), tmp_path / "expired.p12", "PKCS12")
     _alter_broker_config(tls_cluster, 1, "listener.name.ssl.ssl.keystore.location=" + expired)
-    wait_for(lambda: x509.load_der_x509_certificate(_served_certificate(port)).serial_number != before.serial_number,
-             timeout=30, message="the expired certificate served")
+    wait_for(
+        lambda: x509.load_der_x509_certificate(_served_certificate(port)).serial_number != before.serial_number,
+        timeout=30,
+        message="the expired certificate served",
+    )
     with pytest.raises(SslAuthenticationError, match="certificate has expired"):
         _metadata("127.0.0.1", port, certs.our_client())
     renewed_leaf = server_leaf(certs.ca)
     renewed = write_keystore(renewed_leaf, tmp_path / "renewed.p12", "PKCS12")
     _alter_broker_config(tls_cluster, 1, "listener.name.ssl.ssl.keystore.location=" + renewed)
     renewed_serial = x509.load_pem_x509_certificate(renewed_leaf.cert_chain_pems[0].bytes()).serial_number
-    wait_for(lambda: x509.load_der_x509_certificate(_served_certificate(port)).serial_number == renewed_serial,
-             timeout=30, message="the renewed certificate served")
+    wait_for(
+        lambda: x509.load_der_x509_certificate(_served_certificate(port)).serial_number == renewed_serial,
+        timeout=30,
+        message="the renewed certificate served",
+    )
     assert len(_metadata("127.0.0.1", port, certs.our_client())["brokers"]) == 2
     assert _broker_healthy(tls_cluster)
 
 
 # -- inter-broker traffic over TLS ------------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def ssl_inter_broker_cluster(tmp_path_factory, zookeeper_server, certs):
     """Three brokers replicating over an SSL inter-broker listener with mutual TLS (each broker presents its
     keystore), the controller's requests on a separate CONTROL listener (KIP-291), clients on PLAINTEXT."""
     ports = _listener_ports(3, ["PLAINTEXT", "INTERNAL", "CONTROL"])
-    overrides = dict(certs.broker_ssl(), **{
-        "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,CONTROL:SSL",
-        "inter.broker.listener.name": "INTERNAL", "control.plane.listener.name": "CONTROL",
-        "ssl.client.auth": "required", "min.insync.replicas": "2", "offsets.topic.replication.factor": "3"})
-    broker_overrides = {i: {"listeners": ",".join("%s://127.0.0.1:%d" % (name, ports[name][i]) for name in ports)}
-                        for i in range(3)}
-    cluster = start_cluster(tmp_path_factory.mktemp("tls-inter"), zookeeper_server, brokers=3, overrides=overrides,
-                            broker_overrides=broker_overrides, broker_ports=ports["PLAINTEXT"])
+    overrides = dict(
+        certs.broker_ssl(),
+        **{
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,INTERNAL:SSL,CONTROL:SSL",
+            "inter.broker.listener.name": "INTERNAL",
+            "control.plane.listener.name": "CONTROL",
+            "ssl.client.auth": "required",
+            "min.insync.replicas": "2",
+            "offsets.topic.replication.factor": "3",
+        },
+    )
+    broker_overrides = {
+        i: {"listeners": ",".join("%s://127.0.0.1:%d" % (name, ports[name][i]) for name in ports)} for i in range(3)
+    }
+    cluster = start_cluster(
+        tmp_path_factory.mktemp("tls-inter"),
+        zookeeper_server,
+        brokers=3,
+        overrides=overrides,
+        broker_overrides=broker_overrides,
+        broker_ports=ports["PLAINTEXT"],
+    )
     cluster.listener_ports = ports
     yield cluster
     cluster.stop()
@@ -344,31 +471,43 @@ def ssl_inter_broker_cluster(tmp_path_factory, zookeeper_server, certs):
 
 def test_replication_over_an_ssl_inter_broker_listener(ssl_inter_broker_cluster, certs):
     from confluent_kafka import Consumer, Producer
+
     cluster = ssl_inter_broker_cluster
     topic = _create_topic(cluster, replication_factor=3, partitions=2)
 
     def fully_replicated():
         response = BrokerConnection("127.0.0.1", cluster.listener_ports["PLAINTEXT"][0], timeout=10).request(
-            METADATA, {"topics": [{"name": topic}]}, version=1)
+            METADATA, {"topics": [{"name": topic}]}, version=1
+        )
         partitions = response["topics"][0]["partitions"]
         return partitions and all(len(p["isr_nodes"]) == 3 and p["leader_id"] >= 0 for p in partitions)
+
     wait_for(fully_replicated, timeout=60, message="leaders and full ISRs (the controller's requests over TLS)")
     producer = Producer({"bootstrap.servers": _bootstrap(cluster, "PLAINTEXT"), "acks": "all"})
     for index in range(20):
         producer.produce(topic, key=b"%d" % index, value=b"r%d" % index)
     assert producer.flush(60) == 0
     wait_for(fully_replicated, timeout=60, message="followers caught up over TLS")
-    consumer = Consumer(dict(certs.librdkafka(mutual=True), **{
-        "bootstrap.servers": _bootstrap(cluster, "INTERNAL"), "group.id": "g-" + topic,
-        "auto.offset.reset": "earliest"}))
+    consumer = Consumer(
+        dict(
+            certs.librdkafka(mutual=True),
+            **{
+                "bootstrap.servers": _bootstrap(cluster, "INTERNAL"),
+                "group.id": "g-" + topic,
+                "auto.offset.reset": "earliest",
+            },
+        )
+    )
     consumer.subscribe([topic])
     values = set()
     try:
+
         def poll():
             message = consumer.poll(0.5)
             if message is not None and message.error() is None:
                 values.add(message.value())
             return len(values) == 20
+
         wait_for(poll, timeout=60, message="20 records over the SSL inter-broker listener")
     finally:
         consumer.close()

@@ -28,8 +28,7 @@ def deletion_cluster(tmp_path_factory, zookeeper_server):
 
 
 def topic_listed(bootstrap, topic):
-    return any(entry["name"] == topic and entry["error_code"] == 0
-               for entry in metadata(bootstrap, None)["topics"])
+    return any(entry["name"] == topic and entry["error_code"] == 0 for entry in metadata(bootstrap, None)["topics"])
 
 
 def log_dirs(cluster, topic):
@@ -37,8 +36,10 @@ def log_dirs(cluster, topic):
 
 
 def znodes_gone(zk, topic):
-    return not any(zk.exists(path) for path in ("/brokers/topics/" + topic, "/config/topics/" + topic,
-                                                "/admin/delete_topics/" + topic))
+    return not any(
+        zk.exists(path)
+        for path in ("/brokers/topics/" + topic, "/config/topics/" + topic, "/admin/delete_topics/" + topic)
+    )
 
 
 @pytest.mark.timeout(90)
@@ -47,11 +48,18 @@ def test_delete_topics_removes_metadata_logs_and_znodes(deletion_cluster):
     bootstrap = cluster.brokers[0].bootstrap
     admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
     admin.create_topics([NewTopic("doomed", 3, 2, config={"retention.ms": "100000"})])["doomed"].result(30)
-    leaders = wait_for(lambda: len(partition_leaders(bootstrap, "doomed")) == 3 and
-                       partition_leaders(bootstrap, "doomed"), message="leaders")
+    leaders = wait_for(
+        lambda: len(partition_leaders(bootstrap, "doomed")) == 3 and partition_leaders(bootstrap, "doomed"),
+        message="leaders",
+    )
     for partition, leader in leaders.items():  # a leader may apply its LeaderAndIsr after others learn of it
-        wait_for(lambda: produce(cluster.broker(leader).bootstrap, "doomed", partition,
-                                 encode_batch([(None, b"x")]))[0] == Errors.NONE, message="leader to accept")
+        wait_for(
+            lambda: (
+                produce(cluster.broker(leader).bootstrap, "doomed", partition, encode_batch([(None, b"x")]))[0]
+                == Errors.NONE
+            ),
+            message="leader to accept",
+        )
     wait_for(lambda: len(log_dirs(cluster, "doomed")) == 6, message="6 replicas on disk")
 
     admin.delete_topics(["doomed"], operation_timeout=30)["doomed"].result(40)
@@ -75,8 +83,19 @@ def test_deletion_waits_for_a_dead_replica_and_finishes_when_it_returns(deletion
     down = cluster.brokers[2]
     down.stop()
     wait_for(lambda: not zk.exists("/brokers/ids/2"), message="broker 2 to leave")
-    deleted = subprocess.run([str(ROOT / "scripts" / "kafka-topics.sh"), "--zookeeper", cluster.zk_connect,
-                              "--delete", "--topic", "pending"], capture_output=True, text=True, timeout=60)
+    deleted = subprocess.run(
+        [
+            str(ROOT / "scripts" / "kafka-topics.sh"),
+            "--zookeeper",
+            cluster.zk_connect,
+            "--delete",
+            "--topic",
+            "pending",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert deleted.stdout.splitlines()[0] == "Topic pending is marked for deletion."
     wait_for(lambda: not topic_listed(bootstrap, "pending"), message="metadata to drop the topic")
     wait_for(lambda: not list(cluster.brokers[1].log_dir.glob("pending-*")), message="broker 1's replicas to go")

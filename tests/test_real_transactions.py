@@ -14,9 +14,13 @@ from confluent_kafka import KafkaException, Producer
 
 from tests.cluster_support import make_topic, module_cluster, wait_for
 from tests.txn_support import PARTITIONS, read_all, transactional_producer
-OVERRIDES = {"transaction.state.log.num.partitions": "5", "offsets.topic.num.partitions": "5",
-             "group.initial.rebalance.delay.ms": "0",
-             "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500"}
+
+OVERRIDES = {
+    "transaction.state.log.num.partitions": "5",
+    "offsets.topic.num.partitions": "5",
+    "group.initial.rebalance.delay.ms": "0",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms": "500",
+}
 
 cluster = module_cluster(overrides=OVERRIDES)
 
@@ -38,7 +42,7 @@ def test_commits_and_aborts_across_partitions_read_committed_sees_exactly_the_co
             if txn % 3 != 2:
                 committed[partition].append(value)
         if txn % 3 == 2:
-            assert producer.flush(60) == 0   # sent before the abort, so read_uncommitted sees them too
+            assert producer.flush(60) == 0  # sent before the abort, so read_uncommitted sees them too
             producer.abort_transaction(60)
         else:
             producer.commit_transaction(60)
@@ -84,9 +88,12 @@ def test_transaction_left_open_is_aborted_after_its_timeout(cluster):
     live.begin_transaction()
     live.produce(topic, value=b"committed", partition=0)
     live.commit_transaction(60)
-    assert wait_for(lambda: read_all(cluster, topic, "read_committed", 1, partitions=1, idle_s=1.0)
-                    == {0: [b"committed"]}, timeout=60, message="the open transaction aborted")
-    with pytest.raises(KafkaException):   # the coordinator bumped its epoch when it aborted: fenced
+    assert wait_for(
+        lambda: read_all(cluster, topic, "read_committed", 1, partitions=1, idle_s=1.0) == {0: [b"committed"]},
+        timeout=60,
+        message="the open transaction aborted",
+    )
+    with pytest.raises(KafkaException):  # the coordinator bumped its epoch when it aborted: fenced
         dead.commit_transaction(30)
 
 
@@ -103,8 +110,16 @@ def test_consume_transform_produce_copies_exactly_once_across_kills(cluster):
         expected.add(value)
     assert producer.flush(60) == 0
     group, transactional_id = "copier-" + uuid.uuid4().hex[:6], "copier-txn-" + uuid.uuid4().hex[:6]
-    command = [sys.executable, "-m", "tests.txn_copier", cluster.bootstrap_servers, source, target, group,
-               transactional_id]
+    command = [
+        sys.executable,
+        "-m",
+        "tests.txn_copier",
+        cluster.bootstrap_servers,
+        source,
+        target,
+        group,
+        transactional_id,
+    ]
     kill_points = random.Random(2505)
     for _ in range(10):
         copier = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
@@ -118,9 +133,13 @@ def test_consume_transform_produce_copies_exactly_once_across_kills(cluster):
             copier.wait()
     copier = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        copied = wait_for(lambda: _values(read_all(cluster, target, "read_committed", len(expected), partitions=3,
-                                                   idle_s=1.0), len(expected)),
-                          timeout=90, message="the copy to complete")
+        copied = wait_for(
+            lambda: _values(
+                read_all(cluster, target, "read_committed", len(expected), partitions=3, idle_s=1.0), len(expected)
+            ),
+            timeout=90,
+            message="the copy to complete",
+        )
     finally:
         copier.kill()
         copier.wait()

@@ -14,17 +14,17 @@ from kafka_zk.coordinator.transaction.records import partition_for
 from tests.cluster_support import make_topic, wait_for
 from tests.raw_wire import partition_leaders, request
 from tests.replication_support import fast_overrides, module_replication_cluster
-from tests.txn_support import (find_transaction_coordinator, read_all, retry_while_retriable,
-                               transactional_producer)
+from tests.txn_support import find_transaction_coordinator, read_all, retry_while_retriable, transactional_producer
 
 PARTITIONS = 3
 STATE_TOPIC = "__transaction_state"
 STATE_PARTITIONS = 6
 # Dead brokers are noticed after the 6 s ZooKeeper session; followers keep Kafka 2.5's 30 s lag allowance so
 # that a loaded machine does not shrink an ISR just before the kill.
-OVERRIDES = dict(fast_overrides(replica_lag_time_max_ms=30000),
-                 **{"transaction.state.log.num.partitions": str(STATE_PARTITIONS),
-                    "offsets.topic.num.partitions": "3"})
+OVERRIDES = dict(
+    fast_overrides(replica_lag_time_max_ms=30000),
+    **{"transaction.state.log.num.partitions": str(STATE_PARTITIONS), "offsets.topic.num.partitions": "3"},
+)
 
 
 cluster = module_replication_cluster(overrides=OVERRIDES)
@@ -32,7 +32,7 @@ cluster = module_replication_cluster(overrides=OVERRIDES)
 
 def healthy(cluster):
     """Every broker running and every `__transaction_state` partition fully replicated."""
-    find_transaction_coordinator(cluster, "warm-up")        # creates __transaction_state on first use
+    find_transaction_coordinator(cluster, "warm-up")  # creates __transaction_state on first use
     cluster.wait_full_isr(STATE_TOPIC, range(STATE_PARTITIONS), [0, 1, 2], timeout=90)
 
 
@@ -43,8 +43,11 @@ def transactional_id_coordinated_by(cluster, controller_role):
         transactional_id = "failover-" + uuid.uuid4().hex[:6]
         leader = cluster.state(STATE_TOPIC, partition_for(transactional_id, STATE_PARTITIONS))["leader"]
         if (leader == controller) == (controller_role == "controller"):
-            wait_for(lambda: find_transaction_coordinator(cluster, transactional_id) == leader, 30,
-                     message="FindCoordinator naming the leader of the id's state partition")
+            wait_for(
+                lambda: find_transaction_coordinator(cluster, transactional_id) == leader,
+                30,
+                message="FindCoordinator naming the leader of the id's state partition",
+            )
             return transactional_id, leader
     raise AssertionError("no transactional id found whose coordinator is %s" % controller_role)
 
@@ -55,9 +58,21 @@ def stable_offsets(cluster, topic):
     for partition, leader in partition_leaders(cluster.live_brokers()[0].bootstrap, topic).items():
         offsets = []
         for isolation in (0, 1):
-            answer = request(cluster.broker(leader).bootstrap, 2, 5, {
-                "replica_id": -1, "isolation_level": isolation, "topics": [{"name": topic, "partitions": [
-                    {"partition_index": partition, "timestamp": -1, "current_leader_epoch": -1}]}]})
+            answer = request(
+                cluster.broker(leader).bootstrap,
+                2,
+                5,
+                {
+                    "replica_id": -1,
+                    "isolation_level": isolation,
+                    "topics": [
+                        {
+                            "name": topic,
+                            "partitions": [{"partition_index": partition, "timestamp": -1, "current_leader_epoch": -1}],
+                        }
+                    ],
+                },
+            )
             result = answer["topics"][0]["partitions"][0]
             if result["error_code"] != 0:
                 return None
@@ -86,7 +101,7 @@ class TransactionLoop:
                 for index, value in enumerate(values):
                     self.producer.produce(self.topic, value=value, partition=index % PARTITIONS)
                 if self.ending == "abort":
-                    self.producer.flush(60)          # the records reach the log, so the abort needs markers
+                    self.producer.flush(60)  # the records reach the log, so the abort needs markers
                     retry_while_retriable(self.producer.abort_transaction)
                     self.aborted.extend(values)
                 else:
@@ -113,12 +128,18 @@ class TransactionLoop:
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("ending,controller", [
-    ("commit", "not the coordinator"), ("abort", "not the coordinator"),
-    ("commit", "the coordinator"), ("abort", "the coordinator"),
-    ("commit", "freshly elected"), ("abort", "freshly elected")])
-def test_coordinator_killed_mid_transactions_every_transaction_ends_and_the_lso_advances(
-        cluster, ending, controller):
+@pytest.mark.parametrize(
+    "ending,controller",
+    [
+        ("commit", "not the coordinator"),
+        ("abort", "not the coordinator"),
+        ("commit", "the coordinator"),
+        ("abort", "the coordinator"),
+        ("commit", "freshly elected"),
+        ("abort", "freshly elected"),
+    ],
+)
+def test_coordinator_killed_mid_transactions_every_transaction_ends_and_the_lso_advances(cluster, ending, controller):
     healthy(cluster)
     if controller == "freshly elected":
         old_controller = cluster.broker(cluster.wait_controller())
@@ -127,7 +148,8 @@ def test_coordinator_killed_mid_transactions_every_transaction_ends_and_the_lso_
         cluster.restart_killed(old_controller)
         healthy(cluster)
     transactional_id, coordinator = transactional_id_coordinated_by(
-        cluster, "controller" if controller == "the coordinator" else "another broker")
+        cluster, "controller" if controller == "the coordinator" else "another broker"
+    )
     topic = make_topic(cluster, "tx", PARTITIONS)
     producer = transactional_producer(cluster, transactional_id)
     producer.init_transactions(60)
@@ -154,9 +176,14 @@ def test_coordinator_killed_mid_transactions_every_transaction_ends_and_the_lso_
         assert len(values) == len(set(values))
         assert set(committed) <= set(values) <= set(committed) | set(loop.in_doubt)
         assert not set(values) & set(loop.aborted)
-        assert [partition[-1] for partition in seen.values()] == final   # the LSO passed every transaction
-        wait_for(lambda: (lambda offsets: offsets and all(hw == lso for hw, lso in offsets.values()))(
-            stable_offsets(cluster, topic)), 60, message="the last stable offset at the high watermark")
+        assert [partition[-1] for partition in seen.values()] == final  # the LSO passed every transaction
+        wait_for(
+            lambda: (lambda offsets: offsets and all(hw == lso for hw, lso in offsets.values()))(
+                stable_offsets(cluster, topic)
+            ),
+            60,
+            message="the last stable offset at the high watermark",
+        )
     finally:
         loop.stopping = True
         if not victim.is_running():

@@ -28,9 +28,11 @@ def start_ensemble(directory, size, attempts=3):
     error = None
     for attempt in range(attempts):
         base = free_ports(3 * size)
-        ensemble = ZooKeeperEnsemble(directory / ("try-%d" % attempt),
-                                     loopback_members(size, base, base + size, base + 2 * size),
-                                     extra_config=FAST_TICKS)
+        ensemble = ZooKeeperEnsemble(
+            directory / ("try-%d" % attempt),
+            loopback_members(size, base, base + size, base + 2 * size),
+            extra_config=FAST_TICKS,
+        )
         try:
             return ensemble.start(timeout=60)
         except ZooKeeperError as exc:
@@ -60,7 +62,7 @@ def kazoo(connect, timeout=SESSION_TIMEOUT_S):
 
 @pytest.fixture
 def chroot_connect(ensemble):
-    """"h1:p1,h2:p2,h3:p3/t_<uuid>", the chroot created."""
+    """ "h1:p1,h2:p2,h3:p3/t_<uuid>", the chroot created."""
     chroot = "/t_%s" % uuid.uuid4().hex
     client = kazoo(ensemble.connect_string)
     try:
@@ -126,8 +128,11 @@ def test_kazoo_session_moves_to_another_member_and_keeps_its_ephemeral(ensemble,
 
         getattr(ensemble.member(member), fault)()
         wait_for(lambda: KazooState.SUSPENDED in states, timeout=10, message="kazoo noticing the lost member")
-        moved_to = wait_for(lambda: [m for m in session_members(ensemble, session) if m != member],
-                            timeout=20, message="session reconnected to another member")
+        moved_to = wait_for(
+            lambda: [m for m in session_members(ensemble, session) if m != member],
+            timeout=20,
+            message="session reconnected to another member",
+        )
         wait_for(lambda: client.state == KazooState.CONNECTED, timeout=10, message="kazoo connected")
         assert KazooState.LOST not in states
         assert client.client_id[0] == session and moved_to[0] != member
@@ -137,7 +142,7 @@ def test_kazoo_session_moves_to_another_member_and_keeps_its_ephemeral(ensemble,
         assert ensemble.member(member).mode() in ("leader", "follower")
         # The rejoined member sees what the session wrote while it was away.
         client.create("/after", b"w")
-        rejoined = kazoo(ensemble.member(member).connect_string + chroot_connect[chroot_connect.index("/"):])
+        rejoined = kazoo(ensemble.member(member).connect_string + chroot_connect[chroot_connect.index("/") :])
         try:
             rejoined.sync("/")
             assert rejoined.get("/after")[0] == b"w"
@@ -161,8 +166,13 @@ def test_member_restart_rejoins_the_quorum(ensemble):
 
 @pytest.mark.timeout(240)
 def test_broker_keeps_its_registration_when_its_member_dies(ensemble, chroot_connect, tmp_path, capsys):
-    cluster = LocalCluster(tmp_path / "cluster", brokers=1, zk_connect=chroot_connect, broker_ports=[free_port()],
-                           overrides=dict(TEST_DEFAULTS, **{"zookeeper.session.timeout.ms": "6000"}))
+    cluster = LocalCluster(
+        tmp_path / "cluster",
+        brokers=1,
+        zk_connect=chroot_connect,
+        broker_ports=[free_port()],
+        overrides=dict(TEST_DEFAULTS, **{"zookeeper.session.timeout.ms": "6000"}),
+    )
     watcher = kazoo(chroot_connect)
     try:
         cluster.start(timeout=60)
@@ -171,19 +181,38 @@ def test_broker_keeps_its_registration_when_its_member_dies(ensemble, chroot_con
         member = serving_member(ensemble, owner)
 
         ensemble.member(member).kill()
-        wait_for(lambda: [m for m in session_members(ensemble, owner) if m != member], timeout=20,
-                 message="the broker's session on another member")
+        wait_for(
+            lambda: [m for m in session_members(ensemble, owner) if m != member],
+            timeout=20,
+            message="the broker's session on another member",
+        )
         assert watcher.exists("/brokers/ids/0").ephemeralOwner == owner
         assert cluster.brokers[0].is_running()
 
         # kafka-topics --zookeeper h1:p1,h2:p2,h3:p3/chroot, with one member still down; the broker's
         # controller sees the new topic through the ensemble and makes the broker its leader.
-        assert topics.main(["--zookeeper", chroot_connect, "--create", "--topic", "through-ensemble",
-                            "--partitions", "2", "--replication-factor", "1"]) == 0
+        assert (
+            topics.main(
+                [
+                    "--zookeeper",
+                    chroot_connect,
+                    "--create",
+                    "--topic",
+                    "through-ensemble",
+                    "--partitions",
+                    "2",
+                    "--replication-factor",
+                    "1",
+                ]
+            )
+            == 0
+        )
         assert topics.main(["--zookeeper", chroot_connect, "--list"]) == 0
         assert "through-ensemble" in capsys.readouterr().out.split()
-        wait_for(lambda: watcher.exists("/brokers/topics/through-ensemble/partitions/1/state"),
-                 message="the controller electing leaders of through-ensemble")
+        wait_for(
+            lambda: watcher.exists("/brokers/topics/through-ensemble/partitions/1/state"),
+            message="the controller electing leaders of through-ensemble",
+        )
 
         ensemble.member(member).start(timeout=30)
         assert watcher.exists("/brokers/ids/0").ephemeralOwner == owner
@@ -202,8 +231,12 @@ def test_zookeeper_shell_reads_through_a_multi_host_chroot_string(ensemble, chro
     finally:
         client.stop()
         client.close()
-    result = subprocess.run([str(ROOT / "scripts" / "zookeeper-shell.sh"), chroot_connect, "get", "/brokers/ids/7"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "zookeeper-shell.sh"), chroot_connect, "get", "/brokers/ids/7"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert '{"version":4}' in result.stdout.splitlines()
 
@@ -228,12 +261,27 @@ def test_ensembles_of_one_and_five_serve(tmp_path, size):
 
 def test_launcher_command_starts_reports_and_stops_an_ensemble(tmp_path):
     base = free_ports(9)
-    options = ["--data-dir", str(tmp_path), "--port", str(base), "--quorum-port", str(base + 3),
-               "--election-port", str(base + 6), "--ensemble", "3"]
+    options = [
+        "--data-dir",
+        str(tmp_path),
+        "--port",
+        str(base),
+        "--quorum-port",
+        str(base + 3),
+        "--election-port",
+        str(base + 6),
+        "--ensemble",
+        "3",
+    ]
 
     def launcher(action, *more):
-        return subprocess.run([sys.executable, "-m", "zookeeper.launcher", action, *options, *more],
-                              capture_output=True, text=True, timeout=90, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "zookeeper.launcher", action, *options, *more],
+            capture_output=True,
+            text=True,
+            timeout=90,
+            cwd=ROOT,
+        )
 
     ensemble = ZooKeeperEnsemble(tmp_path, loopback_members(3, base, base + 3, base + 6))
     try:

@@ -16,16 +16,25 @@ from tests.zk_support import controller_id, start_zookeeper
 SESSION_TIMEOUT_S = 6
 # One controlled-shutdown attempt of 3 s: with ZooKeeper down the controller cannot move leaders, and Kafka's
 # defaults (3 attempts of 30 s, 5 s apart) would only make the broker wait longer before its unclean shutdown.
-SETTINGS = {"zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000), "controlled.shutdown.max.retries": "1",
-            "controller.socket.timeout.ms": "3000"}
+SETTINGS = {
+    "zookeeper.session.timeout.ms": str(SESSION_TIMEOUT_S * 1000),
+    "controlled.shutdown.max.retries": "1",
+    "controller.socket.timeout.ms": "3000",
+}
 RECORDS = 50
 
 
 def produce_acknowledged(bootstrap, topic, prefix):
     """RECORDS values acknowledged with acks=all; fails the test on any delivery error."""
     failures = []
-    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "message.timeout.ms": 20000,
-                         "on_delivery": lambda err, msg: err and failures.append(err)})
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "acks": "all",
+            "message.timeout.ms": 20000,
+            "on_delivery": lambda err, msg: err and failures.append(err),
+        }
+    )
     values = [b"%s-%d" % (prefix, index) for index in range(RECORDS)]
     for value in values:
         producer.produce(topic, value)
@@ -52,9 +61,11 @@ def read_zookeeper(zk_connect, read):
 
 def elected_controller(zk_connect, other_than=None):
     """The controller's broker id once one other than ``other_than`` holds /controller."""
+
     def found():
         broker_id = read_zookeeper(zk_connect, controller_id)
         return [broker_id] if broker_id not in (None, other_than) else None
+
     return wait_for(found, 30, message="a controller other than %s" % other_than)[0]
 
 
@@ -64,8 +75,7 @@ def wait_for_full_isr(cluster, topic, message):
 
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("victim_role", ["controller", "freshly elected controller", "another broker"])
-def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_record_is_lost(tmp_path,
-                                                                                               victim_role):
+def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_record_is_lost(tmp_path, victim_role):
     zookeeper = start_zookeeper(tmp_path / "zookeeper")
     cluster = None
     try:
@@ -84,8 +94,11 @@ def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_r
 
         zookeeper.stop()
         written += produce_acknowledged(cluster.bootstrap_servers, topic, b"during")  # the data plane goes on
-        victim = next(broker for broker in cluster.brokers
-                      if (broker.broker_id == controller) == (victim_role != "another broker"))
+        victim = next(
+            broker
+            for broker in cluster.brokers
+            if (broker.broker_id == controller) == (victim_role != "another broker")
+        )
         log_start = victim.log_file.stat().st_size
         victim.signal(signal.SIGTERM)
         stopped_at = time.monotonic()
@@ -95,18 +108,23 @@ def test_a_broker_stops_on_sigterm_while_zookeeper_is_down_and_no_acknowledged_r
         log = victim.log_file.read_text()[log_start:]
         assert "proceeding to do an unclean shutdown" in log and "shut down completed" in log
         if victim_role != "another broker":  # its own ControlledShutdown event waited on ZooKeeper
-            assert ("the controller event ControlledShutdown has not finished after 6s (is ZooKeeper reachable?)"
-                    in victim.log_path("controller.log").read_text())
+            assert (
+                "the controller event ControlledShutdown has not finished after 6s (is ZooKeeper reachable?)"
+                in victim.log_path("controller.log").read_text()
+            )
 
         zookeeper.start(timeout=30)
         registration = "/brokers/ids/%d" % victim.broker_id
-        wait_for(lambda: read_zookeeper(cluster.zk_connect, lambda client: client.exists(registration) is None),
-                 SESSION_TIMEOUT_S + 30,
-                 message="broker %d's old session to expire" % victim.broker_id)
+        wait_for(
+            lambda: read_zookeeper(cluster.zk_connect, lambda client: client.exists(registration) is None),
+            SESSION_TIMEOUT_S + 30,
+            message="broker %d's old session to expire" % victim.broker_id,
+        )
         victim.start(timeout=60)
         wait_for_full_isr(cluster, topic, "the ISR full again on every broker")
-        leader = cluster.broker(metadata(cluster.brokers[0].bootstrap, [topic])["topics"][0]["partitions"][0]
-                                ["leader_id"])
+        leader = cluster.broker(
+            metadata(cluster.brokers[0].bootstrap, [topic])["topics"][0]["partitions"][0]["leader_id"]
+        )
         assert [record.value for record in read_all(leader.bootstrap, topic, 0)] == written
         assert produce_acknowledged(cluster.bootstrap_servers, topic, b"after")
     finally:

@@ -53,17 +53,23 @@ def secured(tmp_path_factory):
     as an operator exports it before starting brokers and tools."""
     directory = tmp_path_factory.mktemp("zk-security")
     jaas = directory / "kafka_jaas.conf"
-    jaas.write_text('Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n'
-                    '  username="kafka"\n  password="%s";\n};\n' % PASSWORD)
+    jaas.write_text(
+        "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+        '  username="kafka"\n  password="%s";\n};\n' % PASSWORD
+    )
     kafka_opts = "-Djava.security.auth.login.config=%s" % jaas
     previous = os.environ.get("KAFKA_OPTS")
     os.environ["KAFKA_OPTS"] = kafka_opts
     zookeeper = sasl_zookeeper(directory / "zookeeper")
     cluster = None
     try:
-        cluster = LocalCluster(directory / "cluster", brokers=2, zk_connect=zookeeper.connect_string + CHROOT,
-                               broker_ports=[free_port() for _ in range(2)],
-                               overrides=dict(TEST_DEFAULTS, **{"zookeeper.set.acl": "true"}))
+        cluster = LocalCluster(
+            directory / "cluster",
+            brokers=2,
+            zk_connect=zookeeper.connect_string + CHROOT,
+            broker_ports=[free_port() for _ in range(2)],
+            overrides=dict(TEST_DEFAULTS, **{"zookeeper.set.acl": "true"}),
+        )
         try:
             cluster.start(timeout=60)
         except Exception:
@@ -85,8 +91,22 @@ def topic(secured):
     """A topic created by kafka-topics --zookeeper, logged in from KAFKA_OPTS, and served by both brokers."""
     _, cluster, _ = secured
     name = "secured-%s" % uuid.uuid4().hex[:6]
-    assert topics.main(["--zookeeper", cluster.zk_connect, "--create", "--topic", name, "--partitions", "2",
-                        "--replication-factor", "2"]) == 0
+    assert (
+        topics.main(
+            [
+                "--zookeeper",
+                cluster.zk_connect,
+                "--create",
+                "--topic",
+                name,
+                "--partitions",
+                "2",
+                "--replication-factor",
+                "2",
+            ]
+        )
+        == 0
+    )
     wait_for(lambda: len(partition_leaders(cluster.brokers[0].bootstrap, name)) == 2, message="leaders of " + name)
     return name
 
@@ -114,12 +134,36 @@ def acls(client, path):
 @pytest.mark.timeout(240)
 def test_broker_and_tool_znodes_carry_kafkas_acls(secured, topic, admin_zk):
     _, cluster, _ = secured
-    assert configs.main(["--zookeeper", cluster.zk_connect, "--alter", "--entity-type", "users", "--entity-name",
-                         "alice", "--add-config", "consumer_byte_rate=1000"]) == 0
+    assert (
+        configs.main(
+            [
+                "--zookeeper",
+                cluster.zk_connect,
+                "--alter",
+                "--entity-type",
+                "users",
+                "--entity-name",
+                "alice",
+                "--add-config",
+                "consumer_byte_rate=1000",
+            ]
+        )
+        == 0
+    )
     readable = sorted([KAFKA_ALL, WORLD_READ], key=lambda acl: (acl.id.scheme, acl.perms))
-    for path in ["/", "/brokers", "/brokers/ids/0", "/brokers/ids/1", "/brokers/topics/" + topic,
-                 "/brokers/topics/%s/partitions/0/state" % topic, "/controller", "/controller_epoch", "/cluster/id",
-                 "/config/topics/" + topic, "/config/changes"]:
+    for path in [
+        "/",
+        "/brokers",
+        "/brokers/ids/0",
+        "/brokers/ids/1",
+        "/brokers/topics/" + topic,
+        "/brokers/topics/%s/partitions/0/state" % topic,
+        "/controller",
+        "/controller_epoch",
+        "/cluster/id",
+        "/config/topics/" + topic,
+        "/config/changes",
+    ]:
         assert acls(admin_zk, path) == readable, path
     for path in ["/config/users", "/config/users/alice", "/config/brokers"]:
         assert acls(admin_zk, path) == [KAFKA_ALL], path
@@ -147,16 +191,19 @@ def test_the_secured_cluster_serves_producers_and_consumers(secured, topic):
     for index in range(20):
         producer.produce(topic, value=b"value-%d" % index, partition=index % 2)
     assert producer.flush(30) == 0
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "g-" + topic,
-                         "auto.offset.reset": "earliest"})
+    consumer = Consumer(
+        {"bootstrap.servers": cluster.bootstrap_servers, "group.id": "g-" + topic, "auto.offset.reset": "earliest"}
+    )
     consumer.subscribe([topic])
     received = []
     try:
+
         def poll():
             message = consumer.poll(0.5)
             if message is not None and message.error() is None:
                 received.append(message.value())
             return len(received) >= 20
+
         wait_for(poll, timeout=60, message="20 records consumed")
     finally:
         consumer.close()
@@ -171,16 +218,21 @@ def test_zookeeper_shell_logs_in_from_kafka_opts(secured, admin_zk):
     shell = [str(SCRIPTS / "zookeeper-shell.sh"), cluster.zk_connect, "get", "/config/users/shell-probe"]
     logged_in = subprocess.run(shell, capture_output=True, text=True, timeout=60, env=environ)
     assert '{"version":1,"config":{}}' in logged_in.stdout, logged_in.stderr
-    anonymous = subprocess.run(shell, capture_output=True, text=True, timeout=60,
-                               env={k: v for k, v in environ.items() if k != "KAFKA_OPTS"})
+    anonymous = subprocess.run(
+        shell, capture_output=True, text=True, timeout=60, env={k: v for k, v in environ.items() if k != "KAFKA_OPTS"}
+    )
     assert '{"version":1,"config":{}}' not in anonymous.stdout
     assert "Insufficient permission : /config/users/shell-probe" in anonymous.stderr
 
 
 def migrate(connect, acl, environ=None):
-    return subprocess.run([str(SCRIPTS / "zookeeper-security-migration.sh"), "--zookeeper.acl=" + acl,
-                           "--zookeeper.connect=" + connect], capture_output=True, text=True, timeout=120,
-                          env=environ or dict(os.environ))
+    return subprocess.run(
+        [str(SCRIPTS / "zookeeper-security-migration.sh"), "--zookeeper.acl=" + acl, "--zookeeper.connect=" + connect],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environ or dict(os.environ),
+    )
 
 
 @pytest.mark.timeout(240)
@@ -188,8 +240,14 @@ def test_migration_opens_then_secures_the_tree(secured, topic, admin_zk):
     _, cluster, _ = secured
     opened = migrate(cluster.zk_connect, "unsecure")
     assert opened.returncode == 0, opened.stdout + opened.stderr
-    for path in ["/", "/brokers/topics/" + topic, "/brokers/ids/0", "/config/users", "/controller",
-                 "/brokers/topics/%s/partitions/1/state" % topic]:
+    for path in [
+        "/",
+        "/brokers/topics/" + topic,
+        "/brokers/ids/0",
+        "/config/users",
+        "/controller",
+        "/brokers/topics/%s/partitions/1/state" % topic,
+    ]:
         assert admin_zk.get_acls(path)[0] == [WORLD_ALL], path
     anonymous = kazoo(cluster.zk_connect, authenticated=False)
     try:
@@ -205,8 +263,22 @@ def test_migration_opens_then_secures_the_tree(secured, topic, admin_zk):
         assert acls(admin_zk, path) == readable, path
     assert acls(admin_zk, "/config/users") == [KAFKA_ALL]
     # the cluster still works: a new topic through the brokers' secured sessions
-    assert topics.main(["--bootstrap-server", cluster.brokers[0].bootstrap, "--create", "--topic", topic + "-after",
-                        "--partitions", "1", "--replication-factor", "2"]) == 0
+    assert (
+        topics.main(
+            [
+                "--bootstrap-server",
+                cluster.brokers[0].bootstrap,
+                "--create",
+                "--topic",
+                topic + "-after",
+                "--partitions",
+                "1",
+                "--replication-factor",
+                "2",
+            ]
+        )
+        == 0
+    )
     wait_for(lambda: partition_leaders(cluster.brokers[0].bootstrap, topic + "-after"), message="the new topic")
     assert acls(admin_zk, "/brokers/topics/%s-after" % topic) == readable
 
@@ -223,13 +295,22 @@ def test_migration_without_jaas_is_refused(secured):
 def test_a_broker_with_set_acl_and_no_jaas_refuses_to_start(secured, tmp_path):
     zookeeper = secured[0]
     properties = tmp_path / "server.properties"
-    properties.write_text("broker.id=7\nlisteners=PLAINTEXT://127.0.0.1:%d\nlog.dirs=%s\nzookeeper.connect=%s\n"
-                          "zookeeper.set.acl=true\n" % (free_port(), tmp_path / "logs", zookeeper.connect_string))
+    properties.write_text(
+        "broker.id=7\nlisteners=PLAINTEXT://127.0.0.1:%d\nlog.dirs=%s\nzookeeper.connect=%s\n"
+        "zookeeper.set.acl=true\n" % (free_port(), tmp_path / "logs", zookeeper.connect_string)
+    )
     environ = {k: v for k, v in os.environ.items() if k != "KAFKA_OPTS"}
-    started = subprocess.run([sys.executable, "-m", "kafka_zk.server.main", str(properties)], capture_output=True,
-                             text=True, timeout=60, env=dict(environ, PYTHONPATH=str(ROOT), LOG_DIR=str(tmp_path)))
+    started = subprocess.run(
+        [sys.executable, "-m", "kafka_zk.server.main", str(properties)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(environ, PYTHONPATH=str(ROOT), LOG_DIR=str(tmp_path)),
+    )
     assert started.returncode == 1
-    assert ("zookeeper.set.acl is true, but ZooKeeper client TLS configuration identifying at least "
-            "zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not "
-            "present and the verification of the JAAS login file failed [java.security.auth.login.config=null, "
-            "zookeeper.sasl.client=default:true, zookeeper.sasl.clientconfig=default:Client]") in started.stderr
+    assert (
+        "zookeeper.set.acl is true, but ZooKeeper client TLS configuration identifying at least "
+        "zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not "
+        "present and the verification of the JAAS login file failed [java.security.auth.login.config=null, "
+        "zookeeper.sasl.client=default:true, zookeeper.sasl.clientconfig=default:Client]"
+    ) in started.stderr

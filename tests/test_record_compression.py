@@ -11,8 +11,18 @@ from kafka import codec as kafka_python_codec
 
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import (
-    GZIP, LZ4, NONE, SNAPPY, XERIAL_MAGIC, ZSTD, UnsupportedCodecError, _xxh32, codec_from_name, compress,
-    decompress)
+    GZIP,
+    LZ4,
+    NONE,
+    SNAPPY,
+    XERIAL_MAGIC,
+    ZSTD,
+    UnsupportedCodecError,
+    _xxh32,
+    codec_from_name,
+    compress,
+    decompress,
+)
 
 ALL_CODECS = [NONE, GZIP, SNAPPY, LZ4, ZSTD]
 PAYLOADS = [b"", b"x", b"hello kafka " * 5000, os.urandom(100000)]
@@ -92,8 +102,11 @@ def test_raw_snappy_bound_uses_declared_length():
 
 
 @pytest.mark.parametrize("codec", [GZIP, SNAPPY, LZ4, ZSTD])
-@pytest.mark.parametrize("garbage", [b"", b"\x00", b"\xff" * 40, XERIAL_MAGIC + b"\x00" * 8 + b"\x7f\xff\xff\xff",
-                                     os.urandom(64)], ids=["empty", "zero", "ones", "xerial-header", "random"])
+@pytest.mark.parametrize(
+    "garbage",
+    [b"", b"\x00", b"\xff" * 40, XERIAL_MAGIC + b"\x00" * 8 + b"\x7f\xff\xff\xff", os.urandom(64)],
+    ids=["empty", "zero", "ones", "xerial-header", "random"],
+)
 def test_garbage_raises_invalid_record(codec, garbage):
     try:
         decompress(codec, garbage)
@@ -105,7 +118,7 @@ def test_garbage_raises_invalid_record(codec, garbage):
 def test_truncated_data_raises_invalid_record(codec):
     data = compress(codec, os.urandom(5000))
     with pytest.raises(InvalidRecordError):
-        decompress(codec, data[:len(data) // 2])
+        decompress(codec, data[: len(data) // 2])
 
 
 def test_unknown_codec():

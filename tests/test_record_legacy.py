@@ -10,18 +10,30 @@ from kafka.record.memory_records import MemoryRecords
 
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD, UnsupportedCodecError, decompress
-from kafka_zk.record.legacy import (
-    decode_message_set, down_convert, encode_message_set, iter_messages, up_convert)
+from kafka_zk.record.legacy import decode_message_set, down_convert, encode_message_set, iter_messages, up_convert
 from kafka_zk.record.records import (
-    LOG_APPEND_TIME, Record, control_marker_record, decode_batch, encode_batch, iter_records)
+    LOG_APPEND_TIME,
+    Record,
+    control_marker_record,
+    decode_batch,
+    encode_batch,
+    iter_records,
+)
 
 LEGACY_CODECS = [NONE, GZIP, SNAPPY, LZ4]
 
 
 def sample(count=30, base_offset=0, magic=1):
-    return [Record(base_offset + i, 1000 + i if magic == 1 else -1,
-                   None if i % 5 == 0 else b"k%d" % i, None if i % 7 == 3 else b"v%d" % i * 3, [])
-            for i in range(count)]
+    return [
+        Record(
+            base_offset + i,
+            1000 + i if magic == 1 else -1,
+            None if i % 5 == 0 else b"k%d" % i,
+            None if i % 7 == 3 else b"v%d" % i * 3,
+            [],
+        )
+        for i in range(count)
+    ]
 
 
 def kafka_python_records(buf):
@@ -51,8 +63,9 @@ def test_round_trip(magic, codec):
 def test_kafka_python_reads_ours(magic, codec):
     records = sample(25, base_offset=100, magic=magic)
     data = encode_message_set(records, magic, codec)
-    assert kafka_python_records(data) == [(r.offset, None if magic == 0 else r.timestamp, r.key, r.value)
-                                          for r in records]
+    assert kafka_python_records(data) == [
+        (r.offset, None if magic == 0 else r.timestamp, r.key, r.value) for r in records
+    ]
 
 
 @pytest.mark.parametrize("magic", [0, 1])
@@ -104,15 +117,18 @@ def _message(offset, magic, attributes, key_field, value_field, timestamp=0):
     return struct.pack(">qiI", offset, len(body) + 4, zlib.crc32(body)) + body
 
 
-@pytest.mark.parametrize("raw", [
-    _message(0, 1, 0, struct.pack(">i", 100) + b"k", struct.pack(">i", -1)),  # key past the end
-    _message(0, 1, 0, struct.pack(">i", -5), struct.pack(">i", -1)),  # negative key length
-    _message(0, 1, 0, struct.pack(">i", -1), struct.pack(">i", -1) + b"xx"),  # bytes left over
-    _message(0, 0, GZIP, struct.pack(">i", -1), struct.pack(">i", -1)),  # compressed without value
-    _message(0, 0, GZIP, struct.pack(">i", -1), struct.pack(">i", 3) + b"bad"),  # corrupt gzip
-    _message(0, 1, 0, b"", b"")[:12] + struct.pack(">i", 4) + b"\x00" * 4,  # size below minimum
-    _message(0, 2, 0, struct.pack(">i", -1), struct.pack(">i", -1)),  # magic 2 in a legacy set
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        _message(0, 1, 0, struct.pack(">i", 100) + b"k", struct.pack(">i", -1)),  # key past the end
+        _message(0, 1, 0, struct.pack(">i", -5), struct.pack(">i", -1)),  # negative key length
+        _message(0, 1, 0, struct.pack(">i", -1), struct.pack(">i", -1) + b"xx"),  # bytes left over
+        _message(0, 0, GZIP, struct.pack(">i", -1), struct.pack(">i", -1)),  # compressed without value
+        _message(0, 0, GZIP, struct.pack(">i", -1), struct.pack(">i", 3) + b"bad"),  # corrupt gzip
+        _message(0, 1, 0, b"", b"")[:12] + struct.pack(">i", 4) + b"\x00" * 4,  # size below minimum
+        _message(0, 2, 0, struct.pack(">i", -1), struct.pack(">i", -1)),  # magic 2 in a legacy set
+    ],
+)
 def test_hostile_legacy_messages(raw):
     with pytest.raises(InvalidRecordError):
         decode_message_set(raw)
@@ -163,16 +179,30 @@ def test_up_convert_rejects_mixed_sets():
 @pytest.mark.parametrize("codec", LEGACY_CODECS)
 def test_down_convert(magic, codec):
     first = encode_batch([(b"a", b"1", [("h", b"x")], 100), (b"b", b"2", (), 150)], base_offset=0, compression=codec)
-    marker = encode_batch([control_marker_record(True, 0)], base_offset=2, is_control=True, is_transactional=True,
-                          producer_id=1, producer_epoch=0)
-    third = encode_batch([(b"c", b"3", (), 170), (None, b"4", (), 180)], base_offset=3, compression=codec,
-                         timestamp_type=LOG_APPEND_TIME, log_append_time_ms=999)
+    marker = encode_batch(
+        [control_marker_record(True, 0)],
+        base_offset=2,
+        is_control=True,
+        is_transactional=True,
+        producer_id=1,
+        producer_epoch=0,
+    )
+    third = encode_batch(
+        [(b"c", b"3", (), 170), (None, b"4", (), 180)],
+        base_offset=3,
+        compression=codec,
+        timestamp_type=LOG_APPEND_TIME,
+        log_append_time_ms=999,
+    )
     data = down_convert(first + marker + third + third[:20], magic)
     decoded = decode_message_set(data)
     expected_ts = [100, 150, 999, 999] if magic == 1 else [-1] * 4
     assert [(r.offset, r.timestamp, r.key, r.value) for r in decoded] == [
-        (0, expected_ts[0], b"a", b"1"), (1, expected_ts[1], b"b", b"2"),
-        (3, expected_ts[2], b"c", b"3"), (4, expected_ts[3], None, b"4")]
+        (0, expected_ts[0], b"a", b"1"),
+        (1, expected_ts[1], b"b", b"2"),
+        (3, expected_ts[2], b"c", b"3"),
+        (4, expected_ts[3], None, b"4"),
+    ]
     assert all(r.headers == [] for r in decoded)
     if not (magic == 0 and codec == LZ4):
         assert [(o, k) for o, _, k, _ in kafka_python_records(data)] == [(0, b"a"), (1, b"b"), (3, b"c"), (4, None)]

@@ -7,11 +7,28 @@ import pytest
 from kafka.record.default_records import DefaultRecordBatch, DefaultRecordBatchBuilder
 
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, CRC_POS, HEADER_STRUCT, LOG_OVERHEAD, InvalidRecordError, compute_crc, iter_batch_headers)
+    BATCH_HEADER_SIZE,
+    CRC_POS,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    InvalidRecordError,
+    compute_crc,
+    iter_batch_headers,
+)
 from kafka_zk.record.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD
 from kafka_zk.record.records import (
-    CONTROL_ABORT, CONTROL_COMMIT, LOG_APPEND_TIME, Record, control_marker_record, decode_batch, encode_batch,
-    iter_batches, iter_records, parse_control_key, parse_end_txn_marker)
+    CONTROL_ABORT,
+    CONTROL_COMMIT,
+    LOG_APPEND_TIME,
+    Record,
+    control_marker_record,
+    decode_batch,
+    encode_batch,
+    iter_batches,
+    iter_records,
+    parse_control_key,
+    parse_end_txn_marker,
+)
 from kafka_zk.record.varint import encode_varint
 
 ALL_CODECS = [NONE, GZIP, SNAPPY, LZ4, ZSTD]
@@ -39,8 +56,23 @@ def raw_batch(body, record_count, attributes=0, last_offset_delta=None):
     if last_offset_delta is None:
         last_offset_delta = record_count - 1
     buf = bytearray(BATCH_HEADER_SIZE) + body
-    HEADER_STRUCT.pack_into(buf, 0, 0, len(buf) - LOG_OVERHEAD, -1, 2, 0, attributes, last_offset_delta,
-                            1000, 1000, -1, -1, -1, record_count)
+    HEADER_STRUCT.pack_into(
+        buf,
+        0,
+        0,
+        len(buf) - LOG_OVERHEAD,
+        -1,
+        2,
+        0,
+        attributes,
+        last_offset_delta,
+        1000,
+        1000,
+        -1,
+        -1,
+        -1,
+        record_count,
+    )
     return with_crc(buf)
 
 
@@ -62,13 +94,13 @@ def test_round_trip_every_codec(codec):
     assert header.first_timestamp == items[0][3]
     assert header.max_timestamp == max(item[3] for item in items)
     assert [r.offset for r in records] == list(range(1000, 1300))
-    assert [(r.key, r.value, r.headers, r.timestamp) for r in records] == [
-        (k, v, list(h), ts) for k, v, h, ts in items]
+    assert [(r.key, r.value, r.headers, r.timestamp) for r in records] == [(k, v, list(h), ts) for k, v, h, ts in items]
 
 
 def test_producer_fields_and_flags():
-    data = encode_batch([(b"k", b"v")], producer_id=77, producer_epoch=3, base_sequence=41,
-                        is_transactional=True, first_timestamp=5)
+    data = encode_batch(
+        [(b"k", b"v")], producer_id=77, producer_epoch=3, base_sequence=41, is_transactional=True, first_timestamp=5
+    )
     header, records = decode_batch(data)
     assert (header.producer_id, header.producer_epoch, header.base_sequence) == (77, 3, 41)
     assert header.is_transactional and not header.is_control and not header.is_log_append_time
@@ -77,8 +109,9 @@ def test_producer_fields_and_flags():
 
 
 def test_log_append_time_rule():
-    data = encode_batch([(b"a", b"1", (), 10), (b"b", b"2", (), 20)], timestamp_type=LOG_APPEND_TIME,
-                        log_append_time_ms=99999)
+    data = encode_batch(
+        [(b"a", b"1", (), 10), (b"b", b"2", (), 20)], timestamp_type=LOG_APPEND_TIME, log_append_time_ms=99999
+    )
     header, records = decode_batch(data)
     assert header.is_log_append_time and header.max_timestamp == 99999 and header.first_timestamp == 10
     assert [r.timestamp for r in records] == [99999, 99999]
@@ -111,8 +144,14 @@ def test_control_batch():
 
 def test_iter_records_over_batches_skips_partial_and_control():
     first = encode_batch([(b"a", b"1"), (b"b", b"2")], base_offset=0)
-    marker = encode_batch([control_marker_record(True, 0)], base_offset=2, is_control=True, is_transactional=True,
-                          producer_id=1, producer_epoch=0)
+    marker = encode_batch(
+        [control_marker_record(True, 0)],
+        base_offset=2,
+        is_control=True,
+        is_transactional=True,
+        producer_id=1,
+        producer_epoch=0,
+    )
     third = encode_batch([(b"c", b"3")], base_offset=3, compression=GZIP)
     buf = first + marker + third + third[:30]
     assert [r.key for r in iter_records(buf)] == [b"a", b"b", b"c"]
@@ -135,15 +174,23 @@ def test_kafka_python_reads_our_batches(codec):
 @pytest.mark.parametrize("codec", ALL_CODECS)
 def test_we_read_kafka_python_batches(codec):
     items = sample_records(200)
-    builder = DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=False,
-                                        producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 22)
+    builder = DefaultRecordBatchBuilder(
+        magic=2,
+        compression_type=codec,
+        is_transactional=False,
+        producer_id=-1,
+        producer_epoch=-1,
+        base_sequence=-1,
+        batch_size=1 << 22,
+    )
     for offset, (key, value, headers, ts) in enumerate(items):
         builder.append(offset, timestamp=ts, key=key, value=value, headers=headers)
     data = bytes(builder.build())
     header, records = decode_batch(data)
     assert header.compression == codec
     assert [(r.offset, r.timestamp, r.key, r.value, r.headers) for r in records] == [
-        (i, ts, k, v, list(h)) for i, (k, v, h, ts) in enumerate(items)]
+        (i, ts, k, v, list(h)) for i, (k, v, h, ts) in enumerate(items)
+    ]
 
 
 def test_corrupt_crc():
@@ -177,22 +224,25 @@ VALUE = encode_varint(1) + b"v"
 HEAD = b"\x00" + encode_varint(0) + encode_varint(0)  # attributes, timestampDelta, offsetDelta
 
 
-@pytest.mark.parametrize("body,count", [
-    (encode_varint(500) + HEAD + KEY + VALUE + encode_varint(0), 1),  # record longer than the batch
-    (encode_varint(-3) + HEAD, 1),  # negative record length
-    (record_body(HEAD, encode_varint(-2), VALUE, encode_varint(0)), 1),  # key length -2
-    (record_body(HEAD, encode_varint(50), b"k", VALUE, encode_varint(0)), 1),  # key beyond the record
-    (record_body(HEAD, KEY, encode_varint(-7), encode_varint(0)), 1),  # value length -7
-    (record_body(HEAD, KEY, VALUE, encode_varint(1 << 30)), 1),  # huge header count
-    (record_body(HEAD, KEY, VALUE, encode_varint(-1)), 1),  # negative header count
-    (record_body(HEAD, KEY, VALUE, encode_varint(1), encode_varint(-1), VALUE), 1),  # null header key
-    (record_body(HEAD, KEY, VALUE, encode_varint(1), encode_varint(2), b"\xff\xfe", VALUE), 1),  # bad UTF-8
-    (record_body(HEAD, KEY, VALUE, encode_varint(0), b"extra"), 1),  # bytes left over in the record
-    (record_body(HEAD, KEY, VALUE, encode_varint(0)), 2),  # fewer records than declared
-    (record_body(HEAD, KEY, VALUE, encode_varint(0)) * 3, 2),  # more records than declared
-    (record_body(b"\x00", b"\xff\xff\xff\xff\xff\xff"), 1),  # overlong varint
-    (record_body(HEAD, KEY), 1),  # record ends before the value
-])
+@pytest.mark.parametrize(
+    "body,count",
+    [
+        (encode_varint(500) + HEAD + KEY + VALUE + encode_varint(0), 1),  # record longer than the batch
+        (encode_varint(-3) + HEAD, 1),  # negative record length
+        (record_body(HEAD, encode_varint(-2), VALUE, encode_varint(0)), 1),  # key length -2
+        (record_body(HEAD, encode_varint(50), b"k", VALUE, encode_varint(0)), 1),  # key beyond the record
+        (record_body(HEAD, KEY, encode_varint(-7), encode_varint(0)), 1),  # value length -7
+        (record_body(HEAD, KEY, VALUE, encode_varint(1 << 30)), 1),  # huge header count
+        (record_body(HEAD, KEY, VALUE, encode_varint(-1)), 1),  # negative header count
+        (record_body(HEAD, KEY, VALUE, encode_varint(1), encode_varint(-1), VALUE), 1),  # null header key
+        (record_body(HEAD, KEY, VALUE, encode_varint(1), encode_varint(2), b"\xff\xfe", VALUE), 1),  # bad UTF-8
+        (record_body(HEAD, KEY, VALUE, encode_varint(0), b"extra"), 1),  # bytes left over in the record
+        (record_body(HEAD, KEY, VALUE, encode_varint(0)), 2),  # fewer records than declared
+        (record_body(HEAD, KEY, VALUE, encode_varint(0)) * 3, 2),  # more records than declared
+        (record_body(b"\x00", b"\xff\xff\xff\xff\xff\xff"), 1),  # overlong varint
+        (record_body(HEAD, KEY), 1),  # record ends before the value
+    ],
+)
 def test_hostile_lengths_raise_invalid_record(body, count):
     with pytest.raises(InvalidRecordError):
         decode_batch(raw_batch(body, count))
@@ -200,6 +250,7 @@ def test_hostile_lengths_raise_invalid_record(body, count):
 
 def test_hostile_compressed_payload():
     from kafka_zk.record.compression import compress
+
     with pytest.raises(InvalidRecordError):
         decode_batch(raw_batch(b"not gzip at all", 1, attributes=GZIP))
     bomb = compress(ZSTD, bytes(4 * 1024 * 1024))

@@ -5,14 +5,26 @@ import struct
 
 import pytest
 
-from kafka_zk.record import compression
+from kafka_zk.record import compression, validation
 from kafka_zk.record import records as records_module
-from kafka_zk.record import validation
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, CRC_POS, HEADER_STRUCT, LOG_OVERHEAD, InvalidRecordError, compute_crc)
+    BATCH_HEADER_SIZE,
+    CRC_POS,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    InvalidRecordError,
+    compute_crc,
+)
 from kafka_zk.record.compression import GZIP, LZ4, SNAPPY, ZSTD, compress
 from kafka_zk.record.records import (
-    NO_TIMESTAMP, Record, batch_records_data, decode_records, encode_batch, read_full_header, scan_records)
+    NO_TIMESTAMP,
+    Record,
+    batch_records_data,
+    decode_records,
+    encode_batch,
+    read_full_header,
+    scan_records,
+)
 from kafka_zk.record.validation import InvalidTimestampError, MissingKeyError, validate_produce_records
 
 NOW = 1_700_000_000_000
@@ -48,13 +60,13 @@ def mutate(rng, section):
         for _ in range(rng.randint(1, 3)):
             data[rng.randrange(len(data))] = rng.randrange(256)
     elif kind == 1 and data:
-        del data[rng.randrange(len(data)):]
+        del data[rng.randrange(len(data)) :]
     elif kind == 2:
         at = rng.randrange(len(data) + 1)
         data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 4)))
     elif kind == 3 and data:
         at = rng.randrange(len(data))
-        del data[at:at + rng.randint(1, 4)]
+        del data[at : at + rng.randint(1, 4)]
     elif kind == 4 and data:
         data[rng.randrange(len(data))] = rng.choice([0x00, 0x01, 0x7F, 0x80, 0xFF, 0x03])
     return bytes(data)
@@ -121,8 +133,23 @@ def with_crc(buf):
 def compressed_batch(codec, section, record_count, first, producer_id=-1, base_sequence=-1):
     """A v2 batch of ``section`` compressed with ``codec``, its header declaring ``record_count``."""
     buf = bytearray(BATCH_HEADER_SIZE) + compress(codec, section)
-    HEADER_STRUCT.pack_into(buf, 0, 0, len(buf) - LOG_OVERHEAD, -1, 2, 0, codec, max(record_count - 1, 0), first,
-                            first, producer_id, 0 if producer_id >= 0 else -1, base_sequence, record_count)
+    HEADER_STRUCT.pack_into(
+        buf,
+        0,
+        0,
+        len(buf) - LOG_OVERHEAD,
+        -1,
+        2,
+        0,
+        codec,
+        max(record_count - 1, 0),
+        first,
+        first,
+        producer_id,
+        0 if producer_id >= 0 else -1,
+        base_sequence,
+        record_count,
+    )
     return with_crc(buf)
 
 
@@ -168,12 +195,14 @@ def test_compressed_validation_matches_the_decoding_one(codec):
 def test_kept_compressed_batch_is_decompressed_once_and_not_decoded(codec, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("a batch kept as it is must not be decoded")
+
     calls = []
     real_decompress = compression.decompress
 
     def counting_decompress(*args, **kwargs):
         calls.append(args[0])
         return real_decompress(*args, **kwargs)
+
     monkeypatch.setattr(validation, "decode_records", forbidden)
     monkeypatch.setattr(records_module, "decode_records", forbidden)
     monkeypatch.setattr(records_module, "decompress", counting_decompress)

@@ -8,14 +8,26 @@ import pytest
 from kafka_zk.record import records as records_module
 from kafka_zk.record import validation
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, CRC_POS, HEADER_STRUCT, LOG_OVERHEAD, InvalidRecordError, check_crc, compute_crc,
-    read_batch_header)
+    BATCH_HEADER_SIZE,
+    CRC_POS,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    InvalidRecordError,
+    check_crc,
+    compute_crc,
+    read_batch_header,
+)
 from kafka_zk.record.compression import GZIP, LZ4, NONE, SNAPPY, ZSTD, compress
 from kafka_zk.record.legacy import encode_message_set
 from kafka_zk.record.records import Record, control_marker_record, decode_batch, encode_batch
 from kafka_zk.record.validation import (
-    InvalidBatchError, InvalidTimestampError, MissingKeyError, RecordTooLargeError, down_convert,
-    validate_produce_records)
+    InvalidBatchError,
+    InvalidTimestampError,
+    MissingKeyError,
+    RecordTooLargeError,
+    down_convert,
+    validate_produce_records,
+)
 from kafka_zk.record.varint import encode_varint
 
 NOW = 1_700_000_000_000
@@ -42,6 +54,7 @@ def patch_header(data, **fields):
 def test_uncompressed_batch_is_not_decoded(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("the record decoder must not run for an uncompressed batch")
+
     monkeypatch.setattr(validation, "decode_records", forbidden)
     monkeypatch.setattr(records_module, "decode_records", forbidden)
     monkeypatch.setattr(validation, "batch_records_data", forbidden)
@@ -114,15 +127,18 @@ def test_compressed_batch_with_wrong_max_timestamp_is_corrected():
     check_crc(result.buffer, 0, header)
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda d: d + b"\x00",  # trailing garbage
-    lambda d: d + d,  # two batches
-    lambda d: d + d[:30],  # trailing partial batch
-    lambda d: d[:-1],  # truncated batch
-    lambda d: d[:BATCH_HEADER_SIZE - 1],  # truncated header
-    lambda d: b"",  # nothing
-    lambda d: d[:16],  # not even a magic byte
-])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda d: d + b"\x00",  # trailing garbage
+        lambda d: d + d,  # two batches
+        lambda d: d + d[:30],  # trailing partial batch
+        lambda d: d[:-1],  # truncated batch
+        lambda d: d[: BATCH_HEADER_SIZE - 1],  # truncated header
+        lambda d: b"",  # nothing
+        lambda d: d[:16],  # not even a magic byte
+    ],
+)
 def test_not_exactly_one_whole_batch(mutate):
     with pytest.raises(InvalidRecordError):
         validate_produce_records(mutate(encode_batch(items(3))), NOW)
@@ -158,8 +174,14 @@ def test_record_too_large():
 
 
 def test_control_batches_only_from_the_coordinator():
-    marker = encode_batch([control_marker_record(True, 3)], producer_id=4, producer_epoch=0, base_sequence=0,
-                          is_transactional=True, is_control=True)
+    marker = encode_batch(
+        [control_marker_record(True, 3)],
+        producer_id=4,
+        producer_epoch=0,
+        base_sequence=0,
+        is_transactional=True,
+        is_control=True,
+    )
     with pytest.raises(InvalidRecordError, match="control"):
         validate_produce_records(marker, NOW)
     result = validate_produce_records(marker, NOW, from_client=False, codec_for_topic="gzip")
@@ -180,14 +202,17 @@ def test_timestamp_difference_and_compacted_keys():
     with pytest.raises(InvalidTimestampError):
         validate_produce_records(data, NOW, timestamp_diff_max_ms=5000)
     assert validate_produce_records(data, NOW, timestamp_diff_max_ms=20_000).record_count == 3
-    assert validate_produce_records(data, NOW, timestamp_diff_max_ms=5000,
-                                    timestamp_type="LogAppendTime").record_count == 3
+    assert (
+        validate_produce_records(data, NOW, timestamp_diff_max_ms=5000, timestamp_type="LogAppendTime").record_count
+        == 3
+    )
     keyless = encode_batch([(None, b"v")])
     assert validate_produce_records(keyless, NOW).record_count == 1
     with pytest.raises(MissingKeyError, match="One or more records have been rejected") as error:
         validate_produce_records(keyless, NOW, compacted=True, topic_partition=("t", 3))
-    assert error.value.record_errors == [(0, "Compacted topic cannot accept message without key in topic partition "
-                                          "t-3.")]
+    assert error.value.record_errors == [
+        (0, "Compacted topic cannot accept message without key in topic partition t-3.")
+    ]
     with pytest.raises(MissingKeyError):
         validate_produce_records(encode_batch([(None, b"v")], compression=GZIP), NOW, compacted=True)
 
@@ -196,8 +221,10 @@ def test_timestamp_difference_and_compacted_keys():
 def test_every_failing_record_is_named_and_a_timestamp_error_decides_the_code(codec):
     """Kafka 2.5's RecordValidationException: a record's key is checked before its timestamp, every record is
     checked, and any timestamp error makes the batch INVALID_TIMESTAMP."""
-    batch = encode_batch([(b"k", b"v", (), NOW), (None, b"v", (), NOW), (b"k", b"v", (), NOW - 10_000),
-                          (None, b"v", (), NOW - 10_000)], compression=codec)
+    batch = encode_batch(
+        [(b"k", b"v", (), NOW), (None, b"v", (), NOW), (b"k", b"v", (), NOW - 10_000), (None, b"v", (), NOW - 10_000)],
+        compression=codec,
+    )
     with pytest.raises(MissingKeyError) as error:
         validate_produce_records(batch, NOW, compacted=True, topic_partition=("t", 0))
     assert [index for index, _ in error.value.record_errors] == [1, 3]
@@ -205,17 +232,26 @@ def test_every_failing_record_is_named_and_a_timestamp_error_decides_the_code(co
         validate_produce_records(batch, NOW, compacted=True, timestamp_diff_max_ms=5000, topic_partition=("t", 0))
     assert error.value.record_errors == [
         (1, "Compacted topic cannot accept message without key in topic partition t-0."),
-        (2, "Timestamp %d of message with offset 2 is out of range. The timestamp should be within [%d, %d]"
-         % (NOW - 10_000, NOW - 5000, NOW + 5000)),
-        (3, "Compacted topic cannot accept message without key in topic partition t-0.")]
-    appended_at = encode_batch([(b"key", b"value"), (None, b"v")], compression=codec, timestamp_type=1,
-                               log_append_time_ms=NOW)
+        (
+            2,
+            "Timestamp %d of message with offset 2 is out of range. The timestamp should be within [%d, %d]"
+            % (NOW - 10_000, NOW - 5000, NOW + 5000),
+        ),
+        (3, "Compacted topic cannot accept message without key in topic partition t-0."),
+    ]
+    appended_at = encode_batch(
+        [(b"key", b"value"), (None, b"v")], compression=codec, timestamp_type=1, log_append_time_ms=NOW
+    )
     with pytest.raises(InvalidTimestampError) as error:
         validate_produce_records(appended_at, NOW)
     assert error.value.record_errors == [
-        (index, "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, key=%d bytes, value=%d "
-         "bytes). Producer should not set timestamp type to LogAppendTime." % (index, NOW, key, value))
-        for index, key, value in [(0, 3, 5), (1, 0, 1)]]
+        (
+            index,
+            "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, key=%d bytes, value=%d "
+            "bytes). Producer should not set timestamp type to LogAppendTime." % (index, NOW, key, value),
+        )
+        for index, key, value in [(0, 3, 5), (1, 0, 1)]
+    ]
 
 
 def test_a_batch_refused_whole_is_an_invalid_batch_and_a_corrupt_one_is_not():
@@ -233,14 +269,16 @@ def test_a_batch_refused_whole_is_an_invalid_batch_and_a_corrupt_one_is_not():
 
 @pytest.mark.parametrize("target", ["lz4", "uncompressed", ZSTD])
 def test_topic_codec_recompresses(target):
-    data = encode_batch(items(8), compression=GZIP, producer_id=3, producer_epoch=1, base_sequence=0,
-                        is_transactional=True)
+    data = encode_batch(
+        items(8), compression=GZIP, producer_id=3, producer_epoch=1, base_sequence=0, is_transactional=True
+    )
     result = validate_produce_records(data, NOW, codec_for_topic=target)
     header, decoded = decode_batch(bytes(result.buffer))
     assert header.compression == {"lz4": LZ4, "uncompressed": NONE, ZSTD: ZSTD}[target]
     assert (header.producer_id, header.producer_epoch, header.base_sequence, header.is_transactional) == (3, 1, 0, True)
     assert [(r.key, r.value, r.headers, r.timestamp) for r in decoded] == [
-        (k, v, list(h), ts) for k, v, h, ts in items(8)]
+        (k, v, list(h), ts) for k, v, h, ts in items(8)
+    ]
     assert result.assign_offsets(10, 0) == 17
 
 
@@ -272,7 +310,8 @@ def test_legacy_message_too_large():
 def test_down_convert_is_exported():
     data = encode_batch(items(2))
     assert down_convert(data, 1) == encode_message_set(
-        [Record(i, NOW - 1000 + i, b"k%d" % i, b"value-%d" % i * 4) for i in range(2)], 1)
+        [Record(i, NOW - 1000 + i, b"k%d" % i, b"value-%d" % i * 4) for i in range(2)], 1
+    )
 
 
 @pytest.mark.parametrize("codec", [NONE, GZIP])

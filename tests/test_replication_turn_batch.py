@@ -60,6 +60,7 @@ def test_an_owner_is_not_kept_alive_by_its_batch():
 
         def flush(self, appended, advanced):
             raise AssertionError("a collected owner flushed")
+
     clock = task.Clock()
     owner = Owner(clock)
     batch, gone = owner.batch, weakref.ref(owner)
@@ -79,6 +80,7 @@ def test_work_a_hand_over_causes_is_gathered_anew():
         if appended == [A]:
             batch.appended([B])
             assert batch.pending
+
     batch = TurnBatch(clock, flush)
     batch.appended([A])
     clock.advance(0)
@@ -96,9 +98,21 @@ def leader(tmp_path):
     clock.advance(100)
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     manager = replica_manager(1, logs, lambda topic: dict(CONFIG, **{"min.insync.replicas": 2}), clock)
-    manager.become_leader_or_follower([{"topic": "t", "partition": 0, "leader": 1, "leader_epoch": 0,
-                                        "isr": [1, FOLLOWER], "replicas": [1, FOLLOWER], "zk_version": 0,
-                                        "controller_epoch": 1}], {})
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": "t",
+                "partition": 0,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1, FOLLOWER],
+                "replicas": [1, FOLLOWER],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+        ],
+        {},
+    )
     clock.advance(0)
     yield manager
     manager.shutdown()
@@ -114,7 +128,8 @@ def produce(manager, value, acks=-1):
 def follower_fetch(manager, offset):
     answers = []
     manager.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, offset, 1 << 20, 0, 0)], FOLLOWER).addCallback(
-        answers.append)
+        answers.append
+    )
     return answers
 
 
@@ -136,8 +151,9 @@ def test_an_acks_all_produce_completes_at_the_end_of_the_turn_its_high_watermark
     assert first == second == []
     tries = []
     real_try = DelayedProduce.try_complete
-    monkeypatch.setattr(DelayedProduce, "try_complete",
-                        lambda operation: tries.append(operation) or real_try(operation))
+    monkeypatch.setattr(
+        DelayedProduce, "try_complete", lambda operation: tries.append(operation) or real_try(operation)
+    )
     follower_fetch(leader, 1)  # the follower has the first record: the high watermark passes it
     follower_fetch(leader, 2)  # and then the second, in the same turn
     assert leader.get_partition(*TP).high_watermark == 2
@@ -162,8 +178,9 @@ def test_a_high_watermark_move_tries_only_the_produces_it_passed(leader, monkeyp
     leader.clock.advance(0)
     tries = []
     real_try = DelayedProduce.try_complete
-    monkeypatch.setattr(DelayedProduce, "try_complete",
-                        lambda operation: tries.append(operation) or real_try(operation))
+    monkeypatch.setattr(
+        DelayedProduce, "try_complete", lambda operation: tries.append(operation) or real_try(operation)
+    )
     follower_fetch(leader, 1)
     leader.clock.advance(0)
     assert len(tries) == 1 and [len(answer) for answer in answers] == [1, 0, 0]
@@ -175,9 +192,21 @@ def test_a_high_watermark_move_tries_only_the_produces_it_passed(leader, monkeyp
 
 def test_produces_a_leadership_change_answered_leave_the_waiting_lists(leader):
     answers = [produce(leader, value) for value in (b"one", b"two")]
-    leader.become_leader_or_follower([{"topic": "t", "partition": 0, "leader": FOLLOWER, "leader_epoch": 1,
-                                       "isr": [1, FOLLOWER], "replicas": [1, FOLLOWER], "zk_version": 1,
-                                       "controller_epoch": 1}], {})
+    leader.become_leader_or_follower(
+        [
+            {
+                "topic": "t",
+                "partition": 0,
+                "leader": FOLLOWER,
+                "leader_epoch": 1,
+                "isr": [1, FOLLOWER],
+                "replicas": [1, FOLLOWER],
+                "zk_version": 1,
+                "controller_epoch": 1,
+            }
+        ],
+        {},
+    )
     assert [answer[0][TP].error for answer in answers] == [Errors.NOT_LEADER_FOR_PARTITION] * 2
     assert len(leader.produce_waiters) == 0
 
@@ -197,7 +226,8 @@ def test_a_produce_answered_by_a_high_watermark_move_may_wait_again_on_the_same_
     again = []
     first = produce(leader, b"one")
     leader.append_records(30000, -1, {TP: encode_batch([(None, b"two")])}).addCallback(
-        lambda _: again.extend([produce(leader, b"three")]))
+        lambda _: again.extend([produce(leader, b"three")])
+    )
     leader.clock.advance(0)
     follower_fetch(leader, 2)
     leader.clock.advance(0)

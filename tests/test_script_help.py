@@ -55,8 +55,10 @@ def bare_checkout(tmp_path_factory):
         shim.write_text('#!/bin/sh\necho "%s $*" >> "%s"\nexit 1\n' % (name, calls))
         shim.chmod(0o755)
     python = bin_dir / "python3"
-    python.write_text('#!/bin/sh\ncase " $* " in\n  *" -m pip "*|*" -m venv "*|*"stop_main"*)\n'
-                      '    echo "python3 $*" >> "%s"; exit 1 ;;\nesac\nexec "%s" -S "$@"\n' % (calls, BASE_PYTHON))
+    python.write_text(
+        '#!/bin/sh\ncase " $* " in\n  *" -m pip "*|*" -m venv "*|*"stop_main"*)\n'
+        '    echo "python3 $*" >> "%s"; exit 1 ;;\nesac\nexec "%s" -S "$@"\n' % (calls, BASE_PYTHON)
+    )
     python.chmod(0o755)
     env = {"PATH": "%s:/usr/bin:/bin" % bin_dir, "HOME": str(base), "COLUMNS": "100", "LANG": "C.UTF-8"}
     return checkout, env, calls
@@ -65,8 +67,14 @@ def bare_checkout(tmp_path_factory):
 def run_help(bare_checkout, script, args):
     checkout, env, calls = bare_checkout
     started = time.monotonic()
-    result = subprocess.run([str(checkout / "scripts" / script), *args], env=env, capture_output=True, text=True,
-                            stdin=subprocess.DEVNULL, timeout=30)
+    result = subprocess.run(
+        [str(checkout / "scripts" / script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=30,
+    )
     return result, time.monotonic() - started
 
 
@@ -94,16 +102,23 @@ def test_help_answers_at_once_without_a_venv(bare_checkout, script, monkeypatch)
         assert script == "test.sh"
 
 
-@pytest.mark.parametrize("script, args, spec, spec_args", [
-    ("kafka-topics.sh", ["--bootstrap-server", "127.0.0.1:9092", "--create", "-h"], "kafka_zk.tools.topics", []),
-    ("local-cluster.sh", ["broker", "1", "stop", "--help"], "kafka_zk.tools.local_cluster", []),
-    ("local-cluster.sh", ["--hosts", "--daemon", "-h"], "kafka_zk.tools.local_cluster", []),
-    ("kafka-server-start.sh", ["-daemon", "config/server.properties", "--help"], "kafka_zk.server.main", []),
-    ("kafka-run-class.sh", ["kafka.tools.GetOffsetShell", "--help"], "kafka_zk.tools.run_class",
-     ["kafka.tools.GetOffsetShell"]),
-    ("kafka-run-class.sh", ["kafka.admin.TopicCommand", "--list", "-h"], "kafka_zk.tools.topics", []),
-    ("zookeeper-shell.sh", ["127.0.0.1:2181", "--help"], "zookeeper.launcher:shell_parser", []),
-])
+@pytest.mark.parametrize(
+    "script, args, spec, spec_args",
+    [
+        ("kafka-topics.sh", ["--bootstrap-server", "127.0.0.1:9092", "--create", "-h"], "kafka_zk.tools.topics", []),
+        ("local-cluster.sh", ["broker", "1", "stop", "--help"], "kafka_zk.tools.local_cluster", []),
+        ("local-cluster.sh", ["--hosts", "--daemon", "-h"], "kafka_zk.tools.local_cluster", []),
+        ("kafka-server-start.sh", ["-daemon", "config/server.properties", "--help"], "kafka_zk.server.main", []),
+        (
+            "kafka-run-class.sh",
+            ["kafka.tools.GetOffsetShell", "--help"],
+            "kafka_zk.tools.run_class",
+            ["kafka.tools.GetOffsetShell"],
+        ),
+        ("kafka-run-class.sh", ["kafka.admin.TopicCommand", "--list", "-h"], "kafka_zk.tools.topics", []),
+        ("zookeeper-shell.sh", ["127.0.0.1:2181", "--help"], "zookeeper.launcher:shell_parser", []),
+    ],
+)
 def test_help_anywhere_in_the_arguments(bare_checkout, script, args, spec, spec_args, monkeypatch):
     checkout, _, calls = bare_checkout
     result, elapsed = run_help(bare_checkout, script, args)

@@ -23,19 +23,26 @@ def test_material_is_complete_private_and_consistent(tmp_path):
     assert names.get_values_for_type(x509.DNSName) == ["localhost"]
     trusted = pkcs12.load_pkcs12(material.truststore.read_bytes(), password)
     assert [entry.certificate for entry in trusted.additional_certs] == [ca]
-    for path in (material.keystore, material.truststore, material.secrets_file, material.broker_jaas,
-                 material.properties_file("alice")):
+    for path in (
+        material.keystore,
+        material.truststore,
+        material.secrets_file,
+        material.broker_jaas,
+        material.properties_file("alice"),
+    ):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
 
 
 def test_client_properties_and_jaas_files(tmp_path):
     material = SecureMaterial(tmp_path / "secure").create()
     users = material.passwords()["users"]
-    lines = dict(line.split("=", 1) for line in material.properties_file("alice").read_text().splitlines()
-                 if "=" in line and not line.startswith("#"))
+    lines = dict(
+        line.split("=", 1)
+        for line in material.properties_file("alice").read_text().splitlines()
+        if "=" in line and not line.startswith("#")
+    )
     assert lines["security.protocol"] == "SASL_SSL" and lines["sasl.mechanism"] == "SCRAM-SHA-512"
-    assert parse_jaas_config(lines["sasl.jaas.config"])[0].options == {"username": "alice",
-                                                                     "password": users["alice"]}
+    assert parse_jaas_config(lines["sasl.jaas.config"])[0].options == {"username": "alice", "password": users["alice"]}
     assert lines["ssl.truststore.location"] == str(material.truststore)
     sections = parse_jaas_file(material.broker_jaas.read_text())
     plain = sections["KafkaServer"][0].options

@@ -39,8 +39,10 @@ def test_a_token_id_is_a_uuid_as_url_safe_base64_without_padding():
 def test_the_znode_json_is_kafkas_with_sanitized_principals_in_its_key_order():
     stored = StoredDelegationToken("tok", "User:alice", ("User:bob", "User:c d*~"), 1, 3, 2)
     data = DelegationTokenInfoZNode.encode(stored)
-    assert data == (b'{"issueTimestamp":1,"renewers":["User%3Abob","User%3Ac%20d%2A%7E"],"maxTimestamp":3,'
-                    b'"version":1,"tokenId":"tok","owner":"User%3Aalice","expiryTimestamp":2}')
+    assert data == (
+        b'{"issueTimestamp":1,"renewers":["User%3Abob","User%3Ac%20d%2A%7E"],"maxTimestamp":3,'
+        b'"version":1,"tokenId":"tok","owner":"User%3Aalice","expiryTimestamp":2}'
+    )
     assert DelegationTokenInfoZNode.decode(data) == stored
     assert DelegationTokenInfoZNode.path("tok") == "/delegation_token/tokens/tok"
     assert DelegationTokenInfoZNode.decode(b"") is None
@@ -61,7 +63,8 @@ def test_token_information_converts_to_and_from_what_zookeeper_stores():
 
 def test_create_caps_the_lifetime_and_starts_with_the_default_expiry_period():
     assert dt.new_token_info("t", ALICE, [BOB], -1, 5000, SETTINGS) == dt.TokenInformation(
-        "t", ALICE, (BOB,), 5000, 6000, 5100)
+        "t", ALICE, (BOB,), 5000, 6000, 5100
+    )
     assert dt.new_token_info("t", ALICE, [], 0, 5000, SETTINGS).max_timestamp == 6000
     assert dt.new_token_info("t", ALICE, [], 5000, 5000, SETTINGS).max_timestamp == 6000
     short = dt.new_token_info("t", ALICE, [], 50, 5000, SETTINGS)
@@ -101,11 +104,12 @@ def test_expire_with_a_period_shortens_the_life_of_a_live_token():
 def test_describe_shows_own_and_renewed_tokens_and_those_the_authorizer_allows():
     def deny(_token_id):
         return False
+
     assert dt.describable(ALICE, None, _info(), deny) and dt.describable(BOB, None, _info(), deny)
     assert not dt.describable(CAROL, None, _info(), deny)
     assert dt.describable(CAROL, None, _info(), lambda token_id: token_id == "tok")
     assert not dt.describable(ALICE, [CAROL], _info(), deny)  # not among the requested owners
-    assert dt.describable(ALICE, [BOB], _info(), deny)        # a requested owner may be a renewer
+    assert dt.describable(ALICE, [BOB], _info(), deny)  # a requested owner may be a renewer
 
 
 def test_token_requests_are_refused_on_plaintext_anonymous_ssl_and_token_connections():
@@ -134,7 +138,8 @@ def test_a_tokens_scram_credential_accepts_the_token_id_and_base64_hmac(mechanis
     assert cache.scram_credential("tok", mechanism) is credential
 
     server = scramp.ScramMechanism(mechanism).make_server(
-        lambda username: (credential.salt, credential.stored_key, credential.server_key, credential.iterations))
+        lambda username: (credential.salt, credential.stored_key, credential.server_key, credential.iterations)
+    )
     client = scramp.ScramClient([mechanism], "tok", token.hmac_base64)
     server.set_client_first(client.get_client_first())
     client.set_server_first(server.get_server_first())

@@ -18,9 +18,15 @@ SHA512 = scram.MECHANISMS["SCRAM-SHA-512"]
 
 # -- PLAIN --------------------------------------------------------------------------------------------
 
+
 def plain_server():
-    return plain.PlainServer(plain.users_checker(plain.jaas_users(
-        {"username": "admin", "password": "x", "user_admin": "admin-secret", "user_alice": "alice-secret"})))
+    return plain.PlainServer(
+        plain.users_checker(
+            plain.jaas_users(
+                {"username": "admin", "password": "x", "user_admin": "admin-secret", "user_alice": "alice-secret"}
+            )
+        )
+    )
 
 
 def test_plain_accepts_a_jaas_user():
@@ -29,15 +35,20 @@ def test_plain_accepts_a_jaas_user():
     assert server.complete and server.authorization_id == "alice"
 
 
-@pytest.mark.parametrize("token, message", [
-    (plain.client_token("alice", "wrong"), "Authentication failed: Invalid username or password"),
-    (plain.client_token("mallory", "x"), "Authentication failed: Invalid username or password"),
-    (plain.client_token("", "x"), "Authentication failed: username not specified"),
-    (plain.client_token("alice", ""), "Authentication failed: password not specified"),
-    (b"alice\0alice-secret", "Invalid SASL/PLAIN response: expected 3 tokens, got 2"),
-    (plain.client_token("alice", "alice-secret", "admin"),
-     "Authentication failed: Client requested an authorization id that is different from username"),
-])
+@pytest.mark.parametrize(
+    "token, message",
+    [
+        (plain.client_token("alice", "wrong"), "Authentication failed: Invalid username or password"),
+        (plain.client_token("mallory", "x"), "Authentication failed: Invalid username or password"),
+        (plain.client_token("", "x"), "Authentication failed: username not specified"),
+        (plain.client_token("alice", ""), "Authentication failed: password not specified"),
+        (b"alice\0alice-secret", "Invalid SASL/PLAIN response: expected 3 tokens, got 2"),
+        (
+            plain.client_token("alice", "alice-secret", "admin"),
+            "Authentication failed: Client requested an authorization id that is different from username",
+        ),
+    ],
+)
 def test_plain_failures_say_what_kafka_says(token, message):
     with pytest.raises(SaslAuthenticationFailure, match="^%s$" % message.replace("(", r"\(").replace(")", r"\)")):
         plain_server().evaluate(token)
@@ -53,8 +64,9 @@ def test_scram_sha256_rfc7677_vector_server_side():
     server = scram.ScramServer(SHA256, {"user": credential}.get, nonce_source=lambda: "%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0")
     first = server.evaluate(b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO")
     assert first == b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
-    final = server.evaluate(b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,"
-                            b"p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
+    final = server.evaluate(
+        b"c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+    )
     assert final == b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
     assert server.complete and server.authorization_id == "user"
 
@@ -62,8 +74,9 @@ def test_scram_sha256_rfc7677_vector_server_side():
 def test_scram_sha256_rfc7677_vector_client_side():
     client = scram.ScramClient(SHA256, "user", "pencil", nonce="rOprNGfwEbeRWgbNEkqO")
     assert client.first_message() == b"n,,n=user,r=rOprNGfwEbeRWgbNEkqO"
-    final = client.final_message(b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,"
-                                 b"i=4096")
+    final = client.final_message(
+        b"r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096"
+    )
     assert final.endswith(b",p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=")
     client.verify(b"v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4=")
     assert client.complete
@@ -142,6 +155,7 @@ def test_credential_cache_follows_a_users_config():
 
 # -- OAUTHBEARER --------------------------------------------------------------------------------------
 
+
 def token(claims, header=None):
     encode = lambda value: base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")  # noqa
     return "%s.%s." % (encode(header or {"alg": "none"}), encode(claims))
@@ -149,17 +163,23 @@ def token(claims, header=None):
 
 def test_unsecured_tokens_are_validated_as_kafka_does():
     now_ms = 1_000_000_000
-    assert oauthbearer.validate_unsecured_token(token({"sub": "alice", "exp": 1_000_100, "iat": 999_000}),
-                                                now_ms, {}) == ("alice", 1_000_100_000)
-    for bad, reason in [({"exp": 1_000_100}, "sub"), ({"sub": "a"}, "exp"), ({"sub": "a", "exp": 999_999}, "future"),
-                        ({"sub": "a", "exp": 1_000_100, "iat": 1_000_200}, "Issued At")]:
+    assert oauthbearer.validate_unsecured_token(
+        token({"sub": "alice", "exp": 1_000_100, "iat": 999_000}), now_ms, {}
+    ) == ("alice", 1_000_100_000)
+    for bad, reason in [
+        ({"exp": 1_000_100}, "sub"),
+        ({"sub": "a"}, "exp"),
+        ({"sub": "a", "exp": 999_999}, "future"),
+        ({"sub": "a", "exp": 1_000_100, "iat": 1_000_200}, "Issued At"),
+    ]:
         with pytest.raises(oauthbearer.InvalidToken, match=reason):
             oauthbearer.validate_unsecured_token(token(bad), now_ms, {})
     with pytest.raises(oauthbearer.InvalidToken, match="alg"):
         oauthbearer.validate_unsecured_token(token({"sub": "a", "exp": 2e9}, {"alg": "HS256"}), now_ms, {})
     with pytest.raises(oauthbearer.InvalidToken, match="required scope"):
-        oauthbearer.validate_unsecured_token(token({"sub": "a", "exp": 2e9, "scope": "x"}), now_ms,
-                                             {"unsecuredValidatorRequiredScope": "x y"})
+        oauthbearer.validate_unsecured_token(
+            token({"sub": "a", "exp": 2e9, "scope": "x"}), now_ms, {"unsecuredValidatorRequiredScope": "x y"}
+        )
 
 
 def test_oauthbearer_server_accepts_the_clients_unsecured_token_and_rejects_a_bad_one():
@@ -177,14 +197,29 @@ def test_oauthbearer_server_accepts_the_clients_unsecured_token_and_rejects_a_ba
 
 # -- client properties ----------------------------------------------------------------------------------
 
+
 def test_client_properties_give_the_login():
     assert client_sasl({"security.protocol": "PLAINTEXT"}) is None
-    sasl = client_sasl({"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "SCRAM-SHA-512",
-                        "sasl.jaas.config": 'org.apache.kafka.common.security.scram.ScramLoginModule required '
-                                            'username="alice" password="a b";'})
+    sasl = client_sasl(
+        {
+            "security.protocol": "SASL_PLAINTEXT",
+            "sasl.mechanism": "SCRAM-SHA-512",
+            "sasl.jaas.config": "org.apache.kafka.common.security.scram.ScramLoginModule required "
+            'username="alice" password="a b";',
+        }
+    )
     assert sasl == ClientSasl("SCRAM-SHA-512", "alice", "a b", {"username": "alice", "password": "a b"})
-    assert client_sasl({"security.protocol": "sasl_plaintext", "sasl.mechanism": "PLAIN", "sasl.username": "u",
-                        "sasl.password": "p"}).username == "u"
+    assert (
+        client_sasl(
+            {
+                "security.protocol": "sasl_plaintext",
+                "sasl.mechanism": "PLAIN",
+                "sasl.username": "u",
+                "sasl.password": "p",
+            }
+        ).username
+        == "u"
+    )
     with pytest.raises(SaslClientError, match="GSSAPI"):
         client_sasl({"security.protocol": "SASL_PLAINTEXT"})
     with pytest.raises(SaslClientError, match="needs a username and password"):

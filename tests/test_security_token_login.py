@@ -7,8 +7,14 @@ import pytest
 
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.security.credential_cache import CredentialCache
-from kafka_zk.security.delegation_tokens import (DelegationToken, DelegationTokenCache, TokenInformation,
-                                                 create_hmac, is_token_authenticated, token_requests_allowed)
+from kafka_zk.security.delegation_tokens import (
+    DelegationToken,
+    DelegationTokenCache,
+    TokenInformation,
+    create_hmac,
+    is_token_authenticated,
+    token_requests_allowed,
+)
 from kafka_zk.security.principal import user
 from kafka_zk.security.sasl_client import SaslClientError, client_sasl, exchange
 from kafka_zk.security.sasl_config import BrokerSasl
@@ -25,15 +31,20 @@ def token(token_id="tok-1", expiry=NOW_MS + 60_000):
 
 
 def server_settings(tokens, now_ms=NOW_MS):
-    config = {"sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
-              "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
-              "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": SCRAM_JAAS}
+    config = {
+        "sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
+        "listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": SCRAM_JAAS,
+        "listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": SCRAM_JAAS,
+    }
     return BrokerSasl(config.get, {}).server_settings("SASL_PLAINTEXT", CredentialCache(), lambda: now_ms, tokens)
 
 
 def token_properties(token_id, hmac_base64, mechanism="SCRAM-SHA-256", tokenauth=True):
     jaas = 'org.apache.kafka.common.security.scram.ScramLoginModule required username="%s" password="%s"%s;' % (
-        token_id, hmac_base64, ' tokenauth="true"' if tokenauth else "")
+        token_id,
+        hmac_base64,
+        ' tokenauth="true"' if tokenauth else "",
+    )
     return {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": mechanism, "sasl.jaas.config": jaas}
 
 

@@ -16,10 +16,13 @@ class RecordingZk(FakeZk):
 
     def __init__(self):
         self.assignments = {}
-        super().__init__({
-            "create_topic_assignment": lambda topic, assignment, config=None: self._store(topic, assignment),
-            "set_topic_assignment": lambda topic, assignment, *_: self._store(topic, assignment),
-            "get_topic_assignment": lambda topic: dict(self.assignments.get(topic, {}))})
+        super().__init__(
+            {
+                "create_topic_assignment": lambda topic, assignment, config=None: self._store(topic, assignment),
+                "set_topic_assignment": lambda topic, assignment, *_: self._store(topic, assignment),
+                "get_topic_assignment": lambda topic: dict(self.assignments.get(topic, {})),
+            }
+        )
 
     def _store(self, topic, assignment):
         self.assignments[topic] = dict(assignment)
@@ -34,13 +37,18 @@ class Server:
 
     def add_topic(self, topic, assignment):
         self.zk.assignments[topic] = assignment
-        self.metadata_cache.update(0, 1, list(self.metadata_cache.brokers.values()), [
-            (topic, p, PartitionInfo(r[0], 0, r, r, [], 1, 0)) for p, r in assignment.items()])
+        self.metadata_cache.update(
+            0,
+            1,
+            list(self.metadata_cache.brokers.values()),
+            [(topic, p, PartitionInfo(r[0], 0, r, r, [], 1, 0)) for p, r in assignment.items()],
+        )
 
 
 def admin_of(server):
-    return AdminManager(server.config, server.metadata_cache, server.zk, 0,
-                        DynamicBrokerConfig(server.config, 0), task.Clock())
+    return AdminManager(
+        server.config, server.metadata_cache, server.zk, 0, DynamicBrokerConfig(server.config, 0), task.Clock()
+    )
 
 
 RACKED = {b: "rack-%d" % (b % 3) for b in range(6)}
@@ -59,8 +67,9 @@ def test_create_topics_places_replicas_one_per_rack():
     [outcome] = _result(admin_of(server).create_topics([("t", 12, 3, {}, {})], 0, False))
     assert outcome.error == Errors.NONE
     assignment = server.zk.assignments["t"]
-    assert all(sorted(RACKED[b] for b in replicas) == ["rack-0", "rack-1", "rack-2"]
-               for replicas in assignment.values())
+    assert all(
+        sorted(RACKED[b] for b in replicas) == ["rack-0", "rack-1", "rack-2"] for replicas in assignment.values()
+    )
 
 
 def test_create_topics_with_some_brokers_rackless_is_an_unexpected_error_without_message():
@@ -100,7 +109,10 @@ def test_create_partitions_continue_from_partition_zeros_first_replica():
 def test_create_partitions_with_some_brokers_rackless_fail_every_topic():
     server = Server(PARTIAL)
     server.add_topic("grow", {0: [0, 1]})
-    outcomes = _result(admin_of(server).create_partitions(
-        [("grow", 2, None), ("grow-manually", 2, [[0, 1]]), ("missing", 3, None)], 0, False))
+    outcomes = _result(
+        admin_of(server).create_partitions(
+            [("grow", 2, None), ("grow-manually", 2, [[0, 1]]), ("missing", 3, None)], 0, False
+        )
+    )
     assert outcomes == [(name, Errors.UNKNOWN_SERVER_ERROR, None) for name in ("grow", "grow-manually", "missing")]
     assert server.zk.assignments["grow"] == {0: [0, 1]}

@@ -1,12 +1,12 @@
 """ClientQuotaManager: Kafka's quota lookup order, sampled rate and throttle time, on an injected clock."""
 
+import pytest
+
 from kafka_zk.common.sampled_stats import SampledRate
 from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager
 from kafka_zk.server.quota.quota_configs import scram_credential, validate_quota_configs
 from kafka_zk.zk.znodes import sanitize
-
-import pytest
 
 
 def test_rate_is_measured_over_at_least_ten_full_windows():
@@ -38,7 +38,7 @@ def test_most_specific_quota_wins_and_defaults_are_per_client():
 
 def test_throttle_time_brings_the_rate_back_to_the_quota():
     manager = ClientQuotaManager("producer_byte_rate")
-    assert manager.record("ANONYMOUS", "c", 10 ** 6, 0) == 0  # no quota: never throttled
+    assert manager.record("ANONYMOUS", "c", 10**6, 0) == 0  # no quota: never throttled
     manager.update_quota(None, "c", 1000)
     assert manager.record("ANONYMOUS", "c", 5000, 0) == 0  # 500 B/s over 10 s
     throttle = manager.record("ANONYMOUS", "c", 10000, 100)
@@ -56,7 +56,9 @@ def test_a_large_burst_is_throttled_until_its_average_meets_the_quota():
 
 def test_quota_config_validation_and_sanitizing():
     assert validate_quota_configs("clients", {"producer_byte_rate": "10", "request_percentage": "2.5"}) == {
-        "producer_byte_rate": 10, "request_percentage": 2.5}
+        "producer_byte_rate": 10,
+        "request_percentage": 2.5,
+    }
     with pytest.raises(ValueError, match=r"requirement failed: Unknown Dynamic Configuration: Set\(SCRAM-SHA-256\)."):
         validate_quota_configs("clients", {"SCRAM-SHA-256": "x"})
     with pytest.raises(ConfigError, match="Not a number of type DOUBLE"):

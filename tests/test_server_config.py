@@ -7,8 +7,12 @@ from kafka_zk.server.config.topic_config import effective_topic_config, validate
 
 def test_properties_parsing_handles_comments_separators_and_continuations():
     text = "# comment\n! also\nbroker.id=3\nlisteners : PLAINTEXT://:9093\nlog.dirs /a,\\\n  /b\nempty=\n"
-    assert parse_properties(text) == {"broker.id": "3", "listeners": "PLAINTEXT://:9093",
-                                      "log.dirs": "/a,/b", "empty": ""}
+    assert parse_properties(text) == {
+        "broker.id": "3",
+        "listeners": "PLAINTEXT://:9093",
+        "log.dirs": "/a,/b",
+        "empty": "",
+    }
 
 
 def test_defaults_are_kafka_25_defaults():
@@ -31,15 +35,18 @@ def test_retention_precedence_ms_over_minutes_over_hours():
     assert config.log_retention_ms == 5
 
 
-@pytest.mark.parametrize("props, message", [
-    ({}, "zookeeper.connect"),
-    ({"zookeeper.connect": "z", "num.partitions": "zero"}, "num.partitions"),
-    ({"zookeeper.connect": "z", "num.partitions": "0"}, "at least 1"),
-    ({"zookeeper.connect": "z", "auto.create.topics.enable": "maybe"}, "auto.create.topics.enable"),
-    ({"zookeeper.connect": "z", "listeners": "PLAINTEXT:9092"}, "broker endpoint"),
-    ({"zookeeper.connect": "z", "listeners": "FOO://:9092"}, "No security protocol"),
-    ({"zookeeper.connect": "z", "broker.id": "-7"}, "broker.id"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        ({}, "zookeeper.connect"),
+        ({"zookeeper.connect": "z", "num.partitions": "zero"}, "num.partitions"),
+        ({"zookeeper.connect": "z", "num.partitions": "0"}, "at least 1"),
+        ({"zookeeper.connect": "z", "auto.create.topics.enable": "maybe"}, "auto.create.topics.enable"),
+        ({"zookeeper.connect": "z", "listeners": "PLAINTEXT:9092"}, "broker endpoint"),
+        ({"zookeeper.connect": "z", "listeners": "FOO://:9092"}, "No security protocol"),
+        ({"zookeeper.connect": "z", "broker.id": "-7"}, "broker.id"),
+    ],
+)
 def test_wrong_config_gets_a_clear_message(props, message):
     with pytest.raises(ConfigError) as error:
         KafkaConfig(props)
@@ -61,8 +68,9 @@ def test_topic_configs_validate_and_override_broker_defaults():
 POLICY_CHOICES = "String must be one of: compact, delete"
 
 
-@pytest.mark.parametrize("value, named", [("", ""), (" ", ""), ("compact,", ""), ("shred", "shred"),
-                                          ("delete,shred", "shred")])
+@pytest.mark.parametrize(
+    "value, named", [("", ""), (" ", ""), ("compact,", ""), ("shred", "shred"), ("delete,shred", "shred")]
+)
 def test_cleanup_policy_must_be_a_non_empty_list_of_compact_and_delete(value, named):
     """Topic and broker alike: Kafka's ValidList message naming the offending item (an empty one for an empty list,
     as Kafka names the stray comma of a topic's `compact,`; broker lists drop a stray comma, as they always have)."""
@@ -84,17 +92,30 @@ def test_an_invalid_stored_topic_override_leaves_the_broker_default_in_force():
     assert effective["retention.ms"] == 7
 
 
-@pytest.mark.parametrize("props, message", [
-    ({"replica.fetch.wait.max.ms": "5000", "replica.socket.timeout.ms": "3000"},
-     "requirement failed: replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms to prevent "
-     "unnecessary socket timeouts"),
-    ({"replica.fetch.wait.max.ms": "5000", "replica.lag.time.max.ms": "4000"},
-     "requirement failed: replica.fetch.wait.max.ms should always be less than or equal to replica.lag.time.max.ms "
-     "to prevent frequent changes in ISR"),
-])
+@pytest.mark.parametrize(
+    "props, message",
+    [
+        (
+            {"replica.fetch.wait.max.ms": "5000", "replica.socket.timeout.ms": "3000"},
+            "requirement failed: replica.socket.timeout.ms should always be at least replica.fetch.wait.max.ms "
+            "to prevent unnecessary socket timeouts",
+        ),
+        (
+            {"replica.fetch.wait.max.ms": "5000", "replica.lag.time.max.ms": "4000"},
+            "requirement failed: replica.fetch.wait.max.ms should always be less than or equal to "
+            "replica.lag.time.max.ms to prevent frequent changes in ISR",
+        ),
+    ],
+)
 def test_the_replica_fetch_wait_must_fit_the_socket_timeout_and_the_lag_time(props, message):
     with pytest.raises(ConfigError) as error:
         KafkaConfig(dict({"zookeeper.connect": "z"}, **props))
     assert str(error.value) == message
-    KafkaConfig({"zookeeper.connect": "z", "replica.fetch.wait.max.ms": "3000", "replica.socket.timeout.ms": "3000",
-                 "replica.lag.time.max.ms": "3000"})
+    KafkaConfig(
+        {
+            "zookeeper.connect": "z",
+            "replica.fetch.wait.max.ms": "3000",
+            "replica.socket.timeout.ms": "3000",
+            "replica.lag.time.max.ms": "3000",
+        }
+    )

@@ -22,8 +22,19 @@ def manager(tmp_path):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
-    states = [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-               "zk_version": 0, "controller_epoch": 1} for _, p in TPS]
+    states = [
+        {
+            "topic": "t",
+            "partition": p,
+            "leader": 1,
+            "leader_epoch": 0,
+            "isr": [1],
+            "replicas": [1],
+            "zk_version": 0,
+            "controller_epoch": 1,
+        }
+        for _, p in TPS
+    ]
     manager.become_leader_or_follower(states, {})
     reads = []
     real_read = manager.read_partitions
@@ -31,6 +42,7 @@ def manager(tmp_path):
     def counted_read(*args, **kwargs):
         reads.append(args[0])
         return real_read(*args, **kwargs)
+
     manager.read_partitions = counted_read
     manager.reads, manager.clock = reads, clock
     return manager
@@ -39,7 +51,8 @@ def manager(tmp_path):
 def long_poll(manager, min_bytes=1):
     results = []
     manager.fetch_messages(500, min_bytes, 1 << 20, [FetchInfo(tp, 0, 1 << 20, -1, 0) for tp in TPS]).addCallback(
-        results.append)
+        results.append
+    )
     return results
 
 
@@ -48,12 +61,13 @@ def test_an_idle_long_poll_answers_on_expiry_with_what_it_read_when_parked(manag
     manager.clock.advance(0.5)
     (results,) = got
     assert {tp: (r.error, r.records, r.high_watermark) for tp, r in results.items()} == {
-        tp: (Errors.NONE, b"", 0) for tp in TPS}
+        tp: (Errors.NONE, b"", 0) for tp in TPS
+    }
     assert len(manager.reads) == 1
 
 
 def test_a_change_to_a_watched_partition_makes_the_answer_read_again(manager):
-    got = long_poll(manager, min_bytes=1 << 20)   # more than the append brings: it stays parked
+    got = long_poll(manager, min_bytes=1 << 20)  # more than the append brings: it stays parked
     manager.append_records(1000, 1, {("t", 1): encode_batch([(None, b"v")])})
     assert got == []
     manager.clock.advance(0.5)

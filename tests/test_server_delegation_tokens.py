@@ -11,13 +11,20 @@ from kafka_zk.security import delegation_tokens as dt
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.security.principal import ANONYMOUS, KafkaPrincipal, user
 from kafka_zk.server.apis import (
-    create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
+    create_delegation_token,
+    describe_delegation_token,
+    expire_delegation_token,
+    renew_delegation_token,
+)
 from kafka_zk.server.config.dynamic_broker_config import is_sensitive
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.delegation_token_manager import DelegationTokenManager
 from kafka_zk.zk.notification_sequence import CHANGE_EXPIRATION_MS, Notification
 from kafka_zk.zk.security_znodes import (
-    DelegationTokenChangeNotificationSequenceZNode, DelegationTokenChangeNotificationZNode, DelegationTokenInfoZNode)
+    DelegationTokenChangeNotificationSequenceZNode,
+    DelegationTokenChangeNotificationZNode,
+    DelegationTokenInfoZNode,
+)
 from tests.fake_zk import FakeZk
 
 ALICE, BOB, CAROL = user("alice"), user("bob"), user("carol")
@@ -50,13 +57,14 @@ class TokenStore:
         def delete_notifications(parent, names, epoch_zk_version=None):
             assert parent == CHANGES and epoch_zk_version is None
             self.notifications = [n for n in self.notifications if n.name not in names]
+
         return {
             "create_delegation_token_paths": None,
             "get_delegation_token_ids": lambda: sorted(self.znodes),
-            "get_delegation_tokens": lambda ids: {i: DelegationTokenInfoZNode.decode(self.znodes.get(i))
-                                                  for i in ids},
+            "get_delegation_tokens": lambda ids: {i: DelegationTokenInfoZNode.decode(self.znodes.get(i)) for i in ids},
             "set_or_create_delegation_token": lambda token: self.znodes.__setitem__(
-                token.token_id, DelegationTokenInfoZNode.encode(token)),
+                token.token_id, DelegationTokenInfoZNode.encode(token)
+            ),
             "delete_delegation_token": lambda token_id: self.znodes.pop(token_id, None) and None,
             "create_token_change_notification": create_notification,
             "get_notifications": get_notifications,
@@ -78,8 +86,9 @@ def store(clock):
 
 def _manager(store, clock, broker_id=1, master_key="secret", ids=None):
     ids = iter(ids or ["tok-%d" % n for n in range(100)])
-    manager = DelegationTokenManager(FakeZk(store.answers()), clock, broker_id, master_key, SETTINGS,
-                                     generate_token_id=lambda: next(ids))
+    manager = DelegationTokenManager(
+        FakeZk(store.answers()), clock, broker_id, master_key, SETTINGS, generate_token_id=lambda: next(ids)
+    )
     manager.start()
     return manager
 
@@ -100,8 +109,10 @@ def _request(body, principal=ALICE, protocol="SASL_PLAINTEXT"):
 
 
 def _create(manager, principal=ALICE, renewers=(), max_lifetime_ms=-1, protocol="SASL_PLAINTEXT"):
-    body = {"renewers": [{"principal_type": r.principal_type, "principal_name": r.name} for r in renewers],
-            "max_lifetime_ms": max_lifetime_ms}
+    body = {
+        "renewers": [{"principal_type": r.principal_type, "principal_name": r.name} for r in renewers],
+        "max_lifetime_ms": max_lifetime_ms,
+    }
     return _result(create_delegation_token.handle(_request(body, principal, protocol), token_manager=manager))
 
 
@@ -116,10 +127,14 @@ def _expire(manager, hmac, period, principal=ALICE):
 
 
 def _describe(manager, owners=None, principal=ALICE, authorizer=None, protocol="SASL_PLAINTEXT"):
-    body = {"owners": None if owners is None else
-            [{"principal_type": o.principal_type, "principal_name": o.name} for o in owners]}
-    return describe_delegation_token.handle(_request(body, principal, protocol), token_manager=manager,
-                                            authorizer=authorizer)
+    body = {
+        "owners": None
+        if owners is None
+        else [{"principal_type": o.principal_type, "principal_name": o.name} for o in owners]
+    }
+    return describe_delegation_token.handle(
+        _request(body, principal, protocol), token_manager=manager, authorizer=authorizer
+    )
 
 
 # -- the manager -----------------------------------------------------------------------------------
@@ -190,26 +205,44 @@ def test_create_answers_the_new_token_owned_by_the_requester(store, clock):
     manager = _manager(store, clock)
     response = _create(manager, ALICE, [BOB], max_lifetime_ms=5_000)
     now = _now(clock)
-    assert response == {"error_code": Errors.NONE, "principal_type": "User", "principal_name": "alice",
-                        "issue_timestamp_ms": now, "expiry_timestamp_ms": now + 1_000,
-                        "max_timestamp_ms": now + 5_000, "token_id": "tok-0",
-                        "hmac": dt.create_hmac("tok-0", "secret"), "throttle_time_ms": 0}
+    assert response == {
+        "error_code": Errors.NONE,
+        "principal_type": "User",
+        "principal_name": "alice",
+        "issue_timestamp_ms": now,
+        "expiry_timestamp_ms": now + 1_000,
+        "max_timestamp_ms": now + 5_000,
+        "token_id": "tok-0",
+        "hmac": dt.create_hmac("tok-0", "secret"),
+        "throttle_time_ms": 0,
+    }
 
 
-@pytest.mark.parametrize("protocol, principal", [("PLAINTEXT", ANONYMOUS), ("SSL", ANONYMOUS),
-                                                 ("SASL_SSL", dt.TokenAuthenticatedPrincipal("User", "alice"))])
+@pytest.mark.parametrize(
+    "protocol, principal",
+    [("PLAINTEXT", ANONYMOUS), ("SSL", ANONYMOUS), ("SASL_SSL", dt.TokenAuthenticatedPrincipal("User", "alice"))],
+)
 def test_every_token_api_refuses_plaintext_anonymous_ssl_and_token_connections(store, clock, protocol, principal):
     manager = _manager(store, clock)
     token = _result(manager.create_token(ALICE, [], -1))
     refused = Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED
     created = _create(manager, principal, protocol=protocol)
     assert (created["error_code"], created["token_id"], created["hmac"], created["max_timestamp_ms"]) == (
-        refused, "", b"", -1)
-    for handler, period in ((renew_delegation_token, "renew_period_ms"),
-                            (expire_delegation_token, "expiry_time_period_ms")):
+        refused,
+        "",
+        b"",
+        -1,
+    )
+    for handler, period in (
+        (renew_delegation_token, "renew_period_ms"),
+        (expire_delegation_token, "expiry_time_period_ms"),
+    ):
         request = _request({"hmac": token.hmac, period: -1}, principal, protocol)
         assert _result(handler.handle(request, token_manager=manager)) == {
-            "error_code": refused, "expiry_timestamp_ms": -1, "throttle_time_ms": 0}
+            "error_code": refused,
+            "expiry_timestamp_ms": -1,
+            "throttle_time_ms": 0,
+        }
     assert _describe(manager, protocol=protocol, principal=principal)["error_code"] == refused
     assert store.znodes.keys() == {"tok-0"}
 
@@ -233,8 +266,11 @@ def test_renew_and_expire_by_owner_renewer_or_neither(store, clock):
     manager = _manager(store, clock)
     hmac = _create(manager, ALICE, [BOB])["hmac"]
     now = _now(clock)
-    assert _renew(manager, hmac, 300, BOB) == {"error_code": Errors.NONE, "expiry_timestamp_ms": now + 300,
-                                                "throttle_time_ms": 0}
+    assert _renew(manager, hmac, 300, BOB) == {
+        "error_code": Errors.NONE,
+        "expiry_timestamp_ms": now + 300,
+        "throttle_time_ms": 0,
+    }
     assert _renew(manager, hmac, -1, CAROL)["error_code"] == Errors.DELEGATION_TOKEN_OWNER_MISMATCH
     assert _renew(manager, b"unknown", -1)["error_code"] == Errors.DELEGATION_TOKEN_NOT_FOUND
     assert _expire(manager, hmac, 50)["expiry_timestamp_ms"] == now + 50
@@ -242,8 +278,11 @@ def test_renew_and_expire_by_owner_renewer_or_neither(store, clock):
     assert _renew(manager, hmac, -1)["error_code"] == Errors.DELEGATION_TOKEN_EXPIRED
     assert _expire(manager, hmac, 10)["error_code"] == Errors.DELEGATION_TOKEN_EXPIRED
     assert _expire(manager, hmac, -1, CAROL)["error_code"] == Errors.DELEGATION_TOKEN_OWNER_MISMATCH
-    assert _expire(manager, hmac, -1) == {"error_code": Errors.NONE, "expiry_timestamp_ms": _now(clock),
-                                           "throttle_time_ms": 0}
+    assert _expire(manager, hmac, -1) == {
+        "error_code": Errors.NONE,
+        "expiry_timestamp_ms": _now(clock),
+        "throttle_time_ms": 0,
+    }
     assert _expire(manager, hmac, -1)["error_code"] == Errors.DELEGATION_TOKEN_NOT_FOUND
 
 
@@ -267,10 +306,16 @@ def test_describe_shows_owned_renewed_and_authorized_tokens(store, clock):
     entry = owned["tokens"][0]
     assert entry["renewers"] == [{"principal_type": "User", "principal_name": "bob"}]
     assert (entry["principal_type"], entry["principal_name"], entry["hmac"]) == (
-        "User", "alice", dt.create_hmac("tok-0", "secret"))
+        "User",
+        "alice",
+        dt.create_hmac("tok-0", "secret"),
+    )
     assert [t["token_id"] for t in _describe(manager, principal=BOB, authorizer=deny_all)["tokens"]] == ["tok-0"]
-    assert _describe(manager, owners=[], principal=ALICE) == {"error_code": Errors.NONE, "tokens": [],
-                                                               "throttle_time_ms": 0}
+    assert _describe(manager, owners=[], principal=ALICE) == {
+        "error_code": Errors.NONE,
+        "tokens": [],
+        "throttle_time_ms": 0,
+    }
     assert _describe(manager, owners=[CAROL], principal=ALICE, authorizer=deny_all)["tokens"] == []
 
     authorizer = OnlyTokenAllowed("tok-1")
@@ -283,10 +328,18 @@ def test_describe_shows_owned_renewed_and_authorized_tokens(store, clock):
 
 def test_the_token_configs_have_kafkas_defaults_and_the_master_key_is_never_described():
     config = KafkaConfig({"zookeeper.connect": "zk:2181"})
-    assert (config["delegation.token.master.key"], config["delegation.token.max.lifetime.ms"],
-            config["delegation.token.expiry.time.ms"], config["delegation.token.expiry.check.interval.ms"]) == (
-        None, 604800000, 86400000, 3600000)
-    manager = DelegationTokenManager.from_config(None, None, KafkaConfig({
-        "zookeeper.connect": "zk:2181", "delegation.token.master.key": "k", "delegation.token.expiry.time.ms": "5"}))
+    assert (
+        config["delegation.token.master.key"],
+        config["delegation.token.max.lifetime.ms"],
+        config["delegation.token.expiry.time.ms"],
+        config["delegation.token.expiry.check.interval.ms"],
+    ) == (None, 604800000, 86400000, 3600000)
+    manager = DelegationTokenManager.from_config(
+        None,
+        None,
+        KafkaConfig(
+            {"zookeeper.connect": "zk:2181", "delegation.token.master.key": "k", "delegation.token.expiry.time.ms": "5"}
+        ),
+    )
     assert manager.enabled and manager.settings == dt.TokenSettings(604800000, 5)
     assert is_sensitive("delegation.token.master.key")

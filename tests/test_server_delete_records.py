@@ -20,10 +20,17 @@ def setup(tmp_path):
     clock = task.Clock()
     clock.advance(1000)
     logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], LogConfig(), clock)
-    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock,
-                              knows_partition=lambda tp: tp == ("t", 5))
-    state = {"topic": "t", "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1, 2], "replicas": [1, 2],
-             "zk_version": 0, "controller_epoch": 1}
+    manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock, knows_partition=lambda tp: tp == ("t", 5))
+    state = {
+        "topic": "t",
+        "partition": 0,
+        "leader": 1,
+        "leader_epoch": 0,
+        "isr": [1, 2],
+        "replicas": [1, 2],
+        "zk_version": 0,
+        "controller_epoch": 1,
+    }
     assert manager.become_leader_or_follower([state], {}) == {("t", 0): Errors.NONE}
     for _ in range(10):
         manager.append_records(1000, 1, {("t", 0): encode_batch([(None, b"v")])})
@@ -32,8 +39,9 @@ def setup(tmp_path):
 
 
 def follow(manager, fetch_offset, log_start_offset):
-    manager.fetch_messages(0, 0, 1 << 20, [FetchInfo(("t", 0), fetch_offset, 1 << 20, -1, log_start_offset)],
-                           replica_id=2)
+    manager.fetch_messages(
+        0, 0, 1 << 20, [FetchInfo(("t", 0), fetch_offset, 1 << 20, -1, log_start_offset)], replica_id=2
+    )
 
 
 def outcome(deferred):

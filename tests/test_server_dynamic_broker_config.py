@@ -3,8 +3,13 @@
 import pytest
 
 from kafka_zk.server.config.dynamic_broker_config import (
-    DEFAULT_CONFIG, DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DynamicBrokerConfig,
-    validate_dynamic_configs)
+    DEFAULT_CONFIG,
+    DYNAMIC_BROKER_CONFIG,
+    DYNAMIC_DEFAULT_BROKER_CONFIG,
+    STATIC_BROKER_CONFIG,
+    DynamicBrokerConfig,
+    validate_dynamic_configs,
+)
 from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 
 
@@ -23,7 +28,11 @@ def test_per_broker_over_default_over_static():
     assert config.value("log.segment.bytes") == 4000000
     assert config.log_config_defaults()["segment.bytes"] == 4000000
     assert [source for _, _, source in config.sources("log.segment.bytes")] == [
-        DYNAMIC_BROKER_CONFIG, DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG]
+        DYNAMIC_BROKER_CONFIG,
+        DYNAMIC_DEFAULT_BROKER_CONFIG,
+        STATIC_BROKER_CONFIG,
+        DEFAULT_CONFIG,
+    ]
     config.update_entity("1", {"log.segment.bytes": "5000000"})  # another broker's entity: not ours
     config.update_entity("0", {})
     assert config.value("log.segment.bytes") == 3000000
@@ -50,22 +59,49 @@ def test_listener_called_now_and_on_change_only():
     assert len(seen) == 2
 
 
-@pytest.mark.parametrize("props, per_broker, message", [
-    ({"broker.id": "3"}, True, "Cannot update these configs dynamically: Set(broker.id)"),
-    ({"log.retention.hours": "3", "zookeeper.connect": "x"}, True,
-     "Cannot update these configs dynamically: Set(log.retention.hours, zookeeper.connect)"),
-    ({"log.retention.ms": "abc"}, True, "Invalid value abc for configuration log.retention.ms: Not a number of type LONG"),
-    ({"unclean.leader.election.enable": "maybe"}, False,
-     "Invalid value maybe for configuration unclean.leader.election.enable: Expected value to be either true or false"),
-    ({"log.cleanup.policy": "shred"}, False,
-     "Invalid value shred for configuration log.cleanup.policy: String must be one of: compact, delete"),
-    ({"log.cleanup.policy": ""}, True,
-     "Invalid value  for configuration log.cleanup.policy: String must be one of: compact, delete"),
-    ({"listeners": "PLAINTEXT://:9093"}, False,
-     "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"),
-    ({"ssl.keystore.password": "x"}, True, "These security configs can be dynamically updated only per-listener "
-     "using the listener prefix: Set(ssl.keystore.password)"),
-])
+@pytest.mark.parametrize(
+    "props, per_broker, message",
+    [
+        ({"broker.id": "3"}, True, "Cannot update these configs dynamically: Set(broker.id)"),
+        (
+            {"log.retention.hours": "3", "zookeeper.connect": "x"},
+            True,
+            "Cannot update these configs dynamically: Set(log.retention.hours, zookeeper.connect)",
+        ),
+        (
+            {"log.retention.ms": "abc"},
+            True,
+            "Invalid value abc for configuration log.retention.ms: Not a number of type LONG",
+        ),
+        (
+            {"unclean.leader.election.enable": "maybe"},
+            False,
+            "Invalid value maybe for configuration unclean.leader.election.enable: "
+            "Expected value to be either true or false",
+        ),
+        (
+            {"log.cleanup.policy": "shred"},
+            False,
+            "Invalid value shred for configuration log.cleanup.policy: String must be one of: compact, delete",
+        ),
+        (
+            {"log.cleanup.policy": ""},
+            True,
+            "Invalid value  for configuration log.cleanup.policy: String must be one of: compact, delete",
+        ),
+        (
+            {"listeners": "PLAINTEXT://:9093"},
+            False,
+            "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)",
+        ),
+        (
+            {"ssl.keystore.password": "x"},
+            True,
+            "These security configs can be dynamically updated only per-listener "
+            "using the listener prefix: Set(ssl.keystore.password)",
+        ),
+    ],
+)
 def test_validation_messages(props, per_broker, message):
     with pytest.raises(ConfigError) as error:
         validate_dynamic_configs(props, per_broker)
@@ -84,16 +120,21 @@ def test_synonyms_start_at_the_configs_own_name():
     config = make(log_retention_hours="2")
     config.update_entity("0", {"log.retention.ms": "1000"})
     assert config.sources("log.retention.ms") == [
-        ("log.retention.ms", "1000", DYNAMIC_BROKER_CONFIG), ("log.retention.hours", "2", STATIC_BROKER_CONFIG),
-        ("log.retention.hours", "168", DEFAULT_CONFIG)]
+        ("log.retention.ms", "1000", DYNAMIC_BROKER_CONFIG),
+        ("log.retention.hours", "2", STATIC_BROKER_CONFIG),
+        ("log.retention.hours", "168", DEFAULT_CONFIG),
+    ]
     assert config.sources("log.retention.hours") == [
-        ("log.retention.hours", "2", STATIC_BROKER_CONFIG), ("log.retention.hours", "168", DEFAULT_CONFIG)]
+        ("log.retention.hours", "2", STATIC_BROKER_CONFIG),
+        ("log.retention.hours", "168", DEFAULT_CONFIG),
+    ]
     assert config.sources("log.retention.minutes") == []
 
 
 def test_update_takes_both_levels_and_static_throttle_rates_are_typed():
-    config = DynamicBrokerConfig(KafkaConfig({"zookeeper.connect": "z:2181", "broker.id": "1",
-                                              "leader.replication.throttled.rate": "900"}), 1)
+    config = DynamicBrokerConfig(
+        KafkaConfig({"zookeeper.connect": "z:2181", "broker.id": "1", "leader.replication.throttled.rate": "900"}), 1
+    )
     seen = []
     config.add_listener(["leader.replication.throttled.rate"], seen.append)
     config.update({"leader.replication.throttled.rate": "500"}, {})

@@ -33,8 +33,21 @@ def manager(tmp_path):
     logs = LogManager([str(tmp_path / "a")], LogConfig(), clock)
     manager = replica_manager(1, logs, lambda topic: dict(CONFIG), clock)
     manager.become_leader_or_follower(
-        [{"topic": "t", "partition": p, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-          "zk_version": 0, "controller_epoch": 1} for p in range(PARTITIONS)], {})
+        [
+            {
+                "topic": "t",
+                "partition": p,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1],
+                "replicas": [1],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+            for p in range(PARTITIONS)
+        ],
+        {},
+    )
     batches = {("t", p): encode_batch(LARGE) for p in range(PARTITIONS - 1)}
     batches[("t", PARTITIONS - 1)] = encode_batch([(None, b"small")])
     manager.append_records(1000, 1, batches)
@@ -42,8 +55,9 @@ def manager(tmp_path):
 
 
 def read(manager, partitions, replica_id=-1):
-    results, _ = manager.read_partitions([FetchInfo(("t", p), 0, 1 << 20, -1, 0) for p in partitions], replica_id,
-                                         100 << 20)
+    results, _ = manager.read_partitions(
+        [FetchInfo(("t", p), 0, 1 << 20, -1, 0) for p in partitions], replica_id, 100 << 20
+    )
     return [results[("t", p)].records for p in partitions]
 
 
@@ -58,22 +72,48 @@ def test_large_reads_stay_in_the_file_and_small_ones_are_copied(manager):
 def test_a_fetch_of_many_partitions_keeps_only_so_many_files_open(manager):
     records = read(manager, range(PARTITIONS - 1))
     assert [isinstance(r, FileSlice) for r in records] == [True] * MAX_REGIONS_PER_FETCH + [False] * (
-        PARTITIONS - 1 - MAX_REGIONS_PER_FETCH)
+        PARTITIONS - 1 - MAX_REGIONS_PER_FETCH
+    )
     assert {bytes(r) for r in records} == {bytes(records[0])}
 
 
 def handled(manager, version):
     cache = MetadataCache(1)
     cache.update(1, 1, [BrokerEndpoints(1, {}, None)], [("t", 0, PartitionInfo(1, 0, [1], [1], [], 1, 0))])
-    body = {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20, "isolation_level": 0,
-            "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": "",
-            "topics": [{"topic": "t", "partitions": [{"partition": 0, "fetch_offset": 0, "current_leader_epoch": -1,
-                                                        "log_start_offset": -1, "partition_max_bytes": 1 << 20}]}]}
+    body = {
+        "replica_id": -1,
+        "max_wait_ms": 0,
+        "min_bytes": 0,
+        "max_bytes": 1 << 20,
+        "isolation_level": 0,
+        "session_id": 0,
+        "session_epoch": -1,
+        "forgotten_topics_data": [],
+        "rack_id": "",
+        "topics": [
+            {
+                "topic": "t",
+                "partitions": [
+                    {
+                        "partition": 0,
+                        "fetch_offset": 0,
+                        "current_leader_epoch": -1,
+                        "log_start_offset": -1,
+                        "partition_max_bytes": 1 << 20,
+                    }
+                ],
+            }
+        ],
+    }
     answered = []
-    fetch.handle(SimpleNamespace(body=body, api_version=version, client_id="c"),
-                 fetch_manager=FetchManager(FetchSessionCache(10)), metadata_cache=cache, replica_manager=manager,
-                 fetch_quotas=ClientQuotaManager("consumer_byte_rate"), clock=task.Clock()).addCallback(
-        answered.append)
+    fetch.handle(
+        SimpleNamespace(body=body, api_version=version, client_id="c"),
+        fetch_manager=FetchManager(FetchSessionCache(10)),
+        metadata_cache=cache,
+        replica_manager=manager,
+        fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        clock=task.Clock(),
+    ).addCallback(answered.append)
     return answered[0]
 
 

@@ -31,14 +31,33 @@ RACKS = {1: "r1", 2: "r2", 3: "r3", 4: "r2"}
 
 def make_manager(tmp_path, broker_id, clock, selector=rack_aware):
     logs = LogManager([str(tmp_path / ("b%d" % broker_id))], LogConfig(), clock)
-    return replica_manager(broker_id, logs, lambda topic: dict(CONFIG), clock, knows_partition=lambda tp: True,
-                           replica_selector=selector, broker_rack=RACKS.get)
+    return replica_manager(
+        broker_id,
+        logs,
+        lambda topic: dict(CONFIG),
+        clock,
+        knows_partition=lambda tp: True,
+        replica_selector=selector,
+        broker_rack=RACKS.get,
+    )
 
 
 def lead_or_follow(manager, leader, replicas=(1, 2, 3), isr=None, epoch=0):
-    manager.become_leader_or_follower([{
-        "topic": TP[0], "partition": TP[1], "leader": leader, "leader_epoch": epoch, "isr": list(isr or replicas),
-        "replicas": list(replicas), "zk_version": 0, "controller_epoch": 1}], {})
+    manager.become_leader_or_follower(
+        [
+            {
+                "topic": TP[0],
+                "partition": TP[1],
+                "leader": leader,
+                "leader_epoch": epoch,
+                "isr": list(isr or replicas),
+                "replicas": list(replicas),
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+        ],
+        {},
+    )
     return manager.get_partition(*TP)
 
 
@@ -48,8 +67,9 @@ def follower_fetch(manager, replica_id, offset):
 
 def consumer_read(manager, offset, client_rack, tp=TP, isolation_level=0, epoch=-1):
     """One partition's FetchResult for a consumer; client_rack None stands for a Fetch before v11."""
-    results, _ = manager.read_partitions([FetchInfo(tp, offset, 1 << 20, epoch, -1)], -1, 1 << 20,
-                                         isolation_level, client_rack)
+    results, _ = manager.read_partitions(
+        [FetchInfo(tp, offset, 1 << 20, epoch, -1)], -1, 1 << 20, isolation_level, client_rack
+    )
     return results[tp]
 
 
@@ -63,8 +83,9 @@ def values(count, prefix=b"v"):
 
 def batches(start, count):
     """One single-record batch per offset from ``start``, as a leader would have assigned them."""
-    return b"".join(encode_batch([(None, b"v%d" % offset)], base_offset=offset)
-                    for offset in range(start, start + count))
+    return b"".join(
+        encode_batch([(None, b"v%d" % offset)], base_offset=offset) for offset in range(start, start + count)
+    )
 
 
 @pytest.fixture
@@ -97,6 +118,7 @@ def follower(tmp_path, clock):
 
 
 # -- the leader's choice -----------------------------------------------------------------------------------------
+
 
 def test_the_leader_names_the_in_sync_follower_of_the_consumer_rack_and_sends_no_records(leader):
     named = consumer_read(leader, 0, "r2")
@@ -147,30 +169,60 @@ def test_of_two_followers_in_the_consumer_rack_the_most_caught_up_is_named(tmp_p
 
 def test_a_fetch_answered_with_a_preferred_replica_does_not_wait(leader):
     answered = []
-    leader.fetch_messages(500, 1 << 20, 1 << 20, [FetchInfo(TP, 0, 1 << 20, -1, -1)], -1,
-                          client_rack="r3").addCallback(answered.append)
+    leader.fetch_messages(500, 1 << 20, 1 << 20, [FetchInfo(TP, 0, 1 << 20, -1, -1)], -1, client_rack="r3").addCallback(
+        answered.append
+    )
     assert [result.preferred_read_replica for result in answered[0].values()] == [3]
 
 
 def _fetch_request(version, rack_id="r2", offset=0):
-    body = {"replica_id": -1, "max_wait_ms": 0, "min_bytes": 0, "max_bytes": 1 << 20, "isolation_level": 0,
-            "session_id": 0, "session_epoch": -1, "forgotten_topics_data": [], "rack_id": rack_id,
-            "topics": [{"topic": TP[0], "partitions": [{"partition": TP[1], "fetch_offset": offset,
-                                                         "current_leader_epoch": -1, "log_start_offset": -1,
-                                                         "partition_max_bytes": 1 << 20}]}]}
+    body = {
+        "replica_id": -1,
+        "max_wait_ms": 0,
+        "min_bytes": 0,
+        "max_bytes": 1 << 20,
+        "isolation_level": 0,
+        "session_id": 0,
+        "session_epoch": -1,
+        "forgotten_topics_data": [],
+        "rack_id": rack_id,
+        "topics": [
+            {
+                "topic": TP[0],
+                "partitions": [
+                    {
+                        "partition": TP[1],
+                        "fetch_offset": offset,
+                        "current_leader_epoch": -1,
+                        "log_start_offset": -1,
+                        "partition_max_bytes": 1 << 20,
+                    }
+                ],
+            }
+        ],
+    }
     return SimpleNamespace(body=body, api_version=version, client_id="c")
 
 
 def _handled(manager, version, **request):
     cache = MetadataCache(manager.broker_id)
-    cache.update(1, 1, [BrokerEndpoints(b, {}, RACKS[b]) for b in (1, 2, 3)],
-                 [(TP[0], TP[1], PartitionInfo(1, 0, [1, 2, 3], [1, 2, 3], [], 1, 0))])
+    cache.update(
+        1,
+        1,
+        [BrokerEndpoints(b, {}, RACKS[b]) for b in (1, 2, 3)],
+        [(TP[0], TP[1], PartitionInfo(1, 0, [1, 2, 3], [1, 2, 3], [], 1, 0))],
+    )
     clock = task.Clock()
     clock.advance(1)
     answered = []
-    fetch.handle(_fetch_request(version, **request), fetch_manager=FetchManager(FetchSessionCache(10)),
-                 metadata_cache=cache, replica_manager=manager, fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
-                 clock=clock).addCallback(answered.append)
+    fetch.handle(
+        _fetch_request(version, **request),
+        fetch_manager=FetchManager(FetchSessionCache(10)),
+        metadata_cache=cache,
+        replica_manager=manager,
+        fetch_quotas=ClientQuotaManager("consumer_byte_rate"),
+        clock=clock,
+    ).addCallback(answered.append)
     _, response = decode_response(1, version, encode_response(1, version, 7, answered[0]))
     return response["responses"][0]["partitions"][0]
 
@@ -187,10 +239,15 @@ def test_the_fetch_handler_puts_the_preferred_replica_on_the_wire_from_v11_only(
 
 # -- what a follower serves ---------------------------------------------------------------------------------------
 
+
 def test_a_follower_serves_v11_consumers_up_to_its_high_watermark(follower):
     served = consumer_read(follower, 0, "r2")
     assert (served.error, offsets(served), served.high_watermark, served.preferred_read_replica) == (
-        Errors.NONE, [0, 1, 2], 3, -1)
+        Errors.NONE,
+        [0, 1, 2],
+        3,
+        -1,
+    )
     for offset in (3, 4, 5):  # at or past its high watermark, within its log: nothing yet, no error
         beyond = consumer_read(follower, offset, "r2")
         assert (beyond.error, beyond.records, beyond.high_watermark) == (Errors.NONE, b"", 3), offset
@@ -217,8 +274,9 @@ def test_a_follower_checks_the_consumers_leader_epoch(follower):
 def test_read_committed_consumers_read_a_follower_up_to_its_last_stable_offset(tmp_path, clock):
     manager = make_manager(tmp_path, 2, clock)
     partition = lead_or_follow(manager, 1)
-    open_txn = encode_batch(values(2, b"t"), base_offset=3, producer_id=9, producer_epoch=0, base_sequence=0,
-                            is_transactional=True)
+    open_txn = encode_batch(
+        values(2, b"t"), base_offset=3, producer_id=9, producer_epoch=0, base_sequence=0, is_transactional=True
+    )
     partition.append_as_follower(batches(0, 3) + open_txn, 5, 0)
     committed = consumer_read(manager, 0, "r2", isolation_level=READ_COMMITTED)
     assert (offsets(committed), committed.last_stable_offset, committed.high_watermark) == ([0, 1, 2], 3, 5)
@@ -233,8 +291,9 @@ def test_read_committed_consumers_read_a_follower_up_to_its_last_stable_offset(t
 
 def test_a_consumer_parked_on_a_follower_wakes_when_the_followers_high_watermark_moves(follower, clock):
     answered = []
-    follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 4, 1 << 20, -1, -1)], -1,
-                            client_rack="r2").addCallback(answered.append)
+    follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 4, 1 << 20, -1, -1)], -1, client_rack="r2").addCallback(
+        answered.append
+    )
     assert answered == []  # beyond the follower's high watermark (3): it waits rather than answer empty at once
     follower.get_partition(*TP).append_as_follower(b"", leader_high_watermark=5, leader_log_start_offset=0)
     follower.fetchable_changed([TP])
@@ -253,9 +312,27 @@ class _ScriptedLeader:
         high_watermark, records = self.answers.pop(0)
         if not self.answers:
             self.fetcher.running = False
-        return defer.succeed({"error_code": 0, "session_id": 0, "throttle_time_ms": 0, "responses": [
-            {"topic": TP[0], "partitions": [{"partition_index": TP[1], "error_code": 0, "log_start_offset": 0,
-                                             "high_watermark": high_watermark, "records": records}]}]})
+        return defer.succeed(
+            {
+                "error_code": 0,
+                "session_id": 0,
+                "throttle_time_ms": 0,
+                "responses": [
+                    {
+                        "topic": TP[0],
+                        "partitions": [
+                            {
+                                "partition_index": TP[1],
+                                "error_code": 0,
+                                "log_start_offset": 0,
+                                "high_watermark": high_watermark,
+                                "records": records,
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
 
     def close(self):
         pass
@@ -266,12 +343,18 @@ def test_the_replica_fetcher_reports_a_moved_high_watermark_to_waiting_consumers
     partition = lead_or_follow(follower, 1)
     partition.append_as_follower(batches(0, 3), leader_high_watermark=3, leader_log_start_offset=0)
     config = KafkaConfig({"broker.id": "2", "zookeeper.connect": "z", "log.dirs": "unused"})
-    fetcher = ReplicaFetcher(ReplicaFetcherManager(config, clock, 2, LogDirFailureChannel(), Unthrottled(),
-                                                   follower.fetchable_changed), 1, "h", 1, 0)
+    fetcher = ReplicaFetcher(
+        ReplicaFetcherManager(config, clock, 2, LogDirFailureChannel(), Unthrottled(), follower.fetchable_changed),
+        1,
+        "h",
+        1,
+        0,
+    )
     fetcher.add(partition)
     answered = []
-    follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 3, 1 << 20, -1, -1)], -1,
-                            client_rack="r2").addCallback(answered.append)
+    follower.fetch_messages(500, 1, 1 << 20, [FetchInfo(TP, 3, 1 << 20, -1, -1)], -1, client_rack="r2").addCallback(
+        answered.append
+    )
     fetcher.connection = _ScriptedLeader(fetcher, [(3, b""), (5, batches(3, 2))])
     fetcher.running = True
     fetcher._loop()

@@ -7,7 +7,6 @@ from twisted.internet import defer, task
 from kafka_zk.coordinator.group.decisions import GroupConfig
 from kafka_zk.coordinator.group.group_coordinator import GroupCoordinator
 from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManager
-from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.group.state import COMPLETING_REBALANCE, EMPTY, PREPARING_REBALANCE, STABLE
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import iter_batches
@@ -73,22 +72,25 @@ class Harness:
         config = KafkaConfig({"zookeeper.connect": "z:2181"})
         self.manager = GroupMetadataManager(0, config, self.rm, self.clock)
         self.ids = iter(range(1000))
-        self.coordinator = GroupCoordinator(0, GroupConfig(), self.manager, self.clock,
-                                            new_member_id=lambda prefix: "%s-%d" % (prefix, next(self.ids)))
+        self.coordinator = GroupCoordinator(
+            0, GroupConfig(), self.manager, self.clock, new_member_id=lambda prefix: "%s-%d" % (prefix, next(self.ids))
+        )
         self.pid = self.manager.partition_for("g")
         self.coordinator.on_election(self.pid)
         self.clock.advance(0)
 
     def join(self, member_id="", instance=None, version=3, client="c", session=10000, protocols=PROTOCOLS):
         results = []
-        self.coordinator.handle_join_group("g", member_id, instance, version, client, "/h", 30000, session,
-                                           "consumer", protocols).addCallback(results.append)
+        self.coordinator.handle_join_group(
+            "g", member_id, instance, version, client, "/h", 30000, session, "consumer", protocols
+        ).addCallback(results.append)
         return results
 
     def sync(self, member_id, generation, assignments=None, instance=None):
         results = []
         self.coordinator.handle_sync_group("g", generation, member_id, instance, assignments or {}).addCallback(
-            results.append)
+            results.append
+        )
         return results
 
     def group(self):
@@ -97,7 +99,7 @@ class Harness:
     def stable_pair(self):
         a, b = self.join(client="a"), self.join(client="b")
         assert a == [] and b == []
-        self.clock.advance(3)    # group.initial.rebalance.delay.ms, extended once for the second member
+        self.clock.advance(3)  # group.initial.rebalance.delay.ms, extended once for the second member
         assert a == [] and b == []
         self.clock.advance(3)
         a, b = a[0], b[0]
@@ -105,8 +107,9 @@ class Harness:
         leader = a if a["leader"] == a["member_id"] else b
         follower = b if leader is a else a
         follower_sync = self.sync(follower["member_id"], follower["generation_id"])
-        leader_sync = self.sync(leader["member_id"], leader["generation_id"],
-                                {leader["member_id"]: b"L", follower["member_id"]: b"F"})
+        leader_sync = self.sync(
+            leader["member_id"], leader["generation_id"], {leader["member_id"]: b"L", follower["member_id"]: b"F"}
+        )
         assert leader_sync[0]["assignment"] == b"L" and follower_sync[0]["assignment"] == b"F"
         return leader["member_id"], follower["member_id"]
 
@@ -121,8 +124,12 @@ def test_v4_join_needs_member_id_then_first_rebalance_waits_initial_delay():
     assert joined == []
     h.clock.advance(0.2)
     result = joined[0]
-    assert (result["error_code"], result["generation_id"], result["leader"], result["protocol_name"]) == \
-        (Errors.NONE, 1, "c-0", "range")
+    assert (result["error_code"], result["generation_id"], result["leader"], result["protocol_name"]) == (
+        Errors.NONE,
+        1,
+        "c-0",
+        "range",
+    )
     assert [m["member_id"] for m in result["members"]] == ["c-0"]
     assert h.group().is_in(COMPLETING_REBALANCE)
 
@@ -151,7 +158,7 @@ def test_silent_member_is_evicted_after_session_timeout_and_group_rebalances():
     leader, follower = h.stable_pair()
     h.clock.advance(6)
     assert h.coordinator.handle_heartbeat("g", leader, None, 1) == Errors.NONE
-    h.clock.advance(4.5)    # the follower's 10 s session has passed
+    h.clock.advance(4.5)  # the follower's 10 s session has passed
     assert not h.group().has(follower) and h.group().is_in(PREPARING_REBALANCE)
     assert h.coordinator.handle_heartbeat("g", leader, None, 1) == Errors.REBALANCE_IN_PROGRESS
     rejoin = h.join(member_id=leader)
@@ -173,21 +180,24 @@ def test_commits_are_visible_after_append_and_survive_unload_and_reload():
     h = Harness()
     leader, follower = h.stable_pair()
     outcome = []
-    h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (42, 3, "meta", None, None),
-                                                               ("t", 1): (7, -1, "x" * 5000, None, None)}).addCallback(
-        outcome.append)
+    h.coordinator.handle_commit_offsets(
+        "g", leader, None, 1, {("t", 0): (42, 3, "meta", None, None), ("t", 1): (7, -1, "x" * 5000, None, None)}
+    ).addCallback(outcome.append)
     assert outcome[0] == {("t", 0): Errors.NONE, ("t", 1): Errors.OFFSET_METADATA_TOO_LARGE}
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {("t", 0): (42, 3, "meta")})
-    assert h.coordinator.handle_commit_offsets("g", leader, None, 9, {("t", 0): (1, -1, "", None, None)}).result == \
-        {("t", 0): Errors.ILLEGAL_GENERATION}
+    assert h.coordinator.handle_commit_offsets("g", leader, None, 9, {("t", 0): (1, -1, "", None, None)}).result == {
+        ("t", 0): Errors.ILLEGAL_GENERATION
+    }
     h.coordinator.on_resignation(h.pid)
     assert h.coordinator.handle_heartbeat("g", leader, None, 1) == Errors.NOT_COORDINATOR
     assert h.coordinator.handle_fetch_offsets("g", None)[0] == Errors.NOT_COORDINATOR
     h.coordinator.on_election(h.pid)
     assert h.coordinator.handle_fetch_offsets("g", None)[0] == Errors.COORDINATOR_LOAD_IN_PROGRESS
     h.clock.advance(0)
-    assert h.coordinator.handle_fetch_offsets("g", [("t", 0), ("t", 9)]) == \
-        (Errors.NONE, {("t", 0): (42, 3, "meta"), ("t", 9): (-1, -1, "")})
+    assert h.coordinator.handle_fetch_offsets("g", [("t", 0), ("t", 9)]) == (
+        Errors.NONE,
+        {("t", 0): (42, 3, "meta"), ("t", 9): (-1, -1, "")},
+    )
     group = h.group()
     assert group.is_in(STABLE) and group.generation_id == 1 and group.get(follower).assignment == b"F"
     assert h.coordinator.handle_heartbeat("g", follower, None, 1) == Errors.NONE
@@ -195,19 +205,20 @@ def test_commits_are_visible_after_append_and_survive_unload_and_reload():
 
 def test_simple_commit_creates_group_and_delete_groups_tombstones_it():
     h = Harness()
-    assert h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, None, None, None)}).result == \
-        {("t", 0): Errors.NONE}
+    assert h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, None, None, None)}).result == {
+        ("t", 0): Errors.NONE
+    }
     assert h.coordinator.handle_list_groups() == (Errors.NONE, [("g", "")])
-    assert h.coordinator.handle_delete_groups(["g", "nope"]) == {"g": Errors.NONE,
-                                                                 "nope": Errors.NOT_COORDINATOR
-                                                                 if h.manager.partition_for("nope") != h.pid
-                                                                 else Errors.GROUP_ID_NOT_FOUND}
+    assert h.coordinator.handle_delete_groups(["g", "nope"]) == {
+        "g": Errors.NONE,
+        "nope": Errors.NOT_COORDINATOR if h.manager.partition_for("nope") != h.pid else Errors.GROUP_ID_NOT_FOUND,
+    }
     assert h.manager.get_group("g") is None
     assert h.coordinator.handle_fetch_offsets("g", [("t", 0)]) == (Errors.NONE, {("t", 0): (-1, -1, "")})
     h.coordinator.on_resignation(h.pid)
     h.coordinator.on_election(h.pid)
     h.clock.advance(0)
-    assert h.manager.get_group("g") is None    # the tombstone wins on reload
+    assert h.manager.get_group("g") is None  # the tombstone wins on reload
 
 
 def test_static_member_restart_keeps_assignment_without_rebalance_and_old_id_is_fenced():
@@ -240,7 +251,9 @@ def test_offsets_expire_after_retention_once_group_is_empty():
 
 def test_deleted_topic_offsets_are_removed():
     h = Harness()
-    h.coordinator.handle_commit_offsets("g", "", None, -1, {("t", 0): (5, -1, "", None, None), ("u", 0): (6, -1, "", None, None)})
+    h.coordinator.handle_commit_offsets(
+        "g", "", None, -1, {("t", 0): (5, -1, "", None, None), ("u", 0): (6, -1, "", None, None)}
+    )
     h.coordinator.handle_deleted_partitions([("t", 0)])
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {("u", 0): (6, -1, "")})
 
@@ -249,8 +262,9 @@ def test_append_failure_maps_to_coordinator_errors():
     h = Harness()
     leader, _ = h.stable_pair()
     h.rm.fail_with = Errors.NOT_ENOUGH_REPLICAS
-    assert h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (1, -1, "", None, None)}).result == \
-        {("t", 0): Errors.COORDINATOR_NOT_AVAILABLE}
+    assert h.coordinator.handle_commit_offsets("g", leader, None, 1, {("t", 0): (1, -1, "", None, None)}).result == {
+        ("t", 0): Errors.COORDINATOR_NOT_AVAILABLE
+    }
     assert h.coordinator.handle_fetch_offsets("g", None) == (Errors.NONE, {})
 
 
@@ -303,8 +317,8 @@ def test_rejoin_after_heartbeat_rebalance_in_progress_completes_the_join_at_once
 def test_member_silent_in_completing_rebalance_is_evicted_after_session_timeout():
     h = Harness()
     leader, follower = h.stable_pair()
-    h.join(member_id=leader)            # the leader's JoinGroup in Stable starts a rebalance
+    h.join(member_id=leader)  # the leader's JoinGroup in Stable starts a rebalance
     rejoined = h.join(member_id=follower)
     assert rejoined[0]["generation_id"] == 2 and h.group().is_in(COMPLETING_REBALANCE)
-    h.clock.advance(10.1)               # nobody syncs: both sessions expire, the group empties
+    h.clock.advance(10.1)  # nobody syncs: both sessions expire, the group empties
     assert h.group().is_in(EMPTY) and h.group().size() == 0

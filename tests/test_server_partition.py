@@ -16,14 +16,24 @@ from tests.millisecond_clock import MillisecondClock
 def make_partition(tmp_path):
     def make(broker_id):
         def provider(topic, index):
-            return Log(str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))), LogConfig(), MillisecondClock(0))
+            return Log(
+                str(tmp_path / ("b%d" % broker_id) / ("%s-%d" % (topic, index))), LogConfig(), MillisecondClock(0)
+            )
+
         return Partition("t", 0, broker_id, provider)
+
     return make
 
 
 def state(leader, epoch, isr, replicas=(1, 2, 3), zk_version=0):
-    return {"leader": leader, "leader_epoch": epoch, "isr": list(isr), "replicas": list(replicas),
-            "zk_version": zk_version, "controller_epoch": 1}
+    return {
+        "leader": leader,
+        "leader_epoch": epoch,
+        "isr": list(isr),
+        "replicas": list(replicas),
+        "zk_version": zk_version,
+        "controller_epoch": 1,
+    }
 
 
 def append(partition, count, acks=1, min_isr=1, now=0):

@@ -1,9 +1,8 @@
-from twisted.internet import task
+from twisted.internet import defer, task
 
 from kafka_zk.common.purgatory import DelayedOperation, DelayedOperationPurgatory
 from kafka_zk.controller.event_manager import ControllerEventManager
 from kafka_zk.controller.events import BrokerChange, IsrChangeNotification, TopicChange, TopicDeletion
-from twisted.internet import defer
 
 
 class Waiting(DelayedOperation):

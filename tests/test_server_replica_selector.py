@@ -3,8 +3,7 @@
 import pytest
 
 from kafka_zk.server.config.kafka_config import REPLICA_SELECTOR_CLASSES, ConfigError, KafkaConfig
-from kafka_zk.server.replication.replica_selector import (
-    RACK_AWARE, SELECTORS, ReplicaView, rack_aware, selector_for)
+from kafka_zk.server.replication.replica_selector import RACK_AWARE, SELECTORS, ReplicaView, rack_aware, selector_for
 
 LEADER = ReplicaView(1, "r1", 100, 0)
 

@@ -22,12 +22,19 @@ USERS = {"alice": "alice-secret", "bob": "bob-secret"}
 
 def settings(max_reauth_ms=0, delay_ms=100):
     cache = CredentialCache()
-    cache.update_user("alice", {"SCRAM-SHA-256": scram.format_credential(
-        scram.credential_from_password(SHA256, "alice-secret"))})
-    servers = {"PLAIN": lambda: plain.PlainServer(plain.users_checker(USERS)),
-               "SCRAM-SHA-256": lambda: scram.ScramServer(SHA256, lambda name: cache.get("SCRAM-SHA-256", name))}
-    return SaslServerSettings(["PLAIN", "SCRAM-SHA-256", "GSSAPI"], servers,
-                              {"PLAIN": max_reauth_ms, "SCRAM-SHA-256": max_reauth_ms}, delay_ms)
+    cache.update_user(
+        "alice", {"SCRAM-SHA-256": scram.format_credential(scram.credential_from_password(SHA256, "alice-secret"))}
+    )
+    servers = {
+        "PLAIN": lambda: plain.PlainServer(plain.users_checker(USERS)),
+        "SCRAM-SHA-256": lambda: scram.ScramServer(SHA256, lambda name: cache.get("SCRAM-SHA-256", name)),
+    }
+    return SaslServerSettings(
+        ["PLAIN", "SCRAM-SHA-256", "GSSAPI"],
+        servers,
+        {"PLAIN": max_reauth_ms, "SCRAM-SHA-256": max_reauth_ms},
+        delay_ms,
+    )
 
 
 class Connection:
@@ -36,12 +43,15 @@ class Connection:
         self.clock.advance(1000)
         seen = self.seen = []
         handlers = dict(apis.HANDLERS)
-        handlers[3] = lambda request: seen.append(request) or {
-            "throttle_time_ms": 0, "brokers": [], "cluster_id": None, "controller_id": -1, "topics": []}
+        handlers[3] = lambda request: (
+            seen.append(request)
+            or {"throttle_time_ms": 0, "brokers": [], "cluster_id": None, "controller_id": -1, "topics": []}
+        )
         dispatcher = apis.Dispatcher(handlers)
         sasl = settings(**kwargs)
-        listener = Listener("SASL_PLAINTEXT", "SASL_PLAINTEXT",
-                            authenticator_factory=lambda: SaslServerAuthenticator(sasl))
+        listener = Listener(
+            "SASL_PLAINTEXT", "SASL_PLAINTEXT", authenticator_factory=lambda: SaslServerAuthenticator(sasl)
+        )
         self.protocol = KafkaServerFactory(dispatcher, self.clock, 1 << 20, listener).buildProtocol(None)
         self.transport = StringTransport()
         self.protocol.makeConnection(self.transport)
@@ -60,8 +70,8 @@ class Connection:
         self.transport.clear()
         while data:
             size = struct.unpack(">i", data[:4])[0]
-            out.append(data[4:4 + size])
-            data = data[4 + size:]
+            out.append(data[4 : 4 + size])
+            data = data[4 + size :]
         return out
 
     def call(self, api_key, version, body):
@@ -88,9 +98,16 @@ def test_v1_plain_login_then_requests_carry_the_principal():
     assert handshake == {"error_code": Errors.NONE, "mechanisms": ["PLAIN", "SCRAM-SHA-256", "GSSAPI"]}
     response = connection.call(36, 2, {"auth_bytes": plain.client_token("alice", "alice-secret")})
     assert response["error_code"] == Errors.NONE and response["session_lifetime_ms"] == 0
-    connection.call(3, 9, {"topics": [], "allow_auto_topic_creation": False,
-                           "include_cluster_authorized_operations": False,
-                           "include_topic_authorized_operations": False})
+    connection.call(
+        3,
+        9,
+        {
+            "topics": [],
+            "allow_auto_topic_creation": False,
+            "include_cluster_authorized_operations": False,
+            "include_topic_authorized_operations": False,
+        },
+    )
     assert connection.seen[0].principal == user("alice") and connection.seen[0].security_protocol == "SASL_PLAINTEXT"
     # after authentication the handshake APIs answer ILLEGAL_SASL_STATE (no re-authentication configured)
     assert connection.call(17, 1, {"mechanism": "PLAIN"})["error_code"] == Errors.ILLEGAL_SASL_STATE
@@ -115,8 +132,10 @@ def test_unsupported_mechanism_is_answered_with_the_enabled_list_then_closed_aft
     assert connection.frames() == [] and not connection.closed
     connection.clock.advance(0.1)
     [payload] = connection.frames()
-    assert decode_response(17, 1, payload)[1] == {"error_code": Errors.UNSUPPORTED_SASL_MECHANISM,
-                                                  "mechanisms": ["PLAIN", "SCRAM-SHA-256", "GSSAPI"]}
+    assert decode_response(17, 1, payload)[1] == {
+        "error_code": Errors.UNSUPPORTED_SASL_MECHANISM,
+        "mechanisms": ["PLAIN", "SCRAM-SHA-256", "GSSAPI"],
+    }
     assert connection.closed
 
 
@@ -148,14 +167,27 @@ def test_scram_failure_message_does_not_tell_whether_the_user_exists():
     connection.send(36, 1, {"auth_bytes": scram.ScramClient(SHA256, "mallory", "x").first_message()})
     connection.clock.advance(0)
     _, response = decode_response(36, 1, connection.frames()[0])
-    assert response["error_message"] == ("Authentication failed during authentication due to invalid credentials "
-                                         "with SASL mechanism SCRAM-SHA-256")
+    assert response["error_message"] == (
+        "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256"
+    )
 
 
-@pytest.mark.parametrize("request_args", [(3, 9, {"topics": None, "allow_auto_topic_creation": False,
-                                                  "include_cluster_authorized_operations": False,
-                                                  "include_topic_authorized_operations": False}),
-                                          (36, 1, {"auth_bytes": b"x"})])
+@pytest.mark.parametrize(
+    "request_args",
+    [
+        (
+            3,
+            9,
+            {
+                "topics": None,
+                "allow_auto_topic_creation": False,
+                "include_cluster_authorized_operations": False,
+                "include_topic_authorized_operations": False,
+            },
+        ),
+        (36, 1, {"auth_bytes": b"x"}),
+    ],
+)
 def test_anything_but_api_versions_or_handshake_first_closes(request_args):
     connection = Connection()
     connection.send(*request_args)

@@ -15,8 +15,9 @@ from tests.fake_zk import FakeZk
 
 
 def _server(tmp_path, clock):
-    return KafkaServer(KafkaConfig({"zookeeper.connect": "127.0.0.1:1", "broker.id": "0",
-                                    "log.dirs": str(tmp_path)}), clock)
+    return KafkaServer(
+        KafkaConfig({"zookeeper.connect": "127.0.0.1:1", "broker.id": "0", "log.dirs": str(tmp_path)}), clock
+    )
 
 
 def test_children_stop_in_reverse_one_after_another_and_the_last_line_times_the_phases(tmp_path, caplog):
@@ -30,10 +31,12 @@ def test_children_stop_in_reverse_one_after_another_and_the_last_line_times_the_
         return replicas_stopped
 
     service.Service.startService(server)
-    for name, stop in [("ZooKeeper session", lambda: events.append("stop zk")),
-                       ("logs", lambda: events.append("stop logs")),
-                       ("replicas", stop_replicas),
-                       ("log cleaner", lambda: events.append("stop cleaner"))]:
+    for name, stop in [
+        ("ZooKeeper session", lambda: events.append("stop zk")),
+        ("logs", lambda: events.append("stop logs")),
+        ("replicas", stop_replicas),
+        ("log cleaner", lambda: events.append("stop cleaner")),
+    ]:
         server.addService(Lifecycle(name, start=lambda name=name: events.append("start " + name), stop=stop))
     assert events == ["start ZooKeeper session", "start logs", "start replicas", "start log cleaner"]
 
@@ -45,13 +48,18 @@ def test_children_stop_in_reverse_one_after_another_and_the_last_line_times_the_
         replicas_stopped.callback(None)
     assert events == ["stop cleaner", "stop replicas", "stop logs", "stop zk"]
     assert stopped.called and not server.running
-    assert ("shut down completed in 1.50s (controller, listener and coordinators 0.00s, replicas 1.50s, logs 0.00s, "
-            "ZooKeeper session 0.00s)") in caplog.text
+    assert (
+        "shut down completed in 1.50s (controller, listener and coordinators 0.00s, replicas 1.50s, logs 0.00s, "
+        "ZooKeeper session 0.00s)"
+    ) in caplog.text
 
 
 def test_broker_state_is_kafkas_through_a_controlled_shutdown(tmp_path):
     server = _server(tmp_path, task.Clock())
-    state = lambda: server.metrics.get("kafka.server", "KafkaServer", "BrokerState").read()
+
+    def state():
+        return server.metrics.get("kafka.server", "KafkaServer", "BrokerState").read()
+
     assert state() == 0  # NotRunning
     service.Service.startService(server)
     seen = []
@@ -87,14 +95,20 @@ def test_isr_writes_of_one_reactor_turn_go_together_and_changed_partitions_are_a
     def update(states):
         written.append({tp: state.isr for tp, state in states.items()})
         return {tp: (tp != ("lost", 0), 7 if tp != ("lost", 0) else -1) for tp in states}
-    zk = FakeZk({"conditional_update_partition_states": update,
-                 "create_isr_change_notification": lambda tps: announced.append(list(tps)) or "isr_change_1"})
+
+    zk = FakeZk(
+        {
+            "conditional_update_partition_states": update,
+            "create_isr_change_notification": lambda tps: announced.append(list(tps)) or "isr_change_1",
+        }
+    )
     clock = task.Clock()
     changes = IsrChangePropagation(zk, clock, 1)
     results = {}
     for tp, isr in [(("t", 0), [1]), (("t", 0), [1, 2]), (("lost", 0), [1])]:
-        changes.write_isr(_partition(tp), isr).addCallback(lambda version, tp=tp, isr=isr: results.setdefault(
-            (tp, tuple(isr)), version))
+        changes.write_isr(_partition(tp), isr).addCallback(
+            lambda version, tp=tp, isr=isr: results.setdefault((tp, tuple(isr)), version)
+        )
     assert results == {(("t", 0), (1,)): None}  # replaced by the later write of the same turn
     clock.advance(0)
     assert written == [{("t", 0): [1, 2], ("lost", 0): [1]}]

@@ -5,8 +5,8 @@ import struct
 
 from twisted.internet import defer, task, tcp
 from twisted.internet.error import ConnectionDone
-from twisted.python import failure
 from twisted.internet.testing import MemoryReactorClock, StringTransport
+from twisted.python import failure
 
 from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.net.socket_server import KafkaServerFactory
@@ -33,8 +33,8 @@ def responses(transport):
     out = []
     while data:
         size = struct.unpack(">i", data[:4])[0]
-        out.append(data[4:4 + size])
-        data = data[4 + size:]
+        out.append(data[4 : 4 + size])
+        data = data[4 + size :]
     return out
 
 
@@ -85,11 +85,14 @@ def test_frames_split_across_reads_and_pipelined_requests_are_answered_in_order(
 
 
 def test_bad_input_closes_the_connection():
-    for data in [struct.pack(">i", -1), struct.pack(">i", 10 * 1024 * 1024),  # negative, oversize
-                 frame(struct.pack(">hhi", 999, 0, 1) + b"\x00\x00"),  # unknown api key
-                 frame(encode_request(3, 0, 1, "c", {"topics": [{"name": "t"}]})[:-2]),  # truncated
-                 frame(b"\x01"),  # header too short
-                 frame(struct.pack(">hhi", 3, 42, 1) + b"\x00\x00")]:  # unsupported Metadata version
+    for data in [
+        struct.pack(">i", -1),
+        struct.pack(">i", 10 * 1024 * 1024),  # negative, oversize
+        frame(struct.pack(">hhi", 999, 0, 1) + b"\x00\x00"),  # unknown api key
+        frame(encode_request(3, 0, 1, "c", {"topics": [{"name": "t"}]})[:-2]),  # truncated
+        frame(b"\x01"),  # header too short
+        frame(struct.pack(">hhi", 3, 42, 1) + b"\x00\x00"),
+    ]:  # unsupported Metadata version
         protocol, transport = connect(apis.Dispatcher(apis.HANDLERS))
         protocol.dataReceived(data)
         assert transport.disconnecting, data

@@ -48,12 +48,20 @@ def _collaborator(name):
     if name == "group_coordinator":
         return Spy(handle_list_groups=_answers((0, [])), handle_delete_groups=_answers({}))
     if name == "admin":
-        return Spy(create_topics=_answers(defer.succeed([])), delete_topics=_answers(defer.succeed([])),
-                   create_partitions=_answers(defer.succeed([])),
-                   alter_configs=lambda changes, *rest: defer.succeed([(0, None)] * len(changes)))
+        return Spy(
+            create_topics=_answers(defer.succeed([])),
+            delete_topics=_answers(defer.succeed([])),
+            create_partitions=_answers(defer.succeed([])),
+            alter_configs=lambda changes, *rest: defer.succeed([(0, None)] * len(changes)),
+        )
     if name == "metadata_cache":
-        return Spy(topics=_answers([]), contains_topic=_answers(False), alive_broker_ids=_answers([]), brokers={},
-                   controller_id=1)
+        return Spy(
+            topics=_answers([]),
+            contains_topic=_answers(False),
+            alive_broker_ids=_answers([]),
+            brokers={},
+            controller_id=1,
+        )
     if name == "control_requests":  # the controller's requests, applied at once
         return Spy(run=lambda apply, request, **collaborators: apply(request, **collaborators))
     if name == "replica_manager":
@@ -69,8 +77,9 @@ def test_every_registered_api_is_answered():
 def test_a_refused_request_gets_a_whole_answer(key, version):
     handle = apis.HANDLERS[key]
     body = SampleMaker(version, use_nulls=False).struct(API_SPECS[key].request.fields)
-    outcome = result_of(handle(request(key, version, body),
-                               **{name: _collaborator(name) for name in apis.collaborators(handle)}))
+    outcome = result_of(
+        handle(request(key, version, body), **{name: _collaborator(name) for name in apis.collaborators(handle)})
+    )
     if hasattr(outcome, "raiseException"):
         outcome.raiseException()
     response = API_SPECS[key].response

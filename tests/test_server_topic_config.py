@@ -15,12 +15,14 @@ from tests.replica_manager_support import replica_manager
 def _cache(tmp_path, stored=None):
     """A cache over static configs with log.retention.ms=1000, the overrides in ``stored`` in ZooKeeper; and the
     list of (topic, overrides) it tells the replication quotas."""
-    config = KafkaConfig({"zookeeper.connect": "127.0.0.1:1", "broker.id": "0", "log.dirs": str(tmp_path),
-                          "log.retention.ms": "1000"})
+    config = KafkaConfig(
+        {"zookeeper.connect": "127.0.0.1:1", "broker.id": "0", "log.dirs": str(tmp_path), "log.retention.ms": "1000"}
+    )
     zk = FakeZk({"get_entity_config": lambda entity_type, name: dict((stored or {}).get(name, {}))})
     seen = []
-    return TopicConfigCache(DynamicBrokerConfig(config, 0), zk, lambda topic, overrides: seen.append(
-        (topic, overrides))), seen
+    return TopicConfigCache(
+        DynamicBrokerConfig(config, 0), zk, lambda topic, overrides: seen.append((topic, overrides))
+    ), seen
 
 
 def test_topic_configs_follow_overrides_and_dynamic_defaults(tmp_path):
@@ -80,9 +82,22 @@ def test_new_topic_overrides_reach_the_logs_of_that_topic_only(tmp_path):
     clock = task.Clock()
     logs = LogManager([str(tmp_path / "a")], cache.log_config(None), clock)
     replicas = replica_manager(1, logs, cache.config, clock)
-    replicas.become_leader_or_follower([
-        {"topic": topic, "partition": 0, "leader": 1, "leader_epoch": 0, "isr": [1], "replicas": [1],
-         "zk_version": 0, "controller_epoch": 1} for topic in ("t", "u")], {})
+    replicas.become_leader_or_follower(
+        [
+            {
+                "topic": topic,
+                "partition": 0,
+                "leader": 1,
+                "leader_epoch": 0,
+                "isr": [1],
+                "replicas": [1],
+                "zk_version": 0,
+                "controller_epoch": 1,
+            }
+            for topic in ("t", "u")
+        ],
+        {},
+    )
     cache.update_overrides("t", {"max.message.bytes": "100"})
     replicas.reconfigure_logs("t")
     assert replicas.get_partition("t", 0).log.config.max_message_bytes == 100

@@ -27,29 +27,36 @@ def test_subscription_kinds_and_defaults():
 
 
 def test_offsets_json_and_client_settings():
-    opts = _source(subscribe="t", startingOffsets='{"t":{"0":23,"1":-2}}', endingOffsets='{"t":{"0":50,"1":-1}}',
-                   **{"kafka.fetch.max.bytes": "1000"})
+    opts = _source(
+        subscribe="t",
+        startingOffsets='{"t":{"0":23,"1":-2}}',
+        endingOffsets='{"t":{"0":50,"1":-1}}',
+        **{"kafka.fetch.max.bytes": "1000"},
+    )
     assert opts.starting.by_partition == {("t", 0): 23, ("t", 1): -2}
     assert opts.ending.by_partition == {("t", 0): 50, ("t", 1): -1}
     assert opts.client_settings == {"bootstrap.servers": "127.0.0.1:9092", "fetch.max.bytes": "1000"}
     assert _source(subscribe="t", startingOffsetsByTimestamp='{"t":{"0":1000}}').starting.kind == "timestamps"
 
 
-@pytest.mark.parametrize("options, message", [
-    ({"subscribe": "t", "startingoffset": "earliest"}, "Unknown option for the kafka_zk source: startingoffset"),
-    ({"subscribe": "t", "assign": '{"t":[0]}'}, "Only one of the following options"),
-    ({}, "One of the following options must be specified"),
-    ({"subscribe": "t", "startingoffsets": '{"t":{"0":'}, "Expected e.g."),
-    ({"subscribe": "t", "startingoffsets": '{"t":{"0":"x"}}'}, "Expected e.g."),
-    ({"subscribe": "t", "startingoffsets": "latest"}, "cannot be 'latest'"),
-    ({"subscribe": "t", "endingoffsets": "earliest"}, "cannot be 'earliest'"),
-    ({"subscribe": "t", "endingoffsets": '{"t":{"0":-2}}'}, "invalid offset -2"),
-    ({"subscribe": "t", "minpartitions": "0"}, "must be a positive integer"),
-    ({"subscribe": "t", "includeheaders": "yes"}, "must be true or false"),
-    ({"subscribepattern": "("}, "not a valid regex"),
-    ({"subscribe": "t", "kafka.group.id": "g"}, "group.id is not supported"),
-    ({"assign": '{"t":["0"]}'}, "Expected e.g."),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"subscribe": "t", "startingoffset": "earliest"}, "Unknown option for the kafka_zk source: startingoffset"),
+        ({"subscribe": "t", "assign": '{"t":[0]}'}, "Only one of the following options"),
+        ({}, "One of the following options must be specified"),
+        ({"subscribe": "t", "startingoffsets": '{"t":{"0":'}, "Expected e.g."),
+        ({"subscribe": "t", "startingoffsets": '{"t":{"0":"x"}}'}, "Expected e.g."),
+        ({"subscribe": "t", "startingoffsets": "latest"}, "cannot be 'latest'"),
+        ({"subscribe": "t", "endingoffsets": "earliest"}, "cannot be 'earliest'"),
+        ({"subscribe": "t", "endingoffsets": '{"t":{"0":-2}}'}, "invalid offset -2"),
+        ({"subscribe": "t", "minpartitions": "0"}, "must be a positive integer"),
+        ({"subscribe": "t", "includeheaders": "yes"}, "must be true or false"),
+        ({"subscribepattern": "("}, "not a valid regex"),
+        ({"subscribe": "t", "kafka.group.id": "g"}, "group.id is not supported"),
+        ({"assign": '{"t":["0"]}'}, "Expected e.g."),
+    ],
+)
 def test_bad_options_are_named(options, message):
     with pytest.raises(KafkaZkOptionError, match=None) as caught:
         parse_source_options({**BOOT, **options}, streaming=False)
@@ -67,8 +74,11 @@ def test_missing_bootstrap_and_streaming_only_options():
 
 
 def test_split_ranges_reaches_min_partitions_and_covers_each_offset_once():
-    ranges = [OffsetRangePartition("t", 0, 0, 1000), OffsetRangePartition("t", 1, 5, 15),
-              OffsetRangePartition("t", 2, 7, 7)]
+    ranges = [
+        OffsetRangePartition("t", 0, 0, 1000),
+        OffsetRangePartition("t", 1, 5, 15),
+        OffsetRangePartition("t", 2, 7, 7),
+    ]
     pieces = split_ranges(ranges, 8)
     assert len(pieces) >= 8
     covered = sorted((p.partition, o) for p in pieces for o in range(p.start, p.end))
@@ -89,8 +99,14 @@ def test_rate_limit_shares_by_backlog_and_never_exceeds_it():
 
 def test_sink_schema_rules():
     binary_headers = ArrayType(StructType([StructField("key", StringType()), StructField("value", BinaryType())]))
-    ok = StructType([StructField("key", StringType()), StructField("value", BinaryType()),
-                     StructField("partition", IntegerType()), StructField("headers", binary_headers)])
+    ok = StructType(
+        [
+            StructField("key", StringType()),
+            StructField("value", BinaryType()),
+            StructField("partition", IntegerType()),
+            StructField("headers", binary_headers),
+        ]
+    )
     check_sink_schema(ok, "t")
     with pytest.raises(KafkaZkOptionError, match="topic option required"):
         check_sink_schema(ok, None)
@@ -104,6 +120,9 @@ def test_sink_schema_rules():
 
 def test_executor_consumers_refresh_metadata_often_unless_told_otherwise():
     from kafka_zk.spark.fetch import consumer_config
+
     assert consumer_config("b:9092", {})["topic.metadata.refresh.interval.ms"] == 5000
-    assert consumer_config("b:9092", {"topic.metadata.refresh.interval.ms": "1000"})[
-        "topic.metadata.refresh.interval.ms"] == "1000"
+    assert (
+        consumer_config("b:9092", {"topic.metadata.refresh.interval.ms": "1000"})["topic.metadata.refresh.interval.ms"]
+        == "1000"
+    )

@@ -16,8 +16,9 @@ class RefusingProducer:
         self.produced = 0
 
     def produce(self, topic, value, **kwargs):
-        raise KafkaException(KafkaError(KafkaError._UNKNOWN_PARTITION,
-                                        "Unable to produce message: Local: Unknown partition"))
+        raise KafkaException(
+            KafkaError(KafkaError._UNKNOWN_PARTITION, "Unable to produce message: Local: Unknown partition")
+        )
 
     def poll(self, timeout):
         return 0

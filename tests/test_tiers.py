@@ -13,8 +13,11 @@ def test_every_collected_test_has_exactly_one_tier():
 
 
 def test_pure_tests_use_no_fixture_that_starts_a_process():
-    starting = [(node_id, sorted(fixtures & tiers.PROCESS_FIXTURES)) for node_id, marked, fixtures in tiers.collected
-                if marked == ["pure"] and fixtures & tiers.PROCESS_FIXTURES]
+    starting = [
+        (node_id, sorted(fixtures & tiers.PROCESS_FIXTURES))
+        for node_id, marked, fixtures in tiers.collected
+        if marked == ["pure"] and fixtures & tiers.PROCESS_FIXTURES
+    ]
     assert not starting, starting[:10]
 
 

@@ -28,9 +28,15 @@ class Recording(Protocol):
 @pytest.fixture(scope="module")
 def server_tls(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tls-receive")
-    return tls_transport.ServerTls(ssl_settings({
-        "ssl.keystore.type": "PKCS12", "ssl.keystore.password": PASSWORD,
-        "ssl.keystore.location": write_keystore(server_leaf(new_ca()), folder / "server.p12", "PKCS12")}))
+    return tls_transport.ServerTls(
+        ssl_settings(
+            {
+                "ssl.keystore.type": "PKCS12",
+                "ssl.keystore.password": PASSWORD,
+                "ssl.keystore.location": write_keystore(server_leaf(new_ca()), folder / "server.p12", "PKCS12"),
+            }
+        )
+    )
 
 
 class Pair:
@@ -87,7 +93,7 @@ def test_records_larger_than_one_read_buffer_arrive_whole(server_tls):
     pair.client.sendall(big)
     data = pair.client_bytes()
     for start in range(0, len(data), 1000):  # the socket hands over arbitrary pieces
-        pair.server.dataReceived(data[start:start + 1000])
+        pair.server.dataReceived(data[start : start + 1000])
     assert b"".join(pair.app.chunks) == big
 
 

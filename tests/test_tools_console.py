@@ -11,12 +11,12 @@ from kafka_zk.tools.command_line import UsageError, run_tool
 from tests.client_fake_broker import fake  # noqa: F401  (fixture)
 
 
-
 def run_producer(argv, stdin):
     out, err = io.StringIO(), io.StringIO()
     parser = console_producer.build_parser()
-    code = run_tool(parser, lambda args, o, e: console_producer.run(args, o, e, stdin=io.BytesIO(stdin)),
-                    argv, out, err)
+    code = run_tool(
+        parser, lambda args, o, e: console_producer.run(args, o, e, stdin=io.BytesIO(stdin)), argv, out, err
+    )
     return code, out.getvalue(), err.getvalue()
 
 
@@ -24,9 +24,18 @@ class AssignAllMember(Consumer):
     """Stands in for a group member on the fake broker (which has no coordinator): subscribing assigns every
     partition of the topics, as a one-member group would."""
 
-    def __init__(self, bootstrap_servers, group_id, enable_auto_commit=False, auto_commit_interval_ms=5000,
-                 session_timeout_ms=10000, heartbeat_interval_ms=3000, rebalance_timeout_ms=300000,
-                 metadata_max_age_ms=300000, **options):
+    def __init__(
+        self,
+        bootstrap_servers,
+        group_id,
+        enable_auto_commit=False,
+        auto_commit_interval_ms=5000,
+        session_timeout_ms=10000,
+        heartbeat_interval_ms=3000,
+        rebalance_timeout_ms=300000,
+        metadata_max_age_ms=300000,
+        **options,
+    ):
         super().__init__(bootstrap_servers, **options)
         self.group_id = group_id
         self.fetcher = self
@@ -41,13 +50,18 @@ class AssignAllMember(Consumer):
 
 def run_consumer(argv):
     out, err = io.StringIO(), io.StringIO()
-    code = run_tool(console_consumer.build_parser(),
-                    lambda args, o, e: console_consumer.run(args, o, e, group_consumer_factory=AssignAllMember),
-                    argv, out, err)
+    code = run_tool(
+        console_consumer.build_parser(),
+        lambda args, o, e: console_consumer.run(args, o, e, group_consumer_factory=AssignAllMember),
+        argv,
+        out,
+        err,
+    )
     return code, out.getvalue(), err.getvalue()
 
 
 # -- producer ------------------------------------------------------------------------------------
+
 
 def test_line_reader_keys():
     reader = console_producer.LineReader({"parse.key": "true", "key.separator": "::"})
@@ -73,9 +87,22 @@ def test_lines_split_across_chunks():
 
 
 def test_producer_run_sends_every_line(fake):
-    code, _, err = run_producer(["--bootstrap-server", fake.bootstrap, "--topic", "t", "--property", "parse.key=true",
-                                 "--property", "key.separator=:", "--compression-codec", "--request-required-acks",
-                                 "all"], b"k1:v1\nk2:v2\nk1:v3\n")
+    code, _, err = run_producer(
+        [
+            "--bootstrap-server",
+            fake.bootstrap,
+            "--topic",
+            "t",
+            "--property",
+            "parse.key=true",
+            "--property",
+            "key.separator=:",
+            "--compression-codec",
+            "--request-required-acks",
+            "all",
+        ],
+        b"k1:v1\nk2:v2\nk1:v3\n",
+    )
     assert (code, err) == (0, "")
     records = fake.records("t", 0) + fake.records("t", 1)
     assert sorted((r.key, r.value) for r in records) == [(b"k1", b"v1"), (b"k1", b"v3"), (b"k2", b"v2")]
@@ -84,8 +111,9 @@ def test_producer_run_sends_every_line(fake):
 
 
 def test_producer_rejects_a_line_without_key(fake):
-    code, _, err = run_producer(["--bootstrap-server", fake.bootstrap, "--topic", "t",
-                                 "--property", "parse.key=true"], b"k\tv\nno key here\n")
+    code, _, err = run_producer(
+        ["--bootstrap-server", fake.bootstrap, "--topic", "t", "--property", "parse.key=true"], b"k\tv\nno key here\n"
+    )
     assert code == 1 and "No key found on line 2" in err
 
 
@@ -107,9 +135,18 @@ def test_producer_settings_precedence(tmp_path):
 
 # -- consumer ------------------------------------------------------------------------------------
 
+
 def _record(**fields):
-    values = dict(topic="t", partition=1, offset=5, timestamp=1000, timestamp_type="CreateTime", key=b"k",
-                  value=b"v", headers=[("a", b"1"), ("b", None)])
+    values = dict(
+        topic="t",
+        partition=1,
+        offset=5,
+        timestamp=1000,
+        timestamp_type="CreateTime",
+        key=b"k",
+        value=b"v",
+        headers=[("a", b"1"), ("b", None)],
+    )
     values.update(fields)
     return ConsumerRecord(**values)
 
@@ -118,22 +155,35 @@ def test_formatter_columns():
     fmt = console_consumer.MessageFormatter
     assert fmt({}).format(_record()) == b"v\n"
     assert fmt({"print.key": "true"}).format(_record(key=None)) == b"null\tv\n"
-    everything = fmt({"print.timestamp": "true", "print.partition": "true", "print.offset": "true",
-                      "print.headers": "true", "print.key": "true", "key.separator": "|"})
+    everything = fmt(
+        {
+            "print.timestamp": "true",
+            "print.partition": "true",
+            "print.offset": "true",
+            "print.headers": "true",
+            "print.key": "true",
+            "key.separator": "|",
+        }
+    )
     assert everything.format(_record()) == b"CreateTime:1000|Partition:1|Offset:5|a:1,b:null|k|v\n"
     assert fmt({"print.headers": "true"}).format(_record(headers=[])) == b"NO_HEADERS\tv\n"
     assert fmt({"print.key": "true", "print.value": "false"}).format(_record()) == b"k\n"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--topic", "t"], '"[bootstrap-server]"'),
-    (["--bootstrap-server", "h:1"], "Exactly one of whitelist/topic is required."),
-    (["--bootstrap-server", "h:1", "--whitelist", "x", "--partition", "0"], "The topic is required when partition"),
-    (["--bootstrap-server", "h:1", "--topic", "t", "--offset", "5"], "The partition is required when offset"),
-    (["--bootstrap-server", "h:1", "--topic", "t", "--partition", "0", "--offset", "5", "--from-beginning"],
-     "from-beginning and offset cannot be specified together"),
-    (["--bootstrap-server", "h:1", "--topic", "t", "--partition", "0", "--offset", "-3"], "non-negative long"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--topic", "t"], '"[bootstrap-server]"'),
+        (["--bootstrap-server", "h:1"], "Exactly one of whitelist/topic is required."),
+        (["--bootstrap-server", "h:1", "--whitelist", "x", "--partition", "0"], "The topic is required when partition"),
+        (["--bootstrap-server", "h:1", "--topic", "t", "--offset", "5"], "The partition is required when offset"),
+        (
+            ["--bootstrap-server", "h:1", "--topic", "t", "--partition", "0", "--offset", "5", "--from-beginning"],
+            "from-beginning and offset cannot be specified together",
+        ),
+        (["--bootstrap-server", "h:1", "--topic", "t", "--partition", "0", "--offset", "-3"], "non-negative long"),
+    ],
+)
 def test_consumer_option_checks(argv, message):
     with pytest.raises(UsageError, match=message.replace("[", r"\[").replace("]", r"\]")):
         console_consumer.check_args(console_consumer.build_parser().parse_args(argv))
@@ -141,14 +191,26 @@ def test_consumer_option_checks(argv, message):
 
 def _produce(fake, partition, values, start=0):
     from kafka_zk.record.records import encode_batch
+
     fake.logs[("t", partition)].append(encode_batch([(None, v, [], 1000) for v in values], base_offset=start))
 
 
 def test_consumer_reads_all_partitions_from_beginning_until_timeout(fake):
     _produce(fake, 0, [b"a", b"b"])
     _produce(fake, 1, [b"c"])
-    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--topic", "t", "--from-beginning",
-                                   "--timeout-ms", "300", "--property", "print.partition=true"])
+    code, out, err = run_consumer(
+        [
+            "--bootstrap-server",
+            fake.bootstrap,
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.partition=true",
+        ]
+    )
     assert code == 0
     assert sorted(out.splitlines()) == ["Partition:0\ta", "Partition:0\tb", "Partition:1\tc"]
     assert err.endswith("Processed a total of 3 messages\n")
@@ -156,20 +218,43 @@ def test_consumer_reads_all_partitions_from_beginning_until_timeout(fake):
 
 def test_consumer_max_messages_and_offsets(fake):
     _produce(fake, 0, [b"a", b"b", b"c", b"d"])
-    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--topic", "t", "--partition", "0",
-                                   "--offset", "1", "--max-messages", "2", "--property", "print.offset=true"])
+    code, out, err = run_consumer(
+        [
+            "--bootstrap-server",
+            fake.bootstrap,
+            "--topic",
+            "t",
+            "--partition",
+            "0",
+            "--offset",
+            "1",
+            "--max-messages",
+            "2",
+            "--property",
+            "print.offset=true",
+        ]
+    )
     assert (code, out) == (0, "Offset:1\tb\nOffset:2\tc\n")
     assert err == "Processed a total of 2 messages\n"
-    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--topic", "t", "--partition", "0",
-                                   "--timeout-ms", "200"])
+    code, out, err = run_consumer(
+        ["--bootstrap-server", fake.bootstrap, "--topic", "t", "--partition", "0", "--timeout-ms", "200"]
+    )
     assert (code, out) == (0, "")  # latest: nothing new arrives
     assert err.endswith("Processed a total of 0 messages\n")
 
 
 def test_consumer_from_beginning_conflicts_with_reset_property():
     args = console_consumer.build_parser().parse_args(
-        ["--bootstrap-server", "h:1", "--topic", "t", "--from-beginning", "--consumer-property",
-         "auto.offset.reset=latest"])
+        [
+            "--bootstrap-server",
+            "h:1",
+            "--topic",
+            "t",
+            "--from-beginning",
+            "--consumer-property",
+            "auto.offset.reset=latest",
+        ]
+    )
     with pytest.raises(UsageError, match="conflict"):
         console_consumer.consumer_settings(args)
 
@@ -182,8 +267,9 @@ def test_group_ids_must_agree_and_exclude_partition(tmp_path):
     config = tmp_path / "consumer.properties"
     config.write_text("group.id=from-file\n")
     with pytest.raises(UsageError, match="do not match. Detected group ids: 'g', 'h', 'from-file'"):
-        console_consumer.provided_group_ids(_args("--group", "g", "--consumer-property", "group.id=h",
-                                                  "--consumer.config", str(config)))
+        console_consumer.provided_group_ids(
+            _args("--group", "g", "--consumer-property", "group.id=h", "--consumer.config", str(config))
+        )
     assert console_consumer.provided_group_ids(_args("--group", "g", "--consumer-property", "group.id=g")) == ["g"]
     for extra in (["--group", "g"], ["--consumer-property", "group.id=g"], ["--consumer.config", str(config)]):
         with pytest.raises(UsageError, match="Options group and partition cannot be specified together."):
@@ -194,19 +280,21 @@ def test_generated_group_does_not_commit_unless_asked():
     args = _args()
     group, passed, settings = console_consumer.group_settings(args, {})
     assert not passed and settings["enable_auto_commit"] is False
-    assert group.startswith("console-consumer-") and 0 <= int(group[len("console-consumer-"):]) < 100000
+    assert group.startswith("console-consumer-") and 0 <= int(group[len("console-consumer-") :]) < 100000
     _, _, settings = console_consumer.group_settings(args, {"enable.auto.commit": "true"})
     assert settings["enable_auto_commit"] is True
     group, passed, settings = console_consumer.group_settings(_args("--group", "mine"), {})
     assert (group, passed, settings["enable_auto_commit"]) == ("mine", True, True)
     _, _, settings = console_consumer.group_settings(
-        _args("--group", "mine"), {"partition.assignment.strategy": "roundrobin", "auto.commit.interval.ms": "100"})
+        _args("--group", "mine"), {"partition.assignment.strategy": "roundrobin", "auto.commit.interval.ms": "100"}
+    )
     assert settings["assignors"] == ("roundrobin",) and settings["auto_commit_interval_ms"] == 100
 
 
 def test_missing_consumer_config_is_one_line_error(tmp_path):
-    code, out, err = run_consumer(["--bootstrap-server", "h:1", "--topic", "t", "--consumer.config",
-                                   str(tmp_path / "absent.properties")])
+    code, out, err = run_consumer(
+        ["--bootstrap-server", "h:1", "--topic", "t", "--consumer.config", str(tmp_path / "absent.properties")]
+    )
     assert code == 1 and out == "" and len(err.splitlines()) == 1 and "absent.properties" in err
 
 
@@ -230,8 +318,19 @@ def test_unprinted_records_are_reported_per_partition(fake):
 def test_whitelist_member_reads_the_matching_topics(fake):
     fake.create_topic("other", 1)
     _produce(fake, 0, [b"a"])
-    code, out, err = run_consumer(["--bootstrap-server", fake.bootstrap, "--whitelist", "t|nothing",
-                                   "--from-beginning", "--timeout-ms", "300", "--property", "print.partition=true"])
+    code, out, err = run_consumer(
+        [
+            "--bootstrap-server",
+            fake.bootstrap,
+            "--whitelist",
+            "t|nothing",
+            "--from-beginning",
+            "--timeout-ms",
+            "300",
+            "--property",
+            "print.partition=true",
+        ]
+    )
     assert (code, out) == (0, "Partition:0\ta\n")
 
 
@@ -245,10 +344,10 @@ def test_pattern_subscription_is_matched_again_every_metadata_max_age(fake):
         assert member.topics == [] and not member._rejoin_needed
         fake.create_topic("new-one", 2)
         now[0] += 0.5
-        member._maybe_match_topics()           # not yet: the last look was half a max age ago
+        member._maybe_match_topics()  # not yet: the last look was half a max age ago
         assert member.topics == []
         now[0] += 0.6
         member._maybe_match_topics()
         assert member.topics == ["new-one"] and member._rejoin_needed
     finally:
-        member.close()   # never joined: nothing to commit, no LeaveGroup
+        member.close()  # never joined: nothing to commit, no LeaveGroup

@@ -14,16 +14,29 @@ def test_parses_kafka_format_in_file_order():
     assert parse_offset_json(text) == [("t", 1, -1), ("t", 0, 3)]
 
 
-@pytest.mark.parametrize("text, java_class, message", [
-    ("", "kafka.admin.AdminOperationException", "The input string is not a valid JSON"),
-    ("[1]", "kafka.admin.AdminOperationException", "The input string is not a valid JSON"),
-    ('{"version": 2, "partitions": []}', "kafka.admin.AdminOperationException", "Not supported version field value 2"),
-    ('{"version": 1}', "kafka.admin.AdminOperationException", "Missing partitions field"),
-    ('{"partitions": [{"topic": "t", "offset": 1}]}', "com.fasterxml.jackson.databind.JsonMappingException",
-     "No such field exists: `partition`"),
-    ('{"partitions": [{"topic": 5, "partition": 0, "offset": 1}]}',
-     "com.fasterxml.jackson.databind.JsonMappingException", "Expected `String` value, received 5"),
-])
+@pytest.mark.parametrize(
+    "text, java_class, message",
+    [
+        ("", "kafka.admin.AdminOperationException", "The input string is not a valid JSON"),
+        ("[1]", "kafka.admin.AdminOperationException", "The input string is not a valid JSON"),
+        (
+            '{"version": 2, "partitions": []}',
+            "kafka.admin.AdminOperationException",
+            "Not supported version field value 2",
+        ),
+        ('{"version": 1}', "kafka.admin.AdminOperationException", "Missing partitions field"),
+        (
+            '{"partitions": [{"topic": "t", "offset": 1}]}',
+            "com.fasterxml.jackson.databind.JsonMappingException",
+            "No such field exists: `partition`",
+        ),
+        (
+            '{"partitions": [{"topic": 5, "partition": 0, "offset": 1}]}',
+            "com.fasterxml.jackson.databind.JsonMappingException",
+            "Expected `String` value, received 5",
+        ),
+    ],
+)
 def test_bad_files_fail_like_kafka(text, java_class, message):
     with pytest.raises(ToolFailure) as failure:
         parse_offset_json(text)
@@ -31,9 +44,14 @@ def test_bad_files_fail_like_kafka(text, java_class, message):
 
 
 def test_log_dirs_json_is_compact_and_ordered_like_kafka():
-    infos = {0: {"/d/a": LogDirInfo(Errors.NONE, {("t", 0): ReplicaInfo(10, 0, False), ("u", 0): ReplicaInfo(1, 0, False)}),
-                 "/d/b": LogDirInfo(Errors.KAFKA_STORAGE_ERROR, {})}}
+    infos = {
+        0: {
+            "/d/a": LogDirInfo(Errors.NONE, {("t", 0): ReplicaInfo(10, 0, False), ("u", 0): ReplicaInfo(1, 0, False)}),
+            "/d/b": LogDirInfo(Errors.KAFKA_STORAGE_ERROR, {}),
+        }
+    }
     assert format_as_json(infos, {"t"}) == (
         '{"version":1,"brokers":[{"broker":0,"logDirs":[{"logDir":"/d/a","error":null,"partitions":'
         '[{"partition":"t-0","size":10,"offsetLag":0,"isFuture":false}]},{"logDir":"/d/b",'
-        '"error":"org.apache.kafka.common.errors.KafkaStorageException","partitions":[]}]}]}')
+        '"error":"org.apache.kafka.common.errors.KafkaStorageException","partitions":[]}]}]}'
+    )

@@ -28,13 +28,45 @@ def segment(tmp_path):
     directory = tmp_path / "t-0"
     log = Log(str(directory), LogConfig(index_interval_bytes=1), MillisecondClock(1000))
     batches = [
-        (encode_batch([(b"k", b"hello", [("h1", b"x"), ("h2", None)], 1000), (None, b"world", [], 1001)],
-                      base_offset=0, partition_leader_epoch=0), 1, 1001, 1),
-        (encode_batch([(None, b"v%d" % i, [], 2000 + i) for i in range(3)], base_offset=2, compression=GZIP,
-                      producer_id=7, producer_epoch=1, base_sequence=5, partition_leader_epoch=0), 4, 2002, 4),
-        (encode_batch([control_marker_record(True, 3)], base_offset=5, producer_id=7, producer_epoch=1,
-                      is_transactional=True, is_control=True, first_timestamp=3000, partition_leader_epoch=0),
-         5, 3000, 5),
+        (
+            encode_batch(
+                [(b"k", b"hello", [("h1", b"x"), ("h2", None)], 1000), (None, b"world", [], 1001)],
+                base_offset=0,
+                partition_leader_epoch=0,
+            ),
+            1,
+            1001,
+            1,
+        ),
+        (
+            encode_batch(
+                [(None, b"v%d" % i, [], 2000 + i) for i in range(3)],
+                base_offset=2,
+                compression=GZIP,
+                producer_id=7,
+                producer_epoch=1,
+                base_sequence=5,
+                partition_leader_epoch=0,
+            ),
+            4,
+            2002,
+            4,
+        ),
+        (
+            encode_batch(
+                [control_marker_record(True, 3)],
+                base_offset=5,
+                producer_id=7,
+                producer_epoch=1,
+                is_transactional=True,
+                is_control=True,
+                first_timestamp=3000,
+                partition_leader_epoch=0,
+            ),
+            5,
+            3000,
+            5,
+        ),
     ]
     for records, last, max_ts, offset_of_max in batches:
         log.append(records, last, max_ts, offset_of_max)
@@ -53,12 +85,14 @@ def test_dump_log_shallow_and_deep(segment):
     assert lines[2].startswith(
         "baseOffset: 0 lastOffset: 1 count: 2 baseSequence: -1 lastSequence: -1 producerId: -1 producerEpoch: -1 "
         "partitionLeaderEpoch: 0 isTransactional: false isControl: false position: 0 CreateTime: 1001 size: %d "
-        "magic: 2 compresscodec: NONE crc: " % sizes[0])
+        "magic: 2 compresscodec: NONE crc: " % sizes[0]
+    )
     assert lines[2].endswith(" isvalid: true")
     assert lines[3].startswith(
         "baseOffset: 2 lastOffset: 4 count: 3 baseSequence: 5 lastSequence: 7 producerId: 7 producerEpoch: 1 "
         "partitionLeaderEpoch: 0 isTransactional: false isControl: false position: %d CreateTime: 2002 size: %d "
-        "magic: 2 compresscodec: GZIP" % (sizes[0], sizes[1]))
+        "magic: 2 compresscodec: GZIP" % (sizes[0], sizes[1])
+    )
     assert "isTransactional: true isControl: true position: %d CreateTime: 3000" % (sizes[0] + sizes[1]) in lines[4]
     assert len(lines) == 5
 
@@ -85,8 +119,12 @@ def test_dump_indexes(segment):
     first, second = len(batches[0]), len(batches[0]) + len(batches[1])
     assert (code, err) == (0, "")
     assert out.splitlines() == [
-        "Dumping " + index, "offset: 4 position: %d" % first, "offset: 5 position: %d" % second,
-        "Dumping " + time_index, "timestamp: 2002 offset: 4", "timestamp: 3000 offset: 5",
+        "Dumping " + index,
+        "offset: 4 position: %d" % first,
+        "offset: 5 position: %d" % second,
+        "Dumping " + time_index,
+        "timestamp: 2002 offset: 4",
+        "timestamp: 3000 offset: 5",
     ]
     assert run_dump("--files", index, "--verify-index-only")[1] == "Dumping %s\n" % index
     assert run_dump("--files", index, "--index-sanity-check")[1].endswith("%s passed sanity check.\n" % index)
@@ -100,8 +138,10 @@ def test_index_mismatch_and_trailing_bytes_are_reported(segment):
         handle.write(b"\x00" * 7)
     code, out, err = run_dump("--files", "%s,%s" % (directory / (BASE + ".log"), directory / (BASE + ".index")))
     assert "Found 7 invalid bytes at the end of %s.log" % BASE in out
-    assert err.splitlines() == ["Mismatches in :%s" % os.path.abspath(directory / (BASE + ".index")),
-                                "  Index offset: 3, log offset: 4"]
+    assert err.splitlines() == [
+        "Mismatches in :%s" % os.path.abspath(directory / (BASE + ".index")),
+        "  Index offset: 3, log offset: 4",
+    ]
 
 
 def test_unknown_files_are_ignored(tmp_path):

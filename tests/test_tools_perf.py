@@ -5,8 +5,15 @@ import io
 import pytest
 
 from kafka_zk.tools import client_config, consumer_perf, producer_perf
-from kafka_zk.tools.perf_support import (JavaRandom, ProducerStats, SimpleDateFormat, ThroughputThrottler, java_fixed,
-                                         java_split, uppercase_payload)
+from kafka_zk.tools.perf_support import (
+    JavaRandom,
+    ProducerStats,
+    SimpleDateFormat,
+    ThroughputThrottler,
+    java_fixed,
+    java_split,
+    uppercase_payload,
+)
 
 
 def test_java_random_matches_javas_documented_sequence():
@@ -80,7 +87,7 @@ def test_throttler_sleeps_off_its_deficit_in_two_ms_steps():
     assert clock.waits == []
     throttler.throttle()
     assert clock.waits and clock.ns >= 2000000 and throttler.sleep_deficit_ns == 0
-    assert not ThroughputThrottler(-1, 0, clock.nanotime, clock.wait).should_throttle(10 ** 9, 1)
+    assert not ThroughputThrottler(-1, 0, clock.nanotime, clock.wait).should_throttle(10**9, 1)
 
 
 def test_producer_stats_window_total_and_sampled_percentiles():
@@ -93,28 +100,34 @@ def test_producer_stats_window_total_and_sampled_percentiles():
         stats.record(i, i + 1, 100, now[0])
     assert stats.percentiles(0.5, 0.95, 0.99, 0.999) == [6, 10, 10, 10]
     assert out.getvalue() == ""  # 1000 ms < the 5 s window
-    assert stats.total_line() == ("10 records sent, 10.000000 records/sec (0.00 MB/sec), 5.50 ms avg latency, "
-                                  "10.00 ms max latency, 6 ms 50th, 10 ms 95th, 10 ms 99th, 10 ms 99.9th.")
+    assert stats.total_line() == (
+        "10 records sent, 10.000000 records/sec (0.00 MB/sec), 5.50 ms avg latency, "
+        "10.00 ms max latency, 6 ms 50th, 10 ms 95th, 10 ms 99th, 10 ms 99.9th."
+    )
     now[0] += 4000
     stats.record(10, 3, 1024 * 1024, now[0])
-    assert out.getvalue() == "11 records sent, 2.2 records/sec (0.20 MB/sec), 5.3 ms avg latency, 10.0 ms max " \
-                             "latency.\n"
+    assert (
+        out.getvalue() == "11 records sent, 2.2 records/sec (0.20 MB/sec), 5.3 ms avg latency, 10.0 ms max latency.\n"
+    )
     big = ProducerStats(1200000, 5000, lambda: 0, io.StringIO())
     assert big.sampling == 2 and len(big.latencies) == 600001
 
 
 def test_client_config_checks_and_translates_like_kafka():
     warnings = []
-    settings = client_config.translate({"acks": "all", "linger.ms": "5", "buffer.memory": "33554432",
-                                        "key.serializer": "x", "foo.bar": "1"},
-                                       client_config.PRODUCER_CONFIGS, warnings.append)
+    settings = client_config.translate(
+        {"acks": "all", "linger.ms": "5", "buffer.memory": "33554432", "key.serializer": "x", "foo.bar": "1"},
+        client_config.PRODUCER_CONFIGS,
+        warnings.append,
+    )
     assert settings == {"acks": "all", "linger.ms": "5", "queue.buffering.max.kbytes": "32768"}
     assert warnings == ["WARN The configuration 'foo.bar' was supplied but isn't a known config."]
     with pytest.raises(client_config.ClientConfigError, match="Not a number of type LONG"):
         client_config.translate({"linger.ms": "soon"}, client_config.PRODUCER_CONFIGS, warnings.append)
     with pytest.raises(client_config.ClientConfigError, match="Value must be at least 1"):
-        client_config.translate({"max.in.flight.requests.per.connection": "0"}, client_config.PRODUCER_CONFIGS,
-                                warnings.append)
+        client_config.translate(
+            {"max.in.flight.requests.per.connection": "0"}, client_config.PRODUCER_CONFIGS, warnings.append
+        )
     with pytest.raises(client_config.ClientConfigError, match="Unknown compression name: brotli"):
         client_config.translate({"compression.type": "brotli"}, client_config.PRODUCER_CONFIGS, warnings.append)
     with pytest.raises(client_config.ClientConfigError, match='Missing required configuration "bootstrap.servers"'):
@@ -132,15 +145,27 @@ def test_producer_perf_option_errors_and_help():
     assert code == 0 and "This tool is used to verify the producer performance." in out
     code, out, err = run_producer("--topic", "t", "--num-records", "x1", "--throughput", "1", "--record-size", "1")
     assert code == 1 and err.splitlines()[-1] == (
-        "producer-performance: error: argument --num-records: could not convert 'x1' to Long "
-        "(For input string: \"x1\")")
-    code, out, err = run_producer("--topic", "t", "--num-records", "0", "--throughput", "1", "--record-size", "1",
-                                  "--producer-props", "bootstrap.servers=h:1")
+        "producer-performance: error: argument --num-records: could not convert 'x1' to Long (For input string: \"x1\")"
+    )
+    code, out, err = run_producer(
+        "--topic",
+        "t",
+        "--num-records",
+        "0",
+        "--throughput",
+        "1",
+        "--record-size",
+        "1",
+        "--producer-props",
+        "bootstrap.servers=h:1",
+    )
     assert code == 1 and err.strip() == 'Exception in thread "main" java.lang.ArithmeticException: / by zero'
-    code, out, err = run_producer("--topic", "t", "--num-records", "5", "--throughput", "1", "--record-size", "1",
-                                  "--producer-props", "acks=1")
+    code, out, err = run_producer(
+        "--topic", "t", "--num-records", "5", "--throughput", "1", "--record-size", "1", "--producer-props", "acks=1"
+    )
     assert code == 1 and err.strip().endswith(
-        'Missing required configuration "bootstrap.servers" which has no default value.')
+        'Missing required configuration "bootstrap.servers" which has no default value.'
+    )
 
 
 def test_producer_perf_sends_one_payload_and_counts_every_completion():
@@ -163,8 +188,21 @@ def test_producer_perf_sends_one_payload_and_counts_every_completion():
             self.poll(0)
 
     parser = producer_perf.build_parser()
-    args = parser.parse_args(["--topic", "t", "--num-records", "50", "--throughput", "-1", "--record-size", "20",
-                              "--producer-props", "bootstrap.servers=h:1", "linger.ms=7"])
+    args = parser.parse_args(
+        [
+            "--topic",
+            "t",
+            "--num-records",
+            "50",
+            "--throughput",
+            "-1",
+            "--record-size",
+            "20",
+            "--producer-props",
+            "bootstrap.servers=h:1",
+            "linger.ms=7",
+        ]
+    )
     out = io.StringIO()
     assert producer_perf.run(args, out, io.StringIO(), producer_factory=FakeProducer) == 0
     assert sent == [("t", uppercase_payload(20))] * 50
@@ -178,14 +216,34 @@ def test_consumer_perf_lines_and_option_errors():
     line = consumer_perf.summary_line(0, 2000, result, fmt)
     assert line.split(", ")[2:] == ["1.9073", "0.9537", "20000", "10000.0000", "100", "1900", "1.0039", "10526.3158"]
     progress = consumer_perf.progress_line(0, 2000000, 1000000, 20000, 10000, 0, 1000, fmt, 0)
-    assert progress.split(", ")[1:] == ["0", "1.9073", "0.9537", "20000", "10000.0000", "0", "1000", "0.9537",
-                                        "10000.0000"]
+    assert progress.split(", ")[1:] == [
+        "0",
+        "1.9073",
+        "0.9537",
+        "20000",
+        "10000.0000",
+        "0",
+        "1000",
+        "0.9537",
+        "10000.0000",
+    ]
     err = io.StringIO()
-    assert consumer_perf.main(["--bootstrap-server", "h:1", "--topic", "t", "--messages", "5",
-                               "--reporting-interval", "0"], io.StringIO(), err) == 1
-    assert err.getvalue().strip() == ('Exception in thread "main" java.lang.IllegalArgumentException: '
-                                      'Reporting interval must be greater than 0.')
+    assert (
+        consumer_perf.main(
+            ["--bootstrap-server", "h:1", "--topic", "t", "--messages", "5", "--reporting-interval", "0"],
+            io.StringIO(),
+            err,
+        )
+        == 1
+    )
+    assert err.getvalue().strip() == (
+        'Exception in thread "main" java.lang.IllegalArgumentException: Reporting interval must be greater than 0.'
+    )
     err = io.StringIO()
-    assert consumer_perf.main(["--bootstrap-server", "h:1", "--topic", "t", "--messages", "5", "--bogus"],
-                              io.StringIO(), err) == 1
+    assert (
+        consumer_perf.main(
+            ["--bootstrap-server", "h:1", "--topic", "t", "--messages", "5", "--bogus"], io.StringIO(), err
+        )
+        == 1
+    )
     assert "bogus is not a recognized option" in err.getvalue()

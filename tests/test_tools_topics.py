@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from kafka_zk.client.cluster import PartitionInfo, TopicInfo
 from kafka_zk.client.admin import ConfigEntry, Reassignment
+from kafka_zk.client.cluster import PartitionInfo, TopicInfo
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools import topics
 from kafka_zk.tools.command_line import UsageError, run_tool
@@ -28,22 +28,34 @@ def parse(*argv):
 
 # -- option checks -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("argv, message", [
-    (["--bootstrap-server", "h:1"], "exactly one action"),
-    (["--bootstrap-server", "h:1", "--list", "--describe"], "exactly one action"),
-    (["--list"], "Only one of --bootstrap-server or --zookeeper"),
-    (["--list", "--bootstrap-server", "h:1", "--zookeeper", "z:2"], "Only one of"),
-    (["--create", "--bootstrap-server", "h:1"], 'Missing required argument "[topic]"'),
-    (["--create", "--zookeeper", "z:2", "--topic", "t", "--partitions", "1"], '"[replication-factor]"'),
-    (["--list", "--bootstrap-server", "h:1", "--partitions", "3"], 'Option "[partitions]" can\'t be used with option "[list]"'),
-    (["--alter", "--zookeeper", "z:2", "--topic", "t", "--replication-factor", "3"], '"[replication-factor]"'),
-    (["--delete", "--bootstrap-server", "h:1", "--topic", "t", "--if-not-exists"], '"[if-not-exists]"'),
-    (["--alter", "--bootstrap-server", "h:1", "--topic", "t"], 'Missing required argument "[partitions]"'),
-    (["--alter", "--bootstrap-server", "h:1", "--topic", "t", "--partitions", "2", "--config", "a=b"], "kafka-configs"),
-    (["--create", "--bootstrap-server", "h:1", "--topic", "t", "--partitions", "2", "--replica-assignment", "1"],
-     '"[replica-assignment]" can\'t be used with option "[partitions]"'),
-    (["--describe", "--zookeeper", "z:2", "--under-min-isr-partitions"], '"[zookeeper]"'),
-])
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--bootstrap-server", "h:1"], "exactly one action"),
+        (["--bootstrap-server", "h:1", "--list", "--describe"], "exactly one action"),
+        (["--list"], "Only one of --bootstrap-server or --zookeeper"),
+        (["--list", "--bootstrap-server", "h:1", "--zookeeper", "z:2"], "Only one of"),
+        (["--create", "--bootstrap-server", "h:1"], 'Missing required argument "[topic]"'),
+        (["--create", "--zookeeper", "z:2", "--topic", "t", "--partitions", "1"], '"[replication-factor]"'),
+        (
+            ["--list", "--bootstrap-server", "h:1", "--partitions", "3"],
+            'Option "[partitions]" can\'t be used with option "[list]"',
+        ),
+        (["--alter", "--zookeeper", "z:2", "--topic", "t", "--replication-factor", "3"], '"[replication-factor]"'),
+        (["--delete", "--bootstrap-server", "h:1", "--topic", "t", "--if-not-exists"], '"[if-not-exists]"'),
+        (["--alter", "--bootstrap-server", "h:1", "--topic", "t"], 'Missing required argument "[partitions]"'),
+        (
+            ["--alter", "--bootstrap-server", "h:1", "--topic", "t", "--partitions", "2", "--config", "a=b"],
+            "kafka-configs",
+        ),
+        (
+            ["--create", "--bootstrap-server", "h:1", "--topic", "t", "--partitions", "2", "--replica-assignment", "1"],
+            '"[replica-assignment]" can\'t be used with option "[partitions]"',
+        ),
+        (["--describe", "--zookeeper", "z:2", "--under-min-isr-partitions"], '"[zookeeper]"'),
+    ],
+)
 def test_option_checks(argv, message):
     with pytest.raises(UsageError) as failure:
         topics.check_args(parse(*argv))
@@ -59,7 +71,9 @@ def test_usage_errors_exit_1_with_message_on_stderr():
 
 def test_topic_configs_are_parsed_and_validated():
     assert topics.parse_topic_configs(["retention.ms = 1000", "cleanup.policy=compact"]) == {
-        "retention.ms": "1000", "cleanup.policy": "compact"}
+        "retention.ms": "1000",
+        "cleanup.policy": "compact",
+    }
     with pytest.raises(topics.CommandError, match='format "key=val"'):
         topics.parse_topic_configs(["retention.ms"])
     with pytest.raises(topics.CommandError, match="Unknown topic config name: nope"):
@@ -68,10 +82,17 @@ def test_topic_configs_are_parsed_and_validated():
 
 # -- describe formatting -------------------------------------------------------------------------
 
+
 def _info(name, partitions):
-    return TopicInfo(name, Errors.NONE, False, {
-        p: PartitionInfo(name, p, leader, replicas, isr, [], Errors.NONE, 0)
-        for p, (leader, replicas, isr) in partitions.items()})
+    return TopicInfo(
+        name,
+        Errors.NONE,
+        False,
+        {
+            p: PartitionInfo(name, p, leader, replicas, isr, [], Errors.NONE, 0)
+            for p, (leader, replicas, isr) in partitions.items()
+        },
+    )
 
 
 def _flags(**set_flags):
@@ -81,9 +102,11 @@ def _flags(**set_flags):
 
 def test_describe_lines_from_metadata():
     info = _info("t", {1: (2, [2, 1], [2]), 0: (1, [1, 2], [1, 2]), 2: (-1, [3, 1], [])})
-    configs = [ConfigEntry("retention.ms", "1000", False, False, False, 1),
-               ConfigEntry("segment.bytes", "1073741824", False, False, False, 4),
-               ConfigEntry("min.insync.replicas", "2", True, False, False, 5)]
+    configs = [
+        ConfigEntry("retention.ms", "1000", False, False, False, 1),
+        ConfigEntry("segment.bytes", "1073741824", False, False, False, 4),
+        ConfigEntry("min.insync.replicas", "2", True, False, False, 5),
+    ]
     description = topics.description_from_metadata(info, configs)
     assert topics.describe_lines(_flags(), [description], {1, 2}) == [
         "Topic: t\tPartitionCount: 3\tReplicationFactor: 2\tConfigs: retention.ms=1000,segment.bytes=1073741824",
@@ -91,13 +114,17 @@ def test_describe_lines_from_metadata():
         "\tTopic: t\tPartition: 1\tLeader: 2\tReplicas: 2,1\tIsr: 2",
         "\tTopic: t\tPartition: 2\tLeader: none\tReplicas: 3,1\tIsr: ",
     ]
-    partitions = lambda **flags: [l.split("\t")[2] for l in topics.describe_lines(_flags(**flags), [description], {1, 2})]
+
+    def partitions(**flags):
+        return [line.split("\t")[2] for line in topics.describe_lines(_flags(**flags), [description], {1, 2})]
+
     assert partitions(under_replicated_partitions=True) == ["Partition: 1", "Partition: 2"]
     assert partitions(unavailable_partitions=True) == ["Partition: 2"]
     assert partitions(under_min_isr_partitions=True) == ["Partition: 1", "Partition: 2"]
     assert partitions(at_min_isr_partitions=True) == ["Partition: 0"]
     assert topics.describe_lines(_flags(topics_with_overrides=True), [description], {1, 2}) == [
-        topics.topic_line(description)]
+        topics.topic_line(description)
+    ]
     bare = topics.description_from_metadata(_info("u", {0: (1, [1], [1])}))
     assert topics.describe_lines(_flags(topics_with_overrides=True), [bare], {1}) == []
 
@@ -114,6 +141,7 @@ def test_describe_shows_an_ongoing_reassignment():
 
 # -- --bootstrap-server mode on fake brokers ---------------------------------------------------
 
+
 @pytest.fixture
 def fake():
     cluster = FakeCluster(broker_count=2)
@@ -125,8 +153,18 @@ def fake():
 
 def test_bootstrap_mode(fake):
     bootstrap = ("--bootstrap-server", fake.bootstrap)
-    assert run_topics("--create", "--topic", "orders", "--partitions", "2", "--replication-factor", "1",
-                      "--config", "retention.ms=1000", *bootstrap)[:2] == (0, "Created topic orders.\n")
+    assert run_topics(
+        "--create",
+        "--topic",
+        "orders",
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "1",
+        "--config",
+        "retention.ms=1000",
+        *bootstrap,
+    )[:2] == (0, "Created topic orders.\n")
     code, out, _ = run_topics("--create", "--topic", "orders", "--partitions", "2", *bootstrap)
     assert (code, out) == (1, "Error while executing topic command : Topic 'orders' already exists.\n")
     assert run_topics("--create", "--topic", "orders", "--if-not-exists", *bootstrap)[:2] == (0, "")
@@ -149,6 +187,7 @@ def test_bootstrap_mode(fake):
 
 # -- --zookeeper mode on a real ZooKeeper ------------------------------------------------------
 
+
 @pytest.fixture
 def zk(zk_connect):
     client = KafkaZkClient(zk_connect, session_timeout_ms=6000)
@@ -163,14 +202,29 @@ def zk(zk_connect):
 def test_zookeeper_mode(zk):
     zk_connect, client = zk
     mode = ("--zookeeper", zk_connect)
-    assert run_topics("--create", "--topic", "a", "--partitions", "2", "--replication-factor", "2",
-                      "--config", "retention.ms=5", *mode)[:2] == (0, "Created topic a.\n")
+    assert run_topics(
+        "--create",
+        "--topic",
+        "a",
+        "--partitions",
+        "2",
+        "--replication-factor",
+        "2",
+        "--config",
+        "retention.ms=5",
+        *mode,
+    )[:2] == (0, "Created topic a.\n")
     assert run_topics("--create", "--topic", "b", "--replica-assignment", "1,0", *mode)[:2] == (0, "Created topic b.\n")
     code, out, _ = run_topics("--create", "--topic", "c", "--partitions", "1", "--replication-factor", "3", *mode)
-    assert (code, out) == (1, "Error while executing topic command : "
-                              "Replication factor: 3 larger than available brokers: 2.\n")
-    client.kazoo.create("/brokers/topics/b/partitions/0/state", json.dumps(
-        {"controller_epoch": 1, "leader": 1, "version": 1, "leader_epoch": 0, "isr": [1]}).encode(), makepath=True)
+    assert (code, out) == (
+        1,
+        "Error while executing topic command : Replication factor: 3 larger than available brokers: 2.\n",
+    )
+    client.kazoo.create(
+        "/brokers/topics/b/partitions/0/state",
+        json.dumps({"controller_epoch": 1, "leader": 1, "version": 1, "leader_epoch": 0, "isr": [1]}).encode(),
+        makepath=True,
+    )
     code, out, _ = run_topics("--describe", "--topic", "b", *mode)
     assert out.splitlines() == [
         "Topic: b\tPartitionCount: 2\tReplicationFactor: 1\tConfigs: ",
@@ -178,9 +232,11 @@ def test_zookeeper_mode(zk):
         "\tTopic: b\tPartition: 1\tLeader: none\tReplicas: 0\tIsr: ",
     ]
     assert run_topics("--describe", "--topic", "a", *mode)[1].startswith(
-        "Topic: a\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: retention.ms=5\n")
+        "Topic: a\tPartitionCount: 2\tReplicationFactor: 2\tConfigs: retention.ms=5\n"
+    )
     assert run_topics("--delete", "--topic", "b", *mode)[1] == (
-        "Topic b is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.\n")
+        "Topic b is marked for deletion.\nNote: This will have no impact if delete.topic.enable is not set to true.\n"
+    )
     assert run_topics("--delete", "--topic", "b", *mode)[1] == "Topic b is already marked for deletion.\n"
     assert run_topics("--list", *mode)[1] == "a\nb - marked for deletion\n"
     assert run_topics("--describe", "--topic", "b", *mode)[1].splitlines()[0].endswith("\tMarkedForDeletion: true")

@@ -4,8 +4,7 @@ reactor shell over an in-memory notification path (passes one at a time, a new s
 from twisted.internet import defer, task
 
 from kafka_zk.zk.change_notification_listener import ChangeNotificationListener
-from kafka_zk.zk.notification_sequence import (
-    CHANGE_EXPIRATION_MS, Notification, NotificationSequence, sequence_number)
+from kafka_zk.zk.notification_sequence import CHANGE_EXPIRATION_MS, Notification, NotificationSequence, sequence_number
 from kafka_zk.zk.session import CONNECTED, LOST, SUSPENDED
 from tests.fake_zk import FakeZk
 
@@ -46,12 +45,14 @@ def test_numbers_compare_as_numbers_and_other_names_are_ignored():
 def test_notifications_created_more_than_the_expiration_before_the_pass_are_purged():
     sequence = NotificationSequence(PREFIX)
     now = 10 * CHANGE_EXPIRATION_MS
-    this_pass = sequence.next_pass([_named(0, now - CHANGE_EXPIRATION_MS - 1), _named(1, now - CHANGE_EXPIRATION_MS),
-                                    _named(2, now)], now_ms=now)
+    this_pass = sequence.next_pass(
+        [_named(0, now - CHANGE_EXPIRATION_MS - 1), _named(1, now - CHANGE_EXPIRATION_MS), _named(2, now)], now_ms=now
+    )
     assert this_pass.expired == [_named(0).name]  # purged, once processed: it is fresh in this very pass
     assert [n.name for n in this_pass.fresh] == [_named(0).name, _named(1).name, _named(2).name]
     assert NotificationSequence(PREFIX, expiration_ms=10).next_pass([_named(0, 0)], now_ms=11).expired == [
-        _named(0).name]
+        _named(0).name
+    ]
 
 
 # -- the reactor shell -------------------------------------------------------------------------------
@@ -81,6 +82,7 @@ class NotificationPath:
             assert parent == PARENT and epoch_zk_version is None
             self.events.append(("purge", sorted(names)))
             self.notifications = [n for n in self.notifications if n.name not in names]
+
         return {"get_notifications": get_notifications, "delete_notifications": delete_notifications}
 
 
@@ -91,8 +93,7 @@ class Harness:
         self.path = NotificationPath(self.clock)
         self.zk = FakeZk(self.path.answers())
         self.processed = []
-        self.listener = ChangeNotificationListener(self.zk, self.clock, PARENT, PREFIX, decode,
-                                                   process or self.record)
+        self.listener = ChangeNotificationListener(self.zk, self.clock, PARENT, PREFIX, decode, process or self.record)
         self.listener.start()
 
     def record(self, decoded):
@@ -112,8 +113,7 @@ def test_a_watch_fire_processes_the_fresh_notifications_in_order_then_purges_the
     harness.path.add("topics/old", age_ms=CHANGE_EXPIRATION_MS + 1)
     harness.path.add("topics/a")
     harness.fire_watch()
-    assert harness.path.events == ["read", ("process", ["topics/old", "topics/a"]),
-                                   ("purge", [_named(0).name])]
+    assert harness.path.events == ["read", ("process", ["topics/old", "topics/a"]), ("purge", [_named(0).name])]
     harness.path.add("brokers/1")
     harness.fire_watch()
     assert harness.processed[-1] == ["brokers/1"]
@@ -128,6 +128,7 @@ def test_a_fire_during_a_pass_asks_for_exactly_one_more_pass():
         answers.append(defer.Deferred())
         harness.processed.append(list(decoded))
         return answers[-1]
+
     harness = Harness(process=slow)
     harness.path.add("topics/a")
     harness.fire_watch()
@@ -161,11 +162,13 @@ def test_an_unreadable_notification_is_skipped_and_a_failed_one_is_not_retried()
         if data == b"garbage":
             raise ValueError("unreadable")
         return data.decode()
+
     failures = []
 
     def failing(decoded):
         failures.append(list(decoded))
         raise RuntimeError("the reload failed")
+
     harness = Harness(process=failing, decode=decode)
     harness.path.add("garbage")
     harness.path.add("topics/a", age_ms=CHANGE_EXPIRATION_MS + 1)

@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 import pytest
-from kazoo.client import KazooClient
 from kazoo.exceptions import BadVersionError, ConnectionClosedError, NodeExistsError
 
 from kafka_zk.zk.client import (
@@ -19,7 +18,11 @@ from kafka_zk.zk.client import (
     TopicExistsError,
 )
 from kafka_zk.zk.znodes import (
-    BrokerInfo, ConfigEntityChangeNotificationSequenceZNode, EndPoint, LeaderIsrAndControllerEpoch)
+    BrokerInfo,
+    ConfigEntityChangeNotificationSequenceZNode,
+    EndPoint,
+    LeaderIsrAndControllerEpoch,
+)
 from tests.ports import free_port
 from tests.zk_support import create_chroot
 from zookeeper.launcher import ZooKeeperServer, four_letter_word
@@ -61,7 +64,12 @@ def state(leader: int, isr: list[int], leader_epoch: int = 0, zk_version: int = 
 
 def test_persistent_paths_and_cluster_id(zk, new_client):
     assert zk.get_children("/brokers") and sorted(zk.get_children("/config")) == [
-        "brokers", "changes", "clients", "topics", "users"]
+        "brokers",
+        "changes",
+        "clients",
+        "topics",
+        "users",
+    ]
     cluster_id = zk.get_or_create_cluster_id()
     assert len(cluster_id) == 22
     assert new_client().get_or_create_cluster_id() == cluster_id
@@ -161,7 +169,10 @@ def test_topic_assignment_create_and_read(zk):
     assert zk.get_topics() == ["logs", "orders"]
     assert zk.get_topic_assignment("orders") == {0: [1, 2], 1: [2, 3]}
     assert zk.get_topic_assignment("missing") == {}
-    assert zk.get_topic_assignments(["orders", "logs", "missing"]) == {"orders": {0: [1, 2], 1: [2, 3]}, "logs": {0: [1]}}
+    assert zk.get_topic_assignments(["orders", "logs", "missing"]) == {
+        "orders": {0: [1, 2], 1: [2, 3]},
+        "logs": {0: [1]},
+    }
     assert zk.get_entity_config("topics", "orders") == {"retention.ms": "1000"}
     assert zk.get_entity_config("topics", "logs") == {}
     with pytest.raises(TopicExistsError):
@@ -200,7 +211,10 @@ def test_leader_isr_update_and_notifications(zk):
     shrunk = LeaderIsrAndControllerEpoch(1, 0, [1], epoch, zk_version=0)
     assert zk.conditional_update_partition_state("t", 0, shrunk) == (True, 1)
     assert zk.conditional_update_partition_state("t", 0, shrunk) == (True, 1)  # same data: our lost reply
-    assert zk.conditional_update_partition_state("t", 0, LeaderIsrAndControllerEpoch(1, 0, [1, 2], epoch, 0)) == (False, -1)
+    assert zk.conditional_update_partition_state("t", 0, LeaderIsrAndControllerEpoch(1, 0, [1, 2], epoch, 0)) == (
+        False,
+        -1,
+    )
 
     # Many leaders' writes at once, pipelined, each judged alone.
     zk.create_topic_assignment("w", {p: [1, 2] for p in range(300)})
@@ -241,11 +255,14 @@ def test_entity_config_with_change_notification(zk):
     assert zk.get_entity_configs("topics", ["t", "x"]) == {"t": {"retention.ms": "5"}, "x": {}}
     changes = zk.get_notifications("/config/changes")
     assert [ConfigEntityChangeNotificationSequenceZNode.decode(n.data) for n in changes] == [
-        "topics/t", "brokers/<default>"]
+        "topics/t",
+        "brokers/<default>",
+    ]
     assert all(n.name.startswith("config_change_") and n.ctime_ms > 0 for n in changes)
     zk.delete_notifications("/config/changes", [changes[0].name, "config_change_9999999999"])
-    assert [ConfigEntityChangeNotificationSequenceZNode.decode(n.data)
-            for n in zk.get_notifications("/config/changes")] == ["brokers/<default>"]
+    assert [
+        ConfigEntityChangeNotificationSequenceZNode.decode(n.data) for n in zk.get_notifications("/config/changes")
+    ] == ["brokers/<default>"]
 
 
 def test_producer_id_blocks_from_two_clients_never_overlap(zk, new_client):
@@ -294,8 +311,12 @@ def test_watches_fire_with_fresh_values(zk):
 
 def test_zookeeper_shell_prints_znode(zk, zk_connect):
     zk.register_broker(broker(0), timestamp_ms=1700000000000)
-    result = subprocess.run([str(ROOT / "scripts" / "zookeeper-shell.sh"), zk_connect, "get", "/brokers/ids/0"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "zookeeper-shell.sh"), zk_connect, "get", "/brokers/ids/0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     json_lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     assert json.loads(json_lines[0])["endpoints"] == ["PLAINTEXT://localhost:9092"]
@@ -336,13 +357,21 @@ def test_server_scripts_start_daemon_and_stop(tmp_path):
     properties.write_text(f"dataDir={tmp_path / 'data'}\nclientPort={port}\nmaxClientCnxns=0\n")
     server = ZooKeeperServer(tmp_path / "data", port=port)
     try:
-        started = subprocess.run([str(ROOT / "scripts" / "zookeeper-server-start.sh"), "-daemon", str(properties)],
-                                 capture_output=True, text=True, timeout=60)
+        started = subprocess.run(
+            [str(ROOT / "scripts" / "zookeeper-server-start.sh"), "-daemon", str(properties)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert started.returncode == 0, started.stderr
         assert server.is_running() and four_letter_word("127.0.0.1", port, "ruok") == "imok"
         assert "clientPort=%d" % port in (tmp_path / "data" / "zoo.cfg").read_text()
-        stopped = subprocess.run([str(ROOT / "scripts" / "zookeeper-server-stop.sh"), str(properties)],
-                                 capture_output=True, text=True, timeout=60)
+        stopped = subprocess.run(
+            [str(ROOT / "scripts" / "zookeeper-server-stop.sh"), str(properties)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert stopped.returncode == 0, stopped.stderr
         assert not server.is_running()
     finally:

@@ -10,8 +10,11 @@ from kafka_zk.zk.reactor_client import ReactorZkClient
 from tests.fake_zk import FakeZk
 
 REACTOR_ONLY = {"on_reactor", "add_session_listener"}
-MIRRORED = sorted(name for name, member in vars(ReactorZkClient).items()
-                  if inspect.isfunction(member) and not name.startswith("_") and name not in REACTOR_ONLY)
+MIRRORED = sorted(
+    name
+    for name, member in vars(ReactorZkClient).items()
+    if inspect.isfunction(member) and not name.startswith("_") and name not in REACTOR_ONLY
+)
 
 
 def test_every_mirrored_method_exists_on_kafka_zk_client():
@@ -22,6 +25,7 @@ def test_every_mirrored_method_exists_on_kafka_zk_client():
 def test_a_mirrored_method_has_the_clients_parameters_and_defaults(name):
     def shape(function):
         return [(p.name, p.default) for p in list(inspect.signature(function).parameters.values())[1:]]
+
     assert shape(getattr(ReactorZkClient, name)) == shape(getattr(KafkaZkClient, name))
 
 

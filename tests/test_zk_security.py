@@ -9,14 +9,26 @@ import pytest
 from kazoo.security import ACL, Id, Permissions
 
 from kafka_zk.security.zk_login import (
-    ZkSecurityError, broker_zk_security, system_properties, tool_zk_security, zk_sasl_options,
-    zk_security_sys_config_string)
+    ZkSecurityError,
+    broker_zk_security,
+    system_properties,
+    tool_zk_security,
+    zk_sasl_options,
+    zk_security_sys_config_string,
+)
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.tools import zk_security_migration
 from kafka_zk.tools.command_line import run_tool
 from kafka_zk.zk.acl_client import SecuredKazooClient, kazoo_acls
 from kafka_zk.zk.acls import (
-    CREATOR_ALL, SECURE_ROOT_PATHS, WORLD_ALL, WORLD_READ, ZkSecurity, default_acls, is_sensitive_path)
+    CREATOR_ALL,
+    SECURE_ROOT_PATHS,
+    WORLD_ALL,
+    WORLD_READ,
+    ZkSecurity,
+    default_acls,
+    is_sensitive_path,
+)
 from zookeeper import launcher
 from zookeeper.launcher import SASL_AUTH_PROVIDER, ZooKeeperServer, server_jaas
 
@@ -39,15 +51,38 @@ def jaas_env(tmp_path):
 
 # -- the ACL of each path ------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("path", ["/brokers/topics/events", "/brokers/ids/0", "/controller", "/config/topics/t",
-                                  "/config/changes/config_change_0000000001", "/admin/delete_topics/t", "/cluster/id",
-                                  "/kafka-acl/Topic/t", "/config/clients/c", "/"])
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/brokers/topics/events",
+        "/brokers/ids/0",
+        "/controller",
+        "/config/topics/t",
+        "/config/changes/config_change_0000000001",
+        "/admin/delete_topics/t",
+        "/cluster/id",
+        "/kafka-acl/Topic/t",
+        "/config/clients/c",
+        "/",
+    ],
+)
 def test_secure_paths_give_the_creator_all_and_the_world_read(path):
     assert default_acls(True, path) == (CREATOR_ALL, WORLD_READ)
 
 
-@pytest.mark.parametrize("path", ["/config/users", "/config/users/alice", "/config/brokers", "/config/brokers/0",
-                                  "/config/brokers/<default>", "/delegation_token/tokens", "/delegation_token/tokens/x"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/config/users",
+        "/config/users/alice",
+        "/config/brokers",
+        "/config/brokers/0",
+        "/config/brokers/<default>",
+        "/delegation_token/tokens",
+        "/delegation_token/tokens/x",
+    ],
+)
 def test_sensitive_paths_give_the_world_nothing(path):
     assert is_sensitive_path(path)
     assert default_acls(True, path) == (CREATOR_ALL,)
@@ -61,18 +96,32 @@ def test_the_old_consumer_root_stays_open_and_unsecure_is_open_everywhere():
 
 
 def test_the_secure_roots_are_kafkas():
-    assert {"/admin", "/brokers", "/cluster", "/config", "/controller", "/controller_epoch",
-            "/isr_change_notification", "/latest_producer_id_block", "/log_dir_event_notification",
-            "/delegation_token", "/kafka-acl", "/kafka-acl-changes", "/kafka-acl-extended-changes"} \
-        <= set(SECURE_ROOT_PATHS)
+    assert {
+        "/admin",
+        "/brokers",
+        "/cluster",
+        "/config",
+        "/controller",
+        "/controller_epoch",
+        "/isr_change_notification",
+        "/latest_producer_id_block",
+        "/log_dir_event_notification",
+        "/delegation_token",
+        "/kafka-acl",
+        "/kafka-acl-changes",
+        "/kafka-acl-extended-changes",
+    } <= set(SECURE_ROOT_PATHS)
 
 
 def test_kazoo_acls_are_zookeepers_ids():
-    assert kazoo_acls((CREATOR_ALL, WORLD_READ)) == [ACL(Permissions.ALL, Id("auth", "")),
-                                                      ACL(Permissions.READ, Id("world", "anyone"))]
+    assert kazoo_acls((CREATOR_ALL, WORLD_READ)) == [
+        ACL(Permissions.ALL, Id("auth", "")),
+        ACL(Permissions.READ, Id("world", "anyone")),
+    ]
 
 
 # -- the login from KAFKA_OPTS -------------------------------------------------------------------------------------
+
 
 def test_the_client_section_gives_digest_md5(jaas_env):
     assert zk_sasl_options(jaas_env) == {"mechanism": "DIGEST-MD5", "username": "kafka", "password": "kafka-secret"}
@@ -106,7 +155,8 @@ def test_system_properties_and_the_config_string(jaas_env):
     assert system_properties({"KAFKA_OPTS": "-Xmx1g -Da=b -Dc=d=e"}) == {"a": "b", "c": "d=e"}
     assert zk_security_sys_config_string({}) == (
         "[java.security.auth.login.config=null, zookeeper.sasl.client=default:true, "
-        "zookeeper.sasl.clientconfig=default:Client]")
+        "zookeeper.sasl.clientconfig=default:Client]"
+    )
 
 
 def test_the_broker_refuses_set_acl_without_a_jaas_client_section(jaas_env):
@@ -125,6 +175,7 @@ def test_zookeeper_set_acl_is_a_broker_config_defaulting_to_false():
 
 
 # -- what the kazoo client sends ------------------------------------------------------------------------------------
+
 
 class RecordingKazoo(SecuredKazooClient):
     """Records the ACL each create would send instead of sending it."""
@@ -145,9 +196,11 @@ def test_creates_get_each_paths_acl_and_explicit_acls_win():
     client.create_async("/config/users/alice", b"{}").get()
     client.create_async("/brokers/topics/t", b"{}").get()
     client.create_async("/brokers/topics/u", b"{}", acl=kazoo_acls((WORLD_ALL,))).get()
-    assert client.sent == [("/config/users/alice", kazoo_acls((CREATOR_ALL,))),
-                           ("/brokers/topics/t", kazoo_acls((CREATOR_ALL, WORLD_READ))),
-                           ("/brokers/topics/u", kazoo_acls((WORLD_ALL,)))]
+    assert client.sent == [
+        ("/config/users/alice", kazoo_acls((CREATOR_ALL,))),
+        ("/brokers/topics/t", kazoo_acls((CREATOR_ALL, WORLD_READ))),
+        ("/brokers/topics/u", kazoo_acls((WORLD_ALL,))),
+    ]
 
 
 def test_transactions_use_the_path_acls():
@@ -155,8 +208,10 @@ def test_transactions_use_the_path_acls():
     transaction = client.transaction()
     transaction.create("/config/brokers/0", b"{}")
     transaction.create("/controller", b"{}", ephemeral=True)
-    assert [list(op.acl) for op in transaction.operations] == [kazoo_acls((CREATOR_ALL,)),
-                                                                kazoo_acls((CREATOR_ALL, WORLD_READ))]
+    assert [list(op.acl) for op in transaction.operations] == [
+        kazoo_acls((CREATOR_ALL,)),
+        kazoo_acls((CREATOR_ALL, WORLD_READ)),
+    ]
 
 
 def test_an_unsecured_client_creates_open_znodes_and_does_not_log_in():
@@ -173,6 +228,7 @@ def test_sasl_options_reach_kazoo_as_a_copy():
 
 
 # -- the launcher's SASL ZooKeeper ----------------------------------------------------------------------------------
+
 
 def test_the_launcher_writes_a_server_jaas_and_the_sasl_provider(tmp_path):
     server = ZooKeeperServer(tmp_path, port=2999, sasl_users={"kafka": 'se"cret'})
@@ -191,10 +247,16 @@ def test_a_launcher_without_sasl_users_has_no_jaas(tmp_path):
 
 # -- the migration tool's refusals ----------------------------------------------------------------------------------
 
+
 def run_migration(argv, environ, capsys):
     parser = zk_security_migration.build_parser()
-    code = run_tool(parser, lambda args, out, err: zk_security_migration.run(args, out, err, environ=environ),
-                    argv, sys.stdout, sys.stderr)
+    code = run_tool(
+        parser,
+        lambda args, out, err: zk_security_migration.run(args, out, err, environ=environ),
+        argv,
+        sys.stdout,
+        sys.stderr,
+    )
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 
@@ -225,8 +287,9 @@ def test_migration_needs_secure_or_unsecure(jaas_env, capsys):
 
 def test_the_launcher_command_line_takes_sasl_users_and_kafka_opts(tmp_path, monkeypatch):
     monkeypatch.setenv("KAFKA_OPTS", "-Djava.security.auth.login.config=/etc/kafka/zk_jaas.conf")
-    args = argparse.Namespace(data_dir=str(tmp_path), port=2999, host="127.0.0.1", config=None,
-                              sasl_user=["kafka=secret", "admin=a=b"])
+    args = argparse.Namespace(
+        data_dir=str(tmp_path), port=2999, host="127.0.0.1", config=None, sasl_user=["kafka=secret", "admin=a=b"]
+    )
     server = launcher._server_from_args(args)
     assert server.sasl_users == {"kafka": "secret", "admin": "a=b"}
     assert "-Djava.security.auth.login.config=/etc/kafka/zk_jaas.conf" in server.command()

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from kafka_zk.zk.security_znodes import AclZNodes
 from kafka_zk.zk.znodes import (
     PERSISTENT_PATHS,
     BrokerIdsZNode,
@@ -39,7 +40,6 @@ from kafka_zk.zk.znodes import (
     generate_cluster_id,
     sequence_number,
 )
-from kafka_zk.zk.security_znodes import AclZNodes
 
 
 def test_controller_golden_and_decode():
@@ -61,16 +61,28 @@ def test_broker_registration_golden():
     assert BrokerIdZNode.path(0) == "/brokers/ids/0"
     assert BrokerIdZNode.encode(info, 1700000000000) == (
         b'{"version":4,"host":"h","port":9092,"endpoints":["PLAINTEXT://h:9092"],"jmx_port":-1,'
-        b'"timestamp":"1700000000000","listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"}}')
+        b'"timestamp":"1700000000000","listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"}}'
+    )
 
 
 def test_broker_registration_rack_and_host_port_from_first_plaintext_listener():
-    info = BrokerInfo(3, [EndPoint("SECURE", "a", 9093, "SSL"), EndPoint("INTERNAL", "b", 9094, "PLAINTEXT"),
-                          EndPoint("PLAINTEXT", "c", 9092, "PLAINTEXT")], rack="r1")
+    info = BrokerInfo(
+        3,
+        [
+            EndPoint("SECURE", "a", 9093, "SSL"),
+            EndPoint("INTERNAL", "b", 9094, "PLAINTEXT"),
+            EndPoint("PLAINTEXT", "c", 9092, "PLAINTEXT"),
+        ],
+        rack="r1",
+    )
     body = json.loads(BrokerIdZNode.encode(info, 5, jmx_port=9999))
     assert (body["host"], body["port"], body["rack"], body["jmx_port"]) == ("b", 9094, "r1", 9999)
     assert body["endpoints"] == ["SECURE://a:9093", "INTERNAL://b:9094", "PLAINTEXT://c:9092"]
-    assert body["listener_security_protocol_map"] == {"SECURE": "SSL", "INTERNAL": "PLAINTEXT", "PLAINTEXT": "PLAINTEXT"}
+    assert body["listener_security_protocol_map"] == {
+        "SECURE": "SSL",
+        "INTERNAL": "PLAINTEXT",
+        "PLAINTEXT": "PLAINTEXT",
+    }
     assert BrokerIdZNode.decode(3, BrokerIdZNode.encode(info, 5), epoch=42) == BrokerInfo(3, info.endpoints, "r1", 42)
 
 
@@ -80,12 +92,15 @@ def test_broker_registration_without_plaintext_has_null_host():
 
 
 def test_broker_registration_written_by_kafka():
-    kafka = (b'{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT","REPL":"SASL_SSL"},'
-             b'"endpoints":["PLAINTEXT://broker1:9092","REPL://[::1]:9095"],"rack":"dc1","jmx_port":-1,'
-             b'"host":"broker1","timestamp":"1588000000000","port":9092,"version":4}')
+    kafka = (
+        b'{"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT","REPL":"SASL_SSL"},'
+        b'"endpoints":["PLAINTEXT://broker1:9092","REPL://[::1]:9095"],"rack":"dc1","jmx_port":-1,'
+        b'"host":"broker1","timestamp":"1588000000000","port":9092,"version":4}'
+    )
     info = BrokerIdZNode.decode(1, kafka, epoch=99)
-    assert info == BrokerInfo(1, [("PLAINTEXT", "broker1", 9092, "PLAINTEXT"), ("REPL", "::1", 9095, "SASL_SSL")],
-                              "dc1", 99)
+    assert info == BrokerInfo(
+        1, [("PLAINTEXT", "broker1", 9092, "PLAINTEXT"), ("REPL", "::1", 9095, "SASL_SSL")], "dc1", 99
+    )
     assert info.endpoint("REPL").connection_string == "REPL://[::1]:9095"
 
 
@@ -109,7 +124,8 @@ def test_topic_assignment_golden_and_versions():
     assert TopicsZNode.path() == "/brokers/topics"
     assert TopicZNode.path("t") == "/brokers/topics/t"
     assert TopicZNode.encode({1: [2, 3], 0: [1, 2, 3]}) == (
-        b'{"version":2,"partitions":{"0":[1,2,3],"1":[2,3]},"adding_replicas":{},"removing_replicas":{}}')
+        b'{"version":2,"partitions":{"0":[1,2,3],"1":[2,3]},"adding_replicas":{},"removing_replicas":{}}'
+    )
     during = TopicZNode.encode({0: [1, 2, 4]}, adding_replicas={0: [4], 1: []}, removing_replicas={0: [3]})
     assert json.loads(during)["adding_replicas"] == {"0": [4]}
     assert TopicZNode.decode(during) == TopicAssignment({0: [1, 2, 4]}, {0: [4]}, {0: [3]})
@@ -123,7 +139,8 @@ def test_partition_paths_and_state():
     assert TopicPartitionStateZNode.path("t", 3) == "/brokers/topics/t/partitions/3/state"
     state = LeaderIsrAndControllerEpoch(leader=1, leader_epoch=0, isr=[1, 2, 3], controller_epoch=1)
     assert TopicPartitionStateZNode.encode(state) == (
-        b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}')
+        b'{"controller_epoch":1,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}'
+    )
     kafka = b'{"isr":[2,1],"leader_epoch":7,"version":1,"leader":2,"controller_epoch":4}'
     assert TopicPartitionStateZNode.decode(kafka, zk_version=9) == LeaderIsrAndControllerEpoch(2, 7, [2, 1], 4, 9)
 
@@ -131,9 +148,20 @@ def test_partition_paths_and_state():
 def test_broker_sequence_and_persistent_paths():
     assert BrokerSequenceIdZNode.path() == "/brokers/seqid"
     assert set(PERSISTENT_PATHS) == {
-        "/consumers", "/brokers/ids", "/brokers/topics", "/brokers/seqid", "/config/changes",
-        "/config/topics", "/config/clients", "/config/users", "/config/brokers", "/admin/delete_topics",
-        "/isr_change_notification", "/latest_producer_id_block", "/log_dir_event_notification"}
+        "/consumers",
+        "/brokers/ids",
+        "/brokers/topics",
+        "/brokers/seqid",
+        "/config/changes",
+        "/config/topics",
+        "/config/clients",
+        "/config/users",
+        "/config/brokers",
+        "/admin/delete_topics",
+        "/isr_change_notification",
+        "/latest_producer_id_block",
+        "/log_dir_event_notification",
+    }
 
 
 def test_delete_topics_paths():
@@ -144,15 +172,24 @@ def test_delete_topics_paths():
 def test_reassign_partitions():
     assert ReassignPartitionsZNode.path() == "/admin/reassign_partitions"
     assert ReassignPartitionsZNode.encode({("t", 0): [1, 2]}) == (
-        b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}')
-    kafka = b'{"partitions":[{"replicas":[3,1],"partition":2,"topic":"x"},{"topic":"t","partition":0,"replicas":[1,2]}],"version":1}'
+        b'{"version":1,"partitions":[{"topic":"t","partition":0,"replicas":[1,2]}]}'
+    )
+    kafka = (
+        b'{"partitions":[{"replicas":[3,1],"partition":2,"topic":"x"},'
+        b'{"topic":"t","partition":0,"replicas":[1,2]}],"version":1}'
+    )
     assert ReassignPartitionsZNode.decode(kafka) == {("x", 2): [3, 1], ("t", 0): [1, 2]}
 
 
 def test_preferred_replica_election():
     assert PreferredReplicaElectionZNode.path() == "/admin/preferred_replica_election"
-    assert PreferredReplicaElectionZNode.encode([("t", 0)]) == b'{"version":1,"partitions":[{"topic":"t","partition":0}]}'
-    kafka = b'{"partitions":[{"partition":1,"topic":"a"},{"topic":"a","partition":1},{"topic":"b","partition":0}],"version":1}'
+    assert (
+        PreferredReplicaElectionZNode.encode([("t", 0)]) == b'{"version":1,"partitions":[{"topic":"t","partition":0}]}'
+    )
+    kafka = (
+        b'{"partitions":[{"partition":1,"topic":"a"},{"topic":"a","partition":1},'
+        b'{"topic":"b","partition":0}],"version":1}'
+    )
     assert PreferredReplicaElectionZNode.decode(kafka) == [("a", 1), ("b", 0)]
 
 
@@ -161,7 +198,8 @@ def test_isr_change_notification():
     assert IsrChangeNotificationSequenceZNode.path() == "/isr_change_notification/isr_change_"
     assert IsrChangeNotificationSequenceZNode.path("0000000004") == "/isr_change_notification/isr_change_0000000004"
     assert IsrChangeNotificationSequenceZNode.encode([("t", 0)]) == (
-        b'{"version":1,"partitions":[{"topic":"t","partition":0}]}')
+        b'{"version":1,"partitions":[{"topic":"t","partition":0}]}'
+    )
     kafka = b'{"partitions":[{"partition":0,"topic":"t"},{"partition":3,"topic":"u"}],"version":1}'
     assert IsrChangeNotificationSequenceZNode.decode(kafka) == [("t", 0), ("u", 3)]
     assert sequence_number("isr_change_0000000004", IsrChangeNotificationSequenceZNode.PREFIX) == "0000000004"
@@ -180,8 +218,12 @@ def test_entity_config():
     assert ConfigEntityZNode.path("brokers", "<default>") == "/config/brokers/<default>"
     assert ConfigEntityZNode.encode({"retention.ms": "1000"}) == b'{"version":1,"config":{"retention.ms":"1000"}}'
     assert json.loads(ConfigEntityZNode.encode({"segment.bytes": 1024, "preallocate": True}))["config"] == {
-        "segment.bytes": "1024", "preallocate": "true"}
-    assert ConfigEntityZNode.decode(b'{"config":{"cleanup.policy":"compact"},"version":1}') == {"cleanup.policy": "compact"}
+        "segment.bytes": "1024",
+        "preallocate": "true",
+    }
+    assert ConfigEntityZNode.decode(b'{"config":{"cleanup.policy":"compact"},"version":1}') == {
+        "cleanup.policy": "compact"
+    }
     assert ConfigEntityZNode.decode(None) == {}
 
 
@@ -189,7 +231,10 @@ def test_config_change_notification():
     assert ConfigEntityChangeNotificationZNode.path() == "/config/changes"
     assert ConfigEntityChangeNotificationSequenceZNode.path() == "/config/changes/config_change_"
     assert ConfigEntityChangeNotificationSequenceZNode.encode("topics/t") == b'{"version":2,"entity_path":"topics/t"}'
-    assert ConfigEntityChangeNotificationSequenceZNode.decode(b'{"entity_path":"users/alice","version":2}') == "users/alice"
+    assert (
+        ConfigEntityChangeNotificationSequenceZNode.decode(b'{"entity_path":"users/alice","version":2}')
+        == "users/alice"
+    )
     v1 = b'{"version":1,"entity_type":"topics","entity_name":"t"}'
     assert ConfigEntityChangeNotificationSequenceZNode.decode(v1) == "topics/t"
 
@@ -207,7 +252,8 @@ def test_cluster_id():
 def test_producer_id_block():
     assert ProducerIdBlockZNode.path() == "/latest_producer_id_block"
     assert ProducerIdBlockZNode.encode(ProducerIdBlock(0, 0, 999)) == (
-        b'{"version":1,"broker":0,"block_start":"0","block_end":"999"}')
+        b'{"version":1,"broker":0,"block_start":"0","block_end":"999"}'
+    )
     kafka = b'{"block_end":"1999","broker":2,"version":1,"block_start":"1000"}'
     assert ProducerIdBlockZNode.decode(kafka) == ProducerIdBlock(2, 1000, 1999)
     assert ProducerIdBlockZNode.decode(b"") is None

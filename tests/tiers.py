@@ -76,6 +76,7 @@ class PureTestStartedAProcess(AssertionError):
 def _refuse(what):
     def start(*args, **kwargs):
         raise PureTestStartedAProcess("a pure test starts no %s: mark it with its tier (tests/tiers.py)" % what)
+
     return start
 
 

@@ -24,19 +24,27 @@ def write_keystore(leaf, path, store_type, password=PASSWORD, key_password=None)
     key, chain = _key_and_chain(leaf)
     store_type = store_type.upper()
     if store_type == "PEM":
-        encryption = (serialization.BestAvailableEncryption(key_password.encode()) if key_password
-                      else serialization.NoEncryption())
+        encryption = (
+            serialization.BestAvailableEncryption(key_password.encode())
+            if key_password
+            else serialization.NoEncryption()
+        )
         body = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, encryption)
         body += b"".join(cert.public_bytes(serialization.Encoding.PEM) for cert in chain)
         path.write_bytes(body)
     elif store_type == "PKCS12":
-        path.write_bytes(pkcs12.serialize_key_and_certificates(
-            b"kafka", key, chain[0], chain[1:], serialization.BestAvailableEncryption(password.encode())))
+        path.write_bytes(
+            pkcs12.serialize_key_and_certificates(
+                b"kafka", key, chain[0], chain[1:], serialization.BestAvailableEncryption(password.encode())
+            )
+        )
     elif store_type == "JKS":
-        pkcs8 = key.private_bytes(serialization.Encoding.DER, serialization.PrivateFormat.PKCS8,
-                                  serialization.NoEncryption())
-        entry = jks.PrivateKeyEntry.new("kafka", [cert.public_bytes(serialization.Encoding.DER) for cert in chain],
-                                        pkcs8)
+        pkcs8 = key.private_bytes(
+            serialization.Encoding.DER, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+        entry = jks.PrivateKeyEntry.new(
+            "kafka", [cert.public_bytes(serialization.Encoding.DER) for cert in chain], pkcs8
+        )
         if key_password:
             entry.encrypt(key_password)
         jks.KeyStore.new("jks", [entry]).save(str(path), password)
@@ -52,8 +60,11 @@ def write_truststore(ca, path, store_type, password=PASSWORD):
     if store_type == "PEM":
         path.write_bytes(ca.cert_pem.bytes())
     elif store_type == "PKCS12":
-        path.write_bytes(pkcs12.serialize_key_and_certificates(
-            None, None, None, [cert], serialization.BestAvailableEncryption(password.encode())))
+        path.write_bytes(
+            pkcs12.serialize_key_and_certificates(
+                None, None, None, [cert], serialization.BestAvailableEncryption(password.encode())
+            )
+        )
     elif store_type == "JKS":
         entry = jks.TrustedCertEntry.new("ca", cert.public_bytes(serialization.Encoding.DER))
         jks.KeyStore.new("jks", [entry]).save(str(path), password)
@@ -65,14 +76,19 @@ def write_truststore(ca, path, store_type, password=PASSWORD):
 def server_leaf(ca, common_name="localhost", expired=False):
     if expired:
         now = datetime.datetime.now(datetime.timezone.utc)
-        return ca.issue_cert(*HOSTS, common_name=common_name, not_before=now - datetime.timedelta(days=30),
-                             not_after=now - datetime.timedelta(days=1))
+        return ca.issue_cert(
+            *HOSTS,
+            common_name=common_name,
+            not_before=now - datetime.timedelta(days=30),
+            not_after=now - datetime.timedelta(days=1),
+        )
     return ca.issue_cert(*HOSTS, common_name=common_name)
 
 
 def client_leaf(ca, common_name, organization_unit_name=None):
-    return ca.issue_cert("client.test", common_name=common_name, organization_name="Test",
-                         organization_unit_name=organization_unit_name)
+    return ca.issue_cert(
+        "client.test", common_name=common_name, organization_name="Test", organization_unit_name=organization_unit_name
+    )
 
 
 def new_ca():

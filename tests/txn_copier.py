@@ -12,9 +12,17 @@ from confluent_kafka import Consumer, Producer
 
 
 def main(bootstrap, source, target, group, transactional_id):
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": group, "isolation.level": "read_committed",
-                         "enable.auto.commit": False, "auto.offset.reset": "earliest",
-                         "session.timeout.ms": 6000, "group.instance.id": transactional_id})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "isolation.level": "read_committed",
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "session.timeout.ms": 6000,
+            "group.instance.id": transactional_id,
+        }
+    )
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id, "linger.ms": 5})
     producer.init_transactions(60)
     consumer.subscribe([source])
@@ -26,9 +34,10 @@ def main(bootstrap, source, target, group, transactional_id):
         producer.begin_transaction()
         for message in messages:
             producer.produce(target, key=message.key(), value=message.value(), partition=message.partition())
-        time.sleep(0.05)   # leave the kill a window inside the transaction
-        producer.send_offsets_to_transaction(consumer.position(consumer.assignment()),
-                                             consumer.consumer_group_metadata(), 60)
+        time.sleep(0.05)  # leave the kill a window inside the transaction
+        producer.send_offsets_to_transaction(
+            consumer.position(consumer.assignment()), consumer.consumer_group_metadata(), 60
+        )
         producer.commit_transaction(60)
         print("committed %d" % len(messages), flush=True)
 

@@ -13,17 +13,23 @@ PARTITIONS = 6
 
 
 def transactional_producer(cluster, transactional_id, **extra):
-    config = {"bootstrap.servers": cluster.bootstrap_servers, "transactional.id": transactional_id,
-              "linger.ms": 5}
+    config = {"bootstrap.servers": cluster.bootstrap_servers, "transactional.id": transactional_id, "linger.ms": 5}
     config.update(extra)
     return Producer(config)
 
 
 def read_all(cluster, topic, isolation, expected_count=None, partitions=PARTITIONS, idle_s=3.0):
     """{partition: [values]} read from the beginning; stops at ``expected_count`` records or after idle_s."""
-    consumer = Consumer({"bootstrap.servers": cluster.bootstrap_servers, "group.id": "r-" + uuid.uuid4().hex[:6],
-                         "isolation.level": isolation, "enable.auto.commit": False,
-                         "auto.offset.reset": "earliest", "enable.partition.eof": False})
+    consumer = Consumer(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "group.id": "r-" + uuid.uuid4().hex[:6],
+            "isolation.level": isolation,
+            "enable.auto.commit": False,
+            "auto.offset.reset": "earliest",
+            "enable.partition.eof": False,
+        }
+    )
     consumer.assign([TopicPartition(topic, p, 0) for p in range(partitions)])
     found = {p: [] for p in range(partitions)}
     count = 0
@@ -47,6 +53,7 @@ def read_all(cluster, topic, isolation, expected_count=None, partitions=PARTITIO
 
 def find_transaction_coordinator(cluster, transactional_id, exclude=()):
     """The node id FindCoordinator (key type 1) names, asked of every running broker not in ``exclude``."""
+
     def ask():
         for broker in cluster.brokers:
             if broker.broker_id in exclude or not broker.is_running():
@@ -56,8 +63,9 @@ def find_transaction_coordinator(cluster, transactional_id, exclude=()):
             except OSError:
                 continue
             if answer["error_code"] == 0 and answer["node_id"] not in exclude:
-                return [answer["node_id"]]   # a list: broker 0 is falsy
+                return [answer["node_id"]]  # a list: broker 0 is falsy
         return None
+
     return wait_for(ask, timeout=60, message="the transaction coordinator")[0]
 
 

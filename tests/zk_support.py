@@ -56,5 +56,5 @@ def zookeeper_server(tmp_path_factory):
 
 @pytest.fixture
 def zk_connect(zookeeper_server):
-    """"host:port/t_<uuid>": a connect string whose chroot exists and is private to this test."""
+    """ "host:port/t_<uuid>": a connect string whose chroot exists and is private to this test."""
     return create_chroot(zookeeper_server)

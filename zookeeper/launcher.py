@@ -50,8 +50,14 @@ HEAP_OPTS = ["-Xms32m", "-Xmx256m"]
 # ships): metrics-core and snappy-java are loaded at server start, commons-cli by the shell's
 # command parser, netty-handler/netty-common because the client config touches netty's SslContext.
 REQUIRED_ARTIFACTS = (
-    "zookeeper", "zookeeper-jute", "slf4j-api", "metrics-core", "snappy-java",
-    "commons-cli", "netty-handler", "netty-common",
+    "zookeeper",
+    "zookeeper-jute",
+    "slf4j-api",
+    "metrics-core",
+    "snappy-java",
+    "commons-cli",
+    "netty-handler",
+    "netty-common",
 )
 # An slf4j binding; without one ZooKeeper still runs but logs nothing.
 LOGGING_BINDINGS = (
@@ -117,7 +123,8 @@ def find_zookeeper_classpath() -> list[str]:
     if debian_jars or os.path.exists("/usr/share/java/zookeeper.jar"):
         return debian_jars + ["/usr/share/java/*"]
     raise ZooKeeperError(
-        "ZooKeeper jars not found: set ZOOKEEPER_HOME, install pyspark into the venv, or install Debian's zookeeper")
+        "ZooKeeper jars not found: set ZOOKEEPER_HOME, install pyspark into the venv, or install Debian's zookeeper"
+    )
 
 
 def _java() -> str:
@@ -146,18 +153,38 @@ def kafka_opts(environ=None) -> list[str]:
 
 def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line that runs a ZooKeeper server with the given zoo.cfg."""
-    return [_java(), *HEAP_OPTS, *jvm_options, "-cp", os.pathsep.join(find_zookeeper_classpath()),
-            *_logging_opts("INFO", "OUT"), SERVER_MAIN, str(cfg_path)]
+    return [
+        _java(),
+        *HEAP_OPTS,
+        *jvm_options,
+        "-cp",
+        os.pathsep.join(find_zookeeper_classpath()),
+        *_logging_opts("INFO", "OUT"),
+        SERVER_MAIN,
+        str(cfg_path),
+    ]
 
 
-def zkcli_command(server: "ZooKeeperServer | ZooKeeperEnsemble | str",
-                  jvm_options: list[str] | tuple = ()) -> list[str]:
+def zkcli_command(
+    server: "ZooKeeperServer | ZooKeeperEnsemble | str", jvm_options: list[str] | tuple = ()
+) -> list[str]:
     """The java command line for ZooKeeper's shell (ZooKeeperMain) against a server, an ensemble, or a connect
     string "host:port[,host:port...][/chroot]" (ZooKeeper's client parses the hosts and the chroot itself)."""
     connect = server if isinstance(server, str) else server.connect_string
     # ZooKeeper 3.9's client refuses DIGEST-MD5 in its default FIPS mode; the 3.5 client of Kafka 2.5 had none.
-    return [_java(), "-Xmx128m", "-Dzookeeper.fips-mode=false", *jvm_options, "-cp", os.pathsep.join(find_zookeeper_classpath()),
-            *_logging_opts("WARN", "ERR"), "-Dzookeeper.admin.enableServer=false", CLI_MAIN, "-server", connect]
+    return [
+        _java(),
+        "-Xmx128m",
+        "-Dzookeeper.fips-mode=false",
+        *jvm_options,
+        "-cp",
+        os.pathsep.join(find_zookeeper_classpath()),
+        *_logging_opts("WARN", "ERR"),
+        "-Dzookeeper.admin.enableServer=false",
+        CLI_MAIN,
+        "-server",
+        connect,
+    ]
 
 
 def _jaas_quoted(value: str) -> str:
@@ -239,8 +266,7 @@ def process_running(pid: int, marker: str | None = None) -> bool:
         return True
 
 
-def wait_for_exit(pid: int, timeout: float, process: subprocess.Popen | None = None,
-                  marker: str | None = None) -> bool:
+def wait_for_exit(pid: int, timeout: float, process: subprocess.Popen | None = None, marker: str | None = None) -> bool:
     """Wait up to `timeout` seconds for `pid` to exit (reaping it when it is our child `process`)."""
     if process is not None and process.pid == pid:
         try:
@@ -274,16 +300,22 @@ def read_properties(path: str | os.PathLike) -> dict[str, str]:
 
 def peer_lines(peers: Mapping[int, tuple[str, int, int]]) -> list[str]:
     """zoo.cfg's ensemble lines, server.<id>=host:quorumPort:electionPort, in id order."""
-    return ["server.%d=%s:%d:%d" % (server_id, host, int(quorum), int(election))
-            for server_id, (host, quorum, election) in sorted(peers.items())]
+    return [
+        "server.%d=%s:%d:%d" % (server_id, host, int(quorum), int(election))
+        for server_id, (host, quorum, election) in sorted(peers.items())
+    ]
 
 
-def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | None = None,
-                   peers: Mapping[int, tuple[str, int, int]] | None = None) -> str:
+def render_zoo_cfg(
+    data_dir: str,
+    port: int,
+    host: str,
+    extra: dict[str, str] | None = None,
+    peers: Mapping[int, tuple[str, int, int]] | None = None,
+) -> str:
     """zoo.cfg text: the template filled in, the ensemble's `peers` lines (see `peer_lines`), then each extra
     key replacing its line or appended."""
-    text = string.Template(TEMPLATE.read_text()).substitute(
-        data_dir=data_dir, client_port=port, client_address=host)
+    text = string.Template(TEMPLATE.read_text()).substitute(data_dir=data_dir, client_port=port, client_address=host)
     lines = text.splitlines()
     if peers:
         lines += ["", "# The ensemble: server.<myid>=host:quorumPort:electionPort."] + peer_lines(peers)
@@ -301,11 +333,18 @@ def render_zoo_cfg(data_dir: str, port: int, host: str, extra: dict[str, str] | 
 class ZooKeeperServer:
     """One ZooKeeper server, standalone or an ensemble member, whose config, pid file and log live in `data_dir`."""
 
-    def __init__(self, data_dir: str | os.PathLike, port: int = 2181, host: str = "127.0.0.1",
-                 extra_config: dict[str, str] | None = None, sasl_users: dict[str, str] | None = None,
-                 jvm_options: list[str] | None = None, server_id: int | None = None,
-                 peers: Mapping[int, tuple[str, int, int]] | None = None,
-                 command_prefix: Sequence[str] | None = None):
+    def __init__(
+        self,
+        data_dir: str | os.PathLike,
+        port: int = 2181,
+        host: str = "127.0.0.1",
+        extra_config: dict[str, str] | None = None,
+        sasl_users: dict[str, str] | None = None,
+        jvm_options: list[str] | None = None,
+        server_id: int | None = None,
+        peers: Mapping[int, tuple[str, int, int]] | None = None,
+        command_prefix: Sequence[str] | None = None,
+    ):
         """Clients connect to `host`:`port`. `extra_config`: zoo.cfg keys replacing or added to the template's (e.g.
         {"tickTime": "500"}). `sasl_users` {name: password}: clients may log in with SASL DIGEST-MD5 as these users
         (a `Server` JAAS section in the data dir, and ZooKeeper's SASL auth provider); `jvm_options`: more options
@@ -386,7 +425,8 @@ class ZooKeeperServer:
     def write_config(self) -> Path:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.cfg_file.write_text(
-            render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config, self.peers or None))
+            render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config, self.peers or None)
+        )
         if self.in_ensemble:
             self.myid_file.write_text(f"{self.server_id}\n")
         if self.sasl_users:
@@ -415,8 +455,13 @@ class ZooKeeperServer:
         command = self.command()
         with open(self.log_file, "ab") as log:
             self._process = subprocess.Popen(
-                command, cwd=self.data_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)
+                command,
+                cwd=self.data_dir,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.pid_file.write_text(f"{self._process.pid}\n")
 
     def wait_serving(self, timeout: float = 30.0) -> None:
@@ -425,7 +470,8 @@ class ZooKeeperServer:
         while not self.is_serving():
             if self._process is not None and self._process.poll() is not None:
                 raise ZooKeeperError(
-                    f"ZooKeeper exited with code {self._process.returncode}; log tail:\n{self.log_tail()}")
+                    f"ZooKeeper exited with code {self._process.returncode}; log tail:\n{self.log_tail()}"
+                )
             if time.monotonic() > deadline:
                 self.kill()
                 raise ZooKeeperError(f"ZooKeeper not serving after {timeout}s; log tail:\n{self.log_tail()}")
@@ -472,6 +518,7 @@ class ZooKeeperServer:
 class EnsembleMember(NamedTuple):
     """Where one ensemble member listens: clients on host:client_port, its peers on host:quorum_port (followers
     to the leader) and host:election_port (leader election); `command_prefix` goes before its java command."""
+
     host: str
     client_port: int
     quorum_port: int
@@ -479,19 +526,26 @@ class EnsembleMember(NamedTuple):
     command_prefix: tuple[str, ...] = ()
 
 
-def loopback_members(size: int, client_port: int, quorum_port: int = 2888, election_port: int = 3888,
-                     host: str = "127.0.0.1") -> list[EnsembleMember]:
+def loopback_members(
+    size: int, client_port: int, quorum_port: int = 2888, election_port: int = 3888, host: str = "127.0.0.1"
+) -> list[EnsembleMember]:
     """`size` members on one host, member n (1..size) on client_port+n-1, quorum_port+n-1 and election_port+n-1."""
-    return [EnsembleMember(host, client_port + index, quorum_port + index, election_port + index)
-            for index in range(size)]
+    return [
+        EnsembleMember(host, client_port + index, quorum_port + index, election_port + index) for index in range(size)
+    ]
 
 
 class ZooKeeperEnsemble:
     """A ZooKeeper ensemble: member n (1..N, its myid) is a `ZooKeeperServer` with its files in <data_dir>/zk-n/."""
 
-    def __init__(self, data_dir: str | os.PathLike, members: Sequence[EnsembleMember | tuple],
-                 extra_config: dict[str, str] | None = None, sasl_users: dict[str, str] | None = None,
-                 jvm_options: list[str] | None = None):
+    def __init__(
+        self,
+        data_dir: str | os.PathLike,
+        members: Sequence[EnsembleMember | tuple],
+        extra_config: dict[str, str] | None = None,
+        sasl_users: dict[str, str] | None = None,
+        jvm_options: list[str] | None = None,
+    ):
         """`members`: EnsembleMember(host, client_port, quorum_port, election_port[, command_prefix]) or plain
         tuples in that order, member 1 first. `extra_config`, `sasl_users` and `jvm_options` go to every member
         (see `ZooKeeperServer`), e.g. extra_config={"tickTime": "500"} for session timeouts down to 1 s."""
@@ -499,17 +553,25 @@ class ZooKeeperEnsemble:
         self.members = [EnsembleMember(*member) for member in members]
         if not self.members:
             raise ZooKeeperError("an ensemble needs at least one member")
-        peers = {n: (member.host, member.quorum_port, member.election_port)
-                 for n, member in enumerate(self.members, 1)}
+        peers = {n: (member.host, member.quorum_port, member.election_port) for n, member in enumerate(self.members, 1)}
         self.servers = [
-            ZooKeeperServer(self.data_dir / f"zk-{n}", port=member.client_port, host=member.host,
-                            extra_config=extra_config, sasl_users=sasl_users, jvm_options=jvm_options,
-                            server_id=n, peers=peers, command_prefix=member.command_prefix)
-            for n, member in enumerate(self.members, 1)]
+            ZooKeeperServer(
+                self.data_dir / f"zk-{n}",
+                port=member.client_port,
+                host=member.host,
+                extra_config=extra_config,
+                sasl_users=sasl_users,
+                jvm_options=jvm_options,
+                server_id=n,
+                peers=peers,
+                command_prefix=member.command_prefix,
+            )
+            for n, member in enumerate(self.members, 1)
+        ]
 
     @property
     def connect_string(self) -> str:
-        """"h1:p1,h2:p2,...": what zookeeper.connect names (append "/chroot" for a chroot)."""
+        """ "h1:p1,h2:p2,...": what zookeeper.connect names (append "/chroot" for a chroot)."""
         return ",".join(server.connect_string for server in self.servers)
 
     @property
@@ -563,8 +625,9 @@ class ZooKeeperEnsemble:
             if not running:
                 raise ZooKeeperError(f"no member of the ensemble in {self.data_dir} is running")
             if time.monotonic() > deadline:
-                tails = "\n".join(f"member {server.server_id} ({server.connect_string}):\n{server.log_tail(15)}"
-                                   for server in waiting)
+                tails = "\n".join(
+                    f"member {server.server_id} ({server.connect_string}):\n{server.log_tail(15)}" for server in waiting
+                )
                 raise ZooKeeperError(f"ensemble not serving after {timeout}s; log tails:\n{tails}")
             time.sleep(0.05)
 
@@ -612,8 +675,9 @@ def _settings_from_args(args: argparse.Namespace) -> tuple[str, int, str, dict[s
 
 def _server_from_args(args: argparse.Namespace) -> ZooKeeperServer:
     data_dir, port, host, extra, users = _settings_from_args(args)
-    return ZooKeeperServer(data_dir, port=port, host=host, extra_config=extra, sasl_users=users,
-                           jvm_options=kafka_opts())
+    return ZooKeeperServer(
+        data_dir, port=port, host=host, extra_config=extra, sasl_users=users, jvm_options=kafka_opts()
+    )
 
 
 def _ensemble_from_args(args: argparse.Namespace) -> ZooKeeperEnsemble:
@@ -670,12 +734,22 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--host", default="127.0.0.1")
         p.add_argument("--config", help="Kafka-style zookeeper.properties (dataDir, clientPort, other zoo.cfg keys)")
         if action == "start":
-            p.add_argument("--daemon", action="store_true", help="run in the background, log to <data-dir>/zookeeper.log")
+            p.add_argument(
+                "--daemon", action="store_true", help="run in the background, log to <data-dir>/zookeeper.log"
+            )
             p.add_argument("--timeout", type=float, default=30.0)
-            p.add_argument("--sasl-user", action="append", metavar="NAME=PASSWORD",
-                           help="accept SASL DIGEST-MD5 logins of this user (repeatable)")
-        p.add_argument("--ensemble", type=int, metavar="N",
-                       help="an ensemble of N members on --host: member n in <data-dir>/zk-n, client port port+n-1")
+            p.add_argument(
+                "--sasl-user",
+                action="append",
+                metavar="NAME=PASSWORD",
+                help="accept SASL DIGEST-MD5 logins of this user (repeatable)",
+            )
+        p.add_argument(
+            "--ensemble",
+            type=int,
+            metavar="N",
+            help="an ensemble of N members on --host: member n in <data-dir>/zk-n, client port port+n-1",
+        )
         p.add_argument("--quorum-port", type=int, default=2888, help="member 1's quorum port (with --ensemble)")
         p.add_argument("--election-port", type=int, default=3888, help="member 1's election port (with --ensemble)")
     shell = sub.add_parser("shell")
@@ -719,11 +793,16 @@ def main(argv: list[str] | None = None) -> int:
 
 def server_start_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="zookeeper-server-start", allow_abbrev=False,
+        prog="zookeeper-server-start",
+        allow_abbrev=False,
         description="Start a ZooKeeper server from a Kafka-style zookeeper.properties (dataDir, clientPort, any "
-                    "zoo.cfg key); in the foreground it logs to the console.")
-    parser.add_argument("-daemon", action="store_true",
-                        help="run in the background, log to <dataDir>/zookeeper.log, return once it serves")
+        "zoo.cfg key); in the foreground it logs to the console.",
+    )
+    parser.add_argument(
+        "-daemon",
+        action="store_true",
+        help="run in the background, log to <dataDir>/zookeeper.log, return once it serves",
+    )
     parser.add_argument("config", metavar="zookeeper.properties")
     return parser
 
@@ -741,12 +820,18 @@ def server_start_main(argv: list[str] | None = None) -> int:
 
 def server_stop_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="zookeeper-server-stop", allow_abbrev=False,
+        prog="zookeeper-server-stop",
+        allow_abbrev=False,
         description="Stop the ZooKeeper server whose dataDir zookeeper.properties names, through the pid file there: "
-                    "SIGTERM, then SIGKILL if it lingers.")
-    parser.add_argument("config", metavar="zookeeper.properties", nargs="?",
-                        default=os.path.join("config", "zookeeper.properties"),
-                        help="default: config/zookeeper.properties")
+        "SIGTERM, then SIGKILL if it lingers.",
+    )
+    parser.add_argument(
+        "config",
+        metavar="zookeeper.properties",
+        nargs="?",
+        default=os.path.join("config", "zookeeper.properties"),
+        help="default: config/zookeeper.properties",
+    )
     return parser
 
 
@@ -758,9 +843,11 @@ def server_stop_main(argv: list[str] | None = None) -> int:
 
 def shell_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="zookeeper-shell", allow_abbrev=False,
+        prog="zookeeper-shell",
+        allow_abbrev=False,
         description="ZooKeeper's own shell (ZooKeeperMain); with a command after the address it runs that one command "
-                    "and exits, e.g. zookeeper-shell localhost:2181 get /brokers/ids/0.")
+        "and exits, e.g. zookeeper-shell localhost:2181 get /brokers/ids/0.",
+    )
     parser.add_argument("connect", metavar="zookeeper_host:port[/path]", help="host:port[,host:port...][/chroot]")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="a zkCli command and its arguments")
     return parser

@@ -116,5 +116,7 @@ def roundrobin_assign(partitions_per_topic, subscriptions):
 
 ASSIGNORS = {"range": range_assign, "roundrobin": roundrobin_assign}
 # Java class names accepted in partition.assignment.strategy, as the console consumer's properties may give them.
-ASSIGNOR_CLASSES = {"org.apache.kafka.clients.consumer.RangeAssignor": "range",
-                    "org.apache.kafka.clients.consumer.RoundRobinAssignor": "roundrobin"}
+ASSIGNOR_CLASSES = {
+    "org.apache.kafka.clients.consumer.RangeAssignor": "range",
+    "org.apache.kafka.clients.consumer.RoundRobinAssignor": "roundrobin",
+}

@@ -15,12 +15,22 @@ TopicInfo.__doc__ = "One topic from Metadata; partitions is {partition id: Parti
 BrokerAddress = namedtuple("BrokerAddress", "node_id host port rack")
 
 # Errors after which fresh metadata may route the request somewhere that succeeds.
-METADATA_REFRESH_ERRORS = frozenset({
-    Errors.NOT_LEADER_FOR_PARTITION, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.LEADER_NOT_AVAILABLE,
-    Errors.NOT_CONTROLLER, Errors.FENCED_LEADER_EPOCH, Errors.UNKNOWN_LEADER_EPOCH,
-    Errors.REPLICA_NOT_AVAILABLE, Errors.KAFKA_STORAGE_ERROR, Errors.NOT_ENOUGH_REPLICAS,
-    Errors.REQUEST_TIMED_OUT, Errors.NETWORK_EXCEPTION, Errors.OFFSET_NOT_AVAILABLE,
-})
+METADATA_REFRESH_ERRORS = frozenset(
+    {
+        Errors.NOT_LEADER_FOR_PARTITION,
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.LEADER_NOT_AVAILABLE,
+        Errors.NOT_CONTROLLER,
+        Errors.FENCED_LEADER_EPOCH,
+        Errors.UNKNOWN_LEADER_EPOCH,
+        Errors.REPLICA_NOT_AVAILABLE,
+        Errors.KAFKA_STORAGE_ERROR,
+        Errors.NOT_ENOUGH_REPLICAS,
+        Errors.REQUEST_TIMED_OUT,
+        Errors.NETWORK_EXCEPTION,
+        Errors.OFFSET_NOT_AVAILABLE,
+    }
+)
 
 DEFAULT_PORT = 9092
 
@@ -48,8 +58,17 @@ class ClusterClient:
     ``retry_backoff_ms`` and doubles up to one second. ``sleep`` is injectable for tests.
     """
 
-    def __init__(self, bootstrap_servers, client_id="kafka-zk-client", timeout=30.0, retries=10,
-                 retry_backoff_ms=100, sleep=time.sleep, connection_factory=BrokerConnection, security=None):
+    def __init__(
+        self,
+        bootstrap_servers,
+        client_id="kafka-zk-client",
+        timeout=30.0,
+        retries=10,
+        retry_backoff_ms=100,
+        sleep=time.sleep,
+        connection_factory=BrokerConnection,
+        security=None,
+    ):
         """``security``: Kafka client properties for every connection (security.protocol, ssl.*, sasl.*)."""
         self.bootstrap = parse_bootstrap_servers(bootstrap_servers)
         self.client_id = client_id
@@ -134,11 +153,15 @@ class ClusterClient:
         return response
 
     def _update(self, response, replace_all):
-        self.brokers = {b["node_id"]: BrokerAddress(b["node_id"], b["host"], b["port"], b.get("rack"))
-                        for b in response["brokers"]}
-        for node_id in [n for n in self._connections if n not in self.brokers or
-                        (self._connections[n].host, self._connections[n].port) !=
-                        (self.brokers[n].host, self.brokers[n].port)]:
+        self.brokers = {
+            b["node_id"]: BrokerAddress(b["node_id"], b["host"], b["port"], b.get("rack")) for b in response["brokers"]
+        }
+        for node_id in [
+            n
+            for n in self._connections
+            if n not in self.brokers
+            or (self._connections[n].host, self._connections[n].port) != (self.brokers[n].host, self.brokers[n].port)
+        ]:
             self._connections.pop(node_id).close()
         self.controller_id = response.get("controller_id", -1)
         self.cluster_id = response.get("cluster_id")
@@ -147,19 +170,27 @@ class ClusterClient:
         for topic in response["topics"]:
             partitions = {
                 p["partition_index"]: PartitionInfo(
-                    topic["name"], p["partition_index"], p["leader_id"], list(p["replica_nodes"]),
-                    list(p["isr_nodes"]), list(p.get("offline_replicas", [])), Errors.from_code(p["error_code"]),
-                    p.get("leader_epoch", -1))
-                for p in topic["partitions"]}
-            info = TopicInfo(topic["name"], Errors.from_code(topic["error_code"]), topic.get("is_internal", False),
-                             partitions)
+                    topic["name"],
+                    p["partition_index"],
+                    p["leader_id"],
+                    list(p["replica_nodes"]),
+                    list(p["isr_nodes"]),
+                    list(p.get("offline_replicas", [])),
+                    Errors.from_code(p["error_code"]),
+                    p.get("leader_epoch", -1),
+                )
+                for p in topic["partitions"]
+            }
+            info = TopicInfo(
+                topic["name"], Errors.from_code(topic["error_code"]), topic.get("is_internal", False), partitions
+            )
             if info.error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.INVALID_TOPIC_EXCEPTION):
                 self.topics.pop(info.name, None)
             else:
                 self.topics[info.name] = info
 
     def _backoff(self, attempt):
-        self._sleep(min(self.retry_backoff_ms * (2 ** attempt), 1000) / 1000.0)
+        self._sleep(min(self.retry_backoff_ms * (2**attempt), 1000) / 1000.0)
 
     def with_retries(self, attempt_fn, refresh_topics=None, retriable=METADATA_REFRESH_ERRORS):
         """Call ``attempt_fn()``; on an error in ``retriable`` or a lost connection back off, refresh metadata
@@ -182,6 +213,7 @@ class ClusterClient:
 
     def topic(self, topic, allow_auto_create=False):
         """TopicInfo with every partition's leader known, waiting (bounded) for a new topic's leaders."""
+
         def attempt():
             info = self.topics.get(topic)
             if info is None:
@@ -207,6 +239,7 @@ class ClusterClient:
 
     def leader_for(self, topic, partition):
         """Node id of the partition's leader, refreshing metadata (bounded) while it has none."""
+
         def attempt():
             info = self.topics.get(topic)
             part = info.partitions.get(partition) if info else None
@@ -226,6 +259,7 @@ class ClusterClient:
 
     def controller(self):
         """Node id of the active controller, refreshing metadata until one is known (bounded)."""
+
         def attempt():
             if self.controller_id < 0:
                 raise KafkaResponseError(Errors.NOT_CONTROLLER, context="no active controller")

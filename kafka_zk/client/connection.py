@@ -10,8 +10,13 @@ import time
 from cryptography.hazmat.primitives import serialization
 
 from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exported for callers)
-    KafkaClientError, KafkaConnectionError, SaslAuthenticationError, SslAuthenticationError, UnsupportedVersionError,
-    raise_for_error)
+    KafkaClientError,
+    KafkaConnectionError,
+    SaslAuthenticationError,
+    SslAuthenticationError,
+    UnsupportedVersionError,
+    raise_for_error,
+)
 from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.protocol.primitives import ProtocolDecodeError
@@ -36,8 +41,7 @@ class BrokerConnection:
     SASL_SSL connect over TLS; on SASL_PLAINTEXT and SASL_SSL every new socket logs in after ApiVersions.
     """
 
-    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, security=None,
-                 wall_clock=time.time):
+    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, security=None, wall_clock=time.time):
         """``wall_clock()``: seconds, for the issue and expiry times of unsecured OAUTHBEARER tokens."""
         self.security = dict(security or {})
         try:
@@ -75,8 +79,9 @@ class BrokerConnection:
         if self._broker_versions is None:
             response = self._round_trip(API_KEY_API_VERSIONS, 0, {}, None)
             raise_for_error(response["error_code"], context="ApiVersions from %s:%d" % (self.host, self.port))
-            self._broker_versions = {entry["api_key"]: (entry["min_version"], entry["max_version"])
-                                     for entry in response["api_keys"]}
+            self._broker_versions = {
+                entry["api_key"]: (entry["min_version"], entry["max_version"]) for entry in response["api_keys"]
+            }
         if self._sasl is not None:
             self._authenticate()
 
@@ -100,12 +105,10 @@ class BrokerConnection:
             return self._tls.wrap_socket(sock, server_hostname=self.host)
         except ssl.SSLError as exc:
             sock.close()
-            raise SslAuthenticationError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
-                from None
+            raise SslAuthenticationError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) from None
         except OSError as exc:
             sock.close()
-            raise KafkaConnectionError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) \
-                from None
+            raise KafkaConnectionError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) from None
 
     def close(self):
         sock, self._sock = self._sock, None
@@ -131,8 +134,10 @@ class BrokerConnection:
             raise UnsupportedVersionError("The %s does not support %s (API key %d)" % (self._who(), ours.name, api_key))
         version = min(ours.max_version, theirs[1])
         if version < max(ours.min_version, theirs[0]):
-            raise UnsupportedVersionError("%s: no common version with %s (ours %d-%d, broker %d-%d)" % (
-                ours.name, self._who(), ours.min_version, ours.max_version, theirs[0], theirs[1]))
+            raise UnsupportedVersionError(
+                "%s: no common version with %s (ours %d-%d, broker %d-%d)"
+                % (ours.name, self._who(), ours.min_version, ours.max_version, theirs[0], theirs[1])
+            )
         return version
 
     def _resolve_version(self, api_key, version):
@@ -141,8 +146,9 @@ class BrokerConnection:
         self.connect()
         theirs = self._broker_versions.get(api_key)
         if theirs is None or not theirs[0] <= version <= theirs[1]:
-            raise UnsupportedVersionError("The %s does not support API key %d at version %d"
-                                          % (self._who(), api_key, version))
+            raise UnsupportedVersionError(
+                "The %s does not support API key %d at version %d" % (self._who(), api_key, version)
+            )
         return version
 
     def request(self, api_key, body, version=None, timeout=None):
@@ -216,8 +222,12 @@ class BrokerConnection:
         raise KafkaConnectionError("%s: %s" % (self._who(), reason))
 
 
-_TLS_VERSIONS = {"TLSv1": ssl.TLSVersion.TLSv1, "TLSv1.1": ssl.TLSVersion.TLSv1_1,
-                 "TLSv1.2": ssl.TLSVersion.TLSv1_2, "TLSv1.3": ssl.TLSVersion.TLSv1_3}
+_TLS_VERSIONS = {
+    "TLSv1": ssl.TLSVersion.TLSv1,
+    "TLSv1.1": ssl.TLSVersion.TLSv1_1,
+    "TLSv1.2": ssl.TLSVersion.TLSv1_2,
+    "TLSv1.3": ssl.TLSVersion.TLSv1_3,
+}
 
 
 def tls_context(security):
@@ -238,8 +248,9 @@ def tls_context(security):
     if trusted is None:
         context.load_default_certs()
     else:
-        context.load_verify_locations(cadata="".join(
-            cert.public_bytes(serialization.Encoding.PEM).decode() for cert in trusted))
+        context.load_verify_locations(
+            cadata="".join(cert.public_bytes(serialization.Encoding.PEM).decode() for cert in trusted)
+        )
     context.check_hostname = hostname_verification(settings)
     context.verify_mode = ssl.CERT_REQUIRED
     material = key_material(settings)
@@ -250,8 +261,9 @@ def tls_context(security):
 
 def _load_key_material(context, material):
     """The stdlib loads a client certificate from files only: write key and chain to a private temporary file."""
-    pem = material.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                     serialization.NoEncryption())
+    pem = material.key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     pem += b"".join(cert.public_bytes(serialization.Encoding.PEM) for cert in material.chain)
     descriptor, path = tempfile.mkstemp(suffix=".pem")
     try:

@@ -14,10 +14,10 @@ from kafka_zk.protocol.messages import fetch, list_offsets
 from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.records import CONTROL_ABORT, batch_records_data, decode_records, parse_control_key
 
-ConsumerRecord = namedtuple("ConsumerRecord",
-                            "topic partition offset timestamp timestamp_type key value headers")
-ConsumerRecord.__doc__ = ("One fetched record; timestamp_type is 'CreateTime' or 'LogAppendTime'; "
-                          "headers is a list of (str, bytes or None).")
+ConsumerRecord = namedtuple("ConsumerRecord", "topic partition offset timestamp timestamp_type key value headers")
+ConsumerRecord.__doc__ = (
+    "One fetched record; timestamp_type is 'CreateTime' or 'LogAppendTime'; headers is a list of (str, bytes or None)."
+)
 
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
@@ -40,17 +40,34 @@ class Consumer:
     seconds function, injectable for tests.
     """
 
-    def __init__(self, bootstrap_servers, client_id="kafka-zk-consumer", auto_offset_reset="latest",
-                 max_wait_ms=500, min_bytes=1, max_bytes=50 * 1024 * 1024, max_partition_fetch_bytes=1024 * 1024,
-                 request_timeout_ms=30000, retry_backoff_ms=100, clock=time.monotonic, sleep=time.sleep,
-                 cluster=None, isolation_level="read_uncommitted", security=None):
+    def __init__(
+        self,
+        bootstrap_servers,
+        client_id="kafka-zk-consumer",
+        auto_offset_reset="latest",
+        max_wait_ms=500,
+        min_bytes=1,
+        max_bytes=50 * 1024 * 1024,
+        max_partition_fetch_bytes=1024 * 1024,
+        request_timeout_ms=30000,
+        retry_backoff_ms=100,
+        clock=time.monotonic,
+        sleep=time.sleep,
+        cluster=None,
+        isolation_level="read_uncommitted",
+        security=None,
+    ):
         if isolation_level not in ISOLATION_LEVELS:
-            raise ValueError("Invalid value %s for configuration isolation.level: String must be one of: "
-                             "read_committed, read_uncommitted" % isolation_level)
+            raise ValueError(
+                "Invalid value %s for configuration isolation.level: String must be one of: "
+                "read_committed, read_uncommitted" % isolation_level
+            )
         self.isolation_level = ISOLATION_LEVELS[isolation_level]
         if auto_offset_reset not in RESET_POLICIES:
-            raise ValueError("Invalid value %s for configuration auto.offset.reset: String must be one of: %s"
-                             % (auto_offset_reset, ", ".join(RESET_POLICIES)))
+            raise ValueError(
+                "Invalid value %s for configuration auto.offset.reset: String must be one of: %s"
+                % (auto_offset_reset, ", ".join(RESET_POLICIES))
+            )
         self.auto_offset_reset = auto_offset_reset
         self.max_wait_ms = max_wait_ms
         self.min_bytes = min_bytes
@@ -60,8 +77,9 @@ class Consumer:
         self.retry_backoff_ms = retry_backoff_ms
         self._clock = clock
         self._sleep = sleep
-        self.cluster = cluster or ClusterClient(bootstrap_servers, client_id=client_id,
-                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security)
+        self.cluster = cluster or ClusterClient(
+            bootstrap_servers, client_id=client_id, retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security
+        )
         # (topic, partition) -> next offset, or a pending reset timestamp (EARLIEST/LATEST) as ("reset", ts).
         self._positions = {}
 
@@ -145,9 +163,13 @@ class Consumer:
         topics = {}
         for (topic, partition), timestamp in timestamps.items():
             topics.setdefault(topic, []).append(
-                {"partition_index": partition, "timestamp": timestamp, "max_num_offsets": 1})
-        body = {"replica_id": _CONSUMER_REPLICA_ID, "isolation_level": self.isolation_level,
-                "topics": [{"name": t, "partitions": parts} for t, parts in topics.items()]}
+                {"partition_index": partition, "timestamp": timestamp, "max_num_offsets": 1}
+            )
+        body = {
+            "replica_id": _CONSUMER_REPLICA_ID,
+            "isolation_level": self.isolation_level,
+            "topics": [{"name": t, "partitions": parts} for t, parts in topics.items()],
+        }
         conn = self.cluster.connection(node)
         version = conn.api_version(list_offsets.API_KEY)
         response = conn.request(list_offsets.API_KEY, body, version)
@@ -217,15 +239,25 @@ class Consumer:
     def _fetch_from(self, node, tps, wait_ms):
         topics = {}
         for topic, partition in tps:
-            topics.setdefault(topic, []).append({
-                "partition": partition, "fetch_offset": self._positions[(topic, partition)],
-                "partition_max_bytes": self.max_partition_fetch_bytes})
-        body = {"replica_id": _CONSUMER_REPLICA_ID, "max_wait_ms": wait_ms, "min_bytes": self.min_bytes,
-                "max_bytes": self.max_bytes, "isolation_level": self.isolation_level,
-                "topics": [{"topic": t, "partitions": parts} for t, parts in topics.items()]}
+            topics.setdefault(topic, []).append(
+                {
+                    "partition": partition,
+                    "fetch_offset": self._positions[(topic, partition)],
+                    "partition_max_bytes": self.max_partition_fetch_bytes,
+                }
+            )
+        body = {
+            "replica_id": _CONSUMER_REPLICA_ID,
+            "max_wait_ms": wait_ms,
+            "min_bytes": self.min_bytes,
+            "max_bytes": self.max_bytes,
+            "isolation_level": self.isolation_level,
+            "topics": [{"topic": t, "partitions": parts} for t, parts in topics.items()],
+        }
         try:
-            response = self.cluster.request(node, fetch.API_KEY, body,
-                                            timeout=(self.request_timeout_ms + wait_ms) / 1000.0)
+            response = self.cluster.request(
+                node, fetch.API_KEY, body, timeout=(self.request_timeout_ms + wait_ms) / 1000.0
+            )
         except KafkaConnectionError:
             self._refresh_metadata()
             return [], False
@@ -258,9 +290,11 @@ class Consumer:
 
     def _handle_out_of_range(self, tp):
         if self.auto_offset_reset == "none":
-            raise KafkaResponseError(Errors.OFFSET_OUT_OF_RANGE,
-                                     "Offsets out of range with no configured reset policy for partition %s-%d: %d"
-                                     % (tp[0], tp[1], self._positions[tp]))
+            raise KafkaResponseError(
+                Errors.OFFSET_OUT_OF_RANGE,
+                "Offsets out of range with no configured reset policy for partition %s-%d: %d"
+                % (tp[0], tp[1], self._positions[tp]),
+            )
         self._positions[tp] = None
 
     def _parse_records(self, tp, data, aborted_transactions=None):
@@ -268,8 +302,9 @@ class Consumer:
             return []
         position = self._positions[tp]
         records = []
-        pending = sorted(((a["producer_id"], a["first_offset"]) for a in aborted_transactions or []),
-                         key=lambda entry: entry[1])
+        pending = sorted(
+            ((a["producer_id"], a["first_offset"]) for a in aborted_transactions or []), key=lambda entry: entry[1]
+        )
         aborted_producers = set()
         committed_only = self.isolation_level == READ_COMMITTED
         for pos, header in iter_batch_headers(data):
@@ -288,8 +323,18 @@ class Consumer:
                 timestamp_type = "LogAppendTime" if header.is_log_append_time else "CreateTime"
                 for record in decode_records(header, batch_records_data(data, pos, header)):
                     if record.offset >= position:
-                        records.append(ConsumerRecord(tp[0], tp[1], record.offset, record.timestamp, timestamp_type,
-                                                      record.key, record.value, list(record.headers)))
+                        records.append(
+                            ConsumerRecord(
+                                tp[0],
+                                tp[1],
+                                record.offset,
+                                record.timestamp,
+                                timestamp_type,
+                                record.key,
+                                record.value,
+                                list(record.headers),
+                            )
+                        )
             position = header.next_offset
         self._positions[tp] = position
         return records

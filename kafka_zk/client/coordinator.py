@@ -5,9 +5,13 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.messages import find_coordinator
 
 # Errors that mean "ask FindCoordinator again, then retry".
-COORDINATOR_ERRORS = frozenset({
-    Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS,
-})
+COORDINATOR_ERRORS = frozenset(
+    {
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+    }
+)
 
 
 class CoordinatorLocator:
@@ -25,7 +29,8 @@ class CoordinatorLocator:
 
         def attempt():
             _, response = self.cluster.any_request(
-                find_coordinator.API_KEY, lambda version: {"key": group_id, "key_type": 0})
+                find_coordinator.API_KEY, lambda version: {"key": group_id, "key_type": 0}
+            )
             raise_for_error(response["error_code"], response.get("error_message"), "FindCoordinator %s" % group_id)
             return response["node_id"]
 
@@ -38,10 +43,10 @@ class CoordinatorLocator:
     def forget(self, group_id):
         self._nodes.pop(group_id, None)
 
-    def request(self, group_id, api_key, body, error_of=lambda response: response.get("error_code", 0),
-                timeout=None):
+    def request(self, group_id, api_key, body, error_of=lambda response: response.get("error_code", 0), timeout=None):
         """Send ``body`` to the coordinator; a coordinator error (from ``error_of(response)``) or a lost
         connection forgets the coordinator and retries (bounded). Returns the response."""
+
         def attempt():
             node = self.coordinator(group_id)
             try:

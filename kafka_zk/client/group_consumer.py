@@ -12,8 +12,14 @@ import threading
 import time
 
 from kafka_zk.client.assignors import (
-    ASSIGNOR_CLASSES, ASSIGNORS, PROTOCOL_TYPE, decode_assignment, decode_subscription, encode_assignment,
-    encode_subscription)
+    ASSIGNOR_CLASSES,
+    ASSIGNORS,
+    PROTOCOL_TYPE,
+    decode_assignment,
+    decode_subscription,
+    encode_assignment,
+    encode_subscription,
+)
 from kafka_zk.client.cluster import ClusterClient
 from kafka_zk.client.consumer import Consumer
 from kafka_zk.client.coordinator import COORDINATOR_ERRORS, CoordinatorLocator
@@ -33,11 +39,24 @@ class CommitFailedError(KafkaClientError):
 class GroupConsumer:
     """Subscribes to topics as a member of ``group_id`` and fetches the partitions the group assigns it."""
 
-    def __init__(self, bootstrap_servers, group_id, topics=(), client_id="kafka-zk-consumer",
-                 auto_offset_reset="latest", enable_auto_commit=True, auto_commit_interval_ms=5000,
-                 session_timeout_ms=10000, rebalance_timeout_ms=300000, heartbeat_interval_ms=3000,
-                 assignors=("range",), metadata_max_age_ms=300000, clock=time.monotonic, sleep=time.sleep,
-                 **consumer_options):
+    def __init__(
+        self,
+        bootstrap_servers,
+        group_id,
+        topics=(),
+        client_id="kafka-zk-consumer",
+        auto_offset_reset="latest",
+        enable_auto_commit=True,
+        auto_commit_interval_ms=5000,
+        session_timeout_ms=10000,
+        rebalance_timeout_ms=300000,
+        heartbeat_interval_ms=3000,
+        assignors=("range",),
+        metadata_max_age_ms=300000,
+        clock=time.monotonic,
+        sleep=time.sleep,
+        **consumer_options,
+    ):
         if not group_id:
             raise ValueError("group.id is required for a group consumer")
         self.group_id = group_id
@@ -52,8 +71,14 @@ class GroupConsumer:
         self.heartbeat_interval = heartbeat_interval_ms / 1000.0
         self._clock = clock
         self._sleep = sleep
-        self.fetcher = Consumer(bootstrap_servers, client_id=client_id, auto_offset_reset=auto_offset_reset,
-                                clock=clock, sleep=sleep, **consumer_options)
+        self.fetcher = Consumer(
+            bootstrap_servers,
+            client_id=client_id,
+            auto_offset_reset=auto_offset_reset,
+            clock=clock,
+            sleep=sleep,
+            **consumer_options,
+        )
         self.cluster = self.fetcher.cluster
         self.coordinators = CoordinatorLocator(self.cluster)
         self.topics = sorted(set(topics))
@@ -69,8 +94,9 @@ class GroupConsumer:
         self._next_auto_commit = clock() + self.auto_commit_interval
         self._closed = threading.Event()
         self._heartbeat_thread = None
-        self._heartbeat_cluster = ClusterClient(bootstrap_servers, client_id=client_id, sleep=sleep,
-                                                security=consumer_options.get("security"))
+        self._heartbeat_cluster = ClusterClient(
+            bootstrap_servers, client_id=client_id, sleep=sleep, security=consumer_options.get("security")
+        )
         self._heartbeat_coordinators = CoordinatorLocator(self._heartbeat_cluster)
 
     def __enter__(self):
@@ -137,10 +163,15 @@ class GroupConsumer:
 
     def _join_and_sync(self):
         metadata = encode_subscription(self.topics, owned_partitions=self.fetcher.assignment())
-        body = {"group_id": self.group_id, "session_timeout_ms": self.session_timeout_ms,
-                "rebalance_timeout_ms": self.rebalance_timeout_ms, "member_id": self.member_id,
-                "group_instance_id": None, "protocol_type": PROTOCOL_TYPE,
-                "protocols": [{"name": name, "metadata": metadata} for name in self.assignors]}
+        body = {
+            "group_id": self.group_id,
+            "session_timeout_ms": self.session_timeout_ms,
+            "rebalance_timeout_ms": self.rebalance_timeout_ms,
+            "member_id": self.member_id,
+            "group_instance_id": None,
+            "protocol_type": PROTOCOL_TYPE,
+            "protocols": [{"name": name, "metadata": metadata} for name in self.assignors],
+        }
         timeout = self.rebalance_timeout_ms / 1000.0 + 5
         response = self._request(join_group.API_KEY, body, timeout=timeout)
         error = Errors.from_code(response["error_code"])
@@ -156,10 +187,17 @@ class GroupConsumer:
             self.protocol = response["protocol_name"]
             self.leader = response["leader"] == self.member_id
         assignments = self._assign(response["members"]) if self.leader else {}
-        sync = {"group_id": self.group_id, "generation_id": self.generation, "member_id": self.member_id,
-                "group_instance_id": None, "protocol_type": PROTOCOL_TYPE, "protocol_name": self.protocol,
-                "assignments": [{"member_id": m, "assignment": encode_assignment(tps)}
-                                for m, tps in sorted(assignments.items())]}
+        sync = {
+            "group_id": self.group_id,
+            "generation_id": self.generation,
+            "member_id": self.member_id,
+            "group_instance_id": None,
+            "protocol_type": PROTOCOL_TYPE,
+            "protocol_name": self.protocol,
+            "assignments": [
+                {"member_id": m, "assignment": encode_assignment(tps)} for m, tps in sorted(assignments.items())
+            ],
+        }
         response = self._request(sync_group.API_KEY, sync, timeout=timeout)
         error = Errors.from_code(response["error_code"])
         if error != Errors.NONE:
@@ -187,8 +225,9 @@ class GroupConsumer:
 
     def _start_heartbeats(self):
         if self._heartbeat_thread is None:
-            self._heartbeat_thread = threading.Thread(target=self._heartbeat_loop, daemon=True,
-                                                      name="heartbeat-%s" % self.group_id)
+            self._heartbeat_thread = threading.Thread(
+                target=self._heartbeat_loop, daemon=True, name="heartbeat-%s" % self.group_id
+            )
             self._heartbeat_thread.start()
 
     def _heartbeat_loop(self):
@@ -196,8 +235,12 @@ class GroupConsumer:
             with self._lock:
                 if self._rejoin_needed or self.generation < 0:
                     continue
-                body = {"group_id": self.group_id, "generation_id": self.generation, "member_id": self.member_id,
-                        "group_instance_id": None}
+                body = {
+                    "group_id": self.group_id,
+                    "generation_id": self.generation,
+                    "member_id": self.member_id,
+                    "group_instance_id": None,
+                }
             try:
                 response = self._heartbeat_coordinators.request(self.group_id, heartbeat.API_KEY, body)
             except KafkaClientError as exc:
@@ -247,8 +290,11 @@ class GroupConsumer:
         by_topic = {}
         for topic, partition in partitions:
             by_topic.setdefault(topic, []).append(partition)
-        body = {"group_id": self.group_id, "require_stable": False,
-                "topics": [{"name": t, "partition_indexes": ps} for t, ps in sorted(by_topic.items())]}
+        body = {
+            "group_id": self.group_id,
+            "require_stable": False,
+            "topics": [{"name": t, "partition_indexes": ps} for t, ps in sorted(by_topic.items())],
+        }
         response = self._request(offset_fetch.API_KEY, body)
         result = {}
         for topic in response["topics"]:
@@ -268,13 +314,24 @@ class GroupConsumer:
             return
         by_topic = {}
         for (topic, partition), offset in sorted(offsets.items()):
-            by_topic.setdefault(topic, []).append({"partition_index": partition, "committed_offset": offset,
-                                                   "committed_leader_epoch": -1, "committed_metadata": ""})
+            by_topic.setdefault(topic, []).append(
+                {
+                    "partition_index": partition,
+                    "committed_offset": offset,
+                    "committed_leader_epoch": -1,
+                    "committed_metadata": "",
+                }
+            )
         with self._lock:
             generation, member_id = self.generation, self.member_id
-        body = {"group_id": self.group_id, "generation_id": generation, "member_id": member_id,
-                "group_instance_id": None, "retention_time_ms": -1,
-                "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()]}
+        body = {
+            "group_id": self.group_id,
+            "generation_id": generation,
+            "member_id": member_id,
+            "group_instance_id": None,
+            "retention_time_ms": -1,
+            "topics": [{"name": t, "partitions": ps} for t, ps in by_topic.items()],
+        }
 
         def first_error(response):
             codes = [p["error_code"] for t in response["topics"] for p in t["partitions"] if p["error_code"]]
@@ -284,8 +341,9 @@ class GroupConsumer:
         error = Errors.from_code(first_error(response))
         if error in REJOIN_ERRORS:
             self._mark_rejoin(error)
-            raise CommitFailedError("Commit cannot be completed since the group has already rebalanced (%s)"
-                                    % error.name)
+            raise CommitFailedError(
+                "Commit cannot be completed since the group has already rebalanced (%s)" % error.name
+            )
         if error != Errors.NONE:
             raise KafkaResponseError(error, context="OffsetCommit %s" % self.group_id)
 
@@ -321,8 +379,11 @@ class GroupConsumer:
             self.fetcher.close()
 
     def _leave(self):
-        body = {"group_id": self.group_id, "member_id": self.member_id,
-                "members": [{"member_id": self.member_id, "group_instance_id": None}]}
+        body = {
+            "group_id": self.group_id,
+            "member_id": self.member_id,
+            "members": [{"member_id": self.member_id, "group_instance_id": None}],
+        }
         try:
             self._request(leave_group.API_KEY, body)
         except KafkaClientError as exc:

@@ -18,9 +18,14 @@ RecordMetadata.__doc__ = "Where a record landed; offset is -1 when acks=0 (the b
 # Bytes a record adds to a batch besides key, value and headers (length, attributes, deltas: a bound).
 _RECORD_OVERHEAD = 21
 _BATCH_OVERHEAD = 61
-_COORDINATOR_RETRY_ERRORS = frozenset({
-    Errors.COORDINATOR_NOT_AVAILABLE, Errors.NOT_COORDINATOR, Errors.COORDINATOR_LOAD_IN_PROGRESS,
-    Errors.CONCURRENT_TRANSACTIONS})
+_COORDINATOR_RETRY_ERRORS = frozenset(
+    {
+        Errors.COORDINATOR_NOT_AVAILABLE,
+        Errors.NOT_COORDINATOR,
+        Errors.COORDINATOR_LOAD_IN_PROGRESS,
+        Errors.CONCURRENT_TRANSACTIONS,
+    }
+)
 
 
 def parse_acks(acks):
@@ -100,10 +105,24 @@ class Producer:
     Errors surface on the record's future, and flush() raises the first one unless told not to.
     """
 
-    def __init__(self, bootstrap_servers, acks=1, compression="none", linger_ms=0, batch_size=16384,
-                 enable_idempotence=False, client_id="kafka-zk-producer", request_timeout_ms=30000,
-                 retries=5, retry_backoff_ms=100, clock=time.time, sleep=time.sleep, cluster=None,
-                 partitioner=None, security=None):
+    def __init__(
+        self,
+        bootstrap_servers,
+        acks=1,
+        compression="none",
+        linger_ms=0,
+        batch_size=16384,
+        enable_idempotence=False,
+        client_id="kafka-zk-producer",
+        request_timeout_ms=30000,
+        retries=5,
+        retry_backoff_ms=100,
+        clock=time.time,
+        sleep=time.sleep,
+        cluster=None,
+        partitioner=None,
+        security=None,
+    ):
         self.acks = parse_acks(acks)
         if enable_idempotence and self.acks != -1:
             raise ValueError("Must set acks to all in order to use the idempotent producer.")
@@ -116,8 +135,9 @@ class Producer:
         self.retry_backoff_ms = retry_backoff_ms
         self._clock = clock
         self._sleep = sleep
-        self.cluster = cluster or ClusterClient(bootstrap_servers, client_id=client_id,
-                                                retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security)
+        self.cluster = cluster or ClusterClient(
+            bootstrap_servers, client_id=client_id, retry_backoff_ms=retry_backoff_ms, sleep=sleep, security=security
+        )
         self._partitioner = partitioner or StickyPartitioner()
         self._batches = {}
         self.producer_id = NO_PRODUCER_ID
@@ -143,8 +163,9 @@ class Producer:
         key = _as_bytes(key)
         value = _as_bytes(value)
         headers = [(k, _as_bytes(v)) for k, v in (headers or [])]
-        size = (_RECORD_OVERHEAD + len(key or b"") + len(value or b"")
-                + sum(len(k) + len(v or b"") + 2 for k, v in headers))
+        size = (
+            _RECORD_OVERHEAD + len(key or b"") + len(value or b"") + sum(len(k) + len(v or b"") + 2 for k, v in headers)
+        )
         if partition is None:
             partition = self._choose_partition(topic, key, size)
         timestamp = self._now_ms() if timestamp_ms is None else timestamp_ms
@@ -178,8 +199,9 @@ class Producer:
 
     def _send_due(self):
         now = self._now_ms()
-        if any(queue and (queue[0].full or now - queue[0].created >= self.linger_ms)
-               for queue in self._batches.values()):
+        if any(
+            queue and (queue[0].full or now - queue[0].created >= self.linger_ms) for queue in self._batches.values()
+        ):
             self._drain(force=False)
 
     def flush(self, raise_errors=True):
@@ -202,13 +224,15 @@ class Producer:
             return
 
         def attempt():
-            _, response = self.cluster.any_request(init_producer_id.API_KEY, lambda v: {
-                "transactional_id": None, "transaction_timeout_ms": 60000})
+            _, response = self.cluster.any_request(
+                init_producer_id.API_KEY, lambda v: {"transactional_id": None, "transaction_timeout_ms": 60000}
+            )
             raise_for_error(response["error_code"], context="InitProducerId")
             return response["producer_id"], response["producer_epoch"]
 
         self.producer_id, self.producer_epoch = self.cluster.with_retries(
-            attempt, [], retriable=METADATA_REFRESH_ERRORS | _COORDINATOR_RETRY_ERRORS)
+            attempt, [], retriable=METADATA_REFRESH_ERRORS | _COORDINATOR_RETRY_ERRORS
+        )
 
     def _encode(self, batch):
         if batch.encoded is None:
@@ -217,8 +241,12 @@ class Producer:
                 batch.base_sequence = self._next_sequence.get(tp, 0)
                 self._next_sequence[tp] = (batch.base_sequence + len(batch.records)) & 0x7FFFFFFF
             batch.encoded = encode_batch(
-                batch.records, compression=self.codec,
-                producer_id=self.producer_id, producer_epoch=self.producer_epoch, base_sequence=batch.base_sequence)
+                batch.records,
+                compression=self.codec,
+                producer_id=self.producer_id,
+                producer_epoch=self.producer_epoch,
+                base_sequence=batch.base_sequence,
+            )
         return batch.encoded
 
     def _drain(self, force, raise_errors=True):
@@ -230,8 +258,11 @@ class Producer:
         round_no = 0
         while True:
             now = self._now_ms()
-            ready = [queue[0] for queue in self._batches.values()
-                     if queue and (force or queue[0].full or now - queue[0].created >= self.linger_ms)]
+            ready = [
+                queue[0]
+                for queue in self._batches.values()
+                if queue and (force or queue[0].full or now - queue[0].created >= self.linger_ms)
+            ]
             if not ready:
                 break
             if round_no > 0:
@@ -277,9 +308,14 @@ class Producer:
         topics = {}
         for batch in batches:
             topics.setdefault(batch.topic, []).append(
-                {"partition_index": batch.partition, "records": self._encode(batch)})
-        body = {"transactional_id": None, "acks": self.acks, "timeout_ms": self.request_timeout_ms,
-                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
+                {"partition_index": batch.partition, "records": self._encode(batch)}
+            )
+        body = {
+            "transactional_id": None,
+            "acks": self.acks,
+            "timeout_ms": self.request_timeout_ms,
+            "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()],
+        }
         try:
             conn = self.cluster.connection(node)
             if self.acks == 0:
@@ -293,13 +329,19 @@ class Producer:
             for batch in batches:
                 self._retry_or_fail(batch, exc, failures)
             return
-        results = {(topic["name"], p["partition_index"]): p
-                   for topic in response["responses"] for p in topic["partitions"]}
+        results = {
+            (topic["name"], p["partition_index"]): p for topic in response["responses"] for p in topic["partitions"]
+        }
         for batch in batches:
             result = results.get((batch.topic, batch.partition))
             if result is None:
-                self._retry_or_fail(batch, KafkaResponseError(Errors.NETWORK_EXCEPTION, "no result for partition",
-                                                              "%s-%d" % (batch.topic, batch.partition)), failures)
+                self._retry_or_fail(
+                    batch,
+                    KafkaResponseError(
+                        Errors.NETWORK_EXCEPTION, "no result for partition", "%s-%d" % (batch.topic, batch.partition)
+                    ),
+                    failures,
+                )
                 continue
             error = Errors.from_code(result["error_code"])
             if error == Errors.NONE:
@@ -309,8 +351,9 @@ class Producer:
                 batch.complete(-1, -1)
                 self._finish(batch, None, failures)
             else:
-                exception = KafkaResponseError(error, result.get("error_message"),
-                                               "%s-%d" % (batch.topic, batch.partition))
+                exception = KafkaResponseError(
+                    error, result.get("error_message"), "%s-%d" % (batch.topic, batch.partition)
+                )
                 if error in METADATA_REFRESH_ERRORS:
                     self.cluster.invalidate(batch.topic)
                     self._retry_or_fail(batch, exception, failures)

@@ -4,7 +4,11 @@ kafka_zk.common.topic_names."""
 import re
 
 from kafka_zk.common.topic_names import (  # noqa: F401  (re-exported for client callers)
-    INTERNAL_TOPICS, InvalidTopicName, collides, validate_topic_name)
+    INTERNAL_TOPICS,
+    InvalidTopicName,
+    collides,
+    validate_topic_name,
+)
 
 
 def has_collision_chars(name):
@@ -28,5 +32,6 @@ def include_list_pattern(spec):
 def filter_topics(topics, spec, exclude_internal=False):
     """``topics`` whose whole name matches the include-list ``spec`` (all when spec is None), in order."""
     pattern = include_list_pattern(spec) if spec is not None else None
-    return [t for t in topics
-            if (pattern is None or pattern.fullmatch(t)) and not (exclude_internal and is_internal(t))]
+    return [
+        t for t in topics if (pattern is None or pattern.fullmatch(t)) and not (exclude_internal and is_internal(t))
+    ]

@@ -3,10 +3,20 @@
 from kazoo.exceptions import NodeExistsError
 
 from kafka_zk.client.topic_names import (
-    INTERNAL_TOPICS, InvalidTopicName, collides, has_collision_chars, validate_topic_name)
+    INTERNAL_TOPICS,
+    InvalidTopicName,
+    collides,
+    has_collision_chars,
+    validate_topic_name,
+)
 from kafka_zk.controller.assignment import (
-    InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, growth_start_index,
-    racks_under)
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+    RackAwareMode,
+    assign_replicas,
+    growth_start_index,
+    racks_under,
+)
 from kafka_zk.security.zk_login import tool_zk_security
 from kafka_zk.zk.client import KafkaZkClient, TopicExistsError
 from kafka_zk.zk.znodes import DeleteTopicZNode
@@ -91,12 +101,18 @@ class ZkAdmin:
             state = states.get((topic, partition))
             leader = state.leader if state is not None and state.leader >= 0 else None
             partitions[partition] = {
-                "replicas": list(replicas), "leader": leader, "isr": list(state.isr) if state else [],
+                "replicas": list(replicas),
+                "leader": leader,
+                "isr": list(state.isr) if state else [],
                 "adding_replicas": list(assignment.adding_replicas.get(partition, [])),
                 "removing_replicas": list(assignment.removing_replicas.get(partition, [])),
             }
-        return {"name": topic, "partitions": partitions, "configs": self.zk.get_entity_config("topics", topic),
-                "marked_for_deletion": self.is_marked_for_deletion(topic)}
+        return {
+            "name": topic,
+            "partitions": partitions,
+            "configs": self.zk.get_entity_config("topics", topic),
+            "marked_for_deletion": self.is_marked_for_deletion(topic),
+        }
 
     # -- writes ----------------------------------------------------------------------------
 
@@ -128,7 +144,8 @@ class ZkAdmin:
         """Mark the topic for deletion; False if it already was."""
         if topic in INTERNAL_TOPICS:
             raise AdminOperationError(
-                "Topic %s is a kafka internal topic and is not allowed to be marked for deletion." % topic)
+                "Topic %s is a kafka internal topic and is not allowed to be marked for deletion." % topic
+            )
         if self.is_marked_for_deletion(topic):
             return False
         self.zk.mark_topic_for_deletion([topic])
@@ -161,8 +178,9 @@ class ZkAdmin:
             self.zk.create_preferred_replica_election(partitions)
         except NodeExistsError:
             current = ",".join("%s-%d" % tp for tp in self.zk.get_preferred_replica_election())
-            raise AdminOperationError("Preferred replica leader election currently in progress for %s. "
-                                      "Aborting operation" % current) from None
+            raise AdminOperationError(
+                "Preferred replica leader election currently in progress for %s. Aborting operation" % current
+            ) from None
 
     def topic_assignments(self, topics):
         """{topic: {partition: replicas}} of the topics that exist."""
@@ -190,7 +208,8 @@ class ZkAdmin:
         if to_add <= 0:
             raise InvalidPartitionsError(
                 "The number of partitions for a topic can only be increased. Topic %s currently has %d partitions, "
-                "%d would not be an increase." % (topic, len(existing), total_partitions))
+                "%d would not be an increase." % (topic, len(existing), total_partitions)
+            )
         replication_factor = len(existing[0])
         racks = racks_under(RackAwareMode.ENFORCED, self.brokers())
         brokers = sorted(racks)
@@ -198,12 +217,17 @@ class ZkAdmin:
             new = {p: list(r) for p, r in replica_assignment.items() if p >= len(existing)}
             if len(new) != to_add:
                 raise InvalidReplicaAssignmentError(
-                    "Increasing the number of partitions by %d but %d assignments provided." % (to_add, len(new)))
+                    "Increasing the number of partitions by %d but %d assignments provided." % (to_add, len(new))
+                )
             self._validate_new_replicas(new, replication_factor, brokers)
         else:
-            new = assign_replicas(to_add, replication_factor, racks,
-                                  start_index=growth_start_index(brokers, existing[0][0]),
-                                  start_partition=len(existing))
+            new = assign_replicas(
+                to_add,
+                replication_factor,
+                racks,
+                start_index=growth_start_index(brokers, existing[0][0]),
+                start_partition=len(existing),
+            )
         merged = dict(existing)
         merged.update(new)
         self.zk.set_topic_assignment(topic, merged)
@@ -213,17 +237,22 @@ class ZkAdmin:
     def _validate_new_replicas(new, replication_factor, brokers):
         for partition, replicas in sorted(new.items()):
             if not replicas:
-                raise InvalidReplicaAssignmentError("Cannot have replication factor of 0 for partition id %d." % partition)
+                raise InvalidReplicaAssignmentError(
+                    "Cannot have replication factor of 0 for partition id %d." % partition
+                )
             if len(set(replicas)) != len(replicas):
                 raise InvalidReplicaAssignmentError(
                     "Duplicate brokers not allowed in replica assignment: %s for partition id %d."
-                    % (", ".join(map(str, replicas)), partition))
+                    % (", ".join(map(str, replicas)), partition)
+                )
             unknown = sorted(set(replicas) - set(brokers))
             if unknown:
                 raise InvalidReplicaAssignmentError(
                     "Unknown broker(s) in replica assignment: %s for partition id %d."
-                    % (", ".join(map(str, unknown)), partition))
+                    % (", ".join(map(str, unknown)), partition)
+                )
             if len(replicas) != replication_factor:
                 raise InvalidReplicationFactorError(
                     "Inconsistent replication factor between partitions, partition 0 has %d while partition %d "
-                    "has replication factor %d." % (replication_factor, partition, len(replicas)))
+                    "has replication factor %d." % (replication_factor, partition, len(replicas))
+                )

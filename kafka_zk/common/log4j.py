@@ -16,8 +16,16 @@ import time
 from kafka_zk.common.properties import parse_properties
 
 TRACE = 5
-LEVELS = {"OFF": logging.CRITICAL + 10, "FATAL": logging.CRITICAL, "ERROR": logging.ERROR,
-          "WARN": logging.WARNING, "INFO": logging.INFO, "DEBUG": logging.DEBUG, "TRACE": TRACE, "ALL": 1}
+LEVELS = {
+    "OFF": logging.CRITICAL + 10,
+    "FATAL": logging.CRITICAL,
+    "ERROR": logging.ERROR,
+    "WARN": logging.WARNING,
+    "INFO": logging.INFO,
+    "DEBUG": logging.DEBUG,
+    "TRACE": TRACE,
+    "ALL": 1,
+}
 _NAMES_DESCENDING = sorted(LEVELS.items(), key=lambda item: -item[1])
 ROOT = "root"
 STATE_CHANGE_LOGGER = "state.change.logger"
@@ -28,8 +36,11 @@ LITERAL_LOGGERS = (STATE_CHANGE_LOGGER, REQUEST_LOGGER, AUTHORIZER_LOGGER)
 KAFKA_TO_PYTHON = {
     "kafka": ("kafka_zk",),
     "kafka.controller": ("kafka_zk.controller",),
-    "kafka.log.LogCleaner": ("kafka_zk.log.cleaner", "kafka_zk.log.cleaner_transactions",
-                             "kafka_zk.server.log_cleaner_service"),
+    "kafka.log.LogCleaner": (
+        "kafka_zk.log.cleaner",
+        "kafka_zk.log.cleaner_transactions",
+        "kafka_zk.server.log_cleaner_service",
+    ),
     "kafka.network.RequestChannel$": (),
     "org.apache.zookeeper": ("kazoo",),
     "org.I0Itec.zkclient.ZkClient": (),
@@ -69,7 +80,7 @@ def python_logger_names(log4j_name):
     if log4j_name in KAFKA_TO_PYTHON:
         return KAFKA_TO_PYTHON[log4j_name]
     if log4j_name.startswith("kafka."):
-        return ("kafka_zk." + log4j_name[len("kafka."):],)
+        return ("kafka_zk." + log4j_name[len("kafka.") :],)
     return (log4j_name,)
 
 
@@ -108,14 +119,16 @@ class LoggerSetting:
 class Log4jConfig:
     def __init__(self, root, loggers, appenders):
         self.root = root
-        self.loggers = loggers      # {log4j name: LoggerSetting}, in file order
+        self.loggers = loggers  # {log4j name: LoggerSetting}, in file order
         self.appenders = appenders  # {name: Appender}
 
 
-_APPENDER_KINDS = {"org.apache.log4j.ConsoleAppender": "console",
-                   "org.apache.log4j.DailyRollingFileAppender": "file",
-                   "org.apache.log4j.FileAppender": "file",
-                   "org.apache.log4j.RollingFileAppender": "file"}
+_APPENDER_KINDS = {
+    "org.apache.log4j.ConsoleAppender": "console",
+    "org.apache.log4j.DailyRollingFileAppender": "file",
+    "org.apache.log4j.FileAppender": "file",
+    "org.apache.log4j.RollingFileAppender": "file",
+}
 _VARIABLE = re.compile(r"\$\{([^}]*)\}")
 
 
@@ -142,10 +155,14 @@ def parse(text, system_properties=None):
                 raise Log4jError("unsupported appender class %s of appender %s" % (value, match.group(1)))
             name = match.group(1)
             prefix = "log4j.appender.%s." % name
-            appender = Appender(name, kind, file=props.get(prefix + "File"),
-                                date_pattern=props.get(prefix + "DatePattern") if "Daily" in value else None,
-                                pattern=props.get(prefix + "layout.ConversionPattern", DEFAULT_PATTERN),
-                                target=props.get(prefix + "Target", "System.out"))
+            appender = Appender(
+                name,
+                kind,
+                file=props.get(prefix + "File"),
+                date_pattern=props.get(prefix + "DatePattern") if "Daily" in value else None,
+                pattern=props.get(prefix + "layout.ConversionPattern", DEFAULT_PATTERN),
+                target=props.get(prefix + "Target", "System.out"),
+            )
             if kind == "file" and not appender.file:
                 raise Log4jError("appender %s names no File" % name)
             appenders[name] = appender
@@ -154,12 +171,12 @@ def parse(text, system_properties=None):
     loggers = {}
     for key, value in props.items():
         if key.startswith("log4j.logger."):
-            name = key[len("log4j.logger."):]
+            name = key[len("log4j.logger.") :]
             level, names = _level_and_appenders(value)
             loggers[name] = LoggerSetting(name, level, names)
     for key, value in props.items():
         if key.startswith("log4j.additivity."):
-            name = key[len("log4j.additivity."):]
+            name = key[len("log4j.additivity.") :]
             loggers.setdefault(name, LoggerSetting(name)).additive = value.strip().lower() != "false"
     for setting in [root] + list(loggers.values()):
         for name in setting.appenders:
@@ -178,7 +195,7 @@ def system_properties(environ, default_logs_dir):
             found[key] = value
     configuration = found.get("log4j.configuration")
     if configuration and configuration.startswith("file:"):
-        configuration = configuration[len("file:"):]
+        configuration = configuration[len("file:") :]
     return configuration or None, found
 
 
@@ -188,15 +205,26 @@ def system_properties(environ, default_logs_dir):
 def strftime_pattern(java_pattern):
     """A Java SimpleDateFormat pattern (the subset log4j files use) as a strftime format; "SSS" becomes "{ms}"."""
     out, index = [], 0
-    fields = [("yyyy", "%Y"), ("yy", "%y"), ("MM", "%m"), ("dd", "%d"), ("HH", "%H"), ("mm", "%M"),
-              ("ss", "%S"), ("SSS", "{ms}"), ("a", "%p"), ("EEE", "%a"), ("MMM", "%b")]
+    fields = [
+        ("yyyy", "%Y"),
+        ("yy", "%y"),
+        ("MM", "%m"),
+        ("dd", "%d"),
+        ("HH", "%H"),
+        ("mm", "%M"),
+        ("ss", "%S"),
+        ("SSS", "{ms}"),
+        ("a", "%p"),
+        ("EEE", "%a"),
+        ("MMM", "%b"),
+    ]
     fields.sort(key=lambda item: -len(item[0]))
     while index < len(java_pattern):
         char = java_pattern[index]
         if char == "'":
             end = java_pattern.find("'", index + 1)
             end = len(java_pattern) if end < 0 else end
-            out.append(java_pattern[index + 1:end].replace("%", "%%") or "'")
+            out.append(java_pattern[index + 1 : end].replace("%", "%%") or "'")
             index = end + 1
             continue
         for field, code in fields:
@@ -229,7 +257,7 @@ class PatternFormatter(logging.Formatter):
         parts, last = [], 0
         for match in _CONVERSION.finditer(pattern):
             if match.start() > last:
-                parts.append(pattern[last:match.start()])
+                parts.append(pattern[last : match.start()])
             width, precision, char, option = match.groups()
             parts.append(self._converter(char, option, width, precision))
             last = match.end()
@@ -243,8 +271,11 @@ class PatternFormatter(logging.Formatter):
         if char == "n":
             return "\n"
         if char == "d":
-            date_format = strftime_pattern({None: ISO8601, "ISO8601": ISO8601, "ABSOLUTE": "HH:mm:ss,SSS",
-                                            "DATE": "dd MMM yyyy HH:mm:ss,SSS"}.get(option, option))
+            date_format = strftime_pattern(
+                {None: ISO8601, "ISO8601": ISO8601, "ABSOLUTE": "HH:mm:ss,SSS", "DATE": "dd MMM yyyy HH:mm:ss,SSS"}.get(
+                    option, option
+                )
+            )
             get = lambda record: self._date(record, date_format)  # noqa: E731
         elif char == "p":
             get = lambda record: level_name(record.levelno)  # noqa: E731
@@ -252,8 +283,11 @@ class PatternFormatter(logging.Formatter):
             get = lambda record: record.message  # noqa: E731
         elif char in "cC":
             keep = int(option) if option and option.isdigit() else None
-            get = ((lambda record: ".".join(record.name.split(".")[-keep:])) if keep  # noqa: E731
-                   else (lambda record: record.name))
+            get = (
+                (lambda record: ".".join(record.name.split(".")[-keep:]))
+                if keep  # noqa: E731
+                else (lambda record: record.name)
+            )
         elif char == "t":
             get = lambda record: record.threadName  # noqa: E731
         elif char == "X":
@@ -276,6 +310,7 @@ class PatternFormatter(logging.Formatter):
             if cut is not None and len(text) > cut:
                 text = text[-cut:]
             return text.ljust(-size) if size < 0 else text.rjust(size)
+
         return sized
 
     def _date(self, record, date_format):

@@ -27,8 +27,13 @@ class MetricName:
         self._hash = hash((group, type, name, self.tags))
 
     def __eq__(self, other):
-        return (isinstance(other, MetricName) and self.group == other.group and self.type == other.type
-                and self.name == other.name and self.tags == other.tags)
+        return (
+            isinstance(other, MetricName)
+            and self.group == other.group
+            and self.type == other.type
+            and self.name == other.name
+            and self.tags == other.tags
+        )
 
     def __hash__(self):
         return self._hash
@@ -61,7 +66,7 @@ def _bucket_bounds():
     """Upper bounds of the histogram's buckets: 0, then 8 per power of two from 1/64 to 2**40 (about 9% wide)."""
     bounds = [0.0]
     for exponent in range(-6, 40):
-        base = 2.0 ** exponent
+        base = 2.0**exponent
         bounds.extend(base * (1 + step / 8.0) for step in range(8))
     bounds.append(math.inf)
     return tuple(bounds)
@@ -77,8 +82,18 @@ class Histogram:
     ``window_s`` seconds and forgets the oldest as time passes, so its percentiles describe the last minutes, while
     ``count``, ``sum``, ``min`` and ``max`` cover its whole life. An update costs one bisect and two adds."""
 
-    __slots__ = ("count", "sum", "min", "max", "_buckets", "_windows", "_window_s", "_window_start", "_clock",
-                 "_windows_kept")
+    __slots__ = (
+        "count",
+        "sum",
+        "min",
+        "max",
+        "_buckets",
+        "_windows",
+        "_window_s",
+        "_window_start",
+        "_clock",
+        "_windows_kept",
+    )
     kind = "histogram"
 
     def __init__(self, clock=None, window_s=30.0, windows=10):
@@ -113,7 +128,7 @@ class Histogram:
         for _ in range(min(passed, self._windows_kept)):
             self._buckets = [0] * len(BUCKET_BOUNDS)
             self._windows.append(self._buckets)
-        del self._windows[:-self._windows_kept]
+        del self._windows[: -self._windows_kept]
         self._window_start += passed * self._window_s
 
     def recent_buckets(self):

@@ -66,8 +66,7 @@ class DelayedOperationPurgatory:
         registry = metrics if metrics is not None else MetricsRegistry()
         tags = {"delayedOperation": name}
         registry.gauge("kafka.server", "DelayedOperationPurgatory", "PurgatorySize", lambda: self._entries, tags)
-        registry.gauge("kafka.server", "DelayedOperationPurgatory", "NumDelayedOperations", lambda: self.delayed,
-                       tags)
+        registry.gauge("kafka.server", "DelayedOperationPurgatory", "NumDelayedOperations", lambda: self.delayed, tags)
 
     def try_complete_else_watch(self, operation, keys):
         """Complete the operation now if possible, else watch it under each key and start its timer."""

@@ -20,7 +20,7 @@ class SampledRate:
         self._purge(now_ms)
         if not self._samples or now_ms >= self._samples[-1][0] + self.window_ms:
             self._samples.append([now_ms, 0.0])
-            del self._samples[:-self.num_samples]
+            del self._samples[: -self.num_samples]
         self._samples[-1][1] += value
 
     def window_size_ms(self, now_ms):
@@ -48,7 +48,7 @@ class SampledAvg(SampledRate):
         self._purge(now_ms)
         if not self._samples or now_ms >= self._samples[-1][0] + self.window_ms:
             self._samples.append([now_ms, 0.0, 0])
-            del self._samples[:-self.num_samples]
+            del self._samples[: -self.num_samples]
         self._samples[-1][1] += value
         self._samples[-1][2] += 1
 

@@ -15,13 +15,16 @@ def validate_topic_name(name):
     if not name:
         raise InvalidTopicName("Topic name is illegal, it can't be empty")
     if name in (".", ".."):
-        raise InvalidTopicName("Topic name cannot be \".\" or \"..\"")
+        raise InvalidTopicName('Topic name cannot be "." or ".."')
     if len(name) > MAX_NAME_LENGTH:
-        raise InvalidTopicName("Topic name is illegal, it can't be longer than %d characters, topic name: %s"
-                               % (MAX_NAME_LENGTH, name))
+        raise InvalidTopicName(
+            "Topic name is illegal, it can't be longer than %d characters, topic name: %s" % (MAX_NAME_LENGTH, name)
+        )
     if not _LEGAL.match(name):
-        raise InvalidTopicName("Topic name \"%s\" is illegal, it contains a character other than ASCII "
-                               "alphanumerics, '.', '_' and '-'" % name)
+        raise InvalidTopicName(
+            'Topic name "%s" is illegal, it contains a character other than ASCII '
+            "alphanumerics, '.', '_' and '-'" % name
+        )
 
 
 def is_valid_topic_partition(topic, partition):

@@ -13,8 +13,13 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools import configs as configs_tool
 from kafka_zk.tools.command_line import UsageError
 from kafka_zk.tools.reassign_partitions import (
-    EXISTING_MESSAGE, BrokerBackend, ReassignmentError, format_reassignment_json, propose_reassignment,
-    validated_proposal)
+    EXISTING_MESSAGE,
+    BrokerBackend,
+    ReassignmentError,
+    format_reassignment_json,
+    propose_reassignment,
+    validated_proposal,
+)
 
 PREFERRED_ELECTION = 0
 
@@ -46,7 +51,7 @@ def _number(fields, name, default=None, minimum=None):
 
 
 def parse_configs(text):
-    """"k=v" pairs separated by commas or new lines -> {k: v} (kafka-configs --add-config without brackets)."""
+    """ "k=v" pairs separated by commas or new lines -> {k: v} (kafka-configs --add-config without brackets)."""
     configs = {}
     for item in str(text or "").replace("\n", ",").split(","):
         if not item.strip():
@@ -59,7 +64,7 @@ def parse_configs(text):
 
 
 def parse_partitions(text):
-    """"topic-0, topic-1" -> [(topic, 0), (topic, 1)]; a topic's name may hold dashes."""
+    """ "topic-0, topic-1" -> [(topic, 0), (topic, 1)]; a topic's name may hold dashes."""
     partitions = []
     for item in str(text or "").replace("\n", ",").split(","):
         item = item.strip()
@@ -76,8 +81,12 @@ def _outcome(results, done):
     """{"ok", "message"} from {key: (Errors member, message)} as the tools report them."""
     failed = {key: (error, message) for key, (error, message) in results.items() if error != Errors.NONE}
     if failed:
-        return {"ok": False, "message": "; ".join("%s: %s" % (key, message or error.name)
-                                                  for key, (error, message) in sorted(failed.items()))}
+        return {
+            "ok": False,
+            "message": "; ".join(
+                "%s: %s" % (key, message or error.name) for key, (error, message) in sorted(failed.items())
+            ),
+        }
     return {"ok": True, "message": done}
 
 
@@ -85,8 +94,14 @@ class ConsoleActions:
     """Runs each action with a fresh admin client, as a CLI invocation would (``admin_options`` are the
     --command-config settings: security, client.id, request.timeout.ms)."""
 
-    def __init__(self, bootstrap, admin_options=None, command_config=None, admin_factory=AdminClient,
-                 backend_factory=BrokerBackend):
+    def __init__(
+        self,
+        bootstrap,
+        admin_options=None,
+        command_config=None,
+        admin_factory=AdminClient,
+        backend_factory=BrokerBackend,
+    ):
         self.bootstrap = bootstrap
         self.admin_options = dict(admin_options or {})
         self.command_config = command_config
@@ -110,8 +125,12 @@ class ConsoleActions:
 
     def do_create_topic(self, fields):
         topic = _text(fields, "topic")
-        new = NewTopic(topic, _number(fields, "partitions", -1), _number(fields, "replication_factor", -1),
-                       configs=parse_configs(fields.get("configs")))
+        new = NewTopic(
+            topic,
+            _number(fields, "partitions", -1),
+            _number(fields, "replication_factor", -1),
+            configs=parse_configs(fields.get("configs")),
+        )
         with self._admin() as admin:
             results = admin.create_topics([new])
         return _outcome(results, "Created topic %s." % topic)
@@ -134,9 +153,11 @@ class ConsoleActions:
             results = admin.elect_leaders(PREFERRED_ELECTION, partitions or None)
         elected = sorted(tp for tp, (error, _) in results.items() if error == Errors.NONE)
         noop = {tp for tp, (error, _) in results.items() if error == Errors.ELECTION_NOT_NEEDED}
-        outcome = _outcome({"%s-%d" % tp: r for tp, r in results.items() if tp not in noop},
-                           "Successfully completed preferred replica election for partitions %s"
-                           % (", ".join("%s-%d" % tp for tp in elected) or "(none needed one)"))
+        outcome = _outcome(
+            {"%s-%d" % tp: r for tp, r in results.items() if tp not in noop},
+            "Successfully completed preferred replica election for partitions %s"
+            % (", ".join("%s-%d" % tp for tp in elected) or "(none needed one)"),
+        )
         outcome["elected"] = ["%s-%d" % tp for tp in elected]
         return outcome
 
@@ -164,12 +185,16 @@ class ConsoleActions:
         argv += ["--command-config", str(self.command_config)] if self.command_config else []
         out, err = io.StringIO(), io.StringIO()
         try:
-            code = configs_tool.run(configs_tool.build_parser().parse_args(argv), out, err,
-                                    admin_factory=self._admin_factory)
+            code = configs_tool.run(
+                configs_tool.build_parser().parse_args(argv), out, err, admin_factory=self._admin_factory
+            )
         except UsageError as error:
             return {"ok": False, "message": str(error)}
-        lines = [line for line in (out.getvalue() + err.getvalue()).splitlines()
-                 if line.strip() and not line.startswith("Error while executing config command with args")]
+        lines = [
+            line
+            for line in (out.getvalue() + err.getvalue()).splitlines()
+            if line.strip() and not line.startswith("Error while executing config command with args")
+        ]
         return {"ok": code == 0, "message": "\n".join(lines)}
 
     def do_generate_reassignment(self, fields):
@@ -177,18 +202,22 @@ class ConsoleActions:
         brokers = _broker_list(_text(fields, "brokers"))
         backend = self._backend_factory(self.bootstrap, self.command_config)
         try:
-            current, proposed = propose_reassignment(backend, topics, brokers,
-                                                     rack_aware=not fields.get("disable_rack_aware"))
+            current, proposed = propose_reassignment(
+                backend, topics, brokers, rack_aware=not fields.get("disable_rack_aware")
+            )
         finally:
             backend.close()
-        return {"ok": True, "message": "Proposed partition reassignment configuration",
-                "current": format_reassignment_json(current), "proposed": format_reassignment_json(proposed)}
+        return {
+            "ok": True,
+            "message": "Proposed partition reassignment configuration",
+            "current": format_reassignment_json(current),
+            "proposed": format_reassignment_json(proposed),
+        }
 
     def do_execute_reassignment(self, fields):
         try:
             plan = json.loads(_text(fields, "plan"))
-            entries = [((p["topic"], int(p["partition"])), [int(r) for r in p["replicas"]])
-                       for p in plan["partitions"]]
+            entries = [((p["topic"], int(p["partition"])), [int(r) for r in p["replicas"]]) for p in plan["partitions"]]
         except (ValueError, KeyError, TypeError) as error:
             raise ActionError("the plan is not Kafka's reassignment JSON: %s" % error) from None
         if not entries:
@@ -202,9 +231,12 @@ class ConsoleActions:
             backend.start(proposed, additional, 10000)
         finally:
             backend.close()
-        return {"ok": True, "rollback": format_reassignment_json({tp: current[tp] for tp in proposed}),
-                "message": "Successfully started partition reassignment%s for %s" % (
-                    "" if len(proposed) == 1 else "s", ",".join("%s-%d" % tp for tp in sorted(proposed)))}
+        return {
+            "ok": True,
+            "rollback": format_reassignment_json({tp: current[tp] for tp in proposed}),
+            "message": "Successfully started partition reassignment%s for %s"
+            % ("" if len(proposed) == 1 else "s", ",".join("%s-%d" % tp for tp in sorted(proposed))),
+        }
 
 
 def _broker_list(text):

@@ -11,16 +11,19 @@ STARTED_MARK = "kafka-zk console serving on"
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-zk-console",
-                                description="A web console for a kafka-zk (ZooKeeper-mode Kafka) cluster.")
+    parser = ToolArgumentParser(
+        prog="kafka-zk-console", description="A web console for a kafka-zk (ZooKeeper-mode Kafka) cluster."
+    )
     parser.add_argument("--zookeeper", required=True, help="ZooKeeper connect string host:port[/chroot]")
     parser.add_argument("--bootstrap-server", required=True, help="brokers to bootstrap from, host:port[,...]")
-    parser.add_argument("--metrics", default="",
-                        help="the brokers' Prometheus endpoints to chart, comma-separated URLs")
+    parser.add_argument(
+        "--metrics", default="", help="the brokers' Prometheus endpoints to chart, comma-separated URLs"
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="HTTP port (default 9000)")
     parser.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1)")
-    parser.add_argument("--command-config",
-                        help="admin client properties (security.protocol, ssl.*, sasl.*) for the brokers")
+    parser.add_argument(
+        "--command-config", help="admin client properties (security.protocol, ssl.*, sasl.*) for the brokers"
+    )
     return parser
 
 
@@ -32,8 +35,9 @@ def main(argv=None):
         print(error, file=sys.stderr)
         parser.print_usage(sys.stderr)
         return 1
-    logging.basicConfig(level=logging.INFO, stream=sys.stdout,
-                        format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)")
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stdout, format="[%(asctime)s] %(levelname)s %(message)s (%(name)s)"
+    )
     logging.getLogger("kazoo").setLevel(logging.WARNING)
 
     from twisted.internet import reactor

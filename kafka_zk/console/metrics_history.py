@@ -11,11 +11,23 @@ CHARTS = (
     ("messages_in", "Messages in", "msg/s", "kafka_server_brokertopicmetrics_messagesin_total", {}, "rate"),
     ("bytes_in", "Bytes in", "B/s", "kafka_server_brokertopicmetrics_bytesin_total", {}, "rate"),
     ("bytes_out", "Bytes out", "B/s", "kafka_server_brokertopicmetrics_bytesout_total", {}, "rate"),
-    ("produce_p99", "Produce request time, p99", "ms", "kafka_network_requestmetrics_totaltimems",
-     {"request": "Produce", "quantile": "0.99"}, "value"),
+    (
+        "produce_p99",
+        "Produce request time, p99",
+        "ms",
+        "kafka_network_requestmetrics_totaltimems",
+        {"request": "Produce", "quantile": "0.99"},
+        "value",
+    ),
     ("isr_shrinks", "ISR shrinks", "/s", "kafka_server_replicamanager_isrshrinks_total", {}, "rate"),
-    ("under_replicated", "Under-replicated partitions", "", "kafka_server_replicamanager_underreplicatedpartitions",
-     {}, "value"),
+    (
+        "under_replicated",
+        "Under-replicated partitions",
+        "",
+        "kafka_server_replicamanager_underreplicatedpartitions",
+        {},
+        "value",
+    ),
     ("replica_lag", "Replica fetcher max lag", "messages", "kafka_server_replicafetchermanager_maxlag", {}, "value"),
 )
 CONSUMER_LAG = ("consumer_lag", "Consumer group lag", "messages")
@@ -99,8 +111,11 @@ class MetricsHistory:
         """Every chart with its series ([[t, value], ...] per source); a chart nothing fed has no series."""
         result = []
         for chart_id, title, unit in [chart[:3] for chart in CHARTS] + [CONSUMER_LAG]:
-            series = [{"label": source, "points": [list(point) for point in points]}
-                      for (chart, source), points in sorted(self._series.items()) if chart == chart_id]
+            series = [
+                {"label": source, "points": [list(point) for point in points]}
+                for (chart, source), points in sorted(self._series.items())
+                if chart == chart_id
+            ]
             result.append({"id": chart_id, "title": title, "unit": unit, "series": series})
         return result
 

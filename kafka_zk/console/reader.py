@@ -52,9 +52,16 @@ class ClusterReader:
         names = zk.get_topics()
         full = zk.get_full_topic_assignments(names)
         assignments = {
-            topic: {p: {"replicas": list(replicas), "adding": list(a.adding_replicas.get(p, [])),
-                        "removing": list(a.removing_replicas.get(p, []))} for p, replicas in a.partitions.items()}
-            for topic, a in full.items()}
+            topic: {
+                p: {
+                    "replicas": list(replicas),
+                    "adding": list(a.adding_replicas.get(p, [])),
+                    "removing": list(a.removing_replicas.get(p, [])),
+                }
+                for p, replicas in a.partitions.items()
+            }
+            for topic, a in full.items()
+        }
         raw_states = zk.get_partition_states([(t, p) for t, parts in assignments.items() for p in parts])
         states = {tp: (s.leader, s.leader_epoch, list(s.isr)) for tp, s in raw_states.items() if s is not None}
         live = set(registrations)
@@ -77,8 +84,10 @@ class ClusterReader:
         saying why a part could not be read (None when it was)."""
         view = {"listed": {}, "listed_error": None, "groups": None, "groups_error": None}
         try:
-            view["listed"] = {tp: (list(r.replicas), list(r.adding_replicas), list(r.removing_replicas))
-                              for tp, r in self.admin.list_partition_reassignments(timeout_ms=5000).items()}
+            view["listed"] = {
+                tp: (list(r.replicas), list(r.adding_replicas), list(r.removing_replicas))
+                for tp, r in self.admin.list_partition_reassignments(timeout_ms=5000).items()
+            }
         except (KafkaClientError, UnsupportedVersionError) as error:
             view["listed_error"] = "ListPartitionReassignments: %s" % error
         try:
@@ -96,8 +105,16 @@ class ClusterReader:
                 offsets = group_offset_rows(self.admin, self._end_offsets, description)
                 rows.append(views.group_row(description, offsets))
             except KafkaClientError as error:
-                rows.append({"group": group_id, "state": "Unknown", "error": str(error), "members": [],
-                             "partitions": [], "total_lag": None})
+                rows.append(
+                    {
+                        "group": group_id,
+                        "state": "Unknown",
+                        "error": str(error),
+                        "members": [],
+                        "partitions": [],
+                        "total_lag": None,
+                    }
+                )
         return rows
 
     def _end_offsets(self, partitions):
@@ -112,5 +129,7 @@ class ClusterReader:
             entries = self.admin.describe_configs([topic]).get(topic, [])
         except KafkaClientError:
             entries = []
-        return overrides, [{"name": e.name, "value": e.value, "default": bool(e.is_default),
-                            "sensitive": bool(e.is_sensitive)} for e in sorted(entries, key=lambda e: e.name)]
+        return overrides, [
+            {"name": e.name, "value": e.value, "default": bool(e.is_default), "sensitive": bool(e.is_sensitive)}
+            for e in sorted(entries, key=lambda e: e.name)
+        ]

@@ -29,8 +29,9 @@ def scrape(url, timeout=SCRAPE_TIMEOUT):
 class ConsoleService:
     """Owns the latest snapshot, its version, the metrics history and the pages waiting for news."""
 
-    def __init__(self, reactor, reader, actions, metrics_urls=(), history=None, scraper=scrape, reader_pool=None,
-                 admin_pool=None):
+    def __init__(
+        self, reactor, reader, actions, metrics_urls=(), history=None, scraper=scrape, reader_pool=None, admin_pool=None
+    ):
         self.reactor = reactor
         self.reader = reader
         self.actions = actions
@@ -41,8 +42,13 @@ class ConsoleService:
         self.reader_pool = reader_pool or ThreadPool(minthreads=1, maxthreads=1, name="console-zookeeper")
         self.admin_pool = admin_pool or reader_pool or ThreadPool(minthreads=1, maxthreads=1, name="console-admin")
         self.version = 0
-        self.state = {"brokers": [], "controller": {"id": None, "epoch": None}, "topics": [], "reassignments": [],
-                      "error": "not read yet"}
+        self.state = {
+            "brokers": [],
+            "controller": {"id": None, "epoch": None},
+            "topics": [],
+            "reassignments": [],
+            "error": "not read yet",
+        }
         self.groups = []
         self.groups_error = None
         self.listed = {}
@@ -136,9 +142,17 @@ class ConsoleService:
             return
         self._asking_brokers = True
         asking = self._on_admin(self.reader.broker_view)
-        asking.addCallbacks(self._store_broker_view, lambda failure: self._store_broker_view(
-            {"listed": self.listed, "listed_error": None, "groups": None,
-             "groups_error": "%s: %s" % (failure.type.__name__, failure.getErrorMessage())}))
+        asking.addCallbacks(
+            self._store_broker_view,
+            lambda failure: self._store_broker_view(
+                {
+                    "listed": self.listed,
+                    "listed_error": None,
+                    "groups": None,
+                    "groups_error": "%s: %s" % (failure.type.__name__, failure.getErrorMessage()),
+                }
+            ),
+        )
         asking.addBoth(lambda _: setattr(self, "_asking_brokers", False))
 
     def _store_broker_view(self, view):
@@ -146,12 +160,19 @@ class ConsoleService:
         self.groups_error = view["groups_error"]
         if view["groups"] is not None:
             self.groups = view["groups"]
-            self.history.record_lag(self.reactor.seconds(), {g["group"]: g["total_lag"] for g in self.groups
-                                                             if g.get("total_lag") is not None})
+            self.history.record_lag(
+                self.reactor.seconds(),
+                {g["group"]: g["total_lag"] for g in self.groups if g.get("total_lag") is not None},
+            )
 
     def snapshot(self):
-        return {"version": self.version, "updated_at": self.updated_at, "state": views.page_state(self.state),
-                "groups": self.groups, "groups_error": self.groups_error}
+        return {
+            "version": self.version,
+            "updated_at": self.updated_at,
+            "state": views.page_state(self.state),
+            "groups": self.groups,
+            "groups_error": self.groups_error,
+        }
 
     def news(self, after, wait=NEWS_WAIT_SECONDS):
         """A Deferred of the snapshot: at once when its version is past ``after``, else when the state changes or
@@ -176,9 +197,12 @@ class ConsoleService:
         scrapes = []
         for url in self.metrics_urls:
             fetching = threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), self._scraper, url)
-            fetching.addCallbacks(lambda text, url=url: self.history.record_scrape(url, self.reactor.seconds(), text),
-                                  lambda failure, url=url: self.history.record_scrape(
-                                      url, self.reactor.seconds(), error=failure.getErrorMessage()))
+            fetching.addCallbacks(
+                lambda text, url=url: self.history.record_scrape(url, self.reactor.seconds(), text),
+                lambda failure, url=url: self.history.record_scrape(
+                    url, self.reactor.seconds(), error=failure.getErrorMessage()
+                ),
+            )
             scrapes.append(fetching)
         return defer.DeferredList(scrapes)
 
@@ -194,6 +218,7 @@ class ConsoleService:
         def combine(result):
             overrides, entries = result
             return dict(topic, overrides=overrides, configs=entries)
+
         return reading.addCallback(combine)
 
     def run_action(self, name, fields):
@@ -204,4 +229,5 @@ class ConsoleService:
             log.msg("console action %s %s: %s" % (name, json.dumps(fields, sort_keys=True), outcome.get("message")))
             self.refresh()
             return outcome
+
         return running.addCallback(reread)

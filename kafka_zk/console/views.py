@@ -19,8 +19,15 @@ def broker_rows(registrations, known, controller_id, assigned_ids=()):
     rows = []
     for broker_id in sorted(set(registrations) | set(known) | set(assigned_ids)):
         facts = registrations.get(broker_id) or known.get(broker_id) or {"listeners": [], "rack": None}
-        rows.append({"id": broker_id, "listeners": list(facts["listeners"]), "rack": facts["rack"],
-                     "alive": broker_id in registrations, "controller": broker_id == controller_id})
+        rows.append(
+            {
+                "id": broker_id,
+                "listeners": list(facts["listeners"]),
+                "rack": facts["rack"],
+                "alive": broker_id in registrations,
+                "controller": broker_id == controller_id,
+            }
+        )
     return rows
 
 
@@ -33,18 +40,34 @@ def topic_rows(assignments, states, live, deleting=(), internal=("__consumer_off
         for partition, placed in sorted(assignments[name].items()):
             leader, epoch, isr = states.get((name, partition), (-1, -1, []))
             under, offline = partition_health(placed["replicas"], leader, isr, live, placed.get("adding", ()))
-            partitions.append({"partition": partition, "leader": leader, "leader_epoch": epoch,
-                               "replicas": list(placed["replicas"]), "isr": list(isr),
-                               "adding": list(placed.get("adding", ())), "removing": list(placed.get("removing", ())),
-                               "preferred_leader": leader == (placed["replicas"] or [None])[0],
-                               "under_replicated": under, "offline": offline})
-        topics.append({"name": name, "internal": name in internal, "marked_for_deletion": name in deleting,
-                       "partitions": partitions,
-                       "replication_factor": len(partitions[0]["replicas"]) - len(partitions[0]["adding"])
-                       if partitions else 0,
-                       "under_replicated": sum(p["under_replicated"] for p in partitions),
-                       "offline": sum(p["offline"] for p in partitions),
-                       "not_preferred": sum(not p["preferred_leader"] for p in partitions)})
+            partitions.append(
+                {
+                    "partition": partition,
+                    "leader": leader,
+                    "leader_epoch": epoch,
+                    "replicas": list(placed["replicas"]),
+                    "isr": list(isr),
+                    "adding": list(placed.get("adding", ())),
+                    "removing": list(placed.get("removing", ())),
+                    "preferred_leader": leader == (placed["replicas"] or [None])[0],
+                    "under_replicated": under,
+                    "offline": offline,
+                }
+            )
+        topics.append(
+            {
+                "name": name,
+                "internal": name in internal,
+                "marked_for_deletion": name in deleting,
+                "partitions": partitions,
+                "replication_factor": len(partitions[0]["replicas"]) - len(partitions[0]["adding"])
+                if partitions
+                else 0,
+                "under_replicated": sum(p["under_replicated"] for p in partitions),
+                "offline": sum(p["offline"] for p in partitions),
+                "not_preferred": sum(not p["preferred_leader"] for p in partitions),
+            }
+        )
     return topics
 
 
@@ -56,31 +79,63 @@ def reassignment_rows(requested, listed, assignments, states):
     for tp in sorted(set(requested) | set(listed)):
         topic, partition = tp
         placed = assignments.get(topic, {}).get(partition, {})
-        replicas, adding, removing = listed.get(tp, (placed.get("replicas", []), placed.get("adding", []),
-                                                      placed.get("removing", [])))
+        replicas, adding, removing = listed.get(
+            tp, (placed.get("replicas", []), placed.get("adding", []), placed.get("removing", []))
+        )
         target = list(requested.get(tp) or [r for r in replicas if r not in removing])
         isr = states.get(tp, (-1, -1, []))[2]
         in_sync = [r for r in target if r in isr]
-        rows.append({"topic": topic, "partition": partition, "replicas": list(replicas), "target": target,
-                     "adding": list(adding), "removing": list(removing), "isr": list(isr),
-                     "in_sync": len(in_sync), "of": len(target),
-                     "progress": round(len(in_sync) / len(target), 3) if target else 1.0,
-                     "source": "zookeeper" if tp in requested else "api"})
+        rows.append(
+            {
+                "topic": topic,
+                "partition": partition,
+                "replicas": list(replicas),
+                "target": target,
+                "adding": list(adding),
+                "removing": list(removing),
+                "isr": list(isr),
+                "in_sync": len(in_sync),
+                "of": len(target),
+                "progress": round(len(in_sync) / len(target), 3) if target else 1.0,
+                "source": "zookeeper" if tp in requested else "api",
+            }
+        )
     return rows
 
 
 def group_row(description, offset_rows):
     """One consumer group: state, members with their partitions, and per partition the committed offset, the log
     end offset and the lag (kafka-consumer-groups --describe's rows, None where unknown)."""
-    partitions = [{"topic": topic, "partition": partition, "committed": committed, "log_end": end, "lag": lag,
-                   "member": member, "host": host, "client_id": client}
-                  for topic, partition, committed, end, lag, member, host, client in offset_rows]
-    return {"group": description.group_id, "state": description.state, "protocol": description.protocol,
-            "coordinator": getattr(description.coordinator, "node_id", None),
-            "members": [{"member_id": m.member_id, "client_id": m.client_id, "host": m.host,
-                         "assignment": {t: sorted(ps) for t, ps in sorted(m.assignment.items())}}
-                        for m in description.members],
-            "partitions": partitions, "total_lag": sum(p["lag"] or 0 for p in partitions)}
+    partitions = [
+        {
+            "topic": topic,
+            "partition": partition,
+            "committed": committed,
+            "log_end": end,
+            "lag": lag,
+            "member": member,
+            "host": host,
+            "client_id": client,
+        }
+        for topic, partition, committed, end, lag, member, host, client in offset_rows
+    ]
+    return {
+        "group": description.group_id,
+        "state": description.state,
+        "protocol": description.protocol,
+        "coordinator": getattr(description.coordinator, "node_id", None),
+        "members": [
+            {
+                "member_id": m.member_id,
+                "client_id": m.client_id,
+                "host": m.host,
+                "assignment": {t: sorted(ps) for t, ps in sorted(m.assignment.items())},
+            }
+            for m in description.members
+        ],
+        "partitions": partitions,
+        "total_lag": sum(p["lag"] or 0 for p in partitions),
+    }
 
 
 def count_replicas(brokers, topics):
@@ -98,8 +153,13 @@ def count_replicas(brokers, topics):
 
 
 def needs_attention(partition):
-    return (partition["under_replicated"] or partition["offline"] or not partition["preferred_leader"]
-            or partition["adding"] or partition["removing"])
+    return (
+        partition["under_replicated"]
+        or partition["offline"]
+        or not partition["preferred_leader"]
+        or partition["adding"]
+        or partition["removing"]
+    )
 
 
 def page_state(state, limit=2000):
@@ -116,7 +176,15 @@ def page_state(state, limit=2000):
 def state_digest(state):
     """What changes the cluster pages (not counters): the brokers, the controller, partition states and
     reassignments. A page waiting for news is answered as soon as this changes."""
-    return repr((state.get("brokers"), state.get("controller"),
-                 [(t["name"], t["marked_for_deletion"], [(p["leader"], p["isr"], p["replicas"])
-                                                         for p in t["partitions"]]) for t in state.get("topics", ())],
-                 state.get("reassignments"), state.get("error")))
+    return repr(
+        (
+            state.get("brokers"),
+            state.get("controller"),
+            [
+                (t["name"], t["marked_for_deletion"], [(p["leader"], p["isr"], p["replicas"]) for p in t["partitions"]])
+                for t in state.get("topics", ())
+            ],
+            state.get("reassignments"),
+            state.get("error"),
+        )
+    )

@@ -34,7 +34,8 @@ def check_assignment_fits(partition_count: int, replication_factor: int) -> None
     if partition_count * smallest_entry > ZNODE_MAX_BYTES:
         raise InvalidPartitionsError(
             "Number of partitions %d with replication factor %d does not fit in the topic's ZooKeeper znode "
-            "(at most %d bytes)." % (partition_count, replication_factor, ZNODE_MAX_BYTES))
+            "(at most %d bytes)." % (partition_count, replication_factor, ZNODE_MAX_BYTES)
+        )
 
 
 def _replica_index(first_index: int, shift: int, replica: int, broker_count: int) -> int:
@@ -44,6 +45,7 @@ def _replica_index(first_index: int, shift: int, replica: int, broker_count: int
 
 class RackAwareMode(enum.Enum):
     """How a caller treats brokers' racks (Kafka's RackAwareMode)."""
+
     ENFORCED = "enforced"  # some brokers without a rack is an error
     SAFE = "safe"  # some brokers without a rack: ignore every rack
     DISABLED = "disabled"  # ignore every rack
@@ -57,7 +59,8 @@ def racks_under(mode: RackAwareMode, broker_racks: Mapping[int, str | None]) -> 
     if mode is RackAwareMode.ENFORCED and partial:
         raise IncompleteRackInformationError(
             "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica "
-            "assignment without rack information.")
+            "assignment without rack information."
+        )
     if mode is RackAwareMode.DISABLED or partial:
         return dict.fromkeys(racks)
     return racks
@@ -79,9 +82,14 @@ def rack_alternated(broker_racks: Mapping[int, str | None]) -> list[int]:
     return [queue[turn] for turn in range(max(map(len, queues))) for queue in queues if turn < len(queue)]
 
 
-def assign_replicas(partition_count: int, replication_factor: int,
-                    brokers: Mapping[int, str | None] | Iterable[int], start_index: int | None = None,
-                    start_partition: int = 0, rng: RandomSource = random) -> dict[int, list[int]]:
+def assign_replicas(
+    partition_count: int,
+    replication_factor: int,
+    brokers: Mapping[int, str | None] | Iterable[int],
+    start_index: int | None = None,
+    start_partition: int = 0,
+    rng: RandomSource = random,
+) -> dict[int, list[int]]:
     """Return {partition: [broker ids]}: leaders round-robin from a random start, followers shifted.
 
     ``brokers`` is {broker id: rack or None} (or just broker ids, meaning no racks). Without racks this is
@@ -98,11 +106,10 @@ def assign_replicas(partition_count: int, replication_factor: int,
     check_assignment_fits(start_partition + partition_count, replication_factor)
     if replication_factor > len(racks):
         raise InvalidReplicationFactorError(
-            "Replication factor: %d larger than available brokers: %d."
-            % (replication_factor, len(racks)))
+            "Replication factor: %d larger than available brokers: %d." % (replication_factor, len(racks))
+        )
     if 0 < sum(rack is not None for rack in racks.values()) < len(racks):
-        raise IncompleteRackInformationError(
-            "Not all brokers have rack information for replica rack aware assignment.")
+        raise IncompleteRackInformationError("Not all brokers have rack information for replica rack aware assignment.")
     arranged = rack_alternated(racks)
     rack_count = len(set(racks.values()))
     count = len(arranged)
@@ -138,10 +145,9 @@ def parse_replica_assignment(text: str) -> dict[int, list[int]]:
             raise InvalidPartitionsError("Invalid replica assignment: %s" % text) from None
         if len(set(replicas)) != len(replicas):
             raise InvalidPartitionsError(
-                "Partition replica lists may not contain duplicate entries. Partition %d: %s"
-                % (partition, group))
+                "Partition replica lists may not contain duplicate entries. Partition %d: %s" % (partition, group)
+            )
         assignment[partition] = replicas
     if assignment and len({len(replicas) for replicas in assignment.values()}) != 1:
-        raise InvalidReplicationFactorError(
-            "Partition 0 has different replication factor: %s" % text)
+        raise InvalidReplicationFactorError("Partition 0 has different replication factor: %s" % text)
     return assignment

@@ -17,15 +17,27 @@ class BrokerChannel:
     """Sends queued requests to one broker in order, pipelined on one connection (the broker applies control
     requests in arrival order); after a failure the unanswered ones go again, in order, after a backoff."""
 
-    def __init__(self, reactor, broker_id, host, port, client_id, backoff_s=0.3, max_backoff_s=5.0, security=None,
-                 queue_time=None, request_timeout_s=None):
+    def __init__(
+        self,
+        reactor,
+        broker_id,
+        host,
+        port,
+        client_id,
+        backoff_s=0.3,
+        max_backoff_s=5.0,
+        security=None,
+        queue_time=None,
+        request_timeout_s=None,
+    ):
         """``queue_time``: the timer of how long each request waited before it first went out
         (RequestRateAndQueueTimeMs); ``request_timeout_s``: controller.socket.timeout.ms, after which an unanswered
         request drops the connection and goes again."""
         self.reactor = reactor
         self.broker_id = broker_id
-        self.connection = BrokerConnection(reactor, host, port, client_id, security=security,
-                                           request_timeout_s=request_timeout_s)
+        self.connection = BrokerConnection(
+            reactor, host, port, client_id, security=security, request_timeout_s=request_timeout_s
+        )
         self.queue = deque()  # unanswered (api_key, version, body, callback), oldest first
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
@@ -56,8 +68,9 @@ class BrokerChannel:
                     self.queue_time.update(waited_s * 1000.0)
             self._sent += 1
             result = self.connection.request(api_key, version, body)
-            result.addCallbacks(self._answered, self._failed, callbackArgs=(self._attempt, callback),
-                                errbackArgs=(self._attempt,))
+            result.addCallbacks(
+                self._answered, self._failed, callbackArgs=(self._attempt, callback), errbackArgs=(self._attempt,)
+            )
 
     def _answered(self, response, attempt, callback):
         if attempt != self._attempt or self.closed:
@@ -78,8 +91,12 @@ class BrokerChannel:
             return
         self._attempt += 1
         self._sent = 0
-        log.info("request to broker %d failed (%s); retrying in %.1fs", self.broker_id,
-                 failure.getErrorMessage(), self._current_backoff)
+        log.info(
+            "request to broker %d failed (%s); retrying in %.1fs",
+            self.broker_id,
+            failure.getErrorMessage(),
+            self._current_backoff,
+        )
         self.connection.close()
         self._retry_call = self.reactor.callLater(self._current_backoff, self._retry)
         self._current_backoff = min(self._current_backoff * 2, self.max_backoff_s)
@@ -132,9 +149,15 @@ class ControllerChannelManager:
         self.remove_broker(broker_id)
         tags = {"broker-id": broker_id}
         channel = self.channels[broker_id] = BrokerChannel(
-            self.reactor, broker_id, host, port, self.client_id, security=self.security,
+            self.reactor,
+            broker_id,
+            host,
+            port,
+            self.client_id,
+            security=self.security,
             request_timeout_s=self.request_timeout_s,
-            queue_time=self.metrics.timer(METRICS_GROUP, METRICS_TYPE, "RequestRateAndQueueTimeMs", tags))
+            queue_time=self.metrics.timer(METRICS_GROUP, METRICS_TYPE, "RequestRateAndQueueTimeMs", tags),
+        )
         self.metrics.gauge(METRICS_GROUP, METRICS_TYPE, "QueueSize", lambda: len(channel.queue), tags)
 
     def remove_broker(self, broker_id):

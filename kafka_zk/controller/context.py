@@ -86,8 +86,9 @@ class ControllerContext:
             return brokers
         return {broker for broker in brokers if tp not in offline.get(broker, ())}
 
-    def record_replica_dirs(self, broker_id: int, offline: Iterable[TopicPartition],
-                            online: Iterable[TopicPartition]) -> set[TopicPartition]:
+    def record_replica_dirs(
+        self, broker_id: int, offline: Iterable[TopicPartition], online: Iterable[TopicPartition]
+    ) -> set[TopicPartition]:
         """A broker answered KAFKA_STORAGE_ERROR for ``offline`` and no error for ``online`` (a LeaderAndIsr):
         Kafka's rule for its replicas on offline dirs. Returns the replicas newly found offline."""
         previous = self.replicas_on_offline_dirs.get(broker_id, set())

@@ -31,9 +31,11 @@ class ControlledShutdown:
             return Errors.STALE_BROKER_EPOCH, []
         context.shutting_down.add(broker_id)
         log.info("[Controller id=%d] controlled shutdown of broker %d", self.controller_id, broker_id)
-        replicated = [tp for tp in context.partitions_on_broker(broker_id)
-                      if len(context.assignments[tp]) > 1 and tp in context.leadership
-                      and tp[0] not in context.topics_to_delete]
+        replicated = [
+            tp
+            for tp in context.partitions_on_broker(broker_id)
+            if len(context.assignments[tp]) > 1 and tp in context.leadership and tp[0] not in context.topics_to_delete
+        ]
         led = [tp for tp in replicated if context.leadership[tp].leader == broker_id]
         followed = [tp for tp in replicated if context.leadership[tp].leader != broker_id]
         batch = self.requests.new_batch()

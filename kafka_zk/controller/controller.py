@@ -22,8 +22,16 @@ from kafka_zk.controller.state_changes import StateChanges
 from kafka_zk.controller.topic_deletion import TopicDeletionManager
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.zk.znodes import (
-    BrokerIdsZNode, ControllerZNode, DeleteTopicsZNode, IsrChangeNotificationZNode, LogDirEventNotificationZNode,
-    PreferredReplicaElectionZNode, ReassignPartitionsZNode, TopicsZNode, TopicZNode)
+    BrokerIdsZNode,
+    ControllerZNode,
+    DeleteTopicsZNode,
+    IsrChangeNotificationZNode,
+    LogDirEventNotificationZNode,
+    PreferredReplicaElectionZNode,
+    ReassignPartitionsZNode,
+    TopicsZNode,
+    TopicZNode,
+)
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +41,7 @@ class KafkaController:
     handler in ``event_handlers``.
     ``dynamic_config`` (optional) gives the broker's current defaults; without it the static config does."""
 
-    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None,
-                 metrics=None):
+    def __init__(self, broker_id, config, zk, reactor, listener_name, dynamic_config=None, security=None, metrics=None):
         """``listener_name``: the brokers' listener the controller sends its requests to (control plane, else
         inter-broker); ``security``: how to reach it (net.broker_client.ListenerSecurity); ``metrics``: the broker's
         MetricsRegistry (kafka.controller metrics)."""
@@ -53,22 +60,43 @@ class KafkaController:
         self._watches_registered = False
         self._topic_watches = {}
         context = self.context
-        self.requests = ControllerRequestSender(context, broker_id, config.inter_broker_listener_name, {
-            STOP_REPLICA: self._on_stop_replica_response, LEADER_AND_ISR: self._on_leader_and_isr_response})
-        self.writer = LeadershipWriter(zk, context, broker_id, on_controller_moved=self._resign,
-                                       unclean_elections=self.stats.unclean_leader_elections)
-        self.states = StateChanges(context, self.writer, self.requests, reactor, broker_id, broker_default=(
-            dynamic_config.value if dynamic_config is not None else config.get))
-        self.deletion = TopicDeletionManager(context, zk, self.requests, config, broker_id,
-                                             on_topic_deleted=self.forget_topic)
-        self.elections = LeaderElections(context, zk, self.writer, self.requests, self.events, reactor, config,
-                                         broker_id)
+        self.requests = ControllerRequestSender(
+            context,
+            broker_id,
+            config.inter_broker_listener_name,
+            {STOP_REPLICA: self._on_stop_replica_response, LEADER_AND_ISR: self._on_leader_and_isr_response},
+        )
+        self.writer = LeadershipWriter(
+            zk,
+            context,
+            broker_id,
+            on_controller_moved=self._resign,
+            unclean_elections=self.stats.unclean_leader_elections,
+        )
+        self.states = StateChanges(
+            context,
+            self.writer,
+            self.requests,
+            reactor,
+            broker_id,
+            broker_default=(dynamic_config.value if dynamic_config is not None else config.get),
+        )
+        self.deletion = TopicDeletionManager(
+            context, zk, self.requests, config, broker_id, on_topic_deleted=self.forget_topic
+        )
+        self.elections = LeaderElections(
+            context, zk, self.writer, self.requests, self.events, reactor, config, broker_id
+        )
         self.reassignments = PartitionReassignments(context, zk, self.writer, self.requests, broker_id)
         self.shutdowns = ControlledShutdown(context, self.writer, self.requests, broker_id)
         register_controller_metrics(
-            self.metrics, lambda: self.active, lambda: self.events.state, lambda: self.context,
+            self.metrics,
+            lambda: self.active,
+            lambda: self.events.state,
+            lambda: self.context,
             lambda: {tp: move.adding for tp, move in self.reassignments.in_progress.items()},
-            lambda: [len(channel.queue) for channel in self.channels.channels.values()] if self.channels else [])
+            lambda: [len(channel.queue) for channel in self.channels.channels.values()] if self.channels else [],
+        )
         # Each event's handler is called with the event's fields.
         self.event_handlers = {
             events.Startup: self._elect,
@@ -152,8 +180,14 @@ class KafkaController:
             return
         self.active_controller_id = self.broker_id
         log.info("[Controller id=%d] elected controller with epoch %d", self.broker_id, epoch)
-        log.info("[Controller id=%d] %d successfully elected as the controller. Epoch incremented to %d and epoch zk "
-                 "version is now %d", self.broker_id, self.broker_id, epoch, epoch_zk_version)
+        log.info(
+            "[Controller id=%d] %d successfully elected as the controller. Epoch incremented to %d and epoch zk "
+            "version is now %d",
+            self.broker_id,
+            self.broker_id,
+            epoch,
+            epoch_zk_version,
+        )
         yield self._on_become_controller(epoch, epoch_zk_version)
 
     def _resign(self):
@@ -172,9 +206,16 @@ class KafkaController:
         context.epoch = epoch
         context.epoch_zk_version = epoch_zk_version
         self.active = True
-        self.requests.open(ControllerChannelManager(
-            self.reactor, self.broker_id, self.listener_name, self.security, self.metrics,
-            request_timeout_s=self.config["controller.socket.timeout.ms"] / 1000.0))
+        self.requests.open(
+            ControllerChannelManager(
+                self.reactor,
+                self.broker_id,
+                self.listener_name,
+                self.security,
+                self.metrics,
+                request_timeout_s=self.config["controller.socket.timeout.ms"] / 1000.0,
+            )
+        )
         if not self._watches_registered:
             zk = self.zk
             yield zk.watch_children(BrokerIdsZNode.PATH, zk.on_reactor(self._on_brokers_changed))
@@ -188,8 +229,11 @@ class KafkaController:
         started = self.reactor.seconds()
         log.info("[Controller id=%d] Initializing controller context", self.broker_id)
         full_assignments = yield load_cluster_state(self.zk, context, self._add_live_broker)
-        log.info("[Controller id=%d] Initialized broker epochs cache: Map(%s)", self.broker_id,
-                 ", ".join("%d -> %d" % (b, live.epoch) for b, live in sorted(context.live_brokers.items())))
+        log.info(
+            "[Controller id=%d] Initialized broker epochs cache: Map(%s)",
+            self.broker_id,
+            ", ".join("%d -> %d" % (b, live.epoch) for b, live in sorted(context.live_brokers.items())),
+        )
         live = context.live_broker_ids
         # The loaded state and the leaders elected for partitions that lost theirs go out first; the ISR
         # changes follow in a second batch. (LeaderAndIsr of every partition stays in the first: a broker must
@@ -204,17 +248,27 @@ class KafkaController:
         elected = self.reactor.seconds()
         # Replicas on brokers that died before this controller was elected leave their ISRs now, not
         # when their leaders' lag checks notice (Kafka's replica state machine startup).
-        dead = {broker for leadership in context.leadership.values() for broker in leadership.isr
-                if broker not in live}
-        holding_dead = [tp for tp, leadership in context.leadership.items()
-                        if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])]
+        dead = {broker for leadership in context.leadership.values() for broker in leadership.isr if broker not in live}
+        holding_dead = [
+            tp
+            for tp, leadership in context.leadership.items()
+            if any(broker in dead for broker in leadership.isr) and not self.deletion.is_deleting(tp[0])
+        ]
         batch = self.requests.new_batch()
         yield self.states.remove_from_isrs(holding_dead, sorted(dead), batch)
         self.requests.send(batch)
-        log.info("[Controller id=%d] loaded %d topics, %d partitions, %d live brokers (state read in %.2fs, "
-                 "offline partitions elected in %.2fs, %d dead replicas out of ISRs in %.2fs)", self.broker_id,
-                 len(full_assignments), len(context.assignments), len(context.live_brokers), loaded - started,
-                 elected - loaded, len(holding_dead), self.reactor.seconds() - elected)
+        log.info(
+            "[Controller id=%d] loaded %d topics, %d partitions, %d live brokers (state read in %.2fs, "
+            "offline partitions elected in %.2fs, %d dead replicas out of ISRs in %.2fs)",
+            self.broker_id,
+            len(full_assignments),
+            len(context.assignments),
+            len(context.live_brokers),
+            loaded - started,
+            elected - loaded,
+            len(holding_dead),
+            self.reactor.seconds() - elected,
+        )
         yield self._watch_topics(sorted(full_assignments))
         # Work left by the previous controller: ISR changes not yet propagated, deletions not finished.
         self._on_isr_changes()
@@ -254,11 +308,22 @@ class KafkaController:
         new = [b for b in current if b not in known]
         if not (dead or bounced or new):
             return
-        log.info("[Controller id=%d] broker change: new %s, dead %s, bounced %s", self.broker_id,
-                 sorted(new), sorted(dead), sorted(bounced))
-        log.info("[Controller id=%d] Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live "
-                 "brokers: %s", self.broker_id, ",".join(map(str, sorted(new))), ",".join(map(str, sorted(dead))),
-                 ",".join(map(str, sorted(bounced))), ",".join(map(str, sorted(current))))
+        log.info(
+            "[Controller id=%d] broker change: new %s, dead %s, bounced %s",
+            self.broker_id,
+            sorted(new),
+            sorted(dead),
+            sorted(bounced),
+        )
+        log.info(
+            "[Controller id=%d] Newly added brokers: %s, deleted brokers: %s, bounced brokers: %s, all live "
+            "brokers: %s",
+            self.broker_id,
+            ",".join(map(str, sorted(new))),
+            ",".join(map(str, sorted(dead))),
+            ",".join(map(str, sorted(bounced))),
+            ",".join(map(str, sorted(current))),
+        )
         failed = dead + bounced
         self.context.forget_offline_dirs(new)
         for broker_id in failed:
@@ -271,17 +336,22 @@ class KafkaController:
         for broker_id in started:
             self._add_live_broker(current[broker_id])
         if started:
-            log.info("[Controller id=%d] New broker startup callback for %s", self.broker_id,
-                     ",".join(map(str, sorted(started))))
+            log.info(
+                "[Controller id=%d] New broker startup callback for %s",
+                self.broker_id,
+                ",".join(map(str, sorted(started))),
+            )
             yield self.states.on_brokers_startup(started)
             yield self.deletion.resume()
 
     def _on_brokers_failure(self, brokers):
-        log.info("[Controller id=%d] Broker failure callback for %s", self.broker_id,
-                 ",".join(map(str, sorted(brokers))))
+        log.info(
+            "[Controller id=%d] Broker failure callback for %s", self.broker_id, ",".join(map(str, sorted(brokers)))
+        )
         self.context.forget_offline_dirs(brokers)
-        return self.states.on_replicas_offline({broker: set(self.context.partitions_on_broker(broker))
-                                                for broker in brokers}, "failed brokers")
+        return self.states.on_replicas_offline(
+            {broker: set(self.context.partitions_on_broker(broker)) for broker in brokers}, "failed brokers"
+        )
 
     # -- topics ------------------------------------------------------------------------------------
 
@@ -300,8 +370,7 @@ class KafkaController:
         for topic, assignment in assignments.items():
             self.context.add_topic(topic, assignment)
             partitions.extend((topic, partition) for partition in assignment)
-        log.info("[Controller id=%d] new topics %s with %d partitions", self.broker_id, new_topics,
-                 len(partitions))
+        log.info("[Controller id=%d] new topics %s with %d partitions", self.broker_id, new_topics, len(partitions))
         yield self.states.on_new_partitions(partitions)
         yield self._watch_topics(new_topics)
 
@@ -310,8 +379,10 @@ class KafkaController:
         """Watch each topic's znode for partitions added to it (kafka-topics --alter, CreatePartitions)."""
         for topic in topics:
             if topic not in self._topic_watches:
-                self._topic_watches[topic] = yield self.zk.watch_data(TopicZNode.path(topic),
-                    self.zk.on_reactor(lambda data, stat, topic=topic: self._on_topic_modified(topic, stat)))
+                self._topic_watches[topic] = yield self.zk.watch_data(
+                    TopicZNode.path(topic),
+                    self.zk.on_reactor(lambda data, stat, topic=topic: self._on_topic_modified(topic, stat)),
+                )
 
     def _on_topic_modified(self, topic, stat):
         if stat is not None:
@@ -322,8 +393,11 @@ class KafkaController:
         if topic not in self.context.topics() or self.deletion.is_deleting(topic):
             return
         assignment = yield self.zk.get_topic_assignment(topic)
-        added = {partition: replicas for partition, replicas in assignment.items()
-                 if (topic, partition) not in self.context.assignments}
+        added = {
+            partition: replicas
+            for partition, replicas in assignment.items()
+            if (topic, partition) not in self.context.assignments
+        }
         if not added:
             return
         log.info("[Controller id=%d] partitions %s added to topic %s", self.broker_id, sorted(added), topic)
@@ -357,8 +431,9 @@ class KafkaController:
         return self._ask(events.ReplicaLeaderElection, election_type, partitions)
 
     def _elect_leaders(self, election_type, partitions):
-        return self.elections.elect(election_type,
-                                    sorted(self.context.assignments) if partitions is None else partitions)
+        return self.elections.elect(
+            election_type, sorted(self.context.assignments) if partitions is None else partitions
+        )
 
     def enable_default_unclean_election(self):
         """unclean.leader.election.enable was turned on for the brokers: offline partitions may elect now."""
@@ -388,9 +463,9 @@ class KafkaController:
 
     @defer.inlineCallbacks
     def _handle_isr_changes(self):
-        taken = yield self._take_notifications(self.zk.get_isr_change_notifications,
-                                               self.zk.read_isr_change_notifications,
-                                               IsrChangeNotificationZNode.PATH)
+        taken = yield self._take_notifications(
+            self.zk.get_isr_change_notifications, self.zk.read_isr_change_notifications, IsrChangeNotificationZNode.PATH
+        )
         if taken is None:
             return
         known = [tp for tp in taken[1] if tp in self.context.assignments]
@@ -407,15 +482,21 @@ class KafkaController:
     def _handle_log_dir_events(self):
         """A broker lost a log dir: ask it about every replica it holds with a LeaderAndIsr; its
         KAFKA_STORAGE_ERROR answers name the offline ones (_on_leader_and_isr_response)."""
-        taken = yield self._take_notifications(self.zk.get_log_dir_event_notifications,
-                                               self.zk.read_log_dir_event_notifications,
-                                               LogDirEventNotificationZNode.PATH)
+        taken = yield self._take_notifications(
+            self.zk.get_log_dir_event_notifications,
+            self.zk.read_log_dir_event_notifications,
+            LogDirEventNotificationZNode.PATH,
+        )
         if taken is None:
             return
         names, brokers = taken
         live = [broker for broker in brokers if broker in self.context.live_brokers]
-        log.info("[Controller id=%d] log dir failure on brokers %s (of notifications %s)", self.broker_id, live,
-                 ",".join(names))
+        log.info(
+            "[Controller id=%d] log dir failure on brokers %s (of notifications %s)",
+            self.broker_id,
+            live,
+            ",".join(names),
+        )
         batch = self.requests.new_batch()
         for broker in live:
             for tp in self.context.partitions_on_broker(broker):
@@ -443,8 +524,10 @@ class KafkaController:
         answers = response.get("partition_errors") or []
 
         def answered(code):
-            return [(answer["topic_name"], answer["partition_index"]) for answer in answers
-                    if answer["error_code"] == code]
+            return [
+                (answer["topic_name"], answer["partition_index"]) for answer in answers if answer["error_code"] == code
+            ]
+
         offline = answered(Errors.KAFKA_STORAGE_ERROR)
         # Served replicas matter only to a broker known to have offline ones: most answers name thousands.
         online = answered(Errors.NONE) if broker in self.context.replicas_on_offline_dirs else []
@@ -457,8 +540,12 @@ class KafkaController:
         newly = self.context.record_replica_dirs(broker, offline, online)
         if not newly:
             return None
-        log.info("[Controller id=%d] mark replicas %s on broker %d as offline", self.broker_id,
-                 ",".join("%s-%d" % tp for tp in sorted(newly)), broker)
+        log.info(
+            "[Controller id=%d] mark replicas %s on broker %d as offline",
+            self.broker_id,
+            ",".join("%s-%d" % tp for tp in sorted(newly)),
+            broker,
+        )
         return self.states.on_replicas_offline({broker: newly}, "replicas on an offline log dir of broker")
 
     # -- shutdown ---------------------------------------------------------------------------------
@@ -472,12 +559,20 @@ class KafkaController:
         event, which can only fail or be fenced by the next controller's epoch."""
         self.events.clear()
         self.events.put(events.Shutdown())
-        return self.events.when_idle().addTimeout(self.config["zookeeper.session.timeout.ms"] / 1000.0, self.reactor,
-                                                  onTimeoutCancel=self._resign_without_stuck_event)
+        return self.events.when_idle().addTimeout(
+            self.config["zookeeper.session.timeout.ms"] / 1000.0,
+            self.reactor,
+            onTimeoutCancel=self._resign_without_stuck_event,
+        )
 
     def _resign_without_stuck_event(self, result, timeout):
-        log.warning("[Controller id=%d] the controller event %s has not finished after %.0fs (is ZooKeeper "
-                    "reachable?): shutting down without it", self.broker_id, self.events.current, timeout)
+        log.warning(
+            "[Controller id=%d] the controller event %s has not finished after %.0fs (is ZooKeeper "
+            "reachable?): shutting down without it",
+            self.broker_id,
+            self.events.current,
+            timeout,
+        )
         self.events.clear()
         if self.active:
             self._resign()

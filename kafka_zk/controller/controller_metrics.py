@@ -18,17 +18,27 @@ class ControllerStats:
 
     def __init__(self, metrics):
         self.unclean_leader_elections = metrics.meter(GROUP, "ControllerStats", "UncleanLeaderElectionsPerSec")
-        self.rate_and_time = {state: metrics.timer(GROUP, "ControllerStats", state.rate_and_time_metric_name)
-                              for state in ControllerState if state.rate_and_time_metric_name is not None}
+        self.rate_and_time = {
+            state: metrics.timer(GROUP, "ControllerStats", state.rate_and_time_metric_name)
+            for state in ControllerState
+            if state.rate_and_time_metric_name is not None
+        }
 
     def timer_for(self, state):
         """The timer that times the events of a ControllerState, or None."""
         return self.rate_and_time.get(state)
 
 
-COUNT_NAMES = ("OfflinePartitionsCount", "PreferredReplicaImbalanceCount", "GlobalTopicCount",
-               "GlobalPartitionCount", "TopicsToDeleteCount", "ReplicasToDeleteCount", "TopicsIneligibleToDeleteCount",
-               "ReplicasIneligibleToDeleteCount")
+COUNT_NAMES = (
+    "OfflinePartitionsCount",
+    "PreferredReplicaImbalanceCount",
+    "GlobalTopicCount",
+    "GlobalPartitionCount",
+    "TopicsToDeleteCount",
+    "ReplicasToDeleteCount",
+    "TopicsIneligibleToDeleteCount",
+    "ReplicasIneligibleToDeleteCount",
+)
 
 
 def controller_counts(context, adding_replicas=None):
@@ -38,8 +48,9 @@ def controller_counts(context, adding_replicas=None):
     deleting = context.topics_to_delete
     leadership = context.leadership
     replica_states = context.replica_states
-    offline = sum(1 for tp, state in context.partition_states.items()
-                  if state == sm.OFFLINE_PARTITION and tp[0] not in deleting)
+    offline = sum(
+        1 for tp, state in context.partition_states.items() if state == sm.OFFLINE_PARTITION and tp[0] not in deleting
+    )
     topics = set()
     imbalanced = replicas_to_delete = replicas_ineligible = 0
     ineligible_topics = set()

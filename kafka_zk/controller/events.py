@@ -76,6 +76,7 @@ class ControllerRequest(ControllerEvent):
 
 # -- the controller election: these run on every broker ---------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Startup(ControllerEvent):
     state = ControllerState.ControllerChange
@@ -85,6 +86,7 @@ class Startup(ControllerEvent):
 @dataclass(frozen=True)
 class ControllerChange(ControllerEvent):
     """/controller was created, changed or deleted."""
+
     state = ControllerState.ControllerChange
     on_every_broker = True
 
@@ -92,6 +94,7 @@ class ControllerChange(ControllerEvent):
 @dataclass(frozen=True)
 class Reelect(ControllerEvent):
     """A new ZooKeeper session: stand for election again."""
+
     state = ControllerState.ControllerChange
     on_every_broker = True
 
@@ -99,6 +102,7 @@ class Reelect(ControllerEvent):
 @dataclass(frozen=True)
 class Expire(ControllerEvent):
     """The ZooKeeper session expired, and our /controller with it."""
+
     state = ControllerState.ControllerChange
 
 
@@ -108,6 +112,7 @@ class Shutdown(ControllerEvent):
 
 
 # -- what the controller watches in ZooKeeper ---------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class BrokerChange(ControllerEvent):
@@ -122,6 +127,7 @@ class TopicChange(ControllerEvent):
 @dataclass(frozen=True)
 class PartitionModifications(ControllerEvent):
     """A topic's znode changed: partitions may have been added to it."""
+
     topic: str
     state = ControllerState.TopicChange
 
@@ -134,12 +140,14 @@ class TopicDeletion(ControllerEvent):
 @dataclass(frozen=True)
 class PartitionReassignment(ControllerEvent):
     """/admin/reassign_partitions was created."""
+
     state = ControllerState.AlterPartitionReassignment
 
 
 @dataclass(frozen=True)
 class PreferredReplicaLeaderElection(ControllerEvent):
     """/admin/preferred_replica_election was created."""
+
     state = ControllerState.ManualLeaderBalance
 
 
@@ -155,6 +163,7 @@ class LogDirEventNotification(ControllerEvent):
 
 # -- the controller's own timer and the broker's dynamic config ---------------------------------------------------
 
+
 @dataclass(frozen=True)
 class AutoPreferredReplicaLeaderElection(ControllerEvent):
     state = ControllerState.AutoLeaderBalance
@@ -167,9 +176,11 @@ class UncleanLeaderElectionEnable(ControllerEvent):
 
 # -- answers from brokers -------------------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class StopReplicaResponse(ControllerEvent):
     """A broker answered a StopReplica of a topic being deleted."""
+
     broker: int
     response: dict[str, Any]  # the decoded StopReplica response
     state = ControllerState.TopicDeletion
@@ -179,6 +190,7 @@ class StopReplicaResponse(ControllerEvent):
 class LeaderAndIsrResponseReceived(ControllerEvent):
     """A broker's LeaderAndIsr answer named replicas on offline log dirs (``offline``), or, of a broker known to
     have some, replicas it serves (``online``)."""
+
     broker: int
     offline: list[TopicPartition]
     online: list[TopicPartition]
@@ -187,9 +199,11 @@ class LeaderAndIsrResponseReceived(ControllerEvent):
 
 # -- requests from brokers and admin clients, answered through their reply -------------------------------------------
 
+
 @dataclass(frozen=True)
 class ControlledShutdown(ControllerRequest):
     """Answered with (error, the replicated partitions the broker still leads)."""
+
     broker_id: int
     broker_epoch: int
     state = ControllerState.ControlledShutdown
@@ -201,6 +215,7 @@ class ControlledShutdown(ControllerRequest):
 @dataclass(frozen=True)
 class ReplicaLeaderElection(ControllerRequest):
     """ElectLeaders, answered with {tp: error code}; ``partitions`` None means every partition."""
+
     election_type: int
     partitions: Optional[list[TopicPartition]]
     state = ControllerState.ManualLeaderBalance
@@ -212,6 +227,7 @@ class ReplicaLeaderElection(ControllerRequest):
 @dataclass(frozen=True)
 class AlterPartitionReassignments(ControllerRequest):
     """Answered with {tp: error code}; ``targets`` is {tp: replicas, or None to cancel}."""
+
     targets: dict[TopicPartition, Optional[list[int]]]
     state = ControllerState.AlterPartitionReassignment
 
@@ -222,6 +238,7 @@ class AlterPartitionReassignments(ControllerRequest):
 @dataclass(frozen=True)
 class ListPartitionReassignments(ControllerRequest):
     """Answered with the moves in progress (of ``partitions``, or all when None)."""
+
     partitions: Optional[list[TopicPartition]]
     state = ControllerState.ListPartitionReassignment
 

@@ -4,7 +4,8 @@ import logging
 
 from twisted.internet import defer, task
 
-from kafka_zk.controller import election, state_machines as sm
+from kafka_zk.controller import election
+from kafka_zk.controller import state_machines as sm
 from kafka_zk.controller.events import AutoPreferredReplicaLeaderElection
 from kafka_zk.controller.leadership import elect
 from kafka_zk.protocol.errors import Errors
@@ -65,8 +66,11 @@ class LeaderElections:
         partitions = imbalanced_partitions(self.context, ratio)
         if not partitions:
             return None
-        log.info("[Controller id=%d] rebalancing %d partitions to their preferred leaders",
-                 self.controller_id, len(partitions))
+        log.info(
+            "[Controller id=%d] rebalancing %d partitions to their preferred leaders",
+            self.controller_id,
+            len(partitions),
+        )
         return self.elect(PREFERRED, partitions)
 
     @defer.inlineCallbacks
@@ -98,8 +102,7 @@ class LeaderElections:
             if election_type == PREFERRED:
                 if current is not None and current.leader == assignment[0]:
                     results[tp] = Errors.ELECTION_NOT_NEEDED
-                elif current is None or \
-                        election.preferred_replica_leader(assignment, current.isr, live).leader is None:
+                elif current is None or election.preferred_replica_leader(assignment, current.isr, live).leader is None:
                     results[tp] = Errors.PREFERRED_LEADER_NOT_AVAILABLE
                 else:
                     candidates.append(tp)
@@ -119,9 +122,15 @@ class LeaderElections:
         written = yield self.writer.write(decide(candidates), batch, decide)
         self.requests.send(batch)
         for tp in candidates:
-            results[tp] = Errors.NONE if tp in written else (
-                Errors.PREFERRED_LEADER_NOT_AVAILABLE if election_type == PREFERRED
-                else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE)
+            results[tp] = (
+                Errors.NONE
+                if tp in written
+                else (
+                    Errors.PREFERRED_LEADER_NOT_AVAILABLE
+                    if election_type == PREFERRED
+                    else Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE
+                )
+            )
         for tp in written:
             sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
         return results

@@ -2,14 +2,15 @@
 
 from collections.abc import Callable, Iterable
 
-from kafka_zk.controller.context import ControllerContext, LeaderIsr, TopicPartition
 from kafka_zk.controller import election
+from kafka_zk.controller.context import ControllerContext, LeaderIsr, TopicPartition
 
 NO_LEADER = -1
 
 
-def initial_leadership(context: ControllerContext, partitions: Iterable[TopicPartition]
-                       ) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
+def initial_leadership(
+    context: ControllerContext, partitions: Iterable[TopicPartition]
+) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
     """For NewPartition -> OnlinePartition: {tp: LeaderIsr} with zk_version -1 (to create), and the
     partitions that have no live replica (they stay NewPartition)."""
     live = context.live_broker_ids
@@ -25,9 +26,12 @@ def initial_leadership(context: ControllerContext, partitions: Iterable[TopicPar
     return decided, failed
 
 
-def elect(context: ControllerContext, partitions: Iterable[TopicPartition], strategy: str,
-          unclean_enabled: Callable[[str], bool] = lambda topic: False
-          ) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
+def elect(
+    context: ControllerContext,
+    partitions: Iterable[TopicPartition],
+    strategy: str,
+    unclean_enabled: Callable[[str], bool] = lambda topic: False,
+) -> tuple[dict[TopicPartition, LeaderIsr], list[TopicPartition]]:
     """Elect new leaders for partitions that have a LeaderIsr. Returns ({tp: new LeaderIsr}, failed).
 
     strategy: "offline", "preferred", "controlled_shutdown" or "reassign".
@@ -49,8 +53,11 @@ def elect(context: ControllerContext, partitions: Iterable[TopicPartition], stra
             result = election.preferred_replica_leader(assignment, current.isr, live_here)
         elif strategy == "controlled_shutdown":
             result = election.controlled_shutdown_leader(
-                assignment, current.isr, context.live_for(tp, context.live_or_shutting_down_broker_ids),
-                context.shutting_down)
+                assignment,
+                current.isr,
+                context.live_for(tp, context.live_or_shutting_down_broker_ids),
+                context.shutting_down,
+            )
         elif strategy == "reassign":
             result = election.reassign_partition_leader(assignment, current.isr, live_here)
         else:
@@ -58,8 +65,9 @@ def elect(context: ControllerContext, partitions: Iterable[TopicPartition], stra
         if result.leader is None:
             failed.append(tp)
             continue
-        decided[tp] = LeaderIsr(result.leader, current.leader_epoch + 1, list(result.isr),
-                                context.epoch, current.zk_version)
+        decided[tp] = LeaderIsr(
+            result.leader, current.leader_epoch + 1, list(result.isr), context.epoch, current.zk_version
+        )
     return decided, failed
 
 

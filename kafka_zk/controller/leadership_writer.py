@@ -49,8 +49,13 @@ class LeadershipWriter:
         created = []
         for tp, outcome in results.items():
             if isinstance(outcome, Exception):
-                log.warning("[Controller id=%d] creating the state znode of %s-%d failed: %r",
-                            self.broker_id, tp[0], tp[1], outcome)
+                log.warning(
+                    "[Controller id=%d] creating the state znode of %s-%d failed: %r",
+                    self.broker_id,
+                    tp[0],
+                    tp[1],
+                    outcome,
+                )
                 continue
             self.context.leadership[tp] = decided[tp]._replace(zk_version=outcome.zk_version)
             created.append(tp)
@@ -74,8 +79,9 @@ class LeadershipWriter:
                     if type(outcome).__name__ == "BadVersionError":
                         conflicts.append(tp)
                     else:
-                        log.warning("[Controller id=%d] update of %s-%d failed: %r", self.broker_id,
-                                    tp[0], tp[1], outcome)
+                        log.warning(
+                            "[Controller id=%d] update of %s-%d failed: %r", self.broker_id, tp[0], tp[1], outcome
+                        )
                     continue
                 if self.unclean_elections is not None and _is_unclean(self.context.leadership.get(tp), decided[tp]):
                     self.unclean_elections.mark()
@@ -125,5 +131,10 @@ def leader_isr(state):
 
 
 def _znode_state(leadership):
-    return LeaderIsrAndControllerEpoch(leadership.leader, leadership.leader_epoch, list(leadership.isr),
-                                       leadership.controller_epoch, leadership.zk_version)
+    return LeaderIsrAndControllerEpoch(
+        leadership.leader,
+        leadership.leader_epoch,
+        list(leadership.isr),
+        leadership.controller_epoch,
+        leadership.zk_version,
+    )

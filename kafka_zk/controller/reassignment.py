@@ -8,7 +8,8 @@ import logging
 
 from twisted.internet import defer
 
-from kafka_zk.controller import election, state_machines as sm
+from kafka_zk.controller import election
+from kafka_zk.controller import state_machines as sm
 from kafka_zk.controller.context import LeaderIsr
 from kafka_zk.controller.leadership import remove_replica_from_isr
 from kafka_zk.protocol.errors import Errors
@@ -104,8 +105,9 @@ class PartitionReassignments:
             results[tp] = Errors.NONE
             if target == origin and current is None:
                 continue
-            log.info("[Controller id=%d] reassigning %s-%d from %s to %s", self.controller_id, tp[0],
-                     tp[1], origin, target)
+            log.info(
+                "[Controller id=%d] reassigning %s-%d from %s to %s", self.controller_id, tp[0], tp[1], origin, target
+            )
             self.in_progress[tp] = Reassignment(target, origin)
             yield self._grow(tp)
             yield self._maybe_complete(tp)
@@ -127,8 +129,9 @@ class PartitionReassignments:
         batch = self.requests.new_batch()
         current = context.leadership.get(tp)
         if current is not None:
-            written = yield self.writer.write({tp: current._replace(leader_epoch=current.leader_epoch + 1,
-                                                                    controller_epoch=context.epoch)}, batch)
+            written = yield self.writer.write(
+                {tp: current._replace(leader_epoch=current.leader_epoch + 1, controller_epoch=context.epoch)}, batch
+            )
             if tp in written:  # Kafka's NewReplica: a broker may create these anywhere, even with a dir offline
                 batch.add_leader_and_isr(move.adding, tp, is_new=True)
         self.requests.send(batch)
@@ -157,8 +160,9 @@ class PartitionReassignments:
             if chosen.leader is None:
                 context.assignments[tp] = move.replicas
                 return
-            proposal = LeaderIsr(chosen.leader, current.leader_epoch + 1, list(current.isr), context.epoch,
-                                 current.zk_version)
+            proposal = LeaderIsr(
+                chosen.leader, current.leader_epoch + 1, list(current.isr), context.epoch, current.zk_version
+            )
         for replica in move.removing:
             proposal = remove_replica_from_isr(proposal, replica, context.epoch) or proposal
         proposal = proposal._replace(leader_epoch=current.leader_epoch + 1)
@@ -173,8 +177,9 @@ class PartitionReassignments:
         yield self._write_topic(tp[0])
         batch.add_update_metadata(context.live_brokers, [tp])
         self.requests.send(batch)
-        log.info("[Controller id=%d] reassignment of %s-%d to %s completed", self.controller_id, tp[0], tp[1],
-                 move.target)
+        log.info(
+            "[Controller id=%d] reassignment of %s-%d to %s completed", self.controller_id, tp[0], tp[1], move.target
+        )
         self.from_znode.discard(tp)
         yield self._maybe_delete_znode()
 
@@ -195,7 +200,8 @@ class PartitionReassignments:
 
     def listing(self, partitions=None):
         """[(tp, replicas, adding, removing)] of the moves in progress (all, or those asked for)."""
-        chosen = sorted(self.in_progress) if partitions is None else [tp for tp in partitions
-                                                                      if tp in self.in_progress]
-        return [(tp, self.in_progress[tp].replicas, self.in_progress[tp].adding, self.in_progress[tp].removing)
-                for tp in chosen]
+        chosen = sorted(self.in_progress) if partitions is None else [tp for tp in partitions if tp in self.in_progress]
+        return [
+            (tp, self.in_progress[tp].replicas, self.in_progress[tp].adding, self.in_progress[tp].removing)
+            for tp in chosen
+        ]

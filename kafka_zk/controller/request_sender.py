@@ -41,8 +41,9 @@ class ControllerRequestSender:
         requests = batch.requests()
         state_change_log.log_controller_requests(self.controller_id, self.context.epoch, requests)
         for broker, api, body in requests:
-            self.channels.send(broker, api[0], api[1], body,
-                               lambda broker, response, api=api: self._on_response(api, broker, response))
+            self.channels.send(
+                broker, api[0], api[1], body, lambda broker, response, api=api: self._on_response(api, broker, response)
+            )
 
     def send_and_wait(self, batch, timeout_s):
         """Send, then fire once the brokers have answered everything queued so far (or after timeout_s)."""
@@ -52,8 +53,13 @@ class ControllerRequestSender:
     def _on_response(self, api, broker, response):
         errors = [p for p in response.get("partition_errors") or [] if p["error_code"]]
         if response.get("error_code") or errors:
-            log.warning("[Controller id=%d] broker %d answered with errors: %s %s", self.controller_id, broker,
-                        response.get("error_code"), errors[:5])
+            log.warning(
+                "[Controller id=%d] broker %d answered with errors: %s %s",
+                self.controller_id,
+                broker,
+                response.get("error_code"),
+                errors[:5],
+            )
         handler = self.response_handlers.get(api)
         if handler is not None:
             handler(broker, response)

@@ -28,8 +28,9 @@ def _grouped(partition_states: Mapping[TopicPartition, Body]) -> list[Body]:
 class ControllerRequestBatch:
     """Collects per-broker partition states during one event, then emits one request per broker and kind."""
 
-    def __init__(self, context: ControllerContext, controller_id: int, inter_broker_listener: str | None = None
-                 ) -> None:
+    def __init__(
+        self, context: ControllerContext, controller_id: int, inter_broker_listener: str | None = None
+    ) -> None:
         """``inter_broker_listener``: the listener whose endpoints LeaderAndIsr names as leaders (followers fetch
         there); the first endpoint when None."""
         self.context = context
@@ -43,11 +44,18 @@ class ControllerRequestBatch:
 
     def add_leader_and_isr(self, brokers: Iterable[int], tp: TopicPartition, is_new: bool = False) -> None:
         leadership = self.context.leadership[tp]
-        state = {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
-                 "leader": leadership.leader, "leader_epoch": leadership.leader_epoch,
-                 "isr": list(leadership.isr), "zk_version": leadership.zk_version,
-                 "replicas": list(self.context.assignments[tp]), "adding_replicas": [],
-                 "removing_replicas": [], "is_new": is_new}
+        state = {
+            "partition_index": tp[1],
+            "controller_epoch": leadership.controller_epoch,
+            "leader": leadership.leader,
+            "leader_epoch": leadership.leader_epoch,
+            "isr": list(leadership.isr),
+            "zk_version": leadership.zk_version,
+            "replicas": list(self.context.assignments[tp]),
+            "adding_replicas": [],
+            "removing_replicas": [],
+            "is_new": is_new,
+        }
         live = self.context.live_brokers
         for broker in brokers:
             if broker in live and broker not in self.context.shutting_down:
@@ -65,11 +73,16 @@ class ControllerRequestBatch:
         # Partitions of a topic being deleted go out with leader -2: brokers drop them from their metadata.
         deleting = tp[0] in self.context.topics_to_delete
         offline_dirs = self.context.replicas_on_offline_dirs
-        return {"partition_index": tp[1], "controller_epoch": leadership.controller_epoch,
-                "leader": LEADER_DURING_DELETE if deleting else leadership.leader,
-                "leader_epoch": leadership.leader_epoch, "isr": list(leadership.isr),
-                "zk_version": leadership.zk_version, "replicas": list(replicas),
-                "offline_replicas": [r for r in replicas if r not in live or tp in offline_dirs.get(r, ())]}
+        return {
+            "partition_index": tp[1],
+            "controller_epoch": leadership.controller_epoch,
+            "leader": LEADER_DURING_DELETE if deleting else leadership.leader,
+            "leader_epoch": leadership.leader_epoch,
+            "isr": list(leadership.isr),
+            "zk_version": leadership.zk_version,
+            "replicas": list(replicas),
+            "offline_replicas": [r for r in replicas if r not in live or tp in offline_dirs.get(r, ())],
+        }
 
     def add_stop_replica(self, broker: int, tp: TopicPartition, delete: bool) -> None:
         entry = self.stop_replica.setdefault((broker, delete), set())
@@ -78,10 +91,21 @@ class ControllerRequestBatch:
     def _live_brokers_body(self) -> list[Body]:
         brokers = []
         for broker_id, live in sorted(self.context.live_brokers.items()):
-            brokers.append({"id": broker_id, "rack": live.info.rack, "endpoints": [
-                {"port": endpoint.port, "host": endpoint.host, "listener": endpoint.listener_name,
-                 "security_protocol": SECURITY_PROTOCOL_IDS.get(endpoint.security_protocol, 0)}
-                for endpoint in live.info.endpoints]})
+            brokers.append(
+                {
+                    "id": broker_id,
+                    "rack": live.info.rack,
+                    "endpoints": [
+                        {
+                            "port": endpoint.port,
+                            "host": endpoint.host,
+                            "listener": endpoint.listener_name,
+                            "security_protocol": SECURITY_PROTOCOL_IDS.get(endpoint.security_protocol, 0),
+                        }
+                        for endpoint in live.info.endpoints
+                    ],
+                }
+            )
         return brokers
 
     def requests(self) -> list[BrokerRequest]:
@@ -95,29 +119,60 @@ class ControllerRequestBatch:
             live_leaders.append({"broker_id": broker_id, "host_name": endpoint.host, "port": endpoint.port})
         for broker, states in sorted(self.leader_and_isr.items()):
             leaders = {state["leader"] for state in states.values()}
-            out.append((broker, LEADER_AND_ISR, {
-                "controller_id": self.controller_id, "controller_epoch": epoch,
-                "broker_epoch": self.context.live_brokers[broker].epoch,
-                "topic_states": _grouped(states),
-                "live_leaders": [leader for leader in live_leaders if leader["broker_id"] in leaders]}))
+            out.append(
+                (
+                    broker,
+                    LEADER_AND_ISR,
+                    {
+                        "controller_id": self.controller_id,
+                        "controller_epoch": epoch,
+                        "broker_epoch": self.context.live_brokers[broker].epoch,
+                        "topic_states": _grouped(states),
+                        "live_leaders": [leader for leader in live_leaders if leader["broker_id"] in leaders],
+                    },
+                )
+            )
         if self.update_metadata_brokers:
             live_by_id = self.context.live_brokers
-            topic_states = _grouped({tp: self._metadata_state(tp, live_by_id) for tp in self.update_metadata_partitions
-                                     if tp in self.context.assignments})
+            topic_states = _grouped(
+                {
+                    tp: self._metadata_state(tp, live_by_id)
+                    for tp in self.update_metadata_partitions
+                    if tp in self.context.assignments
+                }
+            )
             live_brokers = self._live_brokers_body()
             for broker in sorted(self.update_metadata_brokers):
-                out.append((broker, UPDATE_METADATA, {
-                    "controller_id": self.controller_id, "controller_epoch": epoch,
-                    "broker_epoch": self.context.live_brokers[broker].epoch,
-                    "topic_states": topic_states, "live_brokers": live_brokers}))
+                out.append(
+                    (
+                        broker,
+                        UPDATE_METADATA,
+                        {
+                            "controller_id": self.controller_id,
+                            "controller_epoch": epoch,
+                            "broker_epoch": self.context.live_brokers[broker].epoch,
+                            "topic_states": topic_states,
+                            "live_brokers": live_brokers,
+                        },
+                    )
+                )
         for (broker, delete), partitions in sorted(self.stop_replica.items()):
             if broker not in self.context.live_brokers:
                 continue
             topics: dict[str, list[int]] = {}
             for topic, partition in sorted(partitions):
                 topics.setdefault(topic, []).append(partition)
-            out.append((broker, STOP_REPLICA, {
-                "controller_id": self.controller_id, "controller_epoch": epoch,
-                "broker_epoch": self.context.live_brokers[broker].epoch, "delete_partitions": delete,
-                "topics": [{"name": topic, "partition_indexes": indexes} for topic, indexes in topics.items()]}))
+            out.append(
+                (
+                    broker,
+                    STOP_REPLICA,
+                    {
+                        "controller_id": self.controller_id,
+                        "controller_epoch": epoch,
+                        "broker_epoch": self.context.live_brokers[broker].epoch,
+                        "delete_partitions": delete,
+                        "topics": [{"name": topic, "partition_indexes": indexes} for topic, indexes in topics.items()],
+                    },
+                )
+            )
         return out

@@ -31,8 +31,11 @@ class StateChanges:
         Returns the set of partitions whose state znode this wrote."""
         context = self.context
         if partitions is None:
-            partitions = [tp for tp, state in context.partition_states.items()
-                          if state in (sm.NEW_PARTITION, sm.OFFLINE_PARTITION)]
+            partitions = [
+                tp
+                for tp, state in context.partition_states.items()
+                if state in (sm.NEW_PARTITION, sm.OFFLINE_PARTITION)
+            ]
         partitions = [tp for tp in partitions if tp[0] not in context.topics_to_delete]
         new = [tp for tp in partitions if sm.partition_state(context, tp) == sm.NEW_PARTITION]
         offline = [tp for tp in partitions if sm.partition_state(context, tp) == sm.OFFLINE_PARTITION]
@@ -48,11 +51,15 @@ class StateChanges:
                 batch.add_leader_and_isr(context.assignments[tp], tp, is_new=True)
         if offline:
             written = yield self.writer.write_changes(
-                offline, lambda tps: elect(context, tps, "offline", self.unclean_enabled)[0], batch, fresh)
+                offline, lambda tps: elect(context, tps, "offline", self.unclean_enabled)[0], batch, fresh
+            )
             failed = sorted(set(offline) - set(written))
             if failed:
-                log.info("[Controller id=%d] partitions without an eligible leader stay offline: %s",
-                         self.controller_id, failed)
+                log.info(
+                    "[Controller id=%d] partitions without an eligible leader stay offline: %s",
+                    self.controller_id,
+                    failed,
+                )
             changed.update(written)
             for tp in written:
                 sm.set_partition_state(context, tp, sm.ONLINE_PARTITION)
@@ -150,10 +157,25 @@ class StateChanges:
                     sm.set_replica_state(context, tp, broker, sm.OFFLINE_REPLICA)
             # The offline replicas leave the ISRs of their partitions (those just elected left them out already).
             shrunk += yield self.remove_from_isrs(
-                [tp for tp in partitions if tp in context.assignments and tp not in elected
-                 and tp[0] not in context.topics_to_delete], [broker], batch)
+                [
+                    tp
+                    for tp in partitions
+                    if tp in context.assignments and tp not in elected and tp[0] not in context.topics_to_delete
+                ],
+                [broker],
+                batch,
+            )
         batch.add_update_metadata(context.live_brokers)
         self.requests.send(batch)
-        log.info("[Controller id=%d] %s %s: %d of their %d partitions led elsewhere in %.2fs, %d replicas out of ISRs "
-                 "in %.2fs", self.controller_id, cause, sorted(replicas), len(elected), len(led), sent - started,
-                 len(shrunk), self.clock.seconds() - sent)
+        log.info(
+            "[Controller id=%d] %s %s: %d of their %d partitions led elsewhere in %.2fs, %d replicas out of ISRs "
+            "in %.2fs",
+            self.controller_id,
+            cause,
+            sorted(replicas),
+            len(elected),
+            len(led),
+            sent - started,
+            len(shrunk),
+            self.clock.seconds() - sent,
+        )

@@ -48,8 +48,9 @@ def replica_state(context: ControllerContext, tp: TopicPartition, broker: int) -
     return context.replica_states.get((tp[0], tp[1], broker), NON_EXISTENT_REPLICA)
 
 
-def valid_partition_transitions(context: ControllerContext, partitions: Iterable[TopicPartition], target: str
-                                ) -> tuple[list[TopicPartition], list[TopicPartition]]:
+def valid_partition_transitions(
+    context: ControllerContext, partitions: Iterable[TopicPartition], target: str
+) -> tuple[list[TopicPartition], list[TopicPartition]]:
     """Split partitions into (valid, invalid) for a move to target."""
     allowed = PARTITION_VALID_PREVIOUS[target]
     valid: list[TopicPartition] = []
@@ -59,8 +60,9 @@ def valid_partition_transitions(context: ControllerContext, partitions: Iterable
     return valid, invalid
 
 
-def valid_replica_transitions(context: ControllerContext, replicas: Iterable[tuple[TopicPartition, int]], target: str
-                              ) -> tuple[list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]]:
+def valid_replica_transitions(
+    context: ControllerContext, replicas: Iterable[tuple[TopicPartition, int]], target: str
+) -> tuple[list[tuple[TopicPartition, int]], list[tuple[TopicPartition, int]]]:
     """replicas: iterable of (tp, broker). Returns (valid, invalid)."""
     allowed = REPLICA_VALID_PREVIOUS[target]
     valid: list[tuple[TopicPartition, int]] = []
@@ -73,8 +75,7 @@ def valid_replica_transitions(context: ControllerContext, replicas: Iterable[tup
 def set_partition_state(context: ControllerContext, tp: TopicPartition, target: str) -> None:
     current = partition_state(context, tp)
     if current not in PARTITION_VALID_PREVIOUS[target]:
-        raise IllegalStateTransition("Partition %s-%d cannot move from %s to %s"
-                                     % (tp[0], tp[1], current, target))
+        raise IllegalStateTransition("Partition %s-%d cannot move from %s to %s" % (tp[0], tp[1], current, target))
     if target == NON_EXISTENT_PARTITION:
         context.partition_states.pop(tp, None)
     else:
@@ -86,17 +87,24 @@ def set_partition_state(context: ControllerContext, tp: TopicPartition, target: 
 def set_replica_state(context: ControllerContext, tp: TopicPartition, broker: int, target: str) -> None:
     current = replica_state(context, tp, broker)
     if current not in REPLICA_VALID_PREVIOUS[target]:
-        raise IllegalStateTransition("Replica %d of %s-%d cannot move from %s to %s"
-                                     % (broker, tp[0], tp[1], current, target))
+        raise IllegalStateTransition(
+            "Replica %d of %s-%d cannot move from %s to %s" % (broker, tp[0], tp[1], current, target)
+        )
     key = (tp[0], tp[1], broker)
     if target == NON_EXISTENT_REPLICA:
         context.replica_states.pop(key, None)
     else:
         context.replica_states[key] = target
     if scl.tracing():
-        scl.trace(scl.controller_prefix(context.controller_id, context.epoch),
-                  "Changed state of replica %d for partition %s-%d from %s to %s", broker, tp[0], tp[1], current,
-                  target)
+        scl.trace(
+            scl.controller_prefix(context.controller_id, context.epoch),
+            "Changed state of replica %d for partition %s-%d from %s to %s",
+            broker,
+            tp[0],
+            tp[1],
+            current,
+            target,
+        )
 
 
 def _trace_partition_change(context: ControllerContext, tp: TopicPartition, current: str, target: str) -> None:
@@ -104,12 +112,25 @@ def _trace_partition_change(context: ControllerContext, tp: TopicPartition, curr
     prefix = scl.controller_prefix(context.controller_id, context.epoch)
     leadership = context.leadership.get(tp)
     if target == NEW_PARTITION:
-        scl.trace(prefix, "Changed partition %s-%d state from %s to %s with assigned replicas %s", tp[0], tp[1],
-                  current, target, ",".join(str(r) for r in context.assignments.get(tp, ())))
+        scl.trace(
+            prefix,
+            "Changed partition %s-%d state from %s to %s with assigned replicas %s",
+            tp[0],
+            tp[1],
+            current,
+            target,
+            ",".join(str(r) for r in context.assignments.get(tp, ())),
+        )
     elif target == ONLINE_PARTITION and leadership is not None:
-        scl.trace(prefix, "Changed partition %s-%d from %s to %s with state %s", tp[0], tp[1], current, target,
-                  scl.leader_and_isr_text(leadership.leader, leadership.leader_epoch, leadership.isr,
-                                          leadership.zk_version))
+        scl.trace(
+            prefix,
+            "Changed partition %s-%d from %s to %s with state %s",
+            tp[0],
+            tp[1],
+            current,
+            target,
+            scl.leader_and_isr_text(leadership.leader, leadership.leader_epoch, leadership.isr, leadership.zk_version),
+        )
     else:
         scl.trace(prefix, "Changed partition %s-%d state from %s to %s", tp[0], tp[1], current, target)
 
@@ -131,5 +152,12 @@ def initialize_states(context: ControllerContext) -> None:
     if scl.tracing():  # Kafka's replica state machine startup moves each replica to the state it starts in
         prefix = scl.controller_prefix(context.controller_id, context.epoch)
         for (topic, partition, replica), state in context.replica_states.items():
-            scl.trace(prefix, "Changed state of replica %d for partition %s-%d from %s to %s", replica, topic,
-                      partition, state, state)
+            scl.trace(
+                prefix,
+                "Changed state of replica %d for partition %s-%d from %s to %s",
+                replica,
+                topic,
+                partition,
+                state,
+                state,
+            )

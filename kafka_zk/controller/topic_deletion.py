@@ -32,8 +32,11 @@ class TopicDeletionManager:
         marked = yield self.zk.get_topic_deletions()
         if not self.config["delete.topic.enable"]:
             if marked:
-                log.info("[Controller id=%d] delete.topic.enable is false; dropping deletion requests for %s",
-                         self.controller_id, marked)
+                log.info(
+                    "[Controller id=%d] delete.topic.enable is false; dropping deletion requests for %s",
+                    self.controller_id,
+                    marked,
+                )
                 yield self.zk.delete_topic_deletions(marked, context.epoch_zk_version)
             return
         unknown = [topic for topic in marked if topic not in context.topics()]
@@ -76,12 +79,12 @@ class TopicDeletionManager:
         failed_all = response.get("error_code", Errors.NONE) != Errors.NONE
         for entry in response.get("partition_errors") or []:
             tp = (entry["topic_name"], entry["partition_index"])
-            if not self.is_deleting(tp[0]) or \
-                    sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_STARTED:
+            if not self.is_deleting(tp[0]) or sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_STARTED:
                 continue
             ok = not failed_all and entry["error_code"] == Errors.NONE
-            sm.set_replica_state(context, tp, broker,
-                                 sm.REPLICA_DELETION_SUCCESSFUL if ok else sm.REPLICA_DELETION_INELIGIBLE)
+            sm.set_replica_state(
+                context, tp, broker, sm.REPLICA_DELETION_SUCCESSFUL if ok else sm.REPLICA_DELETION_INELIGIBLE
+            )
         return self._complete_finished()
 
     @defer.inlineCallbacks
@@ -89,8 +92,7 @@ class TopicDeletionManager:
         context = self.context
         for topic in sorted(context.topics_to_delete):
             replicas = [(tp, broker) for tp in context.partitions_of(topic) for broker in context.assignments[tp]]
-            if any(sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_SUCCESSFUL
-                   for tp, broker in replicas):
+            if any(sm.replica_state(context, tp, broker) != sm.REPLICA_DELETION_SUCCESSFUL for tp, broker in replicas):
                 continue
             yield self.zk.delete_topic_znodes(topic, context.epoch_zk_version)
             self.on_topic_deleted(topic)

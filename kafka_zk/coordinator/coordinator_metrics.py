@@ -16,9 +16,13 @@ from collections import deque
 
 from kafka_zk.common.metrics import MetricName
 
-_GROUP_STATE_GAUGES = (("PreparingRebalance", "NumGroupsPreparingRebalance"),
-                       ("CompletingRebalance", "NumGroupsCompletingRebalance"),
-                       ("Stable", "NumGroupsStable"), ("Dead", "NumGroupsDead"), ("Empty", "NumGroupsEmpty"))
+_GROUP_STATE_GAUGES = (
+    ("PreparingRebalance", "NumGroupsPreparingRebalance"),
+    ("CompletingRebalance", "NumGroupsCompletingRebalance"),
+    ("Stable", "NumGroupsStable"),
+    ("Dead", "NumGroupsDead"),
+    ("Empty", "NumGroupsEmpty"),
+)
 
 
 class LoadTimes:
@@ -59,14 +63,17 @@ class LoadTimes:
 def register_load_time_gauges(registry, metrics_group, load_times, clock_ms):
     """partition-load-time-max/avg of ``load_times`` (LoadTimes) as ``kafka.server:type=<metrics_group>``."""
     for attribute, read in (("partition-load-time-max", load_times.max), ("partition-load-time-avg", load_times.avg)):
-        registry.gauge("kafka.server", metrics_group, None, lambda read=read: read(clock_ms()),
-                       {"attribute": attribute})
+        registry.gauge(
+            "kafka.server", metrics_group, None, lambda read=read: read(clock_ms()), {"attribute": attribute}
+        )
 
 
 def group_metadata_collector(groups):
     """collect() of the GroupMetadataManager gauges over ``groups()`` (the cached GroupMetadata)."""
-    group_names = {state: MetricName("kafka.coordinator.group", "GroupMetadataManager", name)
-                   for state, name in _GROUP_STATE_GAUGES}
+    group_names = {
+        state: MetricName("kafka.coordinator.group", "GroupMetadataManager", name)
+        for state, name in _GROUP_STATE_GAUGES
+    }
     num_groups = MetricName("kafka.coordinator.group", "GroupMetadataManager", "NumGroups")
     num_offsets = MetricName("kafka.coordinator.group", "GroupMetadataManager", "NumOffsets")
 
@@ -81,4 +88,5 @@ def group_metadata_collector(groups):
         samples = [(num_groups, len(cached)), (num_offsets, offsets)]
         samples.extend((name, counts[state]) for state, name in group_names.items())
         return samples
+
     return collect

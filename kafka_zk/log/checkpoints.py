@@ -23,6 +23,7 @@ class MalformedCheckpointError(ValueError):
 
 class MetaProperties(TypedDict):
     """What read_meta_properties finds in meta.properties."""
+
     broker_id: int
     cluster_id: str | None
 
@@ -119,7 +120,7 @@ def write_all_atomically(files: Sequence[tuple[str, str]]) -> None:
         try:
             data = text.encode("utf-8")
             while data:
-                data = data[os.write(fd, data):]
+                data = data[os.write(fd, data) :]
         finally:
             os.close(fd)
         written.append((tmp, path))
@@ -170,8 +171,9 @@ class _CheckpointFile:
             if len(row) != self.fields:
                 raise MalformedCheckpointError("malformed line %r in checkpoint file %s" % (" ".join(row), self.path))
         if len(rows) != expected:
-            raise MalformedCheckpointError("expected %d entries in checkpoint file %s but found %d"
-                                           % (expected, self.path, len(rows)))
+            raise MalformedCheckpointError(
+                "expected %d entries in checkpoint file %s but found %d" % (expected, self.path, len(rows))
+            )
         return rows
 
 
@@ -182,8 +184,9 @@ class OffsetCheckpointFile(_CheckpointFile):
 
     def write(self, offsets: Mapping[tuple[str, int], int]) -> None:
         """Replace the file with ``offsets``: a mapping (topic, partition) -> offset."""
-        self._write_lines(["%s %d %d" % (topic, partition, offset)
-                           for (topic, partition), offset in sorted(offsets.items())])
+        self._write_lines(
+            ["%s %d %d" % (topic, partition, offset) for (topic, partition), offset in sorted(offsets.items())]
+        )
 
     def read(self) -> dict[tuple[str, int], int]:
         result = {}
@@ -191,8 +194,9 @@ class OffsetCheckpointFile(_CheckpointFile):
             try:
                 result[(topic, int(partition))] = int(offset)
             except ValueError:
-                raise MalformedCheckpointError("malformed line %r in checkpoint file %s"
-                                               % (" ".join((topic, partition, offset)), self.path)) from None
+                raise MalformedCheckpointError(
+                    "malformed line %r in checkpoint file %s" % (" ".join((topic, partition, offset)), self.path)
+                ) from None
         return result
 
 
@@ -217,8 +221,17 @@ class LeaderEpochCheckpointFile(_CheckpointFile):
 # English names regardless of locale, as java.util.Date.toString prints them.
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-_PROPERTY_ESCAPES = {"\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\f": "\\f",
-                     "=": "\\=", ":": "\\:", "#": "\\#", "!": "\\!"}
+_PROPERTY_ESCAPES = {
+    "\\": "\\\\",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\f": "\\f",
+    "=": "\\=",
+    ":": "\\:",
+    "#": "\\#",
+    "!": "\\!",
+}
 _PROPERTY_UNESCAPES = {"n": "\n", "r": "\r", "t": "\t", "f": "\f"}
 
 
@@ -255,15 +268,22 @@ def parse_properties(text: str) -> dict[str, str]:
             elif ch in "=:":
                 split_at = i
                 break
-        props[_unescape_property(line[:split_at].strip())] = _unescape_property(line[split_at + 1:].strip())
+        props[_unescape_property(line[:split_at].strip())] = _unescape_property(line[split_at + 1 :].strip())
     return props
 
 
 def format_properties(props: Mapping[str, str], now_ms: int) -> str:
     """Java properties text with the empty comment and timestamp comment lines Properties.store writes."""
     t = time.gmtime(now_ms // 1000)
-    stamp = "%s %s %02d %02d:%02d:%02d UTC %d" % (_DAYS[t.tm_wday], _MONTHS[t.tm_mon - 1], t.tm_mday,
-                                                  t.tm_hour, t.tm_min, t.tm_sec, t.tm_year)
+    stamp = "%s %s %02d %02d:%02d:%02d UTC %d" % (
+        _DAYS[t.tm_wday],
+        _MONTHS[t.tm_mon - 1],
+        t.tm_mday,
+        t.tm_hour,
+        t.tm_min,
+        t.tm_sec,
+        t.tm_year,
+    )
     lines = ["#", "#" + stamp]
     lines += ["%s=%s" % (_escape_property(key), _escape_property(value)) for key, value in props.items()]
     return "\n".join(lines) + "\n"

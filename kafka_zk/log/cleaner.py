@@ -26,10 +26,23 @@ from kafka_zk.log.offset_index import INT32_MAX
 from kafka_zk.log.segment import CLEANED_SUFFIX, LogSegment
 from kafka_zk.log.transaction_index import AbortedTxn
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, HEADER_STRUCT, LOG_OVERHEAD, NO_PRODUCER_ID, BatchHeader, InvalidRecordError, compute_crc,
-    read_batch_header)
+    BATCH_HEADER_SIZE,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    NO_PRODUCER_ID,
+    BatchHeader,
+    InvalidRecordError,
+    compute_crc,
+    read_batch_header,
+)
 from kafka_zk.record.records import (
-    LOG_APPEND_TIME, CREATE_TIME, Record, batch_records_data, decode_records, encode_batch)
+    CREATE_TIME,
+    LOG_APPEND_TIME,
+    Record,
+    batch_records_data,
+    decode_records,
+    encode_batch,
+)
 
 if TYPE_CHECKING:
     from kafka_zk.log.log import Log
@@ -84,6 +97,7 @@ class OffsetMap:
 
 # -- choosing what to clean ------------------------------------------------------------------
 
+
 @dataclasses.dataclass
 class LogToClean:
     """A compacted log's cleanable range and the byte counts that rank it."""
@@ -130,8 +144,9 @@ def _first_batch_timestamp(segment: LogSegment) -> int:
     return -1
 
 
-def cleanable_offsets(log: "Log", checkpoint_offset: int | None, now_ms: int,
-                      max_offset: int | None = None) -> tuple[int, int, int]:
+def cleanable_offsets(
+    log: "Log", checkpoint_offset: int | None, now_ms: int, max_offset: int | None = None
+) -> tuple[int, int, int]:
     """(first dirty offset, first uncleanable offset, max compaction delay ms) as Kafka's cleaner manager.
 
     The checkpoint is reset to the log start offset when it is below it or past the log end.
@@ -143,8 +158,13 @@ def cleanable_offsets(log: "Log", checkpoint_offset: int | None, now_ms: int,
     if checkpoint_offset is None or checkpoint_offset < start:
         first_dirty = start
     elif checkpoint_offset > log.log_end_offset:
-        logger.warning("%s: cleaner checkpoint %d is past the log end offset %d; resetting to the log start %d",
-                       log.dir, checkpoint_offset, log.log_end_offset, start)
+        logger.warning(
+            "%s: cleaner checkpoint %d is past the log end offset %d; resetting to the log start %d",
+            log.dir,
+            checkpoint_offset,
+            log.log_end_offset,
+            start,
+        )
         first_dirty = start
     else:
         first_dirty = checkpoint_offset
@@ -168,7 +188,7 @@ def cleanable_offsets(log: "Log", checkpoint_offset: int | None, now_ms: int,
     first_uncleanable = max(first_dirty, min(bounds))
     delay = 0
     max_lag = max(config.max_compaction_lag_ms, 0)
-    if max_lag < 2 ** 63 - 1:
+    if max_lag < 2**63 - 1:
         stamps = [t for t in (_first_batch_timestamp(s) for s in dirty_non_active) if t > 0]
         clean_until = now_ms - max_lag
         if stamps and min(stamps) < clean_until:
@@ -176,8 +196,9 @@ def cleanable_offsets(log: "Log", checkpoint_offset: int | None, now_ms: int,
     return first_dirty, first_uncleanable, delay
 
 
-def log_to_clean(topic: str, partition: int, log: "Log", checkpoint_offset: int | None, now_ms: int,
-                 max_offset: int | None = None) -> LogToClean:
+def log_to_clean(
+    topic: str, partition: int, log: "Log", checkpoint_offset: int | None, now_ms: int, max_offset: int | None = None
+) -> LogToClean:
     first_dirty, first_uncleanable, delay = cleanable_offsets(log, checkpoint_offset, now_ms, max_offset)
     clean_bytes = sum(s.size for s in _segments_in(log, -1, first_dirty))
     cleanable_bytes = sum(s.size for s in _segments_in(log, first_dirty, max(first_dirty, first_uncleanable)))
@@ -190,15 +211,22 @@ def grab_filthiest(candidates: Iterable[LogToClean]) -> LogToClean | None:
     Eligible: a non-empty log whose ratio is above min.cleanable.dirty.ratio, or that
     max.compaction.lag.ms forces and that has cleanable bytes.
     """
-    eligible = [c for c in candidates if c.total_bytes > 0 and (
-        (c.needs_compaction_now and c.cleanable_bytes > 0)
-        or c.cleanable_ratio > c.log.config.min_cleanable_dirty_ratio)]
+    eligible = [
+        c
+        for c in candidates
+        if c.total_bytes > 0
+        and (
+            (c.needs_compaction_now and c.cleanable_bytes > 0)
+            or c.cleanable_ratio > c.log.config.min_cleanable_dirty_ratio
+        )
+    ]
     if not eligible:
         return None
     return max(eligible, key=lambda c: c.cleanable_ratio)
 
 
 # -- the plan the cleaning thread works from ------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class SegmentInfo:
@@ -237,18 +265,39 @@ class CleaningPlan:
         for segment in _segments_in(log, 0, ltc.first_uncleanable_offset):
             if segment is log.active_segment:
                 break
-            infos.append(SegmentInfo(segment.base_offset, segment.log_path, segment.size, segment.last_modified_ms,
-                                     segment.offset_index.entries * 8, segment.time_index.entries * 12,
-                                     segment.next_offset(), segment))
+            infos.append(
+                SegmentInfo(
+                    segment.base_offset,
+                    segment.log_path,
+                    segment.size,
+                    segment.last_modified_ms,
+                    segment.offset_index.entries * 8,
+                    segment.time_index.entries * 12,
+                    segment.next_offset(),
+                    segment,
+                )
+            )
         config = log.config
         aborted = [entry for segment in log.segments for entry in segment.txn_index.entries()]
-        return cls(ltc.topic, ltc.partition, log.dir, ltc.first_dirty_offset, ltc.first_uncleanable_offset, infos,
-                   config.segment_bytes, config.max_index_size, config.index_interval_bytes,
-                   config.delete_retention_ms, dict(producer_last_offsets or {}), aborted)
+        return cls(
+            ltc.topic,
+            ltc.partition,
+            log.dir,
+            ltc.first_dirty_offset,
+            ltc.first_uncleanable_offset,
+            infos,
+            config.segment_bytes,
+            config.max_index_size,
+            config.index_interval_bytes,
+            config.delete_retention_ms,
+            dict(producer_last_offsets or {}),
+            aborted,
+        )
 
 
-def group_segments_by_size(segments: Iterable[SegmentInfo], max_size: int, max_index_size: int,
-                           max_offset_delta: int = INT32_MAX) -> list[list[SegmentInfo]]:
+def group_segments_by_size(
+    segments: Iterable[SegmentInfo], max_size: int, max_index_size: int, max_offset_delta: int = INT32_MAX
+) -> list[list[SegmentInfo]]:
     """Consecutive SegmentInfos grouped so each group's log and indexes fit one segment.
 
     A group grows while the summed log size stays <= max_size, each summed index stays
@@ -263,10 +312,12 @@ def group_segments_by_size(segments: Iterable[SegmentInfo], max_size: int, max_i
         time_index = group[0].time_index_bytes
         while remaining:
             following = remaining[0]
-            if (log_size + following.size > max_size
-                    or offset_index + following.offset_index_bytes > max_index_size
-                    or time_index + following.time_index_bytes > max_index_size
-                    or following.next_offset - 1 - group[0].base_offset > max_offset_delta):
+            if (
+                log_size + following.size > max_size
+                or offset_index + following.offset_index_bytes > max_index_size
+                or time_index + following.time_index_bytes > max_index_size
+                or following.next_offset - 1 - group[0].base_offset > max_offset_delta
+            ):
                 break
             group.append(remaining.pop(0))
             log_size += following.size
@@ -277,6 +328,7 @@ def group_segments_by_size(segments: Iterable[SegmentInfo], max_size: int, max_i
 
 
 # -- the cleaning itself ---------------------------------------------------------------------
+
 
 @dataclasses.dataclass
 class CleanedGroup:
@@ -305,8 +357,9 @@ class Throttler:
     """Limits bytes per second (log.cleaner.io.max.bytes.per.second) with an injected clock (anything with
     seconds()) and sleep."""
 
-    def __init__(self, max_bytes_per_second: float, clock: Clock, sleep: Callable[[float], object],
-                 check_interval_ms: int = 300) -> None:
+    def __init__(
+        self, max_bytes_per_second: float, clock: Clock, sleep: Callable[[float], object], check_interval_ms: int = 300
+    ) -> None:
         self.rate = max_bytes_per_second
         self._clock = clock
         self._sleep = sleep
@@ -352,7 +405,7 @@ def _read_batches(fd: int, size: int, io_buffer_size: int, start: int = 0) -> It
             buf_start, off = pos, 0
             if len(buf) < header.size:
                 return
-        yield header, buf[off:off + header.size]
+        yield header, buf[off : off + header.size]
         pos += header.size
 
 
@@ -361,10 +414,23 @@ def _empty_batch(header: BatchHeader) -> bytes:
     attributes = header.attributes & ~0x07
     out = bytearray(BATCH_HEADER_SIZE)
     HEADER_STRUCT.pack_into(
-        out, 0, header.base_offset, BATCH_HEADER_SIZE - LOG_OVERHEAD, header.partition_leader_epoch, 2, 0,
-        attributes, header.last_offset_delta, header.max_timestamp, header.max_timestamp, header.producer_id,
-        header.producer_epoch, header.base_sequence, 0)
-    out[_CRC_STRUCT_POS:_CRC_STRUCT_POS + 4] = compute_crc(out, 0, len(out)).to_bytes(4, "big")
+        out,
+        0,
+        header.base_offset,
+        BATCH_HEADER_SIZE - LOG_OVERHEAD,
+        header.partition_leader_epoch,
+        2,
+        0,
+        attributes,
+        header.last_offset_delta,
+        header.max_timestamp,
+        header.max_timestamp,
+        header.producer_id,
+        header.producer_epoch,
+        header.base_sequence,
+        0,
+    )
+    out[_CRC_STRUCT_POS : _CRC_STRUCT_POS + 4] = compute_crc(out, 0, len(out)).to_bytes(4, "big")
     return bytes(out)
 
 
@@ -372,10 +438,16 @@ class Cleaner:
     """Runs one cleaning pass over a CleaningPlan; touches only files (safe off the owner's thread).
     ``clock`` is anything with seconds() (the reactor, task.Clock)."""
 
-    def __init__(self, dedupe_buffer_size: int, clock: Clock, load_factor: float = 0.9, io_buffer_size: int = 524288,
-                 max_io_bytes_per_second: float = 1.7976931348623157e308,
-                 sleep: Callable[[float], object] | None = None,
-                 should_abort: Callable[[CleaningPlan], bool] | None = None) -> None:
+    def __init__(
+        self,
+        dedupe_buffer_size: int,
+        clock: Clock,
+        load_factor: float = 0.9,
+        io_buffer_size: int = 524288,
+        max_io_bytes_per_second: float = 1.7976931348623157e308,
+        sleep: Callable[[float], object] | None = None,
+        should_abort: Callable[[CleaningPlan], bool] | None = None,
+    ) -> None:
         self.offset_map = OffsetMap(dedupe_buffer_size, load_factor)
         self.io_buffer_size = io_buffer_size
         self._clock = clock
@@ -457,15 +529,17 @@ class Cleaner:
                 os.close(fd)
         return max(start, offset_map.latest_offset + 1) if offset_map.latest_offset >= 0 else start
 
-    def _clean_group(self, plan: CleaningPlan, group: Sequence[SegmentInfo], delete_horizon_ms: int,
-                     result: CleanResult) -> LogSegment:
+    def _clean_group(
+        self, plan: CleaningPlan, group: Sequence[SegmentInfo], delete_horizon_ms: int, result: CleanResult
+    ) -> LogSegment:
         base = group[0].base_offset
         for suffix in (".log", ".index", ".timeindex", ".txnindex"):
             stale = os.path.join(plan.dir, "%020d%s%s" % (base, suffix, CLEANED_SUFFIX))
             if os.path.exists(stale):
                 os.remove(stale)
-        cleaned = LogSegment(plan.dir, base, milliseconds(self._clock), plan.index_interval_bytes,
-                             plan.max_index_size, CLEANED_SUFFIX)
+        cleaned = LogSegment(
+            plan.dir, base, milliseconds(self._clock), plan.index_interval_bytes, plan.max_index_size, CLEANED_SUFFIX
+        )
         transactions = TransactionTracker(overlapping(plan.aborted_transactions, base, group[-1].next_offset))
         try:
             for info in group:
@@ -482,8 +556,15 @@ class Cleaner:
             raise
         return cleaned
 
-    def _clean_into(self, plan: CleaningPlan, info: SegmentInfo, cleaned: LogSegment, retain_deletes: bool,
-                    result: CleanResult, transactions: TransactionTracker) -> None:
+    def _clean_into(
+        self,
+        plan: CleaningPlan,
+        info: SegmentInfo,
+        cleaned: LogSegment,
+        retain_deletes: bool,
+        result: CleanResult,
+        transactions: TransactionTracker,
+    ) -> None:
         self._check_abort(plan)
         fd = self._open(info)
         try:
@@ -491,8 +572,9 @@ class Cleaner:
                 self._check_abort(plan)
                 result.bytes_read += len(raw)
                 self.throttler.maybe_throttle(len(raw))
-                out, max_timestamp, offset_of_max, count = self._filter_batch(plan, header, raw, retain_deletes,
-                                                                              transactions)
+                out, max_timestamp, offset_of_max, count = self._filter_batch(
+                    plan, header, raw, retain_deletes, transactions
+                )
                 result.records_read += header.record_count
                 if out is None:
                     continue
@@ -502,8 +584,14 @@ class Cleaner:
         finally:
             os.close(fd)
 
-    def _filter_batch(self, plan: CleaningPlan, header: BatchHeader, raw: bytes, retain_deletes: bool,
-                      transactions: TransactionTracker) -> tuple[bytes | None, int, int, int]:
+    def _filter_batch(
+        self,
+        plan: CleaningPlan,
+        header: BatchHeader,
+        raw: bytes,
+        retain_deletes: bool,
+        transactions: TransactionTracker,
+    ) -> tuple[bytes | None, int, int, int]:
         """(bytes or None, max timestamp, its offset, records kept) for one source batch."""
         if header.is_control:
             if transactions.can_discard_marker(header, raw) and not retain_deletes:
@@ -525,19 +613,27 @@ class Cleaner:
         if len(kept) == len(records):
             return raw, header.max_timestamp, header.last_offset, len(kept)
         if not kept:
-            if (header.producer_id != NO_PRODUCER_ID
-                    and plan.producer_last_offsets.get(header.producer_id) == header.last_offset):
+            if (
+                header.producer_id != NO_PRODUCER_ID
+                and plan.producer_last_offsets.get(header.producer_id) == header.last_offset
+            ):
                 return _empty_batch(header), header.max_timestamp, header.last_offset, 0
             return None, 0, 0, 0
         log_append = header.is_log_append_time
         out = encode_batch(
-            kept, base_offset=header.base_offset, compression=header.compression,
+            kept,
+            base_offset=header.base_offset,
+            compression=header.compression,
             timestamp_type=LOG_APPEND_TIME if log_append else CREATE_TIME,
-            producer_id=header.producer_id, producer_epoch=header.producer_epoch,
-            base_sequence=header.base_sequence, partition_leader_epoch=header.partition_leader_epoch,
-            is_transactional=header.is_transactional, first_timestamp=kept[0].timestamp,
+            producer_id=header.producer_id,
+            producer_epoch=header.producer_epoch,
+            base_sequence=header.base_sequence,
+            partition_leader_epoch=header.partition_leader_epoch,
+            is_transactional=header.is_transactional,
+            first_timestamp=kept[0].timestamp,
             log_append_time_ms=header.max_timestamp if log_append else None,
-            last_offset_delta=header.last_offset_delta)
+            last_offset_delta=header.last_offset_delta,
+        )
         if log_append:
             return out, header.max_timestamp, header.last_offset, len(kept)
         best = max(kept, key=lambda r: r.timestamp)
@@ -545,6 +641,7 @@ class Cleaner:
 
 
 # -- swapping in -----------------------------------------------------------------------------
+
 
 def apply_cleaning(log: "Log", result: CleanResult) -> int | None:
     """Swap the cleaned groups into ``log`` (owner's thread); returns the new checkpoint offset or None.
@@ -557,7 +654,8 @@ def apply_cleaning(log: "Log", result: CleanResult) -> int | None:
     old = [info for group in result.groups for info in group.old]
     stale = log.dir != plan.dir or any(
         id(info.segment) not in current or info.segment is log.active_segment or info.segment.size != info.size
-        for info in old)
+        for info in old
+    )
     if stale:
         logger.info("%s: dropping a cleaning pass; the log changed meanwhile", plan.dir)
         result.discard()
@@ -569,6 +667,18 @@ def apply_cleaning(log: "Log", result: CleanResult) -> int | None:
     return result.end_offset
 
 
-__all__ = ["OffsetMap", "LogToClean", "cleanable_offsets", "log_to_clean", "grab_filthiest", "CleaningPlan",
-           "SegmentInfo", "group_segments_by_size", "Cleaner", "CleanResult", "CleanAbortedError", "Throttler",
-           "apply_cleaning"]
+__all__ = [
+    "OffsetMap",
+    "LogToClean",
+    "cleanable_offsets",
+    "log_to_clean",
+    "grab_filthiest",
+    "CleaningPlan",
+    "SegmentInfo",
+    "group_segments_by_size",
+    "Cleaner",
+    "CleanResult",
+    "CleanAbortedError",
+    "Throttler",
+    "apply_cleaning",
+]

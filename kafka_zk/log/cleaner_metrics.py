@@ -47,8 +47,7 @@ class CleanerStats:
         self.last_run_s = self.clock.seconds()
         ratios = [candidate.cleanable_ratio for candidate in candidates if candidate.total_bytes > 0]
         self.dirtiest_ratio = max(ratios) if ratios else 0.0
-        self.max_compaction_delay_ms = max((candidate.max_compaction_delay_ms for candidate in candidates),
-                                           default=0)
+        self.max_compaction_delay_ms = max((candidate.max_compaction_delay_ms for candidate in candidates), default=0)
 
     def passed(self, buffer_utilization: float, bytes_read: int, bytes_written: int, elapsed_s: float) -> None:
         self.last_passes.append(PassStats(buffer_utilization, bytes_read, bytes_written, elapsed_s))
@@ -76,21 +75,33 @@ class CleanerStats:
         return int((self.clock.seconds() - self.last_run_s) * 1000)
 
 
-def register_cleaner_gauges(registry: MetricsRegistry, stats: CleanerStats, log_dirs: Iterable[str],
-                            uncleanable_in: Callable[[str], tuple[int, int]]) -> None:
+def register_cleaner_gauges(
+    registry: MetricsRegistry,
+    stats: CleanerStats,
+    log_dirs: Iterable[str],
+    uncleanable_in: Callable[[str], tuple[int, int]],
+) -> None:
     """The gauges over ``stats`` (CleanerStats); ``uncleanable_in(log_dir)`` gives (partitions, bytes) of the
     dir's uncleanable partitions."""
-    for name, read in (("max-buffer-utilization-percent", stats.max_buffer_utilization_percent),
-                       ("cleaner-recopy-percent", stats.recopy_percent),
-                       ("max-clean-time-secs", stats.max_clean_time_secs),
-                       ("max-compaction-delay-secs", stats.max_compaction_delay_secs),
-                       ("DeadThreadCount", lambda: 0)):
+    for name, read in (
+        ("max-buffer-utilization-percent", stats.max_buffer_utilization_percent),
+        ("cleaner-recopy-percent", stats.recopy_percent),
+        ("max-clean-time-secs", stats.max_clean_time_secs),
+        ("max-compaction-delay-secs", stats.max_compaction_delay_secs),
+        ("DeadThreadCount", lambda: 0),
+    ):
         registry.gauge(GROUP, "LogCleaner", name, read)
     registry.gauge(GROUP, "LogCleanerManager", "max-dirty-percent", stats.max_dirty_percent)
     registry.gauge(GROUP, "LogCleanerManager", "time-since-last-run-ms", stats.time_since_last_run_ms)
     for log_dir in log_dirs:
         tags = {"logDirectory": log_dir}
-        registry.gauge(GROUP, "LogCleanerManager", "uncleanable-partitions-count",
-                       lambda log_dir=log_dir: uncleanable_in(log_dir)[0], tags)
-        registry.gauge(GROUP, "LogCleanerManager", "uncleanable-bytes",
-                       lambda log_dir=log_dir: uncleanable_in(log_dir)[1], tags)
+        registry.gauge(
+            GROUP,
+            "LogCleanerManager",
+            "uncleanable-partitions-count",
+            lambda log_dir=log_dir: uncleanable_in(log_dir)[0],
+            tags,
+        )
+        registry.gauge(
+            GROUP, "LogCleanerManager", "uncleanable-bytes", lambda log_dir=log_dir: uncleanable_in(log_dir)[1], tags
+        )

@@ -16,8 +16,10 @@ from kafka_zk.record.batch_header import BatchHeader, InvalidRecordError
 
 def overlapping(aborted: Iterable[AbortedTxn], start: int, end: int) -> list[AbortedTxn]:
     """The AbortedTxn entries with a marker at or after ``start`` and data before ``end``, by first offset."""
-    return sorted((entry for entry in aborted if entry.last_offset >= start and entry.first_offset < end),
-                  key=lambda entry: entry.first_offset)
+    return sorted(
+        (entry for entry in aborted if entry.last_offset >= start and entry.first_offset < end),
+        key=lambda entry: entry.first_offset,
+    )
 
 
 class TransactionTracker:

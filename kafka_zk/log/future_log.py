@@ -46,8 +46,13 @@ def copy_step(current: Log, future: Log, max_bytes: int) -> int:
     if first is None:  # no batch at or after start: ``headers`` is empty too
         return 0
     newest = max(headers, key=lambda header: header.max_timestamp)
-    future.append_copied(bytes(view[first:end]), headers[0].base_offset, headers[-1].last_offset,
-                         newest.max_timestamp, newest.last_offset)
+    future.append_copied(
+        bytes(view[first:end]),
+        headers[0].base_offset,
+        headers[-1].last_offset,
+        newest.max_timestamp,
+        newest.last_offset,
+    )
     return end - first
 
 

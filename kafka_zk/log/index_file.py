@@ -123,7 +123,7 @@ class IndexFile:
 
     def _truncate_to_entries(self, n: int) -> None:
         self._entries = min(n, self._entries)
-        del self._buf[self._entries * self.entry_size:]
+        del self._buf[self._entries * self.entry_size :]
         if self._unwritten_from is not None and self._unwritten_from >= self._entries:
             self._unwritten_from = None
 
@@ -135,8 +135,9 @@ class IndexFile:
         fd = os.open(self.path, os.O_WRONLY)
         try:
             if start is not None:
-                os.pwrite(fd, self._buf[start * self.entry_size:self._entries * self.entry_size],
-                          start * self.entry_size)
+                os.pwrite(
+                    fd, self._buf[start * self.entry_size : self._entries * self.entry_size], start * self.entry_size
+                )
                 self._unwritten_from = None
             if sync:
                 os.fsync(fd)
@@ -182,5 +183,6 @@ class IndexFile:
 
     def _check_length(self) -> None:
         if self._length % self.entry_size != 0:
-            raise CorruptIndexError("index file %s has length %d, not a multiple of %d"
-                                    % (self.path, self._length, self.entry_size))
+            raise CorruptIndexError(
+                "index file %s has length %d, not a multiple of %d" % (self.path, self._length, self.entry_size)
+            )

@@ -10,6 +10,7 @@ from kafka_zk.log.dir_failure import LogDirFailureChannel
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1
 
+
 class EpochEntry(NamedTuple):
     epoch: int
     start_offset: int
@@ -35,8 +36,10 @@ class DeferredCheckpoints:
         return items
 
     @staticmethod
-    def write(items: Iterable[tuple[LeaderEpochCheckpointFile, list[EpochEntry]]],
-              failures: LogDirFailureChannel | None = None) -> None:
+    def write(
+        items: Iterable[tuple[LeaderEpochCheckpointFile, list[EpochEntry]]],
+        failures: LogDirFailureChannel | None = None,
+    ) -> None:
         """Write drained items (on any thread) durably, with a filesystem sync per log dir rather than fsyncs
         per file; a log deleted meanwhile has nothing left to write to. With ``failures`` (a
         LogDirFailureChannel) an I/O error takes that log dir offline and the other dirs are still written."""
@@ -100,8 +103,9 @@ class LeaderEpochFileCache:
         last = self.latest_entry
         if last is not None and entry.epoch == last.epoch and entry.start_offset >= last.start_offset:
             return False
-        while self._entries and (self._entries[-1].epoch >= entry.epoch
-                                 or self._entries[-1].start_offset >= entry.start_offset):
+        while self._entries and (
+            self._entries[-1].epoch >= entry.epoch or self._entries[-1].start_offset >= entry.start_offset
+        ):
             self._entries.pop()
         self._entries.append(entry)
         return True

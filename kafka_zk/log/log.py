@@ -15,11 +15,20 @@ from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints, LeaderEpochFile
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_loader import LogLoader
 from kafka_zk.log.producer_state import ProducerStateManager
-from kafka_zk.log.producer_state_loader import (
-    apply_batch, delete_snapshots_before, load_producer_state, take_snapshot)
+from kafka_zk.log.producer_state_loader import apply_batch, delete_snapshots_before, load_producer_state, take_snapshot
 from kafka_zk.log.segment import (
-    CLEANED_SUFFIX, DELETED_SUFFIX, EMPTY_SLICE, INDEX_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, FetchDataInfo,
-    LogOffsetMetadata, LogSegment, OffsetAndTimestamp, segment_file_name)
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
+    EMPTY_SLICE,
+    INDEX_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    FetchDataInfo,
+    LogOffsetMetadata,
+    LogSegment,
+    OffsetAndTimestamp,
+    segment_file_name,
+)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 from kafka_zk.record.batch_header import NO_PRODUCER_ID, BatchHeader, InvalidRecordError, iter_batch_headers
 from kafka_zk.record.buffers import ReadableBuffer
@@ -55,7 +64,7 @@ def parse_topic_partition(dir_name: str) -> tuple[str, int]:
     """(topic, partition) from ``<topic>-<partition>``, also with a ``.<uuid>-future`` or ``.<uuid>-delete``
     suffix; ValueError for anything else."""
     for suffix in (FUTURE_DIR_SUFFIX, DELETE_DIR_SUFFIX):
-        stem, dot, unique = dir_name[:-len(suffix)].rpartition(".")
+        stem, dot, unique = dir_name[: -len(suffix)].rpartition(".")
         if dir_name.endswith(suffix) and dot and len(unique) == 32 and all(c in "0123456789abcdef" for c in unique):
             dir_name = stem
             break
@@ -86,10 +95,17 @@ class Log:
     slices handed out just before stay readable. ``clock`` is anything with seconds() (the reactor, task.Clock).
     """
 
-    def __init__(self, dir_path: str, config: LogConfig, clock: Clock, log_start_offset: int = 0,
-                 recovery_point: int = 0, clean_shutdown: bool = False,
-                 epoch_checkpoints: DeferredCheckpoints | None = None,
-                 max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS) -> None:
+    def __init__(
+        self,
+        dir_path: str,
+        config: LogConfig,
+        clock: Clock,
+        log_start_offset: int = 0,
+        recovery_point: int = 0,
+        clean_shutdown: bool = False,
+        epoch_checkpoints: DeferredCheckpoints | None = None,
+        max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS,
+    ) -> None:
         self.dir = dir_path
         self.topic, self.partition = parse_topic_partition(os.path.basename(dir_path))
         self.config = config
@@ -105,7 +121,8 @@ class Log:
         self.truncated_to: int | None = None
         os.makedirs(dir_path, exist_ok=True)
         self.leader_epoch_cache = LeaderEpochFileCache(
-            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints)
+            LeaderEpochCheckpointFile(os.path.join(dir_path, LEADER_EPOCH_CHECKPOINT)), epoch_checkpoints
+        )
         self.producer_state = ProducerStateManager()
         self._load(clean_shutdown)
 
@@ -145,8 +162,14 @@ class Log:
         return milliseconds(self._clock)
 
     def _new_segment(self, base_offset: int, file_suffix: str = "") -> LogSegment:
-        return LogSegment(self.dir, base_offset, self._now_ms(), self.config.index_interval_bytes,
-                          self.config.max_index_size, file_suffix)
+        return LogSegment(
+            self.dir,
+            base_offset,
+            self._now_ms(),
+            self.config.index_interval_bytes,
+            self.config.max_index_size,
+            file_suffix,
+        )
 
     def _add_segment(self, segment: LogSegment) -> None:
         i = bisect.bisect_left(self._bases, segment.base_offset)
@@ -177,7 +200,8 @@ class Log:
 
     def _load(self, clean_shutdown: bool) -> None:
         loaded = LogLoader(self.dir, self._new_segment, self.leader_epoch_cache).load(
-            clean_shutdown, self.recovery_point, self.log_start_offset)
+            clean_shutdown, self.recovery_point, self.log_start_offset
+        )
         for segment in loaded.segments:
             self._add_segment(segment)
         if not self._segments:
@@ -206,8 +230,14 @@ class Log:
 
     # -- appending ---------------------------------------------------------------------------
 
-    def append(self, records: ReadableBuffer, last_offset: int, max_timestamp: int, offset_of_max_timestamp: int,
-               headers: Sequence[tuple[int, BatchHeader]] | None = None) -> LogOffsetMetadata:
+    def append(
+        self,
+        records: ReadableBuffer,
+        last_offset: int,
+        max_timestamp: int,
+        offset_of_max_timestamp: int,
+        headers: Sequence[tuple[int, BatchHeader]] | None = None,
+    ) -> LogOffsetMetadata:
         """Append complete v2 batches whose offsets the caller assigned (first offset >= log end offset).
 
         ``headers``: [(position, BatchHeader)] of the batches when the caller has read them (the leader's
@@ -221,10 +251,13 @@ class Log:
             raise InvalidRecordError("append needs whole record batches")
         first_offset = headers[0][1].base_offset
         if headers[-1][1].last_offset != last_offset:
-            raise ValueError("last_offset %d does not match the batches' %d" % (last_offset, headers[-1][1].last_offset))
+            raise ValueError(
+                "last_offset %d does not match the batches' %d" % (last_offset, headers[-1][1].last_offset)
+            )
         if first_offset < self._leo.offset:
-            raise UnexpectedAppendOffsetError("first offset %d is below the log end offset %d"
-                                              % (first_offset, self._leo.offset))
+            raise UnexpectedAppendOffsetError(
+                "first offset %d is below the log end offset %d" % (first_offset, self._leo.offset)
+            )
         if size > self.config.segment_bytes:
             raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, self.config.segment_bytes))
         segment = self._maybe_roll(size, first_offset, last_offset, max_timestamp)
@@ -234,8 +267,9 @@ class Log:
             if header.partition_leader_epoch >= 0:
                 self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
             if header.producer_id != NO_PRODUCER_ID:
+
                 def read_batch(pos: int = pos, size: int = header.size) -> bytes:
-                    return bytes(memoryview(records)[pos:pos + size])
+                    return bytes(memoryview(records)[pos : pos + size])
 
                 aborted = apply_batch(self.producer_state, header, read_batch)
                 if aborted is not None:
@@ -244,8 +278,15 @@ class Log:
         self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
         return LogOffsetMetadata(first_offset, segment.base_offset, position)
 
-    def append_copied(self, records: ReadableBuffer, first_offset: int, last_offset: int, max_timestamp: int,
-                      offset_of_max_timestamp: int, headers: Sequence[tuple[int, BatchHeader]] | None = None) -> None:
+    def append_copied(
+        self,
+        records: ReadableBuffer,
+        first_offset: int,
+        last_offset: int,
+        max_timestamp: int,
+        offset_of_max_timestamp: int,
+        headers: Sequence[tuple[int, BatchHeader]] | None = None,
+    ) -> None:
         """Append whole batches copied from another replica of this partition (``headers`` as for append).
 
         When the log is empty at a start offset that falls inside the first batch (DeleteRecords moved
@@ -261,8 +302,14 @@ class Log:
 
     def _maybe_roll(self, messages_size: int, first_offset: int, last_offset: int, max_timestamp: int) -> LogSegment:
         segment = self.active_segment
-        if segment.should_roll(self._now_ms(), self.config.segment_bytes, self.config.max_segment_ms,
-                               messages_size, max_timestamp, last_offset):
+        if segment.should_roll(
+            self._now_ms(),
+            self.config.segment_bytes,
+            self.config.max_segment_ms,
+            messages_size,
+            max_timestamp,
+            last_offset,
+        ):
             return self.roll(first_offset)
         return segment
 
@@ -273,7 +320,9 @@ class Log:
         if new_base == active.base_offset and active.size == 0:
             return active
         if new_base <= active.base_offset:
-            raise ValueError("cannot roll to offset %d at or below the active segment %d" % (new_base, active.base_offset))
+            raise ValueError(
+                "cannot roll to offset %d at or below the active segment %d" % (new_base, active.base_offset)
+            )
         for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX):
             stale = os.path.join(self.dir, segment_file_name(new_base, suffix))
             if os.path.exists(stale):
@@ -285,8 +334,9 @@ class Log:
         self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
         self.producer_state.map_end_offset = new_base
         take_snapshot(self)
-        keep_from = min(self._segments[-2].base_offset,
-                        self._segments[max(0, self._floor_index(self.recovery_point))].base_offset)
+        keep_from = min(
+            self._segments[-2].base_offset, self._segments[max(0, self._floor_index(self.recovery_point))].base_offset
+        )
         delete_snapshots_before(self, keep_from)
         return segment
 
@@ -294,11 +344,17 @@ class Log:
 
     def _check_in_range(self, offset: int) -> None:
         if offset < self.log_start_offset or offset > self._leo.offset:
-            raise OffsetOutOfRangeError("offset %d is outside [%d, %d] of %s"
-                                        % (offset, self.log_start_offset, self._leo.offset, self.dir))
+            raise OffsetOutOfRangeError(
+                "offset %d is outside [%d, %d] of %s" % (offset, self.log_start_offset, self._leo.offset, self.dir)
+            )
 
-    def read(self, start_offset: int, max_bytes: int, max_offset: int | LogOffsetMetadata | None = None,
-             min_one_message: bool = True) -> FetchDataInfo:
+    def read(
+        self,
+        start_offset: int,
+        max_bytes: int,
+        max_offset: int | LogOffsetMetadata | None = None,
+        min_one_message: bool = True,
+    ) -> FetchDataInfo:
         """Batches from the one holding ``start_offset``, as a FetchDataInfo with a FileSlice.
 
         ``max_offset`` (exclusive; an int or a LogOffsetMetadata, e.g. the high watermark) stops
@@ -317,7 +373,7 @@ class Log:
             return FetchDataInfo(limit, EMPTY_SLICE, False)
         if start_offset > limit.offset:
             return FetchDataInfo(self.offset_metadata(start_offset), EMPTY_SLICE, False)
-        for segment in self._segments[max(0, self._floor_index(start_offset)):]:
+        for segment in self._segments[max(0, self._floor_index(start_offset)) :]:
             max_position = limit.position if limit.segment_base_offset == segment.base_offset else segment.size
             info = segment.read(start_offset, max_bytes, max_position, min_one_message)
             if info is not None:
@@ -341,7 +397,7 @@ class Log:
         self._check_in_range(offset)
         if offset == self._leo.offset:
             return self._leo
-        for segment in self._segments[max(0, self._floor_index(offset)):]:
+        for segment in self._segments[max(0, self._floor_index(offset)) :]:
             found = segment.translate_offset(offset)
             if found is not None:
                 return LogOffsetMetadata(offset, segment.base_offset, found[0])
@@ -349,7 +405,7 @@ class Log:
 
     def iter_batch_headers(self, start_offset: int = 0) -> Iterator[BatchHeader]:
         """Yield the BatchHeader of every batch from the segment holding start_offset on (headers only)."""
-        for segment in self._segments[max(0, self._floor_index(start_offset)):]:
+        for segment in self._segments[max(0, self._floor_index(start_offset)) :]:
             for _, header in segment._iter_headers(0):
                 if header.last_offset >= start_offset:
                     yield header
@@ -403,7 +459,7 @@ class Log:
         """[(producer_id, first_offset)] of the aborted transactions overlapping
         [fetch_offset, upper_bound_offset), from the .txnindex of the segment holding fetch_offset on."""
         found: list[tuple[int, int]] = []
-        for segment in self._segments[max(0, self._floor_index(fetch_offset)):]:
+        for segment in self._segments[max(0, self._floor_index(fetch_offset)) :]:
             entries, complete = segment.txn_index.collect_aborted(fetch_offset, upper_bound_offset)
             found.extend(entries)
             if complete:
@@ -424,11 +480,17 @@ class Log:
             if retention_ms >= 0:
                 deleted += self._delete_old(
                     lambda segment, following: now_ms - segment.largest_timestamp > retention_ms,
-                    now_ms, max_offset, "retention.ms %d" % retention_ms)
+                    now_ms,
+                    max_offset,
+                    "retention.ms %d" % retention_ms,
+                )
             deleted += self._delete_retention_size_breached(now_ms, max_offset)
         deleted += self._delete_old(
             lambda segment, following: following.base_offset <= self.log_start_offset,
-            now_ms, max_offset, "log start offset %d" % self.log_start_offset)
+            now_ms,
+            max_offset,
+            "log start offset %d" % self.log_start_offset,
+        )
         return deleted
 
     def _delete_retention_size_breached(self, now_ms: int, max_offset: int | None) -> int:
@@ -447,8 +509,9 @@ class Log:
 
         return self._delete_old(over_size, now_ms, max_offset, "retention.bytes %d" % retention)
 
-    def _delete_old(self, predicate: Callable[[LogSegment, LogSegment], bool], now_ms: int, max_offset: int | None,
-                    reason: str) -> int:
+    def _delete_old(
+        self, predicate: Callable[[LogSegment, LogSegment], bool], now_ms: int, max_offset: int | None, reason: str
+    ) -> int:
         """Delete the leading non-active segments for which predicate(segment, following) holds."""
         upper_limit = self._leo.offset if max_offset is None else min(max_offset, self._leo.offset)
         deletable: list[LogSegment] = []
@@ -465,14 +528,19 @@ class Log:
     def delete_segments_below_log_start(self, now_ms: int | None = None) -> int:
         """Delete (``.deleted`` rename, files removed later) the segments wholly below the log start offset."""
         now_ms = self._now_ms() if now_ms is None else now_ms
-        return self._delete_old(lambda segment, following: following.base_offset <= self.log_start_offset,
-                                now_ms, None, "log start offset %d" % self.log_start_offset)
+        return self._delete_old(
+            lambda segment, following: following.base_offset <= self.log_start_offset,
+            now_ms,
+            None,
+            "log start offset %d" % self.log_start_offset,
+        )
 
     def maybe_increment_log_start_offset(self, new_start_offset: int) -> bool:
         """Raise the log start offset (retention, DeleteRecords); returns True if it moved."""
         if new_start_offset > self._leo.offset:
-            raise OffsetOutOfRangeError("log start offset %d beyond log end offset %d"
-                                        % (new_start_offset, self._leo.offset))
+            raise OffsetOutOfRangeError(
+                "log start offset %d beyond log end offset %d" % (new_start_offset, self._leo.offset)
+            )
         if new_start_offset <= self.log_start_offset:
             return False
         self.log_start_offset = new_start_offset
@@ -495,7 +563,7 @@ class Log:
             return True
         now = self._now_ms()
         self._note_truncation(target_offset)
-        self._delete_segments(self._segments[self._floor_index(target_offset) + 1:], now)
+        self._delete_segments(self._segments[self._floor_index(target_offset) + 1 :], now)
         active = self.active_segment
         active.truncate_to(target_offset, now)
         self._leo = LogOffsetMetadata(target_offset, active.base_offset, active.size)
@@ -517,7 +585,7 @@ class Log:
         self.leader_epoch_cache.clear_and_flush()
         self.log_start_offset = new_offset
         self.recovery_point = min(new_offset, self.recovery_point)
-        delete_snapshots_before(self, 2 ** 63 - 1)
+        delete_snapshots_before(self, 2**63 - 1)
         self.producer_state.truncate(new_offset)
 
     # -- durability and lifecycle ------------------------------------------------------------

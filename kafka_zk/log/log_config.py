@@ -4,7 +4,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-_LONG_MAX = 2 ** 63 - 1
+_LONG_MAX = 2**63 - 1
 _WEEK_MS = 7 * 24 * 60 * 60 * 1000
 
 

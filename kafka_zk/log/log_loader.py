@@ -11,8 +11,15 @@ from typing import List, Protocol, Set
 from kafka_zk.log.index_file import CorruptIndexError
 from kafka_zk.log.leader_epoch_cache import LeaderEpochFileCache
 from kafka_zk.log.segment import (
-    CLEANED_SUFFIX, DELETED_SUFFIX, INDEX_SUFFIX, LOG_SUFFIX, SWAP_SUFFIX, TIME_INDEX_SUFFIX, LogSegment,
-    segment_file_name)
+    CLEANED_SUFFIX,
+    DELETED_SUFFIX,
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    SWAP_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    LogSegment,
+    segment_file_name,
+)
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
 
 logger = logging.getLogger(__name__)
@@ -25,7 +32,7 @@ class SegmentOpener(Protocol):
 
 
 def _base_offset_of(name: str, suffix: str) -> int | None:
-    stem = name[:-len(suffix)]
+    stem = name[: -len(suffix)]
     if name.endswith(suffix) and len(stem) == 20 and stem.isdigit():
         return int(stem)
     return None
@@ -69,8 +76,12 @@ class LogLoader:
             self._recovered_bases.add(active.base_offset)
             logger.warning("%s: damaged tail after a clean shutdown; truncated %d bytes", self.dir, truncated)
         if self._segments and self._segments[-1].next_offset() < log_start_offset:
-            logger.warning("%s: log end offset %d is below log start offset %d; deleting all segments",
-                           self.dir, self._segments[-1].next_offset(), log_start_offset)
+            logger.warning(
+                "%s: log end offset %d is below log start offset %d; deleting all segments",
+                self.dir,
+                self._segments[-1].next_offset(),
+                log_start_offset,
+            )
             self._delete_now(list(self._segments))
         return LoadedSegments(list(self._segments), set(self._recovered_bases))
 
@@ -99,15 +110,22 @@ class LogLoader:
             path = os.path.join(self.dir, name)
             if name.endswith(DELETED_SUFFIX) or name.endswith(CLEANED_SUFFIX):
                 if name.endswith(CLEANED_SUFFIX):
-                    stem = name[:-len(CLEANED_SUFFIX)]
-                    base = next((b for b in (_base_offset_of(stem, sfx) for sfx in (LOG_SUFFIX, INDEX_SUFFIX,
-                                                                                   TIME_INDEX_SUFFIX))
-                                 if b is not None), None)
+                    stem = name[: -len(CLEANED_SUFFIX)]
+                    base = next(
+                        (
+                            b
+                            for b in (
+                                _base_offset_of(stem, sfx) for sfx in (LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+                            )
+                            if b is not None
+                        ),
+                        None,
+                    )
                     if base is not None and (min_cleaned is None or base < min_cleaned):
                         min_cleaned = base
                 os.remove(path)
             elif name.endswith(SWAP_SUFFIX):
-                base_offset = _base_offset_of(name[:-len(SWAP_SUFFIX)], LOG_SUFFIX)
+                base_offset = _base_offset_of(name[: -len(SWAP_SUFFIX)], LOG_SUFFIX)
                 if base_offset is None:
                     os.remove(path)
                 else:
@@ -166,7 +184,12 @@ class LogLoader:
                 truncated = segment.recover(epoch_cache=self._epoch_cache)
                 self._recovered_bases.add(segment.base_offset)
             if truncated > 0:
-                logger.warning("%s: corruption in segment %d, truncated %d bytes to offset %d",
-                               self.dir, segment.base_offset, truncated, segment.next_offset())
-                self._delete_now(unflushed[i + 1:])
+                logger.warning(
+                    "%s: corruption in segment %d, truncated %d bytes to offset %d",
+                    self.dir,
+                    segment.base_offset,
+                    truncated,
+                    segment.next_offset(),
+                )
+                self._delete_now(unflushed[i + 1 :])
                 return

@@ -13,16 +13,32 @@ from typing import TypeAlias
 from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.log.checkpoints import (
-    BATCH_SYNC_MIN_FILES, LOG_START_OFFSET_CHECKPOINT, META_PROPERTIES, RECOVERY_POINT_CHECKPOINT,
-    MalformedCheckpointError, MetaProperties, OffsetCheckpointFile, can_sync_filesystems, read_meta_properties,
-    sync_filesystems_of, write_meta_properties)
+    BATCH_SYNC_MIN_FILES,
+    LOG_START_OFFSET_CHECKPOINT,
+    META_PROPERTIES,
+    RECOVERY_POINT_CHECKPOINT,
+    MalformedCheckpointError,
+    MetaProperties,
+    OffsetCheckpointFile,
+    can_sync_filesystems,
+    read_meta_properties,
+    sync_filesystems_of,
+    write_meta_properties,
+)
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
 from kafka_zk.log.future_log import copy_leader_epochs
 from kafka_zk.log.leader_epoch_cache import DeferredCheckpoints
-from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log import (
-    DEFAULT_MAX_PRODUCER_IDLE_MS, DELETE_DIR_SUFFIX, Log, delete_dir_name, future_dir_name, is_future_dir, log_dir_name,
-    parse_topic_partition)
+    DEFAULT_MAX_PRODUCER_IDLE_MS,
+    DELETE_DIR_SUFFIX,
+    Log,
+    delete_dir_name,
+    future_dir_name,
+    is_future_dir,
+    log_dir_name,
+    parse_topic_partition,
+)
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_metrics import LogGauges
 
 logger = logging.getLogger(__name__)
@@ -50,10 +66,16 @@ class LogManager:
     An I/O error on a log dir takes the whole dir offline through ``failures`` (a LogDirFailureChannel):
     the dir's logs are dropped by handle_dir_failure and nothing here touches it again."""
 
-    def __init__(self, log_dirs: Iterable[str], default_config: LogConfig, clock: Clock,
-                 epoch_checkpoints: DeferredCheckpoints | None = None, failures: LogDirFailureChannel | None = None,
-                 metrics: MetricsRegistry | None = None,
-                 max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS) -> None:
+    def __init__(
+        self,
+        log_dirs: Iterable[str],
+        default_config: LogConfig,
+        clock: Clock,
+        epoch_checkpoints: DeferredCheckpoints | None = None,
+        failures: LogDirFailureChannel | None = None,
+        metrics: MetricsRegistry | None = None,
+        max_producer_idle_ms: int = DEFAULT_MAX_PRODUCER_IDLE_MS,
+    ) -> None:
         """``clock``: anything with seconds() (the reactor, task.Clock), handed on to every Log.
         ``epoch_checkpoints``: a DeferredCheckpoints that gathers the logs' epoch checkpoint writes (the
         broker writes them in batches off the reactor); without one each is written at once. A dir that
@@ -85,8 +107,9 @@ class LogManager:
             except OSError as error:
                 self.failures.report(log_dir, "Failed to create or validate data directory %s" % log_dir, error)
         if not self.live_log_dirs:
-            raise NoLogDirError("None of the specified log dirs from %s can be created or validated"
-                                % ", ".join(self.log_dirs))
+            raise NoLogDirError(
+                "None of the specified log dirs from %s can be created or validated" % ", ".join(self.log_dirs)
+            )
 
     @property
     def live_log_dirs(self) -> list[str]:
@@ -99,8 +122,7 @@ class LogManager:
         """The broker.id recorded in the dirs' meta.properties, or None; raises if dirs disagree."""
         ids = {meta["broker_id"] for meta in self._read_metas().values() if meta is not None}
         if len(ids) > 1:
-            raise InconsistentBrokerIdError("log dirs %s record different broker ids %s"
-                                            % (self.log_dirs, sorted(ids)))
+            raise InconsistentBrokerIdError("log dirs %s record different broker ids %s" % (self.log_dirs, sorted(ids)))
         return ids.pop() if ids else None
 
     def check_meta(self, broker_id: int, cluster_id: str | None) -> None:
@@ -113,12 +135,14 @@ class LogManager:
                 if cluster_id is not None and stored_cluster is not None and stored_cluster != cluster_id:
                     raise InconsistentClusterIdError(
                         "cluster id %s does not match cluster.id %s stored in %s: this broker's data belongs "
-                        "to another cluster (check zookeeper.connect)" % (cluster_id, stored_cluster, path))
+                        "to another cluster (check zookeeper.connect)" % (cluster_id, stored_cluster, path)
+                    )
                 if meta["broker_id"] != broker_id:
                     raise InconsistentBrokerIdError(
                         "configured broker.id %d does not match broker.id %d stored in %s; if the data was "
                         "moved, configure the stored id, otherwise empty log.dirs for a new broker"
-                        % (broker_id, meta["broker_id"], path))
+                        % (broker_id, meta["broker_id"], path)
+                    )
                 if stored_cluster is not None or cluster_id is None:
                     continue
             try:
@@ -182,22 +206,36 @@ class LogManager:
             config = config_for(tp[0]) if config_for is not None else self.default_config
             if is_future_dir(name):
                 if tp in self._future_logs:
-                    raise RuntimeError("future replicas of %s-%d found in both %s and %s"
-                                       % (tp[0], tp[1], self._future_dir_of[tp], log_dir))
-                self._future_logs[tp] = Log(path, config, self._clock,
-                                            log_start_offset=log_start_offsets.get(tp, 0),
-                                            recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                            epoch_checkpoints=self.epoch_checkpoints,
-                                            max_producer_idle_ms=self.max_producer_idle_ms)
+                    raise RuntimeError(
+                        "future replicas of %s-%d found in both %s and %s"
+                        % (tp[0], tp[1], self._future_dir_of[tp], log_dir)
+                    )
+                self._future_logs[tp] = Log(
+                    path,
+                    config,
+                    self._clock,
+                    log_start_offset=log_start_offsets.get(tp, 0),
+                    recovery_point=recovery_points.get(tp, 0),
+                    clean_shutdown=clean,
+                    epoch_checkpoints=self.epoch_checkpoints,
+                    max_producer_idle_ms=self.max_producer_idle_ms,
+                )
                 self._future_dir_of[tp] = log_dir
                 continue
             if tp in self._logs:
-                raise RuntimeError("partition %s-%d found in both %s and %s"
-                                   % (tp[0], tp[1], self._dir_of[tp], log_dir))
-            self._logs[tp] = Log(path, config, self._clock, log_start_offset=log_start_offsets.get(tp, 0),
-                                 recovery_point=recovery_points.get(tp, 0), clean_shutdown=clean,
-                                 epoch_checkpoints=self.epoch_checkpoints,
-                                 max_producer_idle_ms=self.max_producer_idle_ms)
+                raise RuntimeError(
+                    "partition %s-%d found in both %s and %s" % (tp[0], tp[1], self._dir_of[tp], log_dir)
+                )
+            self._logs[tp] = Log(
+                path,
+                config,
+                self._clock,
+                log_start_offset=log_start_offsets.get(tp, 0),
+                recovery_point=recovery_points.get(tp, 0),
+                clean_shutdown=clean,
+                epoch_checkpoints=self.epoch_checkpoints,
+                max_producer_idle_ms=self.max_producer_idle_ms,
+            )
             self._dir_of[tp] = log_dir
         if clean:
             os.remove(marker)
@@ -240,8 +278,9 @@ class LogManager:
                 counts[log_dir] += 1
         return min(live, key=lambda d: counts[d])
 
-    def get_or_create_log(self, topic: str, partition: int, config: LogConfig | None = None,
-                          is_new: bool = True) -> Log:
+    def get_or_create_log(
+        self, topic: str, partition: int, config: LogConfig | None = None, is_new: bool = True
+    ) -> Log:
         """The partition's log, created empty in the dir holding the fewest partitions if new.
 
         An existing log (loaded at startup with the default config) takes ``config`` when given. A replica
@@ -253,13 +292,19 @@ class LogManager:
             log.config = config
         if log is None:
             if not is_new and self.failures.offline_dirs:
-                raise KafkaStorageError("Can not create log for %s-%d because log directories %s are offline"
-                                        % (topic, partition, ",".join(self.failures.offline_dirs)))
+                raise KafkaStorageError(
+                    "Can not create log for %s-%d because log directories %s are offline"
+                    % (topic, partition, ",".join(self.failures.offline_dirs))
+                )
             log_dir = self._next_log_dir(tp)
             try:
-                log = Log(os.path.join(log_dir, log_dir_name(topic, partition)), config or self.default_config,
-                          self._clock, epoch_checkpoints=self.epoch_checkpoints,
-                          max_producer_idle_ms=self.max_producer_idle_ms)
+                log = Log(
+                    os.path.join(log_dir, log_dir_name(topic, partition)),
+                    config or self.default_config,
+                    self._clock,
+                    epoch_checkpoints=self.epoch_checkpoints,
+                    max_producer_idle_ms=self.max_producer_idle_ms,
+                )
             except OSError as error:
                 raise self.failures.report(log_dir, "Error while creating log for %s-%d" % tp, error) from error
             self._logs[tp] = log
@@ -276,11 +321,14 @@ class LogManager:
         for tp in [tp for tp, d in self._future_dir_of.items() if d == log_dir]:
             del self._future_dir_of[tp]
             self._future_logs.pop(tp).abandon()
-        self._deleted_logs = [(when, log) for when, log in self._deleted_logs
-                              if os.path.dirname(log.dir) != log_dir]
+        self._deleted_logs = [(when, log) for when, log in self._deleted_logs if os.path.dirname(log.dir) != log_dir]
         self.preferred_dirs = {tp: d for tp, d in self.preferred_dirs.items() if d != log_dir}
-        logger.info("logs in %s dropped: %d partitions; live log dirs: %s", log_dir, len(current),
-                    ", ".join(self.live_log_dirs) or "none")
+        logger.info(
+            "logs in %s dropped: %d partitions; live log dirs: %s",
+            log_dir,
+            len(current),
+            ", ".join(self.live_log_dirs) or "none",
+        )
         return current
 
     def logs_in_dir(self, log_dir: str) -> list[tuple[TopicPartition, Log, bool]]:
@@ -317,13 +365,20 @@ class LogManager:
         future = self._future_logs.get(tp)
         if future is not None:
             if self._future_dir_of[tp] != log_dir:
-                raise ValueError("the future replica of %s-%d is in %s, not %s"
-                                 % (topic, partition, self._future_dir_of[tp], log_dir))
+                raise ValueError(
+                    "the future replica of %s-%d is in %s, not %s"
+                    % (topic, partition, self._future_dir_of[tp], log_dir)
+                )
             return future
         current = self._logs.get(tp)
         config = config or (current.config if current is not None else self.default_config)
-        future = Log(os.path.join(log_dir, future_dir_name(topic, partition)), config, self._clock,
-                     epoch_checkpoints=self.epoch_checkpoints, max_producer_idle_ms=self.max_producer_idle_ms)
+        future = Log(
+            os.path.join(log_dir, future_dir_name(topic, partition)),
+            config,
+            self._clock,
+            epoch_checkpoints=self.epoch_checkpoints,
+            max_producer_idle_ms=self.max_producer_idle_ms,
+        )
         self._future_logs[tp] = future
         self._future_dir_of[tp] = log_dir
         return future
@@ -345,8 +400,10 @@ class LogManager:
         tp = (topic, partition)
         current, future = self._logs[tp], self._future_logs[tp]
         if current.log_end_offset != future.log_end_offset:
-            raise ValueError("future log of %s-%d ends at %d, the current one at %d"
-                             % (topic, partition, future.log_end_offset, current.log_end_offset))
+            raise ValueError(
+                "future log of %s-%d ends at %d, the current one at %d"
+                % (topic, partition, future.log_end_offset, current.log_end_offset)
+            )
         destination = self._future_dir_of[tp]
         copy_leader_epochs(current, future)
         future.flush()
@@ -378,15 +435,24 @@ class LogManager:
 
     def checkpoint_recovery_points(self) -> None:
         for log_dir in self.live_log_dirs:
-            self._write_checkpoint(log_dir, RECOVERY_POINT_CHECKPOINT,
-                                   {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()})
+            self._write_checkpoint(
+                log_dir,
+                RECOVERY_POINT_CHECKPOINT,
+                {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()},
+            )
 
     def checkpoint_log_start_offsets(self) -> None:
         """Record log start offsets that are above the first segment's base (after DeleteRecords)."""
         for log_dir in self.live_log_dirs:
-            self._write_checkpoint(log_dir, LOG_START_OFFSET_CHECKPOINT,
-                                   {tp: log.log_start_offset for tp, log in self._logs_in(log_dir).items()
-                                    if log.log_start_offset > log.segments[0].base_offset})
+            self._write_checkpoint(
+                log_dir,
+                LOG_START_OFFSET_CHECKPOINT,
+                {
+                    tp: log.log_start_offset
+                    for tp, log in self._logs_in(log_dir).items()
+                    if log.log_start_offset > log.segments[0].base_offset
+                },
+            )
 
     def _write_checkpoint(self, log_dir: str, name: str, offsets: Mapping[TopicPartition, int]) -> None:
         path = os.path.join(log_dir, name)
@@ -395,8 +461,12 @@ class LogManager:
         except OSError as error:
             self.failures.report(log_dir, "Error while writing %s" % path, error)
 
-    def cleanup_logs(self, now_ms: int, max_offsets: Mapping[TopicPartition, int] | None = None,
-                     started_later: list[TopicPartition] | None = None) -> int:
+    def cleanup_logs(
+        self,
+        now_ms: int,
+        max_offsets: Mapping[TopicPartition, int] | None = None,
+        started_later: list[TopicPartition] | None = None,
+    ) -> int:
         """Retention on every log; ``max_offsets`` maps (topic, partition) to its high watermark.
 
         Also removes files of segments deleted more than file.delete.delay.ms ago. Returns the

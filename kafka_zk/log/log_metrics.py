@@ -30,8 +30,10 @@ class LogGauges:
         # Log -> its (Size, NumLogSegments, LogStartOffset, LogEndOffset) MetricNames
         self._names: dict[Log, tuple[MetricName, ...]] = {}
         self._offline_count = MetricName(GROUP, "LogManager", "OfflineLogDirectoryCount")
-        self._dir_offline = {log_dir: MetricName(GROUP, "LogManager", "LogDirectoryOffline",
-                                                 {"logDirectory": log_dir}) for log_dir in log_manager.log_dirs}
+        self._dir_offline = {
+            log_dir: MetricName(GROUP, "LogManager", "LogDirectoryOffline", {"logDirectory": log_dir})
+            for log_dir in log_manager.log_dirs
+        }
 
     def _names_of(self, log: "Log", future: bool) -> tuple[MetricName, ...]:
         names = self._names.get(log)
@@ -39,8 +41,10 @@ class LogGauges:
             tags: dict[str, object] = {"topic": log.topic, "partition": log.partition}
             if future:
                 tags["is-future"] = "true"
-            names = self._names[log] = tuple(MetricName(GROUP, "Log", name, tags) for name in (
-                "Size", "NumLogSegments", "LogStartOffset", "LogEndOffset"))
+            names = self._names[log] = tuple(
+                MetricName(GROUP, "Log", name, tags)
+                for name in ("Size", "NumLogSegments", "LogStartOffset", "LogEndOffset")
+            )
         return names
 
     def collect(self) -> list[Sample]:

@@ -9,6 +9,7 @@ _ENTRY = struct.Struct(">ii")
 _RELATIVE_OFFSET = struct.Struct(">i")
 INT32_MAX = 0x7FFFFFFF
 
+
 class OffsetPosition(NamedTuple):
     offset: int
     position: int
@@ -45,8 +46,7 @@ class OffsetIndex(IndexFile):
         if self.is_full:
             raise IndexFullError("offset index %s is full (%d entries)" % (self.path, self._entries))
         if self._entries > 0 and offset <= self._last_offset:
-            raise InvalidOffsetError("offset %d is not above the index's last offset %d"
-                                     % (offset, self._last_offset))
+            raise InvalidOffsetError("offset %d is not above the index's last offset %d" % (offset, self._last_offset))
         relative = offset - self.base_offset
         if not 0 <= relative <= INT32_MAX:
             raise InvalidOffsetError("offset %d does not fit relative to base %d" % (offset, self.base_offset))
@@ -90,5 +90,7 @@ class OffsetIndex(IndexFile):
         first = self._relative_offset(0)
         last = self._relative_offset(self._entries - 1)
         if first < 0 or (self._entries > 1 and last <= first):
-            raise CorruptIndexError("offset index %s has last offset %d not above first %d"
-                                    % (self.path, self.base_offset + last, self.base_offset + first))
+            raise CorruptIndexError(
+                "offset index %s has last offset %d not above first %d"
+                % (self.path, self.base_offset + last, self.base_offset + first)
+            )

@@ -80,8 +80,11 @@ class OpenFileBudget:
     def opened(self, owner: FileHolder) -> None:
         key = id(owner)
 
-        def gone(ref: weakref.ref[FileHolder], key: int = key,
-                 holders: OrderedDict[int, weakref.ref[FileHolder]] = self._holders) -> None:
+        def gone(
+            ref: weakref.ref[FileHolder],
+            key: int = key,
+            holders: OrderedDict[int, weakref.ref[FileHolder]] = self._holders,
+        ) -> None:
             if holders.get(key) is ref:
                 holders.pop(key, None)
 

@@ -11,10 +11,8 @@ from collections.abc import Iterable
 
 import crc32c
 
+from kafka_zk.log.producer_state import INT32_MAX, NO_SEQUENCE, BatchMetadata, ProducerStateEntry
 from kafka_zk.record.buffers import ReadableBuffer
-
-from kafka_zk.log.producer_state import (
-    INT32_MAX, NO_SEQUENCE, BatchMetadata, ProducerStateEntry)
 
 SNAPSHOT_SUFFIX = ".snapshot"
 SNAPSHOT_VERSION = 1
@@ -33,7 +31,7 @@ def snapshot_file_name(offset: int) -> str:
 
 def snapshot_offset(name: str) -> int | None:
     """The offset a ``<20 digits>.snapshot`` name holds, or None for other names."""
-    stem = name[:-len(SNAPSHOT_SUFFIX)]
+    stem = name[: -len(SNAPSHOT_SUFFIX)]
     if name.endswith(SNAPSHOT_SUFFIX) and len(stem) == 20 and stem.isdigit():
         return int(stem)
     return None
@@ -54,8 +52,16 @@ def encode_snapshot(entries: Iterable[ProducerStateEntry]) -> bytes:
         else:
             last_seq, last_offset, offset_delta = NO_SEQUENCE, -1, 0
         first = entry.current_txn_first_offset
-        body += _ENTRY.pack(entry.producer_id, entry.producer_epoch, last_seq, last_offset, offset_delta,
-                            entry.last_timestamp, entry.coordinator_epoch, -1 if first is None else first)
+        body += _ENTRY.pack(
+            entry.producer_id,
+            entry.producer_epoch,
+            last_seq,
+            last_offset,
+            offset_delta,
+            entry.last_timestamp,
+            entry.coordinator_epoch,
+            -1 if first is None else first,
+        )
         count += 1
     out = bytearray(_HEADER.pack(SNAPSHOT_VERSION, 0, count)) + body
     struct.pack_into(">I", out, 2, crc32c.crc32c(bytes(out[_CRC_START:])))
@@ -71,21 +77,22 @@ def decode_snapshot(data: ReadableBuffer) -> list[ProducerStateEntry]:
         raise CorruptSnapshotError("Snapshot contained an unknown file version %d" % version)
     computed = crc32c.crc32c(bytes(data[_CRC_START:]))
     if crc != computed:
-        raise CorruptSnapshotError("Snapshot is corrupt (CRC is no longer valid). Stored crc: %d. "
-                                   "Computed crc: %d" % (crc, computed))
+        raise CorruptSnapshotError(
+            "Snapshot is corrupt (CRC is no longer valid). Stored crc: %d. Computed crc: %d" % (crc, computed)
+        )
     if count < 0 or len(data) != _HEADER.size + count * _ENTRY.size:
         raise CorruptSnapshotError("Snapshot failed schema validation: %d entries in %d bytes" % (count, len(data)))
     entries: list[ProducerStateEntry] = []
     for index in range(count):
-        (producer_id, epoch, last_seq, last_offset, offset_delta, timestamp, coordinator_epoch,
-         txn_first) = _ENTRY.unpack_from(data, _HEADER.size + index * _ENTRY.size)
+        (producer_id, epoch, last_seq, last_offset, offset_delta, timestamp, coordinator_epoch, txn_first) = (
+            _ENTRY.unpack_from(data, _HEADER.size + index * _ENTRY.size)
+        )
         entry = ProducerStateEntry(producer_id, epoch)
         if last_offset >= 0:
             first_seq = last_seq - offset_delta
             if first_seq < 0:
                 first_seq += INT32_MAX + 1
-            entry.batches.append(BatchMetadata(first_seq, last_seq, last_offset - offset_delta, last_offset,
-                                               timestamp))
+            entry.batches.append(BatchMetadata(first_seq, last_seq, last_offset - offset_delta, last_offset, timestamp))
         entry.last_timestamp = timestamp
         entry.coordinator_epoch = coordinator_epoch
         entry.current_txn_first_offset = None if txn_first < 0 else txn_first

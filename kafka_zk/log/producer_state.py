@@ -14,6 +14,7 @@ NO_SEQUENCE = -1
 INT32_MAX = 0x7FFFFFFF
 BATCHES_TO_RETAIN = 5
 
+
 class BatchMetadata(NamedTuple):
     first_seq: int
     last_seq: int
@@ -24,6 +25,7 @@ class BatchMetadata(NamedTuple):
 
 class CompletedTxn(NamedTuple):
     """A transaction ended by a marker at last_offset; the log writes aborted ones to its .txnindex."""
+
     producer_id: int
     first_offset: int
     last_offset: int
@@ -47,8 +49,14 @@ class CoordinatorFencedError(Exception):
 
 
 class ProducerStateEntry:
-    __slots__ = ("producer_id", "producer_epoch", "batches", "last_timestamp", "coordinator_epoch",
-                 "current_txn_first_offset")
+    __slots__ = (
+        "producer_id",
+        "producer_epoch",
+        "batches",
+        "last_timestamp",
+        "coordinator_epoch",
+        "current_txn_first_offset",
+    )
 
     def __init__(self, producer_id: int, producer_epoch: int = NO_PRODUCER_EPOCH) -> None:
         self.producer_id = producer_id
@@ -105,8 +113,9 @@ class ProducerStateManager:
         entry = self.producers.get(producer_id)
         current_epoch = entry.producer_epoch if entry else NO_PRODUCER_EPOCH
         if entry is not None and epoch < current_epoch:
-            raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
-                                      % (epoch, current_epoch, producer_id))
+            raise ProducerFencedError(
+                "Producer's epoch %d is older than the latest %d for producer %d" % (epoch, current_epoch, producer_id)
+            )
         self._check_sequence(entry, producer_id, epoch, first_seq)
         if entry is not None and entry.current_txn_first_offset is not None and not is_transactional:
             raise InvalidTxnStateError("Expected transactional write from producer %d" % producer_id)
@@ -118,25 +127,30 @@ class ProducerStateManager:
         current_epoch = entry.producer_epoch if entry else NO_PRODUCER_EPOCH
         if epoch != current_epoch:
             if first_seq != 0 and current_epoch != NO_PRODUCER_EPOCH:
-                raise OutOfOrderSequenceError("Invalid sequence number for new epoch of producer %d: %d (must be 0)"
-                                              % (producer_id, first_seq))
+                raise OutOfOrderSequenceError(
+                    "Invalid sequence number for new epoch of producer %d: %d (must be 0)" % (producer_id, first_seq)
+                )
             return
         # a producer the partition has no state for, sending epoch -1 (NO_PRODUCER_EPOCH): no sequence yet, as Kafka
         last_seq = entry.last_seq if entry is not None else NO_SEQUENCE
         if last_seq == NO_SEQUENCE and first_seq != 0:
-            raise OutOfOrderSequenceError("Out of order sequence number for producer %d: %d (expected 0)"
-                                          % (producer_id, first_seq))
+            raise OutOfOrderSequenceError(
+                "Out of order sequence number for producer %d: %d (expected 0)" % (producer_id, first_seq)
+            )
         if last_seq != NO_SEQUENCE and not _in_sequence(last_seq, first_seq):
             raise OutOfOrderSequenceError(
                 "Out of order sequence number for producer %d at offset: found %d, expected %d"
-                % (producer_id, first_seq, (last_seq + 1) & INT32_MAX))
+                % (producer_id, first_seq, (last_seq + 1) & INT32_MAX)
+            )
 
     def check_epoch(self, producer_id: int, epoch: int) -> None:
         """A coordinator's transactional write (TxnOffsetCommit): only a fenced epoch is refused."""
         entry = self.producers.get(producer_id)
         if entry is not None and epoch < entry.producer_epoch:
-            raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
-                                      % (epoch, entry.producer_epoch, producer_id))
+            raise ProducerFencedError(
+                "Producer's epoch %d is older than the latest %d for producer %d"
+                % (epoch, entry.producer_epoch, producer_id)
+            )
 
     def check_marker(self, producer_id: int, epoch: int, coordinator_epoch: int) -> None:
         """Validate a transaction marker from the coordinator (Kafka's checks for coordinator appends)."""
@@ -144,15 +158,27 @@ class ProducerStateManager:
         if entry is None:
             return
         if epoch < entry.producer_epoch:
-            raise ProducerFencedError("Producer's epoch %d is older than the latest %d for producer %d"
-                                      % (epoch, entry.producer_epoch, producer_id))
+            raise ProducerFencedError(
+                "Producer's epoch %d is older than the latest %d for producer %d"
+                % (epoch, entry.producer_epoch, producer_id)
+            )
         if coordinator_epoch < entry.coordinator_epoch:
             raise CoordinatorFencedError(
                 "Invalid coordinator epoch for producerId %d: %d (zombie), %d (current)"
-                % (producer_id, coordinator_epoch, entry.coordinator_epoch))
+                % (producer_id, coordinator_epoch, entry.coordinator_epoch)
+            )
 
-    def record(self, producer_id: int, epoch: int, first_seq: int, last_seq: int, first_offset: int,
-               last_offset: int, timestamp: int, is_transactional: bool = False) -> None:
+    def record(
+        self,
+        producer_id: int,
+        epoch: int,
+        first_seq: int,
+        last_seq: int,
+        first_offset: int,
+        last_offset: int,
+        timestamp: int,
+        is_transactional: bool = False,
+    ) -> None:
         """Remember an appended data batch (from a client, a leader, or while rebuilding from the log)."""
         if producer_id == NO_PRODUCER_ID:
             return
@@ -168,8 +194,9 @@ class ProducerStateManager:
             entry.current_txn_first_offset = first_offset
             self.ongoing[first_offset] = producer_id
 
-    def record_marker(self, producer_id: int, epoch: int, is_commit: bool, coordinator_epoch: int, offset: int,
-                      timestamp: int) -> tuple[CompletedTxn, int] | tuple[None, None]:
+    def record_marker(
+        self, producer_id: int, epoch: int, is_commit: bool, coordinator_epoch: int, offset: int, timestamp: int
+    ) -> tuple[CompletedTxn, int] | tuple[None, None]:
         """Apply a COMMIT/ABORT marker at ``offset``. Returns (CompletedTxn, last stable offset for the
         transaction index) for a transaction that had data here, else (None, None)."""
         entry = self.producers.get(producer_id)
@@ -207,8 +234,11 @@ class ProducerStateManager:
     def remove_expired(self, now_ms: int, max_idle_ms: int) -> int:
         """Forget producers with no ongoing transaction whose last batch timestamp is ``max_idle_ms`` old
         (Kafka 2.5's removeExpiredProducers, with transactional.id.expiration.ms). Returns how many."""
-        expired = [pid for pid, entry in self.producers.items()
-                   if entry.current_txn_first_offset is None and now_ms - entry.last_timestamp >= max_idle_ms]
+        expired = [
+            pid
+            for pid, entry in self.producers.items()
+            if entry.current_txn_first_offset is None and now_ms - entry.last_timestamp >= max_idle_ms
+        ]
         for pid in expired:
             del self.producers[pid]
         return len(expired)

@@ -10,15 +10,20 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from kafka_zk.log.producer_snapshot import (
-    SNAPSHOT_SUFFIX, CorruptSnapshotError, delete_snapshot, list_snapshots, read_snapshot, snapshot_file_name,
-    write_snapshot)
+    SNAPSHOT_SUFFIX,
+    CorruptSnapshotError,
+    delete_snapshot,
+    list_snapshots,
+    read_snapshot,
+    snapshot_file_name,
+    write_snapshot,
+)
 from kafka_zk.log.producer_state import ProducerStateEntry, ProducerStateManager
 from kafka_zk.log.segment import LogSegment
 from kafka_zk.log.transaction_index import AbortedTxn
 from kafka_zk.record.batch_header import NO_PRODUCER_ID, BatchHeader, InvalidRecordError
 from kafka_zk.record.buffers import ReadableBuffer
-from kafka_zk.record.records import (
-    CONTROL_ABORT, CONTROL_COMMIT, decode_batch, parse_control_key, parse_end_txn_marker)
+from kafka_zk.record.records import CONTROL_ABORT, CONTROL_COMMIT, decode_batch, parse_control_key, parse_end_txn_marker
 
 if TYPE_CHECKING:
     from kafka_zk.log.log import Log
@@ -46,8 +51,16 @@ def apply_batch(state: ProducerStateManager, header: BatchHeader, read_batch: Ca
     if header.producer_id == NO_PRODUCER_ID:
         return None
     if not header.is_control:
-        state.record(header.producer_id, header.producer_epoch, header.base_sequence, header.last_sequence,
-                     header.base_offset, header.last_offset, header.max_timestamp, header.is_transactional)
+        state.record(
+            header.producer_id,
+            header.producer_epoch,
+            header.base_sequence,
+            header.last_sequence,
+            header.base_offset,
+            header.last_offset,
+            header.max_timestamp,
+            header.is_transactional,
+        )
         return None
     try:
         marker = end_txn_marker(read_batch())
@@ -57,8 +70,9 @@ def apply_batch(state: ProducerStateManager, header: BatchHeader, read_batch: Ca
     if marker is None:
         return None
     is_commit, coordinator_epoch, timestamp = marker
-    completed, last_stable = state.record_marker(header.producer_id, header.producer_epoch, is_commit,
-                                                 coordinator_epoch, header.base_offset, timestamp)
+    completed, last_stable = state.record_marker(
+        header.producer_id, header.producer_epoch, is_commit, coordinator_epoch, header.base_offset, timestamp
+    )
     if completed is None or last_stable is None or not completed.is_aborted:  # both None or neither
         return None
     return AbortedTxn(completed.producer_id, completed.first_offset, completed.last_offset, last_stable)

@@ -12,8 +12,15 @@ from kafka_zk.log.open_files import SEGMENT_FILES, OpenFileBudget, SegmentFile
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX, TransactionIndex
 from kafka_zk.record.batch_header import (
-    ATTRIBUTES_POS, BATCH_HEADER_SIZE, MAGIC_POS, MIN_BATCH_LENGTH, BatchHeader, InvalidRecordError, compute_crc,
-    read_batch_header)
+    ATTRIBUTES_POS,
+    BATCH_HEADER_SIZE,
+    MAGIC_POS,
+    MIN_BATCH_LENGTH,
+    BatchHeader,
+    InvalidRecordError,
+    compute_crc,
+    read_batch_header,
+)
 from kafka_zk.record.records import decode_batch
 
 if TYPE_CHECKING:
@@ -71,7 +78,11 @@ class FileSlice:
     def __repr__(self) -> str:
         # as Kafka's FileRecords prints (a request log line shows a Fetch response's records so)
         return "FileRecords(size=%d, file=%s, start=%d, end=%d)" % (
-            self.size, getattr(self.file, "name", None), self.position, self.position + self.size)
+            self.size,
+            getattr(self.file, "name", None),
+            self.position,
+            self.position + self.size,
+        )
 
     def fileno(self) -> int:
         assert self.file is not None, "the empty slice has no file"
@@ -104,9 +115,16 @@ class FetchDataInfo(NamedTuple):
 class LogSegment:
     """Appends offset-assigned batches, keeps the sparse indexes, reads slices, and recovers itself."""
 
-    def __init__(self, dir_path: str, base_offset: int, now_ms: int, index_interval_bytes: int = 4096,
-                 max_index_size: int = DEFAULT_MAX_INDEX_SIZE, file_suffix: str = "",
-                 open_files: OpenFileBudget | None = None) -> None:
+    def __init__(
+        self,
+        dir_path: str,
+        base_offset: int,
+        now_ms: int,
+        index_interval_bytes: int = 4096,
+        max_index_size: int = DEFAULT_MAX_INDEX_SIZE,
+        file_suffix: str = "",
+        open_files: OpenFileBudget | None = None,
+    ) -> None:
         self.dir = dir_path
         self.base_offset = base_offset
         self.index_interval_bytes = index_interval_bytes
@@ -126,12 +144,17 @@ class LogSegment:
             self._size = 0
         self.offset_index = OffsetIndex(
             os.path.join(dir_path, segment_file_name(base_offset, INDEX_SUFFIX + file_suffix)),
-            base_offset, max_index_size)
+            base_offset,
+            max_index_size,
+        )
         self.time_index = TimeIndex(
             os.path.join(dir_path, segment_file_name(base_offset, TIME_INDEX_SUFFIX + file_suffix)),
-            base_offset, max_index_size)
+            base_offset,
+            max_index_size,
+        )
         self.txn_index = TransactionIndex(
-            os.path.join(dir_path, segment_file_name(base_offset, TXN_INDEX_SUFFIX + file_suffix)))
+            os.path.join(dir_path, segment_file_name(base_offset, TXN_INDEX_SUFFIX + file_suffix))
+        )
         self.created_ms = now_ms
         self._rolling_based_timestamp: int | None = None
         self._bytes_since_last_index_entry = 0
@@ -145,8 +168,10 @@ class LogSegment:
 
     @staticmethod
     def index_files_exist(dir_path: str, base_offset: int, file_suffix: str = "") -> bool:
-        return all(os.path.exists(os.path.join(dir_path, segment_file_name(base_offset, suffix + file_suffix)))
-                   for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX))
+        return all(
+            os.path.exists(os.path.join(dir_path, segment_file_name(base_offset, suffix + file_suffix)))
+            for suffix in (INDEX_SUFFIX, TIME_INDEX_SUFFIX)
+        )
 
     def __repr__(self) -> str:
         return "LogSegment(%s, size=%d)" % (self.log_path, self._size)
@@ -183,8 +208,13 @@ class LogSegment:
     def can_convert_to_relative_offset(self, offset: int) -> bool:
         return 0 <= offset - self.base_offset <= INT32_MAX
 
-    def append(self, largest_offset: int, largest_timestamp: int, offset_of_max_timestamp: int,
-               records: bytes | bytearray | memoryview) -> None:
+    def append(
+        self,
+        largest_offset: int,
+        largest_timestamp: int,
+        offset_of_max_timestamp: int,
+        records: bytes | bytearray | memoryview,
+    ) -> None:
         """Write ``records`` (complete batches whose offsets are assigned) at the end of the file."""
         if not records:
             return
@@ -311,8 +341,9 @@ class LogSegment:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def read(self, start_offset: int, max_size: int, max_position: int | None = None,
-             min_one_message: bool = True) -> FetchDataInfo | None:
+    def read(
+        self, start_offset: int, max_size: int, max_position: int | None = None, min_one_message: bool = True
+    ) -> FetchDataInfo | None:
         """A slice starting at the batch holding ``start_offset``; None if the offset is past this segment.
 
         At most ``max_size`` bytes and never past ``max_position``; with ``min_one_message`` the
@@ -360,18 +391,28 @@ class LogSegment:
             return message_timestamp - self._rolling_based_timestamp
         return now_ms - self.created_ms
 
-    def should_roll(self, now_ms: int, segment_bytes: int, segment_ms: int, messages_size: int,
-                    max_timestamp_in_messages: int, max_offset_in_messages: int) -> bool:
+    def should_roll(
+        self,
+        now_ms: int,
+        segment_bytes: int,
+        segment_ms: int,
+        messages_size: int,
+        max_timestamp_in_messages: int,
+        max_offset_in_messages: int,
+    ) -> bool:
         reached_roll_ms = self.time_waited_for_roll(now_ms, max_timestamp_in_messages) > segment_ms
-        return (self._size > segment_bytes - messages_size
-                or (self._size > 0 and reached_roll_ms)
-                or self.offset_index.is_full
-                or self.time_index.is_full
-                or not self.can_convert_to_relative_offset(max_offset_in_messages))
+        return (
+            self._size > segment_bytes - messages_size
+            or (self._size > 0 and reached_roll_ms)
+            or self.offset_index.is_full
+            or self.time_index.is_full
+            or not self.can_convert_to_relative_offset(max_offset_in_messages)
+        )
 
     def _append_final_time_index_entry(self) -> None:
-        if (self._max_timestamp is not None and self._max_timestamp >= 0
-                and self._offset_of_max_timestamp is not None):  # set with the max timestamp
+        if (
+            self._max_timestamp is not None and self._max_timestamp >= 0 and self._offset_of_max_timestamp is not None
+        ):  # set with the max timestamp
             self.time_index.maybe_append(self._max_timestamp, self._offset_of_max_timestamp, skip_full_check=True)
 
     def on_become_inactive(self) -> None:
@@ -407,11 +448,15 @@ class LogSegment:
                 buf = os.pread(fd, min(_RECOVERY_CHUNK, size - pos), pos)
                 buf_start, off = pos, 0
             header = read_batch_header(buf, off)
-            if (header.batch_length < MIN_BATCH_LENGTH or pos + header.size > size
-                    or buf[off + MAGIC_POS] != 2
-                    or (max_message_size is not None and header.size > max_message_size)
-                    or header.base_offset < expected_offset or header.last_offset_delta < 0
-                    or not self.can_convert_to_relative_offset(header.last_offset)):
+            if (
+                header.batch_length < MIN_BATCH_LENGTH
+                or pos + header.size > size
+                or buf[off + MAGIC_POS] != 2
+                or (max_message_size is not None and header.size > max_message_size)
+                or header.base_offset < expected_offset
+                or header.last_offset_delta < 0
+                or not self.can_convert_to_relative_offset(header.last_offset)
+            ):
                 return
             if off + header.size > len(buf) and header.size <= _RECOVERY_CHUNK:
                 buf = os.pread(fd, min(_RECOVERY_CHUNK, size - pos), pos)
@@ -463,8 +508,11 @@ class LogSegment:
                 self.time_index.maybe_append(max_timestamp, offset_of_max)
                 last_index_entry = position
             epoch = header.partition_leader_epoch
-            if epoch_cache is not None and epoch >= 0 and (
-                    epoch_cache.latest_epoch is None or epoch > epoch_cache.latest_epoch):
+            if (
+                epoch_cache is not None
+                and epoch >= 0
+                and (epoch_cache.latest_epoch is None or epoch > epoch_cache.latest_epoch)
+            ):
                 epoch_cache.assign(epoch, header.base_offset)
             valid_bytes = position + header.size
             next_offset = header.next_offset
@@ -552,10 +600,11 @@ class LogSegment:
 
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
         """Rename ``X.log<old>`` to ``X.log<new>`` (likewise the indexes), e.g. '' -> '.deleted'."""
+
         def renamed(path: str) -> str:
             if old_suffix and not path.endswith(old_suffix):
                 raise ValueError("%s does not end with %r" % (path, old_suffix))
-            return path[:len(path) - len(old_suffix)] + new_suffix
+            return path[: len(path) - len(old_suffix)] + new_suffix
 
         new_log_path = renamed(self.log_path)
         with self._open_files.lock:  # no reopen by the old name in between

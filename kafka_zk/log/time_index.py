@@ -10,6 +10,7 @@ _TIMESTAMP = struct.Struct(">q")
 _RELATIVE_OFFSET_AT_8 = struct.Struct(">8xi")
 NO_TIMESTAMP = -1
 
+
 class TimestampOffset(NamedTuple):
     timestamp: int
     offset: int
@@ -57,11 +58,11 @@ class TimeIndex(IndexFile):
         last = self._last_entry
         if self._entries > 0:
             if offset < last.offset:
-                raise InvalidOffsetError("offset %d is below the time index's last offset %d"
-                                         % (offset, last.offset))
+                raise InvalidOffsetError("offset %d is below the time index's last offset %d" % (offset, last.offset))
             if timestamp < last.timestamp:
-                raise InvalidOffsetError("timestamp %d is below the time index's last timestamp %d"
-                                         % (timestamp, last.timestamp))
+                raise InvalidOffsetError(
+                    "timestamp %d is below the time index's last timestamp %d" % (timestamp, last.timestamp)
+                )
         if self._entries == 0 or timestamp > last.timestamp:
             self._write(_ENTRY, timestamp, offset - self.base_offset)
             self._last_entry = TimestampOffset(timestamp, offset)
@@ -98,7 +99,11 @@ class TimeIndex(IndexFile):
         if self._entries == 0:
             return
         first, last = self.entry(0), self._last_entry
-        if (first.offset < self.base_offset or last.offset < first.offset
-                or (self._entries > 1 and last.timestamp <= first.timestamp)):
-            raise CorruptIndexError("time index %s: last entry %s does not follow first entry %s"
-                                    % (self.path, tuple(last), tuple(first)))
+        if (
+            first.offset < self.base_offset
+            or last.offset < first.offset
+            or (self._entries > 1 and last.timestamp <= first.timestamp)
+        ):
+            raise CorruptIndexError(
+                "time index %s: last entry %s does not follow first entry %s" % (self.path, tuple(last), tuple(first))
+            )

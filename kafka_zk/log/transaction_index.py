@@ -25,8 +25,7 @@ class AbortedTxn(NamedTuple):
     version: int = CURRENT_VERSION
 
     def encode(self) -> bytes:
-        return _ENTRY.pack(self.version, self.producer_id, self.first_offset, self.last_offset,
-                           self.last_stable_offset)
+        return _ENTRY.pack(self.version, self.producer_id, self.first_offset, self.last_offset, self.last_stable_offset)
 
     @classmethod
     def decode(cls, data: ReadableBuffer, pos: int = 0) -> "AbortedTxn":
@@ -67,8 +66,9 @@ class TransactionIndex:
         entries = decode_entries(data)
         for entry in entries:
             if entry.version > CURRENT_VERSION:
-                raise CorruptTxnIndexError("unexpected aborted transaction version %d in %s"
-                                           % (entry.version, self.path))
+                raise CorruptTxnIndexError(
+                    "unexpected aborted transaction version %d in %s" % (entry.version, self.path)
+                )
         return entries
 
     def entries(self) -> list[AbortedTxn]:

@@ -4,7 +4,8 @@ import logging
 from collections import deque
 from typing import Any, NamedTuple
 
-from twisted.internet import defer, protocol, error as twisted_error
+from twisted.internet import defer, protocol
+from twisted.internet import error as twisted_error
 
 from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.protocol.headers import decode_response, encode_request
@@ -67,8 +68,13 @@ class KafkaClientProtocol(FramedProtocol):
         if not self._in_flight:
             return
         _, api_key, _, result, _ = self._in_flight.popleft()
-        log.info("no answer to api %d from %s:%d within %.1fs; disconnecting", api_key, self.factory.host,
-                 self.factory.port, self.request_timeout_s)
+        log.info(
+            "no answer to api %d from %s:%d within %.1fs; disconnecting",
+            api_key,
+            self.factory.host,
+            self.factory.port,
+            self.request_timeout_s,
+        )
         self.transport.abortConnection()
         self.factory.disconnected(self)  # what the caller sends next goes out on a new connection
         result.errback(RequestTimedOut("api %d request timed out after %.1fs" % (api_key, self.request_timeout_s)))
@@ -148,8 +154,9 @@ class BrokerConnection(protocol.ClientFactory):
         if not self._connecting:
             self._connecting = True
             if self.tls is not None:
-                self.reactor.connectSSL(self.host, self.port, self, self.tls.creator(self.host),
-                                        timeout=self.connect_timeout)
+                self.reactor.connectSSL(
+                    self.host, self.port, self, self.tls.creator(self.host), timeout=self.connect_timeout
+                )
             else:
                 self.reactor.connectTCP(self.host, self.port, self, timeout=self.connect_timeout)
         return waiter
@@ -159,8 +166,9 @@ class BrokerConnection(protocol.ClientFactory):
 
     def connected(self, proto):
         if self.authenticate is not None:
-            self.authenticate(proto).addCallbacks(lambda _: self._ready(proto), self._login_failed,
-                                                  errbackArgs=(proto,))
+            self.authenticate(proto).addCallbacks(
+                lambda _: self._ready(proto), self._login_failed, errbackArgs=(proto,)
+            )
             return
         self._ready(proto)
 
@@ -171,8 +179,9 @@ class BrokerConnection(protocol.ClientFactory):
         self._connecting = False
         waiting, self._waiting = self._waiting, []
         for waiter in waiting:
-            waiter.errback(ConnectionClosed("cannot log in to %s:%d: %s"
-                                            % (self.host, self.port, failure.getErrorMessage())))
+            waiter.errback(
+                ConnectionClosed("cannot log in to %s:%d: %s" % (self.host, self.port, failure.getErrorMessage()))
+            )
 
     def _ready(self, proto):
         self._connecting = False
@@ -189,8 +198,7 @@ class BrokerConnection(protocol.ClientFactory):
         self._connecting = False
         waiting, self._waiting = self._waiting, []
         for waiter in waiting:
-            waiter.errback(ConnectionClosed("cannot connect to %s:%d: %s"
-                                            % (self.host, self.port, reason.value)))
+            waiter.errback(ConnectionClosed("cannot connect to %s:%d: %s" % (self.host, self.port, reason.value)))
 
     def close(self):
         if self.protocol_instance is not None and self.protocol_instance.transport is not None:
@@ -199,5 +207,13 @@ class BrokerConnection(protocol.ClientFactory):
 
 
 def is_connection_error(failure):
-    return failure.check(ConnectionClosed, twisted_error.ConnectError, twisted_error.ConnectionLost,
-                         twisted_error.ConnectionDone, twisted_error.TimeoutError) is not None
+    return (
+        failure.check(
+            ConnectionClosed,
+            twisted_error.ConnectError,
+            twisted_error.ConnectionLost,
+            twisted_error.ConnectionDone,
+            twisted_error.TimeoutError,
+        )
+        is not None
+    )

@@ -161,8 +161,11 @@ class FileRegionSender:
                 return
             item = queue[0]
             if item.__class__ is _Region:
-                if (transport.offset != len(transport.dataBuffer) or transport._tempDataLen
-                        or not item.send_to(transport.fileno())):
+                if (
+                    transport.offset != len(transport.dataBuffer)
+                    or transport._tempDataLen
+                    or not item.send_to(transport.fileno())
+                ):
                     self._wait()
                     return
                 queue.popleft()

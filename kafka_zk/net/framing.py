@@ -60,7 +60,7 @@ class FramedProtocol(protocol.Protocol):
                 if not 0 <= size <= min(end - start - 4, self.max_frame_size):
                     break  # a partial frame (or an impossible size, which the loop below reports)
                 start += 4 + size
-                self.frame_received(data[start - size:start])
+                self.frame_received(data[start - size : start])
                 if self.transport is None or getattr(self.transport, "disconnecting", False):
                     return
             if start == end:
@@ -158,9 +158,14 @@ def send_now(transport, data):
     # Only a plain TCP transport: a TLS transport wraps one and passes its attributes (the raw socket) through.
     # A closed tcp.Connection has dropped its socket attribute (a response can complete after the client left).
     sock = getattr(transport, "socket", None) if isinstance(transport, tcp.Connection) else None
-    if (sock is None or not transport.connected or transport.disconnecting or getattr(transport, "_aborting", False)
-            or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
-            or getattr(transport, "_tempDataLen", 1)):
+    if (
+        sock is None
+        or not transport.connected
+        or transport.disconnecting
+        or getattr(transport, "_aborting", False)
+        or getattr(transport, "offset", 0) != len(getattr(transport, "dataBuffer", b""))
+        or getattr(transport, "_tempDataLen", 1)
+    ):
         transport.write(data)
         return
     try:

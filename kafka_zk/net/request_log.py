@@ -22,7 +22,7 @@ def enabled():
 
 
 def api_key_name(name):
-    """"LeaderAndIsr" -> "LEADER_AND_ISR" (Kafka's ApiKeys names)."""
+    """ "LeaderAndIsr" -> "LEADER_AND_ISR" (Kafka's ApiKeys names)."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).upper()
 
 
@@ -104,7 +104,22 @@ def log_completed(times, sent_ms, connection_id, client_information):
         "response:%s from connection %s;totalTime:%.3f,requestQueueTime:%.3f,localTime:%.3f,remoteTime:%.3f,"
         "throttleTime:%d,responseQueueTime:%.3f,sendTime:%.3f,securityProtocol:%s,principal:%s,listener:%s,"
         "clientInformation:%s",
-        api_key_name(times.api_name), request.api_version, request.client_id, request.correlation_id,
-        render(request.body, budget), render(response, DEBUG_BUDGET) if response is not None else "null",
-        connection_id, total_ms, 0.0, local_ms, remote_ms, throttle_ms, response_queue_ms, 0.0,
-        request.security_protocol, principal, request.listener_name, client_information)
+        api_key_name(times.api_name),
+        request.api_version,
+        request.client_id,
+        request.correlation_id,
+        render(request.body, budget),
+        render(response, DEBUG_BUDGET) if response is not None else "null",
+        connection_id,
+        total_ms,
+        0.0,
+        local_ms,
+        remote_ms,
+        throttle_ms,
+        response_queue_ms,
+        0.0,
+        request.security_protocol,
+        principal,
+        request.listener_name,
+        client_information,
+    )

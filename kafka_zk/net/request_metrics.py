@@ -40,8 +40,16 @@ TYPE = "RequestMetrics"
 FETCH_KEY = 1
 METADATA_KEY = 3
 PRODUCE_KEY = 0
-_HISTOGRAMS = ("TotalTimeMs", "RequestQueueTimeMs", "LocalTimeMs", "RemoteTimeMs", "ThrottleTimeMs",
-               "ResponseQueueTimeMs", "ResponseSendTimeMs", "RequestBytes")
+_HISTOGRAMS = (
+    "TotalTimeMs",
+    "RequestQueueTimeMs",
+    "LocalTimeMs",
+    "RemoteTimeMs",
+    "ThrottleTimeMs",
+    "ResponseQueueTimeMs",
+    "ResponseSendTimeMs",
+    "RequestBytes",
+)
 RATE_WINDOW_S = 30.0  # Kafka's metrics.sample.window.ms, with metrics.num.samples 2
 RATE_WINDOW_MS, RATE_SAMPLES = int(RATE_WINDOW_S * 1000), 2
 
@@ -68,14 +76,16 @@ class RequestMetrics:
         meter = self._versions.get(version)
         if meter is None:
             meter = self._versions[version] = self._registry.meter(
-                GROUP, TYPE, "RequestsPerSec", (("request", self.name), ("version", version)))
+                GROUP, TYPE, "RequestsPerSec", (("request", self.name), ("version", version))
+            )
         return meter
 
     def errors(self, code):
         meter = self._errors.get(code)
         if meter is None:
             meter = self._errors[code] = self._registry.meter(
-                GROUP, TYPE, "ErrorsPerSec", (("request", self.name), ("error", Errors.from_code(code).name)))
+                GROUP, TYPE, "ErrorsPerSec", (("request", self.name), ("error", Errors.from_code(code).name))
+            )
         return meter
 
     def add(self, timing):
@@ -109,7 +119,7 @@ class RequestMetrics:
         # of at most SAMPLED rows of each batch, weighted by the rows it stands for; the counts are exact.
         count = len(rows)
         step = count // SAMPLED
-        sample = rows[(self._flushes % step)::step] if step > 1 else rows
+        sample = rows[(self._flushes % step) :: step] if step > 1 else rows
         weight = count / len(sample)
         total, queue, local, remote, throttle, response_queue, send, size = self.histograms
         _fold(total, count, weight, [(row[END] - row[START]) * 1000.0 for row in sample])
@@ -153,8 +163,9 @@ assert max(spec.max_version for spec in API_SPECS.values()) < VERSION_SLOTS
 FETCH_CONSUMER_SLOT, FETCH_FOLLOWER_SLOT = 256, 257  # where a Fetch also counts, after the 256 API keys
 
 # The connection stamps RESPONSE_DONE and leaves the response's BODY when it is ready (see KafkaServerProtocol).
-(API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END,
- BODY) = range(12)
+(API_KEY, VERSION, FOLLOWER, SIZE, START, DEQUEUED, LOCAL_DONE, RESPONSE_DONE, THROTTLE, SEND_START, END, BODY) = range(
+    12
+)
 FLUSH_EVERY = 512  # requests of one name between flushes
 SAMPLED = 64  # rows of a flush whose values go into the percentiles
 
@@ -202,7 +213,7 @@ class SocketServerMetrics:
         counts = self._counts
         for slot in range(FETCH_FOLLOWER_SLOT + 1):
             base = slot * VERSION_SLOTS
-            if any(counts[base:base + VERSION_SLOTS]):
+            if any(counts[base : base + VERSION_SLOTS]):
                 if slot >= FETCH_CONSUMER_SLOT:
                     metrics = self._fetch_metrics(slot == FETCH_FOLLOWER_SLOT)
                 else:
@@ -338,11 +349,13 @@ class ListenerConnections:
 
     def _samples(self, tags):
         now_ms = milliseconds(self.clock)
-        for attribute, value in (("connection-count", self.count),
-                                 ("connection-creation-rate", self.created.measure(now_ms)),
-                                 ("connection-creation-total", self.created_total),
-                                 ("connection-close-rate", self.closed.measure(now_ms)),
-                                 ("connection-close-total", self.closed_total)):
+        for attribute, value in (
+            ("connection-count", self.count),
+            ("connection-creation-rate", self.created.measure(now_ms)),
+            ("connection-creation-total", self.created_total),
+            ("connection-close-rate", self.closed.measure(now_ms)),
+            ("connection-close-total", self.closed_total),
+        ):
             yield MetricName("kafka.server", "socket-server-metrics", None, tags + (("attribute", attribute),)), value
 
 

@@ -25,11 +25,31 @@ SASL_HANDSHAKE_KEY = 17
 class Request:
     """One decoded request as handlers see it."""
 
-    __slots__ = ("api_key", "api_version", "correlation_id", "client_id", "body", "client_host",
-                 "received_ms", "size", "principal", "listener_name", "security_protocol")
+    __slots__ = (
+        "api_key",
+        "api_version",
+        "correlation_id",
+        "client_id",
+        "body",
+        "client_host",
+        "received_ms",
+        "size",
+        "principal",
+        "listener_name",
+        "security_protocol",
+    )
 
-    def __init__(self, header, body, client_host, received_ms, size, principal=None, listener_name="PLAINTEXT",
-                 security_protocol="PLAINTEXT"):
+    def __init__(
+        self,
+        header,
+        body,
+        client_host,
+        received_ms,
+        size,
+        principal=None,
+        listener_name="PLAINTEXT",
+        security_protocol="PLAINTEXT",
+    ):
         """``principal``: who sent it, as the listener's authentication established (a security.KafkaPrincipal;
         None where nothing authenticates, as in handler tests); ``listener_name`` and ``security_protocol``: the
         listener it came in on."""
@@ -104,18 +124,28 @@ class KafkaServerProtocol(FramedProtocol):
             return
         if not spec.min_version <= header.api_version <= spec.max_version:
             if header.api_key == API_VERSIONS_KEY:
-                self._enqueue_ready(None, encode_unsupported_api_versions(
-                    header.correlation_id, self.dispatcher.supported_versions()))
+                self._enqueue_ready(
+                    None, encode_unsupported_api_versions(header.correlation_id, self.dispatcher.supported_versions())
+                )
                 return
-            log.info("closing connection from %s: unsupported version %d of api %s",
-                     self.client_host, header.api_version, spec.name)
+            log.info(
+                "closing connection from %s: unsupported version %d of api %s",
+                self.client_host,
+                header.api_version,
+                spec.name,
+            )
             self.transport.abortConnection()
             return
         try:
             body = spec.request.decode(memoryview(frame)[body_offset:], header.api_version)
         except Exception as error:
-            log.info("closing connection from %s: cannot decode %s v%d request (%s)",
-                     self.client_host, spec.name, header.api_version, error)
+            log.info(
+                "closing connection from %s: cannot decode %s v%d request (%s)",
+                self.client_host,
+                spec.name,
+                header.api_version,
+                error,
+            )
             self.transport.abortConnection()
             return
         if not self._principal_known:
@@ -123,8 +153,16 @@ class KafkaServerProtocol(FramedProtocol):
             self._principal_known = True
         listener = self.listener
         now = self.clock.seconds()
-        request = Request(header, body, self.client_host, int(now * 1000), len(frame), self.principal,
-                          listener.name, listener.security_protocol)
+        request = Request(
+            header,
+            body,
+            self.client_host,
+            int(now * 1000),
+            len(frame),
+            self.principal,
+            listener.name,
+            listener.security_protocol,
+        )
         try:
             result = self.dispatcher.handle(request)
         except Exception:
@@ -137,9 +175,20 @@ class KafkaServerProtocol(FramedProtocol):
         elif metrics.arrived(header, body, now):  # its timing (a list) goes with it
             api_key = header.api_key
             arrived = self.read_at
-            entry = [None, header, False, metrics.timing(
-                api_key, header.api_version, api_key == 1 and body["replica_id"] >= 0, len(frame) - body_offset,
-                arrived if 0 < arrived <= now else now, now, self.clock.seconds())]
+            entry = [
+                None,
+                header,
+                False,
+                metrics.timing(
+                    api_key,
+                    header.api_version,
+                    api_key == 1 and body["replica_id"] >= 0,
+                    len(frame) - body_offset,
+                    arrived if 0 < arrived <= now else now,
+                    now,
+                    self.clock.seconds(),
+                ),
+            ]
         else:  # its errors are counted when it is answered
             entry = [None, header, False, True]
         if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
@@ -173,8 +222,11 @@ class KafkaServerProtocol(FramedProtocol):
             log.info("failed authentication from %s: %s", self.client_host, step.reason)
             self._failing_authentication = True
             self.transport.pauseProducing()
-            self.clock.callLater(authenticator.settings.failed_authentication_delay_ms / 1000.0,
-                                 self._close_after_failed_authentication, step.response)
+            self.clock.callLater(
+                authenticator.settings.failed_authentication_delay_ms / 1000.0,
+                self._close_after_failed_authentication,
+                step.response,
+            )
         elif step.dispatch:
             return False
         else:
@@ -211,14 +263,25 @@ class KafkaServerProtocol(FramedProtocol):
             try:
                 entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
             except StrictMessageError as error:  # a handler's mistake, caught by strict messages (tests only)
-                log.error("closing connection from %s: the api %d v%d response breaks strict messages "
-                          "(StrictMessageError: %s)", self.client_host, header.api_key, header.api_version, error)
+                log.error(
+                    "closing connection from %s: the api %d v%d response breaks strict messages "
+                    "(StrictMessageError: %s)",
+                    self.client_host,
+                    header.api_key,
+                    header.api_version,
+                    error,
+                )
                 entry[0] = None
                 if self.transport is not None:
                     self.transport.abortConnection()
             except Exception as error:  # e.g. records a truncated segment no longer holds: the answer cannot go out
-                log.warning("closing connection from %s: cannot encode the api %d v%d response (%s)",
-                            self.client_host, header.api_key, header.api_version, error)
+                log.warning(
+                    "closing connection from %s: cannot encode the api %d v%d response (%s)",
+                    self.client_host,
+                    header.api_key,
+                    header.api_version,
+                    error,
+                )
                 entry[0] = None
                 if self.transport is not None:
                     self.transport.abortConnection()
@@ -248,8 +311,7 @@ class KafkaServerProtocol(FramedProtocol):
 
     def _failed(self, failure, entry):
         header = entry[1]
-        log.error("error handling api %d v%d: %s", header.api_key, header.api_version,
-                  failure.getTraceback())
+        log.error("error handling api %d v%d: %s", header.api_key, header.api_version, failure.getTraceback())
         if self.transport is not None:
             self.transport.abortConnection()
 
@@ -267,8 +329,12 @@ class KafkaServerProtocol(FramedProtocol):
             elif timed:
                 self._sent(timing, dequeued)
             if len(entry) > 4:
-                request_log.log_completed(entry[4], milliseconds(self.clock), self._connection_id(),
-                                          getattr(self, "_client_information", UNKNOWN_CLIENT))
+                request_log.log_completed(
+                    entry[4],
+                    milliseconds(self.clock),
+                    self._connection_id(),
+                    getattr(self, "_client_information", UNKNOWN_CLIENT),
+                )
 
     def _sent(self, timing, dequeued):
         self.metrics.sent(timing, dequeued, self.clock.seconds())
@@ -276,7 +342,9 @@ class KafkaServerProtocol(FramedProtocol):
     def _request_times(self, request, api_name, body):
         if request.api_key == API_VERSIONS_KEY and body.get("client_software_name"):
             self._client_information = "ClientInformation(softwareName=%s, softwareVersion=%s)" % (
-                body["client_software_name"], body.get("client_software_version"))
+                body["client_software_name"],
+                body.get("client_software_version"),
+            )
         return request_log.RequestTimes(request, api_name, milliseconds(self.clock))
 
     def _connection_id(self):
@@ -285,14 +353,19 @@ class KafkaServerProtocol(FramedProtocol):
             return "unknown"
         if getattr(self, "_connection_name", None) is None:
             local, peer = self.transport.getHost(), self.transport.getPeer()
-            self._connection_name = "%s:%s-%s:%s-%d" % (getattr(local, "host", ""), getattr(local, "port", ""),
-                                                         getattr(peer, "host", ""), getattr(peer, "port", ""),
-                                                         next(_CONNECTION_INDEX))
+            self._connection_name = "%s:%s-%s:%s-%d" % (
+                getattr(local, "host", ""),
+                getattr(local, "port", ""),
+                getattr(peer, "host", ""),
+                getattr(peer, "port", ""),
+                next(_CONNECTION_INDEX),
+            )
         return self._connection_name
 
     def frame_size_invalid(self, size):
-        log.info("closing connection from %s: frame size %d outside [0, %d]", self.client_host, size,
-                 self.max_frame_size)
+        log.info(
+            "closing connection from %s: frame size %d outside [0, %d]", self.client_host, size, self.max_frame_size
+        )
         self.transport.abortConnection()
 
 
@@ -309,8 +382,13 @@ class Listener:
     """What a connection knows of the listener it came in on: its name, its security protocol, and how to find a
     connection's principal (``principal_builder(transport)``)."""
 
-    def __init__(self, name="PLAINTEXT", security_protocol="PLAINTEXT", principal_builder=_no_principal,
-                 authenticator_factory=None):
+    def __init__(
+        self,
+        name="PLAINTEXT",
+        security_protocol="PLAINTEXT",
+        principal_builder=_no_principal,
+        authenticator_factory=None,
+    ):
         """``authenticator_factory()``: a new SASL authenticator for each connection of a SASL listener (see
         security.sasl_server), None elsewhere."""
         self.name = name
@@ -330,7 +408,8 @@ class KafkaServerFactory(protocol.ServerFactory):
         self.connections = self.metrics.listener(self.listener.name) if self.metrics is not None else None
 
     def buildProtocol(self, addr):
-        proto = KafkaServerProtocol(self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics,
-                                    self.connections)
+        proto = KafkaServerProtocol(
+            self.dispatcher, self.clock, self.max_frame_size, self.listener, self.metrics, self.connections
+        )
         proto.factory = self
         return proto

@@ -3,33 +3,109 @@
 from dataclasses import dataclass
 from types import ModuleType
 
-from kafka_zk.protocol.messages import (
-    add_offsets_to_txn, add_partitions_to_txn, alter_configs, alter_partition_reassignments,
-    alter_replica_log_dirs, api_versions, controlled_shutdown, create_acls, create_delegation_token,
-    create_partitions, create_topics, delete_acls, delete_groups, delete_records, delete_topics,
-    describe_acls, describe_configs, describe_delegation_token, describe_groups, describe_log_dirs,
-    elect_leaders, end_txn, expire_delegation_token, fetch, find_coordinator, heartbeat,
-    incremental_alter_configs, init_producer_id, join_group, leader_and_isr, leave_group,
-    list_groups, list_offsets, list_partition_reassignments, metadata, offset_commit,
-    offset_delete, offset_fetch, offset_for_leader_epoch, produce, renew_delegation_token,
-    sasl_authenticate, sasl_handshake, stop_replica, sync_group, txn_offset_commit,
-    update_metadata, write_txn_markers,
-)
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.messages import (
+    add_offsets_to_txn,
+    add_partitions_to_txn,
+    alter_configs,
+    alter_partition_reassignments,
+    alter_replica_log_dirs,
+    api_versions,
+    controlled_shutdown,
+    create_acls,
+    create_delegation_token,
+    create_partitions,
+    create_topics,
+    delete_acls,
+    delete_groups,
+    delete_records,
+    delete_topics,
+    describe_acls,
+    describe_configs,
+    describe_delegation_token,
+    describe_groups,
+    describe_log_dirs,
+    elect_leaders,
+    end_txn,
+    expire_delegation_token,
+    fetch,
+    find_coordinator,
+    heartbeat,
+    incremental_alter_configs,
+    init_producer_id,
+    join_group,
+    leader_and_isr,
+    leave_group,
+    list_groups,
+    list_offsets,
+    list_partition_reassignments,
+    metadata,
+    offset_commit,
+    offset_delete,
+    offset_fetch,
+    offset_for_leader_epoch,
+    produce,
+    renew_delegation_token,
+    sasl_authenticate,
+    sasl_handshake,
+    stop_replica,
+    sync_group,
+    txn_offset_commit,
+    update_metadata,
+    write_txn_markers,
+)
 from kafka_zk.protocol.primitives import Writer
 from kafka_zk.protocol.schema import Schema, UnsupportedVersionError
 
 _MODULES = (
-    produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
-    controlled_shutdown, offset_commit, offset_fetch, find_coordinator, join_group, heartbeat,
-    leave_group, sync_group, describe_groups, list_groups, sasl_handshake, api_versions,
-    create_topics, delete_topics, delete_records, init_producer_id, offset_for_leader_epoch,
-    add_partitions_to_txn, add_offsets_to_txn, end_txn, write_txn_markers, txn_offset_commit,
-    describe_acls, create_acls, delete_acls, describe_configs, alter_configs,
-    alter_replica_log_dirs, describe_log_dirs, sasl_authenticate, create_partitions,
-    create_delegation_token, renew_delegation_token, expire_delegation_token,
-    describe_delegation_token, delete_groups, elect_leaders, incremental_alter_configs,
-    alter_partition_reassignments, list_partition_reassignments, offset_delete,
+    produce,
+    fetch,
+    list_offsets,
+    metadata,
+    leader_and_isr,
+    stop_replica,
+    update_metadata,
+    controlled_shutdown,
+    offset_commit,
+    offset_fetch,
+    find_coordinator,
+    join_group,
+    heartbeat,
+    leave_group,
+    sync_group,
+    describe_groups,
+    list_groups,
+    sasl_handshake,
+    api_versions,
+    create_topics,
+    delete_topics,
+    delete_records,
+    init_producer_id,
+    offset_for_leader_epoch,
+    add_partitions_to_txn,
+    add_offsets_to_txn,
+    end_txn,
+    write_txn_markers,
+    txn_offset_commit,
+    describe_acls,
+    create_acls,
+    delete_acls,
+    describe_configs,
+    alter_configs,
+    alter_replica_log_dirs,
+    describe_log_dirs,
+    sasl_authenticate,
+    create_partitions,
+    create_delegation_token,
+    renew_delegation_token,
+    expire_delegation_token,
+    describe_delegation_token,
+    delete_groups,
+    elect_leaders,
+    incremental_alter_configs,
+    alter_partition_reassignments,
+    list_partition_reassignments,
+    offset_delete,
 )
 
 
@@ -52,11 +128,15 @@ class ApiSpec:
 
 def _spec(module: ModuleType) -> ApiSpec:
     request, response = module.REQUEST, module.RESPONSE
-    if (request.min_version, request.max_version, request.flexible_min()) != \
-            (response.min_version, response.max_version, response.flexible_min()):
+    if (request.min_version, request.max_version, request.flexible_min()) != (
+        response.min_version,
+        response.max_version,
+        response.flexible_min(),
+    ):
         raise ValueError("%s: request and response version ranges differ" % module.NAME)
-    return ApiSpec(module.API_KEY, module.NAME, request, response,
-                   request.min_version, request.max_version, request.flexible_min())
+    return ApiSpec(
+        module.API_KEY, module.NAME, request, response, request.min_version, request.max_version, request.flexible_min()
+    )
 
 
 API_SPECS = {module.API_KEY: _spec(module) for module in _MODULES}
@@ -88,9 +168,11 @@ def _header_versions(spec: ApiSpec, version: int) -> tuple[int, int]:
 
 
 # (api_key, version) -> (request header version, response header version), for every served version.
-HEADER_VERSIONS = {(spec.api_key, version): _header_versions(spec, version)
-                    for spec in API_SPECS.values()
-                    for version in range(spec.min_version, spec.max_version + 1)}
+HEADER_VERSIONS = {
+    (spec.api_key, version): _header_versions(spec, version)
+    for spec in API_SPECS.values()
+    for version in range(spec.min_version, spec.max_version + 1)
+}
 
 
 def header_versions(api_key: int, version: int) -> tuple[int, int]:
@@ -113,8 +195,10 @@ def response_header_version(api_key: int, version: int) -> int:
 
 def supported_api_versions() -> list[tuple[int, int, int]]:
     """[(api_key, min_version, max_version)] for every API we serve, by key."""
-    return [(spec.api_key, spec.min_version, spec.max_version)
-            for spec in sorted(API_SPECS.values(), key=lambda s: s.api_key)]
+    return [
+        (spec.api_key, spec.min_version, spec.max_version)
+        for spec in sorted(API_SPECS.values(), key=lambda s: s.api_key)
+    ]
 
 
 def encode_unsupported_api_versions(correlation_id: int, supported: list[tuple[int, int, int]] | None = None) -> bytes:
@@ -129,8 +213,7 @@ def encode_unsupported_api_versions(correlation_id: int, supported: list[tuple[i
     writer.write_int32(correlation_id)
     body = {
         "error_code": Errors.UNSUPPORTED_VERSION,
-        "api_keys": [{"api_key": key, "min_version": low, "max_version": high}
-                     for key, low, high in supported],
+        "api_keys": [{"api_key": key, "min_version": low, "max_version": high} for key, low, high in supported],
     }
     api_versions.RESPONSE.encode_into(writer, body, 0)
     return writer.getvalue()

@@ -7,9 +7,14 @@ transport's job.
 import struct
 from typing import TYPE_CHECKING, NamedTuple
 
-from kafka_zk.protocol.api_keys import (
-    API_SPECS, HEADER_VERSIONS, get_spec, request_header_version, response_header_version)
 from kafka_zk.protocol import schema
+from kafka_zk.protocol.api_keys import (
+    API_SPECS,
+    HEADER_VERSIONS,
+    get_spec,
+    request_header_version,
+    response_header_version,
+)
 from kafka_zk.protocol.primitives import ProtocolDecodeError, Reader, Writer
 from kafka_zk.protocol.schema import Body
 from kafka_zk.record.buffers import ReadableBuffer
@@ -23,6 +28,8 @@ class RequestHeader(NamedTuple):
     api_version: int
     correlation_id: int
     client_id: str | None
+
+
 # A v1 request header up to its client id's bytes: api key, api version, correlation id, client id length.
 _V1_START = struct.Struct(">hhih")
 _CORRELATION_ID = struct.Struct(">i")
@@ -72,7 +79,7 @@ def decode_request_header(buf: ReadableBuffer) -> tuple[RequestHeader, int]:
                 return RequestHeader(api_key, api_version, correlation_id, None), _V1_START.size
             if 0 <= size and end <= len(buf):
                 try:
-                    client_id = str(buf[_V1_START.size:end], "utf-8")
+                    client_id = str(buf[_V1_START.size : end], "utf-8")
                 except UnicodeDecodeError:
                     pass  # the reader below says what is wrong
                 else:

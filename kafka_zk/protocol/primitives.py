@@ -105,8 +105,7 @@ class Reader:
         return self.end - self.pos
 
     def _truncated(self, size: int) -> NoReturn:
-        raise ProtocolDecodeError(
-            "need %d bytes at offset %d, only %d remain" % (size, self.pos, self.end - self.pos))
+        raise ProtocolDecodeError("need %d bytes at offset %d, only %d remain" % (size, self.pos, self.end - self.pos))
 
     def _take(self, size: int) -> int:
         pos = self.pos
@@ -273,7 +272,7 @@ class Reader:
         pos = self.pos
         self.pos = pos + size
         try:
-            return str(self.buf[pos:pos + size], "utf-8")
+            return str(self.buf[pos : pos + size], "utf-8")
         except UnicodeDecodeError as exc:
             raise ProtocolDecodeError("invalid UTF-8 in string: %s" % exc) from None
 
@@ -302,14 +301,14 @@ class Reader:
             return None
         pos = self.pos
         self.pos = pos + size
-        return bytes(self.buf[pos:pos + size])
+        return bytes(self.buf[pos : pos + size])
 
     def _view(self, size: int | None) -> memoryview | None:
         if size is None:
             return None
         pos = self.pos
         self.pos = pos + size
-        return self.buf[pos:pos + size]
+        return self.buf[pos : pos + size]
 
     def read_bytes(self) -> bytes:
         return self._bytes(self._length32(False))
@@ -484,8 +483,9 @@ class Writer:
             return value, sum(_payload_size(c) for c in value)
         return (value,), _payload_size(value)
 
-    def write_records(self, value: Chunk | list[Chunk] | tuple[Chunk, ...] | None, nullable: bool = True,
-                      compact: bool = False) -> None:
+    def write_records(
+        self, value: Chunk | list[Chunk] | tuple[Chunk, ...] | None, nullable: bool = True, compact: bool = False
+    ) -> None:
         """Records: bytes-like or a file region, or a list/tuple of such chunks, sent back to back."""
         if value is None:
             if not nullable:

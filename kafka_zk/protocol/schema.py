@@ -28,6 +28,7 @@ def set_strict_messages(enabled):
     else:
         os.environ.pop(STRICT_MESSAGES_ENV, None)
 
+
 INTEGER_TYPES = ("int8", "int16", "int32", "int64", "uint16", "uint32")
 PRIMITIVE_TYPES = INTEGER_TYPES + ("float64", "bool", "string", "bytes", "records")
 
@@ -87,8 +88,16 @@ class Field:
 
     __slots__ = ("name", "type", "versions", "nullable_versions", "tagged_versions", "tag", "default")
 
-    def __init__(self, name: str, type: "FieldType", versions: str = "0+", nullable_versions: str | None = None,
-                 tagged_versions: str | None = None, tag: int | None = None, default: Any = MISSING) -> None:
+    def __init__(
+        self,
+        name: str,
+        type: "FieldType",
+        versions: str = "0+",
+        nullable_versions: str | None = None,
+        tagged_versions: str | None = None,
+        tag: int | None = None,
+        default: Any = MISSING,
+    ) -> None:
         if isinstance(type, str) and type not in PRIMITIVE_TYPES:
             raise ValueError("field %s: unknown type %r" % (name, type))
         if (tagged_versions is None) != (tag is None):
@@ -161,14 +170,30 @@ def _fresh(value: Any) -> Any:
 
 
 # Readers and writers per primitive type: (plain, nullable, compact, compact nullable).
-_STRING_READERS = (Reader.read_string, Reader.read_nullable_string,
-                   Reader.read_compact_string, Reader.read_compact_nullable_string)
-_STRING_WRITERS = (Writer.write_string, Writer.write_nullable_string,
-                   Writer.write_compact_string, Writer.write_compact_nullable_string)
-_BYTES_READERS = (Reader.read_bytes, Reader.read_nullable_bytes,
-                  Reader.read_compact_bytes, Reader.read_compact_nullable_bytes)
-_BYTES_WRITERS = (Writer.write_bytes, Writer.write_nullable_bytes,
-                  Writer.write_compact_bytes, Writer.write_compact_nullable_bytes)
+_STRING_READERS = (
+    Reader.read_string,
+    Reader.read_nullable_string,
+    Reader.read_compact_string,
+    Reader.read_compact_nullable_string,
+)
+_STRING_WRITERS = (
+    Writer.write_string,
+    Writer.write_nullable_string,
+    Writer.write_compact_string,
+    Writer.write_compact_nullable_string,
+)
+_BYTES_READERS = (
+    Reader.read_bytes,
+    Reader.read_nullable_bytes,
+    Reader.read_compact_bytes,
+    Reader.read_compact_nullable_bytes,
+)
+_BYTES_WRITERS = (
+    Writer.write_bytes,
+    Writer.write_nullable_bytes,
+    Writer.write_compact_bytes,
+    Writer.write_compact_nullable_bytes,
+)
 _FIXED = {
     "int8": (Reader.read_int8, Writer.write_int8),
     "int16": (Reader.read_int16, Writer.write_int16),
@@ -215,8 +240,9 @@ def _int32_array_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, Wr
     return read_array, write_array
 
 
-def _array_codec(read_item: ReadFunction, write_item: WriteFunction, nullable: bool,
-                 flexible: bool) -> tuple[ReadFunction, WriteFunction]:
+def _array_codec(
+    read_item: ReadFunction, write_item: WriteFunction, nullable: bool, flexible: bool
+) -> tuple[ReadFunction, WriteFunction]:
     def read_array(reader: Reader) -> list[Any] | None:
         count = reader.array_length(nullable, flexible)
         if count is None:
@@ -238,8 +264,16 @@ def _array_codec(read_item: ReadFunction, write_item: WriteFunction, nullable: b
 
 # struct format codes of the fixed-width types, for reading runs of them with one unpack ("?" is any non-zero
 # byte as True, as read_bool)
-_FIXED_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "uint16": "H", "uint32": "I",
-                "float64": "d", "bool": "?"}
+_FIXED_CODES = {
+    "int8": "b",
+    "int16": "h",
+    "int32": "i",
+    "int64": "q",
+    "uint16": "H",
+    "uint32": "I",
+    "float64": "d",
+    "bool": "?",
+}
 
 
 def _spans(codes: list[str | None], joinable: Callable[[str | None], bool]) -> list[tuple[int, int]]:
@@ -295,28 +329,41 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
             nullable, nested = inline  # type: ignore[misc]  # code None and inline not None
             value, count, item = source.name("v"), source.name("count"), source.name("item")
             values.append(value)
-            lines += [pad + "%s = reader.array_length(%r, False)" % (count, nullable),
-                      pad + "if %s is None:" % count,
-                      pad + "    %s = None" % value,
-                      pad + "else:",
-                      pad + "    %s = []" % value,
-                      pad + "    for _ in range(%s):" % count]
+            lines += [
+                pad + "%s = reader.array_length(%r, False)" % (count, nullable),
+                pad + "if %s is None:" % count,
+                pad + "    %s = None" % value,
+                pad + "else:",
+                pad + "    %s = []" % value,
+                pad + "    for _ in range(%s):" % count,
+            ]
             _emit_reader(source, nested, item, indent + 8)
             lines.append(pad + "        %s.append(%s)" % (value, item))
         else:
             run = struct.Struct(">" + "".join(code for _, _, code, _ in readers[start:end]))  # type: ignore[misc]
             names = [source.name("v") for _ in range(start, end)]
             values += names
-            lines += [pad + "pos = reader.pos",
-                      pad + "if pos + %d > reader.end:" % run.size,
-                      pad + "    reader._truncated(%d)" % run.size,
-                      pad + "reader.pos = pos + %d" % run.size,
-                      pad + "%s, = %s(reader.buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from))]
+            lines += [
+                pad + "pos = reader.pos",
+                pad + "if pos + %d > reader.end:" % run.size,
+                pad + "    reader._truncated(%d)" % run.size,
+                pad + "reader.pos = pos + %d" % run.size,
+                pad + "%s, = %s(reader.buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from)),
+            ]
     entries = ["%r: %s" % (key, value) for (key, _, _, _), value in zip(readers, values)]
     for key, default in codec.absent:
         name = source.name("default_", default)
-        entries.append("%r: %s" % (key, "list(%s)" % name if isinstance(default, list)
-                                   else "dict(%s)" % name if isinstance(default, dict) else name))
+        entries.append(
+            "%r: %s"
+            % (
+                key,
+                "list(%s)" % name
+                if isinstance(default, list)
+                else "dict(%s)" % name
+                if isinstance(default, dict)
+                else name,
+            )
+        )
     lines.append(pad + "%s = {%s}" % (target, ", ".join(entries)))
 
 
@@ -337,17 +384,28 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), value))
                 continue
             items, item = source.name("items"), source.name("item")
-            lines += [pad + "%s = %s" % (items, value),
-                      pad + "if %s is None:" % items,
-                      pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
-                      pad + "else:",
-                      pad + "    writer.buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
-                      pad + "    for %s in %s:" % (item, items)]
+            lines += [
+                pad + "%s = %s" % (items, value),
+                pad + "if %s is None:" % items,
+                pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
+                pad + "else:",
+                pad + "    writer.buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
+                pad + "    for %s in %s:" % (item, items),
+            ]
             _emit_writer(source, inline[1], item, indent + 8)
             continue
         pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)  # type: ignore[misc]
-        lines.append(pad + "writer.buf += %s(%s)" % (pack, ", ".join(
-            "%s(%r, %s)" % (get, writers[k][0], source.name("default_", writers[k][2])) for k in range(start, end))))
+        lines.append(
+            pad
+            + "writer.buf += %s(%s)"
+            % (
+                pack,
+                ", ".join(
+                    "%s(%r, %s)" % (get, writers[k][0], source.name("default_", writers[k][2]))
+                    for k in range(start, end)
+                ),
+            )
+        )
 
 
 _INT32_PACK = struct.Struct(">i").pack
@@ -368,8 +426,9 @@ def _compile_struct_writer(codec: "StructCodec") -> Callable[[Writer, Body], Non
     return source.compile("write_fields", "writer", codec.path)
 
 
-def _type_codec(type_: FieldType, nullable: bool, version: int, flexible: bool,
-                path: str) -> tuple[ReadFunction, WriteFunction]:
+def _type_codec(
+    type_: FieldType, nullable: bool, version: int, flexible: bool, path: str
+) -> tuple[ReadFunction, WriteFunction]:
     """(read(reader), write(writer, value)) for one type at one version."""
     if isinstance(type_, Array):
         element = type_.element
@@ -402,8 +461,9 @@ def _clipped(write: WriteFunction) -> WriteFunction:
         if value is not None and len(value) > MAX_STRING_BYTES // 4:
             data = value.encode("utf-8")
             if len(data) > MAX_STRING_BYTES:
-                value = data[:MAX_STRING_BYTES - 3].decode("utf-8", "ignore") + "..."
+                value = data[: MAX_STRING_BYTES - 3].decode("utf-8", "ignore") + "..."
         write(writer, value)
+
     return write_clipped
 
 
@@ -416,8 +476,17 @@ def _located(path: str, key: str | None, exc: Exception) -> ProtocolEncodeError:
 class StructCodec:
     """A struct's fields compiled for one version into reader and writer functions."""
 
-    __slots__ = ("path", "flexible", "readers", "writers", "absent", "tagged", "tagged_defaults", "_read_fields",
-                 "_write_fields")
+    __slots__ = (
+        "path",
+        "flexible",
+        "readers",
+        "writers",
+        "absent",
+        "tagged",
+        "tagged_defaults",
+        "_read_fields",
+        "_write_fields",
+    )
 
     def __init__(self, fields: Iterable[Field], version: int, flexible: bool, path: str) -> None:
         self.path = path
@@ -427,7 +496,7 @@ class StructCodec:
         # which the compiled reader and writer handle in place, else None
         self.readers: list[tuple[str, ReadFunction, str | None, tuple[bool, StructCodec] | None]] = []
         self.writers: list[tuple[str, WriteFunction, Any, str | None, tuple[bool, StructCodec] | None]] = []
-        self.absent: list[tuple[str, Any]] = []    # (key, default) for fields the version does not carry
+        self.absent: list[tuple[str, Any]] = []  # (key, default) for fields the version does not carry
         self.tagged: dict[int, tuple[str, ReadFunction, WriteFunction, Any]] = {}  # tag -> (key, read, write, default)
         seen = set()
         for field in fields:
@@ -549,8 +618,7 @@ def may_be_omitted(field, version, flexible):
     fields whose omission means something, e.g. ``-1`` for an unknown leader epoch). Every other field's value
     must be given: its type's zero (error_code 0, an empty list) is an answer, never a stand-in for a forgotten
     or misspelt key."""
-    return (not field.present_in(version) or field.default is not MISSING
-            or (flexible and field.tagged_in(version)))
+    return not field.present_in(version) or field.default is not MISSING or (flexible and field.tagged_in(version))
 
 
 class _StrictShape:
@@ -570,11 +638,13 @@ class _StrictShape:
                 continue
             type_ = field.type
             if isinstance(type_, Array) and isinstance(type_.element, list):
-                self.nested.append((field.name, True, _StrictShape(
-                    type_.element, version, flexible, "%s.%s[]" % (path, field.name))))
+                self.nested.append(
+                    (field.name, True, _StrictShape(type_.element, version, flexible, "%s.%s[]" % (path, field.name)))
+                )
             elif isinstance(type_, list):
-                self.nested.append((field.name, False, _StrictShape(
-                    type_, version, flexible, "%s.%s" % (path, field.name))))
+                self.nested.append(
+                    (field.name, False, _StrictShape(type_, version, flexible, "%s.%s" % (path, field.name)))
+                )
 
     def problems(self, obj, path, found):
         if not isinstance(obj, dict):
@@ -631,8 +701,7 @@ class Schema:
         if codec is None:
             if version not in self.valid_versions:
                 raise UnsupportedVersionError("%s does not support version %d" % (self.name, version))
-            codec = StructCodec(self.fields, version, self.is_flexible(version),
-                                "%s v%d" % (self.name, version))
+            codec = StructCodec(self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version))
             self._codecs[version] = codec
         return codec
 
@@ -643,7 +712,8 @@ class Schema:
         if shape is None:
             self.codec(version)  # raises for a version outside the valid range
             shape = self._strict_shapes[version] = _StrictShape(
-                self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version))
+                self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version)
+            )
         found = []
         shape.problems(obj, shape.path, found)
         return found

@@ -109,7 +109,7 @@ def peek_magic(buf: ReadableBuffer, pos: int = 0) -> int:
 
 def compute_crc(buf: ReadableBuffer, pos: int, size: int) -> int:
     """CRC-32C of a v2 batch from attributes to its end."""
-    return crc32c.crc32c(memoryview(buf)[pos + ATTRIBUTES_POS:pos + size])
+    return crc32c.crc32c(memoryview(buf)[pos + ATTRIBUTES_POS : pos + size])
 
 
 def check_crc(buf: ReadableBuffer, pos: int, header: BatchHeader) -> None:
@@ -142,8 +142,9 @@ def set_max_timestamp(buf: bytearray | memoryview, pos: int, max_timestamp: int,
     _CRC.pack_into(buf, pos + CRC_POS, compute_crc(buf, pos, size))
 
 
-def iter_batch_headers(buf: ReadableBuffer, start: int = 0,
-                       end: int | None = None) -> Iterator[tuple[int, BatchHeader]]:
+def iter_batch_headers(
+    buf: ReadableBuffer, start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, BatchHeader]]:
     """Yield (pos, BatchHeader) for each complete v2 batch in ``buf[start:end]``.
 
     Stops silently at a trailing partial batch (a fetch response may cut one off). Raises

@@ -87,8 +87,9 @@ def compress(codec: int, data: ReadableBuffer, legacy_lz4_checksum: bool = False
     raise UnsupportedCodecError("unknown compression codec %r" % (codec,))
 
 
-def decompress(codec: int, data: ReadableBuffer, limit: int = DEFAULT_MAX_DECOMPRESSED,
-               legacy_lz4_checksum: bool = False) -> bytes:
+def decompress(
+    codec: int, data: ReadableBuffer, limit: int = DEFAULT_MAX_DECOMPRESSED, legacy_lz4_checksum: bool = False
+) -> bytes:
     """Decompress a batch's records block; InvalidRecordError if it is corrupt or exceeds ``limit``.
 
     ``legacy_lz4_checksum`` accepts the incorrect LZ4 header checksum of magic 0 messages.
@@ -152,7 +153,7 @@ def _xerial_compress(data: ReadableBuffer) -> bytes:
     view = memoryview(data)
     out = [_XERIAL_HEADER.pack(XERIAL_MAGIC, _XERIAL_VERSION, _XERIAL_VERSION)]
     for start in range(0, len(view), _XERIAL_BLOCK_SIZE):
-        block = snappy.compress(bytes(view[start:start + _XERIAL_BLOCK_SIZE]))
+        block = snappy.compress(bytes(view[start : start + _XERIAL_BLOCK_SIZE]))
         out.append(_INT32.pack(len(block)))
         out.append(block)
     return b"".join(out)
@@ -172,7 +173,7 @@ def _xerial_decompress(data: ReadableBuffer, limit: int) -> bytes:
         pos += 4
         if block_len < 0 or pos + block_len > end:
             raise InvalidRecordError("xerial snappy block length %d exceeds the data" % block_len)
-        block = data[pos:pos + block_len]
+        block = data[pos : pos + block_len]
         pos += block_len
         total += read_uvarint(block, 0, 5)[0]
         if total > limit:
@@ -214,7 +215,7 @@ def _zstd_decompress(data: ReadableBuffer, limit: int) -> bytes:
             if pos >= len(source):
                 raise InvalidRecordError("truncated zstd frame")
             step = max(64, (limit - total) // _ZSTD_MAX_BLOCK * 3)
-            chunk = source[pos:pos + step]
+            chunk = source[pos : pos + step]
             pos += len(chunk)
             part = inflater.decompress(chunk)
             total += len(part)
@@ -234,7 +235,7 @@ def _fix_lz4_header_checksum(data: ReadableBuffer) -> bytes:
     if len(data) <= checksum_pos:
         raise InvalidRecordError("truncated lz4 frame header")
     checksum = (_xxh32(data[4:checksum_pos]) >> 8) & 0xFF
-    return data[:checksum_pos] + bytes([checksum]) + data[checksum_pos + 1:]
+    return data[:checksum_pos] + bytes([checksum]) + data[checksum_pos + 1 :]
 
 
 _P1, _P2, _P3, _P4, _P5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
@@ -253,7 +254,7 @@ def _xxh32(data: bytes, seed: int = 0) -> int:
         acc = [(seed + _P1 + _P2) & _M32, (seed + _P2) & _M32, seed, (seed - _P1) & _M32]
         while pos + 16 <= length:
             for lane in range(4):
-                word = int.from_bytes(data[pos:pos + 4], "little")
+                word = int.from_bytes(data[pos : pos + 4], "little")
                 acc[lane] = (_rotl((acc[lane] + word * _P2) & _M32, 13) * _P1) & _M32
                 pos += 4
         h32 = (_rotl(acc[0], 1) + _rotl(acc[1], 7) + _rotl(acc[2], 12) + _rotl(acc[3], 18)) & _M32
@@ -261,7 +262,7 @@ def _xxh32(data: bytes, seed: int = 0) -> int:
         h32 = (seed + _P5) & _M32
     h32 = (h32 + length) & _M32
     while pos + 4 <= length:
-        word = int.from_bytes(data[pos:pos + 4], "little")
+        word = int.from_bytes(data[pos : pos + 4], "little")
         h32 = (_rotl((h32 + word * _P3) & _M32, 17) * _P4) & _M32
         pos += 4
     while pos < length:

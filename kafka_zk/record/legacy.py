@@ -8,9 +8,15 @@ from typing import NamedTuple
 from kafka_zk.record.batch_header import COMPRESSION_MASK, LOG_OVERHEAD, TIMESTAMP_TYPE_MASK, InvalidRecordError
 from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.compression import (
-    DEFAULT_MAX_DECOMPRESSED, LZ4, NONE, ZSTD, UnsupportedCodecError, compress, decompress)
-from kafka_zk.record.records import (
-    CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP, Record, encode_batch, iter_batches)
+    DEFAULT_MAX_DECOMPRESSED,
+    LZ4,
+    NONE,
+    ZSTD,
+    UnsupportedCodecError,
+    compress,
+    decompress,
+)
+from kafka_zk.record.records import CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP, Record, encode_batch, iter_batches
 
 # crc uint32, magic int8, attributes int8, key length int32, value length int32 (+ timestamp int64 in v1)
 RECORD_OVERHEAD_V0 = 14
@@ -21,6 +27,7 @@ _INT32 = struct.Struct(">i")
 _INT64 = struct.Struct(">q")
 _CRC_POS = LOG_OVERHEAD
 _MAGIC_POS = LOG_OVERHEAD + 4
+
 
 class LegacyMessage(NamedTuple):
     """One shallow message; size counts its offset and size fields too."""
@@ -41,7 +48,7 @@ def _read_bytes(buf: ReadableBuffer, pos: int, end: int) -> tuple[bytes | None, 
         return None, pos
     if length < 0 or pos + length > end:
         raise InvalidRecordError("legacy message field length %d exceeds the message" % length)
-    return bytes(buf[pos:pos + length]), pos + length
+    return bytes(buf[pos : pos + length]), pos + length
 
 
 def iter_messages(buf: ReadableBuffer, verify_crc: bool = True) -> Iterator[LegacyMessage]:
@@ -63,7 +70,7 @@ def iter_messages(buf: ReadableBuffer, verify_crc: bool = True) -> Iterator[Lega
         message_end = pos + LOG_OVERHEAD + size
         if message_end > end:
             raise InvalidRecordError("truncated legacy message at byte %d" % pos)
-        if verify_crc and zlib.crc32(memoryview(buf)[pos + _MAGIC_POS:message_end]) != crc:
+        if verify_crc and zlib.crc32(memoryview(buf)[pos + _MAGIC_POS : message_end]) != crc:
             raise InvalidRecordError("legacy message CRC mismatch at offset %d" % offset)
         field_pos = pos + _MAGIC_POS + 2
         if magic == 1:
@@ -81,8 +88,9 @@ def iter_messages(buf: ReadableBuffer, verify_crc: bool = True) -> Iterator[Lega
         pos = message_end
 
 
-def decode_message_set(buf: ReadableBuffer, verify_crc: bool = True,
-                       max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> list[Record]:
+def decode_message_set(
+    buf: ReadableBuffer, verify_crc: bool = True, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> list[Record]:
     """Decode a magic 0/1 message set into Records, expanding compressed wrapper messages."""
     records: list[Record] = []
     for message in iter_messages(buf, verify_crc):
@@ -125,8 +133,9 @@ def _write_bytes(out: bytearray, data: bytes | None) -> None:
         out += data
 
 
-def _write_message(out: bytearray, offset: int, magic: int, attributes: int, timestamp: int, key: bytes | None,
-                   value: bytes | None) -> None:
+def _write_message(
+    out: bytearray, offset: int, magic: int, attributes: int, timestamp: int, key: bytes | None, value: bytes | None
+) -> None:
     body = bytearray((magic, attributes))
     if magic == 1:
         body += _INT64.pack(timestamp)
@@ -136,8 +145,13 @@ def _write_message(out: bytearray, offset: int, magic: int, attributes: int, tim
     out += body
 
 
-def encode_message_set(records: Iterable[Record], magic: int, compression: int = NONE, base_offset: int = 0,
-                       timestamp_type: int = CREATE_TIME) -> bytes:
+def encode_message_set(
+    records: Iterable[Record],
+    magic: int,
+    compression: int = NONE,
+    base_offset: int = 0,
+    timestamp_type: int = CREATE_TIME,
+) -> bytes:
     """Encode Records (headers are dropped) as a magic 0 or 1 message set.
 
     Records without an offset take consecutive offsets from ``base_offset``. Compressed records
@@ -193,12 +207,12 @@ def up_convert(buf: ReadableBuffer, max_decompressed: int = DEFAULT_MAX_DECOMPRE
     if codec != NONE and len(messages) > 1:
         raise InvalidRecordError("a compressed legacy message set must hold exactly one wrapper")
     records = decode_message_set(buf, verify_crc=False, max_decompressed=max_decompressed)
-    return encode_batch([(record.key, record.value, (), record.timestamp) for record in records],
-                        compression=codec)
+    return encode_batch([(record.key, record.value, (), record.timestamp) for record in records], compression=codec)
 
 
-def down_convert(buf: ReadableBuffer, to_magic: int, first_offset: int = 0,
-                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
+def down_convert(
+    buf: ReadableBuffer, to_magic: int, first_offset: int = 0, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> bytes:
     """Rewrite the complete v2 batches of ``buf`` as a magic 0/1 message set for old Fetch versions.
 
     Control batches and records below ``first_offset`` are dropped, headers are lost, a trailing

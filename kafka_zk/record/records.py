@@ -4,12 +4,28 @@ import struct
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple, TypeAlias
 
-from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, COMPRESSION_MASK, CONTROL_MASK, CRC_POS, HEADER_STRUCT, LOG_OVERHEAD, MIN_BATCH_LENGTH,
-    NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH, NO_PRODUCER_ID, NO_SEQUENCE, TIMESTAMP_TYPE_MASK,
-    TRANSACTIONAL_MASK, BatchHeader, InvalidRecordError, check_crc, compute_crc, iter_batch_headers,
-    read_batch_header)
+    BATCH_HEADER_SIZE,
+    COMPRESSION_MASK,
+    CONTROL_MASK,
+    CRC_POS,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    MIN_BATCH_LENGTH,
+    NO_PARTITION_LEADER_EPOCH,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_MASK,
+    BatchHeader,
+    InvalidRecordError,
+    check_crc,
+    compute_crc,
+    iter_batch_headers,
+    read_batch_header,
+)
+from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, compress, decompress
 from kafka_zk.record.varint import read_uvarint, read_varint, read_varlong, write_varint
 
@@ -39,6 +55,7 @@ class Record(NamedTuple):
 
     Records handed to the encoders may carry None as their offset (the next offset is taken); decoded records
     always have one, which is what the type says."""
+
     offset: int
     timestamp: int
     key: bytes | None
@@ -47,17 +64,21 @@ class Record(NamedTuple):
 
 
 # What encode_batch takes besides Records: (key, value), (key, value, headers) or (key, value, headers, timestamp).
-RecordTuple: TypeAlias = (tuple[bytes | None, bytes | None]
-                          | tuple[bytes | None, bytes | None, Sequence[EncodableHeader]]
-                          | tuple[bytes | None, bytes | None, Sequence[EncodableHeader], int | None])
+RecordTuple: TypeAlias = (
+    tuple[bytes | None, bytes | None]
+    | tuple[bytes | None, bytes | None, Sequence[EncodableHeader]]
+    | tuple[bytes | None, bytes | None, Sequence[EncodableHeader], int | None]
+)
 # A found problem of scan_records: (kind, index in the batch, offset delta or timestamp or None).
 ScanProblem: TypeAlias = tuple[str, int, int | None]
 
 
 def control_marker_record(commit: bool, coordinator_epoch: int) -> tuple[bytes, bytes]:
     """(key, value) of the single record in a transaction marker batch."""
-    return (_CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT),
-            _END_TXN_MARKER_VALUE.pack(0, coordinator_epoch))
+    return (
+        _CONTROL_KEY.pack(0, CONTROL_COMMIT if commit else CONTROL_ABORT),
+        _END_TXN_MARKER_VALUE.pack(0, coordinator_epoch),
+    )
 
 
 def parse_control_key(key: bytes | None) -> tuple[int, int]:
@@ -76,8 +97,9 @@ def parse_end_txn_marker(value: bytes | None) -> tuple[int, int]:
     return version, coordinator_epoch
 
 
-def _normalize(item: Record | RecordTuple, default_timestamp: int
-               ) -> tuple[int | None, int, bytes | None, bytes | None, Sequence[EncodableHeader]]:
+def _normalize(
+    item: Record | RecordTuple, default_timestamp: int
+) -> tuple[int | None, int, bytes | None, bytes | None, Sequence[EncodableHeader]]:
     """(offset or None, timestamp, key, value, headers) from a Record or a short tuple.
 
     Tuples are (key, value), (key, value, headers) or (key, value, headers, timestamp).
@@ -105,8 +127,14 @@ def _write_bytes(out: bytearray, data: bytes | None) -> None:
         out += data
 
 
-def _encode_record(out: bytearray, offset_delta: int, timestamp_delta: int, key: bytes | None, value: bytes | None,
-                   headers: Sequence[EncodableHeader]) -> None:
+def _encode_record(
+    out: bytearray,
+    offset_delta: int,
+    timestamp_delta: int,
+    key: bytes | None,
+    value: bytes | None,
+    headers: Sequence[EncodableHeader],
+) -> None:
     body = bytearray(b"\x00")  # record attributes, unused
     write_varint(body, timestamp_delta)
     write_varint(body, offset_delta)
@@ -120,12 +148,21 @@ def _encode_record(out: bytearray, offset_delta: int, timestamp_delta: int, key:
     out += body
 
 
-def encode_batch(records: Iterable[Record | RecordTuple], base_offset: int = 0, compression: int = NONE,
-                 timestamp_type: int = CREATE_TIME, producer_id: int = NO_PRODUCER_ID,
-                 producer_epoch: int = NO_PRODUCER_EPOCH, base_sequence: int = NO_SEQUENCE,
-                 partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH, is_transactional: bool = False,
-                 is_control: bool = False, first_timestamp: int | None = None, log_append_time_ms: int | None = None,
-                 last_offset_delta: int | None = None) -> bytes:
+def encode_batch(
+    records: Iterable[Record | RecordTuple],
+    base_offset: int = 0,
+    compression: int = NONE,
+    timestamp_type: int = CREATE_TIME,
+    producer_id: int = NO_PRODUCER_ID,
+    producer_epoch: int = NO_PRODUCER_EPOCH,
+    base_sequence: int = NO_SEQUENCE,
+    partition_leader_epoch: int = NO_PARTITION_LEADER_EPOCH,
+    is_transactional: bool = False,
+    is_control: bool = False,
+    first_timestamp: int | None = None,
+    log_append_time_ms: int | None = None,
+    last_offset_delta: int | None = None,
+) -> bytes:
     """Build one complete v2 batch (header, records, CRC-32C) and return it as bytes.
 
     ``records`` holds Record objects (whose offsets, when not None, are absolute and increasing)
@@ -175,9 +212,22 @@ def encode_batch(records: Iterable[Record | RecordTuple], base_offset: int = 0, 
     out = bytearray(BATCH_HEADER_SIZE)
     out += records_section
     HEADER_STRUCT.pack_into(
-        out, 0, base_offset, len(out) - LOG_OVERHEAD, partition_leader_epoch, 2, 0, attributes,
-        last_offset_delta, first_timestamp, max_timestamp, producer_id, producer_epoch, base_sequence,
-        len(entries))
+        out,
+        0,
+        base_offset,
+        len(out) - LOG_OVERHEAD,
+        partition_leader_epoch,
+        2,
+        0,
+        attributes,
+        last_offset_delta,
+        first_timestamp,
+        max_timestamp,
+        producer_id,
+        producer_epoch,
+        base_sequence,
+        len(entries),
+    )
     _CRC.pack_into(out, CRC_POS, compute_crc(out, 0, len(out)))
     return bytes(out)
 
@@ -191,8 +241,9 @@ def _read_length(data: ReadableBuffer, pos: int, end: int, what: str) -> tuple[i
     return length, pos
 
 
-def _decode_one(data: bytes, pos: int, end: int, base_offset: int, first_timestamp: int,
-                log_append_time: int | None) -> Record:
+def _decode_one(
+    data: bytes, pos: int, end: int, base_offset: int, first_timestamp: int, log_append_time: int | None
+) -> Record:
     """Decode the record whose body spans data[pos:end]."""
     pos += 1  # attributes
     timestamp_delta, pos = read_varlong(data, pos)
@@ -201,13 +252,13 @@ def _decode_one(data: bytes, pos: int, end: int, base_offset: int, first_timesta
     if key_len < 0:
         key = None
     else:
-        key = data[pos:pos + key_len]
+        key = data[pos : pos + key_len]
         pos += key_len
     value_len, pos = _read_length(data, pos, end, "value")
     if value_len < 0:
         value = None
     else:
-        value = data[pos:pos + value_len]
+        value = data[pos : pos + value_len]
         pos += value_len
     header_count, pos = read_varint(data, pos)
     # Each header takes at least two bytes, so a larger count cannot fit.
@@ -218,13 +269,13 @@ def _decode_one(data: bytes, pos: int, end: int, base_offset: int, first_timesta
         name_len, pos = _read_length(data, pos, end, "header key")
         if name_len < 0:
             raise InvalidRecordError("null header key")
-        name = data[pos:pos + name_len].decode("utf-8")
+        name = data[pos : pos + name_len].decode("utf-8")
         pos += name_len
         header_len, pos = _read_length(data, pos, end, "header value")
         if header_len < 0:
             header_value = None
         else:
-            header_value = data[pos:pos + header_len]
+            header_value = data[pos : pos + header_len]
             pos += header_len
         headers.append((name, header_value))
     if pos != end:
@@ -277,17 +328,19 @@ def read_full_header(buf: ReadableBuffer, pos: int = 0) -> BatchHeader:
     return header
 
 
-def batch_records_data(buf: ReadableBuffer, pos: int, header: BatchHeader,
-                       max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> bytes:
+def batch_records_data(
+    buf: ReadableBuffer, pos: int, header: BatchHeader, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> bytes:
     """The batch's records section as bytes, decompressed if the batch is compressed."""
-    data = memoryview(buf)[pos + BATCH_HEADER_SIZE:pos + header.size]
+    data = memoryview(buf)[pos + BATCH_HEADER_SIZE : pos + header.size]
     if header.compression == NONE:
         return bytes(data)
     return decompress(header.compression, data, max_decompressed)
 
 
-def decode_batch(buf: ReadableBuffer, pos: int = 0, verify_crc: bool = True,
-                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> tuple[BatchHeader, list[Record]]:
+def decode_batch(
+    buf: ReadableBuffer, pos: int = 0, verify_crc: bool = True, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> tuple[BatchHeader, list[Record]]:
     """Decode the whole batch at ``buf[pos:]``: returns (BatchHeader, [Record])."""
     header = read_full_header(buf, pos)
     if verify_crc:
@@ -295,8 +348,9 @@ def decode_batch(buf: ReadableBuffer, pos: int = 0, verify_crc: bool = True,
     return header, decode_records(header, batch_records_data(buf, pos, header, max_decompressed))
 
 
-def iter_batches(buf: ReadableBuffer, verify_crc: bool = True,
-                 max_decompressed: int = DEFAULT_MAX_DECOMPRESSED) -> Iterator[tuple[BatchHeader, list[Record]]]:
+def iter_batches(
+    buf: ReadableBuffer, verify_crc: bool = True, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED
+) -> Iterator[tuple[BatchHeader, list[Record]]]:
     """Yield (BatchHeader, [Record]) for each complete batch; a trailing partial batch is skipped."""
     for pos, _ in iter_batch_headers(buf):
         yield decode_batch(buf, pos, verify_crc, max_decompressed)
@@ -314,8 +368,14 @@ def _slow_varint(data: ReadableBuffer, pos: int, max_bytes: int) -> tuple[int, i
     return (raw >> 1) ^ -(raw & 1), pos
 
 
-def scan_records(header: BatchHeader, data: bytes, check_offsets: bool = True, compacted: bool = False,
-                 now_ms: int = 0, timestamp_diff_max_ms: int | None = None) -> tuple[int, ScanProblem | None]:
+def scan_records(
+    header: BatchHeader,
+    data: bytes,
+    check_offsets: bool = True,
+    compacted: bool = False,
+    now_ms: int = 0,
+    timestamp_diff_max_ms: int | None = None,
+) -> tuple[int, ScanProblem | None]:
     """Walk the uncompressed records section ``data`` of the batch with ``header`` without building
     keys, values or headers (as Kafka's skipKeyValueIterator); return (max_timestamp, problem).
 
@@ -404,8 +464,11 @@ def scan_records(header: BatchHeader, data: bytes, check_offsets: bool = True, c
                     problem = ("key", count, None)
                 elif check_each:
                     timestamp = first_timestamp + timestamp_delta if log_append_time is None else log_append_time
-                    if (timestamp != NO_TIMESTAMP and timestamp_diff_max_ms is not None
-                            and abs(timestamp - now_ms) > timestamp_diff_max_ms):
+                    if (
+                        timestamp != NO_TIMESTAMP
+                        and timestamp_diff_max_ms is not None
+                        and abs(timestamp - now_ms) > timestamp_diff_max_ms
+                    ):
                         problem = ("timestamp", count, timestamp)
             if timestamp_delta > max_delta:
                 max_delta = timestamp_delta
@@ -432,7 +495,7 @@ def _skip_headers(data: bytes, pos: int, end: int) -> int:
         name_length, pos = _slow_varint(data, pos, 5)
         if name_length < 0 or pos + name_length > end:
             raise InvalidRecordError("invalid header key length %d" % name_length)
-        data[pos:pos + name_length].decode("utf-8")  # as decode_records, which rejects a key that is not UTF-8
+        data[pos : pos + name_length].decode("utf-8")  # as decode_records, which rejects a key that is not UTF-8
         pos += name_length
         value_length, pos = _slow_varint(data, pos, 5)
         if value_length < -1 or pos + value_length > end:

@@ -4,17 +4,41 @@ import struct
 from collections.abc import Iterable, Sequence
 
 from kafka_zk.record.batch_header import (
-    COMPRESSION_MASK, CONTROL_MASK, MAGIC_POS, NO_PRODUCER_ID, TIMESTAMP_TYPE_MASK, BatchHeader, InvalidRecordError,
-    check_crc, read_batch_header, set_max_timestamp)
+    COMPRESSION_MASK,
+    CONTROL_MASK,
+    MAGIC_POS,
+    NO_PRODUCER_ID,
+    TIMESTAMP_TYPE_MASK,
+    BatchHeader,
+    InvalidRecordError,
+    check_crc,
+    read_batch_header,
+    set_max_timestamp,
+)
 from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, NONE, codec_from_name
 from kafka_zk.record.legacy import down_convert, iter_messages, up_convert
 from kafka_zk.record.records import (
-    CREATE_TIME, NO_TIMESTAMP, Record, batch_records_data, decode_records, encode_batch, read_full_header,
-    scan_records)
+    CREATE_TIME,
+    NO_TIMESTAMP,
+    Record,
+    batch_records_data,
+    decode_records,
+    encode_batch,
+    read_full_header,
+    scan_records,
+)
 
-__all__ = ["InvalidBatchError", "MissingKeyError", "RecordTooLargeError", "InvalidTimestampError", "RejectedRecordsError",
-           "ValidatedRecords", "validate_produce_records", "down_convert"]
+__all__ = [
+    "InvalidBatchError",
+    "MissingKeyError",
+    "RecordTooLargeError",
+    "InvalidTimestampError",
+    "RejectedRecordsError",
+    "ValidatedRecords",
+    "validate_produce_records",
+    "down_convert",
+]
 
 DEFAULT_MAX_MESSAGE_BYTES = 1048588
 # baseOffset, batchLength and partitionLeaderEpoch: the fields before the CRC-covered part that the leader stamps
@@ -54,11 +78,29 @@ class ValidatedRecords:
     ``buffer`` is a bytearray copy the caller owns; assign_offsets patches it in place. ``header`` is the
     batch's BatchHeader (as of the last assign_offsets once that has run).
     """
-    __slots__ = ("buffer", "header", "record_count", "max_timestamp", "producer_id", "converted", "_log_append_time",
-                 "_now_ms", "_max_timestamp_stale")
 
-    def __init__(self, buffer: bytearray, header: BatchHeader, max_timestamp: int, log_append_time: bool, now_ms: int,
-                 max_timestamp_stale: bool, converted: bool = False) -> None:
+    __slots__ = (
+        "buffer",
+        "header",
+        "record_count",
+        "max_timestamp",
+        "producer_id",
+        "converted",
+        "_log_append_time",
+        "_now_ms",
+        "_max_timestamp_stale",
+    )
+
+    def __init__(
+        self,
+        buffer: bytearray,
+        header: BatchHeader,
+        max_timestamp: int,
+        log_append_time: bool,
+        now_ms: int,
+        max_timestamp_stale: bool,
+        converted: bool = False,
+    ) -> None:
         self.buffer = buffer
         self.header = header
         self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
@@ -98,8 +140,9 @@ class ValidatedRecords:
     def last_sequence(self) -> int:
         return self.header.last_sequence
 
-    def assign_offsets(self, base_offset: int, partition_leader_epoch: int, log_append_time_ms: int | None = None
-                       ) -> int:
+    def assign_offsets(
+        self, base_offset: int, partition_leader_epoch: int, log_append_time_ms: int | None = None
+    ) -> int:
         """Stamp baseOffset and partitionLeaderEpoch into the buffer; return the last offset.
 
         With LogAppendTime the batch's maxTimestamp becomes ``log_append_time_ms`` (default: the
@@ -117,11 +160,18 @@ class ValidatedRecords:
         return base_offset + header.last_offset_delta
 
 
-def validate_produce_records(buf: ReadableBuffer, now_ms: int, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-                             timestamp_type: str = "CreateTime", codec_for_topic: str | int | None = None,
-                             compacted: bool = False, timestamp_diff_max_ms: int | None = None,
-                             from_client: bool = True, max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
-                             topic_partition: tuple[str, int] = ("?", -1)) -> ValidatedRecords:
+def validate_produce_records(
+    buf: ReadableBuffer,
+    now_ms: int,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    timestamp_type: str = "CreateTime",
+    codec_for_topic: str | int | None = None,
+    compacted: bool = False,
+    timestamp_diff_max_ms: int | None = None,
+    from_client: bool = True,
+    max_decompressed: int = DEFAULT_MAX_DECOMPRESSED,
+    topic_partition: tuple[str, int] = ("?", -1),
+) -> ValidatedRecords:
     """Check one partition's produce records as Kafka's broker does; return ValidatedRecords.
 
     ``buf`` is one v2 batch (Kafka requires exactly one per partition for magic 2) or a legacy
@@ -149,8 +199,9 @@ def validate_produce_records(buf: ReadableBuffer, now_ms: int, max_message_bytes
     header = read_full_header(data)
     size = header.size
     if size != len(data):
-        raise InvalidBatchError("produce records must be exactly one batch (%d bytes after a batch of %d)"
-                                % (len(data) - size, size))
+        raise InvalidBatchError(
+            "produce records must be exactly one batch (%d bytes after a batch of %d)" % (len(data) - size, size)
+        )
     if size > max_message_bytes:
         raise RecordTooLargeError("batch of %d bytes exceeds max.message.bytes %d" % (size, max_message_bytes))
     check_crc(data, 0, header)
@@ -166,33 +217,47 @@ def validate_produce_records(buf: ReadableBuffer, now_ms: int, max_message_bytes
     if topic_codec is not None and not attributes & CONTROL_MASK:
         target_codec = topic_codec
     log_append_time_set = attributes & TIMESTAMP_TYPE_MASK
-    if (source_codec == NONE and target_codec == NONE and not compacted and timestamp_diff_max_ms is None
-            and not log_append_time_set):
+    if (
+        source_codec == NONE
+        and target_codec == NONE
+        and not compacted
+        and timestamp_diff_max_ms is None
+        and not log_append_time_set
+    ):
         # Kafka's in-place path: nothing in the batch but its header and CRC is looked at
         return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, converted)
     if target_codec == source_codec and not log_append_time_set:  # kept in its codec: walked, not decoded
         compressed = source_codec != NONE
-        walked_max, problem = scan_records(header, batch_records_data(data, 0, header, max_decompressed),
-                                           compressed, compacted, now_ms, timestamp_diff_max_ms)
+        walked_max, problem = scan_records(
+            header,
+            batch_records_data(data, 0, header, max_decompressed),
+            compressed,
+            compacted,
+            now_ms,
+            timestamp_diff_max_ms,
+        )
         if problem is None:
             max_timestamp = walked_max if compressed else header.max_timestamp
-            return ValidatedRecords(data, header, max_timestamp, not create_time, now_ms,
-                                    max_timestamp != header.max_timestamp, converted)
+            return ValidatedRecords(
+                data, header, max_timestamp, not create_time, now_ms, max_timestamp != header.max_timestamp, converted
+            )
     records = decode_records(header, batch_records_data(data, 0, header, max_decompressed))
     _check_records(records, header, now_ms, compacted, timestamp_diff_max_ms, topic_partition)
     data = bytearray(_recompress(records, header, target_codec))
     header = read_batch_header(data)
     if header.size > max_message_bytes:
-        raise RecordTooLargeError("recompressed batch of %d bytes exceeds max.message.bytes %d"
-                                  % (header.size, max_message_bytes))
+        raise RecordTooLargeError(
+            "recompressed batch of %d bytes exceeds max.message.bytes %d" % (header.size, max_message_bytes)
+        )
     return ValidatedRecords(data, header, header.max_timestamp, not create_time, now_ms, False, True)
 
 
 def _check_legacy(buf: ReadableBuffer, max_message_bytes: int) -> None:
     for message in iter_messages(buf, verify_crc=False):
         if message.size > max_message_bytes:
-            raise RecordTooLargeError("message of %d bytes exceeds max.message.bytes %d"
-                                      % (message.size, max_message_bytes))
+            raise RecordTooLargeError(
+                "message of %d bytes exceeds max.message.bytes %d" % (message.size, max_message_bytes)
+            )
         if message.magic == 1 and message.attributes & TIMESTAMP_TYPE_MASK:
             raise InvalidTimestampError("producers must not set the LogAppendTime timestamp type")
 
@@ -202,38 +267,60 @@ def _check_client_batch(header: BatchHeader) -> None:
     if record_count <= 0:
         raise InvalidBatchError("invalid record count %d" % record_count)
     if header.last_offset_delta + 1 != record_count:
-        raise InvalidBatchError("lastOffsetDelta %d inconsistent with record count %d"
-                                % (header.last_offset_delta, record_count))
+        raise InvalidBatchError(
+            "lastOffsetDelta %d inconsistent with record count %d" % (header.last_offset_delta, record_count)
+        )
     if header.producer_id != NO_PRODUCER_ID and header.base_sequence < 0:
-        raise InvalidBatchError("invalid sequence %d for producer id %d"
-                                % (header.base_sequence, header.producer_id))
+        raise InvalidBatchError("invalid sequence %d for producer id %d" % (header.base_sequence, header.producer_id))
     if header.attributes & CONTROL_MASK:
         raise InvalidBatchError("clients may not write control batches")
 
 
-def _check_records(records: Sequence[Record], header: BatchHeader, now_ms: int, compacted: bool,
-                   timestamp_diff_max_ms: int | None, topic_partition: tuple[str, int]) -> None:
+def _check_records(
+    records: Sequence[Record],
+    header: BatchHeader,
+    now_ms: int,
+    compacted: bool,
+    timestamp_diff_max_ms: int | None,
+    topic_partition: tuple[str, int],
+) -> None:
     """Kafka's per-record checks over every record (a key, then the timestamp); raises with each failing record."""
     key_errors: list[tuple[int, str]] = []
     timestamp_errors: list[tuple[int, str]] = []
     for index, record in enumerate(records):
         if compacted and record.key is None:
-            key_errors.append((index, "Compacted topic cannot accept message without key in topic partition %s-%d."
-                               % topic_partition))
-        elif (timestamp_diff_max_ms is not None and record.timestamp != NO_TIMESTAMP
-              and abs(record.timestamp - now_ms) > timestamp_diff_max_ms):
-            timestamp_errors.append((index, "Timestamp %d of message with offset %d is out of range. The timestamp "
-                                     "should be within [%d, %d]" % (record.timestamp, record.offset,
-                                                                    now_ms - timestamp_diff_max_ms,
-                                                                    now_ms + timestamp_diff_max_ms)))
+            key_errors.append(
+                (index, "Compacted topic cannot accept message without key in topic partition %s-%d." % topic_partition)
+            )
+        elif (
+            timestamp_diff_max_ms is not None
+            and record.timestamp != NO_TIMESTAMP
+            and abs(record.timestamp - now_ms) > timestamp_diff_max_ms
+        ):
+            timestamp_errors.append(
+                (
+                    index,
+                    "Timestamp %d of message with offset %d is out of range. The timestamp "
+                    "should be within [%d, %d]"
+                    % (record.timestamp, record.offset, now_ms - timestamp_diff_max_ms, now_ms + timestamp_diff_max_ms),
+                )
+            )
         elif header.is_log_append_time:
-            timestamp_errors.append((index, "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, "
-                                     "key=%d bytes, value=%d bytes). Producer should not set timestamp type to "
-                                     "LogAppendTime." % (record.offset, record.timestamp, len(record.key or b""),
-                                                         len(record.value or b""))))
+            timestamp_errors.append(
+                (
+                    index,
+                    "Invalid timestamp type in message DefaultRecord(offset=%d, timestamp=%d, "
+                    "key=%d bytes, value=%d bytes). Producer should not set timestamp type to "
+                    "LogAppendTime."
+                    % (record.offset, record.timestamp, len(record.key or b""), len(record.value or b"")),
+                )
+            )
     if timestamp_errors:
-        raise InvalidTimestampError("One or more records have been rejected due to invalid timestamp",
-                                    sorted(key_errors + timestamp_errors), len(key_errors))
+        raise InvalidTimestampError(
+            "One or more records have been rejected due to invalid timestamp",
+            sorted(key_errors + timestamp_errors),
+            len(key_errors),
+        )
     if key_errors:
         raise MissingKeyError("One or more records have been rejected", key_errors, len(key_errors))
 
@@ -241,7 +328,12 @@ def _check_records(records: Sequence[Record], header: BatchHeader, now_ms: int, 
 def _recompress(records: Sequence[Record], header: BatchHeader, codec: int) -> bytes:
     return encode_batch(
         [(record.key, record.value, record.headers, record.timestamp) for record in records],
-        compression=codec, timestamp_type=CREATE_TIME, producer_id=header.producer_id,
-        producer_epoch=header.producer_epoch, base_sequence=header.base_sequence,
-        is_transactional=header.is_transactional, is_control=header.is_control,
-        first_timestamp=header.first_timestamp)
+        compression=codec,
+        timestamp_type=CREATE_TIME,
+        producer_id=header.producer_id,
+        producer_epoch=header.producer_epoch,
+        base_sequence=header.base_sequence,
+        is_transactional=header.is_transactional,
+        is_control=header.is_control,
+        first_timestamp=header.first_timestamp,
+    )

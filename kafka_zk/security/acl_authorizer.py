@@ -10,9 +10,21 @@ from twisted.internet import defer
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
-    AUTHORIZER_CLASS_NAMES, STORED_PATTERN_TYPES, AclCache, ResourcePattern, adding, deletion_targets,
-    entries_from_json, parse_super_users, pattern_from_store, pattern_type_from_name, plan_creations, removing,
-    resource_type_from_name, store_key)
+    AUTHORIZER_CLASS_NAMES,
+    STORED_PATTERN_TYPES,
+    AclCache,
+    ResourcePattern,
+    adding,
+    deletion_targets,
+    entries_from_json,
+    parse_super_users,
+    pattern_from_store,
+    pattern_type_from_name,
+    plan_creations,
+    removing,
+    resource_type_from_name,
+    store_key,
+)
 from kafka_zk.zk.change_notification_listener import ChangeNotificationListener
 from kafka_zk.zk.security_znodes import AclChangeNotificationZNode, AclZNodes
 
@@ -26,8 +38,9 @@ def authorizer_from_config(config, zk, clock):
         return None
     if class_name not in AUTHORIZER_CLASS_NAMES:
         raise ValueError("unknown authorizer.class.name %s" % class_name)
-    return AclAuthorizer(zk, clock, parse_super_users(config.get("super.users")),
-                         bool(config.get("allow.everyone.if.no.acl.found")))
+    return AclAuthorizer(
+        zk, clock, parse_super_users(config.get("super.users")), bool(config.get("allow.everyone.if.no.acl.found"))
+    )
 
 
 def decode_entries(key, items):
@@ -89,8 +102,9 @@ class AclAuthorizer:
         """CreateAcls: [(Errors member, message or None)] in the order of ``bindings``."""
         bindings = list(bindings)
         errors, additions = plan_creations(bindings)
-        results = [(Errors.INVALID_REQUEST, errors[i]) if i in errors else (Errors.NONE, None)
-                   for i in range(len(bindings))]
+        results = [
+            (Errors.INVALID_REQUEST, errors[i]) if i in errors else (Errors.NONE, None) for i in range(len(bindings))
+        ]
         yield self._writes.acquire()
         try:
             for pattern, entries in additions.items():
@@ -141,6 +155,7 @@ class AclAuthorizer:
 def acl_change_listener(zk, clock, pattern_type, reload):
     """Follows one change path (``/kafka-acl-changes`` or ``/kafka-acl-extended-changes``): re-reads, through
     ``reload([(pattern type, resource type, name)])``, the ACLs of the patterns the new notifications name."""
+
     def reload_changed(resources):
         patterns = (_pattern_of_change(resource) for resource in resources)
         keys = sorted({store_key(pattern) for pattern in patterns if pattern is not None})
@@ -149,8 +164,9 @@ def acl_change_listener(zk, clock, pattern_type, reload):
     def decode(data):
         return AclChangeNotificationZNode.decode(data, pattern_type)
 
-    return ChangeNotificationListener(zk, clock, AclChangeNotificationZNode.parent(pattern_type),
-                                      AclZNodes.CHANGE_PREFIX, decode, reload_changed)
+    return ChangeNotificationListener(
+        zk, clock, AclChangeNotificationZNode.parent(pattern_type), AclZNodes.CHANGE_PREFIX, decode, reload_changed
+    )
 
 
 def _pattern_of_change(resource):

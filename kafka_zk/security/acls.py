@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, NamedTuple
 
-from kafka_zk.security.authorizer import (
-    CLUSTER_NAME, WILDCARD, AclOperation, PatternType, PermissionType, ResourceType)
+from kafka_zk.security.authorizer import CLUSTER_NAME, WILDCARD, AclOperation, PatternType, PermissionType, ResourceType
 from kafka_zk.security.principal import ANONYMOUS, KafkaPrincipal
 
 # authorizer.class.name values that mean AclAuthorizer (SimpleAclAuthorizer is its deprecated older name).
@@ -19,14 +18,24 @@ WILDCARD_PRINCIPAL = "User:*"
 WILDCARD_HOST = "*"
 
 # The resource types ACLs are stored for, and the pattern types with a ZooKeeper store.
-STORED_RESOURCE_TYPES = (ResourceType.TOPIC, ResourceType.GROUP, ResourceType.CLUSTER,
-                         ResourceType.TRANSACTIONAL_ID, ResourceType.DELEGATION_TOKEN)
+STORED_RESOURCE_TYPES = (
+    ResourceType.TOPIC,
+    ResourceType.GROUP,
+    ResourceType.CLUSTER,
+    ResourceType.TRANSACTIONAL_ID,
+    ResourceType.DELEGATION_TOKEN,
+)
 STORED_PATTERN_TYPES = (PatternType.LITERAL, PatternType.PREFIXED)
 
 # An allow of any of these operations also allows the key (AclAuthorizer.allowAclExists).
 IMPLYING_OPERATIONS = {
-    AclOperation.DESCRIBE: (AclOperation.DESCRIBE, AclOperation.READ, AclOperation.WRITE, AclOperation.DELETE,
-                            AclOperation.ALTER),
+    AclOperation.DESCRIBE: (
+        AclOperation.DESCRIBE,
+        AclOperation.READ,
+        AclOperation.WRITE,
+        AclOperation.DELETE,
+        AclOperation.ALTER,
+    ),
     AclOperation.DESCRIBE_CONFIGS: (AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS),
 }
 
@@ -66,16 +75,28 @@ class AclEntry(NamedTuple):
 
     def __str__(self) -> str:
         return "(principal=%s, host=%s, operation=%s, permissionType=%s)" % (
-            self.principal, self.host, self.operation.name, self.permission.name)
+            self.principal,
+            self.host,
+            self.operation.name,
+            self.permission.name,
+        )
 
     def to_json(self) -> dict:
-        return {"principal": self.principal, "permissionType": self.permission.name.capitalize(),
-                "operation": self.operation.display_name, "host": self.host}
+        return {
+            "principal": self.principal,
+            "permissionType": self.permission.name.capitalize(),
+            "operation": self.operation.display_name,
+            "host": self.host,
+        }
 
     @classmethod
     def from_json(cls, item: Mapping) -> "AclEntry":
-        return cls(item["principal"], item["host"], operation_from_name(item["operation"]),
-                   permission_from_name(item["permissionType"]))
+        return cls(
+            item["principal"],
+            item["host"],
+            operation_from_name(item["operation"]),
+            permission_from_name(item["permissionType"]),
+        )
 
 
 def entries_to_json(entries: Iterable[AclEntry]) -> list[dict]:
@@ -95,7 +116,10 @@ class ResourcePattern(NamedTuple):
 
     def __str__(self) -> str:
         return "ResourcePattern(resourceType=%s, name=%s, patternType=%s)" % (
-            self.resource_type.name, self.name, self.pattern_type.name)
+            self.resource_type.name,
+            self.name,
+            self.pattern_type.name,
+        )
 
 
 class ResourcePatternFilter(NamedTuple):
@@ -108,7 +132,10 @@ class ResourcePatternFilter(NamedTuple):
 
     def __str__(self) -> str:
         return "ResourcePattern(resourceType=%s, name=%s, patternType=%s)" % (
-            self.resource_type.name, "<any>" if self.name is None else self.name, self.pattern_type.name)
+            self.resource_type.name,
+            "<any>" if self.name is None else self.name,
+            self.pattern_type.name,
+        )
 
     def matches(self, pattern: ResourcePattern) -> bool:
         if self.resource_type != ResourceType.ANY and self.resource_type != pattern.resource_type:
@@ -124,8 +151,11 @@ class ResourcePatternFilter(NamedTuple):
         return self.name.startswith(pattern.name)
 
     def matches_at_most_one(self) -> bool:
-        return (self.resource_type not in (ResourceType.ANY, ResourceType.UNKNOWN) and self.name is not None
-                and self.pattern_type in (PatternType.LITERAL, PatternType.PREFIXED))
+        return (
+            self.resource_type not in (ResourceType.ANY, ResourceType.UNKNOWN)
+            and self.name is not None
+            and self.pattern_type in (PatternType.LITERAL, PatternType.PREFIXED)
+        )
 
     def has_unknown(self) -> bool:
         return ResourceType.UNKNOWN == self.resource_type or PatternType.UNKNOWN == self.pattern_type
@@ -140,10 +170,12 @@ class AclEntryFilter(NamedTuple):
     permission: PermissionType = PermissionType.ANY
 
     def matches(self, entry: AclEntry) -> bool:
-        return ((self.principal is None or self.principal == entry.principal)
-                and (self.host is None or self.host == entry.host)
-                and (self.operation == AclOperation.ANY or self.operation == entry.operation)
-                and (self.permission == PermissionType.ANY or self.permission == entry.permission))
+        return (
+            (self.principal is None or self.principal == entry.principal)
+            and (self.host is None or self.host == entry.host)
+            and (self.operation == AclOperation.ANY or self.operation == entry.operation)
+            and (self.permission == PermissionType.ANY or self.permission == entry.permission)
+        )
 
     def has_unknown(self) -> bool:
         return AclOperation.UNKNOWN == self.operation or PermissionType.UNKNOWN == self.permission
@@ -171,8 +203,12 @@ MATCH_ALL = AclBindingFilter(ResourcePatternFilter(ResourceType.ANY, None, Patte
 def binding_error(binding: AclBinding) -> str | None:
     """Why a CreateAcls binding is invalid (Kafka answers INVALID_REQUEST with this message), or None."""
     pattern, entry = binding
-    if (ResourceType.UNKNOWN == pattern.resource_type or PatternType.UNKNOWN == pattern.pattern_type
-            or AclOperation.UNKNOWN == entry.operation or PermissionType.UNKNOWN == entry.permission):
+    if (
+        ResourceType.UNKNOWN == pattern.resource_type
+        or PatternType.UNKNOWN == pattern.pattern_type
+        or AclOperation.UNKNOWN == entry.operation
+        or PermissionType.UNKNOWN == entry.permission
+    ):
         return "ACL binding contains unknown elements"
     if pattern.resource_type == ResourceType.ANY:
         return "resourceType must not be ANY"
@@ -231,8 +267,12 @@ class AclCache:
 
     def bindings(self, binding_filter: AclBindingFilter = MATCH_ALL) -> list:
         """The stored bindings a filter selects, sorted."""
-        return sorted(AclBinding(pattern, entry) for pattern, entries in self._acls.items() for entry in entries
-                      if binding_filter.matches(AclBinding(pattern, entry)))
+        return sorted(
+            AclBinding(pattern, entry)
+            for pattern, entries in self._acls.items()
+            for entry in entries
+            if binding_filter.matches(AclBinding(pattern, entry))
+        )
 
     def matching_acls(self, resource_type: ResourceType, name: str) -> frozenset:
         """The ACLs that apply to one resource: the literal wildcard, the literal name and every prefix."""
@@ -244,8 +284,9 @@ class AclCache:
                 found.update(prefixes.get(name[:end], ()))
         return frozenset(found)
 
-    def authorize(self, principal, host: str, operation: AclOperation, resource_type: ResourceType,
-                  resource_name: str) -> bool:
+    def authorize(
+        self, principal, host: str, operation: AclOperation, resource_type: ResourceType, resource_name: str
+    ) -> bool:
         principal = str(principal if principal is not None else ANONYMOUS)  # None: nothing authenticated it
         if principal in self.super_users:
             return True
@@ -258,11 +299,13 @@ class AclCache:
 
 
 def _exists(acls, principal: str, host: str, operations, permission: PermissionType) -> bool:
-    return any(acl.permission == permission
-               and acl.principal in (principal, WILDCARD_PRINCIPAL)
-               and (acl.operation in operations or acl.operation == AclOperation.ALL)
-               and acl.host in (host, WILDCARD_HOST)
-               for acl in acls)
+    return any(
+        acl.permission == permission
+        and acl.principal in (principal, WILDCARD_PRINCIPAL)
+        and (acl.operation in operations or acl.operation == AclOperation.ALL)
+        and acl.host in (host, WILDCARD_HOST)
+        for acl in acls
+    )
 
 
 # -- creating and deleting: the planning both the broker and kafka-acls --authorizer-properties use --------
@@ -287,8 +330,9 @@ def deletion_targets(known_patterns: Iterable[ResourcePattern], filters: list) -
     for binding_filter in filters:
         pattern_filter = binding_filter.pattern_filter
         if pattern_filter.matches_at_most_one():
-            candidates.append(ResourcePattern(pattern_filter.resource_type, pattern_filter.name,
-                                              pattern_filter.pattern_type))
+            candidates.append(
+                ResourcePattern(pattern_filter.resource_type, pattern_filter.name, pattern_filter.pattern_type)
+            )
     targets = {}
     for pattern in dict.fromkeys(candidates):
         matching = [(i, f) for i, f in enumerate(filters) if f.pattern_filter.matches(pattern)]
@@ -297,8 +341,9 @@ def deletion_targets(known_patterns: Iterable[ResourcePattern], filters: list) -
     return targets
 
 
-def remove_matching(pattern: ResourcePattern, entries: Iterable[AclEntry], matching_filters: list,
-                    deleted: dict) -> frozenset:
+def remove_matching(
+    pattern: ResourcePattern, entries: Iterable[AclEntry], matching_filters: list, deleted: dict
+) -> frozenset:
     """The entries no filter selects; each removed binding goes into ``deleted`` under the first filter's index."""
     kept = set()
     for entry in entries:
@@ -339,8 +384,9 @@ def adding(entries: Iterable[AclEntry]):
 
 def removing(pattern: ResourcePattern, matching_filters: list, removed: dict):
     """An update that removes what ``matching_filters`` select; ``removed`` holds those bindings afterwards."""
+
     def update(current):
         removed.clear()
         return entries_to_json(remove_matching(pattern, entries_from_json(current), matching_filters, removed))
-    return update
 
+    return update

@@ -66,8 +66,9 @@ CLUSTER_NAME = "kafka-cluster"
 WILDCARD = "*"
 
 
-def is_authorized(authorizer, request, operation: AclOperation, resource_type: ResourceType,
-                  resource_name: str, audit: bool = True) -> bool:
+def is_authorized(
+    authorizer, request, operation: AclOperation, resource_type: ResourceType, resource_name: str, audit: bool = True
+) -> bool:
     """One action of a request's principal from its host; always True without an authorizer. Kafka's audit line
     goes to ``kafka.authorizer.logger`` (kafka-authorizer.log): a denial at INFO, an allowed action at DEBUG; with
     ``audit`` False (only working out authorized operations) both at TRACE."""
@@ -76,10 +77,18 @@ def is_authorized(authorizer, request, operation: AclOperation, resource_type: R
     allowed = authorizer.authorize(request.principal, request.client_host, operation, resource_type, resource_name)
     level = (logging.DEBUG if allowed else logging.INFO) if audit else TRACE
     if _audit_log.isEnabledFor(level):
-        _audit_log.log(level, "Principal = %s is %s Operation = %s from host = %s on resource = %s:LITERAL:%s for "
-                       "request = %s with resourceRefCount = 1", request.principal, "Allowed" if allowed else "Denied",
-                       _camel(AclOperation(operation).name), request.client_host,
-                       _camel(ResourceType(resource_type).name), resource_name, _request_name(request))
+        _audit_log.log(
+            level,
+            "Principal = %s is %s Operation = %s from host = %s on resource = %s:LITERAL:%s for "
+            "request = %s with resourceRefCount = 1",
+            request.principal,
+            "Allowed" if allowed else "Denied",
+            _camel(AclOperation(operation).name),
+            request.client_host,
+            _camel(ResourceType(resource_type).name),
+            resource_name,
+            _request_name(request),
+        )
     return allowed
 
 

@@ -26,14 +26,37 @@ def split_security(props):
 
 # -- librdkafka --------------------------------------------------------------------------------------------
 
-_SAME_NAME = ("security.protocol", "sasl.mechanism", "sasl.username", "sasl.password", "ssl.key.password",
-              "ssl.ca.location", "ssl.certificate.location", "ssl.key.location", "ssl.ca.pem", "ssl.certificate.pem",
-              "ssl.key.pem")
+_SAME_NAME = (
+    "security.protocol",
+    "sasl.mechanism",
+    "sasl.username",
+    "sasl.password",
+    "ssl.key.password",
+    "ssl.ca.location",
+    "ssl.certificate.location",
+    "ssl.key.location",
+    "ssl.ca.pem",
+    "ssl.certificate.pem",
+    "ssl.key.pem",
+)
 # Java-only settings a librdkafka client has no counterpart for (it chooses them itself).
-_JAVA_ONLY = ("sasl.jaas.config", "sasl.login.", "sasl.kerberos.", "sasl.client.callback.handler.class",
-              "ssl.truststore.", "ssl.keystore.", "ssl.protocol", "ssl.enabled.protocols", "ssl.provider",
-              "ssl.keymanager.algorithm", "ssl.trustmanager.algorithm", "ssl.secure.random.implementation",
-              "ssl.engine.factory.class", "ssl.endpoint.identification.algorithm", "ssl.cipher.suites")
+_JAVA_ONLY = (
+    "sasl.jaas.config",
+    "sasl.login.",
+    "sasl.kerberos.",
+    "sasl.client.callback.handler.class",
+    "ssl.truststore.",
+    "ssl.keystore.",
+    "ssl.protocol",
+    "ssl.enabled.protocols",
+    "ssl.provider",
+    "ssl.keymanager.algorithm",
+    "ssl.trustmanager.algorithm",
+    "ssl.secure.random.implementation",
+    "ssl.engine.factory.class",
+    "ssl.endpoint.identification.algorithm",
+    "ssl.cipher.suites",
+)
 
 
 class SecuritySettingsError(ValueError):
@@ -44,8 +67,11 @@ def librdkafka_security(security):
     """librdkafka's settings for Kafka's Java client security settings: the JAAS username and password as
     sasl.username/sasl.password, truststores and keystores (JKS, PKCS12, PEM) as inline PEM, the endpoint
     identification algorithm as https/none. Settings librdkafka already names alike are kept."""
-    settings = {name: value for name, value in security.items()
-                if name.startswith(("ssl.", "sasl.")) and not name.startswith(_JAVA_ONLY)}
+    settings = {
+        name: value
+        for name, value in security.items()
+        if name.startswith(("ssl.", "sasl.")) and not name.startswith(_JAVA_ONLY)
+    }
     settings.update({name: security[name] for name in _SAME_NAME if name in security})
     jaas = security.get("sasl.jaas.config")
     if jaas:
@@ -60,7 +86,8 @@ def librdkafka_security(security):
                 settings.setdefault("sasl." + option, options[option])
     if "ssl.endpoint.identification.algorithm" in security:
         settings["ssl.endpoint.identification.algorithm"] = (
-            "https" if str(security["ssl.endpoint.identification.algorithm"]).strip() else "none")
+            "https" if str(security["ssl.endpoint.identification.algorithm"]).strip() else "none"
+        )
     if str(security.get("security.protocol", "")).upper() in ("SSL", "SASL_SSL"):
         material = _librdkafka_tls_material(security)
         if "ssl.key.pem" in material:
@@ -76,16 +103,19 @@ def _librdkafka_tls_material(security):
     result = {}
     try:
         if settings.get("ssl.truststore.location"):
-            certificates = load_trusted_certificates(settings["ssl.truststore.type"],
-                                                     settings["ssl.truststore.location"],
-                                                     settings["ssl.truststore.password"])
+            certificates = load_trusted_certificates(
+                settings["ssl.truststore.type"],
+                settings["ssl.truststore.location"],
+                settings["ssl.truststore.password"],
+            )
             result["ssl.ca.pem"] = "".join(cert.public_bytes(pem).decode("ascii") for cert in certificates)
         material = key_material(settings)
     except SslConfigError as error:
         raise SecuritySettingsError(str(error)) from None
     if material is not None:
-        result["ssl.key.pem"] = material.key.private_bytes(pem, serialization.PrivateFormat.PKCS8,
-                                                           serialization.NoEncryption()).decode("ascii")
+        result["ssl.key.pem"] = material.key.private_bytes(
+            pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode("ascii")
         result["ssl.certificate.pem"] = "".join(cert.public_bytes(pem).decode("ascii") for cert in material.chain)
     return result
 

@@ -29,6 +29,7 @@ TOKEN_SCRAM_ITERATIONS = 4096
 
 class TokenSettings(NamedTuple):
     """The broker's limits: delegation.token.max.lifetime.ms and delegation.token.expiry.time.ms."""
+
     max_lifetime_ms: int = 604800000
     expiry_time_ms: int = 86400000
 
@@ -49,14 +50,25 @@ class TokenInformation:
         return self.max_timestamp < now_ms or self.expiry_timestamp < now_ms
 
     def to_stored(self) -> StoredDelegationToken:
-        return StoredDelegationToken(self.token_id, str(self.owner), tuple(str(r) for r in self.renewers),
-                                     self.issue_timestamp, self.max_timestamp, self.expiry_timestamp)
+        return StoredDelegationToken(
+            self.token_id,
+            str(self.owner),
+            tuple(str(r) for r in self.renewers),
+            self.issue_timestamp,
+            self.max_timestamp,
+            self.expiry_timestamp,
+        )
 
     @classmethod
     def from_stored(cls, stored: StoredDelegationToken) -> "TokenInformation":
-        return cls(stored.token_id, KafkaPrincipal.parse(stored.owner),
-                   tuple(KafkaPrincipal.parse(r) for r in stored.renewers),
-                   stored.issue_timestamp, stored.max_timestamp, stored.expiry_timestamp)
+        return cls(
+            stored.token_id,
+            KafkaPrincipal.parse(stored.owner),
+            tuple(KafkaPrincipal.parse(r) for r in stored.renewers),
+            stored.issue_timestamp,
+            stored.max_timestamp,
+            stored.expiry_timestamp,
+        )
 
 
 class DelegationToken(NamedTuple):
@@ -71,6 +83,7 @@ class DelegationToken(NamedTuple):
 class TokenAuthenticatedPrincipal(KafkaPrincipal):
     """A principal whose connection authenticated with a delegation token (Kafka's tokenAuthenticated flag). It
     equals, and hashes as, the plain KafkaPrincipal of the token's owner, so ACLs match it alike."""
+
     __slots__ = ()
     token_authenticated = True
 
@@ -103,18 +116,26 @@ def generate_token_id(uuid_bytes: bytes | None = None) -> str:
 class Outcome(NamedTuple):
     """What a renew or expire decided: the error, the token's new information (None: remove it; unchanged when
     the error is not NONE), and the expiry timestamp to answer."""
+
     error: Errors
     info: TokenInformation | None
     expiry_timestamp: int
 
 
-def new_token_info(token_id: str, owner: KafkaPrincipal, renewers: Iterable[KafkaPrincipal], max_lifetime_ms: int,
-                   now_ms: int, settings: TokenSettings) -> TokenInformation:
+def new_token_info(
+    token_id: str,
+    owner: KafkaPrincipal,
+    renewers: Iterable[KafkaPrincipal],
+    max_lifetime_ms: int,
+    now_ms: int,
+    settings: TokenSettings,
+) -> TokenInformation:
     """A requested lifetime of 0 or less takes the broker's maximum; any other is capped by it."""
     lifetime = settings.max_lifetime_ms if max_lifetime_ms <= 0 else min(max_lifetime_ms, settings.max_lifetime_ms)
     max_timestamp = now_ms + lifetime
-    return TokenInformation(token_id, owner, tuple(renewers), now_ms, max_timestamp,
-                            min(max_timestamp, now_ms + settings.expiry_time_ms))
+    return TokenInformation(
+        token_id, owner, tuple(renewers), now_ms, max_timestamp, min(max_timestamp, now_ms + settings.expiry_time_ms)
+    )
 
 
 def invalid_renewers(renewers: Iterable[KafkaPrincipal]) -> bool:
@@ -122,8 +143,9 @@ def invalid_renewers(renewers: Iterable[KafkaPrincipal]) -> bool:
     return any(renewer.principal_type != USER_TYPE for renewer in renewers)
 
 
-def decide_renew(info: TokenInformation | None, principal: KafkaPrincipal, renew_period_ms: int, now_ms: int,
-                 settings: TokenSettings) -> Outcome:
+def decide_renew(
+    info: TokenInformation | None, principal: KafkaPrincipal, renew_period_ms: int, now_ms: int, settings: TokenSettings
+) -> Outcome:
     """A negative period renews by delegation.token.expiry.time.ms; never past the token's max timestamp."""
     if info is None:
         return Outcome(Errors.DELEGATION_TOKEN_NOT_FOUND, None, ERROR_TIMESTAMP)
@@ -136,8 +158,9 @@ def decide_renew(info: TokenInformation | None, principal: KafkaPrincipal, renew
     return Outcome(Errors.NONE, replace(info, expiry_timestamp=expiry), expiry)
 
 
-def decide_expire(info: TokenInformation | None, principal: KafkaPrincipal, expiry_period_ms: int,
-                  now_ms: int) -> Outcome:
+def decide_expire(
+    info: TokenInformation | None, principal: KafkaPrincipal, expiry_period_ms: int, now_ms: int
+) -> Outcome:
     """A negative period removes the token now (even an expired one); otherwise the expiry moves to now + period,
     never past the max timestamp."""
     if info is None:
@@ -152,8 +175,12 @@ def decide_expire(info: TokenInformation | None, principal: KafkaPrincipal, expi
     return Outcome(Errors.NONE, replace(info, expiry_timestamp=expiry), expiry)
 
 
-def describable(requester: KafkaPrincipal, owners: list[KafkaPrincipal] | None, info: TokenInformation,
-                authorize_token: Callable[[str], bool]) -> bool:
+def describable(
+    requester: KafkaPrincipal,
+    owners: list[KafkaPrincipal] | None,
+    info: TokenInformation,
+    authorize_token: Callable[[str], bool],
+) -> bool:
     """Kafka's filterToken: tokens of the requested owners (None: any) that the requester owns or renews, or may
     Describe as a DelegationToken resource."""
     if owners is not None and not any(info.owner_or_renewer(owner) for owner in owners):
@@ -184,8 +211,8 @@ class DelegationTokenCache:
     token's base64 HMAC as password, at the first lookup, then kept)."""
 
     def __init__(self):
-        self._tokens = {}       # token id -> DelegationToken
-        self._by_hmac = {}      # base64 HMAC -> token id
+        self._tokens = {}  # token id -> DelegationToken
+        self._by_hmac = {}  # base64 HMAC -> token id
         self._credentials = {}  # (token id, mechanism) -> ScramCredential
 
     def update(self, token: DelegationToken) -> None:
@@ -230,6 +257,7 @@ class DelegationTokenCache:
             return None
         key = (token_id, mechanism)
         if key not in self._credentials:
-            self._credentials[key] = credential_from_password(SCRAM_MECHANISMS[mechanism], token.hmac_base64,
-                                                              TOKEN_SCRAM_ITERATIONS, scram_salt())
+            self._credentials[key] = credential_from_password(
+                SCRAM_MECHANISMS[mechanism], token.hmac_base64, TOKEN_SCRAM_ITERATIONS, scram_salt()
+            )
         return self._credentials[key]

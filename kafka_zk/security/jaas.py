@@ -37,7 +37,7 @@ def _tokens(text: str) -> list[str]:
     while position < len(text):
         match = _TOKEN.match(text, position)
         if match is None:
-            raise JaasError("cannot parse JAAS config near %r" % text[position:position + 20])
+            raise JaasError("cannot parse JAAS config near %r" % text[position : position + 20])
         quoted, punctuation, word = match.groups()
         if quoted is not None:
             tokens.append(re.sub(r"\\(.)", r"\1", quoted))

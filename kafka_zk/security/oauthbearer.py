@@ -112,8 +112,7 @@ class OAuthBearerServer:
         if not auth.startswith("Bearer "):
             raise SaslAuthenticationFailure("Invalid OAUTHBEARER client first message: no auth=Bearer token")
         try:
-            principal, expiry_ms = validate_unsecured_token(auth[len("Bearer "):].strip(), self.now_ms(),
-                                                            self.options)
+            principal, expiry_ms = validate_unsecured_token(auth[len("Bearer ") :].strip(), self.now_ms(), self.options)
         except InvalidToken:
             self._error = json.dumps({"status": "invalid_token"}, separators=(",", ":"))
             return self._error.encode("utf-8")
@@ -121,7 +120,8 @@ class OAuthBearerServer:
         if authzid and authzid != principal:
             raise SaslAuthenticationFailure(
                 "Authentication failed: Client requested an authorization id (%s) that is different from the "
-                "token's principal name (%s)" % (authzid, principal))
+                "token's principal name (%s)" % (authzid, principal)
+            )
         self.authorization_id = principal
         self.credential_expiry_ms = expiry_ms
         self.complete = True
@@ -137,16 +137,15 @@ def unsecured_token(options: Mapping[str, str], now_ms: int) -> str:
     claims["exp"] = claims["iat"] + lifetime_s
     for key, value in options.items():
         if key.startswith("unsecuredLoginStringClaim_"):
-            claims[key[len("unsecuredLoginStringClaim_"):]] = value
+            claims[key[len("unsecuredLoginStringClaim_") :]] = value
         elif key.startswith("unsecuredLoginNumberClaim_"):
-            claims[key[len("unsecuredLoginNumberClaim_"):]] = float(value)
+            claims[key[len("unsecuredLoginNumberClaim_") :]] = float(value)
         elif key.startswith("unsecuredLoginListClaim_"):
             separator, items = (value[0], value[1:]) if value else (",", "")
-            claims[key[len("unsecuredLoginListClaim_"):]] = [item for item in items.split(separator) if item]
+            claims[key[len("unsecuredLoginListClaim_") :]] = [item for item in items.split(separator) if item]
     principal_claim = options.get("unsecuredLoginPrincipalClaimName", "sub")
     if not claims.get(principal_claim):
-        raise ValueError("unsecured OAUTHBEARER login needs the option unsecuredLoginStringClaim_%s"
-                         % principal_claim)
+        raise ValueError("unsecured OAUTHBEARER login needs the option unsecuredLoginStringClaim_%s" % principal_claim)
     header = _b64url_encode(json.dumps({"alg": "none"}).encode())
     return "%s.%s." % (header, _b64url_encode(json.dumps(claims).encode()))
 

@@ -13,14 +13,16 @@ USER_OPTION_PREFIX = "user_"
 
 def jaas_users(options: Mapping[str, str]) -> dict[str, str]:
     """{user: password} from a PlainLoginModule's options."""
-    return {key[len(USER_OPTION_PREFIX):]: value for key, value in options.items()
-            if key.startswith(USER_OPTION_PREFIX)}
+    return {
+        key[len(USER_OPTION_PREFIX) :]: value for key, value in options.items() if key.startswith(USER_OPTION_PREFIX)
+    }
 
 
 def users_checker(users: Mapping[str, str]) -> Callable[[str, str], bool]:
     def authenticate(username: str, password: str) -> bool:
         expected = users.get(username)
         return expected is not None and hmac.compare_digest(expected.encode("utf-8"), password.encode("utf-8"))
+
     return authenticate
 
 
@@ -52,7 +54,8 @@ class PlainServer:
             raise SaslAuthenticationFailure("Authentication failed: Invalid username or password")
         if authorization_id and authorization_id != username:
             raise SaslAuthenticationFailure(
-                "Authentication failed: Client requested an authorization id that is different from username")
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         self.authorization_id = username
         self.complete = True
         return b""

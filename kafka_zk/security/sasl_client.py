@@ -39,8 +39,9 @@ def client_sasl(properties: Mapping[str, str]) -> Optional[ClientSasl]:
         return None
     mechanism = str(properties.get("sasl.mechanism", properties.get("sasl.mechanisms", "GSSAPI"))).strip()
     if mechanism not in MECHANISMS:
-        raise SaslClientError("SASL mechanism %s is not supported by this client (supported: %s)"
-                              % (mechanism, ", ".join(MECHANISMS)))
+        raise SaslClientError(
+            "SASL mechanism %s is not supported by this client (supported: %s)" % (mechanism, ", ".join(MECHANISMS))
+        )
     options = {}
     jaas = properties.get("sasl.jaas.config")
     if jaas:
@@ -51,8 +52,10 @@ def client_sasl(properties: Mapping[str, str]) -> Optional[ClientSasl]:
     username = options.get("username", properties.get("sasl.username"))
     password = options.get("password", properties.get("sasl.password"))
     if mechanism != "OAUTHBEARER" and (username is None or password is None):
-        raise SaslClientError("SASL mechanism %s needs a username and password: set sasl.jaas.config (or "
-                              "sasl.username and sasl.password)" % mechanism)
+        raise SaslClientError(
+            "SASL mechanism %s needs a username and password: set sasl.jaas.config (or "
+            "sasl.username and sasl.password)" % mechanism
+        )
     return ClientSasl(mechanism, username, password, options)
 
 
@@ -68,8 +71,12 @@ class _ScramClient:
     def __init__(self, sasl, now_ms):
         # ScramLoginModule's tokenauth="true": log in with a delegation token (id as username, HMAC as password)
         token_auth = str(sasl.options.get(scram.TOKEN_AUTH_EXTENSION, "")).lower() == "true"
-        self.client = scram.ScramClient(scram.MECHANISMS[sasl.mechanism], sasl.username, sasl.password,
-                                        extensions={scram.TOKEN_AUTH_EXTENSION: "true"} if token_auth else None)
+        self.client = scram.ScramClient(
+            scram.MECHANISMS[sasl.mechanism],
+            sasl.username,
+            sasl.password,
+            extensions={scram.TOKEN_AUTH_EXTENSION: "true"} if token_auth else None,
+        )
         self.initial = self.client.first_message()
         self.step = 0
 
@@ -92,8 +99,12 @@ class _OAuthBearerClient:
         return None
 
 
-_CLIENTS = {"PLAIN": _PlainClient, "SCRAM-SHA-256": _ScramClient, "SCRAM-SHA-512": _ScramClient,
-            "OAUTHBEARER": _OAuthBearerClient}
+_CLIENTS = {
+    "PLAIN": _PlainClient,
+    "SCRAM-SHA-256": _ScramClient,
+    "SCRAM-SHA-512": _ScramClient,
+    "OAUTHBEARER": _OAuthBearerClient,
+}
 
 
 def exchange(sasl: ClientSasl, now_ms: Callable[[], int]):
@@ -101,8 +112,10 @@ def exchange(sasl: ClientSasl, now_ms: Callable[[], int]):
     lifetime the broker granted (ms, 0: none) and raises SaslClientError when the login fails."""
     response = yield (SASL_HANDSHAKE_KEY, 1, {"mechanism": sasl.mechanism})
     if response["error_code"] == Errors.UNSUPPORTED_SASL_MECHANISM:
-        raise SaslClientError("Client SASL mechanism '%s' not enabled in the server, enabled mechanisms are %s"
-                              % (sasl.mechanism, response["mechanisms"]))
+        raise SaslClientError(
+            "Client SASL mechanism '%s' not enabled in the server, enabled mechanisms are %s"
+            % (sasl.mechanism, response["mechanisms"])
+        )
     if response["error_code"] != Errors.NONE:
         raise SaslClientError("SaslHandshake failed with error code %d" % response["error_code"])
     try:
@@ -111,8 +124,9 @@ def exchange(sasl: ClientSasl, now_ms: Callable[[], int]):
         while token is not None:
             response = yield (SASL_AUTHENTICATE_KEY, 1, {"auth_bytes": token})
             if response["error_code"] != Errors.NONE:
-                raise SaslClientError(response.get("error_message") or "SASL authentication failed (error %d)"
-                                      % response["error_code"])
+                raise SaslClientError(
+                    response.get("error_message") or "SASL authentication failed (error %d)" % response["error_code"]
+                )
             token = client.respond(bytes(response["auth_bytes"] or b""))
     except (SaslFailure, ValueError) as error:
         raise SaslClientError(str(error)) from None

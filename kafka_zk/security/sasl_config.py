@@ -15,15 +15,25 @@ from typing import Callable
 
 from kafka_zk.security import oauthbearer, plain, scram
 from kafka_zk.security.jaas import (
-    JaasError, LOGIN_CONFIG_PROPERTY, login_config_path, parse_jaas_config, read_jaas_file, server_section)
+    LOGIN_CONFIG_PROPERTY,
+    JaasError,
+    login_config_path,
+    parse_jaas_config,
+    read_jaas_file,
+    server_section,
+)
 from kafka_zk.security.sasl_client import ClientSasl
 from kafka_zk.security.sasl_server import SaslServerSettings
 
 log = logging.getLogger(__name__)
 
 SUPPORTED = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
-LOGIN_MODULES = {"PLAIN": "PlainLoginModule", "SCRAM-SHA-256": "ScramLoginModule",
-                 "SCRAM-SHA-512": "ScramLoginModule", "OAUTHBEARER": "OAuthBearerLoginModule"}
+LOGIN_MODULES = {
+    "PLAIN": "PlainLoginModule",
+    "SCRAM-SHA-256": "ScramLoginModule",
+    "SCRAM-SHA-512": "ScramLoginModule",
+    "OAUTHBEARER": "OAuthBearerLoginModule",
+}
 
 
 class SaslConfigError(ValueError):
@@ -66,16 +76,26 @@ class BrokerSasl:
                 return parse_jaas_config(str(text))
             modules = server_section(self._jaas_file(), listener_name)
         except JaasError as error:
-            raise SaslConfigError("Invalid JAAS configuration for listener %s, mechanism %s: %s"
-                                  % (listener_name, mechanism, error)) from None
+            raise SaslConfigError(
+                "Invalid JAAS configuration for listener %s, mechanism %s: %s" % (listener_name, mechanism, error)
+            ) from None
         if modules is None:
             path = login_config_path(self.environ)
             raise SaslConfigError(
                 "Could not find a '%s.KafkaServer' or 'KafkaServer' entry in the JAAS configuration for SASL "
                 "listener %s (mechanism %s): set %s%s.sasl.jaas.config, or name a JAAS file with "
-                "-D%s=<file> in KAFKA_OPTS. System property '%s' is %s" % (
-                    listener_name.lower(), listener_name, mechanism, prefix, mechanism.lower(),
-                    LOGIN_CONFIG_PROPERTY, LOGIN_CONFIG_PROPERTY, path or "not set"))
+                "-D%s=<file> in KAFKA_OPTS. System property '%s' is %s"
+                % (
+                    listener_name.lower(),
+                    listener_name,
+                    mechanism,
+                    prefix,
+                    mechanism.lower(),
+                    LOGIN_CONFIG_PROPERTY,
+                    LOGIN_CONFIG_PROPERTY,
+                    path or "not set",
+                )
+            )
         return modules
 
     def module_options(self, listener_name: str, mechanism: str) -> dict:
@@ -93,8 +113,9 @@ class BrokerSasl:
             value = self.get("connections.max.reauth.ms")
         return int(value or 0)
 
-    def server_settings(self, listener_name: str, credentials, now_ms: Callable[[], int],
-                        tokens=None) -> SaslServerSettings:
+    def server_settings(
+        self, listener_name: str, credentials, now_ms: Callable[[], int], tokens=None
+    ) -> SaslServerSettings:
         """``credentials``: the CredentialCache SCRAM looks users up in; ``now_ms()`` the time OAUTHBEARER checks
         token expiry against; ``tokens``: the DelegationTokenCache SCRAM logins with tokenauth=true look tokens up
         in (None: such logins fail)."""
@@ -102,30 +123,43 @@ class BrokerSasl:
         servers = {}
         for mechanism in mechanisms:
             if mechanism not in SUPPORTED:
-                log.warning("SASL mechanism %s of listener %s is not supported: clients asking for it are answered "
-                            "UNSUPPORTED_SASL_MECHANISM", mechanism, listener_name)
+                log.warning(
+                    "SASL mechanism %s of listener %s is not supported: clients asking for it are answered "
+                    "UNSUPPORTED_SASL_MECHANISM",
+                    mechanism,
+                    listener_name,
+                )
                 continue
             options = self.module_options(listener_name, mechanism)
             servers[mechanism] = _server_factory(mechanism, options, credentials, now_ms, tokens)
         delay = self.get("connection.failed.authentication.delay.ms")
-        return SaslServerSettings(mechanisms, servers,
-                                  {mechanism: self.max_reauth_ms(listener_name, mechanism) for mechanism in mechanisms},
-                                  100 if delay is None else int(delay))
+        return SaslServerSettings(
+            mechanisms,
+            servers,
+            {mechanism: self.max_reauth_ms(listener_name, mechanism) for mechanism in mechanisms},
+            100 if delay is None else int(delay),
+        )
 
     def inter_broker_login(self, listener_name: str) -> ClientSasl:
         """The broker's own login on the inter-broker listener: sasl.mechanism.inter.broker.protocol with the
         username and password of its JAAS entry, as Kafka."""
         mechanism = str(self.get("sasl.mechanism.inter.broker.protocol") or "GSSAPI").strip()
         if mechanism not in SUPPORTED:
-            raise SaslConfigError("sasl.mechanism.inter.broker.protocol=%s is not supported (supported: %s)"
-                                  % (mechanism, ", ".join(SUPPORTED)))
+            raise SaslConfigError(
+                "sasl.mechanism.inter.broker.protocol=%s is not supported (supported: %s)"
+                % (mechanism, ", ".join(SUPPORTED))
+            )
         if mechanism not in self.enabled_mechanisms(listener_name):
-            raise SaslConfigError("sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
-                                  "when SASL is used for inter-broker communication")
+            raise SaslConfigError(
+                "sasl.mechanism.inter.broker.protocol must be included in sasl.enabled.mechanisms "
+                "when SASL is used for inter-broker communication"
+            )
         options = self.module_options(listener_name, mechanism)
         if mechanism != "OAUTHBEARER" and ("username" not in options or "password" not in options):
-            raise SaslConfigError("the JAAS entry of listener %s for %s needs username and password options: the "
-                                  "broker logs in with them on the inter-broker listener" % (listener_name, mechanism))
+            raise SaslConfigError(
+                "the JAAS entry of listener %s for %s needs username and password options: the "
+                "broker logs in with them on the inter-broker listener" % (listener_name, mechanism)
+            )
         return ClientSasl(mechanism, options.get("username"), options.get("password"), options)
 
 
@@ -136,8 +170,7 @@ def _server_factory(mechanism, options, credentials, now_ms, tokens=None):
     if mechanism == "OAUTHBEARER":
         return lambda: oauthbearer.OAuthBearerServer(now_ms, options)
     scram_mechanism = scram.MECHANISMS[mechanism]
-    token_lookup = None if tokens is None else (
-        lambda token_id: tokens.scram_login(token_id, mechanism, now_ms()))
+    token_lookup = None if tokens is None else (lambda token_id: tokens.scram_login(token_id, mechanism, now_ms()))
     return lambda: scram.ScramServer(scram_mechanism, lambda user: credentials.get(mechanism, user), token_lookup)
 
 

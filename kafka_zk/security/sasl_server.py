@@ -28,14 +28,22 @@ MAX_RECEIVE_SIZE = 524288  # Kafka's cap on a frame before authentication comple
 MIN_REAUTH_INTERVAL_MS = 1000
 
 INITIAL, HANDSHAKE_OR_VERSIONS, HANDSHAKE, AUTHENTICATE, COMPLETE, FAILED, REAUTH_HANDSHAKE, REAUTH_BAD_MECHANISM = (
-    "INITIAL_REQUEST", "HANDSHAKE_OR_VERSIONS_REQUEST", "HANDSHAKE_REQUEST", "AUTHENTICATE", "COMPLETE", "FAILED",
-    "REAUTH_PROCESS_HANDSHAKE", "REAUTH_BAD_MECHANISM")
+    "INITIAL_REQUEST",
+    "HANDSHAKE_OR_VERSIONS_REQUEST",
+    "HANDSHAKE_REQUEST",
+    "AUTHENTICATE",
+    "COMPLETE",
+    "FAILED",
+    "REAUTH_PROCESS_HANDSHAKE",
+    "REAUTH_BAD_MECHANISM",
+)
 
 
 class SaslStep(NamedTuple):
     """What to do with one received frame: ``response`` (a payload to send in order, or None); ``dispatch``: hand
     the frame to the normal request path (ApiVersions); ``failed``: send ``response`` after the failed
     authentication delay, then close; ``close``: close now; ``principal`` once authentication completes."""
+
     response: Optional[bytes] = None
     dispatch: bool = False
     failed: bool = False
@@ -48,6 +56,7 @@ class SaslServerSettings(NamedTuple):
     """A listener's SASL setup: enabled mechanisms in order, ``servers[mechanism]()`` making one mechanism server
     (evaluate(token) -> bytes, complete, authorization_id, credential_expiry_ms), and connections.max.reauth.ms
     per mechanism (0: sessions do not expire)."""
+
     mechanisms: Sequence[str]
     servers: Mapping[str, Callable]
     max_reauth_ms: Mapping[str, int]
@@ -115,8 +124,9 @@ class SaslServerAuthenticator:
             return _close("Unexpected Kafka request of type %s during SASL handshake." % _api_name(header.api_key))
         if header.api_key == API_VERSIONS_KEY:
             if self.state not in (INITIAL, HANDSHAKE_OR_VERSIONS):
-                return _close("Unexpected ApiVersions request received during SASL authentication state %s"
-                              % self.state)
+                return _close(
+                    "Unexpected ApiVersions request received during SASL authentication state %s" % self.state
+                )
             spec = api_keys.API_SPECS[API_VERSIONS_KEY]
             if spec.min_version <= header.api_version <= spec.max_version:
                 self.state = HANDSHAKE
@@ -131,16 +141,25 @@ class SaslServerAuthenticator:
         self._headers = header.api_version >= 1
         enabled = list(self.settings.mechanisms)
         if mechanism not in enabled or mechanism not in self.settings.servers:
-            response = encode_response(SASL_HANDSHAKE_KEY, header.api_version, header.correlation_id, {
-                "error_code": Errors.UNSUPPORTED_SASL_MECHANISM, "mechanisms": enabled})
+            response = encode_response(
+                SASL_HANDSHAKE_KEY,
+                header.api_version,
+                header.correlation_id,
+                {"error_code": Errors.UNSUPPORTED_SASL_MECHANISM, "mechanisms": enabled},
+            )
             self.state = FAILED
             return SaslStep(response=response, failed=True, reason="Unsupported SASL mechanism %s" % mechanism)
-        response = encode_response(SASL_HANDSHAKE_KEY, header.api_version, header.correlation_id, {
-            "error_code": Errors.NONE, "mechanisms": enabled})
+        response = encode_response(
+            SASL_HANDSHAKE_KEY,
+            header.api_version,
+            header.correlation_id,
+            {"error_code": Errors.NONE, "mechanisms": enabled},
+        )
         if self._previous is not None and mechanism != self._previous[0]:
             self._bad_mechanism_message = (
                 "SASL mechanism '%s' requested by client is not supported for re-authentication of mechanism '%s'"
-                % (mechanism, self._previous[0]))
+                % (mechanism, self._previous[0])
+            )
             self.state = REAUTH_BAD_MECHANISM
             return SaslStep(response=response)
         self.mechanism = mechanism
@@ -155,8 +174,13 @@ class SaslServerAuthenticator:
             return self._evaluate(bytes(frame), None, now_ms)
         header, offset = decode_request_header(frame)
         if header.api_key != SASL_AUTHENTICATE_KEY:
-            return self._fail(None, None, IllegalSaslState(
-                "Unexpected Kafka request of type %s during SASL authentication." % _api_name(header.api_key)))
+            return self._fail(
+                None,
+                None,
+                IllegalSaslState(
+                    "Unexpected Kafka request of type %s during SASL authentication." % _api_name(header.api_key)
+                ),
+            )
         spec = api_keys.API_SPECS[SASL_AUTHENTICATE_KEY]
         if not spec.min_version <= header.api_version <= spec.max_version:
             return _close("Version %d is not supported for apiKey SASL_AUTHENTICATE" % header.api_version)
@@ -169,11 +193,16 @@ class SaslServerAuthenticator:
             challenge = server.evaluate(token)
             lifetime_ms = 0
             if server.complete:
-                principal = (TokenAuthenticatedPrincipal(USER_TYPE, server.authorization_id)
-                             if getattr(server, "token_authenticated", False) else user(server.authorization_id))
+                principal = (
+                    TokenAuthenticatedPrincipal(USER_TYPE, server.authorization_id)
+                    if getattr(server, "token_authenticated", False)
+                    else user(server.authorization_id)
+                )
                 if self._previous is not None and principal != self._previous[1]:
-                    raise SaslAuthenticationFailure("Cannot change principals during re-authentication from %s.%s: "
-                                                    "%s.%s" % (*self._previous[1], *principal))
+                    raise SaslAuthenticationFailure(
+                        "Cannot change principals during re-authentication from %s.%s: "
+                        "%s.%s" % (*self._previous[1], *principal)
+                    )
                 lifetime_ms = self._session_lifetime_ms(server, now_ms)
         except IllegalSaslState as error:
             return self._fail(None, None, error)
@@ -181,14 +210,24 @@ class SaslServerAuthenticator:
             return self._fail(header, str(error), error)
         except SaslFailure as error:
             message = "Authentication failed during %s due to invalid credentials with SASL mechanism %s" % (
-                "re-authentication" if self._previous is not None else "authentication", self.mechanism)
+                "re-authentication" if self._previous is not None else "authentication",
+                self.mechanism,
+            )
             return self._fail(header, message, error)
         if header is None:
             response = challenge
         else:
-            response = encode_response(SASL_AUTHENTICATE_KEY, header.api_version, header.correlation_id, {
-                "error_code": Errors.NONE, "error_message": None, "auth_bytes": challenge or b"",
-                "session_lifetime_ms": lifetime_ms})
+            response = encode_response(
+                SASL_AUTHENTICATE_KEY,
+                header.api_version,
+                header.correlation_id,
+                {
+                    "error_code": Errors.NONE,
+                    "error_message": None,
+                    "auth_bytes": challenge or b"",
+                    "session_lifetime_ms": lifetime_ms,
+                },
+            )
         if not server.complete:
             return SaslStep(response=response)
         self.state = COMPLETE
@@ -204,7 +243,8 @@ class SaslServerAuthenticator:
             self.session_expiry_ms = None
             return 0
         candidates = ([max_reauth_ms] if max_reauth_ms > 0 else []) + (
-            [expiry_ms - now_ms] if expiry_ms is not None else [])
+            [expiry_ms - now_ms] if expiry_ms is not None else []
+        )
         lifetime_ms = max(0, min(candidates))
         self.session_expiry_ms = now_ms + lifetime_ms
         return lifetime_ms
@@ -215,9 +255,17 @@ class SaslServerAuthenticator:
         self.state = FAILED
         response = None
         if header is not None and message is not None:
-            response = encode_response(SASL_AUTHENTICATE_KEY, header.api_version, header.correlation_id, {
-                "error_code": Errors.SASL_AUTHENTICATION_FAILED, "error_message": message, "auth_bytes": b"",
-                "session_lifetime_ms": 0})
+            response = encode_response(
+                SASL_AUTHENTICATE_KEY,
+                header.api_version,
+                header.correlation_id,
+                {
+                    "error_code": Errors.SASL_AUTHENTICATION_FAILED,
+                    "error_message": message,
+                    "auth_bytes": b"",
+                    "session_lifetime_ms": 0,
+                },
+            )
         return SaslStep(response=response, failed=True, reason=str(error))
 
 

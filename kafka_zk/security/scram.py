@@ -15,7 +15,7 @@ import re
 import secrets
 from typing import Callable, NamedTuple, Optional
 
-from kafka_zk.security.sasl_errors import SaslAuthenticationFailure, SaslFailure, IllegalSaslState
+from kafka_zk.security.sasl_errors import IllegalSaslState, SaslAuthenticationFailure, SaslFailure
 
 TOKEN_AUTH_EXTENSION = "tokenauth"
 DEFAULT_ITERATIONS = 4096
@@ -50,15 +50,23 @@ def _unb64(text: str) -> bytes:
 
 def format_credential(credential: ScramCredential) -> str:
     return "salt=%s,stored_key=%s,server_key=%s,iterations=%d" % (
-        _b64(credential.salt), _b64(credential.stored_key), _b64(credential.server_key), credential.iterations)
+        _b64(credential.salt),
+        _b64(credential.stored_key),
+        _b64(credential.server_key),
+        credential.iterations,
+    )
 
 
 def parse_credential(text: str) -> ScramCredential:
     """The stored form back into a credential; ValueError when a field is missing or malformed."""
     fields = dict(item.split("=", 1) for item in text.split(",") if "=" in item)
     try:
-        return ScramCredential(_unb64(fields["salt"]), _unb64(fields["stored_key"]), _unb64(fields["server_key"]),
-                               int(fields["iterations"]))
+        return ScramCredential(
+            _unb64(fields["salt"]),
+            _unb64(fields["stored_key"]),
+            _unb64(fields["server_key"]),
+            int(fields["iterations"]),
+        )
     except (KeyError, ValueError) as error:
         raise ValueError("Invalid SCRAM credential %r: %s" % (text, error)) from None
 
@@ -75,8 +83,9 @@ def _hash(mechanism: ScramMechanism, data: bytes) -> bytes:
     return hashlib.new(mechanism.hash_name, data).digest()
 
 
-def credential_from_password(mechanism: ScramMechanism, password: str, iterations: int = DEFAULT_ITERATIONS,
-                             salt: Optional[bytes] = None) -> ScramCredential:
+def credential_from_password(
+    mechanism: ScramMechanism, password: str, iterations: int = DEFAULT_ITERATIONS, salt: Optional[bytes] = None
+) -> ScramCredential:
     salt = salt if salt is not None else secrets.token_bytes(24)
     salted = salted_password(mechanism, password, salt, iterations)
     client_key = _hmac(mechanism, salted, b"Client Key")
@@ -104,12 +113,18 @@ def random_nonce() -> str:
 
 
 _NONCE = r"[\x21-\x2b\x2d-\x7e]+"
-_CLIENT_FIRST = re.compile(r"n,(?:a=(?P<authzid>[^,]*))?,(?:m=[^,]*,)?n=(?P<saslname>[^,]*),r=(?P<nonce>%s)"
-                           r"(?P<extensions>(?:,[a-zA-Z]+=[^,]*)*)" % _NONCE)
-_SERVER_FIRST = re.compile(r"(?:m=[^,]*,)?r=(?P<nonce>%s),s=(?P<salt>[A-Za-z0-9+/]+=*),i=(?P<iterations>[0-9]+)"
-                           r"(?:,.*)?" % _NONCE)
-_CLIENT_FINAL = re.compile(r"c=(?P<channel>[A-Za-z0-9+/]+=*),r=(?P<nonce>%s)(?:,[a-zA-Z]+=[^,]*)*?"
-                           r",p=(?P<proof>[A-Za-z0-9+/]+=*)" % _NONCE)
+_CLIENT_FIRST = re.compile(
+    r"n,(?:a=(?P<authzid>[^,]*))?,(?:m=[^,]*,)?n=(?P<saslname>[^,]*),r=(?P<nonce>%s)"
+    r"(?P<extensions>(?:,[a-zA-Z]+=[^,]*)*)" % _NONCE
+)
+_SERVER_FIRST = re.compile(
+    r"(?:m=[^,]*,)?r=(?P<nonce>%s),s=(?P<salt>[A-Za-z0-9+/]+=*),i=(?P<iterations>[0-9]+)"
+    r"(?:,.*)?" % _NONCE
+)
+_CLIENT_FINAL = re.compile(
+    r"c=(?P<channel>[A-Za-z0-9+/]+=*),r=(?P<nonce>%s)(?:,[a-zA-Z]+=[^,]*)*?"
+    r",p=(?P<proof>[A-Za-z0-9+/]+=*)" % _NONCE
+)
 _SERVER_FINAL = re.compile(r"(?:e=(?P<error>[^,]*)|v=(?P<signature>[A-Za-z0-9+/]+=*))(?:,.*)?")
 
 
@@ -126,8 +141,13 @@ class ScramServer:
     ``credential_lookup(username)`` gives the user's ScramCredential or None; ``token_lookup(token id)`` gives
     (owner name, ScramCredential, expiry ms) of a live delegation token, or None; without it tokenauth fails."""
 
-    def __init__(self, mechanism: ScramMechanism, credential_lookup: Callable, token_lookup: Optional[Callable] = None,
-                 nonce_source: Callable[[], str] = random_nonce):
+    def __init__(
+        self,
+        mechanism: ScramMechanism,
+        credential_lookup: Callable,
+        token_lookup: Optional[Callable] = None,
+        nonce_source: Callable[[], str] = random_nonce,
+    ):
         self.mechanism = mechanism
         self.credential_lookup = credential_lookup
         self.token_lookup = token_lookup
@@ -170,13 +190,16 @@ class ScramServer:
         authzid = match.group("authzid") or ""
         if authzid and authzid != username:
             raise SaslAuthenticationFailure(
-                "Authentication failed: Client requested an authorization id that is different from username")
+                "Authentication failed: Client requested an authorization id that is different from username"
+            )
         if credential.iterations < self.mechanism.min_iterations:
-            raise SaslFailure("Iterations %d is less than the minimum %d for %s" % (
-                credential.iterations, self.mechanism.min_iterations, self.mechanism.name))
+            raise SaslFailure(
+                "Iterations %d is less than the minimum %d for %s"
+                % (credential.iterations, self.mechanism.min_iterations, self.mechanism.name)
+            )
         self._credential = credential
         self._nonce = match.group("nonce") + self.nonce_source()
-        self._client_first_bare = message[match.start("saslname") - 2:]
+        self._client_first_bare = message[match.start("saslname") - 2 :]
         self._server_first = "r=%s,s=%s,i=%d" % (self._nonce, _b64(credential.salt), credential.iterations)
         self._expect = "client-final"
         return self._server_first.encode("utf-8")
@@ -190,12 +213,14 @@ class ScramServer:
         if not match.group("nonce").endswith(self._nonce):
             raise SaslFailure("Invalid client nonce in the final client message.")
         mechanism, credential = self.mechanism, self._credential
-        auth_message = ("%s,%s,%s" % (self._client_first_bare, self._server_first,
-                                      message[:match.start("proof") - 3])).encode("utf-8")
+        auth_message = (
+            "%s,%s,%s" % (self._client_first_bare, self._server_first, message[: match.start("proof") - 3])
+        ).encode("utf-8")
         proof = _unb64(match.group("proof"))
         client_signature = _hmac(mechanism, credential.stored_key, auth_message)
         if len(proof) != len(client_signature) or not hmac.compare_digest(
-                _hash(mechanism, _xor(client_signature, proof)), credential.stored_key):
+            _hash(mechanism, _xor(client_signature, proof)), credential.stored_key
+        ):
             raise SaslFailure("Invalid client credentials")
         server_signature = _hmac(mechanism, credential.server_key, auth_message)
         self._credential = None
@@ -207,8 +232,14 @@ class ScramServer:
 class ScramClient:
     """A client's side: first_message(), final_message(server first), verify(server final)."""
 
-    def __init__(self, mechanism: ScramMechanism, username: str, password: str, nonce: Optional[str] = None,
-                 extensions: Optional[dict] = None):
+    def __init__(
+        self,
+        mechanism: ScramMechanism,
+        username: str,
+        password: str,
+        nonce: Optional[str] = None,
+        extensions: Optional[dict] = None,
+    ):
         self.mechanism = mechanism
         self.username = username
         self.password = password
@@ -231,8 +262,10 @@ class ScramClient:
             raise SaslFailure("Invalid server nonce: does not start with client nonce")
         iterations = int(match.group("iterations"))
         if iterations < self.mechanism.min_iterations:
-            raise SaslFailure("Requested iterations %d is less than the minimum %d for %s" % (
-                iterations, self.mechanism.min_iterations, self.mechanism.name))
+            raise SaslFailure(
+                "Requested iterations %d is less than the minimum %d for %s"
+                % (iterations, self.mechanism.min_iterations, self.mechanism.name)
+            )
         mechanism = self.mechanism
         salted = salted_password(mechanism, self.password, _unb64(match.group("salt")), iterations)
         without_proof = "c=biws,r=%s" % nonce
@@ -248,8 +281,9 @@ class ScramClient:
         if match is None:
             raise SaslFailure("Invalid SCRAM server final message format: %s" % text)
         if match.group("error") is not None:
-            raise SaslFailure("Sasl authentication using %s failed with error: %s" % (
-                self.mechanism.name, match.group("error")))
+            raise SaslFailure(
+                "Sasl authentication using %s failed with error: %s" % (self.mechanism.name, match.group("error"))
+            )
         if not hmac.compare_digest(_unb64(match.group("signature")), self._expected_signature):
             raise SaslFailure("Invalid server signature in server final message")
         self.complete = True

@@ -46,7 +46,7 @@ def ssl_settings(props, listener_name=None):
         prefix = listener_prefix(listener_name)
         for name, value in props.items():
             if name.startswith(prefix + "ssl.") and value is not None:
-                settings[name[len(prefix):]] = value
+                settings[name[len(prefix) :]] = value
     return settings
 
 
@@ -62,18 +62,24 @@ def validate(settings):
     """Kafka's checks of the values (ConfigDef validators and SslFactory's); raises SslConfigError."""
     client_auth = str(settings["ssl.client.auth"]).lower()
     if client_auth not in CLIENT_AUTH_VALUES:
-        raise SslConfigError("Invalid value %s for configuration ssl.client.auth: String must be one of: %s"
-                             % (settings["ssl.client.auth"], ", ".join(CLIENT_AUTH_VALUES)))
+        raise SslConfigError(
+            "Invalid value %s for configuration ssl.client.auth: String must be one of: %s"
+            % (settings["ssl.client.auth"], ", ".join(CLIENT_AUTH_VALUES))
+        )
     for name in ("ssl.keystore.type", "ssl.truststore.type"):
         if str(settings[name]).upper() not in KEYSTORE_TYPES:
-            raise SslConfigError("Failed to load SSL keystore of type %s: %s not found" % (settings[name],
-                                                                                           settings[name]))
+            raise SslConfigError(
+                "Failed to load SSL keystore of type %s: %s not found" % (settings[name], settings[name])
+            )
     if str(settings["ssl.protocol"]) not in SSL_PROTOCOL_NAMES:
         raise SslConfigError("%s SSLContext not available" % settings["ssl.protocol"])
     tls_versions(settings)
     openssl_ciphers(settings)
-    if settings["ssl.keystore.location"] and settings["ssl.keystore.password"] is None \
-            and str(settings["ssl.keystore.type"]).upper() != "PEM":
+    if (
+        settings["ssl.keystore.location"]
+        and settings["ssl.keystore.password"] is None
+        and str(settings["ssl.keystore.type"]).upper() != "PEM"
+    ):
         raise SslConfigError("SSL key store is specified, but key store password is not specified.")
     endpoint_algorithm = settings["ssl.endpoint.identification.algorithm"] or ""
     if endpoint_algorithm and endpoint_algorithm.lower() != "https":
@@ -85,8 +91,10 @@ def tls_versions(settings):
     names = as_list(settings["ssl.enabled.protocols"])
     unknown = [name for name in names if name not in TLS_PROTOCOLS]
     if unknown:
-        raise SslConfigError("Unsupported protocol(s) in ssl.enabled.protocols: %s (supported: %s)"
-                             % (", ".join(unknown), ", ".join(TLS_PROTOCOLS)))
+        raise SslConfigError(
+            "Unsupported protocol(s) in ssl.enabled.protocols: %s (supported: %s)"
+            % (", ".join(unknown), ", ".join(TLS_PROTOCOLS))
+        )
     if not names:
         raise SslConfigError("ssl.enabled.protocols enables no protocol")
     return names
@@ -120,8 +128,13 @@ _JAVA_TO_OPENSSL_CIPHERS = {
     "TLS_RSA_WITH_AES_128_CBC_SHA": "AES128-SHA",
     "TLS_RSA_WITH_AES_256_CBC_SHA": "AES256-SHA",
 }
-TLS13_CIPHER_SUITES = ("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256",
-                       "TLS_AES_128_CCM_SHA256", "TLS_AES_128_CCM_8_SHA256")
+TLS13_CIPHER_SUITES = (
+    "TLS_AES_128_GCM_SHA256",
+    "TLS_AES_256_GCM_SHA384",
+    "TLS_CHACHA20_POLY1305_SHA256",
+    "TLS_AES_128_CCM_SHA256",
+    "TLS_AES_128_CCM_8_SHA256",
+)
 _OPENSSL_NAMES = frozenset(_JAVA_TO_OPENSSL_CIPHERS.values())
 
 

@@ -9,10 +9,18 @@ from OpenSSL import SSL, crypto
 
 from kafka_zk.security.ssl_config import SslConfigError, as_list, openssl_ciphers, tls_versions, validate
 
-_VERSION_CODES = {"TLSv1": SSL.TLS1_VERSION, "TLSv1.1": SSL.TLS1_1_VERSION, "TLSv1.2": SSL.TLS1_2_VERSION,
-                  "TLSv1.3": SSL.TLS1_3_VERSION}
-_NO_VERSION_OPTIONS = {"TLSv1": SSL.OP_NO_TLSv1, "TLSv1.1": SSL.OP_NO_TLSv1_1, "TLSv1.2": SSL.OP_NO_TLSv1_2,
-                       "TLSv1.3": SSL.OP_NO_TLSv1_3}
+_VERSION_CODES = {
+    "TLSv1": SSL.TLS1_VERSION,
+    "TLSv1.1": SSL.TLS1_1_VERSION,
+    "TLSv1.2": SSL.TLS1_2_VERSION,
+    "TLSv1.3": SSL.TLS1_3_VERSION,
+}
+_NO_VERSION_OPTIONS = {
+    "TLSv1": SSL.OP_NO_TLSv1,
+    "TLSv1.1": SSL.OP_NO_TLSv1_1,
+    "TLSv1.2": SSL.OP_NO_TLSv1_2,
+    "TLSv1.3": SSL.OP_NO_TLSv1_3,
+}
 _ORDER = ["TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"]
 
 
@@ -60,13 +68,13 @@ def load_key_material(store_type, location, store_password, key_password=None):
     except SslConfigError:
         raise
     except Exception as error:
-        raise SslConfigError("Failed to load SSL keystore %s of type %s: %s" % (location, store_type, error)) \
-            from None
+        raise SslConfigError("Failed to load SSL keystore %s of type %s: %s" % (location, store_type, error)) from None
     raise SslConfigError("Failed to load SSL keystore %s of type %s" % (location, store_type))
 
 
 def _jks_key_material(data, store_password, key_password, location):
     import jks  # pyjks: only needed for JKS stores
+
     store = jks.KeyStore.loads(data, store_password or "", try_decrypt_keys=True)
     for entry in store.private_keys.values():
         if not entry.is_decrypted():
@@ -92,14 +100,16 @@ def load_trusted_certificates(store_type, location, store_password=None):
             return certs
         if store_type == "JKS":
             import jks
+
             store = jks.KeyStore.loads(data, store_password or "", try_decrypt_keys=False)
             certs = [x509.load_der_x509_certificate(entry.cert) for entry in store.certs.values()]
             for entry in store.private_keys.values():
                 certs.extend(x509.load_der_x509_certificate(cert[1]) for cert in entry.cert_chain[:1])
             return certs
     except Exception as error:
-        raise SslConfigError("Failed to load SSL truststore %s of type %s: %s" % (location, store_type, error)) \
-            from None
+        raise SslConfigError(
+            "Failed to load SSL truststore %s of type %s: %s" % (location, store_type, error)
+        ) from None
     raise SslConfigError("Failed to load SSL truststore %s of type %s" % (location, store_type))
 
 
@@ -108,16 +118,18 @@ def key_material(settings):
     location = settings["ssl.keystore.location"]
     if not location:
         return None
-    return load_key_material(settings["ssl.keystore.type"], location, settings["ssl.keystore.password"],
-                             settings["ssl.key.password"])
+    return load_key_material(
+        settings["ssl.keystore.type"], location, settings["ssl.keystore.password"], settings["ssl.key.password"]
+    )
 
 
 def trusted_certificates(settings):
     """The truststore's certificates (plus ssl.ca.location's), or None to trust the system's CAs."""
     certs = None
     if settings["ssl.truststore.location"]:
-        certs = load_trusted_certificates(settings["ssl.truststore.type"], settings["ssl.truststore.location"],
-                                          settings["ssl.truststore.password"])
+        certs = load_trusted_certificates(
+            settings["ssl.truststore.type"], settings["ssl.truststore.location"], settings["ssl.truststore.password"]
+        )
     if settings.get("ssl.ca.location"):
         certs = (certs or []) + load_trusted_certificates("PEM", settings["ssl.ca.location"])
     return certs
@@ -131,7 +143,7 @@ def _base_context(settings):
     context.set_min_proto_version(_VERSION_CODES[_ORDER[positions[0]]])
     context.set_max_proto_version(_VERSION_CODES[_ORDER[positions[-1]]])
     options = SSL.OP_NO_COMPRESSION
-    for name in _ORDER[positions[0]:positions[-1] + 1]:
+    for name in _ORDER[positions[0] : positions[-1] + 1]:
         if name not in enabled:  # a gap in the enabled range
             options |= _NO_VERSION_OPTIONS[name]
     context.set_options(options)

@@ -56,12 +56,17 @@ def _java_replacement(replacement, group_count):
         if char == "\\" and i + 1 < len(replacement):
             parts.append(replacement[i + 1])
             i += 2
-        elif char == "$" and i + 1 < len(replacement) and replacement[i + 1].isdigit() \
-                and int(replacement[i + 1]) <= group_count:
+        elif (
+            char == "$"
+            and i + 1 < len(replacement)
+            and replacement[i + 1].isdigit()
+            and int(replacement[i + 1]) <= group_count
+        ):
             j = i + 2
             number = int(replacement[i + 1])
-            while j < len(replacement) and replacement[j].isdigit() \
-                    and number * 10 + int(replacement[j]) <= group_count:
+            while (
+                j < len(replacement) and replacement[j].isdigit() and number * 10 + int(replacement[j]) <= group_count
+            ):
                 number = number * 10 + int(replacement[j])
                 j += 1
             parts.append(number)
@@ -72,6 +77,7 @@ def _java_replacement(replacement, group_count):
 
     def expand(match):
         return "".join(part if isinstance(part, str) else (match.group(part) or "") for part in parts)
+
     return expand
 
 
@@ -82,8 +88,11 @@ class SslPrincipalMapper:
         text = DEFAULT_SSL_PRINCIPAL_MAPPING_RULES if rules_text is None else rules_text
         if isinstance(text, (list, tuple)):
             text = ",".join(text)
-        self.rules = [rule for rule in (_parse_rule(match.group(1)) for match in _RULE_SPLITTER.finditer(text.strip()))
-                      if rule is not None]
+        self.rules = [
+            rule
+            for rule in (_parse_rule(match.group(1)) for match in _RULE_SPLITTER.finditer(text.strip()))
+            if rule is not None
+        ]
 
     def name(self, distinguished_name):
         for rule in self.rules:
@@ -101,7 +110,7 @@ def _parse_rule(rule):
     if match is None:
         raise ValueError("Invalid rule: %s" % rule)
     if match.end() != len(rule):
-        raise ValueError("Invalid rule: `%s`, unmatched substring: `%s`" % (rule, rule[match.end():]))
+        raise ValueError("Invalid rule: `%s`, unmatched substring: `%s`" % (rule, rule[match.end() :]))
     if match.group(1) is not None:
         return _Rule()
     if match.group(2) is not None:
@@ -111,9 +120,16 @@ def _parse_rule(rule):
 
 # The attribute keywords Java's RFC 2253 output uses; others print as their dotted OID.
 _RFC2253_KEYWORDS = {
-    NameOID.COMMON_NAME: "CN", NameOID.COUNTRY_NAME: "C", NameOID.LOCALITY_NAME: "L",
-    NameOID.STATE_OR_PROVINCE_NAME: "ST", NameOID.ORGANIZATION_NAME: "O", NameOID.ORGANIZATIONAL_UNIT_NAME: "OU",
-    NameOID.STREET_ADDRESS: "STREET", NameOID.DOMAIN_COMPONENT: "DC", NameOID.USER_ID: "UID"}
+    NameOID.COMMON_NAME: "CN",
+    NameOID.COUNTRY_NAME: "C",
+    NameOID.LOCALITY_NAME: "L",
+    NameOID.STATE_OR_PROVINCE_NAME: "ST",
+    NameOID.ORGANIZATION_NAME: "O",
+    NameOID.ORGANIZATIONAL_UNIT_NAME: "OU",
+    NameOID.STREET_ADDRESS: "STREET",
+    NameOID.DOMAIN_COMPONENT: "DC",
+    NameOID.USER_ID: "UID",
+}
 
 
 def rfc2253_name(name):

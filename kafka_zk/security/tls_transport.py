@@ -43,7 +43,7 @@ class ServerTls:
 
 
 # The most application data one TLS record holds.
-_RECORD_SIZE = 2 ** 14
+_RECORD_SIZE = 2**14
 
 
 def _public_read(connection):
@@ -51,7 +51,8 @@ def _public_read(connection):
 
 
 try:  # pyOpenSSL's own cffi bindings, for its recv() without the per-call costs
-    from OpenSSL._util import ffi as _ffi, lib as _lib
+    from OpenSSL._util import ffi as _ffi
+    from OpenSSL._util import lib as _lib
 
     _READ_BUFFER = _ffi.new("char[]", _RECORD_SIZE)  # the reactor reads on one thread; bytes leave it at once
 
@@ -107,7 +108,7 @@ class GatheringTlsTransport(TLSMemoryBIOProtocol):
 
     def _flushSendBIO(self):
         try:
-            data = self._tlsConnection.bio_read(2 ** 15)
+            data = self._tlsConnection.bio_read(2**15)
         except SSL.WantReadError:  # nothing to send
             return
         send_now(self.transport, data)
@@ -180,6 +181,7 @@ def _host_checker(host):
         except Exception:  # an exception escaping an OpenSSL callback would be lost
             log.exception("checking the TLS peer certificate for %s", host)
         return False
+
     return verify
 
 

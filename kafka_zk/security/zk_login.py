@@ -41,9 +41,13 @@ def zk_security_sys_config_string(environ: Mapping[str, str]) -> str:
     """Kafka's JaasUtils.zkSecuritySysConfigString: the three properties, or how they default."""
     properties = system_properties(environ)
     return "[%s=%s, %s=%s, %s=%s]" % (
-        LOGIN_CONFIG_PROPERTY, login_config_path(environ) or "null",
-        ZK_SASL_CLIENT, properties.get(ZK_SASL_CLIENT, "default:true"),
-        ZK_LOGIN_CONTEXT_NAME_KEY, properties.get(ZK_LOGIN_CONTEXT_NAME_KEY, "default:" + DEFAULT_ZK_LOGIN_CONTEXT_NAME))
+        LOGIN_CONFIG_PROPERTY,
+        login_config_path(environ) or "null",
+        ZK_SASL_CLIENT,
+        properties.get(ZK_SASL_CLIENT, "default:true"),
+        ZK_LOGIN_CONTEXT_NAME_KEY,
+        properties.get(ZK_LOGIN_CONTEXT_NAME_KEY, "default:" + DEFAULT_ZK_LOGIN_CONTEXT_NAME),
+    )
 
 
 def zk_sasl_options(environ: Mapping[str, str] | None = None) -> dict[str, str] | None:
@@ -58,22 +62,27 @@ def zk_sasl_options(environ: Mapping[str, str] | None = None) -> dict[str, str] 
     try:
         modules = read_jaas_file(path).get(context)
     except JaasError as error:
-        raise ZkSecurityError("Exception while loading Zookeeper JAAS login context %s: %s"
-                              % (zk_security_sys_config_string(environ), error)) from None
+        raise ZkSecurityError(
+            "Exception while loading Zookeeper JAAS login context %s: %s"
+            % (zk_security_sys_config_string(environ), error)
+        ) from None
     if not modules:
         return None
     if properties.get(ZK_SASL_CLIENT, "true").lower() != "true":
-        raise ZkSecurityError("Exception while determining if ZooKeeper is secure %s"
-                              % zk_security_sys_config_string(environ))
+        raise ZkSecurityError(
+            "Exception while determining if ZooKeeper is secure %s" % zk_security_sys_config_string(environ)
+        )
     module = modules[0]
     if module.class_name == _KERBEROS_MODULE:
-        raise ZkSecurityError("JAAS section '%s' uses %s: only DIGEST-MD5 logins (username and password) to "
-                              "ZooKeeper are supported" % (context, module.class_name))
+        raise ZkSecurityError(
+            "JAAS section '%s' uses %s: only DIGEST-MD5 logins (username and password) to "
+            "ZooKeeper are supported" % (context, module.class_name)
+        )
     if "username" not in module.options or "password" not in module.options:
-        raise ZkSecurityError("JAAS section '%s' (%s) needs username and password options for DIGEST-MD5"
-                              % (context, module.class_name))
-    return {"mechanism": "DIGEST-MD5", "username": module.options["username"],
-            "password": module.options["password"]}
+        raise ZkSecurityError(
+            "JAAS section '%s' (%s) needs username and password options for DIGEST-MD5" % (context, module.class_name)
+        )
+    return {"mechanism": "DIGEST-MD5", "username": module.options["username"], "password": module.options["password"]}
 
 
 def broker_zk_security(set_acl: bool, environ: Mapping[str, str] | None = None) -> ZkSecurity:
@@ -85,7 +94,8 @@ def broker_zk_security(set_acl: bool, environ: Mapping[str, str] | None = None) 
         raise ZkSecurityError(
             "%s is true, but ZooKeeper client TLS configuration identifying at least zookeeper.ssl.client.enable, "
             "zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not present and the verification "
-            "of the JAAS login file failed %s" % (ZK_SET_ACL, zk_security_sys_config_string(environ)))
+            "of the JAAS login file failed %s" % (ZK_SET_ACL, zk_security_sys_config_string(environ))
+        )
     return ZkSecurity(sasl_options=sasl, secure_acls=bool(set_acl))
 
 

@@ -8,13 +8,24 @@ from twisted.internet import defer
 
 from kafka_zk.common.topic_names import InvalidTopicName, collides, validate_topic_name
 from kafka_zk.controller.assignment import (
-    IncompleteRackInformationError, InvalidPartitionsError, InvalidReplicationFactorError, RackAwareMode,
-    assign_replicas, check_assignment_fits, growth_start_index, racks_under)
+    IncompleteRackInformationError,
+    InvalidPartitionsError,
+    InvalidReplicationFactorError,
+    RackAwareMode,
+    assign_replicas,
+    check_assignment_fits,
+    growth_start_index,
+    racks_under,
+)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.server.config.dynamic_broker_config import DEFAULT_ENTITY, config_type
 from kafka_zk.server.config.kafka_config import ConfigError
 from kafka_zk.server.config.topic_config import (
-    UnknownConfigError, format_config_value, is_list_config, validate_topic_configs)
+    UnknownConfigError,
+    format_config_value,
+    is_list_config,
+    validate_topic_configs,
+)
 
 log = logging.getLogger(__name__)
 
@@ -75,11 +86,15 @@ class AdminManager:
             raise _Refused(Errors.TOPIC_ALREADY_EXISTS, "Topic '%s' already exists." % name)
         other = collides(name, self.cache.topics())
         if other is not None:
-            raise _Refused(Errors.INVALID_TOPIC_EXCEPTION,
-                           "Topic '%s' collides with existing topics: %s" % (name, other))
+            raise _Refused(
+                Errors.INVALID_TOPIC_EXCEPTION, "Topic '%s' collides with existing topics: %s" % (name, other)
+            )
         if assignment and (num_partitions != -1 or replication_factor != -1):
-            raise _Refused(Errors.INVALID_REQUEST, "Both numPartitions or replicationFactor and "
-                           "replicasAssignments were set. Both cannot be used at the same time.")
+            raise _Refused(
+                Errors.INVALID_REQUEST,
+                "Both numPartitions or replicationFactor and "
+                "replicasAssignments were set. Both cannot be used at the same time.",
+            )
         try:
             typed_configs = validate_topic_configs(configs)
         except ConfigError as error:
@@ -87,16 +102,22 @@ class AdminManager:
         live = sorted(racks)
         if assignment:
             if sorted(assignment) != list(range(len(assignment))):
-                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
-                               "Unexpected existing replica assignment: partitions must be consecutive from 0")
+                raise _Refused(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "Unexpected existing replica assignment: partitions must be consecutive from 0",
+                )
             unknown = sorted({b for replicas in assignment.values() for b in replicas} - set(live))
             if unknown:
-                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
-                               "Unknown broker(s) in replica assignment: %s." % ", ".join(map(str, unknown)))
+                raise _Refused(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "Unknown broker(s) in replica assignment: %s." % ", ".join(map(str, unknown)),
+                )
             for replicas in assignment.values():
                 if len(set(replicas)) != len(replicas) or not replicas:
-                    raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT,
-                                   "Duplicate or empty replica list in assignment: %s" % replicas)
+                    raise _Refused(
+                        Errors.INVALID_REPLICA_ASSIGNMENT,
+                        "Duplicate or empty replica list in assignment: %s" % replicas,
+                    )
         else:
             partitions = config["num.partitions"] if num_partitions == -1 else num_partitions
             factor = config["default.replication.factor"] if replication_factor == -1 else replication_factor
@@ -136,9 +157,14 @@ class AdminManager:
             outcomes.append(CreateOutcome(name, Errors.NONE, None, len(final), len(final[0]), sources))
         if created and timeout_ms > 0:
             timed_out = yield self._wait(set(created), self._topics_have_leaders, timeout_ms)
-            outcomes = [outcome._replace(error=Errors.REQUEST_TIMED_OUT,
-                                         message="Timed out waiting for the topic to have leaders")
-                        if outcome.name in timed_out else outcome for outcome in outcomes]
+            outcomes = [
+                outcome._replace(
+                    error=Errors.REQUEST_TIMED_OUT, message="Timed out waiting for the topic to have leaders"
+                )
+                if outcome.name in timed_out
+                else outcome
+                for outcome in outcomes
+            ]
         return outcomes
 
     @defer.inlineCallbacks
@@ -176,8 +202,7 @@ class AdminManager:
         timed_out = set()
         if marked and timeout_ms > 0:
             timed_out = yield self._wait(set(marked), self._topics_gone, timeout_ms)
-        outcomes.extend((name, Errors.REQUEST_TIMED_OUT if name in timed_out else Errors.NONE)
-                        for name in marked)
+        outcomes.extend((name, Errors.REQUEST_TIMED_OUT if name in timed_out else Errors.NONE) for name in marked)
         return outcomes
 
     @defer.inlineCallbacks
@@ -203,11 +228,21 @@ class AdminManager:
                 waiting[topic] = count
             outcomes.append((topic, Errors.NONE, None))
         if waiting and timeout_ms > 0:
-            timed_out = yield self._wait(set(waiting), lambda names: {
-                name for name in names if self.cache.partition_count(name) >= waiting[name]
-                and name in self._topics_have_leaders({name})}, timeout_ms)
-            outcomes = [(topic, Errors.REQUEST_TIMED_OUT, "Timed out waiting for the new partitions")
-                        if topic in timed_out else (topic, code, message) for topic, code, message in outcomes]
+            timed_out = yield self._wait(
+                set(waiting),
+                lambda names: {
+                    name
+                    for name in names
+                    if self.cache.partition_count(name) >= waiting[name] and name in self._topics_have_leaders({name})
+                },
+                timeout_ms,
+            )
+            outcomes = [
+                (topic, Errors.REQUEST_TIMED_OUT, "Timed out waiting for the new partitions")
+                if topic in timed_out
+                else (topic, code, message)
+                for topic, code, message in outcomes
+            ]
         return outcomes
 
     @defer.inlineCallbacks
@@ -219,8 +254,10 @@ class AdminManager:
         if not existing:
             raise _Refused(Errors.UNKNOWN_TOPIC_OR_PARTITION, "The topic '%s' does not exist." % topic)
         if count < len(existing):
-            raise _Refused(Errors.INVALID_PARTITIONS, "Topic currently has %d partitions, which is higher "
-                           "than the requested %d." % (len(existing), count))
+            raise _Refused(
+                Errors.INVALID_PARTITIONS,
+                "Topic currently has %d partitions, which is higher than the requested %d." % (len(existing), count),
+            )
         if count == len(existing):
             raise _Refused(Errors.INVALID_PARTITIONS, "Topic already has %d partitions." % count)
         factor = len(existing[0])
@@ -232,20 +269,32 @@ class AdminManager:
             raise _Refused(Errors.INVALID_PARTITIONS, str(error))
         if new_assignment is not None:
             if len(new_assignment) != added:
-                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Increasing the number of partitions by %d "
-                               "but %d assignments provided." % (added, len(new_assignment)))
+                raise _Refused(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "Increasing the number of partitions by %d "
+                    "but %d assignments provided." % (added, len(new_assignment)),
+                )
             unknown = sorted({b for replicas in new_assignment for b in replicas} - set(live))
             if unknown:
-                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment: %s."
-                               % ", ".join(map(str, unknown)))
+                raise _Refused(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "Unknown broker(s) in replica assignment: %s." % ", ".join(map(str, unknown)),
+                )
             if any(len(replicas) != factor or len(set(replicas)) != factor for replicas in new_assignment):
-                raise _Refused(Errors.INVALID_REPLICA_ASSIGNMENT, "Inconsistent replication factor between "
-                               "partitions, partition 0 has %d." % factor)
+                raise _Refused(
+                    Errors.INVALID_REPLICA_ASSIGNMENT,
+                    "Inconsistent replication factor between partitions, partition 0 has %d." % factor,
+                )
             additions = {len(existing) + index: list(replicas) for index, replicas in enumerate(new_assignment)}
         else:
             try:
-                additions = assign_replicas(added, factor, racks, start_index=growth_start_index(live, existing[0][0]),
-                                            start_partition=len(existing))
+                additions = assign_replicas(
+                    added,
+                    factor,
+                    racks,
+                    start_index=growth_start_index(live, existing[0][0]),
+                    start_partition=len(existing),
+                )
             except InvalidReplicationFactorError as error:
                 raise _Refused(Errors.INVALID_REPLICATION_FACTOR, str(error))
         full = dict(existing)
@@ -264,8 +313,10 @@ class AdminManager:
             elif resource_type == BROKER_RESOURCE:
                 outcome = yield self._alter_broker_configs(name, changes, validate_only)
             elif resource_type == BROKER_LOGGER_RESOURCE:
-                outcome = (Errors.INVALID_REQUEST, "AlterConfigs is deprecated and does not support the "
-                           "resource type BROKER_LOGGER")
+                outcome = (
+                    Errors.INVALID_REQUEST,
+                    "AlterConfigs is deprecated and does not support the resource type BROKER_LOGGER",
+                )
             else:
                 outcome = (Errors.INVALID_REQUEST, "Unsupported resource type %d" % resource_type)
             outcomes.append(outcome)
@@ -281,8 +332,11 @@ class AdminManager:
             # Kafka 2.5's AdminOperationException: no ApiException, so an unexpected error with its message
             return (Errors.UNKNOWN_SERVER_ERROR, 'Topic "%s" does not exist.' % name)
         defaults = self.dynamic_config.log_config_defaults()
-        level = ConfigLevel((yield self.zk.get_entity_config("topics", name)),
-                            lambda config: format_config_value(defaults[config]), _topic_config_is_list)
+        level = ConfigLevel(
+            (yield self.zk.get_entity_config("topics", name)),
+            lambda config: format_config_value(defaults[config]),
+            _topic_config_is_list,
+        )
         try:
             updated = _changed(changes, level, validate_topic_configs, "ConfigResource(type=TOPIC, name='%s')" % name)
         except _Refused as refusal:
@@ -299,18 +353,25 @@ class AdminManager:
             try:
                 broker_id = int(name)
             except ValueError:
-                return (Errors.INVALID_REQUEST, "Invalid config value for resource %s: For input string: \"%s\""
-                        % (description, name))
+                return (
+                    Errors.INVALID_REQUEST,
+                    'Invalid config value for resource %s: For input string: "%s"' % (description, name),
+                )
             if broker_id != self.broker_id:
-                return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
-                        % (self.broker_id, name))
+                return (
+                    Errors.INVALID_REQUEST,
+                    "Unexpected broker id, expected %d, but received %s" % (self.broker_id, name),
+                )
         per_broker = name != ""
-        level = ConfigLevel((yield self.zk.get_entity_config("brokers", name if per_broker else DEFAULT_ENTITY)),
-                            lambda config: self.dynamic_config.inherited_text(config, per_broker),
-                            lambda config: config_type(config) == "list")
+        level = ConfigLevel(
+            (yield self.zk.get_entity_config("brokers", name if per_broker else DEFAULT_ENTITY)),
+            lambda config: self.dynamic_config.inherited_text(config, per_broker),
+            lambda config: config_type(config) == "list",
+        )
         try:
-            updated = _changed(changes, level, lambda props: self.dynamic_config.validate(props, per_broker),
-                               description)
+            updated = _changed(
+                changes, level, lambda props: self.dynamic_config.validate(props, per_broker), description
+            )
         except _Refused as refusal:
             return (refusal.code, refusal.message)
         if not validate_only:
@@ -319,8 +380,12 @@ class AdminManager:
 
     def _topics_have_leaders(self, names):
         live = set(self.cache.alive_broker_ids())
-        return {name for name in names if self.cache.contains_topic(name) and all(
-            info.leader in live for info in self.cache.partitions[name].values())}
+        return {
+            name
+            for name in names
+            if self.cache.contains_topic(name)
+            and all(info.leader in live for info in self.cache.partitions[name].values())
+        }
 
     def _topics_gone(self, names):
         return {name for name in names if not self.cache.contains_topic(name)}

@@ -26,8 +26,16 @@ DEFAULT_TOKEN_SETTINGS = TokenSettings()
 
 
 class DelegationTokenManager:
-    def __init__(self, zk, clock, broker_id, master_key, settings=DEFAULT_TOKEN_SETTINGS, cache=None,
-                 generate_token_id=tokens.generate_token_id):
+    def __init__(
+        self,
+        zk,
+        clock,
+        broker_id,
+        master_key,
+        settings=DEFAULT_TOKEN_SETTINGS,
+        cache=None,
+        generate_token_id=tokens.generate_token_id,
+    ):
         """``master_key``: delegation.token.master.key (None or empty: tokens disabled); ``settings``: the
         lifetimes; ``cache``: the DelegationTokenCache the SCRAM server also reads."""
         self.zk = zk
@@ -39,8 +47,13 @@ class DelegationTokenManager:
         self.generate_token_id = generate_token_id
         self._lock = defer.DeferredLock()  # one create/renew/expire/expiry scan at a time, as Kafka's lock
         self.notifications = ChangeNotificationListener(
-            zk, clock, DelegationTokenChangeNotificationZNode.PATH, TokenChangeZNode.PREFIX, TokenChangeZNode.decode,
-            self._reload)
+            zk,
+            clock,
+            DelegationTokenChangeNotificationZNode.PATH,
+            TokenChangeZNode.PREFIX,
+            TokenChangeZNode.decode,
+            self._reload,
+        )
 
     @classmethod
     def from_config(cls, zk, clock, config, cache=None):
@@ -112,17 +125,24 @@ class DelegationTokenManager:
             return defer.succeed(None)
 
         def create():
-            info = tokens.new_token_info(self.generate_token_id(), owner, renewers, max_lifetime_ms,
-                                         milliseconds(self.clock), self.settings)
-            log.info("[Token Manager on Broker %d]: created a delegation token %s for owner %s",
-                     self.broker_id, info.token_id, owner)
+            info = tokens.new_token_info(
+                self.generate_token_id(), owner, renewers, max_lifetime_ms, milliseconds(self.clock), self.settings
+            )
+            log.info(
+                "[Token Manager on Broker %d]: created a delegation token %s for owner %s",
+                self.broker_id,
+                info.token_id,
+                owner,
+            )
             return self._store(info)
+
         return self._lock.run(create)
 
     def renew_token(self, principal, hmac, renew_period_ms):
         """Deferred (Errors member, new expiry timestamp or -1)."""
-        return self._change(lambda info, now: tokens.decide_renew(info, principal, renew_period_ms, now,
-                                                                  self.settings), hmac)
+        return self._change(
+            lambda info, now: tokens.decide_renew(info, principal, renew_period_ms, now, self.settings), hmac
+        )
 
     def expire_token(self, principal, hmac, expiry_period_ms):
         """Deferred (Errors member, new expiry timestamp or -1); a negative period removes the token now."""
@@ -143,6 +163,7 @@ class DelegationTokenManager:
                 else:
                     yield self._store(outcome.info)
             return outcome.error, outcome.expiry_timestamp
+
         return self._lock.run(change)
 
     def describe_tokens(self, eligible):
@@ -151,14 +172,20 @@ class DelegationTokenManager:
 
     def expire_tokens(self):
         """Remove every token past its expiry or max timestamp (the controller's periodic scan)."""
+
         @defer.inlineCallbacks
         def scan():
             now = milliseconds(self.clock)
             for token in self.cache.tokens():
                 if token.info.expired(now):
-                    log.info("[Token Manager on Broker %d]: delegation token %s of %s expired",
-                             self.broker_id, token.info.token_id, token.info.owner)
+                    log.info(
+                        "[Token Manager on Broker %d]: delegation token %s of %s expired",
+                        self.broker_id,
+                        token.info.token_id,
+                        token.info.owner,
+                    )
                     yield self._remove(token.info.token_id)
+
         if not self.enabled:
             return defer.succeed(None)
         return self._lock.run(scan)

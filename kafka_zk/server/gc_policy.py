@@ -20,7 +20,7 @@ from twisted.internet import task
 log = logging.getLogger(__name__)
 
 FULL_COLLECTION_INTERVAL_S = 300.0
-_NEVER = 2 ** 31 - 1  # young collections between two automatic full ones
+_NEVER = 2**31 - 1  # young collections between two automatic full ones
 
 
 def install(reactor, interval_s=FULL_COLLECTION_INTERVAL_S):

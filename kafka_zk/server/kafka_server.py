@@ -98,8 +98,9 @@ class KafkaServer(service.MultiService):
         window = (config["quota.window.num"], config["quota.window.size.seconds"] * 1000)
         self.produce_quotas = ClientQuotaManager("producer_byte_rate", *window)
         self.fetch_quotas = ClientQuotaManager("consumer_byte_rate", *window)
-        self.fetch_manager = FetchManager(FetchSessionCache(config["max.incremental.fetch.session.cache.slots"],
-                                                            metrics=self.metrics))
+        self.fetch_manager = FetchManager(
+            FetchSessionCache(config["max.incremental.fetch.session.cache.slots"], metrics=self.metrics)
+        )
         self.log_dir_failures = LogDirFailureChannel()
         self.exit_code = 0  # what the process exits with once stopped: 1 after every log dir failed
         self.started = defer.Deferred()
@@ -110,9 +111,16 @@ class KafkaServer(service.MultiService):
         """The API handlers bound to this broker's collaborators, for the listener: called once they all exist.
         What changes after the listener opens is given as a function that reads it when a request needs it: the
         broker epoch (set on each registration), the cluster id, and the controller (created once registered)."""
-        return apis.Dispatcher(apis.bind_handlers(
-            self, clock=self.reactor, broker_epoch=lambda: self.broker_epoch, cluster_id=lambda: self.cluster_id,
-            controller=lambda: self.controller), serving=apis.CONNECTION_APIS)
+        return apis.Dispatcher(
+            apis.bind_handlers(
+                self,
+                clock=self.reactor,
+                broker_epoch=lambda: self.broker_epoch,
+                cluster_id=lambda: self.cluster_id,
+                controller=lambda: self.controller,
+            ),
+            serving=apis.CONNECTION_APIS,
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -138,8 +146,12 @@ class KafkaServer(service.MultiService):
         self._serve_metrics()
         self.broker_epoch = yield self._register()
         self.dispatcher.serve(apis.CONTROLLER_APIS)
-        log.info("[KafkaServer id=%d] registered at epoch %d, serving on port %d",
-                 self.broker_id, self.broker_epoch, self.bound_port)
+        log.info(
+            "[KafkaServer id=%d] registered at epoch %d, serving on port %d",
+            self.broker_id,
+            self.broker_epoch,
+            self.bound_port,
+        )
         self.listeners.follow_dynamic_configs()
         yield self._start_controller()
         yield self._follow_changes()
@@ -151,8 +163,9 @@ class KafkaServer(service.MultiService):
     @defer.inlineCallbacks
     def _connect_zookeeper(self):
         config = self.config
-        zk_client = self.zk_client_factory(config["zookeeper.connect"],
-                                           session_timeout_ms=config.zookeeper_session_timeout_ms)
+        zk_client = self.zk_client_factory(
+            config["zookeeper.connect"], session_timeout_ms=config.zookeeper_session_timeout_ms
+        )
         self.zk = ReactorZkClient(zk_client, self.reactor, self.metrics)
         self.addService(Lifecycle("ZooKeeper session", stop=self.zk.close))
         yield self.zk.start(config.zookeeper_connection_timeout_ms / 1000.0)
@@ -164,9 +177,15 @@ class KafkaServer(service.MultiService):
         """The log dirs' logs, once the broker id is known (it may be stored there, or generated)."""
         config = self.config
         epoch_checkpoints = LeaderEpochCheckpointWriter(self.reactor, self.log_dir_failures)
-        self.log_manager = LogManager(config.log_dirs, to_log_config(config.log_config_defaults()), self.reactor,
-                                      epoch_checkpoints.pending, self.log_dir_failures, metrics=self.metrics,
-                                      max_producer_idle_ms=config["transactional.id.expiration.ms"])
+        self.log_manager = LogManager(
+            config.log_dirs,
+            to_log_config(config.log_config_defaults()),
+            self.reactor,
+            epoch_checkpoints.pending,
+            self.log_dir_failures,
+            metrics=self.metrics,
+            max_producer_idle_ms=config["transactional.id.expiration.ms"],
+        )
         self.addService(Lifecycle("logs", stop=self.log_manager.shutdown))
         # older epoch entries must not land after the final ones the logs write as they close
         self.addService(Lifecycle("leader epoch checkpoints", stop=epoch_checkpoints.wait_written))
@@ -183,8 +202,9 @@ class KafkaServer(service.MultiService):
         self.replication_quotas = ReplicationQuotas(self.broker_id, self.reactor)
         self.dynamic_config.add_listener(BROKER_CONFIG_NAMES, self.replication_quotas.on_broker_config)
         self.topic_configs = TopicConfigCache(self.dynamic_config, self.zk, self.replication_quotas.on_topic_config)
-        self.dynamic_config.add_listener(sorted(DYNAMIC_LOG_CONFIGS),
-                                         lambda _values: self.topic_configs.reconfigure_logs(self.log_manager))
+        self.dynamic_config.add_listener(
+            sorted(DYNAMIC_LOG_CONFIGS), lambda _values: self.topic_configs.reconfigure_logs(self.log_manager)
+        )
         self.client_quota_configs = ClientQuotaConfigs(self.zk, [self.produce_quotas, self.fetch_quotas])
         yield self.client_quota_configs.load()
         self.scram_credentials = ScramCredentialConfigs(self.zk, self.sasl.credentials)
@@ -196,25 +216,44 @@ class KafkaServer(service.MultiService):
         self.high_watermark_checkpoints = HighWatermarkCheckpoints(reactor, self.log_manager, self.log_dir_failures)
         self.isr_changes = IsrChangePropagation(self.zk, reactor, self.broker_id)
         self.replica_manager = ReplicaManager(
-            self.broker_id, self.log_manager, self.topic_configs.config, reactor,
+            self.broker_id,
+            self.log_manager,
+            self.topic_configs.config,
+            reactor,
             high_watermarks=self.high_watermark_checkpoints.read(),
-            replica_lag_time_max_ms=config["replica.lag.time.max.ms"], isr_writer=self.isr_changes.write_isr,
+            replica_lag_time_max_ms=config["replica.lag.time.max.ms"],
+            isr_writer=self.isr_changes.write_isr,
             knows_partition=lambda tp: self.metadata_cache.partition_info(*tp) is not None,
             is_broker_alive=lambda broker_id: broker_id in self.metadata_cache.brokers,
-            replica_selector=selector_for(config["replica.selector.class"]), broker_rack=self._rack_of,
-            replication_quotas=self.replication_quotas, fetch_sessions=self.fetch_manager.cache,
+            replica_selector=selector_for(config["replica.selector.class"]),
+            broker_rack=self._rack_of,
+            replication_quotas=self.replication_quotas,
+            fetch_sessions=self.fetch_manager.cache,
             make_fetchers=lambda fetchable_changed: ReplicaFetcherManager(
-                config, reactor, self.broker_id, self.log_dir_failures, self.replication_quotas.follower,
-                fetchable_changed, security=self._security_to(self.inter_broker_listener_name), metrics=self.metrics,
-                topic_stats=self.topic_stats),
+                config,
+                reactor,
+                self.broker_id,
+                self.log_dir_failures,
+                self.replication_quotas.follower,
+                fetchable_changed,
+                security=self._security_to(self.inter_broker_listener_name),
+                metrics=self.metrics,
+                topic_stats=self.topic_stats,
+            ),
             topic_stats=self.topic_stats,
             make_log_dir_mover=lambda get_partition: ReplicaAlterLogDirsManager(
-                reactor, get_partition, self.log_manager, chunk_bytes=config["replica.fetch.max.bytes"],
-                bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"]),
-            metrics=self.metrics)
+                reactor,
+                get_partition,
+                self.log_manager,
+                chunk_bytes=config["replica.fetch.max.bytes"],
+                bytes_per_second=config["replica.alter.log.dirs.io.max.bytes.per.second"],
+            ),
+            metrics=self.metrics,
+        )
         self.addService(Lifecycle("replicas", stop=self._stop_replicas))
-        self.log_cleaner = LogCleanerService(self.reactor, self.log_manager, self.replica_manager, config,
-                                             self.reactor, metrics=self.metrics)
+        self.log_cleaner = LogCleanerService(
+            self.reactor, self.log_manager, self.replica_manager, config, self.reactor, metrics=self.metrics
+        )
         self.addService(Lifecycle("log cleaner", start=self.log_cleaner.start, stop=self.log_cleaner.stop))
 
     def _stop_replicas(self):
@@ -225,26 +264,48 @@ class KafkaServer(service.MultiService):
         """The transaction and group coordinators, topic administration, and what a failed log dir takes down."""
         config = self.config
         self.producer_ids = ProducerIdManager(self.zk, self.broker_id)
-        txn_state = TransactionStateManager(self.broker_id, config, self.replica_manager, self.reactor,
-                                            metrics=self.metrics)
+        txn_state = TransactionStateManager(
+            self.broker_id, config, self.replica_manager, self.reactor, metrics=self.metrics
+        )
         self.txn_coordinator = TransactionCoordinator(
-            txn_state, TransactionMarkerChannel(
-                self.reactor, self.broker_id, self.metadata_cache, self.inter_broker_listener_name, txn_state,
-                config["request.timeout.ms"], security=self._security_to(self.inter_broker_listener_name)),
-            self.producer_ids, self.reactor)
+            txn_state,
+            TransactionMarkerChannel(
+                self.reactor,
+                self.broker_id,
+                self.metadata_cache,
+                self.inter_broker_listener_name,
+                txn_state,
+                config["request.timeout.ms"],
+                security=self._security_to(self.inter_broker_listener_name),
+            ),
+            self.producer_ids,
+            self.reactor,
+        )
         self.addService(Lifecycle("transaction coordinator", stop=self.txn_coordinator.shutdown))
         self.group_coordinator = GroupCoordinator(
-            self.broker_id, group_config_from(config),
+            self.broker_id,
+            group_config_from(config),
             GroupMetadataManager(self.broker_id, config, self.replica_manager, self.reactor, metrics=self.metrics),
-            self.reactor, metrics=self.metrics)
+            self.reactor,
+            metrics=self.metrics,
+        )
         self.addService(Lifecycle("group coordinator", stop=self.group_coordinator.shutdown))
-        self.admin = AdminManager(config, self.metadata_cache, self.zk, self.broker_id, self.dynamic_config,
-                                  self.reactor)
+        self.admin = AdminManager(
+            config, self.metadata_cache, self.zk, self.broker_id, self.dynamic_config, self.reactor
+        )
         self.addService(Lifecycle("admin", stop=self.admin.shutdown))
-        failure_handler = LogDirFailureHandler(self.broker_id, self.replica_manager, self.log_manager, self.zk,
-                                               self.group_coordinator, self.txn_coordinator, self._all_log_dirs_failed)
+        failure_handler = LogDirFailureHandler(
+            self.broker_id,
+            self.replica_manager,
+            self.log_manager,
+            self.zk,
+            self.group_coordinator,
+            self.txn_coordinator,
+            self._all_log_dirs_failed,
+        )
         self.log_dir_failures.add_listener(
-            lambda log_dir: self.reactor.callFromThread(failure_handler.on_log_dir_offline, log_dir))
+            lambda log_dir: self.reactor.callFromThread(failure_handler.on_log_dir_offline, log_dir)
+        )
 
     @defer.inlineCallbacks
     def _start_authorizer(self):
@@ -256,8 +317,9 @@ class KafkaServer(service.MultiService):
     def _start_delegation_tokens(self):
         """The token manager (tokens loaded and followed when delegation.token.master.key is set); its cache is
         what SCRAM with tokenauth=true looks tokens up in."""
-        self.token_manager = DelegationTokenManager.from_config(self.zk, self.reactor, self.config,
-                                                                cache=self.sasl.tokens)
+        self.token_manager = DelegationTokenManager.from_config(
+            self.zk, self.reactor, self.config, cache=self.sasl.tokens
+        )
         return self.token_manager.start()
 
     def _expire_delegation_tokens(self):
@@ -265,14 +327,21 @@ class KafkaServer(service.MultiService):
         if not self.controller.is_active:
             return None
         return self.token_manager.expire_tokens().addErrback(
-            lambda failure: log.error("delegation token expiry failed: %s", failure.getTraceback()))
+            lambda failure: log.error("delegation token expiry failed: %s", failure.getTraceback())
+        )
 
     def _listen(self):
         """A port for every listener; bound_port is the first listener's."""
         self.dispatcher = self.request_dispatcher()
-        self.listeners = BrokerListeners(self.config, self.dynamic_config, self.reactor, self.dispatcher,
-                                         self.config["socket.request.max.bytes"], self.sasl.authenticator_factory,
-                                         socket_metrics=self.hot_path_metrics.socket)
+        self.listeners = BrokerListeners(
+            self.config,
+            self.dynamic_config,
+            self.reactor,
+            self.dispatcher,
+            self.config["socket.request.max.bytes"],
+            self.sasl.authenticator_factory,
+            socket_metrics=self.hot_path_metrics.socket,
+        )
         for port in self.listeners.ports.values():
             self.addService(port)
         self.bound_port = self.listeners.bound_port(self.config.listeners[0].listener_name)
@@ -287,28 +356,49 @@ class KafkaServer(service.MultiService):
     def _security_to(self, listener_name):
         """How this broker reaches other brokers' ``listener_name``: the TLS client side and the SASL login its
         security protocol needs."""
-        return ListenerSecurity(client_tls(self.config, self.dynamic_config, listener_name),
-                                self.sasl.login(listener_name))
+        return ListenerSecurity(
+            client_tls(self.config, self.dynamic_config, listener_name), self.sasl.login(listener_name)
+        )
 
     @defer.inlineCallbacks
     def _start_controller(self):
         controller_listener = self.config.controller_listener_name
-        self.controller = KafkaController(self.broker_id, self.config, self.zk, self.reactor, controller_listener,
-                                          self.dynamic_config, security=self._security_to(controller_listener),
-                                          metrics=self.metrics)
+        self.controller = KafkaController(
+            self.broker_id,
+            self.config,
+            self.zk,
+            self.reactor,
+            controller_listener,
+            self.dynamic_config,
+            security=self._security_to(controller_listener),
+            metrics=self.metrics,
+        )
         self.addService(Lifecycle("controller", stop=self.controller.shutdown))
         if self.config["controlled.shutdown.enable"]:
-            self.addService(ControlledShutdown(self.config, self.reactor, self.metadata_cache, self.broker_id,
-                                               lambda: self.broker_epoch,
-                                               security=self._security_to(self.inter_broker_listener_name)))
+            self.addService(
+                ControlledShutdown(
+                    self.config,
+                    self.reactor,
+                    self.metadata_cache,
+                    self.broker_id,
+                    lambda: self.broker_epoch,
+                    security=self._security_to(self.inter_broker_listener_name),
+                )
+            )
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
 
     @defer.inlineCallbacks
     def _follow_changes(self):
         """/config/changes, and the ZooKeeper session (re-registering after it expired)."""
-        yield ConfigChangeListener(self.zk, self.reactor, self.broker_id, self.apply_topic_overrides,
-                                   self.reload_broker_configs, self._reload_user_and_client_configs).start()
+        yield ConfigChangeListener(
+            self.zk,
+            self.reactor,
+            self.broker_id,
+            self.apply_topic_overrides,
+            self.reload_broker_configs,
+            self._reload_user_and_client_configs,
+        ).start()
         self._session_lost = False
         self.zk.add_session_listener(self._on_session_state)
 
@@ -323,27 +413,55 @@ class KafkaServer(service.MultiService):
         periodic = service.MultiService()
         periodic.setName("periodic tasks")
         for name, interval_ms, function in [
-                ("retention", config["log.retention.check.interval.ms"], replicas.enforce_retention),
-                ("ISR shrink", config["replica.lag.time.max.ms"] / 2, replicas.shrink_isrs),
-                ("ISR change propagation", ISR_CHANGE_PROPAGATION_MS, self.isr_changes.propagate),
-                ("high watermark checkpoint", config["replica.high.watermark.checkpoint.interval.ms"],
-                 lambda: self.high_watermark_checkpoints.checkpoint(replicas.high_watermark_snapshot())),
-                ("recovery point checkpoint", config["log.flush.offset.checkpoint.interval.ms"],
-                 log_manager.checkpoint_recovery_points),
-                ("log start offset checkpoint", config["log.flush.start.offset.checkpoint.interval.ms"],
-                 log_manager.checkpoint_log_start_offsets),
-                ("log flush", min(config["log.flush.scheduler.interval.ms"], FLUSH_CHECK_MS),
-                 lambda: log_manager.flush_dirty_logs(milliseconds(self.reactor))),
-                ("offset expiration", config["offsets.retention.check.interval.ms"],
-                 self.group_coordinator.manager.expire_offsets),
-                ("timed out transactions", config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
-                 lambda: self.txn_coordinator.abort_timed_out_transactions() and None),
-                ("expired transactional ids", config["transaction.remove.expired.transaction.cleanup.interval.ms"],
-                 lambda: self.txn_coordinator.remove_expired_transactional_ids() and None),
-                ("expired producer ids", PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
-                 lambda: log_manager.remove_expired_producers(milliseconds(self.reactor))),
-                ("expired delegation tokens", config["delegation.token.expiry.check.interval.ms"],
-                 self._expire_delegation_tokens)]:
+            ("retention", config["log.retention.check.interval.ms"], replicas.enforce_retention),
+            ("ISR shrink", config["replica.lag.time.max.ms"] / 2, replicas.shrink_isrs),
+            ("ISR change propagation", ISR_CHANGE_PROPAGATION_MS, self.isr_changes.propagate),
+            (
+                "high watermark checkpoint",
+                config["replica.high.watermark.checkpoint.interval.ms"],
+                lambda: self.high_watermark_checkpoints.checkpoint(replicas.high_watermark_snapshot()),
+            ),
+            (
+                "recovery point checkpoint",
+                config["log.flush.offset.checkpoint.interval.ms"],
+                log_manager.checkpoint_recovery_points,
+            ),
+            (
+                "log start offset checkpoint",
+                config["log.flush.start.offset.checkpoint.interval.ms"],
+                log_manager.checkpoint_log_start_offsets,
+            ),
+            (
+                "log flush",
+                min(config["log.flush.scheduler.interval.ms"], FLUSH_CHECK_MS),
+                lambda: log_manager.flush_dirty_logs(milliseconds(self.reactor)),
+            ),
+            (
+                "offset expiration",
+                config["offsets.retention.check.interval.ms"],
+                self.group_coordinator.manager.expire_offsets,
+            ),
+            (
+                "timed out transactions",
+                config["transaction.abort.timed.out.transaction.cleanup.interval.ms"],
+                lambda: self.txn_coordinator.abort_timed_out_transactions() and None,
+            ),
+            (
+                "expired transactional ids",
+                config["transaction.remove.expired.transaction.cleanup.interval.ms"],
+                lambda: self.txn_coordinator.remove_expired_transactional_ids() and None,
+            ),
+            (
+                "expired producer ids",
+                PRODUCER_ID_EXPIRATION_CHECK_INTERVAL_MS,
+                lambda: log_manager.remove_expired_producers(milliseconds(self.reactor)),
+            ),
+            (
+                "expired delegation tokens",
+                config["delegation.token.expiry.check.interval.ms"],
+                self._expire_delegation_tokens,
+            ),
+        ]:
             periodic.addService(PeriodicTask(name, interval_ms, function, self.reactor))
         self.addService(periodic)
 
@@ -387,8 +505,7 @@ class KafkaServer(service.MultiService):
         endpoints = []
         for advertised in self.config.advertised_listeners:
             host = advertised.host or "localhost"
-            port = (self.listeners.bound_port(advertised.listener_name) if advertised.port == 0
-                    else advertised.port)
+            port = self.listeners.bound_port(advertised.listener_name) if advertised.port == 0 else advertised.port
             endpoints.append(EndPoint(advertised.listener_name, host, port, advertised.security_protocol))
         return BrokerInfo(self.broker_id, endpoints, self.config["broker.rack"])
 
@@ -408,13 +525,15 @@ class KafkaServer(service.MultiService):
         elif state == "CONNECTED" and self._session_lost and self.running:
             self._session_lost = False
             self._reregister().addErrback(
-                lambda failure: log.error("re-registration failed: %s", failure.getTraceback()))
+                lambda failure: log.error("re-registration failed: %s", failure.getTraceback())
+            )
 
     @defer.inlineCallbacks
     def _reregister(self):
         self.broker_epoch = yield self._register()
-        log.info("[KafkaServer id=%d] re-registered at epoch %d after session expiry",
-                 self.broker_id, self.broker_epoch)
+        log.info(
+            "[KafkaServer id=%d] re-registered at epoch %d after session expiry", self.broker_id, self.broker_epoch
+        )
         self.controller.on_new_session()
 
     # -- configs -----------------------------------------------------------------------------------
@@ -436,7 +555,7 @@ class KafkaServer(service.MultiService):
         self.dynamic_config.update(overrides.get(default_name, {}), overrides.get(own_name, {}))
 
     def on_metadata_updated(self):
-        self.dispatcher.serve()   # the controller has told this broker about the cluster: clients may ask it
+        self.dispatcher.serve()  # the controller has told this broker about the cluster: clients may ask it
         self.admin.on_metadata_updated()
 
     # -- shutdown ----------------------------------------------------------------------------------

@@ -37,8 +37,16 @@ class BrokerListeners:
     """One ListeningPort per configured listener, each with its Listener (name, security protocol, principal
     builder) and, on TLS listeners, its ServerTls."""
 
-    def __init__(self, config, dynamic_config, reactor, dispatcher, max_frame_size,
-                 authenticator_factory_of=lambda listener_name: None, socket_metrics=None):
+    def __init__(
+        self,
+        config,
+        dynamic_config,
+        reactor,
+        dispatcher,
+        max_frame_size,
+        authenticator_factory_of=lambda listener_name: None,
+        socket_metrics=None,
+    ):
         """``authenticator_factory_of(listener name)``: a SASL listener's per-connection authenticator factory
         (None on the others); ``socket_metrics``: the net.request_metrics.SocketServerMetrics requests and
         connections are measured in (None: not measured)."""
@@ -58,15 +66,18 @@ class BrokerListeners:
                 tls = self.server_tls[name] = ServerTls(settings)
                 self._settings[name] = settings
                 factory = tls.wrap(factory)
-            self.ports[name] = ListeningPort("listener %s" % name, reactor, endpoint.port, factory,
-                                             endpoint.host or "0.0.0.0")
+            self.ports[name] = ListeningPort(
+                "listener %s" % name, reactor, endpoint.port, factory, endpoint.host or "0.0.0.0"
+            )
 
     def follow_dynamic_configs(self):
         """Reload a TLS listener's keystore and truststore when its listener.name.<l>.ssl.* configs change."""
         for name in self.server_tls:
             prefix = listener_prefix(name)
-            self.dynamic_config.add_listener(sorted(prefix + config for config in DYNAMIC_SECURITY_CONFIGS),
-                                             lambda _values, name=name: self._reconfigure(name))
+            self.dynamic_config.add_listener(
+                sorted(prefix + config for config in DYNAMIC_SECURITY_CONFIGS),
+                lambda _values, name=name: self._reconfigure(name),
+            )
 
     def _reconfigure(self, name):
         settings = listener_ssl_settings(self.dynamic_config, name)
@@ -78,8 +89,11 @@ class BrokerListeners:
             log.error("listener %s keeps its TLS configuration: the new one failed to load: %s", name, error)
             return
         self._settings[name] = settings
-        log.info("listener %s: new TLS configuration (keystore %s) for new connections", name,
-                 settings["ssl.keystore.location"])
+        log.info(
+            "listener %s: new TLS configuration (keystore %s) for new connections",
+            name,
+            settings["ssl.keystore.location"],
+        )
 
     def bound_port(self, name):
         return self.ports[name].bound_port

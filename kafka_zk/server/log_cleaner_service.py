@@ -22,7 +22,7 @@ from kafka_zk.log.cleaner_metrics import CleanerStats, register_cleaner_gauges
 
 logger = logging.getLogger(__name__)
 
-_INT32_MAX = 2 ** 31 - 1
+_INT32_MAX = 2**31 - 1
 
 
 class LogCleanerService:
@@ -49,8 +49,12 @@ class LogCleanerService:
         self._pool = None
         self._timer = None
         self.stats = CleanerStats(self.num_threads, clock)
-        register_cleaner_gauges(metrics if metrics is not None else MetricsRegistry(), self.stats,
-                                log_manager.log_dirs, self._uncleanable_in)
+        register_cleaner_gauges(
+            metrics if metrics is not None else MetricsRegistry(),
+            self.stats,
+            log_manager.log_dirs,
+            self._uncleanable_in,
+        )
 
     def _uncleanable_in(self, log_dir):
         """(partitions, cleanable bytes) of the uncleanable partitions in ``log_dir``."""
@@ -63,8 +67,14 @@ class LogCleanerService:
             count += 1
             if high_watermarks is None:
                 high_watermarks = self.replica_manager.high_watermark_snapshot()
-            size += log_to_clean(tp[0], tp[1], log, self.checkpoints.get(tp), milliseconds(self.clock),
-                                 high_watermarks.get(tp, log.log_end_offset)).cleanable_bytes
+            size += log_to_clean(
+                tp[0],
+                tp[1],
+                log,
+                self.checkpoints.get(tp),
+                milliseconds(self.clock),
+                high_watermarks.get(tp, log.log_end_offset),
+            ).cleanable_bytes
         return count, size
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -123,8 +133,9 @@ class LogCleanerService:
                 continue
             if tp not in high_watermarks:
                 continue  # not (yet) a replica this broker serves
-            candidates.append(log_to_clean(log.topic, log.partition, log, self.checkpoints.get(tp), now,
-                                           high_watermarks[tp]))
+            candidates.append(
+                log_to_clean(log.topic, log.partition, log, self.checkpoints.get(tp), now, high_watermarks[tp])
+            )
         self.stats.chose(candidates)
         return grab_filthiest(candidates)
 
@@ -132,28 +143,42 @@ class LogCleanerService:
         partition = self.replica_manager.partitions.get(tp)
         if partition is None:
             return {}
-        return {pid: entry.batches[-1].last_offset for pid, entry in partition.producer_state.producers.items()
-                if entry.batches}
+        return {
+            pid: entry.batches[-1].last_offset
+            for pid, entry in partition.producer_state.producers.items()
+            if entry.batches
+        }
 
     def _start_pass(self, ltc):
         tp = (ltc.topic, ltc.partition)
         plan = CleaningPlan.snapshot(ltc, self._producer_last_offsets(tp))
         self.in_progress.add(tp)
-        logger.info("Beginning cleaning of log %s-%d (first dirty offset %d, uncleanable from %d, ratio %.2f)",
-                    ltc.topic, ltc.partition, ltc.first_dirty_offset, ltc.first_uncleanable_offset,
-                    ltc.cleanable_ratio)
+        logger.info(
+            "Beginning cleaning of log %s-%d (first dirty offset %d, uncleanable from %d, ratio %.2f)",
+            ltc.topic,
+            ltc.partition,
+            ltc.first_dirty_offset,
+            ltc.first_uncleanable_offset,
+            ltc.cleanable_ratio,
+        )
         log = ltc.log
 
         def should_abort(_plan):
             # Read from the cleaner thread: a stop, or the log deleted or replaced meanwhile.
             return self._stopping or self.log_manager.get_log(*tp) is not log
 
-        cleaner = Cleaner(self.dedupe_buffer_size, self.clock, self.load_factor, self.io_buffer_size,
-                          self.max_io_bytes_per_second, time.sleep, should_abort)
+        cleaner = Cleaner(
+            self.dedupe_buffer_size,
+            self.clock,
+            self.load_factor,
+            self.io_buffer_size,
+            self.max_io_bytes_per_second,
+            time.sleep,
+            should_abort,
+        )
         started_ms = milliseconds(self.clock)
         d = threads.deferToThreadPool(self.reactor, self._pool, cleaner.clean, plan)
-        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms, cleaner),
-                       errbackArgs=(tp, log))
+        d.addCallbacks(self._finished, self._failed, callbackArgs=(tp, log, started_ms, cleaner), errbackArgs=(tp, log))
         d.addBoth(self._done, tp)
 
     # -- finishing (reactor thread) ----------------------------------------------------------
@@ -171,12 +196,22 @@ class LogCleanerService:
         self._write_checkpoint(self.log_manager.log_dir_of(*tp))
         elapsed = max(1, milliseconds(self.clock) - started_ms)
         offset_map = cleaner.offset_map
-        self.stats.passed(len(offset_map) / max(1, offset_map.slots), result.bytes_read, result.bytes_written,
-                          elapsed / 1000.0)
-        logger.info("Cleaned log %s-%d up to offset %d: %d -> %d bytes of the log (%d of %d records kept "
-                    "in the cleaned segments, %.1f MB/s read) in %d ms", tp[0], tp[1], end_offset, size_before,
-                    log.size, result.records_written, result.records_read,
-                    result.bytes_read / 1048.576 / elapsed, elapsed)
+        self.stats.passed(
+            len(offset_map) / max(1, offset_map.slots), result.bytes_read, result.bytes_written, elapsed / 1000.0
+        )
+        logger.info(
+            "Cleaned log %s-%d up to offset %d: %d -> %d bytes of the log (%d of %d records kept "
+            "in the cleaned segments, %.1f MB/s read) in %d ms",
+            tp[0],
+            tp[1],
+            end_offset,
+            size_before,
+            log.size,
+            result.records_written,
+            result.records_read,
+            result.bytes_read / 1048.576 / elapsed,
+            elapsed,
+        )
         logger.info("%s", cleaning_stats(tp, result, elapsed / 1000.0))
 
     def _failed(self, failure, tp, log):
@@ -188,16 +223,18 @@ class LogCleanerService:
         if failure.check(OSError):
             self.log_manager.failures.report_log(log, "cleaning", failure.value)
             return
-        logger.error("Unexpected error cleaning %s-%d; marking it uncleanable: %s", tp[0], tp[1],
-                     failure.getTraceback())
+        logger.error(
+            "Unexpected error cleaning %s-%d; marking it uncleanable: %s", tp[0], tp[1], failure.getTraceback()
+        )
         self.uncleanable.add(tp)
 
     def _done(self, outcome, tp):
         if outcome is not None and hasattr(outcome, "check") and outcome.check(OSError):
             log_dir = self.log_manager.log_dir_of(*tp)
             if log_dir is not None:
-                self.log_manager.failures.report(log_dir, "Error while finishing the cleaning of %s-%d" % tp,
-                                                 outcome.value)
+                self.log_manager.failures.report(
+                    log_dir, "Error while finishing the cleaning of %s-%d" % tp, outcome.value
+                )
         elif outcome is not None and hasattr(outcome, "getTraceback"):
             logger.error("Error finishing the cleaning of %s-%d: %s", tp[0], tp[1], outcome.getTraceback())
             self.uncleanable.add(tp)
@@ -221,13 +258,17 @@ class LogCleanerService:
         """Rewrite a dir's checkpoint with the offsets of the logs it still holds."""
         if log_dir is None:
             return
-        present = {(log.topic, log.partition) for log in self.log_manager.all_logs()
-                   if self.log_manager.log_dir_of(log.topic, log.partition) == log_dir}
+        present = {
+            (log.topic, log.partition)
+            for log in self.log_manager.all_logs()
+            if self.log_manager.log_dir_of(log.topic, log.partition) == log_dir
+        }
         for tp in [tp for tp in self.checkpoints if self.log_manager.get_log(*tp) is None]:
             del self.checkpoints[tp]
         try:
             OffsetCheckpointFile(os.path.join(log_dir, CLEANER_OFFSET_CHECKPOINT)).write(
-                {tp: offset for tp, offset in self.checkpoints.items() if tp in present})
+                {tp: offset for tp, offset in self.checkpoints.items() if tp in present}
+            )
         except OSError as error:
             self.log_manager.failures.report(log_dir, "Error while writing %s" % CLEANER_OFFSET_CHECKPOINT, error)
 
@@ -238,10 +279,25 @@ def cleaning_stats(tp, result, seconds):
     seconds = max(seconds, 0.001)
     reduction = 100.0 * (1 - mb_written / mb_read) if mb_read else 0.0
     fewer = 100.0 * (1 - result.records_written / result.records_read) if result.records_read else 0.0
-    return ("\n\tLog cleaner thread 0 cleaned log %s-%d (dirty section = [%d, %d])\n"
-            "\t%.1f MB of log processed in %.1f seconds (%.1f MB/sec).\n"
-            "\tStart size: %.1f MB (%d messages)\n"
-            "\tEnd size: %.1f MB (%d messages)\n"
-            "\t%.1f%% size reduction (%.1f%% fewer messages)\n"
-            % (tp[0], tp[1], result.plan.first_dirty_offset, result.end_offset, mb_read, seconds, mb_read / seconds,
-               mb_read, result.records_read, mb_written, result.records_written, reduction, fewer))
+    return (
+        "\n\tLog cleaner thread 0 cleaned log %s-%d (dirty section = [%d, %d])\n"
+        "\t%.1f MB of log processed in %.1f seconds (%.1f MB/sec).\n"
+        "\tStart size: %.1f MB (%d messages)\n"
+        "\tEnd size: %.1f MB (%d messages)\n"
+        "\t%.1f%% size reduction (%.1f%% fewer messages)\n"
+        % (
+            tp[0],
+            tp[1],
+            result.plan.first_dirty_offset,
+            result.end_offset,
+            mb_read,
+            seconds,
+            mb_read / seconds,
+            mb_read,
+            result.records_read,
+            mb_written,
+            result.records_written,
+            reduction,
+            fewer,
+        )
+    )

@@ -10,8 +10,9 @@ log = logging.getLogger(__name__)
 
 
 class LogDirFailureHandler:
-    def __init__(self, broker_id, replica_manager, log_manager, zk, group_coordinator, txn_coordinator,
-                 shut_down_broker):
+    def __init__(
+        self, broker_id, replica_manager, log_manager, zk, group_coordinator, txn_coordinator, shut_down_broker
+    ):
         """``shut_down_broker()``: called once every log dir has failed."""
         self.broker_id = broker_id
         self.replica_manager = replica_manager
@@ -31,12 +32,24 @@ class LogDirFailureHandler:
             elif topic == TRANSACTION_STATE_TOPIC:
                 self.txn_coordinator.on_resignation(partition)
         if not self.log_manager.live_log_dirs:
-            log.error("[KafkaServer id=%d] Shutdown broker because all log dirs in %s have failed", self.broker_id,
-                      ", ".join(self.log_manager.log_dirs))
+            log.error(
+                "[KafkaServer id=%d] Shutdown broker because all log dirs in %s have failed",
+                self.broker_id,
+                ", ".join(self.log_manager.log_dirs),
+            )
             self.shut_down_broker()
             return
         self.zk.create_log_dir_event_notification(self.broker_id).addCallbacks(
-            lambda name: log.info("[KafkaServer id=%d] log dir %s is offline: %d replicas stopped; controller told "
-                                  "through %s", self.broker_id, log_dir, len(offline), name),
-            lambda failure: log.error("[KafkaServer id=%d] could not write the log dir event notification: %s",
-                                      self.broker_id, failure.getErrorMessage()))
+            lambda name: log.info(
+                "[KafkaServer id=%d] log dir %s is offline: %d replicas stopped; controller told through %s",
+                self.broker_id,
+                log_dir,
+                len(offline),
+                name,
+            ),
+            lambda failure: log.error(
+                "[KafkaServer id=%d] could not write the log dir event notification: %s",
+                self.broker_id,
+                failure.getErrorMessage(),
+            ),
+        )

@@ -8,7 +8,6 @@ import sys
 
 from kafka_zk.server.config.kafka_config import ConfigError, KafkaConfig
 
-
 PROFILE_VARIABLE = "KAFKA_ZK_PROFILE"
 INSTALL_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_LOG4J = os.path.join(INSTALL_DIR, "config", "log4j.properties")
@@ -53,11 +52,13 @@ def parse_overrides(values):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="kafka-server-start",
-                                     description="Start a kafka-zk broker from a server.properties file.")
+    parser = argparse.ArgumentParser(
+        prog="kafka-server-start", description="Start a kafka-zk broker from a server.properties file."
+    )
     parser.add_argument("config", metavar="server.properties", help="the broker configuration file")
-    parser.add_argument("--override", action="append", default=[], metavar="key=value",
-                        help="override a property from the file")
+    parser.add_argument(
+        "--override", action="append", default=[], metavar="key=value", help="override a property from the file"
+    )
     return parser
 
 
@@ -81,6 +82,7 @@ def main(argv=None):
         return 1
 
     from twisted.internet import reactor
+
     from kafka_zk.server import gc_policy
     from kafka_zk.server.kafka_server import KafkaServer
 
@@ -140,8 +142,10 @@ def run_reactor(reactor, broker_id, environ=None):
 
 def build_stop_parser():
     return argparse.ArgumentParser(
-        prog="kafka-server-stop", description="Stop every kafka-zk broker on this machine with SIGTERM (a clean "
-        "shutdown), as Kafka's kafka-server-stop.sh does.")
+        prog="kafka-server-stop",
+        description="Stop every kafka-zk broker on this machine with SIGTERM (a clean "
+        "shutdown), as Kafka's kafka-server-stop.sh does.",
+    )
 
 
 def stop_main(argv=None):
@@ -152,8 +156,11 @@ def stop_main(argv=None):
 
     from zookeeper.launcher import process_running
 
-    pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit() and int(entry) != os.getpid()
-            and process_running(int(entry), "kafka_zk.server.main")]
+    pids = [
+        int(entry)
+        for entry in os.listdir("/proc")
+        if entry.isdigit() and int(entry) != os.getpid() and process_running(int(entry), "kafka_zk.server.main")
+    ]
     if not pids:
         print("No kafka server to stop")
         return 1

@@ -2,8 +2,9 @@
 
 from collections import namedtuple
 
-PartitionInfo = namedtuple("PartitionInfo",
-                           "leader leader_epoch isr replicas offline_replicas controller_epoch zk_version")
+PartitionInfo = namedtuple(
+    "PartitionInfo", "leader leader_epoch isr replicas offline_replicas controller_epoch zk_version"
+)
 BrokerEndpoints = namedtuple("BrokerEndpoints", "broker_id endpoints rack")  # endpoints: {listener: (host, port)}
 
 

@@ -30,13 +30,18 @@ class BrokerSaslSetup:
         sasl = BrokerSasl(config.get, os.environ if environ is None else environ)
         now_ms = lambda: milliseconds(clock)  # noqa: E731
         try:
-            self.settings = {endpoint.listener_name: sasl.server_settings(endpoint.listener_name, self.credentials,
-                                                                          now_ms, self.tokens)
-                             for endpoint in sasl_listeners(config.listeners)}
+            self.settings = {
+                endpoint.listener_name: sasl.server_settings(
+                    endpoint.listener_name, self.credentials, now_ms, self.tokens
+                )
+                for endpoint in sasl_listeners(config.listeners)
+            }
             # the broker's own logins to the listeners it connects to: inter-broker and control plane
-            self._logins = {name: sasl_authenticate_hook(sasl.inter_broker_login(name), clock)
-                            for name in {config.inter_broker_listener_name, config.controller_listener_name}
-                            if name in self.settings}
+            self._logins = {
+                name: sasl_authenticate_hook(sasl.inter_broker_login(name), clock)
+                for name in {config.inter_broker_listener_name, config.controller_listener_name}
+                if name in self.settings
+            }
         except SaslConfigError as error:
             raise ConfigError(str(error)) from None
 

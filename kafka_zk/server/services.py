@@ -46,7 +46,8 @@ class PeriodicTask(service.Service):
         self._loop = task.LoopingCall(self.function)
         self._loop.clock = self.clock
         self._loop.start(self.interval_ms / 1000.0, now=False).addErrback(
-            lambda failure: log.error("periodic task failed: %s", failure.getTraceback()))
+            lambda failure: log.error("periodic task failed: %s", failure.getTraceback())
+        )
 
     def stopService(self):
         super().stopService()
@@ -96,5 +97,7 @@ class PhaseTimer:
         self._last = now
 
     def __str__(self):
-        return "%.2fs (%s)" % (self._last - self._start,
-                               ", ".join("%s %.2fs" % (name, seconds) for name, seconds in self._phases))
+        return "%.2fs (%s)" % (
+            self._last - self._start,
+            ", ".join("%s %.2fs" % (name, seconds) for name, seconds in self._phases),
+        )

@@ -39,17 +39,21 @@ def consumer_config(bootstrap_servers, client_settings):
 def check_consumer_settings(bootstrap_servers, client_settings):
     """Fail on the driver, before any task runs, when a kafka.* setting is unknown to the client or invalid."""
     from confluent_kafka import Consumer, KafkaException
+
     try:
         Consumer(consumer_config(bootstrap_servers, client_settings)).close()
     except (KafkaException, ValueError, TypeError) as exc:
         from kafka_zk.spark.options import KafkaZkOptionError
+
         raise KafkaZkOptionError("Invalid kafka.* client setting: %s" % exc) from None
 
 
 def data_loss_message(topic, partition, wanted, available):
-    return ("Some data may have been lost because they are not available in Kafka any more: offsets %d..%d of %s-%d "
-            "are gone (the log now starts at %d). If you want your streaming query to continue when data is lost, "
-            "set the source option failOnDataLoss to false." % (wanted, available - 1, topic, partition, available))
+    return (
+        "Some data may have been lost because they are not available in Kafka any more: offsets %d..%d of %s-%d "
+        "are gone (the log now starts at %d). If you want your streaming query to continue when data is lost, "
+        "set the source option failOnDataLoss to false." % (wanted, available - 1, topic, partition, available)
+    )
 
 
 def records_to_batch(messages, topic, partition, include_headers, schema):
@@ -58,6 +62,7 @@ def records_to_batch(messages, topic, partition, include_headers, schema):
     Columns are gathered with map() over the Message methods (no per-record Python frames), then handed to
     Arrow in one call each; topic and partition are constant columns."""
     from confluent_kafka import Message
+
     count = len(messages)
     types, millis = zip(*map(Message.timestamp, messages))
     columns = [
@@ -71,8 +76,9 @@ def records_to_batch(messages, topic, partition, include_headers, schema):
         pc.subtract(pa.array(types, pa.int32()), 1),
     ]
     if include_headers:
-        headers = [[{"key": k, "value": v} for k, v in pairs] if pairs else None
-                   for pairs in map(Message.headers, messages)]
+        headers = [
+            [{"key": k, "value": v} for k, v in pairs] if pairs else None for pairs in map(Message.headers, messages)
+        ]
         columns.append(pa.array(headers, schema.field("headers").type))
     return pa.RecordBatch.from_arrays(columns, schema=schema)
 
@@ -80,8 +86,20 @@ def records_to_batch(messages, topic, partition, include_headers, schema):
 class OffsetRangeFetcher:
     """Reads [start, end) of one partition; ``fail_on_data_loss`` decides what happens when part of it is gone."""
 
-    def __init__(self, bootstrap_servers, client_settings, topic, partition, start, end, include_headers,
-                 fail_on_data_loss, poll_timeout_ms, clock=time.monotonic, consumer_factory=None):
+    def __init__(
+        self,
+        bootstrap_servers,
+        client_settings,
+        topic,
+        partition,
+        start,
+        end,
+        include_headers,
+        fail_on_data_loss,
+        poll_timeout_ms,
+        clock=time.monotonic,
+        consumer_factory=None,
+    ):
         self.topic = topic
         self.partition = partition
         self.start = start
@@ -98,6 +116,7 @@ class OffsetRangeFetcher:
         if self._consumer_factory is not None:
             return self._consumer_factory(self._config)
         from confluent_kafka import Consumer
+
         return Consumer(self._config)
 
     def batches(self):
@@ -105,6 +124,7 @@ class OffsetRangeFetcher:
         if self.start >= self.end:
             return
         from confluent_kafka import KafkaError, TopicPartition
+
         consumer = self._new_consumer()
         try:
             position = self.start
@@ -129,8 +149,9 @@ class OffsetRangeFetcher:
                         out_of_range = True
                         break
                     elif error.fatal():
-                        raise RuntimeError("Kafka client error reading %s-%d: %s"
-                                           % (self.topic, self.partition, error.str()))
+                        raise RuntimeError(
+                            "Kafka client error reading %s-%d: %s" % (self.topic, self.partition, error.str())
+                        )
                     else:
                         log.warning("transient error reading %s-%d: %s", self.topic, self.partition, error.str())
                 if records and (records[-1].offset() >= self.end or records[0].offset() < position):
@@ -148,25 +169,33 @@ class OffsetRangeFetcher:
                     consumer.assign([TopicPartition(self.topic, self.partition, position)])
                     last_progress = self._clock()
                 if position < self.end and self._clock() - last_progress > self.poll_timeout_s:
-                    raise TimeoutError("No records of %s-%d after offset %d arrived within %.0f s; the range ends at "
-                                       "%d (kafkaConsumer.pollTimeoutMs)" % (self.topic, self.partition, position,
-                                                                            self.poll_timeout_s, self.end))
+                    raise TimeoutError(
+                        "No records of %s-%d after offset %d arrived within %.0f s; the range ends at "
+                        "%d (kafkaConsumer.pollTimeoutMs)"
+                        % (self.topic, self.partition, position, self.poll_timeout_s, self.end)
+                    )
         finally:
             consumer.close()
 
     def _out_of_range(self, consumer, position):
         """Where to go on after the broker said ``position`` is out of range (the log start moved past it)."""
         from confluent_kafka import TopicPartition
-        low, high = consumer.get_watermark_offsets(TopicPartition(self.topic, self.partition),
-                                                   timeout=self.poll_timeout_s, cached=False)
+
+        low, high = consumer.get_watermark_offsets(
+            TopicPartition(self.topic, self.partition), timeout=self.poll_timeout_s, cached=False
+        )
         if position < low:
             if self.fail_on_data_loss:
                 raise KafkaZkDataLossError(data_loss_message(self.topic, self.partition, position, low))
             log.warning(data_loss_message(self.topic, self.partition, position, low))
             return low
         if position > high:
-            message = ("Offset %d of %s-%d is past the end of the log (%d): the partition was truncated or recreated"
-                       % (position, self.topic, self.partition, high))
+            message = "Offset %d of %s-%d is past the end of the log (%d): the partition was truncated or recreated" % (
+                position,
+                self.topic,
+                self.partition,
+                high,
+            )
             if self.fail_on_data_loss:
                 raise KafkaZkDataLossError(message + "; set failOnDataLoss to false to go on")
             log.warning(message)

@@ -23,8 +23,11 @@ def offsets_to_json(offsets):
 
 
 def offsets_from_json(data):
-    return {(topic, int(partition)): int(offset)
-            for topic, parts in (data or {}).items() for partition, offset in parts.items()}
+    return {
+        (topic, int(partition)): int(offset)
+        for topic, parts in (data or {}).items()
+        for partition, offset in parts.items()
+    }
 
 
 class PartitionOffsets:
@@ -34,8 +37,15 @@ class PartitionOffsets:
     reached at least once; the first contact fails at once so a wrong bootstrap address is reported quickly.
     """
 
-    def __init__(self, bootstrap_servers, subscription, client_settings=None, retry_for_s=60.0,
-                 clock=time.monotonic, sleep=time.sleep):
+    def __init__(
+        self,
+        bootstrap_servers,
+        subscription,
+        client_settings=None,
+        retry_for_s=60.0,
+        clock=time.monotonic,
+        sleep=time.sleep,
+    ):
         self.bootstrap_servers = bootstrap_servers
         self.subscription = subscription
         settings = client_settings or {}
@@ -55,8 +65,13 @@ class PartitionOffsets:
 
     def _client(self):
         if self._consumer is None:
-            self._cluster = ClusterClient(self.bootstrap_servers, client_id="kafka-zk-spark-driver",
-                                          timeout=self._timeout_s, retries=3, security=self._security or None)
+            self._cluster = ClusterClient(
+                self.bootstrap_servers,
+                client_id="kafka-zk-spark-driver",
+                timeout=self._timeout_s,
+                retries=3,
+                security=self._security or None,
+            )
             self._consumer = Consumer(self.bootstrap_servers, cluster=self._cluster)
         return self._cluster, self._consumer
 
@@ -71,8 +86,10 @@ class PartitionOffsets:
             except KafkaConnectionError as exc:
                 if self._clock() >= deadline:
                     self.close()
-                    raise KafkaZkSourceError("Cannot reach the Kafka cluster at kafka.bootstrap.servers=%s "
-                                             "while %s: %s" % (self.bootstrap_servers, what, exc)) from None
+                    raise KafkaZkSourceError(
+                        "Cannot reach the Kafka cluster at kafka.bootstrap.servers=%s "
+                        "while %s: %s" % (self.bootstrap_servers, what, exc)
+                    ) from None
                 self.close()
             except KafkaResponseError as exc:
                 if not exc.retriable or self._clock() >= deadline:
@@ -98,18 +115,21 @@ class PartitionOffsets:
             if info is None:
                 if missing_ok:
                     continue
-                raise KafkaZkSourceError("Topic %s does not exist (kafka.bootstrap.servers=%s)"
-                                         % (topic, self.bootstrap_servers))
+                raise KafkaZkSourceError(
+                    "Topic %s does not exist (kafka.bootstrap.servers=%s)" % (topic, self.bootstrap_servers)
+                )
             if info.error != Errors.NONE or not info.partitions:
-                raise KafkaResponseError(info.error if info.error != Errors.NONE else Errors.LEADER_NOT_AVAILABLE,
-                                         context=topic)
+                raise KafkaResponseError(
+                    info.error if info.error != Errors.NONE else Errors.LEADER_NOT_AVAILABLE, context=topic
+                )
             found.extend((topic, p) for p in info.partitions)
         if sub.kind == "assign":
             existing = set(found)
             absent = [tp for tp in sub.partitions if tp not in existing]
             if absent and not missing_ok:
-                raise KafkaZkSourceError("Assigned partitions do not exist: %s"
-                                         % ", ".join("%s-%d" % tp for tp in absent))
+                raise KafkaZkSourceError(
+                    "Assigned partitions do not exist: %s" % ", ".join("%s-%d" % tp for tp in absent)
+                )
             found = [tp for tp in sub.partitions if tp in existing]
         return sorted(set(found))
 
@@ -129,8 +149,10 @@ class PartitionOffsets:
         found = self._list("finding offsets by timestamp", timestamps)
         missing = sorted(tp for tp, offset in found.items() if offset is None or offset < 0)
         if missing:
-            raise KafkaZkSourceError("No offset matched the timestamp in startingOffsetsByTimestamp for %s"
-                                     % ", ".join("%s-%d (%d)" % (tp[0], tp[1], timestamps[tp]) for tp in missing))
+            raise KafkaZkSourceError(
+                "No offset matched the timestamp in startingOffsetsByTimestamp for %s"
+                % ", ".join("%s-%d (%d)" % (tp[0], tp[1], timestamps[tp]) for tp in missing)
+            )
         return found
 
     def resolve(self, spec, partitions, default_kind):
@@ -142,12 +164,15 @@ class PartitionOffsets:
         named_topics = {t for t, _ in spec.by_partition}
         unknown = sorted(tp for tp in spec.by_partition if tp not in set(partitions))
         if unknown:
-            raise KafkaZkSourceError("Offsets given for partitions that are not read: %s"
-                                     % ", ".join("%s-%d" % tp for tp in unknown))
+            raise KafkaZkSourceError(
+                "Offsets given for partitions that are not read: %s" % ", ".join("%s-%d" % tp for tp in unknown)
+            )
         missing = [tp for tp in partitions if tp not in chosen]
         if spec.kind == "offsets" and any(t in named_topics for t, _ in missing):
-            raise KafkaZkSourceError("Offsets JSON misses partitions %s of its topics"
-                                     % ", ".join("%s-%d" % tp for tp in missing if tp[0] in named_topics))
+            raise KafkaZkSourceError(
+                "Offsets JSON misses partitions %s of its topics"
+                % ", ".join("%s-%d" % tp for tp in missing if tp[0] in named_topics)
+            )
         if spec.kind == "timestamps":
             result = self.for_timestamps(chosen)
         else:
@@ -161,4 +186,3 @@ class PartitionOffsets:
             fill = self.earliest(missing) if default_kind == "earliest" else self.latest(missing)
             result.update(fill)
         return result
-

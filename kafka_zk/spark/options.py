@@ -9,10 +9,25 @@ LATEST = -1
 
 # Option names Spark's Kafka source and sink accept (lower-cased: Spark passes options case-insensitively).
 SOURCE_OPTIONS = {
-    "subscribe", "subscribepattern", "assign", "startingoffsets", "endingoffsets", "startingoffsetsbytimestamp",
-    "endingoffsetsbytimestamp", "startingtimestamp", "endingtimestamp", "includeheaders", "failondataloss",
-    "maxoffsetspertrigger", "minoffsetspertrigger", "minpartitions", "maxtriggerdelay", "groupidprefix",
-    "kafkaconsumer.polltimeoutms", "fetchoffset.numretries", "fetchoffset.retryintervalms",
+    "subscribe",
+    "subscribepattern",
+    "assign",
+    "startingoffsets",
+    "endingoffsets",
+    "startingoffsetsbytimestamp",
+    "endingoffsetsbytimestamp",
+    "startingtimestamp",
+    "endingtimestamp",
+    "includeheaders",
+    "failondataloss",
+    "maxoffsetspertrigger",
+    "minoffsetspertrigger",
+    "minpartitions",
+    "maxtriggerdelay",
+    "groupidprefix",
+    "kafkaconsumer.polltimeoutms",
+    "fetchoffset.numretries",
+    "fetchoffset.retryintervalms",
     "startingoffsetsbytimestampstrategy",
 }
 SINK_OPTIONS = {"topic", "includeheaders"}
@@ -110,15 +125,17 @@ def client_settings(options):
         if key.startswith("kafka."):
             if key in _RESERVED_CLIENT_SETTINGS:
                 raise KafkaZkOptionError(_RESERVED_CLIENT_SETTINGS[key])
-            settings[key[len("kafka."):]] = str(value)
+            settings[key[len("kafka.") :]] = str(value)
     return settings
 
 
 def check_known_options(options, allowed, role):
     unknown = sorted(k for k in options if not k.startswith("kafka.") and k not in allowed and k not in _SPARK_OPTIONS)
     if unknown:
-        raise KafkaZkOptionError("Unknown option%s for the kafka_zk %s: %s (client settings go as kafka.<name>)"
-                                 % ("s" if len(unknown) > 1 else "", role, ", ".join(unknown)))
+        raise KafkaZkOptionError(
+            "Unknown option%s for the kafka_zk %s: %s (client settings go as kafka.<name>)"
+            % ("s" if len(unknown) > 1 else "", role, ", ".join(unknown))
+        )
 
 
 def _bootstrap(options):
@@ -133,21 +150,25 @@ def parse_subscription(options):
     if len(chosen) != 1:
         raise KafkaZkOptionError(
             "One of the following options must be specified for Kafka source: subscribe, subscribePattern, assign. "
-            "See the docs for more details." if not chosen else
-            "Only one of the following options can be specified for Kafka source: subscribe, subscribePattern, "
-            "assign; got %s" % ", ".join({"subscribepattern": "subscribePattern"}.get(c, c) for c in chosen))
+            "See the docs for more details."
+            if not chosen
+            else "Only one of the following options can be specified for Kafka source: subscribe, subscribePattern, "
+            "assign; got %s" % ", ".join({"subscribepattern": "subscribePattern"}.get(c, c) for c in chosen)
+        )
     kind = chosen[0]
     raw = str(options[kind]).strip()
     if kind == "subscribe":
         topics = tuple(t.strip() for t in raw.split(",") if t.strip())
         if not topics:
-            raise KafkaZkOptionError("No topics to subscribe to as specified value for option 'subscribe' is '%s'"
-                                     % options[kind])
+            raise KafkaZkOptionError(
+                "No topics to subscribe to as specified value for option 'subscribe' is '%s'" % options[kind]
+            )
         return Subscription("subscribe", topics=topics)
     if kind == "subscribepattern":
         if not raw:
-            raise KafkaZkOptionError("Pattern to subscribe is empty as specified value for option "
-                                     "'subscribePattern' is '%s'" % options[kind])
+            raise KafkaZkOptionError(
+                "Pattern to subscribe is empty as specified value for option 'subscribePattern' is '%s'" % options[kind]
+            )
         try:
             re.compile(raw)
         except re.error as exc:
@@ -156,8 +177,9 @@ def parse_subscription(options):
     partitions = []
     for topic, parts in _json_object(raw, "assign", '{"topicA":[0,1],"topicB":[2,4]}').items():
         if not isinstance(parts, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in parts):
-            raise KafkaZkOptionError('Expected e.g. {"topicA":[0,1],"topicB":[2,4]} for option \'assign\', got %s'
-                                     % raw)
+            raise KafkaZkOptionError(
+                'Expected e.g. {"topicA":[0,1],"topicB":[2,4]} for option \'assign\', got %s' % raw
+            )
         partitions.extend((topic, p) for p in parts)
     if not partitions:
         raise KafkaZkOptionError("No partitions to assign as specified value for option 'assign' is '%s'" % raw)
@@ -196,8 +218,9 @@ def parse_offsets(options, name, default, allow_earliest=True):
             if not str(partition).lstrip("-").isdigit() or not isinstance(offset, int) or isinstance(offset, bool):
                 raise KafkaZkOptionError("Expected e.g. %s for option '%s', got %s" % (example, spelled, text))
             if offset < EARLIEST or (offset == EARLIEST and not allow_earliest):
-                raise KafkaZkOptionError("Option '%s' has an invalid offset %d for %s-%s" %
-                                         (spelled, offset, topic, partition))
+                raise KafkaZkOptionError(
+                    "Option '%s' has an invalid offset %d for %s-%s" % (spelled, offset, topic, partition)
+                )
             by_partition[(topic, int(partition))] = offset
     return OffsetSpec("offsets", by_partition)
 
@@ -210,11 +233,14 @@ def parse_timestamps(options, name):
     by_partition = {}
     for topic, parts in _json_object(str(raw).strip(), "startingOffsetsByTimestamp", example).items():
         if not isinstance(parts, dict):
-            raise KafkaZkOptionError("Expected e.g. %s for option 'startingOffsetsByTimestamp', got %s" % (example, raw))
+            raise KafkaZkOptionError(
+                "Expected e.g. %s for option 'startingOffsetsByTimestamp', got %s" % (example, raw)
+            )
         for partition, timestamp in parts.items():
             if not str(partition).isdigit() or not isinstance(timestamp, int) or timestamp < 0:
-                raise KafkaZkOptionError("Expected e.g. %s for option 'startingOffsetsByTimestamp', got %s"
-                                         % (example, raw))
+                raise KafkaZkOptionError(
+                    "Expected e.g. %s for option 'startingOffsetsByTimestamp', got %s" % (example, raw)
+                )
             by_partition[(topic, int(partition))] = timestamp
     return OffsetSpec("timestamps", by_partition)
 
@@ -224,15 +250,15 @@ def parse_source_options(options, streaming):
     check_known_options(options, SOURCE_OPTIONS, "source")
     bootstrap = _bootstrap(options)
     subscription = parse_subscription(options)
-    starting = parse_timestamps(options, "startingoffsetsbytimestamp") or \
-        parse_offsets(options, "startingoffsets", "latest" if streaming else "earliest")
+    starting = parse_timestamps(options, "startingoffsetsbytimestamp") or parse_offsets(
+        options, "startingoffsets", "latest" if streaming else "earliest"
+    )
     if streaming and options.get("endingoffsets") is not None:
         raise KafkaZkOptionError("Option 'endingOffsets' is not supported in streaming queries")
     if not streaming and starting.kind == "latest":
         raise KafkaZkOptionError("Option 'startingOffsets' for a batch query cannot be 'latest'")
     if not streaming and starting.kind == "offsets" and LATEST in starting.by_partition.values():
-        raise KafkaZkOptionError("Option 'startingOffsets' for a batch query cannot use -1 (latest) "
-                                 "for a partition")
+        raise KafkaZkOptionError("Option 'startingOffsets' for a batch query cannot use -1 (latest) for a partition")
     ending = parse_offsets(options, "endingoffsets", "latest", allow_earliest=False)
     if not streaming and options.get("maxoffsetspertrigger") is not None:
         raise KafkaZkOptionError("Option 'maxOffsetsPerTrigger' is only supported in streaming queries")

@@ -79,9 +79,17 @@ class _OffsetRangeReading:
 
     def read(self, partition):
         o = self.opts
-        fetcher = OffsetRangeFetcher(o.bootstrap_servers, o.client_settings, partition.topic, partition.partition,
-                                     partition.start, partition.end, o.include_headers, o.fail_on_data_loss,
-                                     o.poll_timeout_ms)
+        fetcher = OffsetRangeFetcher(
+            o.bootstrap_servers,
+            o.client_settings,
+            partition.topic,
+            partition.partition,
+            partition.start,
+            partition.end,
+            o.include_headers,
+            o.fail_on_data_loss,
+            o.poll_timeout_ms,
+        )
         return fetcher.batches()
 
     def _ranges(self, start, end):
@@ -90,8 +98,10 @@ class _OffsetRangeReading:
         for tp in sorted(end):
             begin = start[tp]
             if end[tp] < begin:
-                message = ("Partition %s-%d's offset went back from %d to %d: the topic was deleted and recreated "
-                           "or its log truncated" % (tp[0], tp[1], begin, end[tp]))
+                message = (
+                    "Partition %s-%d's offset went back from %d to %d: the topic was deleted and recreated "
+                    "or its log truncated" % (tp[0], tp[1], begin, end[tp])
+                )
                 if self.opts.fail_on_data_loss:
                     raise KafkaZkDataLossError(message + "; set failOnDataLoss to false to go on")
                 continue
@@ -120,8 +130,9 @@ class KafkaZkBatchReader(_OffsetRangeReading, DataSourceReader):
                     raise KafkaZkDataLossError(data_loss_message(tp[0], tp[1], start[tp], earliest[tp]))
                 start[tp] = earliest[tp]
             if end[tp] < start[tp]:
-                raise KafkaZkSourceError("Ending offset %d of %s-%d is before its starting offset %d"
-                                         % (end[tp], tp[0], tp[1], start[tp]))
+                raise KafkaZkSourceError(
+                    "Ending offset %d of %s-%d is before its starting offset %d" % (end[tp], tp[0], tp[1], start[tp])
+                )
         return self._ranges(start, end)
 
 

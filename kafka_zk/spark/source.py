@@ -2,9 +2,15 @@
 
 from pyspark.sql.datasource import DataSource
 
-from kafka_zk.spark.options import (SINK_OPTIONS, SOURCE_OPTIONS, check_known_options, parse_sink_options,
-                                    parse_source_options, parse_bool)
 from kafka_zk.spark.fetch import check_consumer_settings
+from kafka_zk.spark.options import (
+    SINK_OPTIONS,
+    SOURCE_OPTIONS,
+    check_known_options,
+    parse_bool,
+    parse_sink_options,
+    parse_source_options,
+)
 from kafka_zk.spark.reader import KafkaZkBatchReader, KafkaZkStreamReader
 from kafka_zk.spark.schema import read_schema
 from kafka_zk.spark.writer import KafkaZkBatchWriter, KafkaZkStreamWriter, check_producer_settings, check_sink_schema

@@ -22,8 +22,11 @@ def _header_type_ok(data_type):
     if not isinstance(data_type, ArrayType) or not isinstance(data_type.elementType, StructType):
         return False
     fields = {f.name: f.dataType for f in data_type.elementType.fields}
-    return (set(fields) == {"key", "value"} and isinstance(fields["key"], StringType)
-            and isinstance(fields["value"], (BinaryType, StringType)))
+    return (
+        set(fields) == {"key", "value"}
+        and isinstance(fields["key"], StringType)
+        and isinstance(fields["value"], (BinaryType, StringType))
+    )
 
 
 def check_sink_schema(schema, topic_option):
@@ -39,8 +42,9 @@ def check_sink_schema(schema, topic_option):
         raise KafkaZkOptionError("key attribute type must be a string or binary, not %s" % key.simpleString())
     topic = columns.get("topic")
     if topic_option is None and topic is None:
-        raise KafkaZkOptionError("topic option required when no 'topic' attribute is present. Use the topic option "
-                                 "for setting a topic.")
+        raise KafkaZkOptionError(
+            "topic option required when no 'topic' attribute is present. Use the topic option for setting a topic."
+        )
     if topic is not None and not isinstance(topic, StringType):
         raise KafkaZkOptionError("topic attribute type must be a string, not %s" % topic.simpleString())
     partition = columns.get("partition")
@@ -48,21 +52,29 @@ def check_sink_schema(schema, topic_option):
         raise KafkaZkOptionError("partition attribute type must be an int, not %s" % partition.simpleString())
     headers = columns.get("headers")
     if headers is not None and not _header_type_ok(headers):
-        raise KafkaZkOptionError("headers attribute type must be array<struct<key:string,value:binary>>, not %s"
-                                 % headers.simpleString())
+        raise KafkaZkOptionError(
+            "headers attribute type must be array<struct<key:string,value:binary>>, not %s" % headers.simpleString()
+        )
 
 
 def producer_config(bootstrap_servers, client_settings):
     config = {"linger.ms": 5, "client.id": "kafka-zk-spark-sink"}
     config.update(librdkafka_client_settings(client_settings))  # kafka.security.protocol, kafka.sasl.*, kafka.ssl.*
-    config.update({"bootstrap.servers": bootstrap_servers, "enable.idempotence": True, "acks": "all",
-                   "delivery.report.only.error": True})
+    config.update(
+        {
+            "bootstrap.servers": bootstrap_servers,
+            "enable.idempotence": True,
+            "acks": "all",
+            "delivery.report.only.error": True,
+        }
+    )
     return config
 
 
 def check_producer_settings(opts):
     """Fail on the driver, before any task runs, when a kafka.* setting is unknown to the client or invalid."""
     from confluent_kafka import KafkaException, Producer
+
     try:
         Producer(producer_config(opts.bootstrap_servers, opts.client_settings)).flush(0)
     except (KafkaException, ValueError, TypeError) as exc:
@@ -100,6 +112,7 @@ class _ArrowBatchProducer:
             producer = self._producer_factory(config)
         else:
             from confluent_kafka import Producer
+
             producer = Producer(config)
         count = 0
         try:
@@ -111,12 +124,14 @@ class _ArrowBatchProducer:
         if failures:
             raise KafkaZkSinkError("%d record(s) could not be written; first error: %s" % (len(failures), failures[0]))
         if remaining:
-            raise KafkaZkSinkError("%d record(s) were not acknowledged within %.0f s"
-                                   % (remaining, self.flush_timeout_s))
+            raise KafkaZkSinkError(
+                "%d record(s) were not acknowledged within %.0f s" % (remaining, self.flush_timeout_s)
+            )
         return count
 
     def _produce_batch(self, producer, batch, failures):
         from confluent_kafka import KafkaException
+
         rows = batch.num_rows
         if not rows:
             return 0
@@ -135,8 +150,7 @@ class _ArrowBatchProducer:
         for i in range(rows):
             topic = topics[i] if topics is not None and topics[i] is not None else default_topic
             if topic is None:
-                raise KafkaZkSinkError("Null topic present in the data. Use the topic option for setting a "
-                                       "topic.")
+                raise KafkaZkSinkError("Null topic present in the data. Use the topic option for setting a topic.")
             kwargs = {}
             if keys is not None and keys[i] is not None:
                 kwargs["key"] = keys[i]
@@ -189,4 +203,3 @@ class KafkaZkStreamWriter(DataSourceStreamArrowWriter):
 
     def abort(self, messages, batchId):
         pass
-

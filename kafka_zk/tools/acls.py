@@ -9,9 +9,24 @@ from kafka_zk.client.errors import KafkaResponseError
 from kafka_zk.client.zk_admin import tool_zk_client
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
-    AUTHORIZER_CLASS_NAMES, MATCH_ALL, AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern,
-    ResourcePatternFilter, adding, deletion_targets, entries_from_json, group_by_pattern,
-    operation_from_name, pattern_from_store, plan_creations, removing, store_key)
+    AUTHORIZER_CLASS_NAMES,
+    MATCH_ALL,
+    AclBinding,
+    AclBindingFilter,
+    AclEntry,
+    AclEntryFilter,
+    ResourcePattern,
+    ResourcePatternFilter,
+    adding,
+    deletion_targets,
+    entries_from_json,
+    group_by_pattern,
+    operation_from_name,
+    pattern_from_store,
+    plan_creations,
+    removing,
+    store_key,
+)
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
 from kafka_zk.security.principal import KafkaPrincipal
 from kafka_zk.tools.command_config import admin_options, read_client_properties
@@ -19,15 +34,36 @@ from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_ke
 
 Op = AclOperation
 VALID_OPERATIONS = {  # AclCommand.ResourceTypeToValidOperations, in its order
-    ResourceType.TOPIC: (Op.READ, Op.WRITE, Op.CREATE, Op.DESCRIBE, Op.DELETE, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.ALL),
+    ResourceType.TOPIC: (
+        Op.READ,
+        Op.WRITE,
+        Op.CREATE,
+        Op.DESCRIBE,
+        Op.DELETE,
+        Op.DESCRIBE_CONFIGS,
+        Op.ALTER_CONFIGS,
+        Op.ALL,
+    ),
     ResourceType.GROUP: (Op.READ, Op.DESCRIBE, Op.DELETE, Op.ALL),
-    ResourceType.CLUSTER: (Op.CREATE, Op.CLUSTER_ACTION, Op.DESCRIBE_CONFIGS, Op.ALTER_CONFIGS, Op.IDEMPOTENT_WRITE,
-                           Op.ALTER, Op.DESCRIBE, Op.ALL),
+    ResourceType.CLUSTER: (
+        Op.CREATE,
+        Op.CLUSTER_ACTION,
+        Op.DESCRIBE_CONFIGS,
+        Op.ALTER_CONFIGS,
+        Op.IDEMPOTENT_WRITE,
+        Op.ALTER,
+        Op.DESCRIBE,
+        Op.ALL,
+    ),
     ResourceType.TRANSACTIONAL_ID: (Op.DESCRIBE, Op.WRITE, Op.ALL),
     ResourceType.DELEGATION_TOKEN: (Op.DESCRIBE, Op.ALL),
 }
-PATTERN_TYPES = {"literal": PatternType.LITERAL, "prefixed": PatternType.PREFIXED, "any": PatternType.ANY,
-                 "match": PatternType.MATCH}
+PATTERN_TYPES = {
+    "literal": PatternType.LITERAL,
+    "prefixed": PatternType.PREFIXED,
+    "any": PatternType.ANY,
+    "match": PatternType.MATCH,
+}
 
 
 class CommandError(Exception):
@@ -36,20 +72,29 @@ class CommandError(Exception):
 
 def build_parser():
     parser = ToolArgumentParser(prog="kafka-acls", description="Manage ACLs (Kafka 2.5 AclCommand).")
-    parser.add_argument("--bootstrap-server", help="A list of host/port pairs to use for establishing the "
-                                                   "connection to the Kafka cluster.")
+    parser.add_argument(
+        "--bootstrap-server",
+        help="A list of host/port pairs to use for establishing the connection to the Kafka cluster.",
+    )
     parser.add_argument("--command-config", help="A property file containing configs to be passed to Admin Client.")
-    parser.add_argument("--authorizer", help="Fully qualified class name of the authorizer, defaults to "
-                                             "kafka.security.authorizer.AclAuthorizer.")
-    parser.add_argument("--authorizer-properties", action="append", default=[],
-                        help="REQUIRED without --bootstrap-server: key=val pairs, e.g. zookeeper.connect=host:2181")
+    parser.add_argument(
+        "--authorizer",
+        help="Fully qualified class name of the authorizer, defaults to kafka.security.authorizer.AclAuthorizer.",
+    )
+    parser.add_argument(
+        "--authorizer-properties",
+        action="append",
+        default=[],
+        help="REQUIRED without --bootstrap-server: key=val pairs, e.g. zookeeper.connect=host:2181",
+    )
     parser.add_argument("--topic", action="append", default=[])
     parser.add_argument("--group", action="append", default=[])
     parser.add_argument("--cluster", action="store_true")
     parser.add_argument("--transactional-id", action="append", default=[])
     parser.add_argument("--delegation-token", action="append", default=[])
-    parser.add_argument("--resource-pattern-type", default="literal",
-                        help="literal, prefixed, any or match (default literal)")
+    parser.add_argument(
+        "--resource-pattern-type", default="literal", help="literal, prefixed, any or match (default literal)"
+    )
     for action in ("add", "remove", "list"):
         parser.add_argument("--" + action, action="store_true")
     parser.add_argument("--operation", action="append", default=[])
@@ -71,7 +116,7 @@ def check_args(args):
     if args.bootstrap_server and args.authorizer_properties:
         raise UsageError("The --authorizer-properties option is not supported with --bootstrap-server")
     if not args.bootstrap_server and not args.authorizer_properties:
-        raise UsageError("Missing required argument \"[authorizer-properties]\"")
+        raise UsageError('Missing required argument "[authorizer-properties]"')
     if args.authorizer and args.authorizer not in AUTHORIZER_CLASS_NAMES:
         raise CommandError("Class %s cannot be found" % args.authorizer)
     if sum((args.add, args.remove, args.list)) != 1:
@@ -89,15 +134,19 @@ def check_args(args):
         raise UsageError("With --producer you must specify a --topic")
     if args.idempotent and not args.producer:
         raise UsageError("The --idempotent option is only available if --producer is set")
-    if args.consumer and (not args.topic or not args.group
-                          or (not args.producer and (args.cluster or args.transactional_id))):
-        raise UsageError("With --consumer you must specify a --topic and a --group and no --cluster or "
-                         "--transactional-id option should be specified.")
+    if args.consumer and (
+        not args.topic or not args.group or (not args.producer and (args.cluster or args.transactional_id))
+    ):
+        raise UsageError(
+            "With --consumer you must specify a --topic and a --group and no --cluster or "
+            "--transactional-id option should be specified."
+        )
     if args.resource_pattern_type.lower() not in PATTERN_TYPES:
         raise UsageError("Invalid value for --resource-pattern-type: %s" % args.resource_pattern_type)
     if args.add and pattern_type_of(args) not in (PatternType.LITERAL, PatternType.PREFIXED):
-        raise UsageError("A '--resource-pattern-type' value of '%s' is not valid when adding acls."
-                         % pattern_type_of(args).name)
+        raise UsageError(
+            "A '--resource-pattern-type' value of '%s' is not valid when adding acls." % pattern_type_of(args).name
+        )
 
 
 def pattern_type_of(args):
@@ -112,11 +161,14 @@ def resource_filters(args, die_if_none=True):
         filters.append(ResourcePatternFilter(ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL))
     filters += [ResourcePatternFilter(ResourceType.GROUP, g.strip(), pattern_type) for g in args.group]
     filters += [ResourcePatternFilter(ResourceType.TRANSACTIONAL_ID, t, pattern_type) for t in args.transactional_id]
-    filters += [ResourcePatternFilter(ResourceType.DELEGATION_TOKEN, t.strip(), pattern_type)
-                for t in args.delegation_token]
+    filters += [
+        ResourcePatternFilter(ResourceType.DELEGATION_TOKEN, t.strip(), pattern_type) for t in args.delegation_token
+    ]
     if not filters and die_if_none:
-        raise UsageError("You must provide at least one resource: --topic <topic> or --cluster or --group <group> "
-                         "or --delegation-token <Delegation Token ID>")
+        raise UsageError(
+            "You must provide at least one resource: --topic <topic> or --cluster or --group <group> "
+            "or --delegation-token <Delegation Token ID>"
+        )
     return list(dict.fromkeys(filters))
 
 
@@ -137,8 +189,10 @@ def _hosts(hosts, principals):
 def entries_for(args, operations):
     """AclCommand.getAcl: each principal x operation x host, allowed and denied."""
     entries = set()
-    for principals, hosts, permission in ((args.allow_principal, args.allow_host, PermissionType.ALLOW),
-                                          (args.deny_principal, args.deny_host, PermissionType.DENY)):
+    for principals, hosts, permission in (
+        (args.allow_principal, args.allow_host, PermissionType.ALLOW),
+        (args.deny_principal, args.deny_host, PermissionType.DENY),
+    ):
         names = _principals(principals)
         for principal in names:
             for operation in operations:
@@ -178,8 +232,9 @@ def resource_to_entries(args):
     for f, entries in result.items():
         valid = VALID_OPERATIONS[f.resource_type]
         if any(e.operation not in valid for e in entries):
-            raise UsageError("ResourceType %s only supports operations %s"
-                             % (f.resource_type.name, ",".join(o.name for o in valid)))
+            raise UsageError(
+                "ResourceType %s only supports operations %s" % (f.resource_type.name, ",".join(o.name for o in valid))
+            )
     return result
 
 
@@ -198,7 +253,7 @@ def _confirm(args, message, out, stdin):
 def run(args, out, err, admin_factory=None, zk_factory=None, stdin=None):
     try:
         check_args(args)
-        backend = (BrokerBackend(args, admin_factory) if args.bootstrap_server else ZooKeeperBackend(args, zk_factory))
+        backend = BrokerBackend(args, admin_factory) if args.bootstrap_server else ZooKeeperBackend(args, zk_factory)
         try:
             if args.add:
                 add(args, backend, out)
@@ -231,21 +286,33 @@ def add(args, backend, out):
 def remove(args, backend, out, stdin):
     for resource_filter, entries in resource_to_entries(args).items():
         if not entries:
-            if _confirm(args, "Are you sure you want to delete all ACLs for resource filter `%s`? (y/n)"
-                        % (resource_filter,), out, stdin):
+            if _confirm(
+                args,
+                "Are you sure you want to delete all ACLs for resource filter `%s`? (y/n)" % (resource_filter,),
+                out,
+                stdin,
+            ):
                 backend.delete([AclBindingFilter(resource_filter)])
-        elif _confirm(args, "Are you sure you want to remove ACLs: \n %s \n from resource filter `%s`? (y/n)"
-                      % (_lines(entries), resource_filter), out, stdin):
-            backend.delete([AclBindingFilter(resource_filter, AclEntryFilter(e.principal, e.host, e.operation,
-                                                                             e.permission))
-                            for e in sorted(entries)])
+        elif _confirm(
+            args,
+            "Are you sure you want to remove ACLs: \n %s \n from resource filter `%s`? (y/n)"
+            % (_lines(entries), resource_filter),
+            out,
+            stdin,
+        ):
+            backend.delete(
+                [
+                    AclBindingFilter(resource_filter, AclEntryFilter(e.principal, e.host, e.operation, e.permission))
+                    for e in sorted(entries)
+                ]
+            )
     list_acls(args, backend, out)
 
 
 def list_acls(args, backend, out):
     filters = resource_filters(args, die_if_none=False)
     bindings = set()
-    for binding_filter in ([AclBindingFilter(f) for f in filters] or [MATCH_ALL]):
+    for binding_filter in [AclBindingFilter(f) for f in filters] or [MATCH_ALL]:
         bindings.update(backend.describe(binding_filter))
     principals = _principals(args.principal)
     if not principals:
@@ -295,7 +362,7 @@ class ZooKeeperBackend:
         properties = parse_key_value_args(args.authorizer_properties)
         connect = properties.get("zookeeper.connect") or properties.get("authorizer.zookeeper.url")
         if not connect:
-            raise CommandError("Missing required configuration \"zookeeper.connect\" which has no default value.")
+            raise CommandError('Missing required configuration "zookeeper.connect" which has no default value.')
         self.zk = (zk_factory or zookeeper_client)(connect)
         self.zk.create_acl_paths()
 
@@ -303,8 +370,9 @@ class ZooKeeperBackend:
         errors, additions = plan_creations(bindings)
         for pattern, entries in additions.items():
             self._update(pattern, adding(entries))
-        return [(Errors.INVALID_REQUEST, errors[i]) if i in errors else (Errors.NONE, None)
-                for i in range(len(bindings))]
+        return [
+            (Errors.INVALID_REQUEST, errors[i]) if i in errors else (Errors.NONE, None) for i in range(len(bindings))
+        ]
 
     def _stored(self):
         stored = {}
@@ -316,8 +384,12 @@ class ZooKeeperBackend:
         return stored
 
     def describe(self, binding_filter):
-        return [AclBinding(pattern, entry) for pattern, entries in self._stored().items() for entry in entries
-                if binding_filter.matches(AclBinding(pattern, entry))]
+        return [
+            AclBinding(pattern, entry)
+            for pattern, entries in self._stored().items()
+            for entry in entries
+            if binding_filter.matches(AclBinding(pattern, entry))
+        ]
 
     def delete(self, filters):
         for pattern, matching in deletion_targets(self._stored(), filters).items():

@@ -11,12 +11,17 @@ from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-broker-api-versions",
-                                description="This tool helps to retrieve broker version information.")
-    parser.add_argument("--command-config", metavar="command config property file",
-                        help="A property file containing configs to be passed to Admin Client.")
-    parser.add_argument("--bootstrap-server", metavar="server(s) to use for bootstrapping",
-                        help="REQUIRED: The server to connect to.")
+    parser = ToolArgumentParser(
+        prog="kafka-broker-api-versions", description="This tool helps to retrieve broker version information."
+    )
+    parser.add_argument(
+        "--command-config",
+        metavar="command config property file",
+        help="A property file containing configs to be passed to Admin Client.",
+    )
+    parser.add_argument(
+        "--bootstrap-server", metavar="server(s) to use for bootstrapping", help="REQUIRED: The server to connect to."
+    )
     return parser
 
 
@@ -45,8 +50,12 @@ def format_node_versions(broker_versions, client_specs=API_SPECS):
 
 
 def node_text(broker):
-    return "%s:%d (id: %d rack: %s)" % (broker.host, broker.port, broker.node_id,
-                                        "null" if broker.rack is None else broker.rack)
+    return "%s:%d (id: %d rack: %s)" % (
+        broker.host,
+        broker.port,
+        broker.node_id,
+        "null" if broker.rack is None else broker.rack,
+    )
 
 
 def run(args, out, err, admin_factory=AdminClient):

@@ -10,8 +10,8 @@ class ClientConfigError(ValueError):
 
 
 _INT = re.compile(r"^[+-]?\d+$")
-_INT_MAX = 2 ** 31 - 1
-_LONG_MAX = 2 ** 63 - 1
+_INT_MAX = 2**31 - 1
+_LONG_MAX = 2**63 - 1
 
 
 def _number(name, value, kind, at_least=None):
@@ -21,24 +21,27 @@ def _number(name, value, kind, at_least=None):
         raise ClientConfigError("Invalid value %s for configuration %s: Not a number of type %s" % (value, name, kind))
     number = int(text)
     if at_least is not None and number < at_least:
-        raise ClientConfigError("Invalid value %s for configuration %s: Value must be at least %d"
-                                % (value, name, at_least))
+        raise ClientConfigError(
+            "Invalid value %s for configuration %s: Value must be at least %d" % (value, name, at_least)
+        )
     return number
 
 
 def _boolean(name, value):
     text = str(value).strip().lower()
     if text not in ("true", "false"):
-        raise ClientConfigError("Invalid value %s for configuration %s: Expected value to be either true or false"
-                                % (value, name))
+        raise ClientConfigError(
+            "Invalid value %s for configuration %s: Expected value to be either true or false" % (value, name)
+        )
     return text
 
 
 def _choice(name, value, choices, lower=False):
     text = str(value).strip()
     if (text.lower() if lower else text) not in choices:
-        raise ClientConfigError("Invalid value %s for configuration %s: String must be one of: %s"
-                                % (value, name, ", ".join(choices)))
+        raise ClientConfigError(
+            "Invalid value %s for configuration %s: String must be one of: %s" % (value, name, ", ".join(choices))
+        )
     return text.lower() if lower else text
 
 
@@ -91,8 +94,7 @@ CONSUMER_CONFIGS = {
     "receive.buffer.bytes": ("socket.receive.buffer.bytes", lambda n, v: str(max(0, _number(n, v, "INT", -1)))),
     "send.buffer.bytes": ("socket.send.buffer.bytes", lambda n, v: str(max(0, _number(n, v, "INT", -1)))),
     "check.crcs": ("check.crcs", _boolean),
-    "isolation.level": ("isolation.level",
-                        lambda n, v: _choice(n, v, ("read_committed", "read_uncommitted"), True)),
+    "isolation.level": ("isolation.level", lambda n, v: _choice(n, v, ("read_committed", "read_uncommitted"), True)),
     "request.timeout.ms": ("socket.timeout.ms", lambda n, v: str(_number(n, v, "INT", 0))),
     "retry.backoff.ms": ("retry.backoff.ms", lambda n, v: str(_number(n, v, "LONG", 0))),
     "reconnect.backoff.ms": ("reconnect.backoff.ms", lambda n, v: str(_number(n, v, "LONG", 0))),
@@ -104,12 +106,29 @@ CONSUMER_CONFIGS = {
 
 # Known to Kafka's clients and without effect on what a perf run sends or reads.
 _NO_EFFECT = {
-    "key.serializer", "value.serializer", "key.deserializer", "value.deserializer", "metric.reporters",
-    "metrics.num.samples", "metrics.recording.level", "metrics.sample.window.ms", "max.block.ms",
-    "client.dns.lookup", "security.providers", "enable.auto.commit", "auto.commit.interval.ms",
-    "session.timeout.ms", "heartbeat.interval.ms", "max.poll.records", "max.poll.interval.ms",
-    "exclude.internal.topics", "default.api.timeout.ms", "partition.assignment.strategy", "group.instance.id",
-    "client.rack", "interceptor.classes",
+    "key.serializer",
+    "value.serializer",
+    "key.deserializer",
+    "value.deserializer",
+    "metric.reporters",
+    "metrics.num.samples",
+    "metrics.recording.level",
+    "metrics.sample.window.ms",
+    "max.block.ms",
+    "client.dns.lookup",
+    "security.providers",
+    "enable.auto.commit",
+    "auto.commit.interval.ms",
+    "session.timeout.ms",
+    "heartbeat.interval.ms",
+    "max.poll.records",
+    "max.poll.interval.ms",
+    "exclude.internal.topics",
+    "default.api.timeout.ms",
+    "partition.assignment.strategy",
+    "group.instance.id",
+    "client.rack",
+    "interceptor.classes",
 }
 
 

@@ -51,9 +51,13 @@ class MessageFormatter:
         if self.print_offset:
             columns.append(b"Offset:%d" % record.offset)
         if self.print_headers:
-            columns.append(self.headers_separator.join(
-                name.encode("utf-8") + b":" + self._or_null(value) for name, value in record.headers)
-                if record.headers else b"NO_HEADERS")
+            columns.append(
+                self.headers_separator.join(
+                    name.encode("utf-8") + b":" + self._or_null(value) for name, value in record.headers
+                )
+                if record.headers
+                else b"NO_HEADERS"
+            )
         if self.print_key:
             columns.append(self._or_null(record.key))
         line = self.key_separator.join(columns)
@@ -83,8 +87,9 @@ def parse_offset(text):
     except ValueError:
         value = -1
     if value < 0:
-        raise UsageError("The provided offset value is incorrect. Valid values are "
-                         "'earliest', 'latest', or a non-negative long.")
+        raise UsageError(
+            "The provided offset value is incorrect. Valid values are 'earliest', 'latest', or a non-negative long."
+        )
     return value
 
 
@@ -93,12 +98,15 @@ def provided_group_ids(args):
     than one, or one together with --partition, is a usage error as in Kafka's ConsoleConsumer."""
     file_props = read_properties(args.consumer_config) if args.consumer_config else {}
     extra = parse_key_value_args(args.consumer_property)
-    provided = list(dict.fromkeys(g for g in (args.group, extra.get("group.id"), file_props.get("group.id"))
-                                  if g is not None))
+    provided = list(
+        dict.fromkeys(g for g in (args.group, extra.get("group.id"), file_props.get("group.id")) if g is not None)
+    )
     if len(provided) > 1:
-        raise UsageError("The group ids provided in different places (directly using '--group', via "
-                         "'--consumer-property', or via '--consumer.config') do not match. Detected group ids: %s"
-                         % ", ".join("'%s'" % g for g in provided))
+        raise UsageError(
+            "The group ids provided in different places (directly using '--group', via "
+            "'--consumer-property', or via '--consumer.config') do not match. Detected group ids: %s"
+            % ", ".join("'%s'" % g for g in provided)
+        )
     if provided and args.partition is not None:
         raise UsageError("Options group and partition cannot be specified together.")
     return provided
@@ -112,12 +120,14 @@ def group_settings(args, props):
     passed = bool(provided)
     group = provided[0] if passed else "console-consumer-%d" % random.randrange(100000)
     auto_commit = props.get("enable.auto.commit", "true" if passed else "false").strip().lower() == "true"
-    settings = {"enable_auto_commit": auto_commit,
-                "auto_commit_interval_ms": int(props.get("auto.commit.interval.ms", 5000)),
-                "session_timeout_ms": int(props.get("session.timeout.ms", 10000)),
-                "heartbeat_interval_ms": int(props.get("heartbeat.interval.ms", 3000)),
-                "rebalance_timeout_ms": int(props.get("max.poll.interval.ms", 300000)),
-                "metadata_max_age_ms": int(props.get("metadata.max.age.ms", 300000))}
+    settings = {
+        "enable_auto_commit": auto_commit,
+        "auto_commit_interval_ms": int(props.get("auto.commit.interval.ms", 5000)),
+        "session_timeout_ms": int(props.get("session.timeout.ms", 10000)),
+        "heartbeat_interval_ms": int(props.get("heartbeat.interval.ms", 3000)),
+        "rebalance_timeout_ms": int(props.get("max.poll.interval.ms", 300000)),
+        "metadata_max_age_ms": int(props.get("metadata.max.age.ms", 300000)),
+    }
     strategy = props.get("partition.assignment.strategy")
     if strategy:
         settings["assignors"] = tuple(s.strip() for s in strategy.split(",") if s.strip())
@@ -137,14 +147,21 @@ def consumer_settings(args):
     reset = props.get("auto.offset.reset")
     if args.from_beginning:
         if reset is not None and reset != "earliest":
-            raise UsageError("Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', "
-                             "as they conflict." % reset)
+            raise UsageError(
+                "Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', as they conflict." % reset
+            )
         reset = "earliest"
-    return dict({"auto_offset_reset": reset or "latest", "client_id": props.get("client.id", "console-consumer"),
-                 "isolation_level": args.isolation_level,
-                 "max_partition_fetch_bytes": int(props.get("max.partition.fetch.bytes", 1024 * 1024)),
-                 "max_wait_ms": int(props.get("fetch.max.wait.ms", 500)),
-                 "min_bytes": int(props.get("fetch.min.bytes", 1))}, **security_options(props))
+    return dict(
+        {
+            "auto_offset_reset": reset or "latest",
+            "client_id": props.get("client.id", "console-consumer"),
+            "isolation_level": args.isolation_level,
+            "max_partition_fetch_bytes": int(props.get("max.partition.fetch.bytes", 1024 * 1024)),
+            "max_wait_ms": int(props.get("fetch.max.wait.ms", 500)),
+            "min_bytes": int(props.get("fetch.min.bytes", 1)),
+        },
+        **security_options(props),
+    )
 
 
 def check_args(args):
@@ -185,8 +202,9 @@ def assign_start(consumer, args, start_offset):
     else:
         consumer.cluster.metadata(None)
         topics = filter_topics(sorted(consumer.cluster.topics), args.whitelist, exclude_internal=True)
-    consumer.assign([(t, p) for t in topics
-                     for p in consumer.cluster.partitions_for(t, allow_auto_create=args.topic is not None)])
+    consumer.assign(
+        [(t, p) for t in topics for p in consumer.cluster.partitions_for(t, allow_auto_create=args.topic is not None)]
+    )
 
 
 def subscribe(consumer, args):
@@ -212,8 +230,8 @@ def consume(consumer, formatter, out, err, max_messages, timeout_ms, unprinted=N
                     print("ERROR Error processing message, terminating consumer process: TimeoutException", file=err)
                     break
                 continue
-            shown = records[:max_messages - count] if max_messages >= 0 else records
-            for record in records[len(shown):]:
+            shown = records[: max_messages - count] if max_messages >= 0 else records
+            for record in records[len(shown) :]:
                 tp = (record.topic, record.partition)
                 unprinted[tp] = min(unprinted.get(tp, record.offset), record.offset)
             for record in shown:
@@ -228,8 +246,9 @@ def consume(consumer, formatter, out, err, max_messages, timeout_ms, unprinted=N
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-console-consumer",
-                                description="Read data from Kafka and write it to standard output.")
+    parser = ToolArgumentParser(
+        prog="kafka-console-consumer", description="Read data from Kafka and write it to standard output."
+    )
     parser.add_argument("--bootstrap-server", help="REQUIRED: The server(s) to connect to.")
     parser.add_argument("--topic", help="The topic id to consume on.")
     parser.add_argument("--whitelist", help="Regular expression of topics to include for consumption.")
@@ -239,15 +258,22 @@ def build_parser():
     parser.add_argument("--from-beginning", action="store_true", help="Start with the earliest message.")
     parser.add_argument("--max-messages", type=int, default=-1, help="Exit after this many messages.")
     parser.add_argument("--timeout-ms", type=int, help="Exit if no message arrives for this long.")
-    parser.add_argument("--property", action="append", default=[],
-                        help="Formatter properties: print.key, print.timestamp, print.offset, print.partition, "
-                             "print.headers, print.value, key.separator, line.separator, headers.separator.")
+    parser.add_argument(
+        "--property",
+        action="append",
+        default=[],
+        help="Formatter properties: print.key, print.timestamp, print.offset, print.partition, "
+        "print.headers, print.value, key.separator, line.separator, headers.separator.",
+    )
     parser.add_argument("--consumer-property", action="append", default=[], help="key=value consumer properties.")
     parser.add_argument("--consumer.config", dest="consumer_config", help="Consumer config properties file.")
     parser.add_argument("--formatter", default=DEFAULT_FORMATTER, help="Only the default formatter is supported.")
-    parser.add_argument("--isolation-level", default="read_uncommitted",
-                        help="Set to read_committed in order to filter out transactional messages which are not "
-                             "committed. Set to read_uncommitted to read all messages.")
+    parser.add_argument(
+        "--isolation-level",
+        default="read_uncommitted",
+        help="Set to read_committed in order to filter out transactional messages which are not "
+        "committed. Set to read_uncommitted to read all messages.",
+    )
     parser.add_argument("--skip-message-on-error", action="store_true", help="Accepted for compatibility.")
     return parser
 
@@ -280,12 +306,12 @@ def run(args, out, err, consumer_factory=Consumer, group_consumer_factory=GroupC
             assign_start(consumer, args, start_offset)
         count = consume(consumer, formatter, out, err, args.max_messages, args.timeout_ms, unprinted)
         for tp, offset in unprinted.items() if as_member else ():
-            if tp in consumer.assignment():   # still ours: commit (on close) up to the last printed record only
+            if tp in consumer.assignment():  # still ours: commit (on close) up to the last printed record only
                 consumer.fetcher.seek(tp, offset)
     except KafkaClientError as exc:
         print("ERROR Error processing message, terminating consumer process: %s" % exc, file=err)
         return 1
-    except KeyboardInterrupt:   # Ctrl-C or SIGTERM while joining the group or looking up topics: stop quietly
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM while joining the group or looking up topics: stop quietly
         pass
     finally:
         consumer.close()

@@ -15,8 +15,17 @@ CONSOLE_MAIN = "kafka_zk.console.main"
 
 
 class ConsoleProcess:
-    def __init__(self, folder, port, zk_connect, bootstrap, metrics_urls=(), command_config=None, host="127.0.0.1",
-                 environment=None):
+    def __init__(
+        self,
+        folder,
+        port,
+        zk_connect,
+        bootstrap,
+        metrics_urls=(),
+        command_config=None,
+        host="127.0.0.1",
+        environment=None,
+    ):
         """``command_config``: admin client properties for a secure cluster; ``environment``: added to the process's
         (e.g. KAFKA_OPTS naming the JAAS file for ZooKeeper)."""
         self.folder = Path(folder).resolve()
@@ -42,8 +51,19 @@ class ConsoleProcess:
         return self.folder / "console.pid"
 
     def command(self):
-        command = [sys.executable, "-m", CONSOLE_MAIN, "--zookeeper", self.zk_connect, "--bootstrap-server",
-                   self.bootstrap, "--port", str(self.port), "--host", self.host]
+        command = [
+            sys.executable,
+            "-m",
+            CONSOLE_MAIN,
+            "--zookeeper",
+            self.zk_connect,
+            "--bootstrap-server",
+            self.bootstrap,
+            "--port",
+            str(self.port),
+            "--host",
+            self.host,
+        ]
         if self.metrics_urls:
             command += ["--metrics", ",".join(self.metrics_urls)]
         if self.command_config:
@@ -68,8 +88,14 @@ class ConsoleProcess:
         self.folder.mkdir(parents=True, exist_ok=True)
         environment = dict(os.environ, **self.environment) if self.environment else None
         with open(self.log_file, "ab") as log:
-            self._process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
-                                             stderr=subprocess.STDOUT, start_new_session=True, env=environment)
+            self._process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                env=environment,
+            )
         self.pid_file.write_text("%d\n" % self._process.pid)
         deadline = time.monotonic() + timeout
         while not self.serving():

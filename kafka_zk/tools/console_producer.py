@@ -37,7 +37,7 @@ class LineReader:
             if self.ignore_error:
                 return None, line
             raise LineParseError("No key found on line %d: %s" % (self.line_number, line.decode("utf-8", "replace")))
-        return line[:index], line[index + len(self.key_separator):]
+        return line[:index], line[index + len(self.key_separator) :]
 
 
 def iter_chunks(stream):
@@ -82,11 +82,14 @@ def producer_settings(args):
         "linger_ms": linger,
         "batch_size": args.max_partition_memory_bytes or int(props.get("batch.size", 16384)),
         "enable_idempotence": props.get("enable.idempotence", "false").lower() == "true",
-        "retries": args.message_send_max_retries if args.message_send_max_retries is not None
+        "retries": args.message_send_max_retries
+        if args.message_send_max_retries is not None
         else int(props.get("retries", 3)),
-        "retry_backoff_ms": args.retry_backoff_ms if args.retry_backoff_ms is not None
+        "retry_backoff_ms": args.retry_backoff_ms
+        if args.retry_backoff_ms is not None
         else int(props.get("retry.backoff.ms", 100)),
-        "request_timeout_ms": args.request_timeout_ms if args.request_timeout_ms is not None
+        "request_timeout_ms": args.request_timeout_ms
+        if args.request_timeout_ms is not None
         else int(props.get("request.timeout.ms", 1500)),
         "client_id": props.get("client.id", "console-producer"),
         **security_options(props),
@@ -100,19 +103,29 @@ def _describe(data):
 def _report_failures(futures, err):
     for future in futures:
         if future.exception is not None:
-            print("ERROR Error when sending message to topic %s with key: %s, value: %s with error: %s"
-                  % (future.topic, _describe(future.key), _describe(future.value), future.exception), file=err)
+            print(
+                "ERROR Error when sending message to topic %s with key: %s, value: %s with error: %s"
+                % (future.topic, _describe(future.key), _describe(future.value), future.exception),
+                file=err,
+            )
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-console-producer",
-                                description="Read data from standard input and publish it to Kafka.")
+    parser = ToolArgumentParser(
+        prog="kafka-console-producer", description="Read data from standard input and publish it to Kafka."
+    )
     parser.add_argument("--bootstrap-server", help="The server(s) to connect to.")
     parser.add_argument("--broker-list", help="DEPRECATED, use --bootstrap-server instead.")
     parser.add_argument("--topic", help="REQUIRED: The topic id to produce messages to.")
     parser.add_argument("--sync", action="store_true", help="Send each message synchronously.")
-    parser.add_argument("--compression-codec", nargs="?", const="gzip", default="none", choices=CODECS,
-                        help="none, gzip, snappy, lz4 or zstd; without a value gzip.")
+    parser.add_argument(
+        "--compression-codec",
+        nargs="?",
+        const="gzip",
+        default="none",
+        choices=CODECS,
+        help="none, gzip, snappy, lz4 or zstd; without a value gzip.",
+    )
     parser.add_argument("--batch-size", type=int, help="Accepted for compatibility.")
     parser.add_argument("--message-send-max-retries", type=int)
     parser.add_argument("--retry-backoff-ms", type=int)
@@ -120,8 +133,12 @@ def build_parser():
     parser.add_argument("--request-required-acks", help="acks: 0, 1, -1 or all (default 1).")
     parser.add_argument("--request-timeout-ms", type=int)
     parser.add_argument("--max-partition-memory-bytes", type=int, help="batch.size in bytes.")
-    parser.add_argument("--property", action="append", default=[],
-                        help="Line reader properties: parse.key, key.separator, ignore.error.")
+    parser.add_argument(
+        "--property",
+        action="append",
+        default=[],
+        help="Line reader properties: parse.key, key.separator, ignore.error.",
+    )
     parser.add_argument("--producer-property", action="append", default=[], help="key=value producer properties.")
     parser.add_argument("--producer.config", dest="producer_config", help="Producer config properties file.")
     return parser

@@ -14,8 +14,16 @@ from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 
 MISSING = "-"
 ACTIONS = ("list", "describe", "delete", "reset_offsets", "delete_offsets")
-SCENARIOS = ("to_offset", "shift_by", "to_datetime", "by_duration", "to_earliest", "to_latest", "to_current",
-             "from_file")
+SCENARIOS = (
+    "to_offset",
+    "shift_by",
+    "to_datetime",
+    "by_duration",
+    "to_earliest",
+    "to_latest",
+    "to_current",
+    "from_file",
+)
 # Java exception classes the admin client raises for group errors (their toString is printed by --delete).
 _EXCEPTION_NAMES = {
     Errors.NON_EMPTY_GROUP: ("GroupNotEmptyException", "The group is not empty."),
@@ -41,12 +49,14 @@ def _java_exception(error):
 
 # -- argument checks ---------------------------------------------------------------------------
 
+
 def check_args(args):
     """Kafka 2.5's ConsumerGroupCommandOptions.checkArgs and the one-action rule; returns the action."""
     actions = [a for a in ACTIONS if getattr(args, a)]
     if len(actions) != 1:
-        raise UsageError("Command must include exactly one action: --list, --describe, --delete, --reset-offsets, "
-                         "--delete-offsets")
+        raise UsageError(
+            "Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets"
+        )
     action = actions[0]
     if not args.bootstrap_server:
         raise UsageError('Missing required argument "[bootstrap-server]"')
@@ -63,15 +73,18 @@ def check_args(args):
         raise UsageError("The consumer does not support topic-specific offset deletion from a consumer group.")
     if action == "delete_offsets":
         if not args.group or len(args.group) != 1 or args.all_groups:
-            raise UsageError("Option %s takes the following options: %s, %s" % (
-                _opt("delete-offsets"), _opt("group"), _opt("topic")))
+            raise UsageError(
+                "Option %s takes the following options: %s, %s" % (_opt("delete-offsets"), _opt("group"), _opt("topic"))
+            )
         if not args.topic:
-            raise UsageError("Option %s takes the following options: %s, %s" % (
-                _opt("delete-offsets"), _opt("group"), _opt("topic")))
+            raise UsageError(
+                "Option %s takes the following options: %s, %s" % (_opt("delete-offsets"), _opt("group"), _opt("topic"))
+            )
     if action == "reset_offsets":
         if args.dry_run and args.execute:
-            raise UsageError("Option %s only accepts one of %s and %s" % (
-                _opt("reset-offsets"), _opt("execute"), _opt("dry-run")))
+            raise UsageError(
+                "Option %s only accepts one of %s and %s" % (_opt("reset-offsets"), _opt("execute"), _opt("dry-run"))
+            )
         used = [s for s in SCENARIOS if getattr(args, s) not in (None, False)]
         if len(used) > 1:
             raise UsageError('Option "%s" can\'t be used with option "%s"' % (_opt(used[0]), _opt(used[1])))
@@ -88,6 +101,7 @@ def check_args(args):
 
 # -- pure helpers ------------------------------------------------------------------------------
 
+
 def parse_topic_partitions(topic_args, partitions_of):
     """`t` (all partitions, from ``partitions_of(t)``) or `t:0,1` -> [(topic, partition)]."""
     result = []
@@ -103,8 +117,9 @@ def parse_topic_partitions(topic_args, partitions_of):
     return result
 
 
-_DURATION = re.compile(r"^([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+(?:\.\d+)?)S)?)?$",
-                       re.IGNORECASE)
+_DURATION = re.compile(
+    r"^([-+]?)P(?:([-+]?\d+)D)?(?:T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+(?:\.\d+)?)S)?)?$", re.IGNORECASE
+)
 
 
 def parse_duration_ms(text):
@@ -150,8 +165,10 @@ def parse_reset_plan(text, single_group):
                 group, topic, partition, offset = cells
             plan.setdefault(group, {})[(topic, int(partition))] = int(offset)
         except ValueError:
-            raise CommandError("Malformed reset plan line '%s': expected %s" % (
-                line, "topic,partition,offset" if old_format else "group,topic,partition,offset")) from None
+            raise CommandError(
+                "Malformed reset plan line '%s': expected %s"
+                % (line, "topic,partition,offset" if old_format else "group,topic,partition,offset")
+            ) from None
     return plan
 
 
@@ -162,11 +179,29 @@ def _table(out, fmt, rows):
 
 def format_offsets(group, rows, out):
     """The --describe (--offsets) table; rows are (topic, partition, offset, leo, lag, consumer, host, client)."""
-    widths = [max([15, len(group)]), max([15] + [len(str(r[0])) for r in rows]),
-              max([15] + [len(str(r[5])) for r in rows]), max([15] + [len(str(r[6])) for r in rows])]
+    widths = [
+        max([15, len(group)]),
+        max([15] + [len(str(r[0])) for r in rows]),
+        max([15] + [len(str(r[5])) for r in rows]),
+        max([15] + [len(str(r[6])) for r in rows]),
+    ]
     fmt = "%%-%ds %%-%ds %%-10s %%-15s %%-15s %%-15s %%-%ds %%-%ds %%s" % tuple(widths)
-    print("\n" + fmt % ("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
-                        "HOST", "CLIENT-ID"), file=out)
+    print(
+        "\n"
+        + fmt
+        % (
+            "GROUP",
+            "TOPIC",
+            "PARTITION",
+            "CURRENT-OFFSET",
+            "LOG-END-OFFSET",
+            "LAG",
+            "CONSUMER-ID",
+            "HOST",
+            "CLIENT-ID",
+        ),
+        file=out,
+    )
     _table(out, fmt, [(group,) + tuple(r) for r in rows])
 
 
@@ -177,8 +212,7 @@ def format_members(group, members, verbose, out):
     if with_instance:
         columns.append(("GROUP-INSTANCE-ID", [m.group_instance_id or MISSING for m in members]))
     columns += [("HOST", [m.host for m in members]), ("CLIENT-ID", [m.client_id for m in members])]
-    widths = [max([17 if title == "GROUP-INSTANCE-ID" else 15] + [len(v) for v in values])
-              for title, values in columns]
+    widths = [max([17 if title == "GROUP-INSTANCE-ID" else 15] + [len(v) for v in values]) for title, values in columns]
     fmt = " ".join("%%-%ds" % w for w in widths) + " %-15s "
     header = fmt % (tuple(t for t, _ in columns) + ("#PARTITIONS",))
     print("\n" + header + ("ASSIGNMENT" if verbose else ""), file=out)
@@ -186,19 +220,32 @@ def format_members(group, members, verbose, out):
         count = sum(len(ps) for ps in member.assignment.values())
         line = fmt % (tuple(values[index] for _, values in columns) + (count,))
         if verbose:
-            line += ", ".join(sorted("%s(%s)" % (t, ",".join(str(p) for p in sorted(ps)))
-                                     for t, ps in member.assignment.items() if ps)) or MISSING
+            line += (
+                ", ".join(
+                    sorted(
+                        "%s(%s)" % (t, ",".join(str(p) for p in sorted(ps)))
+                        for t, ps in member.assignment.items()
+                        if ps
+                    )
+                )
+                or MISSING
+            )
         print(line, file=out)
 
 
 def format_state(description, out):
     """The --describe --state table."""
-    coordinator = "%s:%d (%d)" % (description.coordinator.host, description.coordinator.port,
-                                  description.coordinator.node_id)
+    coordinator = "%s:%d (%d)" % (
+        description.coordinator.host,
+        description.coordinator.port,
+        description.coordinator.node_id,
+    )
     fmt = "\n%%-%ds %%-25s %%-20s %%-15s %%s" % max(25, len(coordinator))
     out.write(fmt % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS"))
-    out.write(fmt % (description.group_id, coordinator, description.protocol or "", description.state,
-                     len(description.members)))
+    out.write(
+        fmt
+        % (description.group_id, coordinator, description.protocol or "", description.state, len(description.members))
+    )
     out.write("\n")
 
 
@@ -213,8 +260,10 @@ def group_offset_rows(admin, end_offsets, description):
     committed = admin.list_group_offsets(description.group_id)
     rows = []
     assigned = set()
-    members = sorted((m for m in description.members if any(m.assignment.values())),
-                     key=lambda m: -sum(len(ps) for ps in m.assignment.values()))
+    members = sorted(
+        (m for m in description.members if any(m.assignment.values())),
+        key=lambda m: -sum(len(ps) for ps in m.assignment.values()),
+    )
     for member in members:
         tps = sorted(((t, p) for t, ps in member.assignment.items() for p in ps), key=lambda tp: (tp[1], tp[0]))
         assigned.update(tps)
@@ -231,11 +280,13 @@ def group_offset_rows(admin, end_offsets, description):
 
 # -- the service -------------------------------------------------------------------------------
 
+
 class ConsumerGroupService:
     """Runs one action against the cluster through our admin client and a group-less consumer."""
 
-    def __init__(self, args, out, err, admin_factory=AdminClient, consumer_factory=Consumer, clock_ms=None,
-                 command_config=None):
+    def __init__(
+        self, args, out, err, admin_factory=AdminClient, consumer_factory=Consumer, clock_ms=None, command_config=None
+    ):
         """``command_config``: the --command-config properties (security settings, client.id)."""
         self.args = args
         self.out = out
@@ -255,8 +306,9 @@ class ConsumerGroupService:
     @property
     def consumer(self):
         if self._consumer is None:
-            self._consumer = self._consumer_factory(self.args.bootstrap_server, client_id="consumer-groups-command",
-                                                    cluster=self.admin.cluster)
+            self._consumer = self._consumer_factory(
+                self.args.bootstrap_server, client_id="consumer-groups-command", cluster=self.admin.cluster
+            )
         return self._consumer
 
     def group_ids(self):
@@ -280,8 +332,10 @@ class ConsumerGroupService:
         return self.consumer.end_offsets(partitions) if partitions else {}
 
     def offset_rows(self, description):
-        return [tuple(MISSING if value is None else value for value in row)
-                for row in group_offset_rows(self.admin, self.end_offsets, description)]
+        return [
+            tuple(MISSING if value is None else value for value in row)
+            for row in group_offset_rows(self.admin, self.end_offsets, description)
+        ]
 
     def describe(self):
         for group in sorted(self.group_ids()):
@@ -334,22 +388,32 @@ class ConsumerGroupService:
             Errors.GROUP_ID_NOT_FOUND: "'%s' does not exist." % group,
             Errors.GROUP_AUTHORIZATION_FAILED: "Access to '%s' is not authorized." % group,
             Errors.NON_EMPTY_GROUP: "Deleting offsets of a consumer group '%s' is forbidden if the group is not "
-                                    "empty." % group,
+            "empty." % group,
         }
         if top == Errors.NONE and not any(e != Errors.NONE for e in per_partition.values()):
             print("Request succeed for deleting offsets with topic %s group %s" % (topics, group), file=self.out)
         elif top in messages:
             print_error(self.out, messages[top])
-        elif top in (Errors.NONE, Errors.GROUP_SUBSCRIBED_TO_TOPIC, Errors.TOPIC_AUTHORIZATION_FAILED,
-                     Errors.UNKNOWN_TOPIC_OR_PARTITION):
+        elif top in (
+            Errors.NONE,
+            Errors.GROUP_SUBSCRIBED_TO_TOPIC,
+            Errors.TOPIC_AUTHORIZATION_FAILED,
+            Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        ):
             print_error(self.out, "Encounter some partition level error, see the follow-up details:")
         else:
             print_error(self.out, "Encounter some unknown error: %s" % top.name)
         print("\n%-30s %-15s %-15s" % ("TOPIC", "PARTITION", "STATUS"), file=self.out)
         for (topic, partition), error in sorted(per_partition.items(), key=lambda kv: kv[0][0] + str(kv[0][1])):
-            print("%-30s %-15s %-15s" % (topic, partition if partition >= 0 else "Not Provided",
-                                         "Successful" if error == Errors.NONE else "Error: %s" % error.message),
-                  file=self.out)
+            print(
+                "%-30s %-15s %-15s"
+                % (
+                    topic,
+                    partition if partition >= 0 else "Not Provided",
+                    "Successful" if error == Errors.NONE else "Error: %s" % error.message,
+                ),
+                file=self.out,
+            )
 
     # -- reset offsets ------------------------------------------------------------------------
 
@@ -368,8 +432,11 @@ class ConsumerGroupService:
         for group in self.group_ids():
             state = self.admin.describe_group(group).state
             if state not in ("Empty", "Dead"):
-                print_error(self.out, "Assignments can only be reset if the group '%s' is inactive, but the current "
-                                      "state is %s." % (group, state))
+                print_error(
+                    self.out,
+                    "Assignments can only be reset if the group '%s' is inactive, but the current "
+                    "state is %s." % (group, state),
+                )
                 result[group] = {}
                 continue
             offsets = self._prepare(group, plan_file)
@@ -382,11 +449,13 @@ class ConsumerGroupService:
         if self.args.all_topics:
             return sorted(self.admin.list_group_offsets(group))
         if self.args.topic:
+
             def partitions_of(topic):
                 try:
                     return self.admin.cluster.partitions_for(topic)
                 except KafkaResponseError:
                     return []
+
             return parse_topic_partitions(self.args.topic, partitions_of)
         if self.args.from_file:
             return []
@@ -398,12 +467,18 @@ class ConsumerGroupService:
         result = {}
         for tp, offset in requested.items():
             if offset > ends[tp]:
-                print("WARN New offset (%d) is higher than latest offset for topic partition %s-%d. Value will be "
-                      "set to %d" % (offset, tp[0], tp[1], ends[tp]), file=self.err)
+                print(
+                    "WARN New offset (%d) is higher than latest offset for topic partition %s-%d. Value will be "
+                    "set to %d" % (offset, tp[0], tp[1], ends[tp]),
+                    file=self.err,
+                )
                 offset = ends[tp]
             elif offset < starts[tp]:
-                print("WARN New offset (%d) is lower than earliest offset for topic partition %s-%d. Value will be "
-                      "set to %d" % (offset, tp[0], tp[1], starts[tp]), file=self.err)
+                print(
+                    "WARN New offset (%d) is lower than earliest offset for topic partition %s-%d. Value will be "
+                    "set to %d" % (offset, tp[0], tp[1], starts[tp]),
+                    file=self.err,
+                )
                 offset = starts[tp]
             result[tp] = offset
         return result
@@ -428,8 +503,9 @@ class ConsumerGroupService:
             requested = {}
             for tp in partitions:
                 if tp not in committed:
-                    raise UsageError("Cannot shift offset for partition %s-%d since there is no current committed "
-                                     "offset" % tp)
+                    raise UsageError(
+                        "Cannot shift offset for partition %s-%d since there is no current committed offset" % tp
+                    )
                 requested[tp] = committed[tp] + args.shift_by
             return self._clamp(requested)
         if args.to_datetime is not None:
@@ -447,8 +523,10 @@ class ConsumerGroupService:
             result = {tp: committed[tp] for tp in partitions if tp in committed}
             result.update(self.end_offsets([tp for tp in partitions if tp not in committed]))
             return result
-        raise UsageError("Option '%s' requires one of the following scenarios: %s" % (
-            _opt("reset-offsets"), "[%s]" % ", ".join(_opt(s) for s in SCENARIOS)))
+        raise UsageError(
+            "Option '%s' requires one of the following scenarios: %s"
+            % (_opt("reset-offsets"), "[%s]" % ", ".join(_opt(s) for s in SCENARIOS))
+        )
 
 
 def print_reset_plan(plan, out):
@@ -472,18 +550,35 @@ def build_parser():
     parser = ToolArgumentParser(
         prog="kafka-consumer-groups",
         description="This tool helps to list all consumer groups, describe a consumer group, delete consumer group "
-                    "info, or reset consumer group offsets.")
+        "info, or reset consumer group offsets.",
+    )
     parser.add_argument("--bootstrap-server", help="REQUIRED: The server(s) to connect to.")
     parser.add_argument("--group", action="append", help="The consumer group we wish to act on.")
-    parser.add_argument("--topic", action="append",
-                        help="The topic (reset-offsets: `topic1:0,1,2` names partitions).")
-    for flag in ("all-topics", "list", "describe", "all-groups", "delete", "reset-offsets", "delete-offsets",
-                 "dry-run", "execute", "export", "to-earliest", "to-latest", "to-current", "members", "verbose",
-                 "offsets", "state"):
+    parser.add_argument("--topic", action="append", help="The topic (reset-offsets: `topic1:0,1,2` names partitions).")
+    for flag in (
+        "all-topics",
+        "list",
+        "describe",
+        "all-groups",
+        "delete",
+        "reset-offsets",
+        "delete-offsets",
+        "dry-run",
+        "execute",
+        "export",
+        "to-earliest",
+        "to-latest",
+        "to-current",
+        "members",
+        "verbose",
+        "offsets",
+        "state",
+    ):
         parser.add_argument("--" + flag, action="store_true")
     parser.add_argument("--timeout", type=int, default=5000, help="timeout (ms)")
-    parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client "
-                                                 "and Consumer.")
+    parser.add_argument(
+        "--command-config", help="Property file containing configs to be passed to Admin Client and Consumer."
+    )
     parser.add_argument("--to-offset", type=int, metavar="offset")
     parser.add_argument("--from-file", metavar="path to CSV file")
     parser.add_argument("--to-datetime", metavar="datetime")
@@ -495,10 +590,13 @@ def build_parser():
 def run(args, out, err, admin_factory=AdminClient):
     action = check_args(args)
     if action == "reset_offsets" and not args.dry_run and not args.execute:
-        print("WARN: No action will be performed as the --execute option is missing.In a future major release, "
-              "the default behavior of this command will be to prompt the user before executing the reset rather "
-              "than doing a dry run. You should add the --dry-run option explicitly if you are scripting this "
-              "command and want to keep the current default behavior without prompting.", file=err)
+        print(
+            "WARN: No action will be performed as the --execute option is missing.In a future major release, "
+            "the default behavior of this command will be to prompt the user before executing the reset rather "
+            "than doing a dry run. You should add the --dry-run option explicitly if you are scripting this "
+            "command and want to keep the current default behavior without prompting.",
+            file=err,
+        )
     command_config = {}
     if args.command_config:
         try:

@@ -18,61 +18,103 @@ HEADERS = ("TOKENID", "HMAC", "OWNER", "RENEWERS", "ISSUEDATE", "EXPIRYDATE", "M
 
 # Kafka's exception for each token error (what ExecutionException.getMessage prints: class and message).
 KAFKA_EXCEPTIONS = {
-    Errors.DELEGATION_TOKEN_AUTH_DISABLED: ("DelegationTokenDisabledException",
-                                            "Delegation Token feature is not enabled."),
+    Errors.DELEGATION_TOKEN_AUTH_DISABLED: (
+        "DelegationTokenDisabledException",
+        "Delegation Token feature is not enabled.",
+    ),
     Errors.DELEGATION_TOKEN_NOT_FOUND: ("DelegationTokenNotFoundException", "Delegation Token is not found on server."),
-    Errors.DELEGATION_TOKEN_OWNER_MISMATCH: ("DelegationTokenOwnerMismatchException",
-                                             "Specified Principal is not valid Owner/Renewer."),
+    Errors.DELEGATION_TOKEN_OWNER_MISMATCH: (
+        "DelegationTokenOwnerMismatchException",
+        "Specified Principal is not valid Owner/Renewer.",
+    ),
     Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED: (
         "UnsupportedByAuthenticationException",
         "Delegation Token requests are not allowed on PLAINTEXT/1-way SSL channels and on delegation token "
-        "authenticated channels."),
-    Errors.DELEGATION_TOKEN_AUTHORIZATION_FAILED: ("DelegationTokenAuthorizationException",
-                                                   "Delegation Token authorization failed."),
+        "authenticated channels.",
+    ),
+    Errors.DELEGATION_TOKEN_AUTHORIZATION_FAILED: (
+        "DelegationTokenAuthorizationException",
+        "Delegation Token authorization failed.",
+    ),
     Errors.DELEGATION_TOKEN_EXPIRED: ("DelegationTokenExpiredException", "Delegation Token is expired."),
     Errors.INVALID_PRINCIPAL_TYPE: ("InvalidPrincipalTypeException", "Supplied principalType is not supported."),
 }
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-delegation-tokens",
-                                description="This tool helps to create, renew, expire, or describe delegation tokens.")
+    parser = ToolArgumentParser(
+        prog="kafka-delegation-tokens",
+        description="This tool helps to create, renew, expire, or describe delegation tokens.",
+    )
     parser.add_argument("--bootstrap-server", help="REQUIRED: server(s) to use for bootstrapping.")
-    parser.add_argument("--command-config",
-                        help="REQUIRED: A property file containing configs to be passed to Admin Client. Token "
-                             "management operations are allowed in secure mode only. This config file is used to "
-                             "pass security related configs.")
-    parser.add_argument("--create", action="store_true",
-                        help="Create a new delegation token. Use --renewer-principal option to pass renewers "
-                             "principals.")
-    parser.add_argument("--renew", action="store_true",
-                        help="Renew delegation token. Use --renew-time-period option to set renew time period.")
-    parser.add_argument("--expire", action="store_true",
-                        help="Expire delegation token. Use --expiry-time-period option to expire the token.")
-    parser.add_argument("--describe", action="store_true",
-                        help="Describe delegation tokens for the given principals. Use --owner-principal to pass "
-                             "owner/renewer principals. If --owner-principal option is not supplied, all the user "
-                             "owned tokens and tokens where user have Describe permission will be returned.")
-    parser.add_argument("--owner-principal", action="append",
-                        help="owner is a kafka principal. It is should be in principalType:name format.")
-    parser.add_argument("--renewer-principal", action="append",
-                        help="renewer is a kafka principal. It is should be in principalType:name format.")
-    parser.add_argument("--max-life-time-period", type=int,
-                        help="Max life period for the token in milliseconds. If the value is -1, then token max "
-                             "life time will default to a server side config value (delegation.token.max.lifetime.ms).")
-    parser.add_argument("--renew-time-period", type=int,
-                        help="Renew time period in milliseconds. If the value is -1, then the renew time period will "
-                             "default to a server side config value (delegation.token.expiry.time.ms).")
-    parser.add_argument("--expiry-time-period", type=int,
-                        help="Expiry time period in milliseconds. If the value is -1, then the token will get "
-                             "invalidated immediately.")
+    parser.add_argument(
+        "--command-config",
+        help="REQUIRED: A property file containing configs to be passed to Admin Client. Token "
+        "management operations are allowed in secure mode only. This config file is used to "
+        "pass security related configs.",
+    )
+    parser.add_argument(
+        "--create",
+        action="store_true",
+        help="Create a new delegation token. Use --renewer-principal option to pass renewers principals.",
+    )
+    parser.add_argument(
+        "--renew",
+        action="store_true",
+        help="Renew delegation token. Use --renew-time-period option to set renew time period.",
+    )
+    parser.add_argument(
+        "--expire",
+        action="store_true",
+        help="Expire delegation token. Use --expiry-time-period option to expire the token.",
+    )
+    parser.add_argument(
+        "--describe",
+        action="store_true",
+        help="Describe delegation tokens for the given principals. Use --owner-principal to pass "
+        "owner/renewer principals. If --owner-principal option is not supplied, all the user "
+        "owned tokens and tokens where user have Describe permission will be returned.",
+    )
+    parser.add_argument(
+        "--owner-principal",
+        action="append",
+        help="owner is a kafka principal. It is should be in principalType:name format.",
+    )
+    parser.add_argument(
+        "--renewer-principal",
+        action="append",
+        help="renewer is a kafka principal. It is should be in principalType:name format.",
+    )
+    parser.add_argument(
+        "--max-life-time-period",
+        type=int,
+        help="Max life period for the token in milliseconds. If the value is -1, then token max "
+        "life time will default to a server side config value (delegation.token.max.lifetime.ms).",
+    )
+    parser.add_argument(
+        "--renew-time-period",
+        type=int,
+        help="Renew time period in milliseconds. If the value is -1, then the renew time period will "
+        "default to a server side config value (delegation.token.expiry.time.ms).",
+    )
+    parser.add_argument(
+        "--expiry-time-period",
+        type=int,
+        help="Expiry time period in milliseconds. If the value is -1, then the token will get invalidated immediately.",
+    )
     parser.add_argument("--hmac", help="HMAC of the delegation token")
     return parser
 
 
-_OPTION_DESTS = {"hmac": "hmac", "renew-time-period": "renew_time_period", "expiry-time-period": "expiry_time_period",
-                 "owner-principal": "owner_principal", "renewer-principal": "renewer_principal",
-                 "max-life-time-period": "max_life_time_period", "renew": "renew"}
+_OPTION_DESTS = {
+    "hmac": "hmac",
+    "renew-time-period": "renew_time_period",
+    "expiry-time-period": "expiry_time_period",
+    "owner-principal": "owner_principal",
+    "renewer-principal": "renewer_principal",
+    "max-life-time-period": "max_life_time_period",
+    "renew": "renew",
+}
 # Options an action may not be given with, in the order Kafka checks them.
 _INVALID_WITH = {
     "create": ("hmac", "renew-time-period", "expiry-time-period", "owner-principal"),
@@ -80,8 +122,11 @@ _INVALID_WITH = {
     "expire": ("renew", "max-life-time-period", "renew-time-period", "owner-principal"),
     "describe": ("renew-time-period", "max-life-time-period", "hmac", "expiry-time-period"),
 }
-_REQUIRED_FOR = {"create": ("max-life-time-period",), "renew": ("hmac", "renew-time-period"),
-                 "expire": ("hmac", "expiry-time-period")}
+_REQUIRED_FOR = {
+    "create": ("max-life-time-period",),
+    "renew": ("hmac", "renew-time-period"),
+    "expire": ("hmac", "expiry-time-period"),
+}
 
 
 def check_args(args):
@@ -124,9 +169,19 @@ def format_date(timestamp_ms):
 def print_tokens(tokens, out):
     out.write("\n" + ROW % HEADERS)
     for token in tokens:
-        out.write("\n" + ROW % (token.token_id, base64.b64encode(token.hmac).decode("ascii"), token.owner,
-                                java_list(token.renewers), format_date(token.issue_timestamp),
-                                format_date(token.expiry_timestamp), format_date(token.max_timestamp)))
+        out.write(
+            "\n"
+            + ROW
+            % (
+                token.token_id,
+                base64.b64encode(token.hmac).decode("ascii"),
+                token.owner,
+                java_list(token.renewers),
+                format_date(token.issue_timestamp),
+                format_date(token.expiry_timestamp),
+                format_date(token.max_timestamp),
+            )
+        )
         out.write("\n")
 
 
@@ -148,19 +203,27 @@ def _decode_hmac(text):
 def _execute(action, args, admin, out):
     if action == "create":
         renewers = parse_principals(args.renewer_principal or [])
-        print("Calling create token operation with renewers :%s , max-life-time-period :%d"
-              % (java_list(renewers), args.max_life_time_period), file=out)
+        print(
+            "Calling create token operation with renewers :%s , max-life-time-period :%d"
+            % (java_list(renewers), args.max_life_time_period),
+            file=out,
+        )
         token = admin.create_delegation_token(renewers, args.max_life_time_period)
         print("Created delegation token with tokenId : %s" % token.token_id, file=out)
         print_tokens([token], out)
     elif action == "renew":
-        print("Calling renew token operation with hmac :%s , renew-time-period :%d"
-              % (args.hmac, args.renew_time_period), file=out)
+        print(
+            "Calling renew token operation with hmac :%s , renew-time-period :%d" % (args.hmac, args.renew_time_period),
+            file=out,
+        )
         expiry = admin.renew_delegation_token(_decode_hmac(args.hmac), args.renew_time_period)
         print("Completed renew operation. New expiry date : %s" % format_date(expiry), file=out)
     elif action == "expire":
-        print("Calling expire token operation with hmac :%s , expire-time-period : %d"
-              % (args.hmac, args.expiry_time_period), file=out)
+        print(
+            "Calling expire token operation with hmac :%s , expire-time-period : %d"
+            % (args.hmac, args.expiry_time_period),
+            file=out,
+        )
         expiry = admin.expire_delegation_token(_decode_hmac(args.hmac), args.expiry_time_period)
         print("Completed expire operation. New expiry date : %s" % format_date(expiry), file=out)
     else:

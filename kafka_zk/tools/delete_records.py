@@ -13,37 +13,54 @@ EARLIEST_VERSION = 1
 
 # What Kafka's ExecutionException.getMessage() prints for a partition's error: the exception and its default text.
 KAFKA_EXCEPTIONS = {
-    Errors.OFFSET_OUT_OF_RANGE: ("org.apache.kafka.common.errors.OffsetOutOfRangeException",
-                                 "The requested offset is not within the range of offsets maintained by the server."),
-    Errors.UNKNOWN_TOPIC_OR_PARTITION: ("org.apache.kafka.common.errors.UnknownTopicOrPartitionException",
-                                        "This server does not host this topic-partition."),
-    Errors.LEADER_NOT_AVAILABLE: ("org.apache.kafka.common.errors.LeaderNotAvailableException",
-                                  "There is no leader for this topic-partition as we are in the middle of a "
-                                  "leadership election."),
-    Errors.NOT_LEADER_FOR_PARTITION: ("org.apache.kafka.common.errors.NotLeaderForPartitionException",
-                                      "This server is not the leader for that topic-partition."),
+    Errors.OFFSET_OUT_OF_RANGE: (
+        "org.apache.kafka.common.errors.OffsetOutOfRangeException",
+        "The requested offset is not within the range of offsets maintained by the server.",
+    ),
+    Errors.UNKNOWN_TOPIC_OR_PARTITION: (
+        "org.apache.kafka.common.errors.UnknownTopicOrPartitionException",
+        "This server does not host this topic-partition.",
+    ),
+    Errors.LEADER_NOT_AVAILABLE: (
+        "org.apache.kafka.common.errors.LeaderNotAvailableException",
+        "There is no leader for this topic-partition as we are in the middle of a leadership election.",
+    ),
+    Errors.NOT_LEADER_FOR_PARTITION: (
+        "org.apache.kafka.common.errors.NotLeaderForPartitionException",
+        "This server is not the leader for that topic-partition.",
+    ),
     Errors.REQUEST_TIMED_OUT: ("org.apache.kafka.common.errors.TimeoutException", "The request timed out."),
-    Errors.POLICY_VIOLATION: ("org.apache.kafka.common.errors.PolicyViolationException",
-                              "Request parameters do not satisfy the configured policy."),
-    Errors.KAFKA_STORAGE_ERROR: ("org.apache.kafka.common.errors.KafkaStorageException",
-                                 "Disk error when trying to access log file on the disk."),
-    Errors.TOPIC_AUTHORIZATION_FAILED: ("org.apache.kafka.common.errors.TopicAuthorizationException",
-                                        "Topic authorization failed."),
-    Errors.INVALID_TOPIC_EXCEPTION: ("org.apache.kafka.common.errors.InvalidTopicException",
-                                     "The request attempted to perform an operation on an invalid topic."),
+    Errors.POLICY_VIOLATION: (
+        "org.apache.kafka.common.errors.PolicyViolationException",
+        "Request parameters do not satisfy the configured policy.",
+    ),
+    Errors.KAFKA_STORAGE_ERROR: (
+        "org.apache.kafka.common.errors.KafkaStorageException",
+        "Disk error when trying to access log file on the disk.",
+    ),
+    Errors.TOPIC_AUTHORIZATION_FAILED: (
+        "org.apache.kafka.common.errors.TopicAuthorizationException",
+        "Topic authorization failed.",
+    ),
+    Errors.INVALID_TOPIC_EXCEPTION: (
+        "org.apache.kafka.common.errors.InvalidTopicException",
+        "The request attempted to perform an operation on an invalid topic.",
+    ),
 }
 
 
 def build_parser():
     parser = ToolArgumentParser(
         prog="kafka-delete-records",
-        description="This tool helps to delete records of the given partitions down to the specified offset.")
+        description="This tool helps to delete records of the given partitions down to the specified offset.",
+    )
     parser.add_argument("--bootstrap-server", help="REQUIRED: The server to connect to.")
-    parser.add_argument("--offset-json-file",
-                        help='REQUIRED: The JSON file with offset per partition. The format to use is: '
-                             '{"partitions": [{"topic": "foo", "partition": 1, "offset": 1}], "version":1 }')
-    parser.add_argument("--command-config",
-                        help="A property file containing configs to be passed to Admin Client.")
+    parser.add_argument(
+        "--offset-json-file",
+        help="REQUIRED: The JSON file with offset per partition. The format to use is: "
+        '{"partitions": [{"topic": "foo", "partition": 1, "offset": 1}], "version":1 }',
+    )
+    parser.add_argument("--command-config", help="A property file containing configs to be passed to Admin Client.")
     return parser
 
 
@@ -60,8 +77,9 @@ def _field(entry, name, kind):
     if kind is str and not isinstance(value, str):
         raise _mapping_error("Expected `String` value, received %s" % json.dumps(value))
     if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise _mapping_error("Expected `%s` value, received %s" % ("Int" if name == "partition" else "Long",
-                                                                  json.dumps(value)))
+        raise _mapping_error(
+            "Expected `%s` value, received %s" % ("Int" if name == "partition" else "Long", json.dumps(value))
+        )
     return value
 
 
@@ -86,19 +104,28 @@ def parse_offset_json(text):
 
 def describe_error(error):
     java_class, message = KAFKA_EXCEPTIONS.get(
-        error, ("org.apache.kafka.common.errors.UnknownServerException",
-                "Unexpected error %s (code %d)" % (error.name, int(error))))
+        error,
+        (
+            "org.apache.kafka.common.errors.UnknownServerException",
+            "Unexpected error %s (code %d)" % (error.name, int(error)),
+        ),
+    )
     return "%s: %s" % (java_class, message)
 
 
 def run(args, out, err, admin_factory=AdminClient):
-    missing = [name for name, value in (("bootstrap-server", args.bootstrap_server),
-                                        ("offset-json-file", args.offset_json_file)) if not value]
+    missing = [
+        name
+        for name, value in (("bootstrap-server", args.bootstrap_server), ("offset-json-file", args.offset_json_file))
+        if not value
+    ]
     if missing:
         raise UsageError('Missing required argument "[%s]"' % missing[0])
     try:
         options = read_admin_options(args.command_config)
-        entries = parse_offset_json(read_tool_file(args.offset_json_file, lambda path: open(path, encoding="utf-8").read()))
+        entries = parse_offset_json(
+            read_tool_file(args.offset_json_file, lambda path: open(path, encoding="utf-8").read())
+        )
         seen, duplicates = set(), []
         for topic, partition, _ in entries:
             name = "%s-%d" % (topic, partition)
@@ -106,8 +133,10 @@ def run(args, out, err, admin_factory=AdminClient):
                 duplicates.append(name)
             seen.add(name)
         if duplicates:
-            raise ToolFailure("kafka.common.AdminCommandFailedException",
-                              "Offset json file contains duplicate topic partitions: %s" % ",".join(duplicates))
+            raise ToolFailure(
+                "kafka.common.AdminCommandFailedException",
+                "Offset json file contains duplicate topic partitions: %s" % ",".join(duplicates),
+            )
         offsets = {(topic, partition): offset for topic, partition, offset in entries}
         print("Executing records delete operation", file=out)
         admin = admin_factory(args.bootstrap_server, **options)

@@ -9,13 +9,30 @@ import sys
 
 from kafka_zk.log.producer_snapshot import CorruptSnapshotError, read_snapshot
 from kafka_zk.record.batch_header import (
-    BATCH_HEADER_SIZE, LOG_OVERHEAD, NO_SEQUENCE, InvalidRecordError, compute_crc, read_batch_header)
+    BATCH_HEADER_SIZE,
+    LOG_OVERHEAD,
+    NO_SEQUENCE,
+    InvalidRecordError,
+    compute_crc,
+    read_batch_header,
+)
 from kafka_zk.record.compression import CODEC_NAMES
 from kafka_zk.record.records import (
-    CONTROL_ABORT, CONTROL_COMMIT, batch_records_data, decode_records, parse_control_key, parse_end_txn_marker)
+    CONTROL_ABORT,
+    CONTROL_COMMIT,
+    batch_records_data,
+    decode_records,
+    parse_control_key,
+    parse_end_txn_marker,
+)
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 from kafka_zk.tools.dump_log_decoders import (
-    STRING_DECODER, offsets_decoder, parse_record, string_parser, transaction_log_decoder)
+    STRING_DECODER,
+    offsets_decoder,
+    parse_record,
+    string_parser,
+    transaction_log_decoder,
+)
 
 # Bytes needed to see a batch's baseOffset, length and magic (the magic byte is at 16 in every format).
 _HEADER_UP_TO_MAGIC = LOG_OVERHEAD + 5
@@ -75,8 +92,9 @@ def iter_file_batches(data, start=0):
     while pos + _HEADER_UP_TO_MAGIC <= end:
         _, size = _OFFSET_AND_SIZE.unpack_from(data, pos)
         if size < _MIN_SIZE_FIELD:
-            raise InvalidRecordError("Record size %d is less than the minimum record overhead (%d)"
-                                     % (size, _MIN_SIZE_FIELD))
+            raise InvalidRecordError(
+                "Record size %d is less than the minimum record overhead (%d)" % (size, _MIN_SIZE_FIELD)
+            )
         if pos + LOG_OVERHEAD + size > end:
             return
         magic = data[pos + 16]
@@ -91,24 +109,49 @@ def _timestamp_type(header):
 
 
 def _batch_line(header, position, valid):
-    return ("baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d "
-            "producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %s isControl: %s position: %d "
-            "%s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %s" % (
-                header.base_offset, header.last_offset, header.record_count, header.base_sequence,
-                header.last_sequence, header.producer_id, header.producer_epoch, header.partition_leader_epoch,
-                _bool(header.is_transactional), _bool(header.is_control), position, _timestamp_type(header),
-                header.max_timestamp, header.size, header.magic,
-                CODEC_NAMES.get(header.compression, "unknown").upper(), header.crc, _bool(valid)))
+    return (
+        "baseOffset: %d lastOffset: %d count: %d baseSequence: %d lastSequence: %d producerId: %d "
+        "producerEpoch: %d partitionLeaderEpoch: %d isTransactional: %s isControl: %s position: %d "
+        "%s: %d size: %d magic: %d compresscodec: %s crc: %d isvalid: %s"
+        % (
+            header.base_offset,
+            header.last_offset,
+            header.record_count,
+            header.base_sequence,
+            header.last_sequence,
+            header.producer_id,
+            header.producer_epoch,
+            header.partition_leader_epoch,
+            _bool(header.is_transactional),
+            _bool(header.is_control),
+            position,
+            _timestamp_type(header),
+            header.max_timestamp,
+            header.size,
+            header.magic,
+            CODEC_NAMES.get(header.compression, "unknown").upper(),
+            header.crc,
+            _bool(valid),
+        )
+    )
 
 
 def _record_line(header, record, print_contents):
     sequence = NO_SEQUENCE
     if header.base_sequence != NO_SEQUENCE:
         sequence = (header.base_sequence + record.offset - header.base_offset) & 0x7FFFFFFF
-    parts = ["| offset: %d %s: %d keysize: %d valuesize: %d sequence: %d headerKeys: [%s]" % (
-        record.offset, _timestamp_type(header), record.timestamp,
-        -1 if record.key is None else len(record.key), -1 if record.value is None else len(record.value),
-        sequence, ",".join(name for name, _ in record.headers))]
+    parts = [
+        "| offset: %d %s: %d keysize: %d valuesize: %d sequence: %d headerKeys: [%s]"
+        % (
+            record.offset,
+            _timestamp_type(header),
+            record.timestamp,
+            -1 if record.key is None else len(record.key),
+            -1 if record.value is None else len(record.value),
+            sequence,
+            ",".join(name for name, _ in record.headers),
+        )
+    ]
     if header.is_control:
         _, control_type = parse_control_key(record.key)
         if control_type in _CONTROL_NAMES:
@@ -177,7 +220,8 @@ def dump_log(path, out, err, report, deep, print_contents):
                     for record in decode_records(header, batch_records_data(data, pos, header)):
                         if last_offset != -1 and record.offset != last_offset + 1:
                             report.non_consecutive.setdefault(os.path.abspath(path), []).append(
-                                (last_offset, record.offset))
+                                (last_offset, record.offset)
+                            )
                         last_offset = record.offset
                         print(_record_line(header, record, print_contents), file=out)
                 valid_bytes = pos + header.size
@@ -206,11 +250,15 @@ def _batch_at(log_data, position):
 
 def _index_sanity(path, data, entry_size, base_offset, last_relative):
     if len(data) % entry_size:
-        raise UsageError("Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d."
-                         % (path, len(data), entry_size))
+        raise UsageError(
+            "Index file %s is corrupt, found %d bytes which is neither positive nor a multiple of %d."
+            % (path, len(data), entry_size)
+        )
     if last_relative < 0:
-        raise UsageError("Corrupt index found, index file (%s) has non-zero size but the last offset is %d which "
-                         "is less than the base offset %d." % (path, base_offset + last_relative, base_offset))
+        raise UsageError(
+            "Corrupt index found, index file (%s) has non-zero size but the last offset is %d which "
+            "is less than the base offset %d." % (path, base_offset + last_relative, base_offset)
+        )
 
 
 def dump_index(path, out, report, sanity_only, verify_only):
@@ -241,8 +289,11 @@ def _offset_index_lookup(offsets, positions, target):
 def dump_time_index(path, out, report, sanity_only, verify_only):
     base_offset = _start_offset(path)
     abs_path = os.path.abspath(path)
-    with _MappedFile(path) as time_index, _MappedFile(_sibling(path, ".index")) as index, \
-            _MappedFile(_sibling(path, ".log")) as log:
+    with (
+        _MappedFile(path) as time_index,
+        _MappedFile(_sibling(path, ".index")) as index,
+        _MappedFile(_sibling(path, ".log")) as log,
+    ):
         if sanity_only:
             entries = len(time_index.data) // _TIME_INDEX_ENTRY.size
             last = _TIME_INDEX_ENTRY.unpack_from(time_index.data, (entries - 1) * 12)[1] if entries else 0
@@ -280,8 +331,11 @@ def dump_txn_index(path, out):
         data = txn_index.data
         for pos in range(0, len(data) - len(data) % _TXN_INDEX_ENTRY.size, _TXN_INDEX_ENTRY.size):
             version, producer_id, first, last, last_stable = _TXN_INDEX_ENTRY.unpack_from(data, pos)
-            print("version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d"
-                  % (version, producer_id, first, last, last_stable), file=out)
+            print(
+                "version: %d producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d"
+                % (version, producer_id, first, last, last_stable),
+                file=out,
+            )
 
 
 def dump_producer_snapshot(path, out, err):
@@ -294,13 +348,20 @@ def dump_producer_snapshot(path, out, err):
     for entry in entries:
         first = entry.current_txn_first_offset
         line = "producerId: %d producerEpoch: %d coordinatorEpoch: %d currentTxnFirstOffset: %s " % (
-            entry.producer_id, entry.producer_epoch, entry.coordinator_epoch,
-            "None" if first is None else "Some(%d)" % first)
+            entry.producer_id,
+            entry.producer_epoch,
+            entry.coordinator_epoch,
+            "None" if first is None else "Some(%d)" % first,
+        )
         if entry.batches:
             batch = entry.batches[0]
             line += "firstSequence: %d lastSequence: %d lastOffset: %d offsetDelta: %d timestamp: %d" % (
-                batch.first_seq, batch.last_seq, batch.last_offset, batch.last_offset - batch.first_offset,
-                batch.timestamp)
+                batch.first_seq,
+                batch.last_seq,
+                batch.last_offset,
+                batch.last_offset - batch.first_offset,
+                batch.timestamp,
+            )
         print(line, file=out)
 
 
@@ -308,34 +369,65 @@ def build_parser():
     parser = ToolArgumentParser(
         prog="kafka-dump-log",
         description="This tool helps to parse a log file and dump its contents to the console, "
-                    "useful for debugging a seemingly corrupt log segment.")
-    parser.add_argument("--files", required=True, metavar="file1, file2, ...",
-                        help="REQUIRED: The comma separated list of data and index log files to be dumped.")
-    parser.add_argument("--print-data-log", action="store_true",
-                        help="if set, printing the messages content when dumping data logs. "
-                             "Automatically set if any decoder option is specified.")
-    parser.add_argument("--deep-iteration", action="store_true",
-                        help="if set, uses deep instead of shallow iteration. "
-                             "Automatically set if print-data-log is enabled.")
-    parser.add_argument("--verify-index-only", action="store_true",
-                        help="if set, just verify the index log without printing its content.")
-    parser.add_argument("--index-sanity-check", action="store_true",
-                        help="if set, just checks the index sanity without printing its content.")
-    parser.add_argument("--max-message-size", type=int, default=5 * 1024 * 1024,
-                        help="Size of largest message (accepted for compatibility).")
-    parser.add_argument("--key-decoder-class", metavar="class",
-                        help="if set, used to deserialize the keys. This class should implement "
-                             "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
-                             "directory. (default: kafka.serializer.StringDecoder)")
-    parser.add_argument("--value-decoder-class", metavar="class",
-                        help="if set, used to deserialize the messages. This class should implement "
-                             "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
-                             "directory. (default: kafka.serializer.StringDecoder)")
-    parser.add_argument("--offsets-decoder", action="store_true",
-                        help="if set, log data will be parsed as offset data from the __consumer_offsets topic.")
-    parser.add_argument("--transaction-log-decoder", action="store_true",
-                        help="if set, log data will be parsed as transaction metadata from the "
-                             "__transaction_state topic.")
+        "useful for debugging a seemingly corrupt log segment.",
+    )
+    parser.add_argument(
+        "--files",
+        required=True,
+        metavar="file1, file2, ...",
+        help="REQUIRED: The comma separated list of data and index log files to be dumped.",
+    )
+    parser.add_argument(
+        "--print-data-log",
+        action="store_true",
+        help="if set, printing the messages content when dumping data logs. "
+        "Automatically set if any decoder option is specified.",
+    )
+    parser.add_argument(
+        "--deep-iteration",
+        action="store_true",
+        help="if set, uses deep instead of shallow iteration. Automatically set if print-data-log is enabled.",
+    )
+    parser.add_argument(
+        "--verify-index-only",
+        action="store_true",
+        help="if set, just verify the index log without printing its content.",
+    )
+    parser.add_argument(
+        "--index-sanity-check",
+        action="store_true",
+        help="if set, just checks the index sanity without printing its content.",
+    )
+    parser.add_argument(
+        "--max-message-size",
+        type=int,
+        default=5 * 1024 * 1024,
+        help="Size of largest message (accepted for compatibility).",
+    )
+    parser.add_argument(
+        "--key-decoder-class",
+        metavar="class",
+        help="if set, used to deserialize the keys. This class should implement "
+        "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
+        "directory. (default: kafka.serializer.StringDecoder)",
+    )
+    parser.add_argument(
+        "--value-decoder-class",
+        metavar="class",
+        help="if set, used to deserialize the messages. This class should implement "
+        "kafka.serializer.Decoder trait. Custom jar should be available in kafka/libs "
+        "directory. (default: kafka.serializer.StringDecoder)",
+    )
+    parser.add_argument(
+        "--offsets-decoder",
+        action="store_true",
+        help="if set, log data will be parsed as offset data from the __consumer_offsets topic.",
+    )
+    parser.add_argument(
+        "--transaction-log-decoder",
+        action="store_true",
+        help="if set, log data will be parsed as transaction metadata from the __transaction_state topic.",
+    )
     return parser
 
 
@@ -346,8 +438,13 @@ class ClassNotFound(Exception):
 def record_parser(args):
     """The record parser the options select, or None when contents are not printed (as Kafka 2.5: any decoder
     option turns printing on; the offsets decoder wins over the transaction log decoder)."""
-    if not (args.print_data_log or args.offsets_decoder or args.transaction_log_decoder
-            or args.key_decoder_class or args.value_decoder_class):
+    if not (
+        args.print_data_log
+        or args.offsets_decoder
+        or args.transaction_log_decoder
+        or args.key_decoder_class
+        or args.value_decoder_class
+    ):
         return None
     if args.offsets_decoder:
         return offsets_decoder

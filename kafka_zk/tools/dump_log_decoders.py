@@ -6,8 +6,16 @@ import struct
 
 STRING_DECODER = "kafka.serializer.StringDecoder"
 CONSUMER_PROTOCOL_TYPE = "consumer"
-TXN_STATES = {0: "Empty", 1: "Ongoing", 2: "PrepareCommit", 3: "PrepareAbort", 4: "CompleteCommit",
-              5: "CompleteAbort", 6: "Dead", 7: "PrepareEpochFence"}
+TXN_STATES = {
+    0: "Empty",
+    1: "Ongoing",
+    2: "PrepareCommit",
+    3: "PrepareAbort",
+    4: "CompleteCommit",
+    5: "CompleteAbort",
+    6: "Dead",
+    7: "PrepareEpochFence",
+}
 
 
 class DecodeError(ValueError):
@@ -49,7 +57,7 @@ class _Reader:
             return None
         if self.pos + size > len(self.data):
             raise DecodeError("ran out of bytes")
-        value = self.data[self.pos:self.pos + size]
+        value = self.data[self.pos : self.pos + size]
         self.pos += size
         return value
 
@@ -61,7 +69,7 @@ class _Reader:
             return None
         if self.pos + size > len(self.data):
             raise DecodeError("ran out of bytes")
-        value = self.data[self.pos:self.pos + size].decode("utf-8")
+        value = self.data[self.pos : self.pos + size].decode("utf-8")
         self.pos += size
         return value
 
@@ -145,8 +153,10 @@ def offsets_decoder(key, value):
     if version in (0, 1):
         group, topic, partition = reader.string(), reader.string(), reader.int32()
         offset, metadata = _offset_value(_Reader(value))
-        return ("offset::%s:%s:%d" % (group, topic, partition),
-                str(offset) if not metadata else "%d:%s" % (offset, metadata))
+        return (
+            "offset::%s:%s:%d" % (group, topic, partition),
+            str(offset) if not metadata else "%d:%s" % (offset, metadata),
+        )
     if version == 2:
         group = reader.string()
         protocol_type, generation, protocol, members = _group_value(_Reader(value))
@@ -158,9 +168,17 @@ def offsets_decoder(key, value):
                 assignments.append(text + (":%s" % _hex(user_data) if _hex(user_data) else ""))
             else:
                 assignments.append("%s=%s" % (member_id, _hex(assignment)))
-        return (_java_map([("metadata", group)]),
-                _java_map([("protocolType", protocol_type), ("protocol", protocol), ("generationId", generation),
-                           ("assignment", "{%s}" % ",".join(assignments))]))
+        return (
+            _java_map([("metadata", group)]),
+            _java_map(
+                [
+                    ("protocolType", protocol_type),
+                    ("protocol", protocol),
+                    ("generationId", generation),
+                    ("assignment", "{%s}" % ",".join(assignments)),
+                ]
+            ),
+        )
     raise DecodeError("Failed to decode message using offset topic decoder (message had an invalid key)")
 
 
@@ -187,9 +205,11 @@ def transaction_log_decoder(key, value):
         partitions.extend("%s-%d" % (topic, partition) for partition in ids)
     last_update = reader.int64()
     reader.int64()  # start timestamp
-    return key_text, ("producerId:%d,producerEpoch:%d,state=%s,partitions=[%s],txnLastUpdateTimestamp=%d,"
-                      "txnTimeoutMs=%d" % (producer_id, producer_epoch, TXN_STATES[status], ",".join(partitions),
-                                           last_update, timeout_ms))
+    return key_text, (
+        "producerId:%d,producerEpoch:%d,state=%s,partitions=[%s],txnLastUpdateTimestamp=%d,"
+        "txnTimeoutMs=%d"
+        % (producer_id, producer_epoch, TXN_STATES[status], ",".join(partitions), last_update, timeout_ms)
+    )
 
 
 def string_parser(key, value):

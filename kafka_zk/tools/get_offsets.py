@@ -18,23 +18,38 @@ class ToolExit(Exception):
 
 def build_parser(prog="kafka-get-offsets"):
     parser = ToolArgumentParser(prog=prog, description="An interactive shell for getting topic offsets.")
-    parser.add_argument("--broker-list", metavar="hostname:port,...,hostname:port",
-                        help="REQUIRED: The list of hostname and port of the server to connect to.")
+    parser.add_argument(
+        "--broker-list",
+        metavar="hostname:port,...,hostname:port",
+        help="REQUIRED: The list of hostname and port of the server to connect to.",
+    )
     parser.add_argument("--topic", metavar="topic", help="REQUIRED: The topic to get offset from.")
-    parser.add_argument("--partitions", metavar="partition ids", default="",
-                        help="comma separated list of partition ids. If not specified, it will find offsets for "
-                             "all partitions")
-    parser.add_argument("--time", metavar="timestamp/-1(latest)/-2(earliest)", default="-1",
-                        help="timestamp of the offsets before that. [Note: No offset is returned, if the timestamp "
-                             "greater than recently commited record timestamp is given.]")
-    parser.add_argument("--offsets", metavar="count", default="1",
-                        help="DEPRECATED AND IGNORED: number of offsets returned")
-    parser.add_argument("--max-wait-ms", metavar="ms", default="1000",
-                        help="DEPRECATED AND IGNORED: The max amount of time each fetch request waits.")
+    parser.add_argument(
+        "--partitions",
+        metavar="partition ids",
+        default="",
+        help="comma separated list of partition ids. If not specified, it will find offsets for all partitions",
+    )
+    parser.add_argument(
+        "--time",
+        metavar="timestamp/-1(latest)/-2(earliest)",
+        default="-1",
+        help="timestamp of the offsets before that. [Note: No offset is returned, if the timestamp "
+        "greater than recently commited record timestamp is given.]",
+    )
+    parser.add_argument(
+        "--offsets", metavar="count", default="1", help="DEPRECATED AND IGNORED: number of offsets returned"
+    )
+    parser.add_argument(
+        "--max-wait-ms",
+        metavar="ms",
+        default="1000",
+        help="DEPRECATED AND IGNORED: The max amount of time each fetch request waits.",
+    )
     return parser
 
 
-def _integer(value, option, low=-(2 ** 63), high=2 ** 63 - 1):
+def _integer(value, option, low=-(2**63), high=2**63 - 1):
     try:
         number = int(value)
     except ValueError:
@@ -59,14 +74,17 @@ def parse_partition_ids(text):
     try:
         return {int(part) for part in text.split(",")}
     except ValueError:
-        raise ToolExit("--partitions expects a comma separated list of numeric partition ids, but received: %s"
-                       % text) from None
+        raise ToolExit(
+            "--partitions expects a comma separated list of numeric partition ids, but received: %s" % text
+        ) from None
 
 
 def offset_lines(topic, offsets):
     """``topic:partition:offset`` lines by partition; an offset of None (no record at the time) prints empty."""
-    return ["%s:%d:%s" % (topic, partition, "" if offsets[partition] is None else offsets[partition])
-            for partition in sorted(offsets)]
+    return [
+        "%s:%d:%s" % (topic, partition, "" if offsets[partition] is None else offsets[partition])
+        for partition in sorted(offsets)
+    ]
 
 
 def run(args, out, err, consumer_factory=Consumer):
@@ -74,8 +92,8 @@ def run(args, out, err, consumer_factory=Consumer):
     if missing:
         raise UsageError('Missing required argument "[%s]"' % missing[0])
     timestamp = _integer(args.time, "time")
-    _integer(args.offsets, "offsets", -(2 ** 31), 2 ** 31 - 1)
-    _integer(args.max_wait_ms, "max-wait-ms", -(2 ** 31), 2 ** 31 - 1)
+    _integer(args.offsets, "offsets", -(2**31), 2**31 - 1)
+    _integer(args.max_wait_ms, "max-wait-ms", -(2**31), 2**31 - 1)
     validate_broker_list(args.broker_list)
     topic = args.topic
     try:
@@ -90,8 +108,10 @@ def run(args, out, err, consumer_factory=Consumer):
             if not partitions:
                 if not requested:
                     raise ToolExit("Topic %s has 0 partitions" % topic)
-                raise ToolExit("Topic %s does not have any of the requested partitions %s"
-                               % (topic, ",".join(str(p) for p in sorted(requested))))
+                raise ToolExit(
+                    "Topic %s does not have any of the requested partitions %s"
+                    % (topic, ",".join(str(p) for p in sorted(requested)))
+                )
             for partition in sorted(requested - set(partitions)):
                 print("Error: partition %d does not exist" % partition, file=err)
             wanted = []

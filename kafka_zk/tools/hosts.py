@@ -27,8 +27,11 @@ DEFAULT_TAG = "kz"
 DEFAULT_SUBNET = "198.18.0"
 BENCHMARKING_RANGE = ipaddress.ip_network("198.18.0.0/15")
 # The last octet of each kind of host: zk-N at 10+N, broker-N at 20+N, the Spark master at 100, worker N at 100+N.
-_OCTETS = ((re.compile(r"zk-([1-9])$"), 10), (re.compile(r"broker-(\d|[1-7]\d)$"), 20),
-           (re.compile(r"spark-worker-([1-9])$"), 100))
+_OCTETS = (
+    (re.compile(r"zk-([1-9])$"), 10),
+    (re.compile(r"broker-(\d|[1-7]\d)$"), 20),
+    (re.compile(r"spark-worker-([1-9])$"), 100),
+)
 _FIXED_OCTETS = {CLIENT: 1, "spark-master": 100}
 TBF_BURST = "32kbit"
 TBF_LATENCY = "400ms"
@@ -54,16 +57,20 @@ def octet_of(name):
         match = pattern.match(name)
         if match:
             return base + int(match.group(1))
-    raise HostError("no address for a host named %r (client, zk-1..zk-9, broker-0..broker-79, spark-master, "
-                    "spark-worker-1..9)" % name)
+    raise HostError(
+        "no address for a host named %r (client, zk-1..zk-9, broker-0..broker-79, spark-master, "
+        "spark-worker-1..9)" % name
+    )
 
 
 def _run(argv, check=True, input_text=None):
     try:
         done = subprocess.run(argv, input=input_text, capture_output=True, text=True)
     except FileNotFoundError:
-        raise HostError("%s not found: it comes with Debian's %s package" % (
-            argv[0], {"nft": "nftables", "tc": "iproute2", "ip": "iproute2"}.get(argv[0], argv[0]))) from None
+        raise HostError(
+            "%s not found: it comes with Debian's %s package"
+            % (argv[0], {"nft": "nftables", "tc": "iproute2", "ip": "iproute2"}.get(argv[0], argv[0]))
+        ) from None
     if check and done.returncode != 0:
         raise HostError("%s failed: %s" % (" ".join(argv), (done.stderr or done.stdout).strip()))
     return done
@@ -107,8 +114,9 @@ class Hosts:
         """The namespaces of this tag that exist now, by host name."""
         listed = self._run(["ip", "netns", "list"]).stdout.split("\n")
         prefix = self.tag + "-"
-        return sorted(line.split()[0][len(prefix):] for line in listed
-                      if line.strip() and line.split()[0].startswith(prefix))
+        return sorted(
+            line.split()[0][len(prefix) :] for line in listed if line.strip() and line.split()[0].startswith(prefix)
+        )
 
     def existing(self):
         """Every host of this tag that exists now, ``client`` first when the bridge is there."""
@@ -130,8 +138,7 @@ class Hosts:
                 continue
             host = self.host(name)
             self._run(["ip", "netns", "add", host.namespace])
-            self._run(["ip", "link", "add", host.link, "type", "veth", "peer", "name", "eth0", "netns",
-                       host.namespace])
+            self._run(["ip", "link", "add", host.link, "type", "veth", "peer", "name", "eth0", "netns", host.namespace])
             self._run(["ip", "link", "set", host.link, "master", self.bridge, "up"])
             self._run(["ip", "-n", host.namespace, "addr", "add", host.address + "/24", "dev", "eth0"])
             self._run(["ip", "-n", host.namespace, "link", "set", "eth0", "up"])
@@ -237,11 +244,11 @@ class Hosts:
             else:
                 for rule in self._rules(host):
                     if name in _hosts_of(rule["comment"]):
-                        self._nft(host, ["delete", "rule", "inet", TABLE, rule["chain"], "handle",
-                                         str(rule["handle"])])
+                        self._nft(host, ["delete", "rule", "inet", TABLE, rule["chain"], "handle", str(rule["handle"])])
             if name in (None, namespace_host):
-                self._run(["ip", "netns", "exec", host.namespace, "tc", "qdisc", "del", "dev", "eth0", "root"],
-                          check=False)
+                self._run(
+                    ["ip", "netns", "exec", host.namespace, "tc", "qdisc", "del", "dev", "eth0", "root"], check=False
+                )
                 self._run(["tc", "qdisc", "del", "dev", host.link, "root"], check=False)
 
     def faults(self):
@@ -265,12 +272,18 @@ class Hosts:
 
     def _add_rule(self, name, chain, match, comment):
         host = self.host(name)
-        self._nft(host, ["-f", "-"], input_text=(
-            "table inet %s {\n"
-            "  chain input { type filter hook input priority 0; policy accept; }\n"
-            "  chain output { type filter hook output priority 0; policy accept; }\n"
-            "}\n"
-            "add rule inet %s %s %s counter drop comment \"%s\"\n") % (TABLE, TABLE, chain, match, comment))
+        self._nft(
+            host,
+            ["-f", "-"],
+            input_text=(
+                "table inet %s {\n"
+                "  chain input { type filter hook input priority 0; policy accept; }\n"
+                "  chain output { type filter hook output priority 0; policy accept; }\n"
+                "}\n"
+                'add rule inet %s %s %s counter drop comment "%s"\n'
+            )
+            % (TABLE, TABLE, chain, match, comment),
+        )
 
     def _rules(self, host):
         if shutil.which("nft") is None:  # no rule was ever made here
@@ -278,13 +291,15 @@ class Hosts:
         done = self._nft(host, ["-j", "list", "table", "inet", TABLE], check=False)
         if done.returncode != 0:
             return []
-        return [item["rule"] for item in json.loads(done.stdout)["nftables"]
-                if "rule" in item and "comment" in item["rule"]]
+        return [
+            item["rule"] for item in json.loads(done.stdout)["nftables"] if "rule" in item and "comment" in item["rule"]
+        ]
 
     def _nft(self, host, argv, check=True, input_text=None):
         if shutil.which("nft") is None:
-            raise HostError("nft not found: cutting the network needs Debian's nftables package "
-                            "(apt-get install nftables)")
+            raise HostError(
+                "nft not found: cutting the network needs Debian's nftables package (apt-get install nftables)"
+            )
         return self._run(["ip", "netns", "exec", host.namespace, "nft"] + argv, check=check, input_text=input_text)
 
 

@@ -15,8 +15,16 @@ from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.tools.console_process import ConsoleProcess
 from kafka_zk.tools.hosts import CLIENT, DEFAULT_SUBNET, DEFAULT_TAG, HostError, Hosts
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
-from zookeeper.launcher import (EnsembleMember, ZooKeeperEnsemble, ZooKeeperError, ZooKeeperServer, live_pid,
-                                loopback_members, process_running, wait_for_exit)
+from zookeeper.launcher import (
+    EnsembleMember,
+    ZooKeeperEnsemble,
+    ZooKeeperError,
+    ZooKeeperServer,
+    live_pid,
+    loopback_members,
+    process_running,
+    wait_for_exit,
+)
 
 DEFAULT_DATA = "data"
 DEFAULT_ZK_PORT = 2181
@@ -31,14 +39,20 @@ STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
 BROKER_MAIN = "kafka_zk.server.main"
 METADATA_API_KEY = 3
 # Kafka 2.5's defaults for its internal topics (KafkaConfig): three replicas, so they need three brokers.
-PRODUCTION_INTERNAL_TOPICS = {"offsets.topic.replication.factor": "3",
-                              "transaction.state.log.replication.factor": "3",
-                              "transaction.state.log.min.isr": "2"}
-SINGLE_REPLICA_INTERNAL_TOPICS = {"offsets.topic.replication.factor": "1",
-                                  "transaction.state.log.replication.factor": "1",
-                                  "transaction.state.log.min.isr": "1"}
-INTERNAL_TOPIC_FACTORS = {"__consumer_offsets": "offsets.topic.replication.factor",
-                          "__transaction_state": "transaction.state.log.replication.factor"}
+PRODUCTION_INTERNAL_TOPICS = {
+    "offsets.topic.replication.factor": "3",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+}
+SINGLE_REPLICA_INTERNAL_TOPICS = {
+    "offsets.topic.replication.factor": "1",
+    "transaction.state.log.replication.factor": "1",
+    "transaction.state.log.min.isr": "1",
+}
+INTERNAL_TOPIC_FACTORS = {
+    "__consumer_offsets": "offsets.topic.replication.factor",
+    "__transaction_state": "transaction.state.log.replication.factor",
+}
 
 
 class ClusterError(RuntimeError):
@@ -48,8 +62,17 @@ class ClusterError(RuntimeError):
 class BrokerProcess:
     """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
 
-    def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None, metrics_port=None,
-                 command_prefix=()):
+    def __init__(
+        self,
+        broker_id,
+        folder,
+        port,
+        zk_connect,
+        host="127.0.0.1",
+        overrides=None,
+        metrics_port=None,
+        command_prefix=(),
+    ):
         """``metrics_port``: where the broker serves its Prometheus metrics (None: not served); ``command_prefix``:
         what runs the broker's command on its host (``ip netns exec <namespace>``)."""
         self.broker_id = broker_id
@@ -108,8 +131,12 @@ class BrokerProcess:
             props["metrics.prometheus.listener"] = "http://%s:%d" % (self.host, self.metrics_port)
         # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
         # "{port}": this broker's port (e.g. listeners=SASL_PLAINTEXT://127.0.0.1:{port}).
-        props.update({key: str(value).replace("{folder}", str(self.folder)).replace("{port}", str(self.port))
-                      for key, value in self.overrides.items()})
+        props.update(
+            {
+                key: str(value).replace("{folder}", str(self.folder)).replace("{port}", str(self.port))
+                for key, value in self.overrides.items()
+            }
+        )
         return props
 
     def written_properties(self):
@@ -149,8 +176,13 @@ class BrokerProcess:
         with open(self.log_file, "ab") as log:
             self._process = subprocess.Popen(
                 self.command(),
-                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-                cwd=str(self.folder), env={**os.environ, "LOG_DIR": str(self.folder), **self.environment})
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=str(self.folder),
+                env={**os.environ, "LOG_DIR": str(self.folder), **self.environment},
+            )
         self.pid_file.write_text("%d\n" % self._process.pid)
         if wait:
             self.wait_started(offset, timeout)
@@ -165,11 +197,11 @@ class BrokerProcess:
                 if STARTED_MARK.encode() in handle.read():
                     return
             if not self.is_running():
-                raise ClusterError("broker %d exited during startup; log tail:\n%s"
-                                   % (self.broker_id, self.log_tail()))
+                raise ClusterError("broker %d exited during startup; log tail:\n%s" % (self.broker_id, self.log_tail()))
             if time.monotonic() > deadline:
-                raise ClusterError("broker %d not started after %.0fs; log tail:\n%s"
-                                   % (self.broker_id, timeout, self.log_tail()))
+                raise ClusterError(
+                    "broker %d not started after %.0fs; log tail:\n%s" % (self.broker_id, timeout, self.log_tail())
+                )
             time.sleep(0.05)
 
     def wait_serving(self, broker_ids, timeout=60.0):
@@ -189,8 +221,9 @@ class BrokerProcess:
             if not self.is_running():
                 raise ClusterError("broker %d exited; log tail:\n%s" % (self.broker_id, self.log_tail()))
             if time.monotonic() > deadline:
-                raise ClusterError("broker %d does not see brokers %s after %.0fs"
-                                   % (self.broker_id, sorted(broker_ids), timeout))
+                raise ClusterError(
+                    "broker %d does not see brokers %s after %.0fs" % (self.broker_id, sorted(broker_ids), timeout)
+                )
             time.sleep(0.05)
 
     def signal(self, signum):
@@ -262,10 +295,25 @@ def rack_of(broker_id, racks):
 
 
 class LocalCluster:
-    def __init__(self, data_dir=DEFAULT_DATA, brokers=3, zk_port=DEFAULT_ZK_PORT, base_port=DEFAULT_BASE_PORT,
-                 host="127.0.0.1", overrides=None, broker_ports=None, zk_connect=None, racks=None, secure=False,
-                 internal_ports=None, metrics_ports=None, console_port=None, zookeepers=1, hosts=None,
-                 zookeeper_config=None):
+    def __init__(
+        self,
+        data_dir=DEFAULT_DATA,
+        brokers=3,
+        zk_port=DEFAULT_ZK_PORT,
+        base_port=DEFAULT_BASE_PORT,
+        host="127.0.0.1",
+        overrides=None,
+        broker_ports=None,
+        zk_connect=None,
+        racks=None,
+        secure=False,
+        internal_ports=None,
+        metrics_ports=None,
+        console_port=None,
+        zookeepers=1,
+        hosts=None,
+        zookeeper_config=None,
+    ):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
         inter-broker SSL listeners on ``internal_ports``, by default base port + 100 + i). ``metrics_ports``: each
@@ -287,16 +335,22 @@ class LocalCluster:
             broker_hosts = [host] * brokers
             ports = broker_ports or [base_port + index for index in range(brokers)]
             prefixes = [()] * brokers
-        self.security = (SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure
-                         else None)
+        self.security = SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure else None
         self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
-        self.brokers = [BrokerProcess(index, self.data_dir / ("broker-%d" % index), ports[index],
-                                      self.zk_connect, broker_hosts[index],
-                                      dict(overrides or {}, **rack_of(index, racks)),
-                                      metrics_port=metrics_ports[index] if metrics_ports else None,
-                                      command_prefix=prefixes[index])
-                        for index in range(brokers)]
+        self.brokers = [
+            BrokerProcess(
+                index,
+                self.data_dir / ("broker-%d" % index),
+                ports[index],
+                self.zk_connect,
+                broker_hosts[index],
+                dict(overrides or {}, **rack_of(index, racks)),
+                metrics_port=metrics_ports[index] if metrics_ports else None,
+                command_prefix=prefixes[index],
+            )
+            for index in range(brokers)
+        ]
         if secure:
             internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
             for broker, internal_port in zip(self.brokers, internal):
@@ -304,10 +358,15 @@ class LocalCluster:
         self.console = None
         if console_port:
             self.console = ConsoleProcess(
-                self.data_dir / "console", console_port, self.zk_connect, self.bootstrap_servers,
-                [broker.metrics_url for broker in self.brokers], host=host,
+                self.data_dir / "console",
+                console_port,
+                self.zk_connect,
+                self.bootstrap_servers,
+                [broker.metrics_url for broker in self.brokers],
+                host=host,
                 command_config=self.security.material.properties_file("admin") if secure else None,
-                environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None)
+                environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None,
+            )
 
     def _zookeeper(self, count, port, config):
         """The cluster's own ZooKeeper: one server, or an ensemble of ``count`` (each member on a host of its own,
@@ -315,14 +374,25 @@ class LocalCluster:
         users = self.security.zookeeper_users() if self.security is not None else None
         folder = self.data_dir / "zookeeper"
         if count == 1:
-            host, prefix = ((self.hosts.address("zk-1"), self.hosts.command_prefix("zk-1")) if self.hosts is not None
-                            else (self.host, ()))
-            return ZooKeeperServer(folder, port=port, host=host, sasl_users=users, extra_config=config,
-                                   command_prefix=prefix)
+            host, prefix = (
+                (self.hosts.address("zk-1"), self.hosts.command_prefix("zk-1"))
+                if self.hosts is not None
+                else (self.host, ())
+            )
+            return ZooKeeperServer(
+                folder, port=port, host=host, sasl_users=users, extra_config=config, command_prefix=prefix
+            )
         if self.hosts is not None:
-            members = [EnsembleMember(self.hosts.address("zk-%d" % number), port, QUORUM_PORT, ELECTION_PORT,
-                                      tuple(self.hosts.command_prefix("zk-%d" % number)))
-                       for number in range(1, count + 1)]
+            members = [
+                EnsembleMember(
+                    self.hosts.address("zk-%d" % number),
+                    port,
+                    QUORUM_PORT,
+                    ELECTION_PORT,
+                    tuple(self.hosts.command_prefix("zk-%d" % number)),
+                )
+                for number in range(1, count + 1)
+            ]
         else:
             members = loopback_members(count, port, QUORUM_PORT, ELECTION_PORT, self.host)
         return ZooKeeperEnsemble(folder, members, extra_config=config, sasl_users=users)
@@ -339,8 +409,10 @@ class LocalCluster:
         if self.zookeeper is None:
             return {}
         servers = [self.zookeeper] if isinstance(self.zookeeper, ZooKeeperServer) else self.zookeeper.servers
-        return {("zk-%d" % number if self.hosts is not None else server.connect_string): server
-                for number, server in enumerate(servers, 1)}
+        return {
+            ("zk-%d" % number if self.hosts is not None else server.connect_string): server
+            for number, server in enumerate(servers, 1)
+        }
 
     @property
     def bootstrap_servers(self):
@@ -363,9 +435,14 @@ class LocalCluster:
         if self.zookeeper is not None and not self.zookeeper.is_running():
             say("starting ZooKeeper on %s" % self.zookeeper.connect_string)
             self.zookeeper.start()
-            say("ZooKeeper is serving (%s)" % ", ".join("%s pid %d" % (name, server.pid())
-                                                       for name, server in self.zookeeper_servers().items()
-                                                       if server.is_running()))
+            say(
+                "ZooKeeper is serving (%s)"
+                % ", ".join(
+                    "%s pid %d" % (name, server.pid())
+                    for name, server in self.zookeeper_servers().items()
+                    if server.is_running()
+                )
+            )
         if self.security is not None:
             for user in self.security.create_users(self.zk_connect):
                 say("created SCRAM user %s" % user)
@@ -447,54 +524,95 @@ class LocalCluster:
 
 
 def _described(broker):
-    """"broker 1 127.0.0.1:9093", plus ", rack rack-1" when its server.properties sets broker.rack."""
+    """ "broker 1 127.0.0.1:9093", plus ", rack rack-1" when its server.properties sets broker.rack."""
     rack = broker.written_properties().get("broker.rack")
     return "broker %d %s%s" % (broker.broker_id, broker.bootstrap, ", rack %s" % rack if rack else "")
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(prog="local-cluster.sh",
-                                     description="Run ZooKeeper and kafka-zk brokers on localhost or on hosts of "
-                                                 "their own (network namespaces).")
-    parser.add_argument("--data", default=os.environ.get("KAFKA_ZK_DATA", DEFAULT_DATA),
-                        help="folder for data and logs (default ./data)")
+    parser = argparse.ArgumentParser(
+        prog="local-cluster.sh",
+        description="Run ZooKeeper and kafka-zk brokers on localhost or on hosts of their own (network namespaces).",
+    )
+    parser.add_argument(
+        "--data",
+        default=os.environ.get("KAFKA_ZK_DATA", DEFAULT_DATA),
+        help="folder for data and logs (default ./data)",
+    )
     parser.add_argument("--brokers", type=int, help="how many brokers (default 3)")
-    parser.add_argument("--racks", type=int,
-                        help="place broker i in rack rack-<i mod RACKS> (broker.rack); 1 to --brokers")
-    parser.add_argument("--zookeepers", type=int, choices=(1, 3, 5),
-                        help="how many ZooKeeper servers: 1 (default), or an ensemble of 3 or 5")
-    parser.add_argument("--hosts", action="store_true", default=None,
-                        help="each ZooKeeper server (zk-1..) and broker (broker-0..) on a host of its own: a network "
-                             "namespace on one bridge, addresses from %s.0/24; this shell is the host client "
-                             "(needs root)" % DEFAULT_SUBNET)
-    parser.add_argument("--hosts-net", metavar="TAG:A.B.C",
-                        help="with --hosts: the namespaces' name prefix and the /24 they take addresses from "
-                             "(default %s:%s)" % (DEFAULT_TAG, DEFAULT_SUBNET))
+    parser.add_argument(
+        "--racks", type=int, help="place broker i in rack rack-<i mod RACKS> (broker.rack); 1 to --brokers"
+    )
+    parser.add_argument(
+        "--zookeepers",
+        type=int,
+        choices=(1, 3, 5),
+        help="how many ZooKeeper servers: 1 (default), or an ensemble of 3 or 5",
+    )
+    parser.add_argument(
+        "--hosts",
+        action="store_true",
+        default=None,
+        help="each ZooKeeper server (zk-1..) and broker (broker-0..) on a host of its own: a network "
+        "namespace on one bridge, addresses from %s.0/24; this shell is the host client "
+        "(needs root)" % DEFAULT_SUBNET,
+    )
+    parser.add_argument(
+        "--hosts-net",
+        metavar="TAG:A.B.C",
+        help="with --hosts: the namespaces' name prefix and the /24 they take addresses from "
+        "(default %s:%s)" % (DEFAULT_TAG, DEFAULT_SUBNET),
+    )
     parser.add_argument("--zk-port", type=int, default=DEFAULT_ZK_PORT, help="ZooKeeper port (default 2181)")
-    parser.add_argument("--base-port", type=int, default=DEFAULT_BASE_PORT,
-                        help="port of broker 0; broker N listens on base+N (default 9092; with --hosts every broker "
-                             "listens on 9092 at its own address)")
-    parser.add_argument("--metrics-port", type=int, default=DEFAULT_METRICS_PORT,
-                        help="broker N serves its Prometheus metrics on http://127.0.0.1:<port+N>/metrics "
-                             "(default 9404; with --hosts on each broker's own address)")
-    parser.add_argument("--console-port", type=int, default=DEFAULT_CONSOLE_PORT,
-                        help="the web console's port: http://127.0.0.1:<port>/ (default 9000; 0: no console)")
-    parser.add_argument("--secure", action="store_true", default=None,
-                        help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
-                             "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure")
+    parser.add_argument(
+        "--base-port",
+        type=int,
+        default=DEFAULT_BASE_PORT,
+        help="port of broker 0; broker N listens on base+N (default 9092; with --hosts every broker "
+        "listens on 9092 at its own address)",
+    )
+    parser.add_argument(
+        "--metrics-port",
+        type=int,
+        default=DEFAULT_METRICS_PORT,
+        help="broker N serves its Prometheus metrics on http://127.0.0.1:<port+N>/metrics "
+        "(default 9404; with --hosts on each broker's own address)",
+    )
+    parser.add_argument(
+        "--console-port",
+        type=int,
+        default=DEFAULT_CONSOLE_PORT,
+        help="the web console's port: http://127.0.0.1:<port>/ (default 9000; 0: no console)",
+    )
+    parser.add_argument(
+        "--secure",
+        action="store_true",
+        default=None,
+        help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
+        "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure",
+    )
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
     parser.add_argument("--one-way", action="store_true", help="net cut A B: drop only A's packets to B")
     parser.add_argument("--keep-clients", action="store_true", help="net isolate A: leave client connected")
     parser.add_argument("--rate", default="1mbit", help="net slow A: the link's rate (tc units; default 1mbit)")
-    parser.add_argument("command", nargs="*",
-                        help="start (default) | stop | status | broker ID start|stop|kill | zookeeper N "
-                             "start|stop|kill | net cut A B | net isolate A | net slow A | net heal [A] | net status")
+    parser.add_argument(
+        "command",
+        nargs="*",
+        help="start (default) | stop | status | broker ID start|stop|kill | zookeeper N "
+        "start|stop|kill | net cut A B | net isolate A | net slow A | net heal [A] | net status",
+    )
     return parser
 
 
 LAYOUT_KEYS = ("brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure")
-LAYOUT_DEFAULTS = {"brokers": 3, "racks": None, "zookeepers": 1, "hosts": False, "secure": False,
-                   "hosts_net": "%s:%s" % (DEFAULT_TAG, DEFAULT_SUBNET)}
+LAYOUT_DEFAULTS = {
+    "brokers": 3,
+    "racks": None,
+    "zookeepers": 1,
+    "hosts": False,
+    "secure": False,
+    "hosts_net": "%s:%s" % (DEFAULT_TAG, DEFAULT_SUBNET),
+}
 
 
 def parse_args(argv=None):
@@ -509,9 +627,11 @@ def parse_args(argv=None):
         for key in ZOOKEEPER_SHAPE:
             wanted = getattr(args, key)
             if wanted is not None and wanted != layout.get(key, LAYOUT_DEFAULTS[key]):
-                parser.error("%s holds a cluster started with %s; its brokers' data belongs to that ZooKeeper. Start "
-                             "it without --zookeepers/--hosts to run it again, or give another --data"
-                             % (args.data, _shape_text(layout)))
+                parser.error(
+                    "%s holds a cluster started with %s; its brokers' data belongs to that ZooKeeper. Start "
+                    "it without --zookeepers/--hosts to run it again, or give another --data"
+                    % (args.data, _shape_text(layout))
+                )
     for key in LAYOUT_KEYS:
         if getattr(args, key) is None:
             setattr(args, key, layout.get(key, LAYOUT_DEFAULTS[key]))
@@ -537,8 +657,10 @@ ZOOKEEPER_SHAPE = ("zookeepers", "hosts")
 
 def _shape_text(layout):
     zookeepers = layout.get("zookeepers", 1)
-    return "%s%s" % ("%d ZooKeeper servers" % zookeepers if zookeepers > 1 else "one ZooKeeper server",
-                     " on hosts of their own (--hosts)" if layout.get("hosts") else " on 127.0.0.1")
+    return "%s%s" % (
+        "%d ZooKeeper servers" % zookeepers if zookeepers > 1 else "one ZooKeeper server",
+        " on hosts of their own (--hosts)" if layout.get("hosts") else " on 127.0.0.1",
+    )
 
 
 def read_layout(data_dir):
@@ -556,11 +678,16 @@ def write_layout(args):
 def cluster_settings(args):
     """The LocalCluster settings of the cluster a command line describes: brokers, racks, internal topics, its
     ZooKeeper servers and hosts."""
-    return {"brokers": args.brokers, "racks": args.racks, "overrides": internal_topic_settings(args.brokers),
-            "secure": args.secure,
-            "metrics_ports": [args.metrics_port + index for index in range(args.brokers)],
-            "console_port": args.console_port or None, "zookeepers": args.zookeepers,
-            "hosts": Hosts(*args.hosts_net.split(":", 1)) if args.hosts else None}
+    return {
+        "brokers": args.brokers,
+        "racks": args.racks,
+        "overrides": internal_topic_settings(args.brokers),
+        "secure": args.secure,
+        "metrics_ports": [args.metrics_port + index for index in range(args.brokers)],
+        "console_port": args.console_port or None,
+        "zookeepers": args.zookeepers,
+        "hosts": Hosts(*args.hosts_net.split(":", 1)) if args.hosts else None,
+    }
 
 
 def main(argv=None):
@@ -581,14 +708,17 @@ def main(argv=None):
         if command[0] == "broker" and len(command) == 3 and command[2] in ("start", "stop", "kill"):
             broker = cluster.broker(int(command[1]))
             getattr(broker, command[2])()
-            print("broker %d: %s" % (broker.broker_id, {"start": "started", "stop": "stopped",
-                                                        "kill": "killed"}[command[2]]))
+            print(
+                "broker %d: %s"
+                % (broker.broker_id, {"start": "started", "stop": "stopped", "kill": "killed"}[command[2]])
+            )
             return 0
         if command[0] == "zookeeper" and len(command) == 3 and command[2] in ("start", "stop", "kill"):
             server = cluster.zookeeper_member(int(command[1]))
             getattr(server, command[2])()
-            print("zookeeper %s: %s" % (command[1], {"start": "started", "stop": "stopped",
-                                                     "kill": "killed"}[command[2]]))
+            print(
+                "zookeeper %s: %s" % (command[1], {"start": "started", "stop": "stopped", "kill": "killed"}[command[2]])
+            )
             return 0
         if command[0] == "net" and len(command) >= 2:
             return _net(cluster.hosts, command[1:], args)
@@ -607,7 +737,7 @@ def _net(hosts, words, args):
         print("\n".join(faults) if faults else "no fault in force")
         return 0
     if verb == "heal" and len(names) <= 1:
-        for name in (hosts.expand(names[0]) if names else [None]):
+        for name in hosts.expand(names[0]) if names else [None]:
             hosts.heal(name)
         print("healed %s" % (names[0] if names else "every link"))
         return 0
@@ -623,8 +753,10 @@ def _net(hosts, words, args):
         for name in hosts.expand(names[0]):
             hosts.slow(name, args.rate)
     else:
-        raise ValueError("unknown net command %r: net cut A B [--one-way] | net isolate A [--keep-clients] | "
-                         "net slow A [--rate 1mbit] | net heal [A] | net status" % " ".join(words))
+        raise ValueError(
+            "unknown net command %r: net cut A B [--one-way] | net isolate A [--keep-clients] | "
+            "net slow A [--rate 1mbit] | net heal [A] | net status" % " ".join(words)
+        )
     print("\n".join(hosts.faults()))
     return 0
 
@@ -652,12 +784,16 @@ def _start(cluster, daemon):
         for line in cluster.security.summary_lines():
             print(line)
     for topic, replicas in thinly_replicated_internal_topics(cluster.brokers[0]).items():
-        print("note: %s has %d replica(s) per partition, fewer than server.properties asks for: it was made "
-              "before that setting, which shapes only new topics (add replicas with "
-              "scripts/kafka-reassign-partitions.sh, or start on an empty --data folder)" % (topic, replicas))
+        print(
+            "note: %s has %d replica(s) per partition, fewer than server.properties asks for: it was made "
+            "before that setting, which shapes only new topics (add replicas with "
+            "scripts/kafka-reassign-partitions.sh, or start on an empty --data folder)" % (topic, replicas)
+        )
     if cluster.security is not None:
-        print("try: scripts/kafka-topics.sh --bootstrap-server %s --command-config %s --list"
-              % (cluster.brokers[0].bootstrap, cluster.security.material.properties_file("admin")))
+        print(
+            "try: scripts/kafka-topics.sh --bootstrap-server %s --command-config %s --list"
+            % (cluster.brokers[0].bootstrap, cluster.security.material.properties_file("admin"))
+        )
     else:
         print("try: scripts/kafka-topics.sh --bootstrap-server %s --list" % cluster.brokers[0].bootstrap)
     if daemon:

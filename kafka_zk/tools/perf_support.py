@@ -77,7 +77,7 @@ def java_split(text, regex):
             continue
         if match.start() == match.end() and match.start() >= len(text):
             continue
-        parts.append(text[position:match.start()])
+        parts.append(text[position : match.start()])
         position = match.end()
     parts.append(text[position:])
     while parts and parts[-1] == "":
@@ -87,8 +87,20 @@ def java_split(text, regex):
 
 # -- java.text.SimpleDateFormat ------------------------------------------------------------------
 
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-           "November", "December"]
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 _PATTERN_LETTERS = "GyYMLwWDdFEuaHkKhmsSzZX"
 
@@ -175,7 +187,7 @@ class SimpleDateFormat:
                 end = pattern.find("'", index + 1)
                 if end < 0:
                     raise DateFormatError("Unterminated quote")
-                tokens.append(("text", "'" if end == index + 1 else pattern[index + 1:end]))
+                tokens.append(("text", "'" if end == index + 1 else pattern[index + 1 : end]))
                 index = end + 1
             elif char.isascii() and char.isalpha():
                 if char not in _PATTERN_LETTERS:
@@ -193,8 +205,7 @@ class SimpleDateFormat:
     def format(self, epoch_ms):
         moment = datetime.datetime.fromtimestamp(epoch_ms / 1000.0).astimezone()
         millis = int(epoch_ms) % 1000
-        return "".join(value if kind == "text" else _field(kind, value, moment, millis)
-                       for kind, value in self._tokens)
+        return "".join(value if kind == "text" else _field(kind, value, moment, millis) for kind, value in self._tokens)
 
 
 # -- the producer side -----------------------------------------------------------------------------
@@ -284,9 +295,12 @@ class ProducerStats:
         records_per_sec = java_divide(1000.0 * self.window_count, elapsed)
         mb_per_sec = java_divide(1000.0 * self.window_bytes, elapsed) / (1024.0 * 1024.0)
         return "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency." % (
-            self.window_count, java_fixed(records_per_sec, 1), java_fixed(mb_per_sec, 2),
+            self.window_count,
+            java_fixed(records_per_sec, 1),
+            java_fixed(mb_per_sec, 2),
             java_fixed(java_divide(self.window_total_latency, self.window_count), 1),
-            java_fixed(float(self.window_max_latency), 1))
+            java_fixed(float(self.window_max_latency), 1),
+        )
 
     def print_window(self):
         print(self.window_line(), file=self._out, flush=True)
@@ -301,11 +315,21 @@ class ProducerStats:
         records_per_sec = java_divide(1000.0 * self.count, elapsed)
         mb_per_sec = java_divide(1000.0 * self.bytes, elapsed) / (1024.0 * 1024.0)
         p50, p95, p99, p999 = self.percentiles(0.5, 0.95, 0.99, 0.999)
-        return ("%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, "
-                "%d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th." % (
-                    self.count, java_fixed(records_per_sec, 6), java_fixed(mb_per_sec, 2),
-                    java_fixed(java_divide(self.total_latency, self.count), 2), java_fixed(float(self.max_latency), 2),
-                    p50, p95, p99, p999))
+        return (
+            "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, "
+            "%d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th."
+            % (
+                self.count,
+                java_fixed(records_per_sec, 6),
+                java_fixed(mb_per_sec, 2),
+                java_fixed(java_divide(self.total_latency, self.count), 2),
+                java_fixed(float(self.max_latency), 2),
+                p50,
+                p95,
+                p99,
+                p999,
+            )
+        )
 
     def print_total(self):
         print(self.total_line(), file=self._out, flush=True)

@@ -14,8 +14,10 @@ from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageEr
 from kafka_zk.tools.leader_election import java_exception_text
 
 DEPRECATION = "This tool is deprecated. Please use kafka-leader-election tool. Tracking issue: KAFKA-8405"
-ZOOKEEPER_DEPRECATION = ("Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.",
-                         "Use --bootstrap-server instead to specify a broker to connect to.")
+ZOOKEEPER_DEPRECATION = (
+    "Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.",
+    "Use --bootstrap-server instead to specify a broker to connect to.",
+)
 PREFERRED = 0
 TIMEOUT_MS = 30000
 
@@ -24,24 +26,35 @@ def build_parser():
     parser = ToolArgumentParser(
         prog="kafka-preferred-replica-election",
         description="This tool helps to causes leadership for each partition to be transferred back to the "
-                    "'preferred replica', it can be used to balance leadership among the servers.")
-    parser.add_argument("--path-to-json-file",
-                        metavar="list of partitions for which preferred replica leader election needs to be "
-                                "triggered",
-                        help='The JSON file with the list of partitions for which preferred replica leader election '
-                             'should be done, in the following format - {"partitions": [{"topic": "foo", '
-                             '"partition": 1}, {"topic": "foobar", "partition": 2}]} Defaults to all existing '
-                             'partitions')
-    parser.add_argument("--zookeeper", metavar="urls",
-                        help="DEPRECATED. The connection string for the zookeeper connection in the form host:port. "
-                             "Multiple URLS can be given to allow fail-over. Replaced by --bootstrap-server, "
-                             "REQUIRED unless --bootstrap-server is given.")
-    parser.add_argument("--bootstrap-server", metavar="host:port",
-                        help="A hostname and port for the broker to connect to, in the form host:port. Multiple "
-                             "comma-separated URLs can be given. REQUIRED unless --zookeeper is given.")
-    parser.add_argument("--admin.config", dest="admin_config", metavar="config file",
-                        help="Admin client config properties file to pass to the admin client when "
-                             "--bootstrap-server is given.")
+        "'preferred replica', it can be used to balance leadership among the servers.",
+    )
+    parser.add_argument(
+        "--path-to-json-file",
+        metavar="list of partitions for which preferred replica leader election needs to be triggered",
+        help="The JSON file with the list of partitions for which preferred replica leader election "
+        'should be done, in the following format - {"partitions": [{"topic": "foo", '
+        '"partition": 1}, {"topic": "foobar", "partition": 2}]} Defaults to all existing '
+        "partitions",
+    )
+    parser.add_argument(
+        "--zookeeper",
+        metavar="urls",
+        help="DEPRECATED. The connection string for the zookeeper connection in the form host:port. "
+        "Multiple URLS can be given to allow fail-over. Replaced by --bootstrap-server, "
+        "REQUIRED unless --bootstrap-server is given.",
+    )
+    parser.add_argument(
+        "--bootstrap-server",
+        metavar="host:port",
+        help="A hostname and port for the broker to connect to, in the form host:port. Multiple "
+        "comma-separated URLs can be given. REQUIRED unless --zookeeper is given.",
+    )
+    parser.add_argument(
+        "--admin.config",
+        dest="admin_config",
+        metavar="config file",
+        help="Admin client config properties file to pass to the admin client when --bootstrap-server is given.",
+    )
     return parser
 
 
@@ -72,9 +85,11 @@ def parse_election_json(text):
         partitions.append((entry["topic"], entry["partition"]))
     duplicates = sorted({tp for tp in partitions if partitions.count(tp) > 1})
     if duplicates:
-        raise ToolFailure("kafka.admin.AdminOperationException",
-                          "Preferred replica election data contains duplicate partitions: %s"
-                          % ",".join("%s-%d" % tp for tp in duplicates))
+        raise ToolFailure(
+            "kafka.admin.AdminOperationException",
+            "Preferred replica election data contains duplicate partitions: %s"
+            % ",".join("%s-%d" % tp for tp in duplicates),
+        )
     return sorted(set(partitions))
 
 
@@ -90,8 +105,11 @@ def elect_through_zookeeper(zk_connect, requested, out, admin_factory=ZkAdmin):
         raise ToolFailure("kafka.common.AdminCommandFailedException", "Admin command failed (%s)" % error) from None
     try:
         topics = sorted({topic for topic, _ in requested}) if requested is not None else admin.list_topics()
-        existing = {(topic, partition) for topic, assignment in admin.topic_assignments(topics).items()
-                    for partition in assignment}
+        existing = {
+            (topic, partition)
+            for topic, assignment in admin.topic_assignments(topics).items()
+            for partition in assignment
+        }
         if requested is None:
             valid, invalid = sorted(existing), []
         else:
@@ -100,14 +118,16 @@ def elect_through_zookeeper(zk_connect, requested, out, admin_factory=ZkAdmin):
         try:
             admin.start_preferred_replica_election(valid)
         except AdminOperationError as error:
-            raise ToolFailure("kafka.common.AdminCommandFailedException",
-                              "Admin command failed\nCaused by: kafka.admin.AdminOperationException: %s"
-                              % error) from None
+            raise ToolFailure(
+                "kafka.common.AdminCommandFailedException",
+                "Admin command failed\nCaused by: kafka.admin.AdminOperationException: %s" % error,
+            ) from None
         print("Created preferred replica election path with %s" % _names(valid, ","), file=out)
         print("Successfully started preferred replica election for partitions Set(%s)" % _names(valid), file=out)
         for tp in invalid:
-            print("Skipping preferred replica leader election for partition %s-%d since it doesn't exist." % tp,
-                  file=out)
+            print(
+                "Skipping preferred replica leader election for partition %s-%d since it doesn't exist." % tp, file=out
+            )
     finally:
         admin.close()
 
@@ -130,11 +150,15 @@ def elect_through_brokers(bootstrap_server, requested, out, admin_factory=AdminC
         print("Successfully completed preferred replica election for partitions %s" % _names(ok), file=out)
     for tp in failed:
         error, message = results[tp]
-        print("Error completing preferred replica election for partition %s-%d: %s"
-              % (tp[0], tp[1], java_exception_text(error, message)), file=out)
+        print(
+            "Error completing preferred replica election for partition %s-%d: %s"
+            % (tp[0], tp[1], java_exception_text(error, message)),
+            file=out,
+        )
     if failed:
-        raise ToolFailure("kafka.common.AdminCommandFailedException",
-                          "%d preferred replica(s) could not be elected" % len(failed))
+        raise ToolFailure(
+            "kafka.common.AdminCommandFailedException", "%d preferred replica(s) could not be elected" % len(failed)
+        )
 
 
 def run(args, out, err, zk_factory=ZkAdmin, admin_factory=AdminClient):
@@ -145,8 +169,9 @@ def run(args, out, err, zk_factory=ZkAdmin, admin_factory=AdminClient):
         raise UsageError("Option admin.config is only allowed if bootstrap-server is used")
     requested = None
     if args.path_to_json_file:
-        requested = parse_election_json(read_tool_file(args.path_to_json_file,
-                                                       lambda path: open(path, encoding="utf-8").read()))
+        requested = parse_election_json(
+            read_tool_file(args.path_to_json_file, lambda path: open(path, encoding="utf-8").read())
+        )
     if args.zookeeper:
         for line in ZOOKEEPER_DEPRECATION:
             print(line, file=out)

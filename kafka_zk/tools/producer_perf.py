@@ -11,18 +11,21 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from kafka_zk.common.properties import read_properties
 from kafka_zk.tools import client_config
-from kafka_zk.tools.command_line import ToolArgumentParser, UsageError
-from kafka_zk.tools.command_line import ToolFailure
-from kafka_zk.tools.perf_support import (JavaRandom, ProducerStats, ThroughputThrottler, java_split,
-                                         uppercase_payload)
+from kafka_zk.tools.command_line import ToolArgumentParser, ToolFailure, UsageError
+from kafka_zk.tools.perf_support import JavaRandom, ProducerStats, ThroughputThrottler, java_split, uppercase_payload
 
 PROG = "producer-performance"
 REPORTING_INTERVAL_MS = 5000
 DEFAULT_TRANSACTIONAL_ID = "performance-producer-default-transactional-id"
 # Kafka 2.5 producer defaults where librdkafka's differ, so that an unconfigured run batches as Kafka's does.
 JAVA_PRODUCER_DEFAULTS = {
-    "linger.ms": "0", "batch.size": "16384", "buffer.memory": "33554432", "delivery.timeout.ms": "120000",
-    "max.in.flight.requests.per.connection": "5", "max.request.size": "1048576", "acks": "1",
+    "linger.ms": "0",
+    "batch.size": "16384",
+    "buffer.memory": "33554432",
+    "delivery.timeout.ms": "120000",
+    "max.in.flight.requests.per.connection": "5",
+    "max.request.size": "1048576",
+    "acks": "1",
     "client.id": "producer-1",
 }
 _INT = re.compile(r"^[+-]?\d+$")
@@ -31,9 +34,11 @@ _INT = re.compile(r"^[+-]?\d+$")
 def _java_integer(type_name, bits):
     def convert(text):
         if not _INT.match(text) or not -(1 << (bits - 1)) <= int(text) < (1 << (bits - 1)):
-            raise argparse.ArgumentTypeError("could not convert '%s' to %s (For input string: \"%s\")"
-                                             % (text, type_name, text))
+            raise argparse.ArgumentTypeError(
+                "could not convert '%s' to %s (For input string: \"%s\")" % (text, type_name, text)
+            )
         return int(text)
+
     return convert
 
 
@@ -41,45 +46,89 @@ def build_parser():
     parser = ToolArgumentParser(prog=PROG, description="This tool is used to verify the producer performance.")
     payload = parser.add_mutually_exclusive_group()
     parser.add_argument("--topic", metavar="TOPIC", help="produce messages to this topic")
-    parser.add_argument("--num-records", dest="num_records", metavar="NUM-RECORDS", type=_java_integer("Long", 64),
-                        help="number of messages to produce")
-    payload.add_argument("--record-size", dest="record_size", metavar="RECORD-SIZE", type=_java_integer("Integer", 32),
-                         help="message size in bytes. Note that you must provide exactly one of --record-size or "
-                              "--payload-file.")
-    payload.add_argument("--payload-file", dest="payload_file", metavar="PAYLOAD-FILE",
-                         help="file to read the message payloads from. This works only for UTF-8 encoded text files. "
-                              "Payloads will be read from this file and a payload will be randomly selected when "
-                              "sending messages. Note that you must provide exactly one of --record-size or "
-                              "--payload-file.")
-    parser.add_argument("--payload-delimiter", dest="payload_delimiter", metavar="PAYLOAD-DELIMITER", default="\\n",
-                        help="provides delimiter to be used when --payload-file is provided. Defaults to new line. "
-                             "Note that this parameter will be ignored if --payload-file is not provided. "
-                             "(default: \\n)")
-    parser.add_argument("--throughput", metavar="THROUGHPUT", type=_java_integer("Integer", 32),
-                        help="throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. "
-                             "Set this to -1 to disable throttling.")
-    parser.add_argument("--producer-props", dest="producer_props", nargs="+", metavar="PROP-NAME=PROP-VALUE",
-                        help="kafka producer related configuration properties like bootstrap.servers,client.id etc. "
-                             "These configs take precedence over those passed via --producer.config.")
-    parser.add_argument("--producer.config", dest="producer_config", metavar="CONFIG-FILE",
-                        help="producer config properties file.")
-    parser.add_argument("--print-metrics", dest="print_metrics", action="store_true",
-                        help="print out metrics at the end of the test. (default: false)")
-    parser.add_argument("--transactional-id", dest="transactional_id", metavar="TRANSACTIONAL-ID",
-                        default=DEFAULT_TRANSACTIONAL_ID,
-                        help="The transactionalId to use if transaction-duration-ms is > 0. Useful when testing "
-                             "the performance of concurrent transactions. (default: %s)" % DEFAULT_TRANSACTIONAL_ID)
-    parser.add_argument("--transaction-duration-ms", dest="transaction_duration_ms", metavar="TRANSACTION-DURATION",
-                        type=_java_integer("Long", 64), default=0,
-                        help="The max age of each transaction. The commitTransaction will be called after this time "
-                             "has elapsed. Transactions are only enabled if this value is positive. (default: 0)")
+    parser.add_argument(
+        "--num-records",
+        dest="num_records",
+        metavar="NUM-RECORDS",
+        type=_java_integer("Long", 64),
+        help="number of messages to produce",
+    )
+    payload.add_argument(
+        "--record-size",
+        dest="record_size",
+        metavar="RECORD-SIZE",
+        type=_java_integer("Integer", 32),
+        help="message size in bytes. Note that you must provide exactly one of --record-size or --payload-file.",
+    )
+    payload.add_argument(
+        "--payload-file",
+        dest="payload_file",
+        metavar="PAYLOAD-FILE",
+        help="file to read the message payloads from. This works only for UTF-8 encoded text files. "
+        "Payloads will be read from this file and a payload will be randomly selected when "
+        "sending messages. Note that you must provide exactly one of --record-size or "
+        "--payload-file.",
+    )
+    parser.add_argument(
+        "--payload-delimiter",
+        dest="payload_delimiter",
+        metavar="PAYLOAD-DELIMITER",
+        default="\\n",
+        help="provides delimiter to be used when --payload-file is provided. Defaults to new line. "
+        "Note that this parameter will be ignored if --payload-file is not provided. "
+        "(default: \\n)",
+    )
+    parser.add_argument(
+        "--throughput",
+        metavar="THROUGHPUT",
+        type=_java_integer("Integer", 32),
+        help="throttle maximum message throughput to *approximately* THROUGHPUT messages/sec. "
+        "Set this to -1 to disable throttling.",
+    )
+    parser.add_argument(
+        "--producer-props",
+        dest="producer_props",
+        nargs="+",
+        metavar="PROP-NAME=PROP-VALUE",
+        help="kafka producer related configuration properties like bootstrap.servers,client.id etc. "
+        "These configs take precedence over those passed via --producer.config.",
+    )
+    parser.add_argument(
+        "--producer.config", dest="producer_config", metavar="CONFIG-FILE", help="producer config properties file."
+    )
+    parser.add_argument(
+        "--print-metrics",
+        dest="print_metrics",
+        action="store_true",
+        help="print out metrics at the end of the test. (default: false)",
+    )
+    parser.add_argument(
+        "--transactional-id",
+        dest="transactional_id",
+        metavar="TRANSACTIONAL-ID",
+        default=DEFAULT_TRANSACTIONAL_ID,
+        help="The transactionalId to use if transaction-duration-ms is > 0. Useful when testing "
+        "the performance of concurrent transactions. (default: %s)" % DEFAULT_TRANSACTIONAL_ID,
+    )
+    parser.add_argument(
+        "--transaction-duration-ms",
+        dest="transaction_duration_ms",
+        metavar="TRANSACTION-DURATION",
+        type=_java_integer("Long", 64),
+        default=0,
+        help="The max age of each transaction. The commitTransaction will be called after this time "
+        "has elapsed. Transactions are only enabled if this value is positive. (default: 0)",
+    )
     return parser
 
 
 def check_args(args):
     """argparse4j's required checks, in the order Kafka's parser reports them."""
-    for option, value in (("--topic", args.topic), ("--num-records", args.num_records),
-                          ("--throughput", args.throughput)):
+    for option, value in (
+        ("--topic", args.topic),
+        ("--num-records", args.num_records),
+        ("--throughput", args.throughput),
+    ):
         if value is None:
             raise UsageError("argument %s is required" % option)
     if args.record_size is None and args.payload_file is None:
@@ -131,8 +180,10 @@ def librdkafka_settings(props, err):
         if idempotent:  # Kafka's idempotent (and so transactional) producer defaults to acks=all and insists on it
             defaults["acks"] = "all"
             if str(props.get("acks", "all")).strip() not in ("all", "-1"):
-                raise client_config.ClientConfigError("Must set acks to all in order to use the idempotent producer. "
-                                                      "Otherwise we cannot guarantee idempotence.")
+                raise client_config.ClientConfigError(
+                    "Must set acks to all in order to use the idempotent producer. "
+                    "Otherwise we cannot guarantee idempotence."
+                )
         if "transactional.id" in props:  # librdkafka wants sends to expire within a transaction's lifetime
             defaults["delivery.timeout.ms"] = str(props.get("transaction.timeout.ms", "60000")).strip()
         merged = dict(defaults, **props)
@@ -146,8 +197,18 @@ def librdkafka_settings(props, err):
 class PerfRun:
     """One run: send ``num_records`` records, report each completion to the stats, throttle, and flush."""
 
-    def __init__(self, producer, args, payloads, payload, out, err, clock=time.time, nanotime=time.perf_counter_ns,
-                 max_block_ms=60000):
+    def __init__(
+        self,
+        producer,
+        args,
+        payloads,
+        payload,
+        out,
+        err,
+        clock=time.time,
+        nanotime=time.perf_counter_ns,
+        max_block_ms=60000,
+    ):
         self.producer = producer
         self.args = args
         self.payloads = payloads
@@ -252,8 +313,10 @@ def run(args, out, err, producer_factory=Producer):
     except KafkaException as exc:
         error = exc.args[0] if exc.args and isinstance(exc.args[0], KafkaError) else None
         if error is not None and error.code() == KafkaError._TIMED_OUT:
-            raise ToolFailure("org.apache.kafka.common.errors.TimeoutException",
-                              "Timeout expired after %dmilliseconds while awaiting InitProducerId" % max_block_ms)
+            raise ToolFailure(
+                "org.apache.kafka.common.errors.TimeoutException",
+                "Timeout expired after %dmilliseconds while awaiting InitProducerId" % max_block_ms,
+            )
         raise ToolFailure("org.apache.kafka.common.KafkaException", error.str() if error is not None else str(exc))
     if args.print_metrics:
         print_metrics(stats, settings.get("client.id", "producer-1"), out)

@@ -8,7 +8,12 @@ from kafka_zk.client.admin import BROKER_RESOURCE_TYPE, AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ReassignmentInProgressError, ZkAdmin
 from kafka_zk.controller.assignment import (
-    IncompleteRackInformationError, InvalidReplicationFactorError, RackAwareMode, assign_replicas, racks_under)
+    IncompleteRackInformationError,
+    InvalidReplicationFactorError,
+    RackAwareMode,
+    assign_replicas,
+    racks_under,
+)
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
@@ -23,8 +28,10 @@ LEADER_REPLICAS = "leader.replication.throttled.replicas"
 FOLLOWER_REPLICAS = "follower.replication.throttled.replicas"
 TOPIC_THROTTLES = (LEADER_REPLICAS, FOLLOWER_REPLICAS)
 ACTIONS = ("generate", "execute", "verify", "cancel", "list")
-EXISTING_MESSAGE = ("Cannot execute because there is an existing partition assignment.  Use --additional to "
-                    "override this and create a new partition assignment in addition to the existing one.")
+EXISTING_MESSAGE = (
+    "Cannot execute because there is an existing partition assignment.  Use --additional to "
+    "override this and create a new partition assignment in addition to the existing one."
+)
 
 
 class ReassignmentError(Exception):
@@ -32,35 +39,56 @@ class ReassignmentError(Exception):
 
 
 def build_parser():
-    parser = ToolArgumentParser(prog="kafka-reassign-partitions",
-                                description="This tool helps to move topic partitions between replicas.")
+    parser = ToolArgumentParser(
+        prog="kafka-reassign-partitions", description="This tool helps to move topic partitions between replicas."
+    )
     parser.add_argument("--bootstrap-server", help="the server(s) to use for bootstrapping.")
     parser.add_argument("--zookeeper", help="DEPRECATED: The connection string for the zookeeper connection.")
     parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client.")
-    for action, text in (("generate", "Generate a candidate partition reassignment configuration."),
-                         ("execute", "Kick off the reassignment as specified by the --reassignment-json-file."),
-                         ("verify", "Verify if the reassignment completed as specified by the "
-                                    "--reassignment-json-file option, and remove throttles when it has."),
-                         ("cancel", "Cancel an active reassignment."),
-                         ("list", "List all active partition reassignments.")):
+    for action, text in (
+        ("generate", "Generate a candidate partition reassignment configuration."),
+        ("execute", "Kick off the reassignment as specified by the --reassignment-json-file."),
+        (
+            "verify",
+            "Verify if the reassignment completed as specified by the "
+            "--reassignment-json-file option, and remove throttles when it has.",
+        ),
+        ("cancel", "Cancel an active reassignment."),
+        ("list", "List all active partition reassignments."),
+    ):
         parser.add_argument("--" + action, action="store_true", help=text)
     parser.add_argument("--reassignment-json-file", help="The JSON file with the partition reassignment configuration")
-    parser.add_argument("--topics-to-move-json-file", help="JSON file naming the topics to move: "
-                                                           "{\"topics\": [{\"topic\": \"foo\"}], \"version\": 1}")
-    parser.add_argument("--broker-list", help="The list of brokers to which the partitions need to be reassigned "
-                                              "in the form \"0,1,2\".")
+    parser.add_argument(
+        "--topics-to-move-json-file",
+        help='JSON file naming the topics to move: {"topics": [{"topic": "foo"}], "version": 1}',
+    )
+    parser.add_argument(
+        "--broker-list", help='The list of brokers to which the partitions need to be reassigned in the form "0,1,2".'
+    )
     parser.add_argument("--disable-rack-aware", action="store_true", help="Disable rack aware replica assignment")
-    parser.add_argument("--throttle", type=_long("throttle"), default=None,
-                        help="The movement of partitions between brokers will be throttled to this value (bytes/sec).")
-    parser.add_argument("--replica-alter-log-dirs-throttle", type=_long("replica-alter-log-dirs-throttle"),
-                        default=None, help="The movement of replicas between log directories on the same broker will "
-                                         "be throttled to this value (bytes/sec).")
-    parser.add_argument("--timeout", type=_long("timeout"), default=None,
-                        help="The maximum time in ms to wait for partition reassignment execution to be initiated")
-    parser.add_argument("--additional", action="store_true",
-                        help="Execute this reassignment in addition to any other ongoing ones.")
-    parser.add_argument("--preserve-throttles", action="store_true",
-                        help="Do not modify broker or topic throttles.")
+    parser.add_argument(
+        "--throttle",
+        type=_long("throttle"),
+        default=None,
+        help="The movement of partitions between brokers will be throttled to this value (bytes/sec).",
+    )
+    parser.add_argument(
+        "--replica-alter-log-dirs-throttle",
+        type=_long("replica-alter-log-dirs-throttle"),
+        default=None,
+        help="The movement of replicas between log directories on the same broker will "
+        "be throttled to this value (bytes/sec).",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_long("timeout"),
+        default=None,
+        help="The maximum time in ms to wait for partition reassignment execution to be initiated",
+    )
+    parser.add_argument(
+        "--additional", action="store_true", help="Execute this reassignment in addition to any other ongoing ones."
+    )
+    parser.add_argument("--preserve-throttles", action="store_true", help="Do not modify broker or topic throttles.")
     return parser
 
 
@@ -70,27 +98,51 @@ def _long(name):
             return int(text)
         except ValueError:
             raise UsageError("Cannot parse argument '%s' of option %s" % (text, name)) from None
+
     return convert
 
 
-_OPTIONS = ("bootstrap_server", "zookeeper", "reassignment_json_file", "topics_to_move_json_file", "broker_list",
-            "disable_rack_aware", "throttle", "replica_alter_log_dirs_throttle", "timeout", "additional",
-            "preserve_throttles")
-_REQUIRED = {"generate": ("topics_to_move_json_file", "broker_list"), "execute": ("reassignment_json_file",),
-             "verify": ("reassignment_json_file",), "cancel": ("reassignment_json_file",), "list": ()}
+_OPTIONS = (
+    "bootstrap_server",
+    "zookeeper",
+    "reassignment_json_file",
+    "topics_to_move_json_file",
+    "broker_list",
+    "disable_rack_aware",
+    "throttle",
+    "replica_alter_log_dirs_throttle",
+    "timeout",
+    "additional",
+    "preserve_throttles",
+)
+_REQUIRED = {
+    "generate": ("topics_to_move_json_file", "broker_list"),
+    "execute": ("reassignment_json_file",),
+    "verify": ("reassignment_json_file",),
+    "cancel": ("reassignment_json_file",),
+    "list": (),
+}
 # Besides the required ones; --replica-alter-log-dirs-throttle and --timeout stay usable with --zookeeper, as in 2.5.
 _PERMITTED = {
     "verify": ("bootstrap_server", "preserve_throttles", "zookeeper"),
     "generate": ("bootstrap_server", "disable_rack_aware", "zookeeper"),
-    "execute": ("additional", "bootstrap_server", "throttle", "replica_alter_log_dirs_throttle", "timeout",
-                "zookeeper"),
+    "execute": (
+        "additional",
+        "bootstrap_server",
+        "throttle",
+        "replica_alter_log_dirs_throttle",
+        "timeout",
+        "zookeeper",
+    ),
     "cancel": ("bootstrap_server", "preserve_throttles", "timeout"),
     "list": ("bootstrap_server",),
 }
 _BOOTSTRAP_ONLY = ("additional", "cancel", "list")
 _DEFAULTS = {"throttle": -1, "replica_alter_log_dirs_throttle": -1, "timeout": 10000}
-ZOOKEEPER_IGNORED = ("Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  "
-                     "The --zookeeper option will be removed in a future version of Kafka.")
+ZOOKEEPER_IGNORED = (
+    "Warning: ignoring deprecated --zookeeper option because --bootstrap-server was specified.  "
+    "The --zookeeper option will be removed in a future version of Kafka."
+)
 
 
 def _given(args, dest):
@@ -101,21 +153,20 @@ def validate(args):
     """Kafka's argument checks, in Kafka's order; returns the action and fills in the defaults."""
     actions = [action for action in ACTIONS if getattr(args, action)]
     if len(actions) != 1:
-        raise UsageError("Command must include exactly one action: --generate, --execute, --verify, --cancel, "
-                         "--list")
+        raise UsageError("Command must include exactly one action: --generate, --execute, --verify, --cancel, --list")
     action = actions[0]
     if not (args.bootstrap_server or args.zookeeper):
         raise UsageError("Please specify --bootstrap-server")
     for dest in _REQUIRED[action]:
         if not _given(args, dest):
-            raise UsageError("Missing required argument \"[%s]\"" % dest.replace("_", "-"))
+            raise UsageError('Missing required argument "[%s]"' % dest.replace("_", "-"))
     for dest in _OPTIONS:
         if _given(args, dest) and dest not in _REQUIRED[action] + _PERMITTED[action]:
-            raise UsageError("Option \"[%s]\" can't be used with action \"[%s]\"" % (dest.replace("_", "-"), action))
+            raise UsageError('Option "[%s]" can\'t be used with action "[%s]"' % (dest.replace("_", "-"), action))
     if not args.bootstrap_server:
         for name in _BOOTSTRAP_ONLY:
             if getattr(args, name):
-                raise UsageError("You must specify --bootstrap-server when using \"[%s]\"" % name)
+                raise UsageError('You must specify --bootstrap-server when using "[%s]"' % name)
     for dest, default in _DEFAULTS.items():
         if getattr(args, dest) is None:
             setattr(args, dest, default)
@@ -123,6 +174,7 @@ def validate(args):
 
 
 # -- JSON files ------------------------------------------------------------------------------------
+
 
 def _read_json(path, what):
     try:
@@ -149,8 +201,9 @@ def parse_topics_to_move(path):
         if not all(isinstance(topic, str) for topic in topics):
             raise TypeError
     except (KeyError, TypeError):
-        raise ReassignmentError("The topics-to-move-json file %s must look like "
-                                "{\"topics\": [{\"topic\": \"foo\"}], \"version\": 1}" % path) from None
+        raise ReassignmentError(
+            'The topics-to-move-json file %s must look like {"topics": [{"topic": "foo"}], "version": 1}' % path
+        ) from None
     duplicates = sorted({topic for topic in topics if topics.count(topic) > 1})
     if duplicates:
         raise ReassignmentError("List of topics to reassign contains duplicate entries: %s" % ",".join(duplicates))
@@ -165,20 +218,29 @@ def parse_reassignment(path):
     try:
         for item in data.get("partitions") or []:
             topic, partition, replicas = item["topic"], item["partition"], item["replicas"]
-            if not (isinstance(topic, str) and type(partition) is int and isinstance(replicas, list)
-                    and all(type(r) is int for r in replicas)):
+            if not (
+                isinstance(topic, str)
+                and type(partition) is int
+                and isinstance(replicas, list)
+                and all(type(r) is int for r in replicas)
+            ):
                 raise TypeError
             log_dirs = item.get("log_dirs")
             if log_dirs is not None and len(log_dirs) != len(replicas):
-                raise ReassignmentError("Size of replicas list %s is different from size of log dirs list %s for "
-                                        "partition %s-%d" % (replicas, log_dirs, topic, partition))
+                raise ReassignmentError(
+                    "Size of replicas list %s is different from size of log dirs list %s for "
+                    "partition %s-%d" % (replicas, log_dirs, topic, partition)
+                )
             if log_dirs is not None and any(d != "any" for d in log_dirs):
-                raise ReassignmentError("Moving replicas between log directories is not supported by this cluster; "
-                                        "use \"any\" in log_dirs")
+                raise ReassignmentError(
+                    'Moving replicas between log directories is not supported by this cluster; use "any" in log_dirs'
+                )
             entries.append(((topic, partition), replicas))
     except (KeyError, TypeError, AttributeError):
-        raise ReassignmentError("The reassignment-json file %s must look like {\"version\": 1, \"partitions\": "
-                                "[{\"topic\": \"foo\", \"partition\": 0, \"replicas\": [1, 2]}]}" % path) from None
+        raise ReassignmentError(
+            'The reassignment-json file %s must look like {"version": 1, "partitions": '
+            '[{"topic": "foo", "partition": 0, "replicas": [1, 2]}]}' % path
+        ) from None
     if not entries:
         raise ReassignmentError("Partition reassignment data file is empty")
     if any(not replicas for _, replicas in entries):
@@ -186,13 +248,18 @@ def parse_reassignment(path):
     tps = [tp for tp, _ in entries]
     duplicates = sorted({tp for tp in tps if tps.count(tp) > 1})
     if duplicates:
-        raise ReassignmentError("Partition reassignment contains duplicate topic partitions: %s"
-                                % ",".join(_name(tp) for tp in duplicates))
+        raise ReassignmentError(
+            "Partition reassignment contains duplicate topic partitions: %s" % ",".join(_name(tp) for tp in duplicates)
+        )
     repeated = [(tp, sorted({r for r in replicas if replicas.count(r) > 1})) for tp, replicas in entries]
     repeated = [(tp, dup) for tp, dup in repeated if dup]
     if repeated:
-        raise ReassignmentError("Partition replica lists may not contain duplicate entries: %s" % ". ".join(
-            "%s contains multiple entries for %s" % (_name(tp), ",".join(map(str, dup))) for tp, dup in repeated))
+        raise ReassignmentError(
+            "Partition replica lists may not contain duplicate entries: %s"
+            % ". ".join(
+                "%s contains multiple entries for %s" % (_name(tp), ",".join(map(str, dup))) for tp, dup in repeated
+            )
+        )
     return entries
 
 
@@ -208,9 +275,21 @@ def _name(tp):
 
 def format_reassignment_json(assignment):
     """Kafka's reassignment JSON (compact, sorted by topic and partition, log_dirs "any")."""
-    return json.dumps({"version": 1, "partitions": [
-        {"topic": topic, "partition": partition, "replicas": list(replicas), "log_dirs": ["any"] * len(replicas)}
-        for (topic, partition), replicas in sorted(assignment.items())]}, separators=(",", ":"))
+    return json.dumps(
+        {
+            "version": 1,
+            "partitions": [
+                {
+                    "topic": topic,
+                    "partition": partition,
+                    "replicas": list(replicas),
+                    "log_dirs": ["any"] * len(replicas),
+                }
+                for (topic, partition), replicas in sorted(assignment.items())
+            ],
+        },
+        separators=(",", ":"),
+    )
 
 
 def throttled_replicas(current, proposed):
@@ -233,6 +312,7 @@ def throttled_replicas(current, proposed):
 
 # -- the cluster, through ZooKeeper or a broker -------------------------------------------------------
 
+
 class ZkBackend:
     """The --zookeeper way: Kafka 2.5's znodes and config entities."""
 
@@ -246,8 +326,11 @@ class ZkBackend:
         return self.admin.brokers()
 
     def assignment(self, topics):
-        return {(topic, p): list(replicas) for topic, partitions in self.admin.topic_assignments(topics).items()
-                for p, replicas in partitions.items()}
+        return {
+            (topic, p): list(replicas)
+            for topic, partitions in self.admin.topic_assignments(topics).items()
+            for p, replicas in partitions.items()
+        }
 
     def ongoing(self):
         """{tp: target replicas} in progress."""
@@ -296,8 +379,11 @@ class BrokerBackend:
     def assignment(self, topics):
         existing = set(self.admin.list_topics())
         infos = self.admin.describe_topics([t for t in topics if t in existing]) if existing else {}
-        return {(topic, p): list(info.replicas) for topic, topic_info in infos.items()
-                for p, info in topic_info.partitions.items()}
+        return {
+            (topic, p): list(info.replicas)
+            for topic, topic_info in infos.items()
+            for p, info in topic_info.partitions.items()
+        }
 
     def ongoing(self):
         return {tp: list(r.replicas) for tp, r in self.admin.list_partition_reassignments().items()}
@@ -309,8 +395,12 @@ class BrokerBackend:
         results = self.admin.alter_partition_reassignments(proposed, timeout_ms=timeout_ms)
         failed = {tp: result for tp, result in results.items() if result[0] != Errors.NONE}
         if failed:
-            raise ReassignmentError("Error reassigning partition(s):\n" + "\n".join(
-                "%s: %s" % (_name(tp), message or error.name) for tp, (error, message) in sorted(failed.items())))
+            raise ReassignmentError(
+                "Error reassigning partition(s):\n"
+                + "\n".join(
+                    "%s: %s" % (_name(tp), message or error.name) for tp, (error, message) in sorted(failed.items())
+                )
+            )
 
     def cancel(self, tps, timeout_ms):
         return self.admin.alter_partition_reassignments({tp: None for tp in tps}, timeout_ms=timeout_ms)
@@ -319,15 +409,21 @@ class BrokerBackend:
         """IncrementalAlterConfigs on BROKER <id>, deleting only what is set there; True if anything changed."""
         try:
             if deletions:
-                current = {e.name for e in self.admin.describe_resource_configs(
-                    BROKER_RESOURCE_TYPE, str(broker_id), include_synonyms=False) if e.source == DYNAMIC_BROKER_CONFIG}
+                current = {
+                    e.name
+                    for e in self.admin.describe_resource_configs(
+                        BROKER_RESOURCE_TYPE, str(broker_id), include_synonyms=False
+                    )
+                    if e.source == DYNAMIC_BROKER_CONFIG
+                }
                 deletions = [name for name in deletions if name in current]
             if not configs and not deletions:
                 return False
             self.admin.incremental_alter_configs(broker_id, configs, deletions, resource_type=BROKER_RESOURCE_TYPE)
         except KafkaResponseError as error:
-            raise ReassignmentError("Unable to set the throttle on broker %s: %s"
-                                    % (broker_id, error.message)) from None
+            raise ReassignmentError(
+                "Unable to set the throttle on broker %s: %s" % (broker_id, error.message)
+            ) from None
         return True
 
     def set_topic_configs(self, topic, configs, deletions=()):
@@ -339,6 +435,7 @@ class BrokerBackend:
 
 
 # -- the actions -----------------------------------------------------------------------------------
+
 
 def generate(backend, args, out):
     try:
@@ -385,15 +482,17 @@ def validated_proposal(backend, entries):
     current = backend.assignment(sorted({tp[0] for tp in proposed}))
     missing = [tp for tp in proposed if tp not in current]
     if missing:
-        raise ReassignmentError("The proposed assignment contains non-existent partitions: %s"
-                                % ",".join(_name(tp) for tp in missing))
+        raise ReassignmentError(
+            "The proposed assignment contains non-existent partitions: %s" % ",".join(_name(tp) for tp in missing)
+        )
     live = backend.brokers()
     unknown = sorted({b for replicas in proposed.values() for b in replicas if b not in live})
     if unknown and isinstance(backend, BrokerBackend):
         raise ReassignmentError("Unknown broker id %d" % unknown[0])
     if unknown:
-        raise ReassignmentError("The proposed assignment contains non-existent brokerIDs: %s"
-                                % ",".join(map(str, unknown)))
+        raise ReassignmentError(
+            "The proposed assignment contains non-existent brokerIDs: %s" % ",".join(map(str, unknown))
+        )
     return proposed, current
 
 
@@ -401,27 +500,39 @@ def execute(backend, args, out):
     proposed, current = validated_proposal(backend, parse_reassignment(args.reassignment_json_file))
     if not args.additional and backend.ongoing():
         raise ReassignmentError(EXISTING_MESSAGE)
-    print("Current partition replica assignment\n\n%s\n\nSave this to use as the --reassignment-json-file option "
-          "during rollback" % format_reassignment_json({tp: current[tp] for tp in proposed}), file=out)
+    print(
+        "Current partition replica assignment\n\n%s\n\nSave this to use as the --reassignment-json-file option "
+        "during rollback" % format_reassignment_json({tp: current[tp] for tp in proposed}),
+        file=out,
+    )
     if args.throttle >= 0 or args.replica_alter_log_dirs_throttle >= 0:
-        print("Warning: You must run --verify periodically, until the reassignment completes, to ensure the "
-              "throttle is removed.", file=out)
+        print(
+            "Warning: You must run --verify periodically, until the reassignment completes, to ensure the "
+            "throttle is removed.",
+            file=out,
+        )
         _apply_throttles(backend, args, current, proposed)
         if args.throttle >= 0:
             print("The inter-broker throttle limit was set to %d B/s" % args.throttle, file=out)
         if args.replica_alter_log_dirs_throttle >= 0:
-            print("The replica-alter-dir throttle limit was set to %d B/s" % args.replica_alter_log_dirs_throttle,
-                  file=out)
+            print(
+                "The replica-alter-dir throttle limit was set to %d B/s" % args.replica_alter_log_dirs_throttle,
+                file=out,
+            )
     backend.start(proposed, args.additional, args.timeout)
-    print("Successfully started partition reassignment%s for %s" % (
-        "" if len(proposed) == 1 else "s", ",".join(_name(tp) for tp in sorted(proposed))), file=out)
+    print(
+        "Successfully started partition reassignment%s for %s"
+        % ("" if len(proposed) == 1 else "s", ",".join(_name(tp) for tp in sorted(proposed))),
+        file=out,
+    )
     return 0
 
 
 def _apply_throttles(backend, args, current, proposed):
     """Broker rates first (a broker that refuses them leaves no topic half-throttled), then the replica lists."""
-    brokers = sorted({b for tp in proposed for b in current.get(tp, [])} |
-                     {b for replicas in proposed.values() for b in replicas})
+    brokers = sorted(
+        {b for tp in proposed for b in current.get(tp, [])} | {b for replicas in proposed.values() for b in replicas}
+    )
     rates = {}
     if args.throttle >= 0:
         rates.update({LEADER_RATE: str(args.throttle), FOLLOWER_RATE: str(args.throttle)})
@@ -449,8 +560,11 @@ def verify(backend, args, out):
             print("Reassignment of partition %s is complete." % _name(tp), file=out)
         else:
             complete = False
-            print("There is no active reassignment of partition %s, but replica set is %s rather than %s."
-                  % (_name(tp), ",".join(map(str, current.get(tp, []))), ",".join(map(str, target))), file=out)
+            print(
+                "There is no active reassignment of partition %s, but replica set is %s rather than %s."
+                % (_name(tp), ",".join(map(str, current.get(tp, []))), ",".join(map(str, target))),
+                file=out,
+            )
     if complete and not args.preserve_throttles:
         if _remove_throttles(backend, sorted({tp[0] for tp in proposed})):
             print("Throttle was removed.", file=out)
@@ -469,27 +583,45 @@ def _remove_throttles(backend, topics, brokers=None):
 
 def cancel(backend, args, out):
     proposed = dict(parse_reassignment(args.reassignment_json_file))
-    active = sorted(tp for tp, state in backend.listing().items()
-                    if tp in proposed and (state.adding_replicas or state.removing_replicas))
+    active = sorted(
+        tp
+        for tp, state in backend.listing().items()
+        if tp in proposed and (state.adding_replicas or state.removing_replicas)
+    )
     if active:
         results = backend.cancel(active, args.timeout)
         failed = {tp: result for tp, result in results.items() if result[0] != Errors.NONE}
         if failed:
-            raise ReassignmentError("Error cancelling partition reassignment%s for:\n%s" % (
-                "" if len(failed) == 1 else "s", "\n".join("%s: %s" % (_name(tp), message or error.message)
-                                                          for tp, (error, message) in sorted(failed.items()))))
-        print("Successfully cancelled partition reassignment%s for: %s" % (
-            "" if len(active) == 1 else "s", ",".join(_name(tp) for tp in active)), file=out)
+            raise ReassignmentError(
+                "Error cancelling partition reassignment%s for:\n%s"
+                % (
+                    "" if len(failed) == 1 else "s",
+                    "\n".join(
+                        "%s: %s" % (_name(tp), message or error.message)
+                        for tp, (error, message) in sorted(failed.items())
+                    ),
+                )
+            )
+        print(
+            "Successfully cancelled partition reassignment%s for: %s"
+            % ("" if len(active) == 1 else "s", ",".join(_name(tp) for tp in active)),
+            file=out,
+        )
     else:
         print("None of the specified partition reassignments are active.", file=out)
     print("None of the specified partition moves are active.", file=out)
     if not args.preserve_throttles:
         brokers = sorted(set(backend.brokers()) | {b for replicas in proposed.values() for b in replicas})
         topics = sorted({tp[0] for tp in proposed})
-        print("Clearing broker-level throttles on broker%s %s" % ("" if len(brokers) == 1 else "s",
-                                                                 ",".join(map(str, brokers))), file=out)
-        print("Clearing topic-level throttles on topic%s %s" % ("" if len(topics) == 1 else "s", ",".join(topics)),
-              file=out)
+        print(
+            "Clearing broker-level throttles on broker%s %s"
+            % ("" if len(brokers) == 1 else "s", ",".join(map(str, brokers))),
+            file=out,
+        )
+        print(
+            "Clearing topic-level throttles on topic%s %s" % ("" if len(topics) == 1 else "s", ",".join(topics)),
+            file=out,
+        )
         _remove_throttles(backend, topics, brokers)
     return 0
 
@@ -502,8 +634,7 @@ def list_reassignments(backend, args, out):
     print("Current partition reassignments:", file=out)
     for tp, state in sorted(listing.items()):
         adding = " adding: %s." % ",".join(map(str, state.adding_replicas)) if state.adding_replicas else ""
-        removing = (" removing: %s." % ",".join(map(str, state.removing_replicas))
-                    if state.removing_replicas else "")
+        removing = " removing: %s." % ",".join(map(str, state.removing_replicas)) if state.removing_replicas else ""
         print("%s: replicas: %s.%s%s" % (_name(tp), ",".join(map(str, state.replicas)), adding, removing), file=out)
     return 0
 
@@ -517,8 +648,9 @@ def run(args, out, err, zk_backend=ZkBackend, broker_backend=BrokerBackend):
         print(ZOOKEEPER_IGNORED, file=out)
         args.zookeeper = None
     try:
-        backend = (zk_backend(args.zookeeper) if args.zookeeper
-                   else broker_backend(args.bootstrap_server, args.command_config))
+        backend = (
+            zk_backend(args.zookeeper) if args.zookeeper else broker_backend(args.bootstrap_server, args.command_config)
+        )
     except Exception as error:  # an unreachable ZooKeeper or broker
         print("Error: unable to connect: %s" % (error or type(error).__name__), file=err)
         return 1

@@ -30,9 +30,12 @@ USAGE = "kafka-run-class.sh [-daemon] [-name servicename] [-loggc] classname [op
 def build_parser():
     """The usage of kafka-run-class itself (a class name's own options are its tool's)."""
     parser = argparse.ArgumentParser(
-        prog="kafka-run-class.sh", usage=USAGE, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="kafka-run-class.sh",
+        usage=USAGE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run one of the Kafka tool classes kafka-zk implements by its Java class name.",
-        epilog="classes:\n" + "\n".join("  %-50s %s" % (name, module) for name, module in CLASSES.items()))
+        epilog="classes:\n" + "\n".join("  %-50s %s" % (name, module) for name, module in CLASSES.items()),
+    )
     parser.add_argument("classname", help="the Java main class of the tool")
     parser.add_argument("opts", nargs=argparse.REMAINDER, help="the tool's own options (classname --help: its usage)")
     return parser

@@ -50,8 +50,8 @@ class SecureCluster:
         store_password = material.passwords()["store"]
         host = host or self.host
         return {
-            "listeners": "%s://%s:%d,%s://%s:%d" % (CLIENT_LISTENER, host, port, INTERNAL_LISTENER, host,
-                                                   internal_port),
+            "listeners": "%s://%s:%d,%s://%s:%d"
+            % (CLIENT_LISTENER, host, port, INTERNAL_LISTENER, host, internal_port),
             "listener.security.protocol.map": "%s:SASL_SSL,%s:SSL" % (CLIENT_LISTENER, INTERNAL_LISTENER),
             "inter.broker.listener.name": INTERNAL_LISTENER,
             "ssl.keystore.type": "PKCS12",
@@ -90,7 +90,8 @@ class SecureCluster:
                     continue
                 for mechanism in SCRAM_MECHANISMS:
                     configs[mechanism] = scram_credential(
-                        mechanism, "iterations=%d,password=%s" % (SCRAM_ITERATIONS, users[user]))
+                        mechanism, "iterations=%d,password=%s" % (SCRAM_ITERATIONS, users[user])
+                    )
                 zk.set_entity_config("users", user, configs)
                 created.append(user)
         finally:
@@ -99,8 +100,10 @@ class SecureCluster:
 
     def summary_lines(self):
         material = self._ensure_material()
-        return ["secure: client listeners SASL_SSL (SCRAM-SHA-256, SCRAM-SHA-512, PLAIN), brokers between "
-                "themselves on SSL; the ACL authorizer is on (super user: %s; %s has no ACLs)" % (SUPER_USER, "alice"),
-                "CA certificate: %s" % material.ca_pem,
-                "truststore (PKCS12): %s" % material.truststore,
-                "client properties: %s" % ", ".join(str(material.properties_file(user)) for user in USERS)]
+        return [
+            "secure: client listeners SASL_SSL (SCRAM-SHA-256, SCRAM-SHA-512, PLAIN), brokers between "
+            "themselves on SSL; the ACL authorizer is on (super user: %s; %s has no ACLs)" % (SUPER_USER, "alice"),
+            "CA certificate: %s" % material.ca_pem,
+            "truststore (PKCS12): %s" % material.truststore,
+            "client properties: %s" % ", ".join(str(material.properties_file(user)) for user in USERS),
+        ]

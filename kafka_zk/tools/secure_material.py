@@ -27,15 +27,24 @@ ZOOKEEPER_USER = "kafka"  # the brokers' (and tools') identity towards ZooKeeper
 
 
 def _name(common_name: str) -> x509.Name:
-    return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "kafka-zk local cluster"),
-                      x509.NameAttribute(NameOID.COMMON_NAME, common_name)])
+    return x509.Name(
+        [
+            x509.NameAttribute(NameOID.ORGANIZATION_NAME, "kafka-zk local cluster"),
+            x509.NameAttribute(NameOID.COMMON_NAME, common_name),
+        ]
+    )
 
 
 def _certificate(subject, issuer, public_key, signing_key, extensions, now):
-    builder = (x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(public_key)
-               .serial_number(x509.random_serial_number())
-               .not_valid_before(now - datetime.timedelta(minutes=5))
-               .not_valid_after(now + datetime.timedelta(days=CERTIFICATE_DAYS)))
+    builder = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(issuer)
+        .public_key(public_key)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=CERTIFICATE_DAYS))
+    )
     for extension, critical in extensions:
         builder = builder.add_extension(extension, critical=critical)
     return builder.sign(signing_key, hashes.SHA256())
@@ -89,14 +98,21 @@ class SecureMaterial:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.folder.chmod(0o700)
         known = self.passwords() if self.secrets_file.exists() else {}
-        wanted = dict({"store": secrets.token_urlsafe(12), "zookeeper": secrets.token_urlsafe(12),
-                       "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)},
-                       "delegation_token_master_key": secrets.token_urlsafe(24)}, **known)
+        wanted = dict(
+            {
+                "store": secrets.token_urlsafe(12),
+                "zookeeper": secrets.token_urlsafe(12),
+                "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)},
+                "delegation_token_master_key": secrets.token_urlsafe(24),
+            },
+            **known,
+        )
         if wanted != known:
             self._write_private(self.secrets_file, json.dumps(wanted, indent=2) + "\n")
         covered = self.certificate_hosts.read_text().split() if self.certificate_hosts.exists() else []
-        if not (self.ca_pem.exists() and self.keystore.exists() and self.truststore.exists()) \
-                or not set(self.hosts) <= set(covered):
+        if not (self.ca_pem.exists() and self.keystore.exists() and self.truststore.exists()) or not set(
+            self.hosts
+        ) <= set(covered):
             self._write_certificates()
             self.certificate_hosts.write_text("\n".join(self.hosts) + "\n")
         self._write_jaas_files()
@@ -109,11 +125,30 @@ class SecureMaterial:
         now = datetime.datetime.now(datetime.timezone.utc)
         ca_key = ec.generate_private_key(ec.SECP256R1())
         ca_name = _name("kafka-zk local CA")
-        ca = _certificate(ca_name, ca_name, ca_key.public_key(), ca_key, [
-            (x509.BasicConstraints(ca=True, path_length=0), True),
-            (x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-                           key_encipherment=False, data_encipherment=False, key_agreement=False,
-                           encipher_only=False, decipher_only=False), True)], now)
+        ca = _certificate(
+            ca_name,
+            ca_name,
+            ca_key.public_key(),
+            ca_key,
+            [
+                (x509.BasicConstraints(ca=True, path_length=0), True),
+                (
+                    x509.KeyUsage(
+                        digital_signature=True,
+                        key_cert_sign=True,
+                        crl_sign=True,
+                        content_commitment=False,
+                        key_encipherment=False,
+                        data_encipherment=False,
+                        key_agreement=False,
+                        encipher_only=False,
+                        decipher_only=False,
+                    ),
+                    True,
+                ),
+            ],
+            now,
+        )
         broker_key = ec.generate_private_key(ec.SECP256R1())
         names = []
         for host in self.hosts:
@@ -121,51 +156,77 @@ class SecureMaterial:
                 names.append(x509.IPAddress(ipaddress.ip_address(host)))
             except ValueError:
                 names.append(x509.DNSName(host))
-        broker = _certificate(_name(BROKER_USER), ca_name, broker_key.public_key(), ca_key, [
-            (x509.BasicConstraints(ca=False, path_length=None), True),
-            (x509.SubjectAlternativeName(names), False),
-            (x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH,
-                                    x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]), False)], now)
+        broker = _certificate(
+            _name(BROKER_USER),
+            ca_name,
+            broker_key.public_key(),
+            ca_key,
+            [
+                (x509.BasicConstraints(ca=False, path_length=None), True),
+                (x509.SubjectAlternativeName(names), False),
+                (
+                    x509.ExtendedKeyUsage(
+                        [x509.oid.ExtendedKeyUsageOID.SERVER_AUTH, x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH]
+                    ),
+                    False,
+                ),
+            ],
+            now,
+        )
         encryption = serialization.BestAvailableEncryption(password)
-        self._write_private(self.keystore, pkcs12.serialize_key_and_certificates(
-            BROKER_USER.encode(), broker_key, broker, [ca], encryption), binary=True)
-        self._write_private(self.truststore, pkcs12.serialize_java_truststore(
-            [pkcs12.PKCS12Certificate(ca, b"caroot")], encryption), binary=True)
+        self._write_private(
+            self.keystore,
+            pkcs12.serialize_key_and_certificates(BROKER_USER.encode(), broker_key, broker, [ca], encryption),
+            binary=True,
+        )
+        self._write_private(
+            self.truststore,
+            pkcs12.serialize_java_truststore([pkcs12.PKCS12Certificate(ca, b"caroot")], encryption),
+            binary=True,
+        )
         self.ca_pem.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
 
     def _write_jaas_files(self):
         users = self.passwords()["users"]
         zk_password = self.passwords()["zookeeper"]
         plain_users = " ".join('user_%s="%s"' % item for item in sorted(users.items()))
-        self._write_private(self.broker_jaas, (
-            "KafkaServer {\n"
-            "    org.apache.kafka.common.security.plain.PlainLoginModule required\n"
-            '    username="%s" password="%s" %s;\n'
-            "    org.apache.kafka.common.security.scram.ScramLoginModule required;\n"
-            "};\n"
-            "Client {\n"
-            "    org.apache.zookeeper.server.auth.DigestLoginModule required\n"
-            '    username="%s" password="%s";\n'
-            "};\n") % (BROKER_USER, users[BROKER_USER], plain_users, ZOOKEEPER_USER, zk_password))
-        self._write_private(self.zookeeper_jaas, (
-            "Server {\n"
-            "    org.apache.zookeeper.server.auth.DigestLoginModule required\n"
-            '    user_%s="%s";\n'
-            "};\n") % (ZOOKEEPER_USER, zk_password))
+        self._write_private(
+            self.broker_jaas,
+            (
+                "KafkaServer {\n"
+                "    org.apache.kafka.common.security.plain.PlainLoginModule required\n"
+                '    username="%s" password="%s" %s;\n'
+                "    org.apache.kafka.common.security.scram.ScramLoginModule required;\n"
+                "};\n"
+                "Client {\n"
+                "    org.apache.zookeeper.server.auth.DigestLoginModule required\n"
+                '    username="%s" password="%s";\n'
+                "};\n"
+            )
+            % (BROKER_USER, users[BROKER_USER], plain_users, ZOOKEEPER_USER, zk_password),
+        )
+        self._write_private(
+            self.zookeeper_jaas,
+            ('Server {\n    org.apache.zookeeper.server.auth.DigestLoginModule required\n    user_%s="%s";\n};\n')
+            % (ZOOKEEPER_USER, zk_password),
+        )
 
     def client_properties_text(self, user: str, mechanism: str = "SCRAM-SHA-512") -> str:
         """Kafka client properties for ``user``: what Kafka's Java tools and ours take as --command-config."""
         password = self.passwords()["users"][user]
-        return "\n".join([
-            "# %s on the secure local cluster (generated by kafka-zk)" % user,
-            "security.protocol=SASL_SSL",
-            "sasl.mechanism=%s" % mechanism,
-            'sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required '
-            'username="%s" password="%s";' % (user, password),
-            "ssl.truststore.location=%s" % self.truststore,
-            "ssl.truststore.type=PKCS12",
-            "ssl.truststore.password=%s" % self.passwords()["store"],
-            ""])
+        return "\n".join(
+            [
+                "# %s on the secure local cluster (generated by kafka-zk)" % user,
+                "security.protocol=SASL_SSL",
+                "sasl.mechanism=%s" % mechanism,
+                "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required "
+                'username="%s" password="%s";' % (user, password),
+                "ssl.truststore.location=%s" % self.truststore,
+                "ssl.truststore.type=PKCS12",
+                "ssl.truststore.password=%s" % self.passwords()["store"],
+                "",
+            ]
+        )
 
     def _write_private(self, path: Path, content, binary=False):
         path.touch(mode=0o600, exist_ok=True)

@@ -29,6 +29,7 @@ class SparkClusterError(RuntimeError):
 def spark_home():
     """The folder of the installed pyspark package: it carries Spark's jars and bin/spark-class."""
     import pyspark
+
     return Path(pyspark.__file__).resolve().parent
 
 
@@ -72,9 +73,15 @@ class SparkDaemon:
         self.folder.mkdir(parents=True, exist_ok=True)
         with open(self.log_file, "ab") as log:
             # spark-class ends in exec, so the pid is the daemon's JVM once the launcher has built its command.
-            self._process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=log,
-                                             stderr=subprocess.STDOUT, start_new_session=True, cwd=str(self.folder),
-                                             env={**os.environ, **self.environment})
+            self._process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                cwd=str(self.folder),
+                env={**os.environ, **self.environment},
+            )
         self.pid_file.write_text("%d\n" % self._process.pid)
         return self
 
@@ -119,27 +126,51 @@ class SparkStandalone:
         self.worker_count = workers
         self.python = python or sys.executable
         self.master_address = hosts.address(MASTER_HOST)
-        self.master = SparkDaemon("master", MASTER_HOST, self.folder / "master", MASTER_CLASS,
-                                  ["--host", self.master_address, "--port", str(MASTER_PORT),
-                                   "--webui-port", str(MASTER_UI_PORT)],
-                                  hosts.command_prefix(MASTER_HOST), self._environment(MASTER_HOST))
+        self.master = SparkDaemon(
+            "master",
+            MASTER_HOST,
+            self.folder / "master",
+            MASTER_CLASS,
+            ["--host", self.master_address, "--port", str(MASTER_PORT), "--webui-port", str(MASTER_UI_PORT)],
+            hosts.command_prefix(MASTER_HOST),
+            self._environment(MASTER_HOST),
+        )
         self.workers = {}
         for number in range(1, workers + 1):
             name = worker_host(number)
             folder = self.folder / name
             self.workers[number] = SparkDaemon(
-                "worker", name, folder, WORKER_CLASS,
-                [self.master_url, "--host", hosts.address(name), "--cores", str(worker_cores),
-                 "--memory", worker_memory, "--work-dir", str(folder / "work")],
-                hosts.command_prefix(name), self._environment(name))
+                "worker",
+                name,
+                folder,
+                WORKER_CLASS,
+                [
+                    self.master_url,
+                    "--host",
+                    hosts.address(name),
+                    "--cores",
+                    str(worker_cores),
+                    "--memory",
+                    worker_memory,
+                    "--work-dir",
+                    str(folder / "work"),
+                ],
+                hosts.command_prefix(name),
+                self._environment(name),
+            )
 
     def _environment(self, host_name):
         address = self.hosts.address(host_name)
         # A namespace shares the machine's hostname, which resolves to no address of the namespace: every daemon
         # (and every executor it starts, which inherits this environment) names itself by its address instead.
-        return {"SPARK_HOME": str(spark_home()), "PYSPARK_PYTHON": self.python, "SPARK_LOCAL_IP": address,
-                "SPARK_LOCAL_HOSTNAME": address, "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
-                "SPARK_CONF_DIR": str(self.folder / "conf")}
+        return {
+            "SPARK_HOME": str(spark_home()),
+            "PYSPARK_PYTHON": self.python,
+            "SPARK_LOCAL_IP": address,
+            "SPARK_LOCAL_HOSTNAME": address,
+            "SPARK_DAEMON_MEMORY": DAEMON_MEMORY,
+            "SPARK_CONF_DIR": str(self.folder / "conf"),
+        }
 
     @property
     def master_url(self):
@@ -197,11 +228,14 @@ class SparkStandalone:
                 return alive
             for daemon in [self.master] + [worker for worker in self.workers.values() if worker.pid_file.exists()]:
                 if not daemon.is_running():  # started (its pid file is there) and gone
-                    raise SparkClusterError("the Spark %s on %s exited; log tail:\n%s" % (
-                        daemon.name, daemon.host, daemon.log_tail()))
+                    raise SparkClusterError(
+                        "the Spark %s on %s exited; log tail:\n%s" % (daemon.name, daemon.host, daemon.log_tail())
+                    )
             if time.monotonic() > deadline:
-                raise SparkClusterError("the Spark master counts %d alive workers (%s), not %d, after %.0fs" % (
-                    len(alive), ", ".join(alive) or "none", count, timeout))
+                raise SparkClusterError(
+                    "the Spark master counts %d alive workers (%s), not %d, after %.0fs"
+                    % (len(alive), ", ".join(alive) or "none", count, timeout)
+                )
             time.sleep(0.2)
 
     def kill_worker(self, number):

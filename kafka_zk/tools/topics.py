@@ -17,17 +17,25 @@ from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
 from kafka_zk.zk.client import TopicExistsError
 
 ACTIONS = ("create", "list", "alter", "describe", "delete")
-REPORT_OPTIONS = ("under_replicated_partitions", "under_min_isr_partitions", "at_min_isr_partitions",
-                  "unavailable_partitions")
-COLLISION_WARNING = ("WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
-                     "could collide. To avoid issues it is best to use either, but not both.")
+REPORT_OPTIONS = (
+    "under_replicated_partitions",
+    "under_min_isr_partitions",
+    "at_min_isr_partitions",
+    "unavailable_partitions",
+)
+COLLISION_WARNING = (
+    "WARNING: Due to limitations in metric names, topics with a period ('.') or underscore ('_') "
+    "could collide. To avoid issues it is best to use either, but not both."
+)
 MAX_REPLICATION_FACTOR = 32767
 
 PartitionDescription = namedtuple("PartitionDescription", "partition leader replicas isr adding removing")
 PartitionDescription.__doc__ = "One partition for --describe; leader None when there is none."
 TopicDescription = namedtuple("TopicDescription", "name partitions configs marked_for_deletion min_isr")
-TopicDescription.__doc__ = ("One topic for --describe: partitions sorted, configs [(name, value)] of non-defaults, "
-                            "min_isr the min.insync.replicas in force (None when unknown).")
+TopicDescription.__doc__ = (
+    "One topic for --describe: partitions sorted, configs [(name, value)] of non-defaults, "
+    "min_isr the min.insync.replicas in force (None when unknown)."
+)
 
 
 class CommandError(Exception):
@@ -35,6 +43,7 @@ class CommandError(Exception):
 
 
 # -- describe output ---------------------------------------------------------------------------
+
 
 def _ids(ids):
     return ",".join(str(i) for i in ids)
@@ -49,16 +58,22 @@ def replication_factor(partition):
 
 def topic_line(description):
     line = "Topic: %s\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: %s" % (
-        description.name, len(description.partitions),
+        description.name,
+        len(description.partitions),
         replication_factor(description.partitions[0]) if description.partitions else 0,
-        ",".join("%s=%s" % kv for kv in description.configs))
+        ",".join("%s=%s" % kv for kv in description.configs),
+    )
     return line + ("\tMarkedForDeletion: true" if description.marked_for_deletion else "")
 
 
 def partition_line(topic, partition, marked_for_deletion=False):
     line = "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s" % (
-        topic, partition.partition, "none" if partition.leader is None else partition.leader,
-        _ids(partition.replicas), _ids(partition.isr))
+        topic,
+        partition.partition,
+        "none" if partition.leader is None else partition.leader,
+        _ids(partition.replicas),
+        _ids(partition.isr),
+    )
     if partition.adding or partition.removing:
         line += "\tAdding Replicas: %s\tRemoving Replicas: %s" % (_ids(partition.adding), _ids(partition.removing))
     return line + ("\tMarkedForDeletion: true" if marked_for_deletion else "")
@@ -69,10 +84,12 @@ def _partition_selected(args, description, partition, live_brokers):
         return True
     no_leader = partition.leader is None
     min_isr = description.min_isr
-    return ((args.under_replicated_partitions and replication_factor(partition) - len(partition.isr) > 0)
-            or (args.unavailable_partitions and (no_leader or partition.leader not in live_brokers))
-            or (args.under_min_isr_partitions and (no_leader or (min_isr is not None and len(partition.isr) < min_isr)))
-            or (args.at_min_isr_partitions and min_isr is not None and len(partition.isr) == min_isr))
+    return (
+        (args.under_replicated_partitions and replication_factor(partition) - len(partition.isr) > 0)
+        or (args.unavailable_partitions and (no_leader or partition.leader not in live_brokers))
+        or (args.under_min_isr_partitions and (no_leader or (min_isr is not None and len(partition.isr) < min_isr)))
+        or (args.at_min_isr_partitions and min_isr is not None and len(partition.isr) == min_isr)
+    )
 
 
 def describe_lines(args, descriptions, live_brokers):
@@ -83,9 +100,11 @@ def describe_lines(args, descriptions, live_brokers):
         if describe_configs and (not args.topics_with_overrides or description.configs):
             lines.append(topic_line(description))
         if not args.topics_with_overrides:
-            lines.extend(partition_line(description.name, p, description.marked_for_deletion)
-                         for p in description.partitions
-                         if _partition_selected(args, description, p, live_brokers))
+            lines.extend(
+                partition_line(description.name, p, description.marked_for_deletion)
+                for p in description.partitions
+                if _partition_selected(args, description, p, live_brokers)
+            )
     return lines
 
 
@@ -95,24 +114,36 @@ def description_from_metadata(topic_info, config_entries=None, reassignments=Non
     partitions = []
     for index, part in sorted(topic_info.partitions.items()):
         moving = reassignments.get((topic_info.name, index))
-        partitions.append(PartitionDescription(
-            index, part.leader if part.leader >= 0 else None, list(part.replicas), list(part.isr),
-            list(moving.adding_replicas) if moving else [], list(moving.removing_replicas) if moving else []))
+        partitions.append(
+            PartitionDescription(
+                index,
+                part.leader if part.leader >= 0 else None,
+                list(part.replicas),
+                list(part.isr),
+                list(moving.adding_replicas) if moving else [],
+                list(moving.removing_replicas) if moving else [],
+            )
+        )
     entries = config_entries or []
     min_isr = next((int(e.value) for e in entries if e.name == "min.insync.replicas" and e.value), None)
-    return TopicDescription(topic_info.name, partitions, [(e.name, e.value) for e in entries if not e.is_default],
-                            False, min_isr)
+    return TopicDescription(
+        topic_info.name, partitions, [(e.name, e.value) for e in entries if not e.is_default], False, min_isr
+    )
 
 
 def description_from_zk(described):
     """TopicDescription from ZkAdmin.describe_topic's dict (configs there are the overrides)."""
-    partitions = [PartitionDescription(p, d["leader"], d["replicas"], d["isr"], [], [])
-                  for p, d in sorted(described["partitions"].items())]
-    return TopicDescription(described["name"], partitions, sorted(described["configs"].items()),
-                            described["marked_for_deletion"], None)
+    partitions = [
+        PartitionDescription(p, d["leader"], d["replicas"], d["isr"], [], [])
+        for p, d in sorted(described["partitions"].items())
+    ]
+    return TopicDescription(
+        described["name"], partitions, sorted(described["configs"].items()), described["marked_for_deletion"], None
+    )
 
 
 # -- argument handling -------------------------------------------------------------------------
+
 
 def parse_topic_configs(items):
     """--config k=v values as an ordered dict, validated like Kafka's LogConfig.validate."""
@@ -120,8 +151,9 @@ def parse_topic_configs(items):
     for item in items or ():
         parts = re.split(r"\s*=\s*", item)
         if len(parts) != 2:
-            raise CommandError('requirement failed: Invalid topic config: all configs to be added must be in the '
-                               'format "key=val".')
+            raise CommandError(
+                'requirement failed: Invalid topic config: all configs to be added must be in the format "key=val".'
+            )
         configs[parts[0].strip()] = parts[1].strip()
     try:
         validate_topic_configs(configs)
@@ -151,33 +183,42 @@ def check_args(args):
                 raise UsageError("Missing required argument %s" % _option(name))
     if args.bootstrap_server and action == "alter":
         if args.config:
-            raise UsageError('Option "[config]" can\'t be used with option "[bootstrap-server]" (the kafka-configs '
-                             'CLI supports altering topic configs with a --bootstrap-server option)')
+            raise UsageError(
+                'Option "[config]" can\'t be used with option "[bootstrap-server]" (the kafka-configs '
+                "CLI supports altering topic configs with a --bootstrap-server option)"
+            )
         if args.partitions is None:
             raise UsageError('Missing required argument "[partitions]"')
     allowed = {
-        "config": ("alter", "create"), "delete_config": ("alter",), "partitions": ("alter", "create"),
-        "replication_factor": ("create",), "replica_assignment": ("create", "alter"),
-        "if_exists": ("alter", "delete", "describe"), "if_not_exists": ("create",),
-        "exclude_internal": ("list", "describe"), "topics_with_overrides": ("describe",),
+        "config": ("alter", "create"),
+        "delete_config": ("alter",),
+        "partitions": ("alter", "create"),
+        "replication_factor": ("create",),
+        "replica_assignment": ("create", "alter"),
+        "if_exists": ("alter", "delete", "describe"),
+        "if_not_exists": ("create",),
+        "exclude_internal": ("list", "describe"),
+        "topics_with_overrides": ("describe",),
     }
     allowed.update({name: ("describe",) for name in REPORT_OPTIONS})
     for name, actions_ok in allowed.items():
         value = getattr(args, name)
         if value not in (None, False, []) and action not in actions_ok:
-            raise UsageError("Option %s can't be used with option \"[%s]\"" % (_option(name), action))
+            raise UsageError('Option %s can\'t be used with option "[%s]"' % (_option(name), action))
     if args.delete_config and args.bootstrap_server:
         raise UsageError('Option "[delete-config]" can\'t be used with option "[bootstrap-server]"')
     if action == "create" and args.replica_assignment:
         for name in ("partitions", "replication_factor"):
             if getattr(args, name) is not None:
-                raise UsageError("Option \"[replica-assignment]\" can't be used with option %s" % _option(name))
+                raise UsageError('Option "[replica-assignment]" can\'t be used with option %s' % _option(name))
     reports = [name for name in REPORT_OPTIONS + ("topics_with_overrides",) if getattr(args, name)]
     if len(reports) > 1:
         raise UsageError("Option %s can't be used with option %s" % (_option(reports[0]), _option(reports[1])))
     if args.zookeeper and (args.under_min_isr_partitions or args.at_min_isr_partitions):
-        raise UsageError("Option %s can't be used with option \"[zookeeper]\"" % _option(
-            "under_min_isr_partitions" if args.under_min_isr_partitions else "at_min_isr_partitions"))
+        raise UsageError(
+            'Option %s can\'t be used with option "[zookeeper]"'
+            % _option("under_min_isr_partitions" if args.under_min_isr_partitions else "at_min_isr_partitions")
+        )
     return action
 
 
@@ -204,6 +245,7 @@ def _check_sizes(args):
 
 # -- the two topic services ----------------------------------------------------------------------
 
+
 def _print(out, line=""):
     print(line, file=out)
 
@@ -224,13 +266,19 @@ def _creation_request(args, out):
 
 def run_with_admin(action, args, admin, out):
     """Carry out ``action`` through an AdminClient (--bootstrap-server)."""
+
     def topics():
         return filter_topics(admin.list_topics(), args.topic, args.exclude_internal)
 
     if action == "create":
         assignment, configs = _creation_request(args, out)
-        new = NewTopic(args.topic, -1 if args.partitions is None else args.partitions,
-                       -1 if args.replication_factor is None else args.replication_factor, assignment, configs)
+        new = NewTopic(
+            args.topic,
+            -1 if args.partitions is None else args.partitions,
+            -1 if args.replication_factor is None else args.replication_factor,
+            assignment,
+            configs,
+        )
         error, message = admin.create_topics([new]).get(args.topic, (Errors.UNKNOWN_SERVER_ERROR, None))
         if error == Errors.TOPIC_ALREADY_EXISTS and args.if_not_exists:
             return
@@ -283,6 +331,7 @@ def run_with_admin(action, args, admin, out):
 
 def run_with_zookeeper(action, args, zk_admin, out):
     """Carry out ``action`` by editing ZooKeeper directly (--zookeeper), like Kafka's AdminZkClient."""
+
     def topics():
         return filter_topics(zk_admin.list_topics(), args.topic, args.exclude_internal)
 
@@ -292,8 +341,13 @@ def run_with_zookeeper(action, args, zk_admin, out):
             if assignment:
                 zk_admin.create_topic_with_assignment(args.topic, assignment, configs)
             else:
-                zk_admin.create_topic(args.topic, args.partitions, args.replication_factor, configs,
-                                      RackAwareMode.DISABLED if args.disable_rack_aware else RackAwareMode.ENFORCED)
+                zk_admin.create_topic(
+                    args.topic,
+                    args.partitions,
+                    args.replication_factor,
+                    configs,
+                    RackAwareMode.DISABLED if args.disable_rack_aware else RackAwareMode.ENFORCED,
+                )
         except TopicExistsError:
             if args.if_not_exists:
                 return
@@ -310,8 +364,11 @@ def run_with_zookeeper(action, args, zk_admin, out):
         to_add = parse_topic_configs(args.config)
         for name in found:
             if args.config or args.delete_config:
-                _print(out, "WARNING: Altering topic configuration from this script has been deprecated and may be "
-                            "removed in future releases.")
+                _print(
+                    out,
+                    "WARNING: Altering topic configuration from this script has been deprecated and may be "
+                    "removed in future releases.",
+                )
                 _print(out, "         Going forward, please use kafka-configs.sh for this functionality")
                 configs = zk_admin.get_topic_config(name)
                 configs.update(to_add)
@@ -322,8 +379,11 @@ def run_with_zookeeper(action, args, zk_admin, out):
             if args.partitions is not None:
                 if is_internal(name):
                     raise CommandError("The number of partitions for the internal topic %s cannot be changed." % name)
-                _print(out, "WARNING: If partitions are increased for a topic that has a key, the partition logic "
-                            "or ordering of the messages will be affected")
+                _print(
+                    out,
+                    "WARNING: If partitions are increased for a topic that has a key, the partition logic "
+                    "or ordering of the messages will be affected",
+                )
                 zk_admin.add_partitions(name, args.partitions, assignment)
                 _print(out, "Adding partitions succeeded!")
     elif action == "describe":
@@ -352,19 +412,31 @@ def build_parser():
     parser = ToolArgumentParser(prog="kafka-topics", description="Create, delete, describe, or change a topic.")
     parser.add_argument("--bootstrap-server", help="The Kafka server to connect to.")
     parser.add_argument("--zookeeper", help="The connection string for the zookeeper connection host:port[/chroot].")
-    parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client. "
-                        "This is used only with --bootstrap-server option for describing and altering broker configs.")
+    parser.add_argument(
+        "--command-config",
+        help="Property file containing configs to be passed to Admin Client. "
+        "This is used only with --bootstrap-server option for describing and altering broker configs.",
+    )
     for action in ACTIONS:
         parser.add_argument("--" + action, action="store_true")
     parser.add_argument("--topic", help="The topic (a regular expression, except for --create).")
-    parser.add_argument("--config", action="append", metavar="name=value",
-                        help="A topic configuration override for the topic being created or altered.")
-    parser.add_argument("--delete-config", action="append", metavar="name",
-                        help="A topic configuration override to be removed for an existing topic.")
+    parser.add_argument(
+        "--config",
+        action="append",
+        metavar="name=value",
+        help="A topic configuration override for the topic being created or altered.",
+    )
+    parser.add_argument(
+        "--delete-config",
+        action="append",
+        metavar="name",
+        help="A topic configuration override to be removed for an existing topic.",
+    )
     parser.add_argument("--partitions", type=int, help="The number of partitions for the topic.")
     parser.add_argument("--replication-factor", type=int, help="The replication factor for each partition.")
-    parser.add_argument("--replica-assignment", metavar="b1:b2,b3:b4",
-                        help="A list of manual partition-to-broker assignments.")
+    parser.add_argument(
+        "--replica-assignment", metavar="b1:b2,b3:b4", help="A list of manual partition-to-broker assignments."
+    )
     parser.add_argument("--under-replicated-partitions", action="store_true")
     parser.add_argument("--unavailable-partitions", action="store_true")
     parser.add_argument("--under-min-isr-partitions", action="store_true")

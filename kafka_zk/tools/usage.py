@@ -16,9 +16,25 @@ import sys
 import types
 
 # The import names of setup.cfg's install_requires (and of the extras a tool module imports at its top).
-PROJECT_PACKAGES = frozenset({
-    "kazoo", "twisted", "zope", "crc32c", "lz4", "snappy", "zstandard", "confluent_kafka", "OpenSSL",
-    "service_identity", "cryptography", "scramp", "jks", "puresasl", "prometheus_client"})
+PROJECT_PACKAGES = frozenset(
+    {
+        "kazoo",
+        "twisted",
+        "zope",
+        "crc32c",
+        "lz4",
+        "snappy",
+        "zstandard",
+        "confluent_kafka",
+        "OpenSSL",
+        "service_identity",
+        "cryptography",
+        "scramp",
+        "jks",
+        "puresasl",
+        "prometheus_client",
+    }
+)
 
 
 class _PlaceholderMeta(type):

@@ -17,14 +17,17 @@ from kafka_zk.zk.acl_migration import AclMigrationError, migrate_acls
 from kafka_zk.zk.acls import ZkSecurity
 from kafka_zk.zk.client import KafkaZkClient
 
-USAGE_MESSAGE = ("ZooKeeper Migration Tool Help. This tool updates the ACLs of znodes as part of the process of "
-                 "setting up ZooKeeper authentication.")
+USAGE_MESSAGE = (
+    "ZooKeeper Migration Tool Help. This tool updates the ACLs of znodes as part of the process of "
+    "setting up ZooKeeper authentication."
+)
 TLS_CONFIG_FILE_OPTION = "zk-tls-config-file"
 NO_JAAS_FILE = (
     "No JAAS configuration file has been specified and no TLS client certificate has been specified. Please make "
     "sure that you set the system property %s or provide a ZooKeeper client TLS configuration via --%s <filename> "
     "identifying at least zookeeper.ssl.client.enable, zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location"
-    % (LOGIN_CONFIG_PROPERTY, TLS_CONFIG_FILE_OPTION))
+    % (LOGIN_CONFIG_PROPERTY, TLS_CONFIG_FILE_OPTION)
+)
 
 
 class IncorrectConfiguration(Exception):
@@ -33,19 +36,41 @@ class IncorrectConfiguration(Exception):
 
 def build_parser():
     parser = ToolArgumentParser(prog="zookeeper-security-migration", description=USAGE_MESSAGE)
-    parser.add_argument("--zookeeper.acl", dest="zookeeper_acl", metavar="secure|unsecure",
-                        help="Indicates whether to make the Kafka znodes in ZooKeeper secure or unsecure. The options "
-                             "are 'secure' and 'unsecure'")
-    parser.add_argument("--zookeeper.connect", dest="zookeeper_connect", default="localhost:2181",
-                        help="Sets the ZooKeeper connect string (ensemble). This parameter takes a comma-separated "
-                             "list of host:port pairs. (default: localhost:2181)")
-    parser.add_argument("--zookeeper.session.timeout", dest="session_timeout", type=int, default=30000,
-                        help="Sets the ZooKeeper session timeout. (default: 30000)")
-    parser.add_argument("--zookeeper.connection.timeout", dest="connection_timeout", type=int, default=30000,
-                        help="Sets the ZooKeeper connection timeout. (default: 30000)")
-    parser.add_argument("--" + TLS_CONFIG_FILE_OPTION, dest="tls_config_file", metavar="ZooKeeper TLS configuration",
-                        help="Identifies the file where ZooKeeper client TLS connectivity properties are defined "
-                             "(not supported by kafka-zk: ZooKeeper sessions here log in with SASL).")
+    parser.add_argument(
+        "--zookeeper.acl",
+        dest="zookeeper_acl",
+        metavar="secure|unsecure",
+        help="Indicates whether to make the Kafka znodes in ZooKeeper secure or unsecure. The options "
+        "are 'secure' and 'unsecure'",
+    )
+    parser.add_argument(
+        "--zookeeper.connect",
+        dest="zookeeper_connect",
+        default="localhost:2181",
+        help="Sets the ZooKeeper connect string (ensemble). This parameter takes a comma-separated "
+        "list of host:port pairs. (default: localhost:2181)",
+    )
+    parser.add_argument(
+        "--zookeeper.session.timeout",
+        dest="session_timeout",
+        type=int,
+        default=30000,
+        help="Sets the ZooKeeper session timeout. (default: 30000)",
+    )
+    parser.add_argument(
+        "--zookeeper.connection.timeout",
+        dest="connection_timeout",
+        type=int,
+        default=30000,
+        help="Sets the ZooKeeper connection timeout. (default: 30000)",
+    )
+    parser.add_argument(
+        "--" + TLS_CONFIG_FILE_OPTION,
+        dest="tls_config_file",
+        metavar="ZooKeeper TLS configuration",
+        help="Identifies the file where ZooKeeper client TLS connectivity properties are defined "
+        "(not supported by kafka-zk: ZooKeeper sessions here log in with SASL).",
+    )
     return parser
 
 
@@ -61,8 +86,10 @@ def secure_option(value):
 def run(args, out, err, environ=None, client_factory=KafkaZkClient):
     environ = os.environ if environ is None else environ
     if args.tls_config_file:
-        raise UsageError("--%s is not supported: ZooKeeper TLS client authentication is not available in kafka-zk"
-                         % TLS_CONFIG_FILE_OPTION)
+        raise UsageError(
+            "--%s is not supported: ZooKeeper TLS client authentication is not available in kafka-zk"
+            % TLS_CONFIG_FILE_OPTION
+        )
     jaas_file = login_config_path(environ)
     try:
         if jaas_file is None:
@@ -76,9 +103,12 @@ def run(args, out, err, environ=None, client_factory=KafkaZkClient):
             print("ERROR: Security isn't enabled, most likely the file isn't set properly: %s" % jaas_file, file=out)
             raise IncorrectConfiguration("Incorrect configuration")
         secure = secure_option(args.zookeeper_acl)
-        client = client_factory(args.zookeeper_connect, session_timeout_ms=args.session_timeout,
-                                connection_timeout_ms=args.connection_timeout,
-                                security=ZkSecurity(sasl_options=sasl, secure_acls=secure))
+        client = client_factory(
+            args.zookeeper_connect,
+            session_timeout_ms=args.session_timeout,
+            connection_timeout_ms=args.connection_timeout,
+            security=ZkSecurity(sasl_options=sasl, secure_acls=secure),
+        )
         client.start(timeout=args.connection_timeout / 1000.0)
         try:
             migrate_acls(client, lambda line: print("WARN %s (kafka.admin.ZkSecurityMigrator)" % line, file=err))

@@ -37,10 +37,18 @@ class SecuredKazooClient(KazooClient):
             return acl
         return _PathAcl(kazoo_acls(self.security.acls_for(path.rstrip("/") or "/")))
 
-    def create_async(self, path, value=b"", acl=None, ephemeral=False, sequence=False, makepath=False,
-                     include_data=False):
-        return super().create_async(path, value, acl=self.acl_for(path, acl), ephemeral=ephemeral,
-                                    sequence=sequence, makepath=makepath, include_data=include_data)
+    def create_async(
+        self, path, value=b"", acl=None, ephemeral=False, sequence=False, makepath=False, include_data=False
+    ):
+        return super().create_async(
+            path,
+            value,
+            acl=self.acl_for(path, acl),
+            ephemeral=ephemeral,
+            sequence=sequence,
+            makepath=makepath,
+            include_data=include_data,
+        )
 
     def ensure_path_async(self, path, acl=None):
         return super().ensure_path_async(path, self.acl_for(path, acl))

@@ -36,15 +36,17 @@ def _raise_unexpected(result: Exception) -> None:
     raise AclMigrationError("Unexpected return code: %d" % getattr(result, "code", -1), result)
 
 
-def reset_acls_recursively(session: ZkSession, roots: Iterable[str], warn: Callable[[str], None],
-                           recursive: bool = True) -> int:
+def reset_acls_recursively(
+    session: ZkSession, roots: Iterable[str], warn: Callable[[str], None], recursive: bool = True
+) -> int:
     """Give each root (and, when recursive, every znode below it) its default ACLs; returns the znodes updated."""
     kazoo = session.kazoo
     level = list(dict.fromkeys(roots))
     updated = 0
     while level:
-        acls = session._batch(level, lambda path: kazoo.set_acls_async(
-            path, kazoo_acls(session.security.acls_for(path))))
+        acls = session._batch(
+            level, lambda path: kazoo.set_acls_async(path, kazoo_acls(session.security.acls_for(path)))
+        )
         children = session._batch(level, kazoo.get_children_async) if recursive else {}
         next_level = []
         for path in level:

@@ -42,6 +42,7 @@ READ = "read"
 
 class ZkAcl(NamedTuple):
     """One ACL entry: scheme ("world", "auth", "sasl"), id ("anyone", "", a user name) and permission."""
+
     scheme: str
     id: str
     permission: str  # ALL or READ
@@ -70,6 +71,7 @@ class ZkSecurity:
     """How a ZooKeeper session authenticates (kazoo's `sasl_options`, None for none) and whether the znodes it
     creates get secure ACLs. Decided above this layer: from the JAAS file and zookeeper.set.acl (see
     kafka_zk/security/zk_login.py)."""
+
     sasl_options: Mapping[str, str] | None = field(default=None)
     secure_acls: bool = False
 

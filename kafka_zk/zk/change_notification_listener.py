@@ -62,8 +62,10 @@ class ChangeNotificationListener:
         self._pass_requested = True
         if not self._running:
             self._run_passes().addErrback(
-                lambda failure: log.error("processing the notifications of %s failed: %s", self.parent,
-                                          failure.getTraceback()))
+                lambda failure: log.error(
+                    "processing the notifications of %s failed: %s", self.parent, failure.getTraceback()
+                )
+            )
 
     @defer.inlineCallbacks
     def _run_passes(self):
@@ -85,8 +87,7 @@ class ChangeNotificationListener:
             try:
                 decoded.append(self.decode(notification.data))
             except Exception as error:  # noqa: BLE001 - one unreadable notification must not stop the others
-                log.error("ignoring unreadable change notification %s/%s: %s", self.parent, notification.name,
-                          error)
+                log.error("ignoring unreadable change notification %s/%s: %s", self.parent, notification.name, error)
         if decoded:
             try:
                 yield self.process(decoded)

@@ -11,10 +11,24 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from kazoo.exceptions import BadVersionError, ConnectionLoss, KazooException, NodeExistsError, NoNodeError
 
+from kafka_zk.zk.notification_sequence import Notification
+from kafka_zk.zk.security_znodes import (
+    ACL_PATHS,
+    ACL_PATTERN_TYPES,
+    DELEGATION_TOKEN_PATHS,
+    AclChangeNotificationZNode,
+    AclZNode,
+    AclZNodes,
+    DelegationTokenChangeNotificationSequenceZNode,
+    DelegationTokenInfoZNode,
+    DelegationTokensZNode,
+    StoredDelegationToken,
+)
 from kafka_zk.zk.session import (  # noqa: F401  (re-exported: callers import these from here)
     CONNECTED,
     LOST,
     SUSPENDED,
+    TRANSIENT_ERRORS,
     CheckOp,
     ControllerMovedError,
     CreateOp,
@@ -23,9 +37,7 @@ from kafka_zk.zk.session import (  # noqa: F401  (re-exported: callers import th
     Watch,
     ZkSession,
     first_failure,
-    TRANSIENT_ERRORS,
 )
-from kafka_zk.zk.notification_sequence import Notification
 from kafka_zk.zk.znodes import (
     PERSISTENT_PATHS,
     BrokerIdsZNode,
@@ -56,18 +68,6 @@ from kafka_zk.zk.znodes import (
     TopicsZNode,
     TopicZNode,
     generate_cluster_id,
-)
-from kafka_zk.zk.security_znodes import (
-    ACL_PATHS,
-    ACL_PATTERN_TYPES,
-    AclChangeNotificationZNode,
-    AclZNode,
-    AclZNodes,
-    DELEGATION_TOKEN_PATHS,
-    DelegationTokenChangeNotificationSequenceZNode,
-    DelegationTokenInfoZNode,
-    DelegationTokensZNode,
-    StoredDelegationToken,
 )
 
 
@@ -118,7 +118,8 @@ class KafkaZkClient(ZkSession):
                     return stat.czxid
                 raise NodeExistsError(
                     f"broker id {info.id} is already registered at {path} by session "
-                    f"0x{stat.ephemeralOwner:x}, not ours (0x{self.session_id or 0:x})") from None
+                    f"0x{stat.ephemeralOwner:x}, not ours (0x{self.session_id or 0:x})"
+                ) from None
 
         return self._retry(attempt)
 
@@ -137,9 +138,12 @@ class KafkaZkClient(ZkSession):
     def get_brokers(self, broker_ids: Iterable[int]) -> dict[int, BrokerInfo]:
         """Registrations of the given brokers that exist, with `epoch` set from each znode's czxid."""
         paths = {BrokerIdZNode.path(b): b for b in broker_ids}
-        return {paths[p]: BrokerIdZNode.decode(paths[p], data, epoch=stat.czxid)
-                for p, found in self.get_many(paths).items() if found is not None
-                for data, stat in [found]}
+        return {
+            paths[p]: BrokerIdZNode.decode(paths[p], data, epoch=stat.czxid)
+            for p, found in self.get_many(paths).items()
+            if found is not None
+            for data, stat in [found]
+        }
 
     def get_all_brokers(self) -> list[BrokerInfo]:
         return [info for _, info in sorted(self.get_brokers(self.get_broker_ids()).items())]
@@ -184,8 +188,11 @@ class KafkaZkClient(ZkSession):
             pass  # the multi may have been applied: check below who holds /controller
         found = self.get_data(ControllerZNode.PATH)
         epoch, version = self.get_controller_epoch()
-        if found is not None and found[1].ephemeralOwner == self.session_id and \
-                ControllerZNode.decode(found[0]) == broker_id:
+        if (
+            found is not None
+            and found[1].ephemeralOwner == self.session_id
+            and ControllerZNode.decode(found[0]) == broker_id
+        ):
             return True, epoch, version
         return False, epoch, version
 
@@ -214,8 +221,9 @@ class KafkaZkClient(ZkSession):
         """{partition: replicas}; {} if the topic does not exist."""
         return self.get_topic_assignments([topic]).get(topic, {})
 
-    def create_topic_assignment(self, topic: str, assignment: Mapping[int, Sequence[int]],
-                                config: Mapping[str, Any] | None = None) -> None:
+    def create_topic_assignment(
+        self, topic: str, assignment: Mapping[int, Sequence[int]], config: Mapping[str, Any] | None = None
+    ) -> None:
         """Create a topic as Kafka's admin path does: its config znode first, then its assignment."""
         if self.exists(TopicZNode.path(topic)) is not None:
             raise TopicExistsError(f"Topic '{topic}' already exists.")
@@ -227,10 +235,14 @@ class KafkaZkClient(ZkSession):
         except NodeExistsError:
             raise TopicExistsError(f"Topic '{topic}' already exists.") from None
 
-    def set_topic_assignment(self, topic: str, assignment: Mapping[int, Sequence[int]],
-                             adding_replicas: Mapping[int, Sequence[int]] | None = None,
-                             removing_replicas: Mapping[int, Sequence[int]] | None = None,
-                             epoch_zk_version: int | None = None) -> int:
+    def set_topic_assignment(
+        self,
+        topic: str,
+        assignment: Mapping[int, Sequence[int]],
+        adding_replicas: Mapping[int, Sequence[int]] | None = None,
+        removing_replicas: Mapping[int, Sequence[int]] | None = None,
+        epoch_zk_version: int | None = None,
+    ) -> int:
         """Overwrite /brokers/topics/<t> (fenced if epoch_zk_version is given); returns its new zk version."""
         data = TopicZNode.encode(assignment, adding_replicas, removing_replicas)
         if epoch_zk_version is None:
@@ -260,15 +272,20 @@ class KafkaZkClient(ZkSession):
 
     # -- partition states ------------------------------------------------------------------------
 
-    def get_partition_states(self, partitions: Iterable[TopicPartition]) -> dict[TopicPartition, LeaderIsrAndControllerEpoch]:
+    def get_partition_states(
+        self, partitions: Iterable[TopicPartition]
+    ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch]:
         """Batched: (topic, partition) -> state with its zk_version; partitions without a state left out."""
         paths = {TopicPartitionStateZNode.path(t, p): (t, p) for t, p in partitions}
-        return {paths[path]: TopicPartitionStateZNode.decode(found[0], found[1].version)
-                for path, found in self.get_many(paths).items() if found is not None}
+        return {
+            paths[path]: TopicPartitionStateZNode.decode(found[0], found[1].version)
+            for path, found in self.get_many(paths).items()
+            if found is not None
+        }
 
-    def create_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
-                                controller_epoch: int, epoch_zk_version: int
-                                ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch | KazooException]:
+    def create_partition_states(
+        self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch], controller_epoch: int, epoch_zk_version: int
+    ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch | KazooException]:
         """Create state znodes (and their parents), one fenced multi per partition, pipelined.
 
         Returns per partition the written state (zk_version 0, controller_epoch set) or the
@@ -282,16 +299,18 @@ class KafkaZkClient(ZkSession):
             return CreateOp(TopicPartitionStateZNode.path(*tp), TopicPartitionStateZNode.encode(written[tp]))
 
         # The partition znode and its state in one go; where the partition znode exists already, the state alone.
-        results = self._multi_batch(written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)],
-                                     epoch_zk_version)
-        parent_existed = [tp for tp, r in results.items()
-                          if isinstance(r, NodeExistsError) and getattr(r, "op_index", None) == 0]
+        results = self._multi_batch(
+            written, lambda tp: [CreateOp(TopicPartitionZNode.path(*tp)), state_op(tp)], epoch_zk_version
+        )
+        parent_existed = [
+            tp for tp, r in results.items() if isinstance(r, NodeExistsError) and getattr(r, "op_index", None) == 0
+        ]
         results.update(self._multi_batch(parent_existed, lambda tp: [state_op(tp)], epoch_zk_version))
         return {tp: r if isinstance(r, Exception) else written[tp] for tp, r in results.items()}
 
-    def update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch],
-                                controller_epoch: int, epoch_zk_version: int
-                                ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch | KazooException]:
+    def update_partition_states(
+        self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch], controller_epoch: int, epoch_zk_version: int
+    ) -> dict[TopicPartition, LeaderIsrAndControllerEpoch | KazooException]:
         """Conditional set of each state znode on its `zk_version`, one fenced multi per partition.
 
         Returns per partition the new state (with its new zk_version) or the exception:
@@ -299,27 +318,41 @@ class KafkaZkClient(ZkSession):
         """
         encoded = {tp: replace(s, controller_epoch=controller_epoch) for tp, s in states.items()}
         results = self._multi_batch(
-            encoded, lambda tp: [SetDataOp(TopicPartitionStateZNode.path(*tp),
-                                           TopicPartitionStateZNode.encode(encoded[tp]), encoded[tp].zk_version)],
-            epoch_zk_version)
-        return {tp: r if isinstance(r, Exception) else replace(encoded[tp], zk_version=r[0].version)
-                for tp, r in results.items()}
+            encoded,
+            lambda tp: [
+                SetDataOp(
+                    TopicPartitionStateZNode.path(*tp),
+                    TopicPartitionStateZNode.encode(encoded[tp]),
+                    encoded[tp].zk_version,
+                )
+            ],
+            epoch_zk_version,
+        )
+        return {
+            tp: r if isinstance(r, Exception) else replace(encoded[tp], zk_version=r[0].version)
+            for tp, r in results.items()
+        }
 
-    def conditional_update_partition_state(self, topic: str, partition: int,
-                                           state: LeaderIsrAndControllerEpoch) -> tuple[bool, int]:
+    def conditional_update_partition_state(
+        self, topic: str, partition: int, state: LeaderIsrAndControllerEpoch
+    ) -> tuple[bool, int]:
         """One partition leader's ISR write; see conditional_update_partition_states."""
         return self.conditional_update_partition_states({(topic, partition): state})[(topic, partition)]
 
-    def conditional_update_partition_states(self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch]
-                                            ) -> dict[TopicPartition, tuple[bool, int]]:
+    def conditional_update_partition_states(
+        self, states: Mapping[TopicPartition, LeaderIsrAndControllerEpoch]
+    ) -> dict[TopicPartition, tuple[bool, int]]:
         """Partition leaders' ISR writes (not fenced), in pipelined multis: each set on its state's zk_version.
 
         tp -> (True, new_zk_version), or (False, -1) on a version conflict or a deleted partition. A conflict
         whose stored state equals the one written counts as success: our own write whose reply was lost.
         """
         paths = {tp: TopicPartitionStateZNode.path(*tp) for tp in states}
-        results = self._multi_batch(states, lambda tp: [SetDataOp(
-            paths[tp], TopicPartitionStateZNode.encode(states[tp]), states[tp].zk_version)], None)
+        results = self._multi_batch(
+            states,
+            lambda tp: [SetDataOp(paths[tp], TopicPartitionStateZNode.encode(states[tp]), states[tp].zk_version)],
+            None,
+        )
         written: dict[TopicPartition, tuple[bool, int]] = {}
         conflicts = []
         for tp, result in results.items():
@@ -334,8 +367,9 @@ class KafkaZkClient(ZkSession):
         found = self.get_many([paths[tp] for tp in conflicts]) if conflicts else {}
         for tp in conflicts:
             stored = found.get(paths[tp])
-            same = stored is not None and replace(TopicPartitionStateZNode.decode(stored[0]), zk_version=-1) == \
-                replace(states[tp], zk_version=-1)
+            same = stored is not None and replace(TopicPartitionStateZNode.decode(stored[0]), zk_version=-1) == replace(
+                states[tp], zk_version=-1
+            )
             written[tp] = (True, stored[1].version) if same else (False, -1)
         return written
 
@@ -347,8 +381,9 @@ class KafkaZkClient(ZkSession):
 
     def create_partition_reassignment(self, reassignment: Mapping[TopicPartition, Sequence[int]]) -> None:
         """Create /admin/reassign_partitions as Kafka's tool does; NodeExistsError if one is in progress."""
-        self._retry(self._zk.create, ReassignPartitionsZNode.PATH, ReassignPartitionsZNode.encode(reassignment),
-                    makepath=True)
+        self._retry(
+            self._zk.create, ReassignPartitionsZNode.PATH, ReassignPartitionsZNode.encode(reassignment), makepath=True
+        )
 
     def delete_partition_reassignment(self, epoch_zk_version: int) -> None:
         self._multi_batch([ReassignPartitionsZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
@@ -359,8 +394,12 @@ class KafkaZkClient(ZkSession):
 
     def create_preferred_replica_election(self, partitions: Iterable[TopicPartition]) -> None:
         """Create /admin/preferred_replica_election as Kafka's tool does; NodeExistsError if one is in progress."""
-        self._retry(self._zk.create, PreferredReplicaElectionZNode.PATH,
-                    PreferredReplicaElectionZNode.encode(partitions), makepath=True)
+        self._retry(
+            self._zk.create,
+            PreferredReplicaElectionZNode.PATH,
+            PreferredReplicaElectionZNode.encode(partitions),
+            makepath=True,
+        )
 
     def delete_preferred_replica_election(self, epoch_zk_version: int) -> None:
         self._multi_batch([PreferredReplicaElectionZNode.PATH], lambda p: [DeleteOp(p)], epoch_zk_version)
@@ -370,8 +409,9 @@ class KafkaZkClient(ZkSession):
     def get_entity_configs(self, entity_type: str, names: Iterable[str]) -> dict[str, dict[str, str]]:
         """Batched: name -> config overrides ({} when none are stored)."""
         paths = {ConfigEntityZNode.path(entity_type, n): n for n in names}
-        return {paths[p]: ConfigEntityZNode.decode(found[0] if found else None)
-                for p, found in self.get_many(paths).items()}
+        return {
+            paths[p]: ConfigEntityZNode.decode(found[0] if found else None) for p, found in self.get_many(paths).items()
+        }
 
     def get_entity_config(self, entity_type: str, name: str) -> dict[str, str]:
         return self.get_entity_configs(entity_type, [name])[name]
@@ -386,6 +426,7 @@ class KafkaZkClient(ZkSession):
 
     def _set_or_create(self, path: str, data: bytes) -> None:
         """Write ``path``, creating it (and its parents) when absent."""
+
         def attempt() -> None:
             try:
                 self._zk.set(path, data)
@@ -404,18 +445,23 @@ class KafkaZkClient(ZkSession):
         data = ConsumerOffsetZNode.encode(offset)
         self._set_or_create(path, data)
 
-    def get_consumer_offsets(self, group: str,
-                             partitions: Iterable[tuple[str, int]]) -> dict[tuple[str, int], int | None]:
+    def get_consumer_offsets(
+        self, group: str, partitions: Iterable[tuple[str, int]]
+    ) -> dict[tuple[str, int], int | None]:
         """(topic, partition) -> committed offset, or None without a znode."""
         paths = {tp: ConsumerOffsetZNode.path(group, *tp) for tp in partitions}
         found = self.get_many(paths.values())
-        return {tp: None if found[path] is None else ConsumerOffsetZNode.decode(found[path][0])
-                for tp, path in paths.items()}
+        return {
+            tp: None if found[path] is None else ConsumerOffsetZNode.decode(found[path][0])
+            for tp, path in paths.items()
+        }
 
     def create_config_change_notification(self, entity_path: str) -> str:
         """Create config_change_<seq> naming "<type>/<name>"; returns the znode name."""
-        return self.create_notification(ConfigEntityChangeNotificationSequenceZNode.path(),
-                                        ConfigEntityChangeNotificationSequenceZNode.encode(entity_path))
+        return self.create_notification(
+            ConfigEntityChangeNotificationSequenceZNode.path(),
+            ConfigEntityChangeNotificationSequenceZNode.encode(entity_path),
+        )
 
     # -- ACLs (AclAuthorizer's store) -------------------------------------------------------------
 
@@ -444,14 +490,16 @@ class KafkaZkClient(ZkSession):
     def get_resource_acls(self, patterns: Iterable[tuple[str, str, str]]) -> dict[tuple[str, str, str], list[dict]]:
         """Batched: (pattern type, resource type, name) -> its ACL entries ([] when it has no znode)."""
         paths = {AclZNode.path(rt, name, pt): (pt, rt, name) for pt, rt, name in patterns}
-        return {paths[path]: AclZNode.decode(found[0] if found else None)
-                for path, found in self.get_many(paths).items()}
+        return {
+            paths[path]: AclZNode.decode(found[0] if found else None) for path, found in self.get_many(paths).items()
+        }
 
     def get_all_acls(self) -> dict[tuple[str, str, str], list[dict]]:
         return self.get_resource_acls(self.get_acl_patterns())
 
-    def update_resource_acls(self, pattern_type: str, resource_type: str, name: str,
-                             update: Any) -> tuple[list[dict], list[dict]]:
+    def update_resource_acls(
+        self, pattern_type: str, resource_type: str, name: str, update: Any
+    ) -> tuple[list[dict], list[dict]]:
         """Replace a pattern's entries by ``update(current entries)`` with a conditional write on the znode's
         version, re-reading and retrying when another writer came first; an empty result deletes the znode.
         Returns (entries before, entries written)."""
@@ -474,8 +522,10 @@ class KafkaZkClient(ZkSession):
 
     def create_acl_change_notification(self, pattern_type: str, resource_type: str, name: str) -> str:
         """acl_changes_<seq> under the pattern type's change path; returns the znode name."""
-        return self.create_notification(AclChangeNotificationZNode.path(pattern_type),
-                                        AclChangeNotificationZNode.encode(resource_type, name, pattern_type))
+        return self.create_notification(
+            AclChangeNotificationZNode.path(pattern_type),
+            AclChangeNotificationZNode.encode(resource_type, name, pattern_type),
+        )
 
     # -- producer ids ----------------------------------------------------------------------------
 
@@ -507,8 +557,11 @@ class KafkaZkClient(ZkSession):
         """Batched: every notification znode under ``parent`` with its data and ctime, in name order (those
         deleted between listing and reading skipped)."""
         paths = {f"{parent}/{name}": name for name in sorted(self.get_children(parent))}
-        return [Notification(paths[path], found[0], found[1].ctime)
-                for path, found in self.get_many(paths).items() if found is not None]
+        return [
+            Notification(paths[path], found[0], found[1].ctime)
+            for path, found in self.get_many(paths).items()
+            if found is not None
+        ]
 
     def delete_notifications(self, parent: str, names: Iterable[str], epoch_zk_version: int | None = None) -> None:
         """Delete these children of ``parent`` (missing ones are no error); fenced by the controller epoch's
@@ -523,8 +576,9 @@ class KafkaZkClient(ZkSession):
 
     def create_isr_change_notification(self, partitions: Iterable[TopicPartition]) -> str:
         """Create isr_change_<seq> listing the partitions whose ISR changed; returns the znode name."""
-        return self.create_notification(IsrChangeNotificationSequenceZNode.path(),
-                                        IsrChangeNotificationSequenceZNode.encode(partitions))
+        return self.create_notification(
+            IsrChangeNotificationSequenceZNode.path(), IsrChangeNotificationSequenceZNode.encode(partitions)
+        )
 
     def get_isr_change_notifications(self) -> list[str]:
         """Names of pending notifications (isr_change_<seq>), oldest first."""
@@ -540,8 +594,9 @@ class KafkaZkClient(ZkSession):
         return list(partitions)
 
     def create_log_dir_event_notification(self, broker_id: int) -> str:
-        return self.create_notification(LogDirEventNotificationSequenceZNode.path(),
-                                        LogDirEventNotificationSequenceZNode.encode(broker_id))
+        return self.create_notification(
+            LogDirEventNotificationSequenceZNode.path(), LogDirEventNotificationSequenceZNode.encode(broker_id)
+        )
 
     def get_log_dir_event_notifications(self) -> list[str]:
         return sorted(self.get_children(LogDirEventNotificationZNode.PATH))
@@ -564,8 +619,10 @@ class KafkaZkClient(ZkSession):
     def get_delegation_tokens(self, token_ids: Iterable[str]) -> dict[str, StoredDelegationToken | None]:
         """Batched: token id -> its stored information, or None when it has no znode."""
         paths = {DelegationTokenInfoZNode.path(token_id): token_id for token_id in token_ids}
-        return {paths[path]: DelegationTokenInfoZNode.decode(found[0]) if found else None
-                for path, found in self.get_many(paths).items()}
+        return {
+            paths[path]: DelegationTokenInfoZNode.decode(found[0]) if found else None
+            for path, found in self.get_many(paths).items()
+        }
 
     def set_or_create_delegation_token(self, token: StoredDelegationToken) -> None:
         self._set_or_create(DelegationTokenInfoZNode.path(token.token_id), DelegationTokenInfoZNode.encode(token))
@@ -579,5 +636,7 @@ class KafkaZkClient(ZkSession):
 
     def create_token_change_notification(self, token_id: str) -> str:
         """Create token_change_<seq> holding the token id; returns the znode name."""
-        return self.create_notification(DelegationTokenChangeNotificationSequenceZNode.path(),
-                                        DelegationTokenChangeNotificationSequenceZNode.encode(token_id))
+        return self.create_notification(
+            DelegationTokenChangeNotificationSequenceZNode.path(),
+            DelegationTokenChangeNotificationSequenceZNode.encode(token_id),
+        )

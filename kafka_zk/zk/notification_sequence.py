@@ -30,7 +30,7 @@ def sequence_number(name: str, prefix: str) -> int | None:
     if not name.startswith(prefix):
         return None
     try:
-        return int(name[len(prefix):])
+        return int(name[len(prefix) :])
     except ValueError:
         return None
 
@@ -52,8 +52,7 @@ class NotificationSequence:
         for notification in notifications:
             number = sequence_number(notification.name, self.prefix)
             if number is None:
-                log.warning("ignoring a notification named %s (expected %s<sequence>)", notification.name,
-                            self.prefix)
+                log.warning("ignoring a notification named %s (expected %s<sequence>)", notification.name, self.prefix)
             elif number > self.last_processed:
                 numbered.append((number, notification))
         numbered.sort(key=lambda pair: pair[0])

@@ -18,8 +18,9 @@ class ReactorZkClient:
             self.metrics = ZooKeeperClientMetrics(metrics)
             kazoo = client.kazoo  # a KafkaZkClient's
             # on kazoo's thread: read the state kazoo is in now, hand both to the reactor
-            client.add_session_listener(lambda state: reactor.callFromThread(
-                self.metrics.on_state, state, kazoo.client_state))
+            client.add_session_listener(
+                lambda state: reactor.callFromThread(self.metrics.on_state, state, kazoo.client_state)
+            )
 
     def _on_thread(self, method, *args):
         started = self.reactor.seconds()
@@ -29,13 +30,16 @@ class ReactorZkClient:
             def answered(result):
                 self.metrics.record_latency(started, self.reactor.seconds())
                 return result
+
             answer.addBoth(answered)
         return answer
 
     def on_reactor(self, handler):
         """Wrap handler so that, called on a kazoo thread, it runs on the reactor thread instead."""
+
         def post(*args, **kwargs):
             self.reactor.callFromThread(handler, *args, **kwargs)
+
         return post
 
     def add_session_listener(self, listener):
@@ -56,6 +60,7 @@ class ReactorZkClient:
 
     def create_acl_paths(self):
         return self._on_thread(self.client.create_acl_paths)
+
     def create_delegation_token_paths(self):
         return self._on_thread(self.client.create_delegation_token_paths)
 
@@ -191,8 +196,12 @@ class ReactorZkClient:
     def set_or_create_consumer_offset(self, group, topic, partition, offset):
         return self._on_thread(self.client.set_or_create_consumer_offset, group, topic, partition, offset)
 
-    def set_topic_assignment(self, topic, assignment, adding_replicas=None, removing_replicas=None, epoch_zk_version=None):
-        return self._on_thread(self.client.set_topic_assignment, topic, assignment, adding_replicas, removing_replicas, epoch_zk_version)
+    def set_topic_assignment(
+        self, topic, assignment, adding_replicas=None, removing_replicas=None, epoch_zk_version=None
+    ):
+        return self._on_thread(
+            self.client.set_topic_assignment, topic, assignment, adding_replicas, removing_replicas, epoch_zk_version
+        )
 
     def start(self, timeout=None):
         return self._on_thread(self.client.start, timeout)

@@ -79,8 +79,9 @@ class AclChangeNotificationZNode:
     def encode(resource_type: str, name: str, pattern_type: str = "LITERAL") -> bytes:
         if pattern_type.upper() == "LITERAL":
             return f"{resource_type}:{name}".encode("utf-8")
-        return _encode_json({"version": 1, "resourceType": resource_type, "name": name,
-                             "patternType": pattern_type.capitalize()})
+        return _encode_json(
+            {"version": 1, "resourceType": resource_type, "name": name, "patternType": pattern_type.capitalize()}
+        )
 
     @staticmethod
     def decode(data: bytes, pattern_type: str = "LITERAL") -> tuple[str, str, str]:
@@ -99,8 +100,11 @@ class AclChangeNotificationZNode:
 # What AclAuthorizer creates when it starts (and kafka-acls --authorizer-properties): each store's root with its
 # resource types, and the change paths.
 ACL_PATHS = (
-    *(AclZNodes.resource_type_path(resource_type, pattern_type)
-      for pattern_type in ACL_PATTERN_TYPES for resource_type in ACL_RESOURCE_TYPES),
+    *(
+        AclZNodes.resource_type_path(resource_type, pattern_type)
+        for pattern_type in ACL_PATTERN_TYPES
+        for resource_type in ACL_RESOURCE_TYPES
+    ),
     *(AclChangeNotificationZNode.parent(pattern_type) for pattern_type in ACL_PATTERN_TYPES),
 )
 
@@ -111,6 +115,7 @@ ACL_PATHS = (
 
 class StoredDelegationToken(NamedTuple):
     """What /delegation_token/tokens/<tokenId> holds; principals as strings ("User:alice")."""
+
     token_id: str
     owner: str
     renewers: tuple[str, ...]
@@ -145,15 +150,17 @@ class DelegationTokenInfoZNode:
     @staticmethod
     def encode(token: StoredDelegationToken) -> bytes:
         """Kafka 2.5's JSON, keys in the order its Scala 2.12 HashMap yields them, principals sanitized."""
-        return _encode_json({
-            "issueTimestamp": token.issue_timestamp,
-            "renewers": [sanitize(renewer) for renewer in token.renewers],
-            "maxTimestamp": token.max_timestamp,
-            "version": DelegationTokenInfoZNode.VERSION,
-            "tokenId": token.token_id,
-            "owner": sanitize(token.owner),
-            "expiryTimestamp": token.expiry_timestamp,
-        })
+        return _encode_json(
+            {
+                "issueTimestamp": token.issue_timestamp,
+                "renewers": [sanitize(renewer) for renewer in token.renewers],
+                "maxTimestamp": token.max_timestamp,
+                "version": DelegationTokenInfoZNode.VERSION,
+                "tokenId": token.token_id,
+                "owner": sanitize(token.owner),
+                "expiryTimestamp": token.expiry_timestamp,
+            }
+        )
 
     @staticmethod
     def decode(data: bytes | None) -> StoredDelegationToken | None:
@@ -165,9 +172,13 @@ class DelegationTokenInfoZNode:
         if not 0 < version <= DelegationTokenInfoZNode.VERSION:
             raise ValueError("unsupported delegation token znode version %d" % version)
         return StoredDelegationToken(
-            str(parsed["tokenId"]), desanitize(parsed["owner"]),
+            str(parsed["tokenId"]),
+            desanitize(parsed["owner"]),
             tuple(desanitize(renewer) for renewer in parsed["renewers"]),
-            int(parsed["issueTimestamp"]), int(parsed["maxTimestamp"]), int(parsed["expiryTimestamp"]))
+            int(parsed["issueTimestamp"]),
+            int(parsed["maxTimestamp"]),
+            int(parsed["expiryTimestamp"]),
+        )
 
 
 class DelegationTokenChangeNotificationZNode:
@@ -183,8 +194,10 @@ class DelegationTokenChangeNotificationSequenceZNode:
 
     @staticmethod
     def path(sequence: str = "") -> str:
-        return (f"{DelegationTokenChangeNotificationZNode.PATH}/"
-                f"{DelegationTokenChangeNotificationSequenceZNode.PREFIX}{sequence}")
+        return (
+            f"{DelegationTokenChangeNotificationZNode.PATH}/"
+            f"{DelegationTokenChangeNotificationSequenceZNode.PREFIX}{sequence}"
+        )
 
     @staticmethod
     def encode(token_id: str) -> bytes:

@@ -152,18 +152,27 @@ class Watch:
 class ZkSession:
     """A kazoo session with batched reads, (fenced) multis and watch helpers; KafkaZkClient builds on it."""
 
-    def __init__(self, connect: str, session_timeout_ms: int = 18000, connection_timeout_ms: int | None = None,
-                 security: ZkSecurity = UNSECURED):
+    def __init__(
+        self,
+        connect: str,
+        session_timeout_ms: int = 18000,
+        connection_timeout_ms: int | None = None,
+        security: ZkSecurity = UNSECURED,
+    ):
         """`security`: how the session authenticates and which ACLs the znodes it creates get."""
         self.connect = connect
         self.security = security
         self._session_timeout_s = session_timeout_ms / 1000.0
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000.0
         retry = {"max_tries": -1, "delay": 0.05, "max_delay": 1.0, "deadline": self._session_timeout_s}
-        self._zk = SecuredKazooClient(shuffled_once(connect), security, timeout=self._session_timeout_s,
-                                      randomize_hosts=False,
-                                      connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
-                                      command_retry=retry)
+        self._zk = SecuredKazooClient(
+            shuffled_once(connect),
+            security,
+            timeout=self._session_timeout_s,
+            randomize_hosts=False,
+            connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
+            command_retry=retry,
+        )
         self._multi_read_supported: bool | None = None  # learnt from the first multiRead
 
     # -- session -------------------------------------------------------------------------------
@@ -207,6 +216,7 @@ class ZkSession:
         (ephemeral znodes and the broker registration must be recreated). Returns the registered
         listener, to pass to `remove_session_listener`.
         """
+
         def listener(state: str) -> None:
             try:
                 callback(state)
@@ -277,7 +287,7 @@ class ZkSession:
 
     def _multi_read(self, paths: list[str]) -> dict[str, Any] | None:
         """path -> (data, stat) or its KazooException; None if the server has no multiRead."""
-        groups = [paths[start:start + MULTI_READ_PATHS] for start in range(0, len(paths), MULTI_READ_PATHS)]
+        groups = [paths[start : start + MULTI_READ_PATHS] for start in range(0, len(paths), MULTI_READ_PATHS)]
 
         def issue(index: int):
             async_result = self._zk.handler.async_result()
@@ -311,6 +321,7 @@ class ZkSession:
     def multi(self, ops: Sequence[Op]) -> list[Any]:
         """One transaction; returns kazoo's per-op results or raises the failing op's exception
         (with `op_index`, counting from 0 over `ops`)."""
+
         def issue(_key: int):
             transaction = self._zk.transaction()
             for op in ops:
@@ -336,8 +347,9 @@ class ZkSession:
             raise results
         return results
 
-    def _multi_batch(self, keys: Iterable[K], ops_for: Callable[[K], Sequence[Op]],
-                     epoch_zk_version: int | None) -> dict[K, list[Any] | KazooException]:
+    def _multi_batch(
+        self, keys: Iterable[K], ops_for: Callable[[K], Sequence[Op]], epoch_zk_version: int | None
+    ) -> dict[K, list[Any] | KazooException]:
         """The ops of each key as if each key had its own multi (fenced by the controller epoch's version unless
         that is None): key -> op results (check excluded), or the exception of its failing op. Keys share multis
         of up to MULTI_OPS ops, pipelined; the keys of a multi rolled back by another key's failing op go again in
@@ -373,7 +385,7 @@ class ZkSession:
                 failure = first_failure(op_results)
                 position = 0
                 for key in groups[index]:
-                    own = op_results[position:position + len(ops[key])]
+                    own = op_results[position : position + len(ops[key])]
                     position += len(ops[key])
                     if failure is None:
                         out[key] = own
@@ -389,9 +401,11 @@ class ZkSession:
                 raise result
 
     def _create_ignoring_existing(self, paths: Iterable[str]) -> dict[str, Any]:
-        return {path: result for path, result in
-                self._batch(paths, lambda p: self._zk.create_async(p, b"")).items()
-                if not isinstance(result, NodeExistsError)}
+        return {
+            path: result
+            for path, result in self._batch(paths, lambda p: self._zk.create_async(p, b"")).items()
+            if not isinstance(result, NodeExistsError)
+        }
 
     def delete_recursive(self, path: str, epoch_zk_version: int | None = None) -> None:
         """Delete a subtree, children first; fenced (in chunks of multis) when epoch_zk_version is given."""
@@ -413,7 +427,7 @@ class ZkSession:
                     pass
             return
         for start in range(0, len(order), _MAX_OPS_PER_MULTI):
-            chunk = order[start:start + _MAX_OPS_PER_MULTI]
+            chunk = order[start : start + _MAX_OPS_PER_MULTI]
             try:
                 self.fenced_multi([DeleteOp(node) for node in chunk], epoch_zk_version)
             except NoNodeError:  # someone removed part of the tree: delete the rest node by node

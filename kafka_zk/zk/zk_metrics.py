@@ -34,6 +34,7 @@ def session_state(kazoo_state, keeper_state):
 class ZooKeeperClientMetrics:
     def __init__(self, registry):
         self.latency = registry.histogram(GROUP, "ZooKeeperClientMetrics", "ZooKeeperRequestLatencyMs")
+
         def meter(event):
             return registry.meter(GROUP, "SessionExpireListener", "ZooKeeper%sPerSec" % event)
 
@@ -43,8 +44,10 @@ class ZooKeeperClientMetrics:
         self.expires = meter("Expires")
         self.auth_failures = meter("AuthFailures")
         self.state = "CONNECTING"
-        self._state_names = [(state, MetricName(GROUP, "SessionExpireListener", "SessionState", {"state": state}))
-                             for state in SESSION_STATES]
+        self._state_names = [
+            (state, MetricName(GROUP, "SessionExpireListener", "SessionState", {"state": state}))
+            for state in SESSION_STATES
+        ]
         registry.add_collector(self.collect_session_state)
 
     def on_state(self, kazoo_state, keeper_state):
@@ -56,7 +59,7 @@ class ZooKeeperClientMetrics:
             self.read_only_connects.mark()
         elif self.state == "CONNECTING":
             if previous in _CONNECTED_STATES:  # ZooKeeper's Disconnected event; kazoo reconnecting after an
-                self.disconnects.mark()        # expiry is a new session connecting, not a disconnect
+                self.disconnects.mark()  # expiry is a new session connecting, not a disconnect
         elif keeper_state == "EXPIRED_SESSION":
             self.expires.mark()
         elif keeper_state == "AUTH_FAILED":

@@ -139,7 +139,7 @@ def _partitions_from_json(items: Iterable[Mapping[str, Any]]) -> list[TopicParti
 
 def sequence_number(name: str, prefix: str) -> str:
     """The sequence part of a sequential znode name such as isr_change_0000000007."""
-    return name[name.rindex(prefix) + len(prefix):]
+    return name[name.rindex(prefix) + len(prefix) :]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -263,18 +263,22 @@ class TopicZNode:
         return f"{TopicsZNode.PATH}/{topic}"
 
     @staticmethod
-    def encode(partitions: Mapping[int, Sequence[int]],
-               adding_replicas: Mapping[int, Sequence[int]] | None = None,
-               removing_replicas: Mapping[int, Sequence[int]] | None = None) -> bytes:
+    def encode(
+        partitions: Mapping[int, Sequence[int]],
+        adding_replicas: Mapping[int, Sequence[int]] | None = None,
+        removing_replicas: Mapping[int, Sequence[int]] | None = None,
+    ) -> bytes:
         def as_json(assignment: Mapping[int, Sequence[int]] | None) -> dict[str, list[int]]:
             return {str(p): list(r) for p, r in sorted((assignment or {}).items()) if r}
 
-        return _encode_json({
-            "version": 2,
-            "partitions": {str(p): list(r) for p, r in sorted(partitions.items())},
-            "adding_replicas": as_json(adding_replicas),
-            "removing_replicas": as_json(removing_replicas),
-        })
+        return _encode_json(
+            {
+                "version": 2,
+                "partitions": {str(p): list(r) for p, r in sorted(partitions.items())},
+                "adding_replicas": as_json(adding_replicas),
+                "removing_replicas": as_json(removing_replicas),
+            }
+        )
 
     @staticmethod
     def decode(data: bytes | None) -> TopicAssignment:
@@ -306,13 +310,15 @@ class TopicPartitionStateZNode:
 
     @staticmethod
     def encode(state: LeaderIsrAndControllerEpoch) -> bytes:
-        return _encode_json({
-            "controller_epoch": state.controller_epoch,
-            "leader": state.leader,
-            "version": 1,
-            "leader_epoch": state.leader_epoch,
-            "isr": list(state.isr),
-        })
+        return _encode_json(
+            {
+                "controller_epoch": state.controller_epoch,
+                "leader": state.leader,
+                "version": 1,
+                "leader_epoch": state.leader_epoch,
+                "isr": list(state.isr),
+            }
+        )
 
     @staticmethod
     def decode(data: bytes, zk_version: int = -1) -> LeaderIsrAndControllerEpoch:
@@ -365,15 +371,23 @@ class ReassignPartitionsZNode:
 
     @staticmethod
     def encode(reassignment: Mapping[TopicPartition, Sequence[int]]) -> bytes:
-        return _encode_json({"version": 1, "partitions": [
-            {"topic": topic, "partition": partition, "replicas": list(replicas)}
-            for (topic, partition), replicas in reassignment.items()]})
+        return _encode_json(
+            {
+                "version": 1,
+                "partitions": [
+                    {"topic": topic, "partition": partition, "replicas": list(replicas)}
+                    for (topic, partition), replicas in reassignment.items()
+                ],
+            }
+        )
 
     @staticmethod
     def decode(data: bytes | None) -> dict[TopicPartition, list[int]]:
         parsed = _decode_json(data) or {}
-        return {(item["topic"], int(item["partition"])): [int(b) for b in item["replicas"]]
-                for item in parsed.get("partitions", [])}
+        return {
+            (item["topic"], int(item["partition"])): [int(b) for b in item["replicas"]]
+            for item in parsed.get("partitions", [])
+        }
 
 
 class PreferredReplicaElectionZNode:
@@ -442,8 +456,9 @@ class LogDirEventNotificationSequenceZNode:
 
     @staticmethod
     def encode(broker_id: int) -> bytes:
-        return _encode_json({"version": 1, "broker": broker_id,
-                             "event": LogDirEventNotificationSequenceZNode.LOG_DIR_FAILURE})
+        return _encode_json(
+            {"version": 1, "broker": broker_id, "event": LogDirEventNotificationSequenceZNode.LOG_DIR_FAILURE}
+        )
 
     @staticmethod
     def decode(data: bytes) -> int:
@@ -512,7 +527,9 @@ class ConfigEntityChangeNotificationSequenceZNode:
 
     @staticmethod
     def path(sequence: str = "") -> str:
-        return f"{ConfigEntityChangeNotificationZNode.PATH}/{ConfigEntityChangeNotificationSequenceZNode.PREFIX}{sequence}"
+        return (
+            f"{ConfigEntityChangeNotificationZNode.PATH}/{ConfigEntityChangeNotificationSequenceZNode.PREFIX}{sequence}"
+        )
 
     @staticmethod
     def encode(entity_path: str) -> bytes:
@@ -558,8 +575,14 @@ class ProducerIdBlockZNode:
 
     @staticmethod
     def encode(block: ProducerIdBlock) -> bytes:
-        return _encode_json({"version": 1, "broker": block.broker_id,
-                             "block_start": str(block.block_start), "block_end": str(block.block_end)})
+        return _encode_json(
+            {
+                "version": 1,
+                "broker": block.broker_id,
+                "block_start": str(block.block_start),
+                "block_end": str(block.block_end),
+            }
+        )
 
     @staticmethod
     def decode(data: bytes | None) -> ProducerIdBlock | None:

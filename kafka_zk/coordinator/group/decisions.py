@@ -9,10 +9,17 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Optional, Protocol, TypeAlias
 
-from kafka_zk.protocol.errors import Errors
 from kafka_zk.coordinator.group.offsets import TopicPartition
 from kafka_zk.coordinator.group.state import (
-    COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID, GroupMetadata)
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    PREPARING_REBALANCE,
+    STABLE,
+    UNKNOWN_MEMBER_ID,
+    GroupMetadata,
+)
+from kafka_zk.protocol.errors import Errors
 
 # APIs that accept an empty group id (backward compatibility: offsets of "" and describing/deleting it).
 EMPTY_GROUP_ID_ALLOWED = frozenset({"OffsetCommit", "OffsetFetch", "DescribeGroups", "DeleteGroups"})
@@ -33,9 +40,9 @@ class GroupConfig:
 class CoordinatorStatus:
     """What the coordinator knows about a group's offsets partition."""
 
-    active: bool = True       # the coordinator has started and not shut down
-    loading: bool = False     # the group's partition is being loaded
-    owned: bool = True        # this broker leads the group's partition
+    active: bool = True  # the coordinator has started and not shut down
+    loading: bool = False  # the group's partition is being loaded
+    owned: bool = True  # this broker leads the group's partition
 
 
 @dataclass
@@ -60,15 +67,15 @@ def act(action: str, member_id: str | None = None) -> Decision:
 
 
 # Actions.
-CREATE_GROUP = "create_group"                 # JoinGroup: unknown group, unknown member: create it, then join
-ADD_MEMBER = "add_member"                     # add a new member and (maybe) rebalance
-MEMBER_ID_REQUIRED = "member_id_required"     # park a pending member id, answer MEMBER_ID_REQUIRED
-REPLACE_STATIC = "replace_static_member"      # a known group.instance.id rejoins without member id
-REBALANCE = "update_member_and_rebalance"     # known member: update its protocols, maybe rebalance
-CURRENT_GENERATION = "current_generation"     # answer the current generation without a rebalance
-AWAIT_SYNC = "await_sync"                     # park SyncGroup until the leader's assignment is stored
-LEADER_SYNC = "leader_sync"                   # leader's SyncGroup: store the assignment, go Stable
-RETURN_ASSIGNMENT = "return_assignment"       # Stable: return the member's assignment
+CREATE_GROUP = "create_group"  # JoinGroup: unknown group, unknown member: create it, then join
+ADD_MEMBER = "add_member"  # add a new member and (maybe) rebalance
+MEMBER_ID_REQUIRED = "member_id_required"  # park a pending member id, answer MEMBER_ID_REQUIRED
+REPLACE_STATIC = "replace_static_member"  # a known group.instance.id rejoins without member id
+REBALANCE = "update_member_and_rebalance"  # known member: update its protocols, maybe rebalance
+CURRENT_GENERATION = "current_generation"  # answer the current generation without a rebalance
+AWAIT_SYNC = "await_sync"  # park SyncGroup until the leader's assignment is stored
+LEADER_SYNC = "leader_sync"  # leader's SyncGroup: store the assignment, go Stable
+RETURN_ASSIGNMENT = "return_assignment"  # Stable: return the member's assignment
 RESET_HEARTBEAT = "reset_heartbeat"
 REMOVE_PENDING = "remove_pending_member"
 REMOVE_MEMBER = "remove_member"
@@ -97,14 +104,25 @@ def group_status_error(group_id: str | None, api: str, status: CoordinatorStatus
 
 # JoinGroup.
 
+
 def requires_known_member_id(api_version: int, group_instance_id: str | None) -> bool:
     """JoinGroup v4+ dynamic members must first obtain a member id (KIP-394)."""
     return api_version >= 4 and group_instance_id is None
 
 
-def decide_join(group: GroupMetadata | None, status: CoordinatorStatus, config: GroupConfig, *, group_id: str,
-                member_id: str, group_instance_id: str | None, session_timeout_ms: int, protocol_type: str,
-                protocols: Sequence[tuple[str, bytes]], api_version: int) -> Decision:
+def decide_join(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    config: GroupConfig,
+    *,
+    group_id: str,
+    member_id: str,
+    group_instance_id: str | None,
+    session_timeout_ms: int,
+    protocol_type: str,
+    protocols: Sequence[tuple[str, bytes]],
+    api_version: int,
+) -> Decision:
     """The whole JoinGroup decision for ``group`` (None when unknown). ``protocols``: [(name, metadata)]."""
     error = group_status_error(group_id, "JoinGroup", status)
     if error is not None:
@@ -114,8 +132,7 @@ def decide_join(group: GroupMetadata | None, status: CoordinatorStatus, config: 
     unknown = member_id == UNKNOWN_MEMBER_ID
     if group is None:
         return act(CREATE_GROUP) if unknown else fail(Errors.UNKNOWN_MEMBER_ID, member_id)
-    over = group.over_capacity(config.max_size) and group.has(member_id) \
-        and not group.get(member_id).awaiting_join
+    over = group.over_capacity(config.max_size) and group.has(member_id) and not group.get(member_id).awaiting_join
     if over or (unknown and group.size() >= config.max_size):
         return fail(Errors.GROUP_MAX_SIZE_REACHED, UNKNOWN_MEMBER_ID)
     names = [name for name, _ in protocols]
@@ -124,8 +141,13 @@ def decide_join(group: GroupMetadata | None, status: CoordinatorStatus, config: 
     return decide_known_member_join(group, member_id, group_instance_id, protocol_type, protocols)
 
 
-def decide_unknown_member_join(group: GroupMetadata, group_instance_id: str | None, protocol_type: str,
-                               protocol_names: Iterable[str], api_version: int) -> Decision:
+def decide_unknown_member_join(
+    group: GroupMetadata,
+    group_instance_id: str | None,
+    protocol_type: str,
+    protocol_names: Iterable[str],
+    api_version: int,
+) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE, UNKNOWN_MEMBER_ID)
     if not group.supports_protocols(protocol_type, protocol_names):
@@ -137,8 +159,13 @@ def decide_unknown_member_join(group: GroupMetadata, group_instance_id: str | No
     return act(ADD_MEMBER)
 
 
-def decide_known_member_join(group: GroupMetadata, member_id: str, group_instance_id: str | None,
-                             protocol_type: str, protocols: Sequence[tuple[str, bytes]]) -> Decision:
+def decide_known_member_join(
+    group: GroupMetadata,
+    member_id: str,
+    group_instance_id: str | None,
+    protocol_type: str,
+    protocols: Sequence[tuple[str, bytes]],
+) -> Decision:
     names = [name for name, _ in protocols]
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE, member_id)
@@ -161,17 +188,26 @@ def decide_known_member_join(group: GroupMetadata, member_id: str, group_instanc
         if group.is_leader(member_id) or not member.matches(protocols):
             return act(REBALANCE, member_id)
         return act(CURRENT_GENERATION, member_id)
-    return fail(Errors.UNKNOWN_MEMBER_ID, member_id)   # Empty: let the member reset and rejoin
+    return fail(Errors.UNKNOWN_MEMBER_ID, member_id)  # Empty: let the member reset and rejoin
 
 
 # SyncGroup.
 
-def decide_sync(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
-                group_instance_id: str | None, generation_id: int, protocol_type: str | None = None,
-                protocol_name: str | None = None) -> Decision:
+
+def decide_sync(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    *,
+    group_id: str,
+    member_id: str,
+    group_instance_id: str | None,
+    generation_id: int,
+    protocol_type: str | None = None,
+    protocol_name: str | None = None,
+) -> Decision:
     error = group_status_error(group_id, "SyncGroup", status)
     if error == Errors.COORDINATOR_LOAD_IN_PROGRESS:
-        return fail(Errors.REBALANCE_IN_PROGRESS)   # the rebalance state was lost: rejoin
+        return fail(Errors.REBALANCE_IN_PROGRESS)  # the rebalance state was lost: rejoin
     if error is not None:
         return fail(error)
     if group is None:
@@ -192,8 +228,9 @@ def decide_sync(group: GroupMetadata | None, status: CoordinatorStatus, *, group
     return act(RETURN_ASSIGNMENT, member_id)
 
 
-def member_generation_error(group: GroupMetadata, member_id: str, group_instance_id: str | None,
-                            generation_id: int) -> Errors | None:
+def member_generation_error(
+    group: GroupMetadata, member_id: str, group_instance_id: str | None, generation_id: int
+) -> Errors | None:
     """Dead group, fenced static member, unknown member, wrong generation (in Kafka's order)."""
     if group.is_in(DEAD):
         return Errors.COORDINATOR_NOT_AVAILABLE
@@ -208,8 +245,16 @@ def member_generation_error(group: GroupMetadata, member_id: str, group_instance
 
 # Heartbeat.
 
-def decide_heartbeat(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
-                     group_instance_id: str | None, generation_id: int) -> Decision:
+
+def decide_heartbeat(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    *,
+    group_id: str,
+    member_id: str,
+    group_instance_id: str | None,
+    generation_id: int,
+) -> Decision:
     """NONE / REBALANCE_IN_PROGRESS with RESET_HEARTBEAT (Stable / PreparingRebalance), or an error (also
     REBALANCE_IN_PROGRESS in CompletingRebalance). A loading coordinator answers NONE."""
     error = group_status_error(group_id, "Heartbeat", status)
@@ -225,13 +270,14 @@ def decide_heartbeat(group: GroupMetadata | None, status: CoordinatorStatus, *, 
     if group.is_in(EMPTY):
         return fail(Errors.UNKNOWN_MEMBER_ID)
     if group.is_in(COMPLETING_REBALANCE):
-        return fail(Errors.REBALANCE_IN_PROGRESS)     # Kafka 2.5: no timer reset until the member syncs
+        return fail(Errors.REBALANCE_IN_PROGRESS)  # Kafka 2.5: no timer reset until the member syncs
     if group.is_in(PREPARING_REBALANCE):
         return Decision(Errors.REBALANCE_IN_PROGRESS, RESET_HEARTBEAT, member_id)
     return act(RESET_HEARTBEAT, member_id)
 
 
 # LeaveGroup.
+
 
 @dataclass
 class LeaveDecision:
@@ -241,8 +287,9 @@ class LeaveDecision:
     members: list[Decision] = field(default_factory=list)
 
 
-def decide_leave(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
-                 leaving: Iterable[tuple[str, str | None]]) -> LeaveDecision:
+def decide_leave(
+    group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, leaving: Iterable[tuple[str, str | None]]
+) -> LeaveDecision:
     """``leaving``: [(member_id, group_instance_id)]. Per member: REMOVE_PENDING / REMOVE_MEMBER (with the
     member id to remove; a static member may leave by instance id alone) or an error."""
     error = group_status_error(group_id, "LeaveGroup", status)
@@ -261,16 +308,27 @@ def decide_leave(group: GroupMetadata | None, status: CoordinatorStatus, *, grou
         elif not group.has(member_id) and not group.has_static_member(instance_id):
             result.members.append(fail(Errors.UNKNOWN_MEMBER_ID, member_id))
         else:
-            target = (group.static_member_id(instance_id)  # type: ignore[arg-type]  # has_static_member: not None
-                      if group.has_static_member(instance_id) else member_id)
+            target = (
+                group.static_member_id(instance_id)  # type: ignore[arg-type]  # has_static_member: not None
+                if group.has_static_member(instance_id)
+                else member_id
+            )
             result.members.append(act(REMOVE_MEMBER, target))
     return result
 
 
 # OffsetCommit / OffsetFetch.
 
-def decide_commit(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
-                  group_instance_id: str | None, generation_id: int) -> Decision:
+
+def decide_commit(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    *,
+    group_id: str,
+    member_id: str,
+    group_instance_id: str | None,
+    generation_id: int,
+) -> Decision:
     """Group-level OffsetCommit decision: STORE_OFFSETS, CREATE_GROUP (simple commit to a new group), or an
     error applying to every partition."""
     error = group_status_error(group_id, "OffsetCommit", status)
@@ -281,25 +339,33 @@ def decide_commit(group: GroupMetadata | None, status: CoordinatorStatus, *, gro
     return decide_commit_to_group(group, member_id, group_instance_id, generation_id)
 
 
-def decide_commit_to_group(group: GroupMetadata, member_id: str, group_instance_id: str | None,
-                           generation_id: int) -> Decision:
+def decide_commit_to_group(
+    group: GroupMetadata, member_id: str, group_instance_id: str | None, generation_id: int
+) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE)
     if group.is_static_member_fenced(member_id, group_instance_id):
         return fail(Errors.FENCED_INSTANCE_ID)
     if generation_id < 0 and group.is_in(EMPTY):
-        return act(STORE_OFFSETS)   # the group only uses Kafka to store offsets
+        return act(STORE_OFFSETS)  # the group only uses Kafka to store offsets
     if not group.has(member_id):
         return fail(Errors.UNKNOWN_MEMBER_ID)
     if generation_id != group.generation_id:
         return fail(Errors.ILLEGAL_GENERATION)
     if group.is_in(COMPLETING_REBALANCE):
         return fail(Errors.REBALANCE_IN_PROGRESS)
-    return Decision(Errors.NONE, STORE_OFFSETS, member_id)   # Stable or PreparingRebalance
+    return Decision(Errors.NONE, STORE_OFFSETS, member_id)  # Stable or PreparingRebalance
 
 
-def decide_txn_commit(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, member_id: str,
-                      group_instance_id: str | None, generation_id: int) -> Decision:
+def decide_txn_commit(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    *,
+    group_id: str,
+    member_id: str,
+    group_instance_id: str | None,
+    generation_id: int,
+) -> Decision:
     """TxnOffsetCommit (Kafka 2.5 with KIP-447's fields): CREATE_GROUP or STORE_OFFSETS, else an error for every
     partition. A member id (when not empty) must be known, a generation (when >= 0) must be current."""
     error = group_status_error(group_id, "TxnOffsetCommit", status)
@@ -310,8 +376,9 @@ def decide_txn_commit(group: GroupMetadata | None, status: CoordinatorStatus, *,
     return decide_txn_commit_to_group(group, member_id, group_instance_id, generation_id)
 
 
-def decide_txn_commit_to_group(group: GroupMetadata, member_id: str, group_instance_id: str | None,
-                               generation_id: int) -> Decision:
+def decide_txn_commit_to_group(
+    group: GroupMetadata, member_id: str, group_instance_id: str | None, generation_id: int
+) -> Decision:
     if group.is_in(DEAD):
         return fail(Errors.COORDINATOR_NOT_AVAILABLE)
     if group.is_static_member_fenced(member_id, group_instance_id):
@@ -333,8 +400,11 @@ def metadata_too_large(metadata: str | None, config: GroupConfig) -> bool:
 
 def _coordinator_append_error(append_error: Errors, too_large: Errors) -> Errors:
     """A log append error as a coordinator's client sees it (Kafka's storeOffsets / storeGroup mappings)."""
-    if append_error in (Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_ENOUGH_REPLICAS,
-                        Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND):
+    if append_error in (
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_ENOUGH_REPLICAS,
+        Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    ):
         return Errors.COORDINATOR_NOT_AVAILABLE
     if append_error in (Errors.NOT_LEADER_FOR_PARTITION, Errors.KAFKA_STORAGE_ERROR):
         return Errors.NOT_COORDINATOR
@@ -376,8 +446,9 @@ EMPTY_SUMMARY = GroupSummary("", "", "", [])
 DEAD_SUMMARY = GroupSummary("Dead", "", "", [])
 
 
-def describe_group(group: GroupMetadata | None, status: CoordinatorStatus, *,
-                   group_id: str) -> tuple[Errors, GroupSummary]:
+def describe_group(
+    group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str
+) -> tuple[Errors, GroupSummary]:
     """(error, GroupSummary): members carry metadata and assignment only while Stable."""
     error = group_status_error(group_id, "DescribeGroups", status)
     if error is not None:
@@ -385,12 +456,23 @@ def describe_group(group: GroupMetadata | None, status: CoordinatorStatus, *,
     if group is None:
         return Errors.NONE, DEAD_SUMMARY
     stable = group.is_in(STABLE)
-    members = [(m.member_id, m.group_instance_id, m.client_id, m.client_host,
-                m.metadata(group.protocol) if stable else b"", m.assignment if stable else b"")
-               for m in group.members.values()]
-    return Errors.NONE, GroupSummary(str(group.state), group.protocol_type or "",
-                                     group.protocol if stable else "",  # type: ignore[arg-type]  # Stable: set
-                                     members)
+    members = [
+        (
+            m.member_id,
+            m.group_instance_id,
+            m.client_id,
+            m.client_host,
+            m.metadata(group.protocol) if stable else b"",
+            m.assignment if stable else b"",
+        )
+        for m in group.members.values()
+    ]
+    return Errors.NONE, GroupSummary(
+        str(group.state),
+        group.protocol_type or "",
+        group.protocol if stable else "",  # type: ignore[arg-type]  # Stable: set
+        members,
+    )
 
 
 def list_groups_error(active: bool, any_loading: bool) -> Errors:
@@ -401,8 +483,10 @@ def list_groups_error(active: bool, any_loading: bool) -> Errors:
 
 # DeleteGroups / OffsetDelete.
 
-def decide_delete_group(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
-                        group_not_exists: bool = True) -> Decision:
+
+def decide_delete_group(
+    group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str, group_not_exists: bool = True
+) -> Decision:
     """DELETE_GROUP for an Empty group; GROUP_ID_NOT_FOUND / NOT_COORDINATOR / NON_EMPTY_GROUP otherwise."""
     error = group_status_error(group_id, "DeleteGroups", status)
     if error is not None:
@@ -414,9 +498,14 @@ def decide_delete_group(group: GroupMetadata | None, status: CoordinatorStatus, 
     return fail(Errors.NON_EMPTY_GROUP)
 
 
-def decide_offset_delete(group: GroupMetadata | None, status: CoordinatorStatus, *, group_id: str,
-                         partitions: Collection[TopicPartition], group_not_exists: bool = True
-                         ) -> tuple[Errors | None, dict[TopicPartition, Errors], list[TopicPartition]]:
+def decide_offset_delete(
+    group: GroupMetadata | None,
+    status: CoordinatorStatus,
+    *,
+    group_id: str,
+    partitions: Collection[TopicPartition],
+    group_not_exists: bool = True,
+) -> tuple[Errors | None, dict[TopicPartition, Errors], list[TopicPartition]]:
     """(group error, {(topic, partition): error}, partitions eligible for deletion)."""
     error = group_status_error(group_id, "OffsetDelete", status)
     if error is not None:
@@ -440,8 +529,10 @@ class ConfigLookup(Protocol):
 
 def group_config_from(config: ConfigLookup) -> GroupConfig:
     """GroupConfig from broker settings (anything indexable by Kafka's config names)."""
-    return GroupConfig(min_session_timeout_ms=config["group.min.session.timeout.ms"],
-                       max_session_timeout_ms=config["group.max.session.timeout.ms"],
-                       max_size=config["group.max.size"],
-                       initial_rebalance_delay_ms=config["group.initial.rebalance.delay.ms"],
-                       max_metadata_bytes=config["offset.metadata.max.bytes"])
+    return GroupConfig(
+        min_session_timeout_ms=config["group.min.session.timeout.ms"],
+        max_session_timeout_ms=config["group.max.session.timeout.ms"],
+        max_size=config["group.max.size"],
+        initial_rebalance_delay_ms=config["group.initial.rebalance.delay.ms"],
+        max_metadata_bytes=config["offset.metadata.max.bytes"],
+    )

@@ -36,8 +36,15 @@ class InitialDelayedJoin(DelayedJoin):
     """The first rebalance of an empty group waits group.initial.rebalance.delay.ms, extended while new
     members keep arriving, up to the rebalance timeout."""
 
-    def __init__(self, coordinator: RebalanceCallbacks, purgatory: DelayedOperationPurgatory, group: GroupMetadata,
-                 configured_delay_ms: int, delay_ms: int, remaining_ms: int) -> None:
+    def __init__(
+        self,
+        coordinator: RebalanceCallbacks,
+        purgatory: DelayedOperationPurgatory,
+        group: GroupMetadata,
+        configured_delay_ms: int,
+        delay_ms: int,
+        remaining_ms: int,
+    ) -> None:
         super().__init__(coordinator, group, delay_ms)
         self.purgatory = purgatory
         self.configured_delay_ms = configured_delay_ms
@@ -53,8 +60,9 @@ class InitialDelayedJoin(DelayedJoin):
             delay = min(self.configured_delay_ms, self.remaining_ms)
             remaining = max(self.remaining_ms - self.delay_ms, 0)
             self.purgatory.try_complete_else_watch(
-                InitialDelayedJoin(self.coordinator, self.purgatory, group, self.configured_delay_ms, delay,
-                                   remaining), [("group", group.group_id)])
+                InitialDelayedJoin(self.coordinator, self.purgatory, group, self.configured_delay_ms, delay, remaining),
+                [("group", group.group_id)],
+            )
         else:
             self.coordinator.on_complete_join(group)
 
@@ -62,8 +70,9 @@ class InitialDelayedJoin(DelayedJoin):
 class DelayedHeartbeat(DelayedOperation):
     """Expires a member (or a pending member id) that has not heartbeated within its timeout."""
 
-    def __init__(self, coordinator: RebalanceCallbacks, group: GroupMetadata, member_id: str, is_pending: bool,
-                 delay_ms: int) -> None:
+    def __init__(
+        self, coordinator: RebalanceCallbacks, group: GroupMetadata, member_id: str, is_pending: bool, delay_ms: int
+    ) -> None:
         super().__init__(delay_ms)
         self.coordinator = coordinator
         self.group = group

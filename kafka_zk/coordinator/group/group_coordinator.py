@@ -17,8 +17,15 @@ from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.delayed import DelayedHeartbeat, DelayedJoin, InitialDelayedJoin
 from kafka_zk.coordinator.group.offsets import CommittedOffset, fetch_offsets
 from kafka_zk.coordinator.group.state import (
-    COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE, UNKNOWN_MEMBER_ID, GroupMetadata,
-    MemberMetadata)
+    COMPLETING_REBALANCE,
+    DEAD,
+    EMPTY,
+    PREPARING_REBALANCE,
+    STABLE,
+    UNKNOWN_MEMBER_ID,
+    GroupMetadata,
+    MemberMetadata,
+)
 from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
@@ -26,16 +33,25 @@ log = logging.getLogger(__name__)
 NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
 
 
-def join_result(member_id, error, generation_id=-1, protocol_type=None, protocol_name=None, leader="",
-                members=()):
-    return {"error_code": error, "generation_id": generation_id, "protocol_type": protocol_type,
-            "protocol_name": protocol_name, "leader": leader or "", "member_id": member_id,
-            "members": list(members)}
+def join_result(member_id, error, generation_id=-1, protocol_type=None, protocol_name=None, leader="", members=()):
+    return {
+        "error_code": error,
+        "generation_id": generation_id,
+        "protocol_type": protocol_type,
+        "protocol_name": protocol_name,
+        "leader": leader or "",
+        "member_id": member_id,
+        "members": list(members),
+    }
 
 
 def sync_result(error, protocol_type=None, protocol_name=None, assignment=b""):
-    return {"error_code": error, "protocol_type": protocol_type, "protocol_name": protocol_name,
-            "assignment": assignment}
+    return {
+        "error_code": error,
+        "protocol_type": protocol_type,
+        "protocol_name": protocol_name,
+        "assignment": assignment,
+    }
 
 
 class GroupCoordinator:
@@ -57,27 +73,48 @@ class GroupCoordinator:
 
     # -- JoinGroup ---------------------------------------------------------------------------------
 
-    def handle_join_group(self, group_id, member_id, group_instance_id, api_version, client_id, client_host,
-                          rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols):
+    def handle_join_group(
+        self,
+        group_id,
+        member_id,
+        group_instance_id,
+        api_version,
+        client_id,
+        client_host,
+        rebalance_timeout_ms,
+        session_timeout_ms,
+        protocol_type,
+        protocols,
+    ):
         """Deferred of a JoinGroup response body (without throttle_time_ms)."""
         done = defer.Deferred()
         group = self.manager.get_group(group_id)
-        decision = d.decide_join(group, self.manager.status(group_id), self.config, group_id=group_id,
-                                 member_id=member_id, group_instance_id=group_instance_id,
-                                 session_timeout_ms=session_timeout_ms, protocol_type=protocol_type,
-                                 protocols=protocols, api_version=api_version)
+        decision = d.decide_join(
+            group,
+            self.manager.status(group_id),
+            self.config,
+            group_id=group_id,
+            member_id=member_id,
+            group_instance_id=group_instance_id,
+            session_timeout_ms=session_timeout_ms,
+            protocol_type=protocol_type,
+            protocols=protocols,
+            api_version=api_version,
+        )
         if not decision.ok:
             if decision.error == Errors.GROUP_MAX_SIZE_REACHED and group is not None:
                 group.remove_member(member_id)
                 if group_instance_id is not None and group.static_member_id(group_instance_id) is not None:
                     group.static_members.pop(group_instance_id, None)
-            done.callback(join_result(decision.member_id if decision.member_id is not None else member_id,
-                                      decision.error))
+            done.callback(
+                join_result(decision.member_id if decision.member_id is not None else member_id, decision.error)
+            )
             return done
         if decision.action == d.CREATE_GROUP:
             group = self.manager.add_group(GroupMetadata(group_id, EMPTY, milliseconds(self.clock)))
-            decision = d.decide_unknown_member_join(group, group_instance_id, protocol_type,
-                                                    [n for n, _ in protocols], api_version)
+            decision = d.decide_unknown_member_join(
+                group, group_instance_id, protocol_type, [n for n, _ in protocols], api_version
+            )
             if not decision.ok:
                 done.callback(join_result(UNKNOWN_MEMBER_ID, decision.error))
                 return done
@@ -90,9 +127,18 @@ class GroupCoordinator:
             respond(join_result(new_id, Errors.MEMBER_ID_REQUIRED))
         elif action == d.ADD_MEMBER:
             new_id = member_id if member_id else self.new_member_id(group_instance_id or client_id)
-            self._add_member_and_rebalance(group, new_id, group_instance_id, client_id, client_host,
-                                           rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols,
-                                           respond)
+            self._add_member_and_rebalance(
+                group,
+                new_id,
+                group_instance_id,
+                client_id,
+                client_host,
+                rebalance_timeout_ms,
+                session_timeout_ms,
+                protocol_type,
+                protocols,
+                respond,
+            )
         elif action == d.REPLACE_STATIC:
             new_id = self.new_member_id(group_instance_id)
             self._update_static_member_and_rebalance(group, new_id, group_instance_id, protocols, respond)
@@ -109,10 +155,19 @@ class GroupCoordinator:
     def _generation_result(self, group, member_id, with_members, leader=None):
         members = []
         if with_members:
-            members = [{"member_id": mid, "group_instance_id": iid, "metadata": meta}
-                       for mid, iid, meta in group.current_member_metadata()]
-        return join_result(member_id, Errors.NONE, group.generation_id, group.protocol_type, group.protocol,
-                           group.leader_id if leader is None else leader, members)
+            members = [
+                {"member_id": mid, "group_instance_id": iid, "metadata": meta}
+                for mid, iid, meta in group.current_member_metadata()
+            ]
+        return join_result(
+            member_id,
+            Errors.NONE,
+            group.generation_id,
+            group.protocol_type,
+            group.protocol,
+            group.leader_id if leader is None else leader,
+            members,
+        )
 
     def _update_member(self, group, member, protocols, respond):
         member.protocols = list(protocols)
@@ -121,12 +176,31 @@ class GroupCoordinator:
     def _set_join_waiter(self, member, respond):
         member.awaiting_join = respond
 
-    def _add_member_and_rebalance(self, group, member_id, group_instance_id, client_id, client_host,
-                                  rebalance_timeout_ms, session_timeout_ms, protocol_type, protocols, respond):
+    def _add_member_and_rebalance(
+        self,
+        group,
+        member_id,
+        group_instance_id,
+        client_id,
+        client_host,
+        rebalance_timeout_ms,
+        session_timeout_ms,
+        protocol_type,
+        protocols,
+        respond,
+    ):
         if rebalance_timeout_ms is None or rebalance_timeout_ms < 0:
             rebalance_timeout_ms = session_timeout_ms
-        member = MemberMetadata(member_id, group_instance_id, client_id, client_host, rebalance_timeout_ms,
-                                session_timeout_ms, protocol_type, protocols)
+        member = MemberMetadata(
+            member_id,
+            group_instance_id,
+            client_id,
+            client_host,
+            rebalance_timeout_ms,
+            session_timeout_ms,
+            protocol_type,
+            protocols,
+        )
         member.is_new = True
         if group.is_in(PREPARING_REBALANCE) and group.generation_id == 0:
             group.new_member_added = True
@@ -134,7 +208,8 @@ class GroupCoordinator:
         self._set_join_waiter(member, respond)
         self._schedule_next_expiration(group, member, NEW_MEMBER_JOIN_TIMEOUT_MS)
         self._maybe_prepare_rebalance(
-            group, "adding new member %s with group instance id %s" % (member_id, group_instance_id))
+            group, "adding new member %s with group instance id %s" % (member_id, group_instance_id)
+        )
 
     def _update_static_member_and_rebalance(self, group, new_member_id, group_instance_id, protocols, respond):
         old_member_id = group.static_member_id(group_instance_id)
@@ -164,16 +239,24 @@ class GroupCoordinator:
                     member.protocols = old_protocols
                     group.replace_static_member(new_member_id, old_member_id, group_instance_id)
                     self._schedule_heartbeat(group, group.get(old_member_id))
-                    respond(join_result(UNKNOWN_MEMBER_ID, error, group.generation_id, group.protocol_type,
-                                        group.protocol, old_leader))
+                    respond(
+                        join_result(
+                            UNKNOWN_MEMBER_ID,
+                            error,
+                            group.generation_id,
+                            group.protocol_type,
+                            group.protocol,
+                            old_leader,
+                        )
+                    )
                 else:
                     respond(self._generation_result(group, new_member_id, with_members=False, leader=old_leader))
+
             stored.addCallback(after_store)
         elif group.is_in(COMPLETING_REBALANCE):
             self._set_join_waiter(member, respond)
-            self._prepare_rebalance(
-                group, "static member %s rejoining during CompletingRebalance" % group_instance_id)
-        else:   # PreparingRebalance: the new id answers when the rebalance completes
+            self._prepare_rebalance(group, "static member %s rejoining during CompletingRebalance" % group_instance_id)
+        else:  # PreparingRebalance: the new id answers when the rebalance completes
             self._set_join_waiter(member, respond)
 
     def _maybe_prepare_rebalance(self, group, reason):
@@ -185,21 +268,30 @@ class GroupCoordinator:
             self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
         initial = self.config.initial_rebalance_delay_ms
         if group.is_in(EMPTY):
-            operation = InitialDelayedJoin(self, self.join_purgatory, group, initial, initial,
-                                           max(group.rebalance_timeout_ms() - initial, 0))
+            operation = InitialDelayedJoin(
+                self, self.join_purgatory, group, initial, initial, max(group.rebalance_timeout_ms() - initial, 0)
+            )
         else:
             operation = DelayedJoin(self, group, group.rebalance_timeout_ms())
-        log.info("Preparing to rebalance group %s in state %s with old generation %d (__consumer_offsets-%d) "
-                 "(reason: %s)", group.group_id, group.state, group.generation_id,
-                 self.manager.partition_for(group.group_id), reason)
+        log.info(
+            "Preparing to rebalance group %s in state %s with old generation %d (__consumer_offsets-%d) (reason: %s)",
+            group.group_id,
+            group.state,
+            group.generation_id,
+            self.manager.partition_for(group.group_id),
+            reason,
+        )
         group.transition_to(PREPARING_REBALANCE, milliseconds(self.clock))
         self.join_purgatory.try_complete_else_watch(operation, [("group", group.group_id)])
 
     def on_complete_join(self, group):
         not_rejoined = [m for m in group.not_yet_rejoined() if not m.is_static]
         if not_rejoined:
-            log.info("Group %s removes dynamic members who haven't joined: %s", group.group_id,
-                     ", ".join(m.member_id for m in not_rejoined))
+            log.info(
+                "Group %s removes dynamic members who haven't joined: %s",
+                group.group_id,
+                ", ".join(m.member_id for m in not_rejoined),
+            )
         for member in not_rejoined:
             member.is_leaving = True
             self.heartbeat_purgatory.check_and_complete(("member", group.group_id, member.member_id))
@@ -208,8 +300,9 @@ class GroupCoordinator:
             return
         if not group.elect_joined_leader() and group.members:
             # Only static members that have not rejoined remain: wait another rebalance timeout.
-            self.join_purgatory.try_complete_else_watch(DelayedJoin(self, group, group.rebalance_timeout_ms()),
-                                                         [("group", group.group_id)])
+            self.join_purgatory.try_complete_else_watch(
+                DelayedJoin(self, group, group.rebalance_timeout_ms()), [("group", group.group_id)]
+            )
             return
         group.init_next_generation(milliseconds(self.clock))
         if group.is_in(EMPTY):
@@ -226,14 +319,22 @@ class GroupCoordinator:
 
     # -- SyncGroup ---------------------------------------------------------------------------------
 
-    def handle_sync_group(self, group_id, generation_id, member_id, group_instance_id, assignments,
-                          protocol_type=None, protocol_name=None):
+    def handle_sync_group(
+        self, group_id, generation_id, member_id, group_instance_id, assignments, protocol_type=None, protocol_name=None
+    ):
         """Deferred of {error_code, protocol_type, protocol_name, assignment}."""
         done = defer.Deferred()
         group = self.manager.get_group(group_id)
-        decision = d.decide_sync(group, self.manager.status(group_id), group_id=group_id, member_id=member_id,
-                                 group_instance_id=group_instance_id, generation_id=generation_id,
-                                 protocol_type=protocol_type, protocol_name=protocol_name)
+        decision = d.decide_sync(
+            group,
+            self.manager.status(group_id),
+            group_id=group_id,
+            member_id=member_id,
+            group_instance_id=group_instance_id,
+            generation_id=generation_id,
+            protocol_type=protocol_type,
+            protocol_name=protocol_name,
+        )
         if not decision.ok:
             done.callback(sync_result(decision.error))
             return done
@@ -252,12 +353,14 @@ class GroupCoordinator:
                     if error != Errors.NONE:
                         self._reset_and_propagate_assignment_error(group, error)
                         self._maybe_prepare_rebalance(
-                            group, "error when storing group assignment during SyncGroup (member: %s)" % member_id)
+                            group, "error when storing group assignment during SyncGroup (member: %s)" % member_id
+                        )
                     else:
                         for m in group.members.values():
                             m.assignment = assignment.get(m.member_id, b"")
                         self._propagate_assignment(group, Errors.NONE)
                         group.transition_to(STABLE, milliseconds(self.clock))
+
             self.manager.store_group(group, assignment).addCallback(after_store)
         return done
 
@@ -271,17 +374,25 @@ class GroupCoordinator:
         for member in list(group.members.values()):
             waiter, member.awaiting_sync = member.awaiting_sync, None
             if callable(waiter):
-                waiter(sync_result(error, group.protocol_type if ok else None, group.protocol if ok else None,
-                                   member.assignment))
+                waiter(
+                    sync_result(
+                        error, group.protocol_type if ok else None, group.protocol if ok else None, member.assignment
+                    )
+                )
                 self._schedule_heartbeat(group, member)
 
     # -- Heartbeat and LeaveGroup ----------------------------------------------------------------
 
     def handle_heartbeat(self, group_id, member_id, group_instance_id, generation_id):
         group = self.manager.get_group(group_id)
-        decision = d.decide_heartbeat(group, self.manager.status(group_id), group_id=group_id,
-                                      member_id=member_id, group_instance_id=group_instance_id,
-                                      generation_id=generation_id)
+        decision = d.decide_heartbeat(
+            group,
+            self.manager.status(group_id),
+            group_id=group_id,
+            member_id=member_id,
+            group_instance_id=group_instance_id,
+            generation_id=generation_id,
+        )
         if decision.action == d.RESET_HEARTBEAT:
             self._schedule_heartbeat(group, group.get(member_id))
         return decision.error
@@ -327,11 +438,13 @@ class GroupCoordinator:
         self.heartbeat_purgatory.check_and_complete(key)
         member.heartbeat_satisfied = False
         self.heartbeat_purgatory.try_complete_else_watch(
-            DelayedHeartbeat(self, group, member.member_id, False, timeout_ms), [key])
+            DelayedHeartbeat(self, group, member.member_id, False, timeout_ms), [key]
+        )
 
     def _schedule_pending_expiration(self, group, member_id, timeout_ms):
         self.heartbeat_purgatory.try_complete_else_watch(
-            DelayedHeartbeat(self, group, member_id, True, timeout_ms), [("member", group.group_id, member_id)])
+            DelayedHeartbeat(self, group, member_id, True, timeout_ms), [("member", group.group_id, member_id)]
+        )
 
     def on_expire_heartbeat(self, group, member_id, is_pending):
         if group.is_in(DEAD):
@@ -352,8 +465,14 @@ class GroupCoordinator:
         """``offsets``: {tp: (offset, leader_epoch, metadata, commit_timestamp or None, expire_timestamp or
         None)} -> Deferred of {tp: error}."""
         group = self.manager.get_group(group_id)
-        decision = d.decide_commit(group, self.manager.status(group_id), group_id=group_id, member_id=member_id,
-                                   group_instance_id=group_instance_id, generation_id=generation_id)
+        decision = d.decide_commit(
+            group,
+            self.manager.status(group_id),
+            group_id=group_id,
+            member_id=member_id,
+            group_instance_id=group_instance_id,
+            generation_id=generation_id,
+        )
         if not decision.ok:
             return defer.succeed({tp: decision.error for tp in offsets})
         if decision.action == d.CREATE_GROUP:
@@ -370,23 +489,35 @@ class GroupCoordinator:
             if d.metadata_too_large(metadata, self.config):
                 errors[tp] = Errors.OFFSET_METADATA_TOO_LARGE
             else:
-                commits[tp] = CommittedOffset(offset, leader_epoch, metadata,
-                                              now if commit_timestamp is None else commit_timestamp,
-                                              expire_timestamp)
+                commits[tp] = CommittedOffset(
+                    offset,
+                    leader_epoch,
+                    metadata,
+                    now if commit_timestamp is None else commit_timestamp,
+                    expire_timestamp,
+                )
         if not commits:
             return defer.succeed(errors)
 
         def merge(stored):
             stored.update(errors)
             return stored
+
         return self.manager.store_offsets(group, commits).addCallback(merge)
 
-    def handle_txn_commit_offsets(self, group_id, producer_id, producer_epoch, member_id, group_instance_id,
-                                  generation_id, offsets):
+    def handle_txn_commit_offsets(
+        self, group_id, producer_id, producer_epoch, member_id, group_instance_id, generation_id, offsets
+    ):
         """TxnOffsetCommit: ``offsets`` {tp: (offset, leader_epoch, metadata)} -> Deferred of {tp: error}."""
         group = self.manager.get_group(group_id)
-        decision = d.decide_txn_commit(group, self.manager.status(group_id), group_id=group_id, member_id=member_id,
-                                       group_instance_id=group_instance_id, generation_id=generation_id)
+        decision = d.decide_txn_commit(
+            group,
+            self.manager.status(group_id),
+            group_id=group_id,
+            member_id=member_id,
+            group_instance_id=group_instance_id,
+            generation_id=generation_id,
+        )
         if not decision.ok:
             return defer.succeed({tp: decision.error for tp in offsets})
         if decision.action == d.CREATE_GROUP:
@@ -408,6 +539,7 @@ class GroupCoordinator:
         def merge(stored):
             stored.update(errors)
             return stored
+
         return self.manager.store_txn_offsets(group, producer_id, producer_epoch, commits).addCallback(merge)
 
     def handle_txn_completion(self, producer_id, offsets_partitions, is_commit):
@@ -437,8 +569,12 @@ class GroupCoordinator:
         errors, eligible = {}, []
         for group_id in group_ids:
             group = self.manager.get_group(group_id)
-            decision = d.decide_delete_group(group, self.manager.status(group_id), group_id=group_id,
-                                             group_not_exists=self.manager.group_not_exists(group_id))
+            decision = d.decide_delete_group(
+                group,
+                self.manager.status(group_id),
+                group_id=group_id,
+                group_not_exists=self.manager.group_not_exists(group_id),
+            )
             if decision.ok:
                 group.transition_to(DEAD, milliseconds(self.clock))
                 eligible.append(group)
@@ -454,8 +590,12 @@ class GroupCoordinator:
         """(group error, {tp: error})."""
         group = self.manager.get_group(group_id)
         error, partition_errors, eligible = d.decide_offset_delete(
-            group, self.manager.status(group_id), group_id=group_id, partitions=partitions,
-            group_not_exists=self.manager.group_not_exists(group_id))
+            group,
+            self.manager.status(group_id),
+            group_id=group_id,
+            partitions=partitions,
+            group_not_exists=self.manager.group_not_exists(group_id),
+        )
         if error != Errors.NONE:
             return error, {}
         if eligible:
@@ -465,8 +605,7 @@ class GroupCoordinator:
         return Errors.NONE, partition_errors
 
     def handle_deleted_partitions(self, partitions):
-        removed = self.manager.cleanup_groups(self.manager.current_groups(),
-                                              lambda g: g.offsets.remove(partitions))
+        removed = self.manager.cleanup_groups(self.manager.current_groups(), lambda g: g.offsets.remove(partitions))
         if removed:
             log.info("Removed %d offsets associated with deleted partitions", removed)
 

@@ -11,14 +11,17 @@ from kafka_zk.coordinator.coordinator_metrics import LoadTimes, group_metadata_c
 from kafka_zk.coordinator.group import decisions as d
 from kafka_zk.coordinator.group.decisions import CoordinatorStatus
 from kafka_zk.coordinator.group.log_records import (
-    PartitionReplay, group_metadata_batch, offset_commit_batch, tombstone_batch)
+    PartitionReplay,
+    group_metadata_batch,
+    offset_commit_batch,
+    tombstone_batch,
+)
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC, partition_for
 from kafka_zk.coordinator.group.state import DEAD, EMPTY, expired_offsets
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import CONTROL_COMMIT, parse_control_key
 
 log = logging.getLogger(__name__)
-
 
 
 class GroupMetadataManager:
@@ -36,7 +39,7 @@ class GroupMetadataManager:
         self.codec = config["offsets.topic.compression.codec"]
         self.groups = {}
         self.owned = set()
-        self.loading = {}          # partition id -> load token (a later unload cancels the load)
+        self.loading = {}  # partition id -> load token (a later unload cancels the load)
         self._tokens = 0
         self.active = True
         self.on_group_loaded = lambda group: None
@@ -44,8 +47,9 @@ class GroupMetadataManager:
         registry = metrics if metrics is not None else MetricsRegistry()
         registry.add_collector(group_metadata_collector(lambda: list(self.groups.values())))
         self.load_times = LoadTimes()
-        register_load_time_gauges(registry, "group-coordinator-metrics", self.load_times,
-                                  lambda: milliseconds(self.clock))
+        register_load_time_gauges(
+            registry, "group-coordinator-metrics", self.load_times, lambda: milliseconds(self.clock)
+        )
 
     def shutdown(self):
         self.active = False
@@ -98,6 +102,7 @@ class GroupMetadataManager:
 
         def done(results):
             return d.group_append_error(Errors(results[tp].error))
+
         return self._append(tp, batch, self.required_acks).addCallback(done)
 
     def store_offsets(self, group, commits):
@@ -112,6 +117,7 @@ class GroupMetadataManager:
         def record_outcome(key, commit, succeeded):
             if not group.is_in(DEAD):
                 group.offsets.on_append(key, commit, succeeded)
+
         return self._append_commits(tp, commits, batch, record_outcome)
 
     def store_txn_offsets(self, group, producer_id, producer_epoch, commits):
@@ -120,16 +126,20 @@ class GroupMetadataManager:
         tp = self._offsets_tp(group.group_id)
         if self.replica_manager.get_partition(*tp) is None:
             return defer.succeed({key: Errors.NOT_COORDINATOR for key in commits})
-        batch = offset_commit_batch(group.group_id, commits, milliseconds(self.clock), self.codec, producer_id, producer_epoch)
+        batch = offset_commit_batch(
+            group.group_id, commits, milliseconds(self.clock), self.codec, producer_id, producer_epoch
+        )
         group.offsets.prepare_txn(producer_id, commits)
 
         def record_outcome(key, commit, succeeded):
             group.offsets.on_txn_append(producer_id, key, commit, succeeded)
+
         return self._append_commits(tp, commits, batch, record_outcome, from_coordinator=True)
 
     def _append_commits(self, tp, commits, batch, record_outcome, **append_options):
         """Append an offset commit batch, then record_outcome(tp, commit, succeeded) for each of ``commits``
         (with its log offset when it succeeded). Deferred of {tp: error} as OffsetCommit answers them."""
+
         def done(results):
             result = results[tp]
             error = Errors(result.error)
@@ -140,8 +150,10 @@ class GroupMetadataManager:
                 record_outcome(key, commit, succeeded)
             mapped = d.commit_append_error(error)
             return {key: mapped for key in commits}
-        appended = self.replica_manager.append_records(self.commit_timeout_ms, self.required_acks, {tp: batch},
-                                                       **append_options)
+
+        appended = self.replica_manager.append_records(
+            self.commit_timeout_ms, self.required_acks, {tp: batch}, **append_options
+        )
         return appended.addCallback(done)
 
     def handle_txn_completion(self, producer_id, partition_ids, is_commit):
@@ -165,21 +177,27 @@ class GroupMetadataManager:
             if removed_from_cache:
                 del self.groups[group.group_id]
             total += len(removed)
-            batch = tombstone_batch(group.group_id, list(removed),
-                                    with_group=removed_from_cache and group.generation_id > 0,
-                                    now_ms=milliseconds(self.clock), codec=self.codec)
+            batch = tombstone_batch(
+                group.group_id,
+                list(removed),
+                with_group=removed_from_cache and group.generation_id > 0,
+                now_ms=milliseconds(self.clock),
+                codec=self.codec,
+            )
             tp = self._offsets_tp(group.group_id)
             partition = self.replica_manager.get_partition(*tp)
             if batch is not None and partition is not None and partition.is_leader:
                 self._append(tp, batch, 1).addErrback(
-                    lambda failure: log.warning("tombstone append failed: %s", failure.getErrorMessage()))
+                    lambda failure: log.warning("tombstone append failed: %s", failure.getErrorMessage())
+                )
         return total
 
     def expire_offsets(self):
         """Periodic (offsets.retention.check.interval.ms): drop expired offsets and dead empty groups."""
         now = milliseconds(self.clock)
-        removed = self.cleanup_groups(self.current_groups(),
-                                      lambda g: g.offsets.remove(expired_offsets(g, now, self.retention_ms)))
+        removed = self.cleanup_groups(
+            self.current_groups(), lambda g: g.offsets.remove(expired_offsets(g, now, self.retention_ms))
+        )
         if removed:
             log.info("Removed %d expired offsets", removed)
         return removed
@@ -225,8 +243,14 @@ class GroupMetadataManager:
                 self.on_group_loaded(group)
         now = milliseconds(self.clock)
         self.load_times.record(now - scheduled_ms, now)
-        log.info("Loaded %d groups from %s-%d in %d ms (%d records skipped)", len(loaded), OFFSETS_TOPIC,
-                 partition_id, now - scheduled_ms, replay.skipped)
+        log.info(
+            "Loaded %d groups from %s-%d in %d ms (%d records skipped)",
+            len(loaded),
+            OFFSETS_TOPIC,
+            partition_id,
+            now - scheduled_ms,
+            replay.skipped,
+        )
 
     def unload(self, partition_id):
         """This broker no longer leads the partition: drop its groups (their members get NOT_COORDINATOR)."""

@@ -4,9 +4,20 @@ from collections.abc import Iterable, Mapping
 
 from kafka_zk.coordinator.group.offsets import CommittedOffset, TopicPartition
 from kafka_zk.coordinator.group.records import (
-    GroupKey, GroupValue, MemberRecord, OffsetKey, OffsetValue, RecordFormatError, decode_group_value,
-    decode_key, decode_offset_value, encode_group_key, encode_group_value, encode_offset_key,
-    encode_offset_value)
+    GroupKey,
+    GroupValue,
+    MemberRecord,
+    OffsetKey,
+    OffsetValue,
+    RecordFormatError,
+    decode_group_value,
+    decode_key,
+    decode_offset_value,
+    encode_group_key,
+    encode_group_value,
+    encode_offset_key,
+    encode_offset_value,
+)
 from kafka_zk.coordinator.group.state import EMPTY, STABLE, GroupMetadata, MemberMetadata
 from kafka_zk.record.compression import NONE
 from kafka_zk.record.records import Record, RecordTuple, encode_batch
@@ -15,44 +26,81 @@ from kafka_zk.record.records import Record, RecordTuple, encode_batch
 # match the batch attribute codec bits.
 
 
-def offset_commit_batch(group_id: str, commits: Mapping[TopicPartition, CommittedOffset], now_ms: int,
-                        codec: int = NONE, producer_id: int = -1, producer_epoch: int = -1) -> bytes:
+def offset_commit_batch(
+    group_id: str,
+    commits: Mapping[TopicPartition, CommittedOffset],
+    now_ms: int,
+    codec: int = NONE,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+) -> bytes:
     """One batch of offset commit records: ``commits`` is {(topic, partition): CommittedOffset}. With a
     producer id it is the transactional batch of a TxnOffsetCommit (base sequence 0, as Kafka writes it)."""
     records: list[Record | RecordTuple] = []
     for (topic, partition), commit in commits.items():
-        value = OffsetValue(commit.offset, commit.metadata, commit.commit_timestamp, commit.expire_timestamp,
-                            commit.leader_epoch)
-        records.append((encode_offset_key(OffsetKey(group_id, topic, partition)), encode_offset_value(value),
-                        (), now_ms))
+        value = OffsetValue(
+            commit.offset, commit.metadata, commit.commit_timestamp, commit.expire_timestamp, commit.leader_epoch
+        )
+        records.append(
+            (encode_offset_key(OffsetKey(group_id, topic, partition)), encode_offset_value(value), (), now_ms)
+        )
     if producer_id >= 0:
-        return encode_batch(records, compression=codec, first_timestamp=now_ms, producer_id=producer_id,
-                            producer_epoch=producer_epoch, base_sequence=0, is_transactional=True)
+        return encode_batch(
+            records,
+            compression=codec,
+            first_timestamp=now_ms,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            base_sequence=0,
+            is_transactional=True,
+        )
     return encode_batch(records, compression=codec, first_timestamp=now_ms)
 
 
 def group_value_of(group: GroupMetadata, assignment: Mapping[str, bytes], now_ms: int) -> GroupValue:
     """The group metadata value Kafka writes after a rebalance (``assignment``: {member_id: bytes})."""
-    members = [MemberRecord(m.member_id, m.group_instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
-                            m.session_timeout_ms, bytes(m.metadata(group.protocol)) if group.protocol else b"",
-                            bytes(assignment.get(m.member_id, b"")))
-               for m in group.members.values()]
-    return GroupValue(group.protocol_type or "", group.generation_id, group.protocol, group.leader_id,
-                      group.state_timestamp_ms if group.state_timestamp_ms is not None else now_ms, members)
+    members = [
+        MemberRecord(
+            m.member_id,
+            m.group_instance_id,
+            m.client_id,
+            m.client_host,
+            m.rebalance_timeout_ms,
+            m.session_timeout_ms,
+            bytes(m.metadata(group.protocol)) if group.protocol else b"",
+            bytes(assignment.get(m.member_id, b"")),
+        )
+        for m in group.members.values()
+    ]
+    return GroupValue(
+        group.protocol_type or "",
+        group.generation_id,
+        group.protocol,
+        group.leader_id,
+        group.state_timestamp_ms if group.state_timestamp_ms is not None else now_ms,
+        members,
+    )
 
 
-def group_metadata_batch(group: GroupMetadata, assignment: Mapping[str, bytes], now_ms: int,
-                         codec: int = NONE) -> bytes:
-    record: RecordTuple = (encode_group_key(GroupKey(group.group_id)),
-                           encode_group_value(group_value_of(group, assignment, now_ms)), (), now_ms)
+def group_metadata_batch(
+    group: GroupMetadata, assignment: Mapping[str, bytes], now_ms: int, codec: int = NONE
+) -> bytes:
+    record: RecordTuple = (
+        encode_group_key(GroupKey(group.group_id)),
+        encode_group_value(group_value_of(group, assignment, now_ms)),
+        (),
+        now_ms,
+    )
     return encode_batch([record], compression=codec, first_timestamp=now_ms)
 
 
-def tombstone_batch(group_id: str, partitions: Iterable[TopicPartition], with_group: bool, now_ms: int,
-                    codec: int = NONE) -> bytes | None:
+def tombstone_batch(
+    group_id: str, partitions: Iterable[TopicPartition], with_group: bool, now_ms: int, codec: int = NONE
+) -> bytes | None:
     """Tombstones for a group's offsets of ``partitions`` and, when ``with_group``, for the group itself."""
-    records: list[Record | RecordTuple] = [(encode_offset_key(OffsetKey(group_id, t, p)), None, (), now_ms)
-                                           for t, p in partitions]
+    records: list[Record | RecordTuple] = [
+        (encode_offset_key(OffsetKey(group_id, t, p)), None, (), now_ms) for t, p in partitions
+    ]
     if with_group:
         records.append((encode_group_key(GroupKey(group_id)), None, (), now_ms))
     if not records:
@@ -69,7 +117,7 @@ class PartitionReplay:
         self.removed_offsets: dict[str, set[TopicPartition]] = {}
         self.groups: dict[str, GroupValue] = {}
         self.removed_groups: set[str] = set()
-        self.skipped = 0           # records with keys or values that do not parse
+        self.skipped = 0  # records with keys or values that do not parse
         # producer id -> {(group, tp): CommittedOffset} awaiting a marker
         self.pending_txn: dict[int, dict[tuple[str, TopicPartition], CommittedOffset]] = {}
 
@@ -99,16 +147,26 @@ class PartitionReplay:
             return
         self.removed_offsets.get(key.group, set()).discard(tp)
         self.offsets.setdefault(key.group, {})[tp] = CommittedOffset(
-            value.offset, value.leader_epoch, value.metadata, value.commit_timestamp, value.expire_timestamp,
-            record.offset)
+            value.offset,
+            value.leader_epoch,
+            value.metadata,
+            value.commit_timestamp,
+            value.expire_timestamp,
+            record.offset,
+        )
 
     def _txn_offset(self, key: OffsetKey, record: Record, producer_id: int) -> None:
         value = decode_offset_value(record.value)
         if value is None:
             return
         self.pending_txn.setdefault(producer_id, {})[(key.group, (key.topic, key.partition))] = CommittedOffset(
-            value.offset, value.leader_epoch, value.metadata, value.commit_timestamp, value.expire_timestamp,
-            record.offset)
+            value.offset,
+            value.leader_epoch,
+            value.metadata,
+            value.commit_timestamp,
+            value.expire_timestamp,
+            record.offset,
+        )
 
     def marker(self, producer_id: int, is_commit: bool) -> None:
         """A COMMIT/ABORT control record of ``producer_id``: its pending offsets become committed or vanish."""
@@ -157,9 +215,16 @@ def group_from_value(group_id: str, value: GroupValue | None) -> GroupMetadata:
     group.generation_id = value.generation
     group.protocol = value.protocol
     for m in value.members:
-        member = MemberMetadata(m.member_id, m.group_instance_id, m.client_id, m.client_host,
-                                m.rebalance_timeout, m.session_timeout, value.protocol_type,
-                                [(value.protocol, m.subscription)])  # type: ignore[list-item]  # members: a protocol
+        member = MemberMetadata(
+            m.member_id,
+            m.group_instance_id,
+            m.client_id,
+            m.client_host,
+            m.rebalance_timeout,
+            m.session_timeout,
+            value.protocol_type,
+            [(value.protocol, m.subscription)],  # type: ignore[list-item]  # members: a protocol
+        )
         member.assignment = m.assignment
         group.add_member(member)
     group.protocol_type = value.protocol_type or None

@@ -25,7 +25,7 @@ class CommittedOffset:
     metadata: str = ""
     commit_timestamp: int = 0
     expire_timestamp: Optional[int] = None
-    log_offset: Optional[int] = None     # None until the record's append is known
+    log_offset: Optional[int] = None  # None until the record's append is known
 
 
 class GroupOffsets:
@@ -33,7 +33,7 @@ class GroupOffsets:
 
     def __init__(self) -> None:
         self.committed: dict[TopicPartition, CommittedOffset] = {}
-        self.pending: dict[TopicPartition, int] = {}     # count of in-flight commits
+        self.pending: dict[TopicPartition, int] = {}  # count of in-flight commits
         # producer id -> {(topic, partition): CommittedOffset} awaiting the txn marker
         self.pending_txn: dict[int, dict[TopicPartition, CommittedOffset]] = {}
 
@@ -67,7 +67,7 @@ class GroupOffsets:
             return
         for tp, commit in pending.items():
             if commit.log_offset is None:
-                continue   # its append never finished
+                continue  # its append never finished
             current = self.committed.get(tp)
             if current is None or current.log_offset is None or current.log_offset < commit.log_offset:
                 self.committed[tp] = commit
@@ -92,8 +92,12 @@ class GroupOffsets:
         if not succeeded:
             return
         current = self.committed.get(tp)
-        if current is None or current.log_offset is None or commit.log_offset is None \
-                or commit.log_offset >= current.log_offset:
+        if (
+            current is None
+            or current.log_offset is None
+            or commit.log_offset is None
+            or commit.log_offset >= current.log_offset
+        ):
             self.committed[tp] = commit
 
     def load(self, tp: TopicPartition, commit: CommittedOffset) -> None:
@@ -114,8 +118,13 @@ class GroupOffsets:
     def remove_all(self) -> dict[TopicPartition, CommittedOffset]:
         return self.remove(list(self.committed) + list(self.pending))
 
-    def expired(self, now_ms: int, retention_ms: int, base_timestamp: Callable[[CommittedOffset], int],
-                keep_topics: Collection[str] = frozenset()) -> list[TopicPartition]:
+    def expired(
+        self,
+        now_ms: int,
+        retention_ms: int,
+        base_timestamp: Callable[[CommittedOffset], int],
+        keep_topics: Collection[str] = frozenset(),
+    ) -> list[TopicPartition]:
         """Partitions whose commit has expired: an explicit expire time passed, or ``retention_ms`` since
         ``base_timestamp(commit)``. Pending partitions and topics in ``keep_topics`` never expire."""
         result = []
@@ -130,8 +139,9 @@ class GroupOffsets:
         return result
 
 
-def fetch_offsets(group: "GroupMetadata | None", partitions: Iterable[TopicPartition] | None
-                  ) -> dict[TopicPartition, FetchedOffset]:
+def fetch_offsets(
+    group: "GroupMetadata | None", partitions: Iterable[TopicPartition] | None
+) -> dict[TopicPartition, FetchedOffset]:
     """OffsetFetch answers: {tp: (offset, leader_epoch, metadata)}; ``partitions`` None means all committed.
     Unknown groups and partitions answer offset -1 with empty metadata."""
     if group is None or group.is_dead():
@@ -141,6 +151,9 @@ def fetch_offsets(group: "GroupMetadata | None", partitions: Iterable[TopicParti
     result: dict[TopicPartition, FetchedOffset] = {}
     for tp in partitions:
         commit = group.offsets.get(tp)
-        result[tp] = (INVALID_OFFSET, NO_LEADER_EPOCH, "") if commit is None \
+        result[tp] = (
+            (INVALID_OFFSET, NO_LEADER_EPOCH, "")
+            if commit is None
             else (commit.offset, commit.leader_epoch, commit.metadata)
+        )
     return result

@@ -87,6 +87,7 @@ class RecordFormatError(ValueError):
 
 # Keys.
 
+
 def encode_offset_key(key: OffsetKey, version: int = CURRENT_OFFSET_KEY_VERSION) -> bytes:
     if version not in OFFSET_COMMIT_KEY_VERSIONS:
         raise ValueError("offset key version %r" % version)
@@ -120,6 +121,7 @@ def decode_key(data: ReadableBuffer) -> OffsetKey | GroupKey:
 
 
 # Offset values.
+
 
 def offset_value_version(value: OffsetValue) -> int:
     """The version Kafka 2.5 writes for this commit: v1 with an explicit expire time, else v3."""
@@ -164,6 +166,7 @@ def decode_offset_value(data: ReadableBuffer | None) -> OffsetValue | None:
 
 
 # Group metadata values.
+
 
 def encode_group_value(value: GroupValue, version: int = CURRENT_GROUP_VALUE_VERSION) -> bytes:
     if version not in (0, 1, 2, 3):
@@ -219,9 +222,18 @@ def decode_group_value(data: ReadableBuffer | None) -> GroupValue | None:
             session = r.read_int32()
             subscription = bytes(r.read_bytes())
             assignment = bytes(r.read_bytes())
-            members.append(MemberRecord(member_id, instance, client_id, client_host,
-                                        session if rebalance is None else rebalance,
-                                        session, subscription, assignment))
+            members.append(
+                MemberRecord(
+                    member_id,
+                    instance,
+                    client_id,
+                    client_host,
+                    session if rebalance is None else rebalance,
+                    session,
+                    subscription,
+                    assignment,
+                )
+            )
         return GroupValue(protocol_type, generation, protocol, leader, ts, members)
     except ProtocolDecodeError as exc:
         raise RecordFormatError("truncated group metadata value: %s" % exc) from None

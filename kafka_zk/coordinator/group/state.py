@@ -47,9 +47,17 @@ class IllegalTransition(RuntimeError):
 class MemberMetadata:
     """One member: ids, timeouts, its (protocol name, metadata) list in preference order, assignment."""
 
-    def __init__(self, member_id: str, group_instance_id: str | None, client_id: str, client_host: str,
-                 rebalance_timeout_ms: int, session_timeout_ms: int, protocol_type: str,
-                 protocols: Iterable[tuple[str, bytes]]) -> None:
+    def __init__(
+        self,
+        member_id: str,
+        group_instance_id: str | None,
+        client_id: str,
+        client_host: str,
+        rebalance_timeout_ms: int,
+        session_timeout_ms: int,
+        protocol_type: str,
+        protocols: Iterable[tuple[str, bytes]],
+    ) -> None:
         self.member_id = member_id
         self.group_instance_id = group_instance_id
         self.client_id = client_id
@@ -59,8 +67,8 @@ class MemberMetadata:
         self.protocol_type = protocol_type
         self.protocols = list(protocols)
         self.assignment: bytes = b""
-        self.awaiting_join = False   # a JoinGroup of this member is parked until the rebalance completes
-        self.awaiting_sync = False   # a SyncGroup of this member is parked until the leader's assignment
+        self.awaiting_join = False  # a JoinGroup of this member is parked until the rebalance completes
+        self.awaiting_sync = False  # a SyncGroup of this member is parked until the leader's assignment
         self.is_new = False
         self.is_leaving = False
         self.heartbeat_satisfied = False
@@ -103,7 +111,7 @@ class GroupMetadata:
         self.leader_id: str | None = None
         self.members: dict[str, MemberMetadata] = {}
         self.pending_members: set[str] = set()
-        self.static_members: dict[str, str] = {}       # group.instance.id -> member id
+        self.static_members: dict[str, str] = {}  # group.instance.id -> member id
         self.new_member_added = False
         self.subscribed_topics: set[str] | None = None  # set of topics, or None when unknown
         self.offsets = GroupOffsets()
@@ -133,8 +141,7 @@ class GroupMetadata:
 
     def is_static_member_fenced(self, member_id: str, instance_id: str | None) -> bool:
         """A known instance id now belongs to a different member id."""
-        return (self.has_static_member(instance_id)
-                and self.static_members[instance_id] != member_id)  # type: ignore[index]  # known, so not None
+        return self.has_static_member(instance_id) and self.static_members[instance_id] != member_id  # type: ignore[index]  # known, so not None
 
     def add_member(self, member: MemberMetadata) -> None:
         if not self.members:
@@ -170,13 +177,11 @@ class GroupMetadata:
         return [m for m in self.members.values() if not m.awaiting_join]
 
     def all_members_joined(self) -> bool:
-        return all(m.awaiting_join for m in self.members.values()) \
-            and not self.pending_members
+        return all(m.awaiting_join for m in self.members.values()) and not self.pending_members
 
     def elect_joined_leader(self) -> bool:
         """Keep the leader if it rejoined, else make the first rejoined member leader; False if none rejoined."""
-        if self.leader_id is not None and self.leader_id in self.members \
-                and self.members[self.leader_id].awaiting_join:
+        if self.leader_id is not None and self.leader_id in self.members and self.members[self.leader_id].awaiting_join:
             return True
         for member in self.members.values():
             if member.awaiting_join:
@@ -274,11 +279,13 @@ def expired_offsets(group: GroupMetadata, now_ms: int, retention_ms: int) -> lis
     offsets = group.offsets
     if group.protocol_type is not None and group.is_in(EMPTY):
         became_empty = group.state_timestamp_ms
-        return offsets.expired(now_ms, retention_ms,
-                               lambda c: c.commit_timestamp if became_empty is None else became_empty)
+        return offsets.expired(
+            now_ms, retention_ms, lambda c: c.commit_timestamp if became_empty is None else became_empty
+        )
     if group.protocol_type == CONSUMER_PROTOCOL_TYPE and group.subscribed_topics is not None:
-        return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp,
-                               keep_topics=frozenset(group.subscribed_topics))
+        return offsets.expired(
+            now_ms, retention_ms, lambda c: c.commit_timestamp, keep_topics=frozenset(group.subscribed_topics)
+        )
     if group.protocol_type is None:
         return offsets.expired(now_ms, retention_ms, lambda c: c.commit_timestamp)
     return []

@@ -24,9 +24,8 @@ def commit_v0(zk, max_metadata_bytes, group_id, commits):
         try:
             yield zk.set_or_create_consumer_offset(group_id, tp[0], tp[1], offset)
             errors[tp] = Errors.NONE
-        except Exception as exc:     # Kafka answers the exception's error code for that partition
-            log.warning("Failed to store offset of group %s for %s-%d in ZooKeeper: %s", group_id, tp[0], tp[1],
-                        exc)
+        except Exception as exc:  # Kafka answers the exception's error code for that partition
+            log.warning("Failed to store offset of group %s for %s-%d in ZooKeeper: %s", group_id, tp[0], tp[1], exc)
             errors[tp] = Errors.UNKNOWN_SERVER_ERROR
     return errors
 

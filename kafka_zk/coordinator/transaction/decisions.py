@@ -10,8 +10,20 @@ from dataclasses import dataclass
 from typing import Optional
 
 from kafka_zk.coordinator.transaction.state import (
-    COMPLETE_ABORT, COMPLETE_COMMIT, EMPTY, NO_PRODUCER_EPOCH, ONGOING, PREPARE_ABORT, PREPARE_COMMIT,
-    PREPARE_EPOCH_FENCE, IllegalTransition, TopicPartition, TransactionMetadata, TxnTransit, is_epoch_exhausted)
+    COMPLETE_ABORT,
+    COMPLETE_COMMIT,
+    EMPTY,
+    NO_PRODUCER_EPOCH,
+    ONGOING,
+    PREPARE_ABORT,
+    PREPARE_COMMIT,
+    PREPARE_EPOCH_FENCE,
+    IllegalTransition,
+    TopicPartition,
+    TransactionMetadata,
+    TxnTransit,
+    is_epoch_exhausted,
+)
 from kafka_zk.protocol.errors import Errors
 
 # Errors from appending to `__transaction_state`, as the coordinator reports them (TransactionStateManager).
@@ -29,18 +41,25 @@ _APPEND_ERRORS = {
 # WriteTxnMarkers answers per partition, as TransactionMarkerRequestCompletionHandler treats them.
 MARKER_WRITTEN = "written"
 MARKER_RETRY = "retry"
-MARKER_ABANDON = "abandon"      # this coordinator was fenced: stop sending the transaction's markers
-_MARKER_RETRIABLE = frozenset({Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION,
-                               Errors.NOT_ENOUGH_REPLICAS, Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                               Errors.REQUEST_TIMED_OUT, Errors.KAFKA_STORAGE_ERROR})
+MARKER_ABANDON = "abandon"  # this coordinator was fenced: stop sending the transaction's markers
+_MARKER_RETRIABLE = frozenset(
+    {
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_FOR_PARTITION,
+        Errors.NOT_ENOUGH_REPLICAS,
+        Errors.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+        Errors.REQUEST_TIMED_OUT,
+        Errors.KAFKA_STORAGE_ERROR,
+    }
+)
 
 
 @dataclass
 class Decision:
     error: Optional[Errors] = None
     transit: Optional[TxnTransit] = None
-    fence_first: bool = False     # InitProducerId: abort the ongoing transaction, then CONCURRENT_TRANSACTIONS
-    epoch_fence: bool = False     # EndTxn: this abort carries a fencing epoch bump
+    fence_first: bool = False  # InitProducerId: abort the ongoing transaction, then CONCURRENT_TRANSACTIONS
+    epoch_fence: bool = False  # EndTxn: this abort carries a fencing epoch bump
 
     @property
     def ok(self) -> bool:
@@ -73,15 +92,22 @@ def needs_new_producer_id(metadata: TransactionMetadata | None, expected: tuple[
     return metadata.is_producer_epoch_exhausted() and (expected is None or expected[1] == metadata.producer_epoch)
 
 
-def decide_init_producer_id(metadata: TransactionMetadata, timeout_ms: int, expected: tuple[int, int] | None,
-                            new_producer_id: int | None, now_ms: int) -> Decision:
+def decide_init_producer_id(
+    metadata: TransactionMetadata,
+    timeout_ms: int,
+    expected: tuple[int, int] | None,
+    new_producer_id: int | None,
+    now_ms: int,
+) -> Decision:
     """``expected``: (producer_id, epoch) from InitProducerId v3 (KIP-360) or None; ``new_producer_id``: an id
     already allocated in case the epoch is exhausted."""
     if metadata.pending_transition_in_progress:
         return Decision(Errors.CONCURRENT_TRANSACTIONS)
     if expected is not None and not (
-            metadata.producer_epoch == NO_PRODUCER_EPOCH or expected[0] == metadata.producer_id
-            or (expected[0] == metadata.last_producer_id and is_epoch_exhausted(expected[1]))):
+        metadata.producer_epoch == NO_PRODUCER_EPOCH
+        or expected[0] == metadata.producer_id
+        or (expected[0] == metadata.last_producer_id and is_epoch_exhausted(expected[1]))
+    ):
         return Decision(Errors.INVALID_PRODUCER_EPOCH)
     state = metadata.state
     if state in (PREPARE_ABORT, PREPARE_COMMIT):
@@ -89,19 +115,26 @@ def decide_init_producer_id(metadata: TransactionMetadata, timeout_ms: int, expe
     if state in (COMPLETE_ABORT, COMPLETE_COMMIT, EMPTY):
         if metadata.is_producer_epoch_exhausted() and (expected is None or expected[1] == metadata.producer_epoch):
             if new_producer_id is None:
-                return Decision(Errors.CONCURRENT_TRANSACTIONS)   # the id was allocated for another state: retry
-            return Decision(transit=metadata.prepare_producer_id_rotation(new_producer_id, timeout_ms, now_ms,
-                                                                          expected is not None))
-        error, transit = metadata.prepare_increment_producer_epoch(timeout_ms, None if expected is None
-                                                                   else expected[1], now_ms)
+                return Decision(Errors.CONCURRENT_TRANSACTIONS)  # the id was allocated for another state: retry
+            return Decision(
+                transit=metadata.prepare_producer_id_rotation(new_producer_id, timeout_ms, now_ms, expected is not None)
+            )
+        error, transit = metadata.prepare_increment_producer_epoch(
+            timeout_ms, None if expected is None else expected[1], now_ms
+        )
         return Decision(error, transit)
     if state is ONGOING:
         return Decision(transit=metadata.prepare_fence_producer_epoch(), fence_first=True)
     raise IllegalTransition("%s found in state %s" % (metadata.transactional_id, state))
 
 
-def decide_add_partitions(metadata: TransactionMetadata, producer_id: int, producer_epoch: int,
-                          partitions: Iterable[TopicPartition], now_ms: int) -> Decision:
+def decide_add_partitions(
+    metadata: TransactionMetadata,
+    producer_id: int,
+    producer_epoch: int,
+    partitions: Iterable[TopicPartition],
+    now_ms: int,
+) -> Decision:
     if metadata.producer_id != producer_id:
         return Decision(Errors.INVALID_PRODUCER_ID_MAPPING)
     if metadata.producer_epoch != producer_epoch:
@@ -113,8 +146,9 @@ def decide_add_partitions(metadata: TransactionMetadata, producer_id: int, produ
     return Decision(transit=metadata.prepare_add_partitions(partitions, now_ms))
 
 
-def decide_end_txn(metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool,
-                   from_client: bool, now_ms: int) -> Decision:
+def decide_end_txn(
+    metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool, from_client: bool, now_ms: int
+) -> Decision:
     """Before appending PrepareCommit/PrepareAbort. An abort by the coordinator itself (fencing, timeout) comes
     with the fenced epoch and ``from_client`` False; it takes over a pending PrepareEpochFence."""
     if metadata.producer_id != producer_id:
@@ -132,7 +166,7 @@ def decide_end_txn(metadata: TransactionMetadata, producer_id: int, producer_epo
             metadata.producer_epoch = producer_epoch
             metadata.last_producer_epoch = NO_PRODUCER_EPOCH
         elif metadata.pending_transition_in_progress:
-            return Decision(Errors.CONCURRENT_TRANSACTIONS)   # a fence is being prepared for this transaction
+            return Decision(Errors.CONCURRENT_TRANSACTIONS)  # a fence is being prepared for this transaction
         return Decision(transit=metadata.prepare_abort_or_commit(target, now_ms), epoch_fence=fence)
     if state is COMPLETE_COMMIT:
         return Decision() if commit else Decision(Errors.INVALID_TXN_STATE)
@@ -147,8 +181,9 @@ def decide_end_txn(metadata: TransactionMetadata, producer_id: int, producer_epo
     raise IllegalTransition("%s found in state %s" % (metadata.transactional_id, state))
 
 
-def decide_complete(metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool,
-                    now_ms: int) -> Decision:
+def decide_complete(
+    metadata: TransactionMetadata, producer_id: int, producer_epoch: int, commit: bool, now_ms: int
+) -> Decision:
     """After PrepareCommit/PrepareAbort is in the log: the transition to CompleteCommit/CompleteAbort whose
     append follows the markers."""
     if metadata.producer_id != producer_id:
@@ -165,15 +200,20 @@ def decide_complete(metadata: TransactionMetadata, producer_id: int, producer_ep
 
 def timed_out(metadata: TransactionMetadata, now_ms: int) -> bool:
     """Ongoing past its timeout, with no transition in flight: the coordinator aborts it."""
-    return (not metadata.pending_transition_in_progress and metadata.state is ONGOING
-            and metadata.start_timestamp + metadata.txn_timeout_ms < now_ms)
+    return (
+        not metadata.pending_transition_in_progress
+        and metadata.state is ONGOING
+        and metadata.start_timestamp + metadata.txn_timeout_ms < now_ms
+    )
 
 
 def expired(metadata: TransactionMetadata, now_ms: int, expiration_ms: int) -> bool:
     """Idle (Empty or completed) for transactional.id.expiration.ms: its id is removed."""
-    return (not metadata.pending_transition_in_progress
-            and metadata.state in (EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT)
-            and metadata.last_update_timestamp <= now_ms - expiration_ms)
+    return (
+        not metadata.pending_transition_in_progress
+        and metadata.state in (EMPTY, COMPLETE_COMMIT, COMPLETE_ABORT)
+        and metadata.last_update_timestamp <= now_ms - expiration_ms
+    )
 
 
 def pending_completion(metadata: TransactionMetadata) -> bool | None:
@@ -183,4 +223,3 @@ def pending_completion(metadata: TransactionMetadata) -> bool | None:
     if metadata.state is PREPARE_ABORT:
         return False
     return None
-

@@ -30,7 +30,7 @@ class TxnLogValue:
     producer_epoch: int
     txn_timeout_ms: int
     state_id: int
-    partitions: FrozenSet[tuple[str, int]] = field(default_factory=frozenset)   # {(topic, partition)}
+    partitions: FrozenSet[tuple[str, int]] = field(default_factory=frozenset)  # {(topic, partition)}
     last_update_timestamp: int = -1
     start_timestamp: int = -1
 
@@ -109,8 +109,10 @@ def decode_value(data: ReadableBuffer | None) -> TxnLogValue | None:
 
 def txn_log_batch(transactional_id: str, value: TxnLogValue | None, now_ms: int) -> bytes:
     """The uncompressed batch of one transition (Kafka enforces no compression on this topic)."""
-    return encode_batch([(encode_key(transactional_id), None if value is None else encode_value(value), (), now_ms)],
-                        first_timestamp=now_ms)
+    return encode_batch(
+        [(encode_key(transactional_id), None if value is None else encode_value(value), (), now_ms)],
+        first_timestamp=now_ms,
+    )
 
 
 class TxnLogReplay:
@@ -135,4 +137,3 @@ class TxnLogReplay:
             self.values.pop(transactional_id, None)
         else:
             self.values[transactional_id] = value
-

@@ -11,8 +11,7 @@ from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.transaction import decisions as d
-from kafka_zk.coordinator.transaction.state import (
-    EMPTY, NO_PRODUCER_EPOCH, PREPARE_EPOCH_FENCE, TransactionMetadata)
+from kafka_zk.coordinator.transaction.state import EMPTY, NO_PRODUCER_EPOCH, PREPARE_EPOCH_FENCE, TransactionMetadata
 from kafka_zk.protocol.errors import Errors
 
 log = logging.getLogger(__name__)
@@ -21,6 +20,7 @@ log = logging.getLogger(__name__)
 def _logged(result):
     def failed(failure):
         log.error("transaction coordinator task failed: %s", failure.getTraceback())
+
     return result.addErrback(failed)
 
 
@@ -50,29 +50,41 @@ class TransactionCoordinator:
         new_producer_id = None
         if d.needs_new_producer_id(found and found[1], expected):
             new_producer_id = yield self.producer_ids.next_id()
-            created = TransactionMetadata(transactional_id, new_producer_id, NO_PRODUCER_EPOCH, timeout_ms, EMPTY,
-                                          last_update_timestamp=milliseconds(self.clock))
+            created = TransactionMetadata(
+                transactional_id,
+                new_producer_id,
+                NO_PRODUCER_EPOCH,
+                timeout_ms,
+                EMPTY,
+                last_update_timestamp=milliseconds(self.clock),
+            )
             error, found = self.manager.get_state(transactional_id, create=created)
             if error != Errors.NONE:
                 return error, -1, -1
         coordinator_epoch, metadata = found
         if metadata.producer_id == new_producer_id:
-            new_producer_id = None   # the id went into the new metadata; a rotation would need another
+            new_producer_id = None  # the id went into the new metadata; a rotation would need another
         decision = d.decide_init_producer_id(metadata, timeout_ms, expected, new_producer_id, milliseconds(self.clock))
         if not decision.ok:
             return decision.error, -1, -1
         transit = decision.transit
         if decision.fence_first:
-            error = yield self._end_transaction(transactional_id, transit.producer_id, transit.producer_epoch,
-                                                commit=False, from_client=False)
+            error = yield self._end_transaction(
+                transactional_id, transit.producer_id, transit.producer_epoch, commit=False, from_client=False
+            )
             return (Errors.CONCURRENT_TRANSACTIONS if error == Errors.NONE else error), -1, -1
         error = yield self.manager.append_transition(transactional_id, coordinator_epoch, transit)
         if error != Errors.NONE:
             log.info("Returning %s to InitProducerId of %s", error.name, transactional_id)
             return error, -1, -1
-        log.info("Initialized transactionalId %s with producerId %d and producer epoch %d on partition "
-                 "__transaction_state-%d", transactional_id, transit.producer_id, transit.producer_epoch,
-                 self.manager.partition_for(transactional_id))
+        log.info(
+            "Initialized transactionalId %s with producerId %d and producer epoch %d on partition "
+            "__transaction_state-%d",
+            transactional_id,
+            transit.producer_id,
+            transit.producer_epoch,
+            self.manager.partition_for(transactional_id),
+        )
         return Errors.NONE, transit.producer_id, transit.producer_epoch
 
     # -- AddPartitionsToTxn / AddOffsetsToTxn ------------------------------------------------------
@@ -110,7 +122,9 @@ class TransactionCoordinator:
         if found is None:
             return Errors.INVALID_PRODUCER_ID_MAPPING
         coordinator_epoch, metadata = found
-        decision = d.decide_end_txn(metadata, producer_id, producer_epoch, commit, from_client, milliseconds(self.clock))
+        decision = d.decide_end_txn(
+            metadata, producer_id, producer_epoch, commit, from_client, milliseconds(self.clock)
+        )
         if not decision.ok:
             if not from_client and metadata.pending_state is PREPARE_EPOCH_FENCE:
                 metadata.abandon_transition()
@@ -123,8 +137,11 @@ class TransactionCoordinator:
                 current_error, current = self.manager._current(transactional_id, coordinator_epoch)
                 if current is not None:
                     current.has_failed_epoch_fence = True
-                    log.warning("The coordinator failed to write an epoch fence transition for %s: %s",
-                                transactional_id, error.name)
+                    log.warning(
+                        "The coordinator failed to write an epoch fence transition for %s: %s",
+                        transactional_id,
+                        error.name,
+                    )
             return error
         current_error, current = self.manager._current(transactional_id, coordinator_epoch)
         if current is None:
@@ -146,11 +163,22 @@ class TransactionCoordinator:
             if not d.timed_out(metadata, now):
                 continue
             transit = metadata.prepare_fence_producer_epoch()
-            log.info("Aborting transaction %s of producer %d (epoch %d) after its %d ms timeout",
-                     metadata.transactional_id, metadata.producer_id, metadata.producer_epoch,
-                     metadata.txn_timeout_ms)
-            aborted.append(self._end_transaction(metadata.transactional_id, transit.producer_id,
-                                                 transit.producer_epoch, commit=False, from_client=False))
+            log.info(
+                "Aborting transaction %s of producer %d (epoch %d) after its %d ms timeout",
+                metadata.transactional_id,
+                metadata.producer_id,
+                metadata.producer_epoch,
+                metadata.txn_timeout_ms,
+            )
+            aborted.append(
+                self._end_transaction(
+                    metadata.transactional_id,
+                    transit.producer_id,
+                    transit.producer_epoch,
+                    commit=False,
+                    from_client=False,
+                )
+            )
         return _logged(defer.gatherResults(aborted, consumeErrors=True) if aborted else defer.succeed([]))
 
     def remove_expired_transactional_ids(self):
@@ -168,8 +196,10 @@ class TransactionCoordinator:
                 if error == Errors.NONE:
                     self.manager.remove_transaction(transactional_id, coordinator_epoch)
                     log.info("Removed expired transactional id %s", transactional_id)
-            removals.append(self.manager.append_transition(transactional_id, coordinator_epoch, transit)
-                            .addCallback(removed))
+
+            removals.append(
+                self.manager.append_transition(transactional_id, coordinator_epoch, transit).addCallback(removed)
+            )
         return _logged(defer.gatherResults(removals, consumeErrors=True) if removals else defer.succeed([]))
 
     # -- loading and unloading ---------------------------------------------------------------------
@@ -186,6 +216,11 @@ class TransactionCoordinator:
             commit = d.pending_completion(metadata)
             if commit is None:
                 continue
-            log.info("Completing transaction %s (%s) left by the previous coordinator", metadata.transactional_id,
-                     metadata.state)
-            self.markers.add_markers(coordinator_epoch, commit, metadata, metadata.prepare_complete(milliseconds(self.clock)))
+            log.info(
+                "Completing transaction %s (%s) left by the previous coordinator",
+                metadata.transactional_id,
+                metadata.state,
+            )
+            self.markers.add_markers(
+                coordinator_epoch, commit, metadata, metadata.prepare_complete(milliseconds(self.clock))
+            )

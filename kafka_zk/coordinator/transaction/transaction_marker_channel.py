@@ -31,8 +31,9 @@ class PendingCompletion:
 
 
 class TransactionMarkerChannel:
-    def __init__(self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms,
-                 security=None):
+    def __init__(
+        self, reactor, broker_id, metadata_cache, listener_name, state_manager, request_timeout_ms, security=None
+    ):
         """``listener_name``: the inter-broker listener markers go to; ``security``: how to reach it (a
         ListenerSecurity)."""
         self.security = security
@@ -42,10 +43,10 @@ class TransactionMarkerChannel:
         self.listener_name = listener_name
         self.state_manager = state_manager
         self.request_timeout_s = request_timeout_ms / 1000.0
-        self.pending = {}          # transactional id -> PendingCompletion
-        self.queues = {}           # broker id -> {transactional id: set of tps}
-        self.in_flight = set()     # broker ids with a request out
-        self.connections = {}      # broker id -> (host, port, BrokerConnection)
+        self.pending = {}  # transactional id -> PendingCompletion
+        self.queues = {}  # broker id -> {transactional id: set of tps}
+        self.in_flight = set()  # broker ids with a request out
+        self.connections = {}  # broker id -> (host, port, BrokerConnection)
         self.completed = 0
         self.closed = False
 
@@ -113,8 +114,7 @@ class TransactionMarkerChannel:
             return known[2]
         if known is not None:
             known[2].close()
-        connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1], self.client_id,
-                                      security=self.security)
+        connection = BrokerConnection(self.reactor, endpoint[0], endpoint[1], self.client_id, security=self.security)
         self.connections[broker_id] = (endpoint[0], endpoint[1], connection)
         return connection
 
@@ -130,9 +130,15 @@ class TransactionMarkerChannel:
             by_topic = {}
             for topic, partition in sorted(tps):
                 by_topic.setdefault(topic, []).append(partition)
-            markers.append({"producer_id": entry.producer_id, "producer_epoch": entry.producer_epoch,
-                            "transaction_result": entry.commit, "coordinator_epoch": entry.coordinator_epoch,
-                            "topics": [{"name": t, "partition_indexes": p} for t, p in by_topic.items()]})
+            markers.append(
+                {
+                    "producer_id": entry.producer_id,
+                    "producer_epoch": entry.producer_epoch,
+                    "transaction_result": entry.commit,
+                    "coordinator_epoch": entry.coordinator_epoch,
+                    "topics": [{"name": t, "partition_indexes": p} for t, p in by_topic.items()],
+                }
+            )
             sent[entry.producer_id] = (transactional_id, tps)
         if not markers:
             return
@@ -143,8 +149,9 @@ class TransactionMarkerChannel:
         self.in_flight.add(broker_id)
         request = connection.request(WRITE_TXN_MARKERS, 0, {"markers": markers})
         request.addTimeout(self.request_timeout_s + REQUEST_SLACK_S, self.reactor)
-        request.addCallbacks(self._answered, self._failed, callbackArgs=(broker_id, sent),
-                             errbackArgs=(broker_id, sent, connection))
+        request.addCallbacks(
+            self._answered, self._failed, callbackArgs=(broker_id, sent), errbackArgs=(broker_id, sent, connection)
+        )
 
     def _retry_later(self, entries):
         for transactional_id, tps in entries:
@@ -179,16 +186,14 @@ class TransactionMarkerChannel:
             try:
                 outcome = d.marker_outcome(error)
             except Exception:
-                log.error("marker of %s for %s-%d failed with %s; retrying", transactional_id, tp[0], tp[1],
-                          error.name)
+                log.error("marker of %s for %s-%d failed with %s; retrying", transactional_id, tp[0], tp[1], error.name)
                 outcome = d.MARKER_RETRY
             if outcome == d.MARKER_WRITTEN:
                 entry.metadata.partitions.discard(tp)
             elif outcome == d.MARKER_RETRY:
                 retry.add(tp)
             else:
-                log.info("markers of %s fenced by %s; a newer coordinator completes it", transactional_id,
-                         error.name)
+                log.info("markers of %s fenced by %s; a newer coordinator completes it", transactional_id, error.name)
                 self.pending.pop(transactional_id, None)
                 return
         if retry:
@@ -211,12 +216,15 @@ class TransactionMarkerChannel:
 
         def appended(error):
             if error == Errors.COORDINATOR_NOT_AVAILABLE:
-                log.warning("appending %s of %s failed (%s); retrying", entry.transit.state, transactional_id,
-                            error.name)
+                log.warning(
+                    "appending %s of %s failed (%s); retrying", entry.transit.state, transactional_id, error.name
+                )
                 self.reactor.callLater(RETRY_BACKOFF_S, self._append_completion, transactional_id, entry)
             elif error == Errors.NONE:
                 self.completed += 1
             else:
                 log.info("completion of %s not written: %s", transactional_id, error.name)
-        return self.state_manager.append_transition(transactional_id, entry.coordinator_epoch, entry.transit,
-                                                    retry_on_unavailable=True).addCallback(appended)
+
+        return self.state_manager.append_transition(
+            transactional_id, entry.coordinator_epoch, entry.transit, retry_on_unavailable=True
+        ).addCallback(appended)

@@ -9,8 +9,7 @@ from kafka_zk.common.clock import milliseconds
 from kafka_zk.common.metrics import MetricsRegistry
 from kafka_zk.coordinator.coordinator_metrics import LoadTimes, register_load_time_gauges
 from kafka_zk.coordinator.transaction import decisions as d
-from kafka_zk.coordinator.transaction.records import (
-    TRANSACTION_STATE_TOPIC, TxnLogReplay, partition_for, txn_log_batch)
+from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC, TxnLogReplay, partition_for, txn_log_batch
 from kafka_zk.coordinator.transaction.state import DEAD, TransactionMetadata
 from kafka_zk.protocol.errors import Errors
 
@@ -33,13 +32,17 @@ class TransactionStateManager:
         self.load_buffer_size = config["transaction.state.log.load.buffer.size"]
         self.max_timeout_ms = config["transaction.max.timeout.ms"]
         self.expiration_ms = config["transactional.id.expiration.ms"]
-        self.caches = {}           # partition id -> TxnPartitionCache
-        self.loading = {}          # partition id -> (coordinator epoch, load token)
+        self.caches = {}  # partition id -> TxnPartitionCache
+        self.loading = {}  # partition id -> (coordinator epoch, load token)
         self._tokens = 0
         self.active = True
         self.load_times = LoadTimes()
-        register_load_time_gauges(metrics if metrics is not None else MetricsRegistry(),
-                                  "transaction-coordinator-metrics", self.load_times, lambda: milliseconds(self.clock))
+        register_load_time_gauges(
+            metrics if metrics is not None else MetricsRegistry(),
+            "transaction-coordinator-metrics",
+            self.load_times,
+            lambda: milliseconds(self.clock),
+        )
 
     def shutdown(self):
         self.active = False
@@ -110,9 +113,11 @@ class TransactionStateManager:
                 return Errors.NONE
             if metadata is not None and not (retry_on_unavailable and error == Errors.COORDINATOR_NOT_AVAILABLE):
                 metadata.abandon_transition()
-            log.info("appending %s of %s to the transaction log failed: %s", transit.state, transactional_id,
-                     error.name)
+            log.info(
+                "appending %s of %s to the transaction log failed: %s", transit.state, transactional_id, error.name
+            )
             return error
+
         return appended.addCallback(done)
 
     def remove_transaction(self, transactional_id, coordinator_epoch):
@@ -135,8 +140,9 @@ class TransactionStateManager:
         self.caches.pop(partition_id, None)
         self._tokens += 1
         self.loading[partition_id] = (coordinator_epoch, self._tokens)
-        self.clock.callLater(0, self._load, partition_id, coordinator_epoch, self._tokens, on_loaded,
-                             milliseconds(self.clock))
+        self.clock.callLater(
+            0, self._load, partition_id, coordinator_epoch, self._tokens, on_loaded, milliseconds(self.clock)
+        )
 
     def _load(self, partition_id, coordinator_epoch, token, on_loaded, scheduled_ms):
         if self.loading.get(partition_id) != (coordinator_epoch, token):
@@ -164,8 +170,14 @@ class TransactionStateManager:
                 replay.skipped += 1
         now = milliseconds(self.clock)
         self.load_times.record(now - scheduled_ms, now)
-        log.info("Loaded %d transactional ids from %s-%d at coordinator epoch %d (%d records skipped)",
-                 len(cache.transactions), TRANSACTION_STATE_TOPIC, partition_id, coordinator_epoch, replay.skipped)
+        log.info(
+            "Loaded %d transactional ids from %s-%d at coordinator epoch %d (%d records skipped)",
+            len(cache.transactions),
+            TRANSACTION_STATE_TOPIC,
+            partition_id,
+            coordinator_epoch,
+            replay.skipped,
+        )
         on_loaded(partition_id, coordinator_epoch, list(cache.transactions.values()))
 
     def unload(self, partition_id, coordinator_epoch=None):
@@ -176,5 +188,6 @@ class TransactionStateManager:
         cache = self.caches.get(partition_id)
         if cache is not None and (coordinator_epoch is None or cache.coordinator_epoch <= coordinator_epoch):
             del self.caches[partition_id]
-            log.info("Unloaded %d transactional ids of %s-%d", len(cache.transactions), TRANSACTION_STATE_TOPIC,
-                     partition_id)
+            log.info(
+                "Unloaded %d transactional ids of %s-%d", len(cache.transactions), TRANSACTION_STATE_TOPIC, partition_id
+            )

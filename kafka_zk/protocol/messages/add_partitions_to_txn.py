@@ -5,23 +5,46 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 24
 NAME = "AddPartitionsToTxn"
 
-REQUEST = Schema("AddPartitionsToTxnRequest", [
-    Field("transactional_id", "string"),
-    Field("producer_id", "int64"),
-    Field("producer_epoch", "int16"),
-    Field("topics", Array([
-        Field("name", "string"),
-        Field("partitions", Array("int32")),
-    ])),
-], valid_versions="0-1")
+REQUEST = Schema(
+    "AddPartitionsToTxnRequest",
+    [
+        Field("transactional_id", "string"),
+        Field("producer_id", "int64"),
+        Field("producer_epoch", "int16"),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field("partitions", Array("int32")),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-1",
+)
 
-RESPONSE = Schema("AddPartitionsToTxnResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("results", Array([
-        Field("name", "string"),
-        Field("results", Array([
-            Field("partition_index", "int32"),
-            Field("error_code", "int16"),
-        ])),
-    ])),
-], valid_versions="0-1")
+RESPONSE = Schema(
+    "AddPartitionsToTxnResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field(
+            "results",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field(
+                        "results",
+                        Array(
+                            [
+                                Field("partition_index", "int32"),
+                                Field("error_code", "int16"),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-1",
+)

@@ -8,17 +8,32 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 18
 NAME = "ApiVersions"
 
-REQUEST = Schema("ApiVersionsRequest", [
-    Field("client_software_name", "string", "3+"),
-    Field("client_software_version", "string", "3+"),
-], valid_versions="0-3", flexible_versions="3+")
+REQUEST = Schema(
+    "ApiVersionsRequest",
+    [
+        Field("client_software_name", "string", "3+"),
+        Field("client_software_version", "string", "3+"),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)
 
-RESPONSE = Schema("ApiVersionsResponse", [
-    Field("error_code", "int16"),
-    Field("api_keys", Array([
-        Field("api_key", "int16"),
-        Field("min_version", "int16"),
-        Field("max_version", "int16"),
-    ])),
-    Field("throttle_time_ms", "int32", "1+"),
-], valid_versions="0-3", flexible_versions="3+")
+RESPONSE = Schema(
+    "ApiVersionsResponse",
+    [
+        Field("error_code", "int16"),
+        Field(
+            "api_keys",
+            Array(
+                [
+                    Field("api_key", "int16"),
+                    Field("min_version", "int16"),
+                    Field("max_version", "int16"),
+                ]
+            ),
+        ),
+        Field("throttle_time_ms", "int32", "1+"),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)

@@ -8,15 +8,30 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 7
 NAME = "ControlledShutdown"
 
-REQUEST = Schema("ControlledShutdownRequest", [
-    Field("broker_id", "int32"),
-    Field("broker_epoch", "int64", "2+", default=-1),
-], valid_versions="0-3", flexible_versions="3+")
+REQUEST = Schema(
+    "ControlledShutdownRequest",
+    [
+        Field("broker_id", "int32"),
+        Field("broker_epoch", "int64", "2+", default=-1),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)
 
-RESPONSE = Schema("ControlledShutdownResponse", [
-    Field("error_code", "int16"),
-    Field("remaining_partitions", Array([
-        Field("topic_name", "string"),
-        Field("partition_index", "int32"),
-    ])),
-], valid_versions="0-3", flexible_versions="3+")
+RESPONSE = Schema(
+    "ControlledShutdownResponse",
+    [
+        Field("error_code", "int16"),
+        Field(
+            "remaining_partitions",
+            Array(
+                [
+                    Field("topic_name", "string"),
+                    Field("partition_index", "int32"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)

@@ -5,33 +5,58 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 31
 NAME = "DeleteAcls"
 
-REQUEST = Schema("DeleteAclsRequest", [
-    Field("filters", Array([
-        Field("resource_type_filter", "int8"),
-        Field("resource_name_filter", "string", nullable_versions="0+"),
-        Field("pattern_type_filter", "int8", "1+", default=3),
-        Field("principal_filter", "string", nullable_versions="0+"),
-        Field("host_filter", "string", nullable_versions="0+"),
-        Field("operation", "int8"),
-        Field("permission_type", "int8"),
-    ])),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "DeleteAclsRequest",
+    [
+        Field(
+            "filters",
+            Array(
+                [
+                    Field("resource_type_filter", "int8"),
+                    Field("resource_name_filter", "string", nullable_versions="0+"),
+                    Field("pattern_type_filter", "int8", "1+", default=3),
+                    Field("principal_filter", "string", nullable_versions="0+"),
+                    Field("host_filter", "string", nullable_versions="0+"),
+                    Field("operation", "int8"),
+                    Field("permission_type", "int8"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("DeleteAclsResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("filter_results", Array([
-        Field("error_code", "int16"),
-        Field("error_message", "string", nullable_versions="0+"),
-        Field("matching_acls", Array([
-            Field("error_code", "int16"),
-            Field("error_message", "string", nullable_versions="0+"),
-            Field("resource_type", "int8"),
-            Field("resource_name", "string"),
-            Field("pattern_type", "int8", "1+", default=3),
-            Field("principal", "string"),
-            Field("host", "string"),
-            Field("operation", "int8"),
-            Field("permission_type", "int8"),
-        ])),
-    ])),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "DeleteAclsResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field(
+            "filter_results",
+            Array(
+                [
+                    Field("error_code", "int16"),
+                    Field("error_message", "string", nullable_versions="0+"),
+                    Field(
+                        "matching_acls",
+                        Array(
+                            [
+                                Field("error_code", "int16"),
+                                Field("error_message", "string", nullable_versions="0+"),
+                                Field("resource_type", "int8"),
+                                Field("resource_name", "string"),
+                                Field("pattern_type", "int8", "1+", default=3),
+                                Field("principal", "string"),
+                                Field("host", "string"),
+                                Field("operation", "int8"),
+                                Field("permission_type", "int8"),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

@@ -5,14 +5,29 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 42
 NAME = "DeleteGroups"
 
-REQUEST = Schema("DeleteGroupsRequest", [
-    Field("groups_names", Array("string")),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "DeleteGroupsRequest",
+    [
+        Field("groups_names", Array("string")),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("DeleteGroupsResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("results", Array([
-        Field("group_id", "string"),
-        Field("error_code", "int16"),
-    ])),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "DeleteGroupsResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field(
+            "results",
+            Array(
+                [
+                    Field("group_id", "string"),
+                    Field("error_code", "int16"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

@@ -5,15 +5,30 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 20
 NAME = "DeleteTopics"
 
-REQUEST = Schema("DeleteTopicsRequest", [
-    Field("topic_names", Array("string")),
-    Field("timeout_ms", "int32"),
-], valid_versions="0-4", flexible_versions="4+")
+REQUEST = Schema(
+    "DeleteTopicsRequest",
+    [
+        Field("topic_names", Array("string")),
+        Field("timeout_ms", "int32"),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)
 
-RESPONSE = Schema("DeleteTopicsResponse", [
-    Field("throttle_time_ms", "int32", "1+"),
-    Field("responses", Array([
-        Field("name", "string"),
-        Field("error_code", "int16"),
-    ])),
-], valid_versions="0-4", flexible_versions="4+")
+RESPONSE = Schema(
+    "DeleteTopicsResponse",
+    [
+        Field("throttle_time_ms", "int32", "1+"),
+        Field(
+            "responses",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field("error_code", "int16"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)

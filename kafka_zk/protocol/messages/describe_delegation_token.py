@@ -11,21 +11,36 @@ PRINCIPAL = [
 ]
 
 # A null owners list asks for every token.
-REQUEST = Schema("DescribeDelegationTokenRequest", [
-    Field("owners", Array(PRINCIPAL), nullable_versions="0+"),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "DescribeDelegationTokenRequest",
+    [
+        Field("owners", Array(PRINCIPAL), nullable_versions="0+"),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("DescribeDelegationTokenResponse", [
-    Field("error_code", "int16"),
-    Field("tokens", Array([
-        Field("principal_type", "string"),
-        Field("principal_name", "string"),
-        Field("issue_timestamp", "int64"),
-        Field("expiry_timestamp", "int64"),
-        Field("max_timestamp", "int64"),
-        Field("token_id", "string"),
-        Field("hmac", "bytes"),
-        Field("renewers", Array(PRINCIPAL)),
-    ])),
-    Field("throttle_time_ms", "int32"),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "DescribeDelegationTokenResponse",
+    [
+        Field("error_code", "int16"),
+        Field(
+            "tokens",
+            Array(
+                [
+                    Field("principal_type", "string"),
+                    Field("principal_name", "string"),
+                    Field("issue_timestamp", "int64"),
+                    Field("expiry_timestamp", "int64"),
+                    Field("max_timestamp", "int64"),
+                    Field("token_id", "string"),
+                    Field("hmac", "bytes"),
+                    Field("renewers", Array(PRINCIPAL)),
+                ]
+            ),
+        ),
+        Field("throttle_time_ms", "int32"),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

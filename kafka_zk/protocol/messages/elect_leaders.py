@@ -9,24 +9,50 @@ ELECTION_PREFERRED = 0
 ELECTION_UNCLEAN = 1
 
 # A null topic_partitions list means every partition.
-REQUEST = Schema("ElectLeadersRequest", [
-    Field("election_type", "int8", "1+"),
-    Field("topic_partitions", Array([
-        Field("topic", "string"),
-        Field("partition_id", Array("int32")),
-    ]), nullable_versions="0+"),
-    Field("timeout_ms", "int32", default=60000),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "ElectLeadersRequest",
+    [
+        Field("election_type", "int8", "1+"),
+        Field(
+            "topic_partitions",
+            Array(
+                [
+                    Field("topic", "string"),
+                    Field("partition_id", Array("int32")),
+                ]
+            ),
+            nullable_versions="0+",
+        ),
+        Field("timeout_ms", "int32", default=60000),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("ElectLeadersResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("error_code", "int16", "1+"),
-    Field("replica_election_results", Array([
-        Field("topic", "string"),
-        Field("partition_result", Array([
-            Field("partition_id", "int32"),
-            Field("error_code", "int16"),
-            Field("error_message", "string", nullable_versions="0+"),
-        ])),
-    ])),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "ElectLeadersResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field("error_code", "int16", "1+"),
+        Field(
+            "replica_election_results",
+            Array(
+                [
+                    Field("topic", "string"),
+                    Field(
+                        "partition_result",
+                        Array(
+                            [
+                                Field("partition_id", "int32"),
+                                Field("error_code", "int16"),
+                                Field("error_message", "string", nullable_versions="0+"),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

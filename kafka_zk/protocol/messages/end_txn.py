@@ -5,14 +5,22 @@ from kafka_zk.protocol.schema import Field, Schema
 API_KEY = 26
 NAME = "EndTxn"
 
-REQUEST = Schema("EndTxnRequest", [
-    Field("transactional_id", "string"),
-    Field("producer_id", "int64"),
-    Field("producer_epoch", "int16"),
-    Field("committed", "bool"),
-], valid_versions="0-1")
+REQUEST = Schema(
+    "EndTxnRequest",
+    [
+        Field("transactional_id", "string"),
+        Field("producer_id", "int64"),
+        Field("producer_epoch", "int16"),
+        Field("committed", "bool"),
+    ],
+    valid_versions="0-1",
+)
 
-RESPONSE = Schema("EndTxnResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("error_code", "int16"),
-], valid_versions="0-1")
+RESPONSE = Schema(
+    "EndTxnResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field("error_code", "int16"),
+    ],
+    valid_versions="0-1",
+)

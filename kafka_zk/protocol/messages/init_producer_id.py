@@ -5,16 +5,26 @@ from kafka_zk.protocol.schema import Field, Schema
 API_KEY = 22
 NAME = "InitProducerId"
 
-REQUEST = Schema("InitProducerIdRequest", [
-    Field("transactional_id", "string", nullable_versions="0+"),
-    Field("transaction_timeout_ms", "int32"),
-    Field("producer_id", "int64", "3+", default=-1),
-    Field("producer_epoch", "int16", "3+", default=-1),
-], valid_versions="0-3", flexible_versions="2+")
+REQUEST = Schema(
+    "InitProducerIdRequest",
+    [
+        Field("transactional_id", "string", nullable_versions="0+"),
+        Field("transaction_timeout_ms", "int32"),
+        Field("producer_id", "int64", "3+", default=-1),
+        Field("producer_epoch", "int16", "3+", default=-1),
+    ],
+    valid_versions="0-3",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("InitProducerIdResponse", [
-    Field("throttle_time_ms", "int32"),
-    Field("error_code", "int16"),
-    Field("producer_id", "int64", default=-1),
-    Field("producer_epoch", "int16"),
-], valid_versions="0-3", flexible_versions="2+")
+RESPONSE = Schema(
+    "InitProducerIdResponse",
+    [
+        Field("throttle_time_ms", "int32"),
+        Field("error_code", "int16"),
+        Field("producer_id", "int64", default=-1),
+        Field("producer_epoch", "int16"),
+    ],
+    valid_versions="0-3",
+    flexible_versions="2+",
+)

@@ -23,27 +23,53 @@ PARTITION_STATE = [
     Field("is_new", "bool", "1+"),
 ]
 
-REQUEST = Schema("LeaderAndIsrRequest", [
-    Field("controller_id", "int32"),
-    Field("controller_epoch", "int32"),
-    Field("broker_epoch", "int64", "2+", default=-1),
-    Field("ungrouped_partition_states", Array(PARTITION_STATE), "0-1"),
-    Field("topic_states", Array([
-        Field("topic_name", "string", "2+"),
-        Field("partition_states", Array(PARTITION_STATE), "2+"),
-    ]), "2+"),
-    Field("live_leaders", Array([
-        Field("broker_id", "int32"),
-        Field("host_name", "string"),
-        Field("port", "int32"),
-    ])),
-], valid_versions="0-4", flexible_versions="4+")
+REQUEST = Schema(
+    "LeaderAndIsrRequest",
+    [
+        Field("controller_id", "int32"),
+        Field("controller_epoch", "int32"),
+        Field("broker_epoch", "int64", "2+", default=-1),
+        Field("ungrouped_partition_states", Array(PARTITION_STATE), "0-1"),
+        Field(
+            "topic_states",
+            Array(
+                [
+                    Field("topic_name", "string", "2+"),
+                    Field("partition_states", Array(PARTITION_STATE), "2+"),
+                ]
+            ),
+            "2+",
+        ),
+        Field(
+            "live_leaders",
+            Array(
+                [
+                    Field("broker_id", "int32"),
+                    Field("host_name", "string"),
+                    Field("port", "int32"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)
 
-RESPONSE = Schema("LeaderAndIsrResponse", [
-    Field("error_code", "int16"),
-    Field("partition_errors", Array([
-        Field("topic_name", "string"),
-        Field("partition_index", "int32"),
+RESPONSE = Schema(
+    "LeaderAndIsrResponse",
+    [
         Field("error_code", "int16"),
-    ])),
-], valid_versions="0-4", flexible_versions="4+")
+        Field(
+            "partition_errors",
+            Array(
+                [
+                    Field("topic_name", "string"),
+                    Field("partition_index", "int32"),
+                    Field("error_code", "int16"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)

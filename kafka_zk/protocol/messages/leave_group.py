@@ -5,21 +5,43 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 13
 NAME = "LeaveGroup"
 
-REQUEST = Schema("LeaveGroupRequest", [
-    Field("group_id", "string"),
-    Field("member_id", "string", "0-2"),
-    Field("members", Array([
-        Field("member_id", "string", "3+"),
-        Field("group_instance_id", "string", "3+", nullable_versions="3+", default=None),
-    ]), "3+"),
-], valid_versions="0-4", flexible_versions="4+")
+REQUEST = Schema(
+    "LeaveGroupRequest",
+    [
+        Field("group_id", "string"),
+        Field("member_id", "string", "0-2"),
+        Field(
+            "members",
+            Array(
+                [
+                    Field("member_id", "string", "3+"),
+                    Field("group_instance_id", "string", "3+", nullable_versions="3+", default=None),
+                ]
+            ),
+            "3+",
+        ),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)
 
-RESPONSE = Schema("LeaveGroupResponse", [
-    Field("throttle_time_ms", "int32", "1+"),
-    Field("error_code", "int16"),
-    Field("members", Array([
-        Field("member_id", "string", "3+"),
-        Field("group_instance_id", "string", "3+", nullable_versions="3+"),
-        Field("error_code", "int16", "3+"),
-    ]), "3+"),
-], valid_versions="0-4", flexible_versions="4+")
+RESPONSE = Schema(
+    "LeaveGroupResponse",
+    [
+        Field("throttle_time_ms", "int32", "1+"),
+        Field("error_code", "int16"),
+        Field(
+            "members",
+            Array(
+                [
+                    Field("member_id", "string", "3+"),
+                    Field("group_instance_id", "string", "3+", nullable_versions="3+"),
+                    Field("error_code", "int16", "3+"),
+                ]
+            ),
+            "3+",
+        ),
+    ],
+    valid_versions="0-4",
+    flexible_versions="4+",
+)

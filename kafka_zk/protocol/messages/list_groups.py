@@ -7,11 +7,21 @@ NAME = "ListGroups"
 
 REQUEST = Schema("ListGroupsRequest", [], valid_versions="0-3", flexible_versions="3+")
 
-RESPONSE = Schema("ListGroupsResponse", [
-    Field("throttle_time_ms", "int32", "1+"),
-    Field("error_code", "int16"),
-    Field("groups", Array([
-        Field("group_id", "string"),
-        Field("protocol_type", "string"),
-    ])),
-], valid_versions="0-3", flexible_versions="3+")
+RESPONSE = Schema(
+    "ListGroupsResponse",
+    [
+        Field("throttle_time_ms", "int32", "1+"),
+        Field("error_code", "int16"),
+        Field(
+            "groups",
+            Array(
+                [
+                    Field("group_id", "string"),
+                    Field("protocol_type", "string"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-3",
+    flexible_versions="3+",
+)

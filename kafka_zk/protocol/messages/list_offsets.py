@@ -5,31 +5,59 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 2
 NAME = "ListOffsets"
 
-REQUEST = Schema("ListOffsetsRequest", [
-    Field("replica_id", "int32"),
-    Field("isolation_level", "int8", "2+"),
-    Field("topics", Array([
-        Field("name", "string"),
-        Field("partitions", Array([
-            Field("partition_index", "int32"),
-            Field("current_leader_epoch", "int32", "4+", default=-1),
-            Field("timestamp", "int64"),
-            Field("max_num_offsets", "int32", "0", default=1),
-        ])),
-    ])),
-], valid_versions="0-5")
+REQUEST = Schema(
+    "ListOffsetsRequest",
+    [
+        Field("replica_id", "int32"),
+        Field("isolation_level", "int8", "2+"),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field(
+                        "partitions",
+                        Array(
+                            [
+                                Field("partition_index", "int32"),
+                                Field("current_leader_epoch", "int32", "4+", default=-1),
+                                Field("timestamp", "int64"),
+                                Field("max_num_offsets", "int32", "0", default=1),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-5",
+)
 
-RESPONSE = Schema("ListOffsetsResponse", [
-    Field("throttle_time_ms", "int32", "2+"),
-    Field("topics", Array([
-        Field("name", "string"),
-        Field("partitions", Array([
-            Field("partition_index", "int32"),
-            Field("error_code", "int16"),
-            Field("old_style_offsets", Array("int64"), "0"),
-            Field("timestamp", "int64", "1+", default=-1),
-            Field("offset", "int64", "1+", default=-1),
-            Field("leader_epoch", "int32", "4+", default=-1),
-        ])),
-    ])),
-], valid_versions="0-5")
+RESPONSE = Schema(
+    "ListOffsetsResponse",
+    [
+        Field("throttle_time_ms", "int32", "2+"),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field(
+                        "partitions",
+                        Array(
+                            [
+                                Field("partition_index", "int32"),
+                                Field("error_code", "int16"),
+                                Field("old_style_offsets", Array("int64"), "0"),
+                                Field("timestamp", "int64", "1+", default=-1),
+                                Field("offset", "int64", "1+", default=-1),
+                                Field("leader_epoch", "int32", "4+", default=-1),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-5",
+)

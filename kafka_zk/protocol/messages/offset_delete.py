@@ -5,24 +5,52 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 47
 NAME = "OffsetDelete"
 
-REQUEST = Schema("OffsetDeleteRequest", [
-    Field("group_id", "string"),
-    Field("topics", Array([
-        Field("name", "string"),
-        Field("partitions", Array([
-            Field("partition_index", "int32"),
-        ])),
-    ])),
-], valid_versions="0")
+REQUEST = Schema(
+    "OffsetDeleteRequest",
+    [
+        Field("group_id", "string"),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field(
+                        "partitions",
+                        Array(
+                            [
+                                Field("partition_index", "int32"),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0",
+)
 
-RESPONSE = Schema("OffsetDeleteResponse", [
-    Field("error_code", "int16"),
-    Field("throttle_time_ms", "int32"),
-    Field("topics", Array([
-        Field("name", "string"),
-        Field("partitions", Array([
-            Field("partition_index", "int32"),
-            Field("error_code", "int16"),
-        ])),
-    ])),
-], valid_versions="0")
+RESPONSE = Schema(
+    "OffsetDeleteResponse",
+    [
+        Field("error_code", "int16"),
+        Field("throttle_time_ms", "int32"),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string"),
+                    Field(
+                        "partitions",
+                        Array(
+                            [
+                                Field("partition_index", "int32"),
+                                Field("error_code", "int16"),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0",
+)

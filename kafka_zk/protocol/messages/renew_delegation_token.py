@@ -5,13 +5,23 @@ from kafka_zk.protocol.schema import Field, Schema
 API_KEY = 39
 NAME = "RenewDelegationToken"
 
-REQUEST = Schema("RenewDelegationTokenRequest", [
-    Field("hmac", "bytes"),
-    Field("renew_period_ms", "int64"),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "RenewDelegationTokenRequest",
+    [
+        Field("hmac", "bytes"),
+        Field("renew_period_ms", "int64"),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("RenewDelegationTokenResponse", [
-    Field("error_code", "int16"),
-    Field("expiry_timestamp_ms", "int64"),
-    Field("throttle_time_ms", "int32"),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "RenewDelegationTokenResponse",
+    [
+        Field("error_code", "int16"),
+        Field("expiry_timestamp_ms", "int64"),
+        Field("throttle_time_ms", "int32"),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

@@ -5,13 +5,23 @@ from kafka_zk.protocol.schema import Field, Schema
 API_KEY = 36
 NAME = "SaslAuthenticate"
 
-REQUEST = Schema("SaslAuthenticateRequest", [
-    Field("auth_bytes", "bytes"),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "SaslAuthenticateRequest",
+    [
+        Field("auth_bytes", "bytes"),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("SaslAuthenticateResponse", [
-    Field("error_code", "int16"),
-    Field("error_message", "string", nullable_versions="0+"),
-    Field("auth_bytes", "bytes"),
-    Field("session_lifetime_ms", "int64", "1+", default=0),
-], valid_versions="0-2", flexible_versions="2+")
+RESPONSE = Schema(
+    "SaslAuthenticateResponse",
+    [
+        Field("error_code", "int16"),
+        Field("error_message", "string", nullable_versions="0+"),
+        Field("auth_bytes", "bytes"),
+        Field("session_lifetime_ms", "int64", "1+", default=0),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

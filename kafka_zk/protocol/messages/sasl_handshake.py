@@ -5,11 +5,19 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 17
 NAME = "SaslHandshake"
 
-REQUEST = Schema("SaslHandshakeRequest", [
-    Field("mechanism", "string"),
-], valid_versions="0-1")
+REQUEST = Schema(
+    "SaslHandshakeRequest",
+    [
+        Field("mechanism", "string"),
+    ],
+    valid_versions="0-1",
+)
 
-RESPONSE = Schema("SaslHandshakeResponse", [
-    Field("error_code", "int16"),
-    Field("mechanisms", Array("string")),
-], valid_versions="0-1")
+RESPONSE = Schema(
+    "SaslHandshakeResponse",
+    [
+        Field("error_code", "int16"),
+        Field("mechanisms", Array("string")),
+    ],
+    valid_versions="0-1",
+)

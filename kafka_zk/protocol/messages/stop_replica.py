@@ -8,26 +8,53 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 5
 NAME = "StopReplica"
 
-REQUEST = Schema("StopReplicaRequest", [
-    Field("controller_id", "int32"),
-    Field("controller_epoch", "int32"),
-    Field("broker_epoch", "int64", "1+", default=-1),
-    Field("delete_partitions", "bool"),
-    Field("ungrouped_partitions", Array([
-        Field("topic_name", "string", "0"),
-        Field("partition_index", "int32", "0"),
-    ]), "0"),
-    Field("topics", Array([
-        Field("name", "string", "1+"),
-        Field("partition_indexes", Array("int32"), "1+"),
-    ]), "1+"),
-], valid_versions="0-2", flexible_versions="2+")
+REQUEST = Schema(
+    "StopReplicaRequest",
+    [
+        Field("controller_id", "int32"),
+        Field("controller_epoch", "int32"),
+        Field("broker_epoch", "int64", "1+", default=-1),
+        Field("delete_partitions", "bool"),
+        Field(
+            "ungrouped_partitions",
+            Array(
+                [
+                    Field("topic_name", "string", "0"),
+                    Field("partition_index", "int32", "0"),
+                ]
+            ),
+            "0",
+        ),
+        Field(
+            "topics",
+            Array(
+                [
+                    Field("name", "string", "1+"),
+                    Field("partition_indexes", Array("int32"), "1+"),
+                ]
+            ),
+            "1+",
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)
 
-RESPONSE = Schema("StopReplicaResponse", [
-    Field("error_code", "int16"),
-    Field("partition_errors", Array([
-        Field("topic_name", "string"),
-        Field("partition_index", "int32"),
+RESPONSE = Schema(
+    "StopReplicaResponse",
+    [
         Field("error_code", "int16"),
-    ])),
-], valid_versions="0-2", flexible_versions="2+")
+        Field(
+            "partition_errors",
+            Array(
+                [
+                    Field("topic_name", "string"),
+                    Field("partition_index", "int32"),
+                    Field("error_code", "int16"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-2",
+    flexible_versions="2+",
+)

@@ -21,29 +21,56 @@ PARTITION_STATE = [
     Field("offline_replicas", Array("int32"), "4+"),
 ]
 
-REQUEST = Schema("UpdateMetadataRequest", [
-    Field("controller_id", "int32"),
-    Field("controller_epoch", "int32"),
-    Field("broker_epoch", "int64", "5+", default=-1),
-    Field("ungrouped_partition_states", Array(PARTITION_STATE), "0-4"),
-    Field("topic_states", Array([
-        Field("topic_name", "string", "5+"),
-        Field("partition_states", Array(PARTITION_STATE), "5+"),
-    ]), "5+"),
-    Field("live_brokers", Array([
-        Field("id", "int32"),
-        Field("v0_host", "string", "0"),
-        Field("v0_port", "int32", "0"),
-        Field("endpoints", Array([
-            Field("port", "int32", "1+"),
-            Field("host", "string", "1+"),
-            Field("listener", "string", "3+"),
-            Field("security_protocol", "int16", "1+"),
-        ]), "1+"),
-        Field("rack", "string", "2+", nullable_versions="0+", default=None),
-    ])),
-], valid_versions="0-6", flexible_versions="6+")
+REQUEST = Schema(
+    "UpdateMetadataRequest",
+    [
+        Field("controller_id", "int32"),
+        Field("controller_epoch", "int32"),
+        Field("broker_epoch", "int64", "5+", default=-1),
+        Field("ungrouped_partition_states", Array(PARTITION_STATE), "0-4"),
+        Field(
+            "topic_states",
+            Array(
+                [
+                    Field("topic_name", "string", "5+"),
+                    Field("partition_states", Array(PARTITION_STATE), "5+"),
+                ]
+            ),
+            "5+",
+        ),
+        Field(
+            "live_brokers",
+            Array(
+                [
+                    Field("id", "int32"),
+                    Field("v0_host", "string", "0"),
+                    Field("v0_port", "int32", "0"),
+                    Field(
+                        "endpoints",
+                        Array(
+                            [
+                                Field("port", "int32", "1+"),
+                                Field("host", "string", "1+"),
+                                Field("listener", "string", "3+"),
+                                Field("security_protocol", "int16", "1+"),
+                            ]
+                        ),
+                        "1+",
+                    ),
+                    Field("rack", "string", "2+", nullable_versions="0+", default=None),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0-6",
+    flexible_versions="6+",
+)
 
-RESPONSE = Schema("UpdateMetadataResponse", [
-    Field("error_code", "int16"),
-], valid_versions="0-6", flexible_versions="6+")
+RESPONSE = Schema(
+    "UpdateMetadataResponse",
+    [
+        Field("error_code", "int16"),
+    ],
+    valid_versions="0-6",
+    flexible_versions="6+",
+)

@@ -5,28 +5,61 @@ from kafka_zk.protocol.schema import Array, Field, Schema
 API_KEY = 27
 NAME = "WriteTxnMarkers"
 
-REQUEST = Schema("WriteTxnMarkersRequest", [
-    Field("markers", Array([
-        Field("producer_id", "int64"),
-        Field("producer_epoch", "int16"),
-        Field("transaction_result", "bool"),  # True commits, False aborts
-        Field("topics", Array([
-            Field("name", "string"),
-            Field("partition_indexes", Array("int32")),
-        ])),
-        Field("coordinator_epoch", "int32"),
-    ])),
-], valid_versions="0")
+REQUEST = Schema(
+    "WriteTxnMarkersRequest",
+    [
+        Field(
+            "markers",
+            Array(
+                [
+                    Field("producer_id", "int64"),
+                    Field("producer_epoch", "int16"),
+                    Field("transaction_result", "bool"),  # True commits, False aborts
+                    Field(
+                        "topics",
+                        Array(
+                            [
+                                Field("name", "string"),
+                                Field("partition_indexes", Array("int32")),
+                            ]
+                        ),
+                    ),
+                    Field("coordinator_epoch", "int32"),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0",
+)
 
-RESPONSE = Schema("WriteTxnMarkersResponse", [
-    Field("markers", Array([
-        Field("producer_id", "int64"),
-        Field("topics", Array([
-            Field("name", "string"),
-            Field("partitions", Array([
-                Field("partition_index", "int32"),
-                Field("error_code", "int16"),
-            ])),
-        ])),
-    ])),
-], valid_versions="0")
+RESPONSE = Schema(
+    "WriteTxnMarkersResponse",
+    [
+        Field(
+            "markers",
+            Array(
+                [
+                    Field("producer_id", "int64"),
+                    Field(
+                        "topics",
+                        Array(
+                            [
+                                Field("name", "string"),
+                                Field(
+                                    "partitions",
+                                    Array(
+                                        [
+                                            Field("partition_index", "int32"),
+                                            Field("error_code", "int16"),
+                                        ]
+                                    ),
+                                ),
+                            ]
+                        ),
+                    ),
+                ]
+            ),
+        ),
+    ],
+    valid_versions="0",
+)

@@ -15,33 +15,94 @@ from twisted.internet import defer
 
 from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.server.apis import (
-    alter_configs, alter_partition_reassignments, api_versions, controlled_shutdown, create_partitions,
-    create_topics, delete_topics, describe_configs, elect_leaders, fetch, find_coordinator,
-    incremental_alter_configs, init_producer_id, leader_and_isr, list_offsets, list_partition_reassignments,
-    metadata, offset_for_leader_epoch, produce, stop_replica, update_metadata)
-from kafka_zk.server.apis import alter_replica_log_dirs, delete_records, describe_log_dirs
-from kafka_zk.server.apis import (
-    delete_groups, describe_groups, heartbeat, join_group, leave_group, list_groups, offset_commit, offset_delete,
-    offset_fetch, sync_group)
-from kafka_zk.server.apis import create_acls, delete_acls, describe_acls
-from kafka_zk.server.apis import (
-    add_offsets_to_txn, add_partitions_to_txn, end_txn, txn_offset_commit, write_txn_markers)
-from kafka_zk.server.apis import (
-    create_delegation_token, describe_delegation_token, expire_delegation_token, renew_delegation_token)
-from kafka_zk.server.apis import sasl_authenticate, sasl_handshake
+    add_offsets_to_txn,
+    add_partitions_to_txn,
+    alter_configs,
+    alter_partition_reassignments,
+    alter_replica_log_dirs,
+    api_versions,
+    controlled_shutdown,
+    create_acls,
+    create_delegation_token,
+    create_partitions,
+    create_topics,
+    delete_acls,
+    delete_groups,
+    delete_records,
+    delete_topics,
+    describe_acls,
+    describe_configs,
+    describe_delegation_token,
+    describe_groups,
+    describe_log_dirs,
+    elect_leaders,
+    end_txn,
+    expire_delegation_token,
+    fetch,
+    find_coordinator,
+    heartbeat,
+    incremental_alter_configs,
+    init_producer_id,
+    join_group,
+    leader_and_isr,
+    leave_group,
+    list_groups,
+    list_offsets,
+    list_partition_reassignments,
+    metadata,
+    offset_commit,
+    offset_delete,
+    offset_fetch,
+    offset_for_leader_epoch,
+    produce,
+    renew_delegation_token,
+    sasl_authenticate,
+    sasl_handshake,
+    stop_replica,
+    sync_group,
+    txn_offset_commit,
+    update_metadata,
+    write_txn_markers,
+)
 
-HANDLER_MODULES = [produce, fetch, list_offsets, metadata, leader_and_isr, stop_replica, update_metadata,
-                   controlled_shutdown, find_coordinator, create_topics, delete_topics,
-                   init_producer_id, offset_for_leader_epoch, describe_configs, create_partitions, elect_leaders,
-                   alter_partition_reassignments, list_partition_reassignments, alter_configs,
-                   incremental_alter_configs]
+HANDLER_MODULES = [
+    produce,
+    fetch,
+    list_offsets,
+    metadata,
+    leader_and_isr,
+    stop_replica,
+    update_metadata,
+    controlled_shutdown,
+    find_coordinator,
+    create_topics,
+    delete_topics,
+    init_producer_id,
+    offset_for_leader_epoch,
+    describe_configs,
+    create_partitions,
+    elect_leaders,
+    alter_partition_reassignments,
+    list_partition_reassignments,
+    alter_configs,
+    incremental_alter_configs,
+]
 HANDLER_MODULES += [delete_records, describe_log_dirs, alter_replica_log_dirs]
-HANDLER_MODULES += [offset_commit, offset_fetch, join_group, heartbeat, leave_group, sync_group, describe_groups,
-                    list_groups, delete_groups, offset_delete]
+HANDLER_MODULES += [
+    offset_commit,
+    offset_fetch,
+    join_group,
+    heartbeat,
+    leave_group,
+    sync_group,
+    describe_groups,
+    list_groups,
+    delete_groups,
+    offset_delete,
+]
 HANDLER_MODULES += [describe_acls, create_acls, delete_acls]
 HANDLER_MODULES += [write_txn_markers, add_partitions_to_txn, add_offsets_to_txn, end_txn, txn_offset_commit]
-HANDLER_MODULES += [create_delegation_token, renew_delegation_token, expire_delegation_token,
-                    describe_delegation_token]
+HANDLER_MODULES += [create_delegation_token, renew_delegation_token, expire_delegation_token, describe_delegation_token]
 HANDLER_MODULES += [sasl_handshake, sasl_authenticate]
 
 HANDLERS = {module.API_KEY: module.handle for module in HANDLER_MODULES}  # unbound: handle(request, **collaborators)
@@ -62,8 +123,11 @@ HANDLERS[api_versions.API_KEY] = api_versions.handler(supported_versions)
 
 def collaborators(handle):
     """The names of a handler's keyword-only parameters: what it uses besides the request."""
-    return [parameter.name for parameter in inspect.signature(handle).parameters.values()
-            if parameter.kind is inspect.Parameter.KEYWORD_ONLY]
+    return [
+        parameter.name
+        for parameter in inspect.signature(handle).parameters.values()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
 
 
 def bind_handlers(provider, **given):
@@ -79,8 +143,10 @@ def bind_handlers(provider, **given):
             elif hasattr(provider, name):
                 arguments[name] = getattr(provider, name)
             else:
-                raise MissingCollaborator("the %s handler (api key %d) needs %r, which %s does not provide" % (
-                    API_SPECS[api_key].name, api_key, name, type(provider).__name__))
+                raise MissingCollaborator(
+                    "the %s handler (api key %d) needs %r, which %s does not provide"
+                    % (API_SPECS[api_key].name, api_key, name, type(provider).__name__)
+                )
         bound[api_key] = functools.partial(handle, **arguments)
     return bound
 
@@ -88,8 +154,9 @@ def bind_handlers(provider, **given):
 # What a starting broker serves before it has registered: a connection's set-up.
 CONNECTION_APIS = frozenset({api_versions.API_KEY, sasl_handshake.API_KEY, sasl_authenticate.API_KEY})
 # And, once registered, before the controller has told it about the cluster: the controller's requests.
-CONTROLLER_APIS = frozenset({leader_and_isr.API_KEY, update_metadata.API_KEY, stop_replica.API_KEY,
-                             controlled_shutdown.API_KEY})
+CONTROLLER_APIS = frozenset(
+    {leader_and_isr.API_KEY, update_metadata.API_KEY, stop_replica.API_KEY, controlled_shutdown.API_KEY}
+)
 
 
 class Dispatcher:
@@ -104,7 +171,7 @@ class Dispatcher:
         """``serving``: the API keys served from the start (None: all)."""
         self.handlers = handlers  # {api_key: handle(request)}
         self.serving = serving
-        self._waiting = []        # [(request, Deferred of its answer)] in arrival order
+        self._waiting = []  # [(request, Deferred of its answer)] in arrival order
 
     def handle(self, request):
         if self.serving is None or request.api_key in self.serving:

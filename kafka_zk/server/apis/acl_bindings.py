@@ -2,9 +2,21 @@
 
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.acls import (
-    AclBinding, AclBindingFilter, AclEntry, AclEntryFilter, ResourcePattern, ResourcePatternFilter)
+    AclBinding,
+    AclBindingFilter,
+    AclEntry,
+    AclEntryFilter,
+    ResourcePattern,
+    ResourcePatternFilter,
+)
 from kafka_zk.security.authorizer import (
-    CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType, is_authorized)
+    CLUSTER_NAME,
+    AclOperation,
+    PatternType,
+    PermissionType,
+    ResourceType,
+    is_authorized,
+)
 
 NO_AUTHORIZER = "No Authorizer is configured on the broker"
 
@@ -20,24 +32,44 @@ def _enum(enum_type, code):
 def binding_of(creation):
     """A CreateAcls creation as an AclBinding."""
     return AclBinding(
-        ResourcePattern(_enum(ResourceType, creation["resource_type"]), creation["resource_name"],
-                        _enum(PatternType, creation.get("resource_pattern_type", PatternType.LITERAL))),
-        AclEntry(creation["principal"], creation["host"], _enum(AclOperation, creation["operation"]),
-                 _enum(PermissionType, creation["permission_type"])))
+        ResourcePattern(
+            _enum(ResourceType, creation["resource_type"]),
+            creation["resource_name"],
+            _enum(PatternType, creation.get("resource_pattern_type", PatternType.LITERAL)),
+        ),
+        AclEntry(
+            creation["principal"],
+            creation["host"],
+            _enum(AclOperation, creation["operation"]),
+            _enum(PermissionType, creation["permission_type"]),
+        ),
+    )
 
 
 def filter_of(fields):
     """A DescribeAcls request or one DeleteAcls filter as an AclBindingFilter."""
     return AclBindingFilter(
-        ResourcePatternFilter(_enum(ResourceType, fields["resource_type_filter"]), fields["resource_name_filter"],
-                              _enum(PatternType, fields.get("pattern_type_filter", PatternType.LITERAL))),
-        AclEntryFilter(fields["principal_filter"], fields["host_filter"], _enum(AclOperation, fields["operation"]),
-                       _enum(PermissionType, fields["permission_type"])))
+        ResourcePatternFilter(
+            _enum(ResourceType, fields["resource_type_filter"]),
+            fields["resource_name_filter"],
+            _enum(PatternType, fields.get("pattern_type_filter", PatternType.LITERAL)),
+        ),
+        AclEntryFilter(
+            fields["principal_filter"],
+            fields["host_filter"],
+            _enum(AclOperation, fields["operation"]),
+            _enum(PermissionType, fields["permission_type"]),
+        ),
+    )
 
 
 def entry_fields(entry):
-    return {"principal": entry.principal, "host": entry.host, "operation": int(entry.operation),
-            "permission_type": int(entry.permission)}
+    return {
+        "principal": entry.principal,
+        "host": entry.host,
+        "operation": int(entry.operation),
+        "permission_type": int(entry.permission),
+    }
 
 
 def cluster_allowed(authorizer, request, operation):

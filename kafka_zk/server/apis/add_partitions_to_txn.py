@@ -26,14 +26,22 @@ def partition_results(errors):
 def handle(request, *, metadata_cache, txn_coordinator, authorizer=None):
     body = request.body
     partitions = [(topic["name"], partition) for topic in body["topics"] for partition in topic["partitions"]]
-    if not authorized(authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
-                      body["transactional_id"]):
-        return defer.succeed({"throttle_time_ms": 0, "results": partition_results(
-            {tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions})})
+    if not authorized(authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body["transactional_id"]):
+        return defer.succeed(
+            {
+                "throttle_time_ms": 0,
+                "results": partition_results({tp: Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED for tp in partitions}),
+            }
+        )
     # Write on each topic; the internal topics are never added this way (their partitions answer
     # TOPIC_AUTHORIZATION_FAILED whatever the ACLs say, as Kafka).
-    writable = authorized_names(authorizer, request, AclOperation.WRITE, ResourceType.TOPIC,
-                                [tp[0] for tp in partitions if tp[0] not in (OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)])
+    writable = authorized_names(
+        authorizer,
+        request,
+        AclOperation.WRITE,
+        ResourceType.TOPIC,
+        [tp[0] for tp in partitions if tp[0] not in (OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC)],
+    )
     failed = {}
     for tp in partitions:
         if tp[0] not in writable:
@@ -43,7 +51,9 @@ def handle(request, *, metadata_cache, txn_coordinator, authorizer=None):
     if failed:
         errors = {tp: failed.get(tp, Errors.OPERATION_NOT_ATTEMPTED) for tp in partitions}
         return {"throttle_time_ms": 0, "results": partition_results(errors)}
-    result = txn_coordinator.handle_add_partitions(body["transactional_id"], body["producer_id"],
-                                                   body["producer_epoch"], partitions)
-    return result.addCallback(lambda error: {"throttle_time_ms": 0,
-                                             "results": partition_results({tp: error for tp in partitions})})
+    result = txn_coordinator.handle_add_partitions(
+        body["transactional_id"], body["producer_id"], body["producer_epoch"], partitions
+    )
+    return result.addCallback(
+        lambda error: {"throttle_time_ms": 0, "results": partition_results({tp: error for tp in partitions})}
+    )

@@ -13,21 +13,43 @@ API_KEY = 45
 def handle(request, *, controller, authorizer=None):
     if not cluster_authorized(authorizer, request, AclOperation.ALTER):
         return _denied(request.body["topics"])
-    targets = {(topic["name"], partition["partition_index"]): partition["replicas"]
-               for topic in request.body["topics"] for partition in topic["partitions"]}
+    targets = {
+        (topic["name"], partition["partition_index"]): partition["replicas"]
+        for topic in request.body["topics"]
+        for partition in topic["partitions"]
+    }
     results = yield controller().alter_reassignments(targets)
     topics = {}
     for (topic, index), code in sorted(results.items()):
         message = None if code == Errors.NONE else Errors.from_code(code).message
         topics.setdefault(topic, []).append({"partition_index": index, "error_code": code, "error_message": message})
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": None,
-            "responses": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()]}
+    return {
+        "throttle_time_ms": 0,
+        "error_code": Errors.NONE,
+        "error_message": None,
+        "responses": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()],
+    }
 
 
 def _denied(topics):
     """Kafka's error response: the top-level error, and each named partition's."""
     denied = Errors.CLUSTER_AUTHORIZATION_FAILED
-    return {"throttle_time_ms": 0, "error_code": denied, "error_message": denied.message,
-            "responses": [{"name": topic["name"], "partitions": [
-                {"partition_index": partition["partition_index"], "error_code": denied,
-                 "error_message": denied.message} for partition in topic["partitions"]]} for topic in topics]}
+    return {
+        "throttle_time_ms": 0,
+        "error_code": denied,
+        "error_message": denied.message,
+        "responses": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {
+                        "partition_index": partition["partition_index"],
+                        "error_code": denied,
+                        "error_message": denied.message,
+                    }
+                    for partition in topic["partitions"]
+                ],
+            }
+            for topic in topics
+        ],
+    }

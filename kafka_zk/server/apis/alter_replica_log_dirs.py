@@ -35,8 +35,10 @@ def handle(request, *, log_manager, replica_manager, metadata_cache, authorizer=
     by_topic = {}
     for (topic, partition), code in results.items():
         by_topic.setdefault(topic, []).append({"partition_index": partition, "error_code": code})
-    return {"throttle_time_ms": 0,
-            "results": [{"topic_name": topic, "partitions": partitions} for topic, partitions in by_topic.items()]}
+    return {
+        "throttle_time_ms": 0,
+        "results": [{"topic_name": topic, "partitions": partitions} for topic, partitions in by_topic.items()],
+    }
 
 
 def alter_log_dir(tp, requested_dir, log_manager, replica_manager, metadata_cache):

@@ -11,12 +11,15 @@ def in_arrival_order(apply):
     they arrived: the controller pipelines them, and an UpdateMetadata must not overtake a LeaderAndIsr that
     waits for topic configs (Metadata would name a leader that has not heard it leads). The wrapped handler
     takes ``control_requests`` (the lock they take turns on) besides the collaborators of ``apply``."""
+
     @functools.wraps(apply)
     def handle(request, *, control_requests, **collaborators):
         return control_requests.run(apply, request, **collaborators)
+
     applied = inspect.signature(apply)
-    handle.__signature__ = applied.replace(parameters=[
-        *applied.parameters.values(), inspect.Parameter("control_requests", inspect.Parameter.KEYWORD_ONLY)])
+    handle.__signature__ = applied.replace(
+        parameters=[*applied.parameters.values(), inspect.Parameter("control_requests", inspect.Parameter.KEYWORD_ONLY)]
+    )
     return handle
 
 

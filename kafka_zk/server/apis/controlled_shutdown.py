@@ -17,6 +17,9 @@ def handle(request, *, controller, authorizer=None):
     if not controller().is_active:
         return {"error_code": Errors.NOT_CONTROLLER, "remaining_partitions": []}
     error, remaining = yield controller().controlled_shutdown(body["broker_id"], body["broker_epoch"])
-    return {"error_code": error,
-            "remaining_partitions": [{"topic_name": topic, "partition_index": partition}
-                                     for topic, partition in sorted(remaining)]}
+    return {
+        "error_code": error,
+        "remaining_partitions": [
+            {"topic_name": topic, "partition_index": partition} for topic, partition in sorted(remaining)
+        ],
+    }

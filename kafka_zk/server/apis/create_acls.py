@@ -17,8 +17,10 @@ def handle(request, *, authorizer):
     if authorizer is None:
         return _all(creations, Errors.SECURITY_DISABLED, NO_AUTHORIZER)
     results = yield authorizer.create_acls([binding_of(creation) for creation in creations])
-    return {"throttle_time_ms": 0,
-            "results": [{"error_code": error, "error_message": message} for error, message in results]}
+    return {
+        "throttle_time_ms": 0,
+        "results": [{"error_code": error, "error_message": message} for error, message in results],
+    }
 
 
 def _all(creations, error, message):

@@ -12,12 +12,17 @@ API_KEY = 38
 
 def _response(owner, error, token=None):
     info = token.info if token is not None else None
-    return {"error_code": error, "principal_type": owner.principal_type, "principal_name": owner.name,
-            "issue_timestamp_ms": info.issue_timestamp if info else ERROR_TIMESTAMP,
-            "expiry_timestamp_ms": info.expiry_timestamp if info else ERROR_TIMESTAMP,
-            "max_timestamp_ms": info.max_timestamp if info else ERROR_TIMESTAMP,
-            "token_id": info.token_id if info else "", "hmac": token.hmac if token else b"",
-            "throttle_time_ms": 0}
+    return {
+        "error_code": error,
+        "principal_type": owner.principal_type,
+        "principal_name": owner.name,
+        "issue_timestamp_ms": info.issue_timestamp if info else ERROR_TIMESTAMP,
+        "expiry_timestamp_ms": info.expiry_timestamp if info else ERROR_TIMESTAMP,
+        "max_timestamp_ms": info.max_timestamp if info else ERROR_TIMESTAMP,
+        "token_id": info.token_id if info else "",
+        "hmac": token.hmac if token else b"",
+        "throttle_time_ms": 0,
+    }
 
 
 @defer.inlineCallbacks

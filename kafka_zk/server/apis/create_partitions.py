@@ -12,14 +12,25 @@ API_KEY = 37
 @defer.inlineCallbacks
 def handle(request, *, admin, authorizer=None):
     body = request.body
-    alterable = authorized_names(authorizer, request, AclOperation.ALTER, ResourceType.TOPIC,
-                                 [topic["name"] for topic in body["topics"]])
-    requests = [(topic["name"], topic["count"],
-                 None if topic["assignments"] is None else [entry["broker_ids"] for entry in topic["assignments"]])
-                for topic in body["topics"] if topic["name"] in alterable]
+    alterable = authorized_names(
+        authorizer, request, AclOperation.ALTER, ResourceType.TOPIC, [topic["name"] for topic in body["topics"]]
+    )
+    requests = [
+        (
+            topic["name"],
+            topic["count"],
+            None if topic["assignments"] is None else [entry["broker_ids"] for entry in topic["assignments"]],
+        )
+        for topic in body["topics"]
+        if topic["name"] in alterable
+    ]
     outcomes = yield admin.create_partitions(requests, body["timeout_ms"], body["validate_only"])
-    outcomes = [(topic["name"], Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
-                for topic in body["topics"] if topic["name"] not in alterable] + list(outcomes)
-    return {"throttle_time_ms": 0,
-            "results": [{"name": name, "error_code": code, "error_message": message}
-                        for name, code, message in outcomes]}
+    outcomes = [
+        (topic["name"], Errors.TOPIC_AUTHORIZATION_FAILED, "The topic authorization is failed.")
+        for topic in body["topics"]
+        if topic["name"] not in alterable
+    ] + list(outcomes)
+    return {
+        "throttle_time_ms": 0,
+        "results": [{"name": name, "error_code": code, "error_message": message} for name, code, message in outcomes],
+    }

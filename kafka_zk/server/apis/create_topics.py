@@ -19,8 +19,11 @@ def handle(request, *, admin, authorizer=None):
         (duplicates if topic["name"] in seen else seen).add(topic["name"])
     names = [topic["name"] for topic in body["topics"]]
     # Create on the cluster, or else on each topic; a topic's configs are only shown with DescribeConfigs on it.
-    creatable = set(names) if cluster_authorized(authorizer, request, AclOperation.CREATE) else authorized_names(
-        authorizer, request, AclOperation.CREATE, ResourceType.TOPIC, names)
+    creatable = (
+        set(names)
+        if cluster_authorized(authorizer, request, AclOperation.CREATE)
+        else authorized_names(authorizer, request, AclOperation.CREATE, ResourceType.TOPIC, names)
+    )
     configs_visible = authorized_names(authorizer, request, AclOperation.DESCRIBE_CONFIGS, ResourceType.TOPIC, names)
     specs = []
     denied = []
@@ -36,29 +39,49 @@ def handle(request, *, admin, authorizer=None):
     outcomes = yield admin.create_topics(specs, body["timeout_ms"], body.get("validate_only", False))
     results = []
     for name in sorted(duplicates):
-        results.append({"name": name, "error_code": Errors.INVALID_REQUEST,
-                        "error_message": "Create topics request from client `%s` contains multiple entries "
-                                         "for the following topics: %s" % (request.client_id, name),
-                        "num_partitions": -1, "replication_factor": -1, "configs": None,
-                        "topic_config_error_code": _config_error(name, configs_visible)})
+        results.append(
+            {
+                "name": name,
+                "error_code": Errors.INVALID_REQUEST,
+                "error_message": "Create topics request from client `%s` contains multiple entries "
+                "for the following topics: %s" % (request.client_id, name),
+                "num_partitions": -1,
+                "replication_factor": -1,
+                "configs": None,
+                "topic_config_error_code": _config_error(name, configs_visible),
+            }
+        )
     for name in denied:
-        results.append({"name": name, "error_code": Errors.TOPIC_AUTHORIZATION_FAILED,
-                        "error_message": "Authorization failed." if version >= 1 else None,
-                        "num_partitions": -1, "replication_factor": -1, "configs": None,
-                        "topic_config_error_code": _config_error(name, configs_visible)})
+        results.append(
+            {
+                "name": name,
+                "error_code": Errors.TOPIC_AUTHORIZATION_FAILED,
+                "error_message": "Authorization failed." if version >= 1 else None,
+                "num_partitions": -1,
+                "replication_factor": -1,
+                "configs": None,
+                "topic_config_error_code": _config_error(name, configs_visible),
+            }
+        )
     for outcome in outcomes:
-        entry = {"name": outcome.name, "error_code": outcome.error,
-                 "error_message": outcome.message if version >= 1 else None,
-                 "num_partitions": outcome.num_partitions, "replication_factor": outcome.replication_factor,
-                 "configs": None}
+        entry = {
+            "name": outcome.name,
+            "error_code": outcome.error,
+            "error_message": outcome.message if version >= 1 else None,
+            "num_partitions": outcome.num_partitions,
+            "replication_factor": outcome.replication_factor,
+            "configs": None,
+        }
         if outcome.error == Errors.NONE and outcome.name not in configs_visible:
             # As Kafka's AdminManager: no configs, partition count or replication factor without DescribeConfigs.
-            entry.update(topic_config_error_code=Errors.TOPIC_AUTHORIZATION_FAILED, num_partitions=-1,
-                         replication_factor=-1)
+            entry.update(
+                topic_config_error_code=Errors.TOPIC_AUTHORIZATION_FAILED, num_partitions=-1, replication_factor=-1
+            )
         elif version >= 5 and outcome.error == Errors.NONE:
-            entry["configs"] = [{"name": name, "value": str(value), "read_only": False,
-                                 "config_source": source, "is_sensitive": False}
-                                for name, (value, source) in sorted(outcome.configs.items())]
+            entry["configs"] = [
+                {"name": name, "value": str(value), "read_only": False, "config_source": source, "is_sensitive": False}
+                for name, (value, source) in sorted(outcome.configs.items())
+            ]
         results.append(entry)
     return {"throttle_time_ms": 0, "topics": results}
 

@@ -9,8 +9,13 @@ API_KEY = 21
 
 def handle(request, *, metadata_cache, replica_manager, authorizer=None):
     body = request.body
-    deletable = authorized_names(authorizer, request, AclOperation.DELETE, ResourceType.TOPIC,
-                                 [topic_data["name"] for topic_data in body["topics"]])
+    deletable = authorized_names(
+        authorizer,
+        request,
+        AclOperation.DELETE,
+        ResourceType.TOPIC,
+        [topic_data["name"] for topic_data in body["topics"]],
+    )
     offsets = {}
     early = {}
     for topic_data in body["topics"]:
@@ -27,13 +32,14 @@ def handle(request, *, metadata_cache, replica_manager, authorizer=None):
     def build(results):
         by_topic = {}
         for tp, code in early.items():
-            by_topic.setdefault(tp[0], []).append(
-                {"partition_index": tp[1], "low_watermark": -1, "error_code": code})
+            by_topic.setdefault(tp[0], []).append({"partition_index": tp[1], "low_watermark": -1, "error_code": code})
         for tp, result in results.items():
             by_topic.setdefault(tp[0], []).append(
-                {"partition_index": tp[1], "error_code": result.error,
-                 "low_watermark": result.low_watermark})
-        return {"throttle_time_ms": 0,
-                "topics": [{"name": topic, "partitions": partitions} for topic, partitions in by_topic.items()]}
+                {"partition_index": tp[1], "error_code": result.error, "low_watermark": result.low_watermark}
+            )
+        return {
+            "throttle_time_ms": 0,
+            "topics": [{"name": topic, "partitions": partitions} for topic, partitions in by_topic.items()],
+        }
 
     return replica_manager.delete_records(body["timeout_ms"], offsets).addCallback(build)

@@ -19,5 +19,4 @@ def handle(request, *, admin, config, authorizer=None):
         deletable = authorized_names(authorizer, request, AclOperation.DELETE, ResourceType.TOPIC, names)
     outcomes = yield admin.delete_topics([name for name in names if name in deletable], body["timeout_ms"])
     outcomes = [(name, Errors.TOPIC_AUTHORIZATION_FAILED) for name in names if name not in deletable] + outcomes
-    return {"throttle_time_ms": 0,
-            "responses": [{"name": name, "error_code": code} for name, code in outcomes]}
+    return {"throttle_time_ms": 0, "responses": [{"name": name, "error_code": code} for name, code in outcomes]}

@@ -19,9 +19,15 @@ def handle(request, *, authorizer):
     bindings = authorizer.acls(binding_filter)
     if request.api_version == 0:
         bindings = [b for b in bindings if b.pattern.pattern_type == PatternType.LITERAL]
-    resources = [{"resource_type": int(pattern.resource_type), "resource_name": pattern.name,
-                  "pattern_type": int(pattern.pattern_type), "acls": [entry_fields(e) for e in entries]}
-                 for pattern, entries in group_by_pattern(bindings).items()]
+    resources = [
+        {
+            "resource_type": int(pattern.resource_type),
+            "resource_name": pattern.name,
+            "pattern_type": int(pattern.pattern_type),
+            "acls": [entry_fields(e) for e in entries],
+        }
+        for pattern, entries in group_by_pattern(bindings).items()
+    ]
     return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": None, "resources": resources}
 
 

@@ -15,9 +15,15 @@ def _principal(principal):
 
 def _token_entry(token):
     info = token.info
-    return {**_principal(info.owner), "issue_timestamp": info.issue_timestamp,
-            "expiry_timestamp": info.expiry_timestamp, "max_timestamp": info.max_timestamp,
-            "token_id": info.token_id, "hmac": token.hmac, "renewers": [_principal(r) for r in info.renewers]}
+    return {
+        **_principal(info.owner),
+        "issue_timestamp": info.issue_timestamp,
+        "expiry_timestamp": info.expiry_timestamp,
+        "max_timestamp": info.max_timestamp,
+        "token_id": info.token_id,
+        "hmac": token.hmac,
+        "renewers": [_principal(r) for r in info.renewers],
+    }
 
 
 def handle(request, *, token_manager, authorizer):
@@ -37,5 +43,6 @@ def handle(request, *, token_manager, authorizer):
     def authorize_token(token_id):
         return is_authorized(authorizer, request, AclOperation.DESCRIBE, ResourceType.DELEGATION_TOKEN, token_id)
 
-    return answer(Errors.NONE, token_manager.describe_tokens(
-        lambda info: describable(requester, owners, info, authorize_token)))
+    return answer(
+        Errors.NONE, token_manager.describe_tokens(lambda info: describable(requester, owners, info, authorize_token))
+    )

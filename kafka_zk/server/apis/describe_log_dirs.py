@@ -24,13 +24,21 @@ def handle(request, *, log_manager, replica_manager, authorizer=None):
         for (topic, partition), log, is_future in log_manager.logs_in_dir(log_dir):
             if selected is not None and (topic, partition) not in selected:
                 continue
-            by_topic.setdefault(topic, []).append({
-                "partition_index": partition, "partition_size": log.size,
-                "offset_lag": offset_lag(log_manager, replica_manager, topic, partition, log, is_future),
-                "is_future_key": is_future})
-        results.append({"error_code": Errors.NONE, "log_dir": log_dir,
-                        "topics": [{"name": topic, "partitions": partitions}
-                                   for topic, partitions in sorted(by_topic.items())]})
+            by_topic.setdefault(topic, []).append(
+                {
+                    "partition_index": partition,
+                    "partition_size": log.size,
+                    "offset_lag": offset_lag(log_manager, replica_manager, topic, partition, log, is_future),
+                    "is_future_key": is_future,
+                }
+            )
+        results.append(
+            {
+                "error_code": Errors.NONE,
+                "log_dir": log_dir,
+                "topics": [{"name": topic, "partitions": partitions} for topic, partitions in sorted(by_topic.items())],
+            }
+        )
     return {"throttle_time_ms": 0, "results": results}
 
 

@@ -19,7 +19,10 @@ def election_error_message(code, election_type, topic, partition):
     """The error message Kafka 2.5 sends with one partition's ElectLeaders result."""
     if code in (Errors.PREFERRED_LEADER_NOT_AVAILABLE, Errors.ELIGIBLE_LEADERS_NOT_AVAILABLE):
         return "Failed to elect leader for partition %s-%d under strategy %s" % (
-            topic, partition, _STRATEGIES.get(election_type, _UNCLEAN_STRATEGY))
+            topic,
+            partition,
+            _STRATEGIES.get(election_type, _UNCLEAN_STRATEGY),
+        )
     if code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
         return "The partition does not exist."
     if code == Errors.INVALID_TOPIC_EXCEPTION:
@@ -32,24 +35,39 @@ def handle(request, *, controller, authorizer=None):
     body = request.body
     requested = body["topic_partitions"]
     election_type = body.get("election_type", PREFERRED)
-    partitions = None if requested is None else [(entry["topic"], index) for entry in requested
-                                                 for index in entry["partition_id"]]
+    partitions = (
+        None
+        if requested is None
+        else [(entry["topic"], index) for entry in requested for index in entry["partition_id"]]
+    )
     if not cluster_authorized(authorizer, request, AclOperation.ALTER):
         denied = Errors.CLUSTER_AUTHORIZATION_FAILED
         topics = {}
         for topic, index in dict.fromkeys(partitions or []):
             topics.setdefault(topic, []).append({"partition_id": index, "error_code": denied, "error_message": None})
-        return {"throttle_time_ms": 0, "error_code": denied,
-                "replica_election_results": [{"topic": topic, "partition_result": entries}
-                                             for topic, entries in topics.items()]}
+        return {
+            "throttle_time_ms": 0,
+            "error_code": denied,
+            "replica_election_results": [
+                {"topic": topic, "partition_result": entries} for topic, entries in topics.items()
+            ],
+        }
     # A broker that is not the controller answers NOT_CONTROLLER for each named partition (nothing for
     # "all partitions"), with no top-level error, like Kafka 2.5's controller.
     results = yield controller().elect_leaders(election_type, partitions)
     topics = {}
     for (topic, index), code in sorted(results.items()):
-        topics.setdefault(topic, []).append({
-            "partition_id": index, "error_code": code,
-            "error_message": election_error_message(code, election_type, topic, index)})
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE,
-            "replica_election_results": [{"topic": topic, "partition_result": entries}
-                                         for topic, entries in topics.items()]}
+        topics.setdefault(topic, []).append(
+            {
+                "partition_id": index,
+                "error_code": code,
+                "error_message": election_error_message(code, election_type, topic, index),
+            }
+        )
+    return {
+        "throttle_time_ms": 0,
+        "error_code": Errors.NONE,
+        "replica_election_results": [
+            {"topic": topic, "partition_result": entries} for topic, entries in topics.items()
+        ],
+    }

@@ -11,9 +11,9 @@ API_KEY = 26
 
 def handle(request, *, txn_coordinator, authorizer=None):
     body = request.body
-    if not authorized(authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
-                      body["transactional_id"]):
+    if not authorized(authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, body["transactional_id"]):
         return defer.succeed({"throttle_time_ms": 0, "error_code": Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED})
-    result = txn_coordinator.handle_end_txn(body["transactional_id"], body["producer_id"],
-                                            body["producer_epoch"], body["committed"])
+    result = txn_coordinator.handle_end_txn(
+        body["transactional_id"], body["producer_id"], body["producer_epoch"], body["committed"]
+    )
     return result.addCallback(lambda error: {"throttle_time_ms": 0, "error_code": error})

@@ -13,9 +13,9 @@ from kafka_zk.record.validation import down_convert
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
-from kafka_zk.zk.znodes import sanitize
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.replication.replica_manager import FetchResult
+from kafka_zk.zk.znodes import sanitize
 
 API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
@@ -23,8 +23,9 @@ _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
 
 
-def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None,
-           topic_stats=None):
+def handle(
+    request, *, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None, topic_stats=None
+):
     """``topic_stats``: the BrokerTopicStats whose BytesOutPerSec / ReplicationBytesOutPerSec count what the
     response carries (Kafka's updateBytesOut), and FetchMessageConversionsPerSec what old versions made convert."""
     body = request.body
@@ -32,17 +33,24 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
     is_follower = body["replica_id"] >= 0
     if version >= _SESSIONS_FROM_VERSION:
         session_id, epoch = body["session_id"], body["session_epoch"]
-        forgotten = [(entry["topic"], index) for entry in body["forgotten_topics_data"] or []
-                     for index in entry["partitions"] or []]
+        forgotten = [
+            (entry["topic"], index)
+            for entry in body["forgotten_topics_data"] or []
+            for index in entry["partitions"] or []
+        ]
     else:
         session_id, epoch, forgotten = INVALID_SESSION_ID, FINAL_EPOCH, []
     fetch_data = {}
     for topic_data in body["topics"]:
         for partition_data in topic_data["partitions"]:
             tp = (topic_data["topic"], partition_data["partition"])
-            fetch_data[tp] = PartitionRequest(tp, partition_data["fetch_offset"], partition_data["partition_max_bytes"],
-                                              partition_data["current_leader_epoch"],
-                                              partition_data["log_start_offset"])
+            fetch_data[tp] = PartitionRequest(
+                tp,
+                partition_data["fetch_offset"],
+                partition_data["partition_max_bytes"],
+                partition_data["current_leader_epoch"],
+                partition_data["log_start_offset"],
+            )
     context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, milliseconds(clock))
     partitions = list(context.partitions())
     order = [tp for tp, _ in partitions]
@@ -51,8 +59,7 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
         readable = set() if denied_follower else {tp[0] for tp in order}
     else:  # a consumer needs Read on each topic it fetches
         denied_follower = False
-        readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
-                                    [tp[0] for tp in order])
+        readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC, [tp[0] for tp in order])
     fetch_infos = []
     failed = {}
     for tp, data in partitions:
@@ -72,9 +79,16 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
     else:
         if is_follower and forgotten:
             replica_manager.unlink_followers(body["replica_id"], forgotten)
-        result = replica_manager.fetch_messages(body["max_wait_ms"], body["min_bytes"], max_bytes, fetch_infos,
-                                                body["replica_id"], isolation_level,
-                                                session=context if tracking else None, client_rack=client_rack)
+        result = replica_manager.fetch_messages(
+            body["max_wait_ms"],
+            body["min_bytes"],
+            max_bytes,
+            fetch_infos,
+            body["replica_id"],
+            isolation_level,
+            session=context if tracking else None,
+            client_rack=client_rack,
+        )
     context.fetched(milliseconds(clock))
 
     def build(results):
@@ -89,8 +103,11 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
         if throttle_ms > 0:
             error, response_session_id, answer = context.throttled()
         else:
-            merged = {tp: FetchResult(failed[tp]) if tp in failed else results[tp]
-                      for tp in order if tp in failed or tp in results}
+            merged = {
+                tp: FetchResult(failed[tp]) if tp in failed else results[tp]
+                for tp in order
+                if tp in failed or tp in results
+            }
             if tracking:  # a parked fetch of the session may also have read partitions that changed since
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, milliseconds(clock))
@@ -108,12 +125,24 @@ def handle(request, *, fetch_manager, metadata_cache, replica_manager, fetch_quo
                 records = down_convert(records, 0 if version <= 1 else 1)
             if counting and records:
                 topic_stats.sent(tp[0], len(records), is_follower)
-            entry = _partition(tp[1], outcome.error, outcome.high_watermark, outcome.log_start_offset, records,
-                               outcome.last_stable_offset, outcome.aborted_transactions,
-                               outcome.preferred_read_replica)
+            entry = _partition(
+                tp[1],
+                outcome.error,
+                outcome.high_watermark,
+                outcome.log_start_offset,
+                records,
+                outcome.last_stable_offset,
+                outcome.aborted_transactions,
+                outcome.preferred_read_replica,
+            )
             topics.setdefault(tp[0], []).append(entry)
-        return {"throttle_time_ms": throttle_ms, "error_code": error, "session_id": response_session_id,
-                "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()]}
+        return {
+            "throttle_time_ms": throttle_ms,
+            "error_code": error,
+            "session_id": response_session_id,
+            "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()],
+        }
+
     return result.addCallback(build)
 
 
@@ -125,12 +154,32 @@ def _tracks_changes(session):
     return session is not None and session.tracks_changes
 
 
-def _partition(index, error, high_watermark=-1, log_start_offset=-1, records=b"", last_stable_offset=-1,
-               aborted_transactions=None, preferred_read_replica=-1):
+def _partition(
+    index,
+    error,
+    high_watermark=-1,
+    log_start_offset=-1,
+    records=b"",
+    last_stable_offset=-1,
+    aborted_transactions=None,
+    preferred_read_replica=-1,
+):
     """One partition's answer; ``aborted_transactions`` is None (null on the wire) for read_uncommitted."""
-    aborted = None if aborted_transactions is None else [
-        {"producer_id": producer_id, "first_offset": first_offset}
-        for producer_id, first_offset in aborted_transactions]
-    return {"partition_index": index, "error_code": error, "high_watermark": high_watermark,
-            "last_stable_offset": last_stable_offset, "log_start_offset": log_start_offset,
-            "aborted_transactions": aborted, "preferred_read_replica": preferred_read_replica, "records": records}
+    aborted = (
+        None
+        if aborted_transactions is None
+        else [
+            {"producer_id": producer_id, "first_offset": first_offset}
+            for producer_id, first_offset in aborted_transactions
+        ]
+    )
+    return {
+        "partition_index": index,
+        "error_code": error,
+        "high_watermark": high_watermark,
+        "last_stable_offset": last_stable_offset,
+        "log_start_offset": log_start_offset,
+        "aborted_transactions": aborted,
+        "preferred_read_replica": preferred_read_replica,
+        "records": records,
+    }

@@ -48,24 +48,52 @@ def apply_operations(level, entries):
 def handle(request, *, admin, broker_id, authorizer=None):
     resources = request.body["resources"]
     validate_only = request.body["validate_only"]
-    denied = [config_resource_error(authorizer, request, AclOperation.ALTER_CONFIGS, resource["resource_type"],
-                                    resource["resource_name"]) for resource in resources]
-    others = [resource for resource, error in zip(resources, denied)
-              if error is None and resource["resource_type"] != BROKER_LOGGER]
-    changes = [(resource["resource_type"], resource["resource_name"],
-                lambda level, entries=resource["configs"]: apply_operations(level, entries))
-               for resource in others]
+    denied = [
+        config_resource_error(
+            authorizer, request, AclOperation.ALTER_CONFIGS, resource["resource_type"], resource["resource_name"]
+        )
+        for resource in resources
+    ]
+    others = [
+        resource
+        for resource, error in zip(resources, denied)
+        if error is None and resource["resource_type"] != BROKER_LOGGER
+    ]
+    changes = [
+        (
+            resource["resource_type"],
+            resource["resource_name"],
+            lambda level, entries=resource["configs"]: apply_operations(level, entries),
+        )
+        for resource in others
+    ]
     altered = iter((yield admin.alter_configs(changes, validate_only)))
-    outcomes = [(error, None) if error is not None
-                else _alter_loggers(broker_id, resource, validate_only) if resource["resource_type"] == BROKER_LOGGER
-                else next(altered) for resource, error in zip(resources, denied)]
-    return {"throttle_time_ms": 0, "responses": [
-        {"error_code": code, "error_message": message, "resource_type": resource["resource_type"],
-         "resource_name": resource["resource_name"]} for resource, (code, message) in zip(resources, outcomes)]}
+    outcomes = [
+        (error, None)
+        if error is not None
+        else _alter_loggers(broker_id, resource, validate_only)
+        if resource["resource_type"] == BROKER_LOGGER
+        else next(altered)
+        for resource, error in zip(resources, denied)
+    ]
+    return {
+        "throttle_time_ms": 0,
+        "responses": [
+            {
+                "error_code": code,
+                "error_message": message,
+                "resource_type": resource["resource_type"],
+                "resource_name": resource["resource_name"],
+            }
+            for resource, (code, message) in zip(resources, outcomes)
+        ],
+    }
 
 
 def _alter_loggers(broker_id, resource, validate_only):
     if resource["resource_name"] != str(broker_id):
-        return (Errors.INVALID_REQUEST, "Unexpected broker id, expected %d, but received %s"
-                % (broker_id, resource["resource_name"]))
+        return (
+            Errors.INVALID_REQUEST,
+            "Unexpected broker id, expected %d, but received %s" % (broker_id, resource["resource_name"]),
+        )
     return alter_logger_levels(resource["configs"], validate_only)

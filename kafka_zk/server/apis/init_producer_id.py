@@ -34,5 +34,6 @@ def handle(request, *, producer_ids, txn_coordinator, authorizer=None):
     elif expected[0] == NO_PRODUCER_ID or expected[1] == NO_PRODUCER_EPOCH:
         return _answer(Errors.INVALID_REQUEST)
     error, producer_id, producer_epoch = yield txn_coordinator.handle_init_producer_id(
-        transactional_id, body["transaction_timeout_ms"], expected)
+        transactional_id, body["transaction_timeout_ms"], expected
+    )
     return _answer(error, producer_id, producer_epoch)

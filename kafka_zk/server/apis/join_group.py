@@ -20,8 +20,17 @@ def handle(request, *, group_coordinator, authorizer=None):
         result = defer.succeed(join_result("", Errors.GROUP_AUTHORIZATION_FAILED))
     else:
         result = group_coordinator.handle_join_group(
-            body["group_id"], body["member_id"], body.get("group_instance_id"), version, request.client_id or "",
-            "/" + (request.client_host or ""), rebalance_timeout, session_timeout, body["protocol_type"], protocols)
+            body["group_id"],
+            body["member_id"],
+            body.get("group_instance_id"),
+            version,
+            request.client_id or "",
+            "/" + (request.client_host or ""),
+            rebalance_timeout,
+            session_timeout,
+            body["protocol_type"],
+            protocols,
+        )
 
     def build(outcome):
         response = dict(outcome)
@@ -31,4 +40,5 @@ def handle(request, *, group_coordinator, authorizer=None):
         if response["error_code"] != Errors.NONE:
             response["members"] = []
         return response
+
     return result.addCallback(build)

@@ -20,5 +20,8 @@ def handle(request, *, group_coordinator, authorizer=None):
         if error == Errors.NONE and members:
             error = members[0][2]
         return {"throttle_time_ms": 0, "error_code": error}
-    return {"throttle_time_ms": 0, "error_code": error,
-            "members": [{"member_id": m, "group_instance_id": i, "error_code": e} for m, i, e in members]}
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error,
+        "members": [{"member_id": m, "group_instance_id": i, "error_code": e} for m, i, e in members],
+    }

@@ -14,8 +14,13 @@ def handle(request, *, replica_manager, authorizer=None):
     body = request.body
     version = request.api_version
     is_follower = body["replica_id"] >= 0
-    describable = authorized_names(authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                   [topic_data["name"] for topic_data in body["topics"]])
+    describable = authorized_names(
+        authorizer,
+        request,
+        AclOperation.DESCRIBE,
+        ResourceType.TOPIC,
+        [topic_data["name"] for topic_data in body["topics"]],
+    )
     topics = []
     for topic_data in body["topics"]:
         partitions = []
@@ -23,15 +28,29 @@ def handle(request, *, replica_manager, authorizer=None):
             if topic_data["name"] not in describable:
                 partitions.append(_answer(partition_data["partition_index"], Errors.TOPIC_AUTHORIZATION_FAILED))
                 continue
-            partitions.append(_list_offset(replica_manager, topic_data["name"], partition_data, version, is_follower,
-                                           body.get("isolation_level", 0)))
+            partitions.append(
+                _list_offset(
+                    replica_manager,
+                    topic_data["name"],
+                    partition_data,
+                    version,
+                    is_follower,
+                    body.get("isolation_level", 0),
+                )
+            )
         topics.append({"name": topic_data["name"], "partitions": partitions})
     return {"throttle_time_ms": 0, "topics": topics}
 
 
 def _answer(index, error=Errors.NONE):
-    return {"partition_index": index, "error_code": error, "old_style_offsets": [],
-            "timestamp": -1, "offset": -1, "leader_epoch": -1}
+    return {
+        "partition_index": index,
+        "error_code": error,
+        "old_style_offsets": [],
+        "timestamp": -1,
+        "offset": -1,
+        "leader_epoch": -1,
+    }
 
 
 def _list_offset(replica_manager, topic, data, version, is_follower, isolation_level):

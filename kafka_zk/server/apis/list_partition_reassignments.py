@@ -15,15 +15,27 @@ def handle(request, *, controller, authorizer=None):
         denied = Errors.CLUSTER_AUTHORIZATION_FAILED
         return {"throttle_time_ms": 0, "error_code": denied, "error_message": denied.message, "topics": []}
     requested = request.body["topics"]
-    partitions = None if requested is None else [(topic["name"], index) for topic in requested
-                                                 for index in topic["partition_indexes"]]
+    partitions = (
+        None
+        if requested is None
+        else [(topic["name"], index) for topic in requested for index in topic["partition_indexes"]]
+    )
     moves = yield controller().list_reassignments(partitions)
     if moves is None:
-        return {"throttle_time_ms": 0, "error_code": Errors.NOT_CONTROLLER,
-                "error_message": Errors.NOT_CONTROLLER.message, "topics": []}
+        return {
+            "throttle_time_ms": 0,
+            "error_code": Errors.NOT_CONTROLLER,
+            "error_message": Errors.NOT_CONTROLLER.message,
+            "topics": [],
+        }
     topics = {}
     for (topic, index), replicas, adding, removing in moves:
-        topics.setdefault(topic, []).append({"partition_index": index, "replicas": replicas,
-                                             "adding_replicas": adding, "removing_replicas": removing})
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": None,
-            "topics": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()]}
+        topics.setdefault(topic, []).append(
+            {"partition_index": index, "replicas": replicas, "adding_replicas": adding, "removing_replicas": removing}
+        )
+    return {
+        "throttle_time_ms": 0,
+        "error_code": Errors.NONE,
+        "error_message": None,
+        "topics": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()],
+    }

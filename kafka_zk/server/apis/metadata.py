@@ -2,13 +2,17 @@
 
 from twisted.internet import defer
 
-from kafka_zk.common.topic_names import validate_topic_name, InvalidTopicName
+from kafka_zk.common.topic_names import InvalidTopicName, validate_topic_name
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.coordinator.transaction.records import TRANSACTION_STATE_TOPIC
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import (
-    AUTHORIZED_OPERATIONS_OMITTED, authorized_names, authorized_operations, cluster_authorized)
+    AUTHORIZED_OPERATIONS_OMITTED,
+    authorized_names,
+    authorized_operations,
+    cluster_authorized,
+)
 
 API_KEY = 3
 
@@ -23,8 +27,9 @@ def handle(request, *, metadata_cache, config, admin, cluster_id, authorizer=Non
         names = sorted(metadata_cache.topics())
     else:
         names = [topic["name"] for topic in requested]
-    allow_auto_create = (version < 4 or body.get("allow_auto_topic_creation", True)) and \
-        config["auto.create.topics.enable"]
+    allow_auto_create = (version < 4 or body.get("allow_auto_topic_creation", True)) and config[
+        "auto.create.topics.enable"
+    ]
     # As Kafka: topics the principal may not Describe are left out of an all-topics answer and answer
     # TOPIC_AUTHORIZATION_FAILED when named (whether they exist is not disclosed); creating a missing topic
     # needs Create on the cluster or on the topic.
@@ -62,18 +67,21 @@ def handle(request, *, metadata_cache, config, admin, cluster_id, authorizer=Non
         if body.get("include_topic_authorized_operations"):
             for topic in topics:
                 topic["topic_authorized_operations"] = authorized_operations(
-                    authorizer, request, ResourceType.TOPIC, topic["name"])
+                    authorizer, request, ResourceType.TOPIC, topic["name"]
+                )
     topics.extend(create_denied)
     if not all_topics:
-        topics.extend(_error_topic(Errors.TOPIC_AUTHORIZATION_FAILED, name, False)
-                      for name in dict.fromkeys(names) if name not in describable)
+        topics.extend(
+            _error_topic(Errors.TOPIC_AUTHORIZATION_FAILED, name, False)
+            for name in dict.fromkeys(names)
+            if name not in describable
+        )
     brokers = []
     for broker_id in metadata_cache.alive_broker_ids():
         broker = metadata_cache.brokers[broker_id]
         endpoint = broker.endpoints.get(request.listener_name)  # the listener the request came in on
         if endpoint is not None:
-            brokers.append({"node_id": broker_id, "host": endpoint[0], "port": endpoint[1],
-                            "rack": broker.rack})
+            brokers.append({"node_id": broker_id, "host": endpoint[0], "port": endpoint[1], "rack": broker.rack})
     return {
         "throttle_time_ms": 0,
         "brokers": brokers,
@@ -90,8 +98,13 @@ def is_internal(name):
 
 
 def _error_topic(error, name, internal):
-    return {"error_code": error, "name": name, "is_internal": internal, "partitions": [],
-            "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED}
+    return {
+        "error_code": error,
+        "name": name,
+        "is_internal": internal,
+        "partitions": [],
+        "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED,
+    }
 
 
 def _topic_metadata(metadata_cache, name, version):
@@ -108,10 +121,21 @@ def _topic_metadata(metadata_cache, name, version):
         if version == 0:
             replicas = [r for r in replicas if r in alive]
             isr = [r for r in isr if r in alive]
-        partitions.append({
-            "error_code": error, "partition_index": index,
-            "leader_id": info.leader if info.leader in alive else -1,
-            "leader_epoch": info.leader_epoch, "replica_nodes": replicas, "isr_nodes": isr,
-            "offline_replicas": list(info.offline_replicas)})
-    return {"error_code": Errors.NONE, "name": name, "is_internal": name.startswith("__"),
-            "partitions": partitions, "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED}
+        partitions.append(
+            {
+                "error_code": error,
+                "partition_index": index,
+                "leader_id": info.leader if info.leader in alive else -1,
+                "leader_epoch": info.leader_epoch,
+                "replica_nodes": replicas,
+                "isr_nodes": isr,
+                "offline_replicas": list(info.offline_replicas),
+            }
+        )
+    return {
+        "error_code": Errors.NONE,
+        "name": name,
+        "is_internal": name.startswith("__"),
+        "partitions": partitions,
+        "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED,
+    }

@@ -22,24 +22,38 @@ def handle(request, *, metadata_cache, group_coordinator, zk, clock, authorizer=
     offsets = {}
     for tp, p in known:
         commit_ts = p.get("commit_timestamp", -1)
-        offsets[tp] = (p["committed_offset"], p.get("committed_leader_epoch", -1), p["committed_metadata"],
-                       now if commit_ts in (None, -1) else commit_ts, expire)
+        offsets[tp] = (
+            p["committed_offset"],
+            p.get("committed_leader_epoch", -1),
+            p["committed_metadata"],
+            now if commit_ts in (None, -1) else commit_ts,
+            expire,
+        )
     if request.api_version == 0:
-        result = commit_v0(zk, group_coordinator.config.max_metadata_bytes, body["group_id"],
-                           {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()})
+        result = commit_v0(
+            zk,
+            group_coordinator.config.max_metadata_bytes,
+            body["group_id"],
+            {tp: (offset, metadata) for tp, (offset, _, metadata, _, _) in offsets.items()},
+        )
     elif not offsets:
         result = defer.succeed({})
     else:
         result = group_coordinator.handle_commit_offsets(
-            body["group_id"], body.get("member_id", ""), body.get("group_instance_id"),
-            body.get("generation_id", -1), offsets)
+            body["group_id"],
+            body.get("member_id", ""),
+            body.get("group_instance_id"),
+            body.get("generation_id", -1),
+            offsets,
+        )
     return result.addCallback(commit_response, unknown, order)
 
 
 def readable_topics(authorizer, request, body):
     """The topics of an OffsetCommit or TxnOffsetCommit the principal may Read (commit offsets of)."""
-    return authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
-                            [topic["name"] for topic in body["topics"]])
+    return authorized_names(
+        authorizer, request, AclOperation.READ, ResourceType.TOPIC, [topic["name"] for topic in body["topics"]]
+    )
 
 
 def denied_response(body, error):

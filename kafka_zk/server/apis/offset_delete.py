@@ -11,8 +11,9 @@ def handle(request, *, metadata_cache, group_coordinator, authorizer=None):
     body = request.body
     if not authorized(authorizer, request, AclOperation.DELETE, ResourceType.GROUP, body["group_id"]):
         return {"error_code": Errors.GROUP_AUTHORIZATION_FAILED, "throttle_time_ms": 0, "topics": []}
-    readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC,
-                                [topic["name"] for topic in body["topics"]])
+    readable = authorized_names(
+        authorizer, request, AclOperation.READ, ResourceType.TOPIC, [topic["name"] for topic in body["topics"]]
+    )
     requested, unknown = [], {}
     for topic in body["topics"]:
         for p in topic["partitions"]:
@@ -33,5 +34,8 @@ def handle(request, *, metadata_cache, group_coordinator, authorizer=None):
         for p in topic["partitions"]:
             tp = (topic["name"], p["partition_index"])
             topics.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": errors.get(tp, Errors.NONE)})
-    return {"error_code": Errors.NONE, "throttle_time_ms": 0,
-            "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
+    return {
+        "error_code": Errors.NONE,
+        "throttle_time_ms": 0,
+        "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()],
+    }

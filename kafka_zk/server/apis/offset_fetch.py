@@ -20,20 +20,25 @@ def handle(request, *, group_coordinator, metadata_cache, zk, authorizer=None):
     # Offsets of topics the principal may not Describe: named ones answer TOPIC_AUTHORIZATION_FAILED, and
     # "all of the group's" leaves them out.
     names = [tp[0] for tp in requested] if requested is not None else None
-    describable = None if names is None else authorized_names(
-        authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    describable = (
+        None
+        if names is None
+        else authorized_names(authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC, names)
+    )
     denied = {} if requested is None else {tp: _UNAUTHORIZED for tp in requested if tp[0] not in describable}
     allowed = None if requested is None else [tp for tp in requested if tp not in denied]
     if version == 0:
         return fetch_v0(zk, metadata_cache, body["group_id"], allowed or []).addCallback(
-            lambda found: _response({**found, **denied}, None))
+            lambda found: _response({**found, **denied}, None)
+        )
     error, offsets = group_coordinator.handle_fetch_offsets(body["group_id"], allowed)
     if error != Errors.NONE:
         return _error_response(requested, version, error)
     partitions = {tp: (offset, epoch, metadata, Errors.NONE) for tp, (offset, epoch, metadata) in offsets.items()}
     if requested is None:
-        visible = authorized_names(authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC,
-                                   [tp[0] for tp in partitions])
+        visible = authorized_names(
+            authorizer, request, AclOperation.DESCRIBE, ResourceType.TOPIC, [tp[0] for tp in partitions]
+        )
         partitions = {tp: value for tp, value in partitions.items() if tp[0] in visible}
     if body.get("require_stable"):
         # KIP-447: offsets with a transactional commit still pending answer UNSTABLE_OFFSET_COMMIT.
@@ -56,11 +61,19 @@ def _error_response(requested, version, error):
 def _response(partitions, error):
     topics = {}
     for (topic, index), (offset, epoch, metadata, code) in partitions.items():
-        topics.setdefault(topic, []).append({"partition_index": index, "committed_offset": offset,
-                                             "committed_leader_epoch": epoch, "metadata": metadata,
-                                             "error_code": code})
-    response = {"throttle_time_ms": 0,
-                "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()]}
+        topics.setdefault(topic, []).append(
+            {
+                "partition_index": index,
+                "committed_offset": offset,
+                "committed_leader_epoch": epoch,
+                "metadata": metadata,
+                "error_code": code,
+            }
+        )
+    response = {
+        "throttle_time_ms": 0,
+        "topics": [{"name": name, "partitions": parts} for name, parts in topics.items()],
+    }
     if error is not None:
         response["error_code"] = error
     return response

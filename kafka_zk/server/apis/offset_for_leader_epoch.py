@@ -30,8 +30,7 @@ def handle(request, *, replica_manager, authorizer=None):
                 if partition is None:
                     raise KafkaError(replica_manager.missing_partition_error((topic, index)))
                 partition.check_leader(data["current_leader_epoch"])
-                answer["leader_epoch"], answer["end_offset"] = partition.log.end_offset_for_epoch(
-                    data["leader_epoch"])
+                answer["leader_epoch"], answer["end_offset"] = partition.log.end_offset_for_epoch(data["leader_epoch"])
             except KafkaError as error:
                 answer["error_code"] = error.code
             partitions.append(answer)

@@ -28,15 +28,17 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
     if producers & TRANSACTIONAL:
         # As Kafka: transactional batches need a transactional id authorized for writes; the whole request fails.
         transactional_id = body.get("transactional_id")
-        if transactional_id is None or not authorized(authorizer, request, AclOperation.WRITE,
-                                                      ResourceType.TRANSACTIONAL_ID, transactional_id):
+        if transactional_id is None or not authorized(
+            authorizer, request, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, transactional_id
+        ):
             return _respond_all(body, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) if acks != 0 else None
     elif producers & IDEMPOTENT and not cluster_authorized(authorizer, request, AclOperation.IDEMPOTENT_WRITE):
         return _respond_all(body, Errors.CLUSTER_AUTHORIZATION_FAILED) if acks != 0 else None
     writable = None  # every topic, when nothing authorizes
     if authorizer is not None:
-        writable = authorized_names(authorizer, request, AclOperation.WRITE, ResourceType.TOPIC,
-                                    [topic_data["name"] for topic_data in topics])
+        writable = authorized_names(
+            authorizer, request, AclOperation.WRITE, ResourceType.TOPIC, [topic_data["name"] for topic_data in topics]
+        )
     if acks not in (0, 1, -1):
         return _respond_all(body, Errors.INVALID_REQUIRED_ACKS, writable) if acks != 0 else None
     entries = {}
@@ -63,25 +65,43 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
     def build(results):
         throttle_ms = 0
         if produce_quotas.enabled:
-            throttle_ms = produce_quotas.record(ANONYMOUS, sanitize(request.client_id or ""), request.size,
-                                                milliseconds(clock))
+            throttle_ms = produce_quotas.record(
+                ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
+            )
         responses = {}
         for tp, code in early.items():
-            responses.setdefault(tp[0], []).append({"partition_index": tp[1], "error_code": code,
-                                                    "base_offset": -1, "log_append_time_ms": -1,
-                                                    "log_start_offset": -1, "record_errors": [],
-                                                    "error_message": None})
+            responses.setdefault(tp[0], []).append(
+                {
+                    "partition_index": tp[1],
+                    "error_code": code,
+                    "base_offset": -1,
+                    "log_append_time_ms": -1,
+                    "log_start_offset": -1,
+                    "record_errors": [],
+                    "error_message": None,
+                }
+            )
         for tp, outcome in results.items():
             error = outcome.error
-            responses.setdefault(tp[0], []).append({
-                "partition_index": tp[1], "error_code": error, "base_offset": outcome.base_offset,
-                "log_append_time_ms": outcome.log_append_time, "log_start_offset": outcome.log_start_offset,
-                "record_errors": [{"batch_index": index, "batch_index_error_message": message}
-                                  for index, message in outcome.record_errors],
-                "error_message": outcome.message if error else None})
-        return {"responses": [{"name": topic, "partitions": partitions}
-                              for topic, partitions in responses.items()],
-                "throttle_time_ms": throttle_ms}
+            responses.setdefault(tp[0], []).append(
+                {
+                    "partition_index": tp[1],
+                    "error_code": error,
+                    "base_offset": outcome.base_offset,
+                    "log_append_time_ms": outcome.log_append_time,
+                    "log_start_offset": outcome.log_start_offset,
+                    "record_errors": [
+                        {"batch_index": index, "batch_index_error_message": message}
+                        for index, message in outcome.record_errors
+                    ],
+                    "error_message": outcome.message if error else None,
+                }
+            )
+        return {
+            "responses": [{"name": topic, "partitions": partitions} for topic, partitions in responses.items()],
+            "throttle_time_ms": throttle_ms,
+        }
+
     if isinstance(result, defer.Deferred):
         return result.addCallback(build)
     return build(result)
@@ -90,18 +110,33 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
 def _respond_all(body, code, authorized_topics=None):
     """Every partition answers ``code``; those of topics outside ``authorized_topics`` (when given)
     TOPIC_AUTHORIZATION_FAILED."""
+
     def error_of(topic):
         if authorized_topics is None or topic in authorized_topics:
             return code
         return Errors.TOPIC_AUTHORIZATION_FAILED
-    return {"responses": [{"name": topic["name"],
-                           "partitions": [{"partition_index": p["partition_index"],
-                                           "error_code": error_of(topic["name"]),
-                                           "base_offset": -1, "log_append_time_ms": -1,
-                                           "log_start_offset": -1, "record_errors": [], "error_message": None}
-                                          for p in topic["partitions"]]}
-                          for topic in body["topics"]],
-            "throttle_time_ms": 0}
+
+    return {
+        "responses": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {
+                        "partition_index": p["partition_index"],
+                        "error_code": error_of(topic["name"]),
+                        "base_offset": -1,
+                        "log_append_time_ms": -1,
+                        "log_start_offset": -1,
+                        "record_errors": [],
+                        "error_message": None,
+                    }
+                    for p in topic["partitions"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+        "throttle_time_ms": 0,
+    }
 
 
 def _producer_flags(records):

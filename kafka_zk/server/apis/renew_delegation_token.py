@@ -15,6 +15,7 @@ def handle(request, *, token_manager):
     if not token_requests_allowed(request.security_protocol, request.principal):
         error, expiry = Errors.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, ERROR_TIMESTAMP
     else:
-        error, expiry = yield token_manager.renew_token(request.principal or ANONYMOUS, request.body["hmac"],
-                                                        request.body["renew_period_ms"])
+        error, expiry = yield token_manager.renew_token(
+            request.principal or ANONYMOUS, request.body["hmac"], request.body["renew_period_ms"]
+        )
     return {"error_code": error, "expiry_timestamp_ms": expiry, "throttle_time_ms": 0}

@@ -8,6 +8,9 @@ API_KEY = 36
 
 
 def handle(request):
-    return {"error_code": Errors.ILLEGAL_SASL_STATE,
-            "error_message": "SaslAuthenticate request received after successful authentication",
-            "auth_bytes": b"", "session_lifetime_ms": 0}
+    return {
+        "error_code": Errors.ILLEGAL_SASL_STATE,
+        "error_message": "SaslAuthenticate request received after successful authentication",
+        "auth_bytes": b"",
+        "session_lifetime_ms": 0,
+    }

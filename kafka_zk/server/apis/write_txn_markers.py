@@ -22,8 +22,14 @@ API_KEY = 27
 def marker_batch(producer_id, producer_epoch, commit, coordinator_epoch, timestamp_ms):
     """The control batch Kafka writes for one transaction marker."""
     key, value = control_marker_record(commit, coordinator_epoch)
-    return encode_batch([(key, value, (), timestamp_ms)], producer_id=producer_id, producer_epoch=producer_epoch,
-                        is_transactional=True, is_control=True, first_timestamp=timestamp_ms)
+    return encode_batch(
+        [(key, value, (), timestamp_ms)],
+        producer_id=producer_id,
+        producer_epoch=producer_epoch,
+        is_transactional=True,
+        is_control=True,
+        first_timestamp=timestamp_ms,
+    )
 
 
 def handle(request, *, replica_manager, group_coordinator, config, clock, authorizer=None):
@@ -36,8 +42,9 @@ def handle(request, *, replica_manager, group_coordinator, config, clock, author
         producer_id = marker["producer_id"]
         errors = {}
         entries = {}
-        batch = marker_batch(producer_id, marker["producer_epoch"], marker["transaction_result"],
-                             marker["coordinator_epoch"], now)
+        batch = marker_batch(
+            producer_id, marker["producer_epoch"], marker["transaction_result"], marker["coordinator_epoch"], now
+        )
         for topic in marker["topics"]:
             for index in topic["partition_indexes"]:
                 tp = (topic["name"], index)
@@ -51,12 +58,23 @@ def handle(request, *, replica_manager, group_coordinator, config, clock, author
         pending.append(appended.addCallback(_merge, producer_id, errors))
 
     def build(per_marker):
-        return {"markers": [
-            {"producer_id": producer_id,
-             "topics": [{"name": topic, "partitions": [{"partition_index": index, "error_code": code}
-                                                       for index, code in partitions]}
-                        for topic, partitions in _by_topic(errors).items()]}
-            for producer_id, errors in per_marker]}
+        return {
+            "markers": [
+                {
+                    "producer_id": producer_id,
+                    "topics": [
+                        {
+                            "name": topic,
+                            "partitions": [
+                                {"partition_index": index, "error_code": code} for index, code in partitions
+                            ],
+                        }
+                        for topic, partitions in _by_topic(errors).items()
+                    ],
+                }
+                for producer_id, errors in per_marker
+            ]
+        }
 
     return defer.gatherResults(pending, consumeErrors=True).addCallback(build)
 
@@ -65,12 +83,23 @@ def _denied(markers):
     """Only brokers (transaction coordinators) may write markers: every partition answers
     CLUSTER_AUTHORIZATION_FAILED and nothing is appended."""
     denied = Errors.CLUSTER_AUTHORIZATION_FAILED
-    return {"markers": [
-        {"producer_id": marker["producer_id"],
-         "topics": [{"name": topic["name"], "partitions": [{"partition_index": index, "error_code": denied}
-                                                           for index in topic["partition_indexes"]]}
-                    for topic in marker["topics"]]}
-        for marker in markers]}
+    return {
+        "markers": [
+            {
+                "producer_id": marker["producer_id"],
+                "topics": [
+                    {
+                        "name": topic["name"],
+                        "partitions": [
+                            {"partition_index": index, "error_code": denied} for index in topic["partition_indexes"]
+                        ],
+                    }
+                    for topic in marker["topics"]
+                ],
+            }
+            for marker in markers
+        ]
+    }
 
 
 def _complete_offsets(results, coordinator, producer_id, commit):

@@ -21,8 +21,13 @@ class ConfigChangeListener:
         self.reload_broker_configs = reload_broker_configs
         self.reload_quota_configs = reload_quota_configs
         self.notifications = ChangeNotificationListener(
-            zk, clock, ConfigEntityChangeNotificationZNode.PATH, ConfigEntityChangeNotificationSequenceZNode.PREFIX,
-            ConfigEntityChangeNotificationSequenceZNode.decode, self._apply)
+            zk,
+            clock,
+            ConfigEntityChangeNotificationZNode.PATH,
+            ConfigEntityChangeNotificationSequenceZNode.PREFIX,
+            ConfigEntityChangeNotificationSequenceZNode.decode,
+            self._apply,
+        )
 
     def start(self):
         return self.notifications.start()

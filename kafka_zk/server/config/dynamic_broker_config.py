@@ -23,9 +23,17 @@ STATIC_BROKER_CONFIG = 4
 DEFAULT_CONFIG = 5
 
 # Reconfigurable SSL configs (only per listener, with the listener.name.<l>. prefix) and listener configs.
-DYNAMIC_SECURITY_CONFIGS = frozenset([
-    "ssl.keystore.type", "ssl.keystore.location", "ssl.keystore.password", "ssl.key.password",
-    "ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password"])
+DYNAMIC_SECURITY_CONFIGS = frozenset(
+    [
+        "ssl.keystore.type",
+        "ssl.keystore.location",
+        "ssl.keystore.password",
+        "ssl.key.password",
+        "ssl.truststore.type",
+        "ssl.truststore.location",
+        "ssl.truststore.password",
+    ]
+)
 DYNAMIC_LISTENER_CONFIGS = frozenset(["advertised.listeners", "listeners", "listener.security.protocol.map"])
 PER_BROKER_CONFIGS = DYNAMIC_SECURITY_CONFIGS | DYNAMIC_LISTENER_CONFIGS
 
@@ -37,14 +45,33 @@ REPLICATION_QUOTA_CONFIGS = {
 }
 
 # The broker-level names of topic configs (LogConfig.TopicConfigSynonyms) but log.message.format.version.
-DYNAMIC_LOG_CONFIGS = frozenset([
-    "log.segment.bytes", "log.roll.ms", "log.roll.jitter.ms", "log.index.size.max.bytes",
-    "log.flush.interval.messages", "log.flush.interval.ms", "log.retention.bytes", "log.retention.ms",
-    "message.max.bytes", "log.index.interval.bytes", "log.cleaner.delete.retention.ms",
-    "log.cleaner.min.compaction.lag.ms", "log.cleaner.max.compaction.lag.ms", "log.segment.delete.delay.ms",
-    "log.cleaner.min.cleanable.ratio", "log.cleanup.policy", "unclean.leader.election.enable",
-    "min.insync.replicas", "compression.type", "log.preallocate", "log.message.timestamp.type",
-    "log.message.timestamp.difference.max.ms", "log.message.downconversion.enable"])
+DYNAMIC_LOG_CONFIGS = frozenset(
+    [
+        "log.segment.bytes",
+        "log.roll.ms",
+        "log.roll.jitter.ms",
+        "log.index.size.max.bytes",
+        "log.flush.interval.messages",
+        "log.flush.interval.ms",
+        "log.retention.bytes",
+        "log.retention.ms",
+        "message.max.bytes",
+        "log.index.interval.bytes",
+        "log.cleaner.delete.retention.ms",
+        "log.cleaner.min.compaction.lag.ms",
+        "log.cleaner.max.compaction.lag.ms",
+        "log.segment.delete.delay.ms",
+        "log.cleaner.min.cleanable.ratio",
+        "log.cleanup.policy",
+        "unclean.leader.election.enable",
+        "min.insync.replicas",
+        "compression.type",
+        "log.preallocate",
+        "log.message.timestamp.type",
+        "log.message.timestamp.difference.max.ms",
+        "log.message.downconversion.enable",
+    ]
+)
 
 # name -> (type, Kafka default, minimum or None) for dynamic names our KafkaConfig does not define.
 _EXTRA_DYNAMIC = {
@@ -68,19 +95,40 @@ _EXTRA_DYNAMIC = {
 }
 _EXTRA_DYNAMIC.update(REPLICATION_QUOTA_CONFIGS)
 
-DYNAMIC_THREAD_POOL_CONFIGS = frozenset([
-    "num.io.threads", "num.network.threads", "num.replica.fetchers", "num.recovery.threads.per.data.dir",
-    "background.threads"])
+DYNAMIC_THREAD_POOL_CONFIGS = frozenset(
+    [
+        "num.io.threads",
+        "num.network.threads",
+        "num.replica.fetchers",
+        "num.recovery.threads.per.data.dir",
+        "background.threads",
+    ]
+)
 
-ALL_DYNAMIC_CONFIGS = (DYNAMIC_SECURITY_CONFIGS | DYNAMIC_LISTENER_CONFIGS | DYNAMIC_LOG_CONFIGS
-                       | DYNAMIC_THREAD_POOL_CONFIGS | frozenset(_EXTRA_DYNAMIC))
+ALL_DYNAMIC_CONFIGS = (
+    DYNAMIC_SECURITY_CONFIGS
+    | DYNAMIC_LISTENER_CONFIGS
+    | DYNAMIC_LOG_CONFIGS
+    | DYNAMIC_THREAD_POOL_CONFIGS
+    | frozenset(_EXTRA_DYNAMIC)
+)
 
 _STATIC_KEYS = {key.name: key for key in BROKER_CONFIGS}
 # Every broker config name Kafka knows that may not be changed at runtime (a subset is enough to refuse).
-NON_DYNAMIC_CONFIGS = frozenset(name for name in _STATIC_KEYS if name not in ALL_DYNAMIC_CONFIGS) | frozenset([
-    "log.retention.hours", "log.retention.minutes", "log.roll.hours", "log.roll.jitter.hours",
-    "log.message.format.version", "num.replica.alter.log.dirs.threads", "log.cleaner.enable",
-    "zookeeper.connection.timeout.ms", "auto.leader.rebalance.enable", "offsets.topic.replication.factor"])
+NON_DYNAMIC_CONFIGS = frozenset(name for name in _STATIC_KEYS if name not in ALL_DYNAMIC_CONFIGS) | frozenset(
+    [
+        "log.retention.hours",
+        "log.retention.minutes",
+        "log.roll.hours",
+        "log.roll.jitter.hours",
+        "log.message.format.version",
+        "num.replica.alter.log.dirs.threads",
+        "log.cleaner.enable",
+        "zookeeper.connection.timeout.ms",
+        "auto.leader.rebalance.enable",
+        "offsets.topic.replication.factor",
+    ]
+)
 
 _TYPE_WORDS = {"int": "INT", "short": "SHORT", "long": "LONG", "double": "DOUBLE"}
 
@@ -109,8 +157,9 @@ def parse_value(name, raw):
             value = float(text)
         elif kind == "bool":
             if text.lower() not in ("true", "false"):
-                raise ConfigError("Invalid value %s for configuration %s: Expected value to be either true or false"
-                                  % (raw, name))
+                raise ConfigError(
+                    "Invalid value %s for configuration %s: Expected value to be either true or false" % (raw, name)
+                )
             value = text.lower() == "true"
         elif kind == "list":
             value = [item.strip() for item in text.split(",") if item.strip()]
@@ -119,8 +168,9 @@ def parse_value(name, raw):
     except ConfigError:
         raise
     except ValueError:
-        raise ConfigError("Invalid value %s for configuration %s: Not a number of type %s"
-                          % (raw, name, _TYPE_WORDS[kind])) from None
+        raise ConfigError(
+            "Invalid value %s for configuration %s: Not a number of type %s" % (raw, name, _TYPE_WORDS[kind])
+        ) from None
     minimum = _EXTRA_DYNAMIC[name][2] if name in _EXTRA_DYNAMIC else None
     if minimum is not None and value < minimum:
         raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s" % (raw, name, minimum))
@@ -137,8 +187,10 @@ def validate_dynamic_configs(props, per_broker):
         raise ConfigError("Cannot update these configs dynamically: %s" % scala_set(non_dynamic))
     unprefixed = [name for name in props if name in DYNAMIC_SECURITY_CONFIGS]
     if unprefixed:
-        raise ConfigError("These security configs can be dynamically updated only per-listener using the "
-                          "listener prefix: %s" % scala_set(unprefixed))
+        raise ConfigError(
+            "These security configs can be dynamically updated only per-listener using the "
+            "listener prefix: %s" % scala_set(unprefixed)
+        )
     typed = {}
     for name, raw in props.items():
         base = name.split(".", 3)[3] if name.startswith("listener.name.") and name.count(".") >= 3 else name
@@ -146,8 +198,10 @@ def validate_dynamic_configs(props, per_broker):
     if not per_broker:
         per_broker_names = [name for name in props if name in PER_BROKER_CONFIGS or name.startswith("listener.name.")]
         if per_broker_names:
-            raise ConfigError("Cannot update these configs at default cluster level, broker id must be specified: %s"
-                              % scala_set(per_broker_names))
+            raise ConfigError(
+                "Cannot update these configs at default cluster level, broker id must be specified: %s"
+                % scala_set(per_broker_names)
+            )
     return typed
 
 
@@ -227,14 +281,25 @@ class DynamicBrokerConfig:
         """[(name, text value, source)] as Kafka's DescribeConfigs synonyms: each level (per-broker, cluster
         default, static, default) in turn over the config's synonyms, starting at the config's own name."""
         synonyms = broker_config_synonyms(name)
-        defaults = {synonym: _text(_STATIC_KEYS[synonym].default if synonym in _STATIC_KEYS else
-                                   _EXTRA_DYNAMIC[synonym][1] if synonym in _EXTRA_DYNAMIC else None)
-                    for synonym in synonyms}
-        levels = [(self.per_broker, DYNAMIC_BROKER_CONFIG), (self.cluster_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
-                  ({key: str(value) for key, value in self.static.originals.items()}, STATIC_BROKER_CONFIG),
-                  ({key: value for key, value in defaults.items() if value is not None}, DEFAULT_CONFIG)]
-        found = [(synonym, level[synonym], source) for level, source in levels for synonym in synonyms
-                 if synonym in level]
+        defaults = {
+            synonym: _text(
+                _STATIC_KEYS[synonym].default
+                if synonym in _STATIC_KEYS
+                else _EXTRA_DYNAMIC[synonym][1]
+                if synonym in _EXTRA_DYNAMIC
+                else None
+            )
+            for synonym in synonyms
+        }
+        levels = [
+            (self.per_broker, DYNAMIC_BROKER_CONFIG),
+            (self.cluster_default, DYNAMIC_DEFAULT_BROKER_CONFIG),
+            ({key: str(value) for key, value in self.static.originals.items()}, STATIC_BROKER_CONFIG),
+            ({key: value for key, value in defaults.items() if value is not None}, DEFAULT_CONFIG),
+        ]
+        found = [
+            (synonym, level[synonym], source) for level, source in levels for synonym in synonyms if synonym in level
+        ]
         while found and found[0][0] != name:
             found.pop(0)
         return found

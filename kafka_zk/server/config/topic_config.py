@@ -72,10 +72,22 @@ BROKER_SYNONYMS = {
     "follower.replication.throttled.replicas": [],
 }
 
-_MINIMUMS = {"segment.bytes": 14, "segment.ms": 1, "segment.index.bytes": 4, "min.insync.replicas": 1,
-             "max.message.bytes": 0, "index.interval.bytes": 0, "retention.ms": -1,
-             "retention.bytes": -1, "file.delete.delay.ms": 0, "flush.messages": 0, "flush.ms": 0,
-             "delete.retention.ms": 0, "min.compaction.lag.ms": 0, "max.compaction.lag.ms": 1}
+_MINIMUMS = {
+    "segment.bytes": 14,
+    "segment.ms": 1,
+    "segment.index.bytes": 4,
+    "min.insync.replicas": 1,
+    "max.message.bytes": 0,
+    "index.interval.bytes": 0,
+    "retention.ms": -1,
+    "retention.bytes": -1,
+    "file.delete.delay.ms": 0,
+    "flush.messages": 0,
+    "flush.ms": 0,
+    "delete.retention.ms": 0,
+    "min.compaction.lag.ms": 0,
+    "max.compaction.lag.ms": 1,
+}
 
 
 def parse_topic_config_value(name, raw):
@@ -100,14 +112,15 @@ def parse_topic_config_value(name, raw):
         else:
             value = text
     except ValueError:
-        raise ConfigError("Invalid value %s for configuration %s: Expected value to be a %s"
-                          % (raw, name, "boolean" if kind == "bool" else "number")) from None
+        raise ConfigError(
+            "Invalid value %s for configuration %s: Expected value to be a %s"
+            % (raw, name, "boolean" if kind == "bool" else "number")
+        ) from None
     if allowed is not None:
         check_one_of(name, value, allowed)
     minimum = _MINIMUMS.get(name)
     if minimum is not None and value < minimum:
-        raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s"
-                          % (raw, name, minimum))
+        raise ConfigError("Invalid value %s for configuration %s: Value must be at least %s" % (raw, name, minimum))
     if name in _THROTTLED_REPLICA_LISTS:
         _check_throttled_replicas(name, raw, value)
     if isinstance(value, list):
@@ -129,9 +142,11 @@ def _check_throttled_replicas(name, raw, items):
     for item in items:
         partition, sep, broker = item.partition(":")
         if not (sep and partition.strip().isdigit() and broker.strip().isdigit()):
-            raise ConfigError("Invalid value %s for configuration %s: %s must be the literal '*' or a list of "
-                              "replicas in the following format: [partitionId]:[brokerId],[partitionId]:"
-                              "[brokerId],..." % (raw, name, name))
+            raise ConfigError(
+                "Invalid value %s for configuration %s: %s must be the literal '*' or a list of "
+                "replicas in the following format: [partitionId]:[brokerId],[partitionId]:"
+                "[brokerId],..." % (raw, name, name)
+            )
 
 
 def validate_topic_configs(configs):
@@ -156,15 +171,21 @@ def effective_topic_config(broker_defaults, overrides):
 def to_log_config(effective):
     """The LogConfig the log package needs, from an effective topic config dict."""
     return LogConfig(
-        segment_bytes=effective["segment.bytes"], segment_ms=effective["segment.ms"],
-        retention_ms=effective["retention.ms"], retention_bytes=effective["retention.bytes"],
-        index_interval_bytes=effective["index.interval.bytes"], max_index_size=effective["segment.index.bytes"],
-        max_message_bytes=effective["max.message.bytes"], cleanup_policy=effective["cleanup.policy"],
-        file_delete_delay_ms=effective["file.delete.delay.ms"], flush_ms=effective["flush.ms"],
+        segment_bytes=effective["segment.bytes"],
+        segment_ms=effective["segment.ms"],
+        retention_ms=effective["retention.ms"],
+        retention_bytes=effective["retention.bytes"],
+        index_interval_bytes=effective["index.interval.bytes"],
+        max_index_size=effective["segment.index.bytes"],
+        max_message_bytes=effective["max.message.bytes"],
+        cleanup_policy=effective["cleanup.policy"],
+        file_delete_delay_ms=effective["file.delete.delay.ms"],
+        flush_ms=effective["flush.ms"],
         min_cleanable_dirty_ratio=effective["min.cleanable.dirty.ratio"],
         min_compaction_lag_ms=effective["min.compaction.lag.ms"],
         max_compaction_lag_ms=effective["max.compaction.lag.ms"],
-        delete_retention_ms=effective["delete.retention.ms"])
+        delete_retention_ms=effective["delete.retention.ms"],
+    )
 
 
 def format_config_value(value):

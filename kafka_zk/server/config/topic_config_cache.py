@@ -29,7 +29,8 @@ class TopicConfigCache:
         config = self._configs.get(topic)
         if config is None:
             config = self._configs[topic] = effective_topic_config(
-                dynamic.log_config_defaults(), self.overrides.get(topic, {}))
+                dynamic.log_config_defaults(), self.overrides.get(topic, {})
+            )
         return config
 
     def log_config(self, topic):

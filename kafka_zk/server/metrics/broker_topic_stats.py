@@ -41,13 +41,29 @@ ALL_TOPICS_METERS = (
 
 # Errors Kafka's appendToLocalLog / readFromLocalLog answer without counting the request as failed (a bad timestamp
 # comes among a batch's record errors, which count).
-EXPECTED_PRODUCE_ERRORS = frozenset([
-    Errors.NONE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION, Errors.MESSAGE_TOO_LARGE,
-    Errors.RECORD_LIST_TOO_LARGE, Errors.CORRUPT_MESSAGE, Errors.KAFKA_STORAGE_ERROR])
-EXPECTED_FETCH_ERRORS = frozenset([
-    Errors.NONE, Errors.UNKNOWN_TOPIC_OR_PARTITION, Errors.NOT_LEADER_FOR_PARTITION, Errors.UNKNOWN_LEADER_EPOCH,
-    Errors.FENCED_LEADER_EPOCH, Errors.REPLICA_NOT_AVAILABLE, Errors.KAFKA_STORAGE_ERROR,
-    Errors.OFFSET_OUT_OF_RANGE])
+EXPECTED_PRODUCE_ERRORS = frozenset(
+    [
+        Errors.NONE,
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_FOR_PARTITION,
+        Errors.MESSAGE_TOO_LARGE,
+        Errors.RECORD_LIST_TOO_LARGE,
+        Errors.CORRUPT_MESSAGE,
+        Errors.KAFKA_STORAGE_ERROR,
+    ]
+)
+EXPECTED_FETCH_ERRORS = frozenset(
+    [
+        Errors.NONE,
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_FOR_PARTITION,
+        Errors.UNKNOWN_LEADER_EPOCH,
+        Errors.FENCED_LEADER_EPOCH,
+        Errors.REPLICA_NOT_AVAILABLE,
+        Errors.KAFKA_STORAGE_ERROR,
+        Errors.OFFSET_OUT_OF_RANGE,
+    ]
+)
 
 
 class BrokerTopicMetrics:
@@ -114,8 +130,7 @@ class BrokerTopicStats:
         for attribute in self._removed:
             self._removed[attribute] += getattr(metrics, attribute)
         tag = ("topic", name)
-        self.registry.remove_where(lambda metric: metric.group == GROUP and metric.type == TYPE
-                                   and tag in metric.tags)
+        self.registry.remove_where(lambda metric: metric.group == GROUP and metric.type == TYPE and tag in metric.tags)
 
     # -- produce ------------------------------------------------------------------------------
 

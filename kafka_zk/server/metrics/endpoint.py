@@ -43,8 +43,9 @@ class MetricsResource(resource.Resource):
             request.setResponseCode(404)
             return b"not found: try /metrics\n"
         samples = self.registry.samples()
-        rendered = threads.deferToThreadPool(self.reactor, self.threadpool, prometheus.render, samples,
-                                             self.extra_labels)
+        rendered = threads.deferToThreadPool(
+            self.reactor, self.threadpool, prometheus.render, samples, self.extra_labels
+        )
 
         def write(body):
             request.setHeader(b"Content-Type", prometheus.CONTENT_TYPE.encode())

@@ -42,8 +42,10 @@ def prometheus_name(metric_name, kind):
     if name is None:  # a Kafka (non-Yammer) metric: type and attribute, other tags as labels
         attribute = labels.pop("attribute")
         if group == "kafka.server" and type_ in _QUOTA_TYPES:
-            labels = {"resource": type_, **{("clientId" if key == "client-id" else key): value
-                                            for key, value in labels.items()}}
+            labels = {
+                "resource": type_,
+                **{("clientId" if key == "client-id" else key): value for key, value in labels.items()},
+            }
             family = "kafka_server_quota_%s" % _safe(attribute)
         else:
             family = "%s_%s_%s" % (_safe(group), _safe(type_), _safe(attribute))
@@ -53,7 +55,7 @@ def prometheus_name(metric_name, kind):
         family = "kafka_coordinator_%s_%s_%s" % (group.split(".", 2)[2], type_, name)
         return _safe(family).lower(), _safe(family).lower(), labels
     if kind == "meter" and "PerSec" in name:
-        family = "%s_%s_%s" % (group.replace(".", "_"), type_, name[:name.index("PerSec")])
+        family = "%s_%s_%s" % (group.replace(".", "_"), type_, name[: name.index("PerSec")])
         family = _safe(family).lower()
         return family, family + "_total", labels
     family = _safe("%s_%s_%s" % (group.replace(".", "_"), type_, name)).lower()
@@ -136,8 +138,10 @@ class _LineStart:
         self.family = family
         self.type = _TYPES[kind]
         if self.type == "summary":
-            self.starts = {quantile: _sample_start(sample_name, {**labels, "quantile": _quantile_label(quantile)})
-                           for quantile in PERCENTILES}
+            self.starts = {
+                quantile: _sample_start(sample_name, {**labels, "quantile": _quantile_label(quantile)})
+                for quantile in PERCENTILES
+            }
             self.starts["count"] = _sample_start(sample_name + "_count", labels)
         else:
             self.starts = _sample_start(sample_name, labels)
@@ -156,9 +160,13 @@ _label_name = functools.lru_cache(maxsize=4096)(escape_label_name)
 def _sample_start(sample_name, labels):
     if not labels:
         return _metric_name(sample_name) + " "
-    return "%s{%s} " % (_metric_name(sample_name), ",".join(
-        '%s="%s"' % (_label_name(key), str(value).replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"'))
-        for key, value in sorted(labels.items())))
+    return "%s{%s} " % (
+        _metric_name(sample_name),
+        ",".join(
+            '%s="%s"' % (_label_name(key), str(value).replace("\\", r"\\").replace("\n", r"\n").replace('"', r"\""))
+            for key, value in sorted(labels.items())
+        ),
+    )
 
 
 def _render_samples(samples, extra_labels):

@@ -21,8 +21,10 @@ class ClientQuotaConfigs:
         entities = ["clients/" + name for name in (yield self.zk.get_children(ConfigEntityTypeZNode.path("clients")))]
         for user in (yield self.zk.get_children(ConfigEntityTypeZNode.path("users"))):
             entities.append("users/" + user)
-            entities.extend("users/%s/clients/%s" % (user, client) for client in
-                            (yield self.zk.get_children(ConfigEntityTypeZNode.path("users/%s/clients" % user))))
+            entities.extend(
+                "users/%s/clients/%s" % (user, client)
+                for client in (yield self.zk.get_children(ConfigEntityTypeZNode.path("users/%s/clients" % user)))
+            )
         yield self.reload(entities)
 
     @defer.inlineCallbacks

@@ -27,7 +27,7 @@ class ClientQuotaManager:
         self.samples = samples
         self.window_ms = window_ms
         self.quotas = {}  # (user part, client part) -> bytes/second
-        self.rates = {}   # metric entity (user, client-id) -> SampledRate
+        self.rates = {}  # metric entity (user, client-id) -> SampledRate
         self.throttle_times = {}  # metric entity -> SampledAvg of its throttle times
 
     def update_quota(self, user, client_id, value):
@@ -47,9 +47,16 @@ class ClientQuotaManager:
 
     def quota_for(self, user, client_id):
         """(bound, metric entity) of the most specific quota that applies, or (None, None)."""
-        for user_part, client_part in ((user, client_id), (user, DEFAULT), (user, None),
-                                       (DEFAULT, client_id), (DEFAULT, DEFAULT), (DEFAULT, None),
-                                       (None, client_id), (None, DEFAULT)):
+        for user_part, client_part in (
+            (user, client_id),
+            (user, DEFAULT),
+            (user, None),
+            (DEFAULT, client_id),
+            (DEFAULT, DEFAULT),
+            (DEFAULT, None),
+            (None, client_id),
+            (None, DEFAULT),
+        ):
             bound = self.quotas.get((user_part, client_part))
             if bound is not None:
                 return bound, (user if user_part is not None else "", client_id if client_part is not None else "")
@@ -80,10 +87,14 @@ class ClientQuotaManager:
         for (user, client_id), rate in list(self.rates.items()):
             tags = (("user", user), ("client-id", client_id))
             average = self.throttle_times.get((user, client_id))
-            yield (MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "throttle-time"),)),
-                   average.measure(now_ms) if average is not None else 0.0)
-            yield (MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "byte-rate"),)),
-                   rate.measure(now_ms))
+            yield (
+                MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "throttle-time"),)),
+                average.measure(now_ms) if average is not None else 0.0,
+            )
+            yield (
+                MetricName("kafka.server", self.metric_type, None, tags + (("attribute", "byte-rate"),)),
+                rate.measure(now_ms),
+            )
 
     def unrecord(self, user, client_id, value, now_ms):
         """Take back bytes recorded for a response that is sent empty because it is throttled."""

@@ -40,8 +40,9 @@ def validate_quota_configs(entity_type, configs):
         try:
             typed[name] = int(text) if kind == "long" else float(text) if kind == "double" else text
         except ValueError:
-            raise ConfigError("Invalid value %s for configuration %s: Not a number of type %s"
-                              % (raw, name, kind.upper())) from None
+            raise ConfigError(
+                "Invalid value %s for configuration %s: Not a number of type %s" % (raw, name, kind.upper())
+            ) from None
     return typed
 
 
@@ -53,6 +54,8 @@ def scram_credential(mechanism, spec, salt=None):
     iterations = int(match.group(1)) if match.group(1) else DEFAULT_SCRAM_ITERATIONS
     scram_mechanism = SCRAM_MECHANISMS[mechanism]
     if iterations < scram_mechanism.min_iterations:
-        raise ValueError("Iterations %d is less than the minimum %d required for %s"
-                         % (iterations, scram_mechanism.min_iterations, mechanism))
+        raise ValueError(
+            "Iterations %d is less than the minimum %d required for %s"
+            % (iterations, scram_mechanism.min_iterations, mechanism)
+        )
     return format_credential(credential_from_password(scram_mechanism, match.group(2), iterations, salt))

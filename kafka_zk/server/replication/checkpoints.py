@@ -46,8 +46,10 @@ class HighWatermarkCheckpoints:
 
         def written(_):
             self._last_written = checkpoints
-        return threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(), _write_checkpoints,
-                                         checkpoints, self.failures).addCallback(written)
+
+        return threads.deferToThreadPool(
+            self.reactor, self.reactor.getThreadPool(), _write_checkpoints, checkpoints, self.failures
+        ).addCallback(written)
 
     def write_now(self, high_watermarks):
         """The final checkpoint at shutdown, written on this thread."""
@@ -97,8 +99,9 @@ class LeaderEpochCheckpointWriter:
                 items = self.pending.drain()
                 if not items:
                     break
-                yield threads.deferToThreadPool(self.reactor, self.reactor.getThreadPool(),
-                                                DeferredCheckpoints.write, items, self.failures)
+                yield threads.deferToThreadPool(
+                    self.reactor, self.reactor.getThreadPool(), DeferredCheckpoints.write, items, self.failures
+                )
         except Exception:
             log.exception("writing leader epoch checkpoints failed")
         finally:

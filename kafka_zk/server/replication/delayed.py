@@ -125,8 +125,20 @@ def _offset(entry):
 
 
 class DelayedFetch(DelayedOperation):
-    def __init__(self, max_wait_ms, replica_manager, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                 isolation_level=0, parked_results=None, changed_since=None, client_rack=None):
+    def __init__(
+        self,
+        max_wait_ms,
+        replica_manager,
+        fetch_infos,
+        replica_id,
+        min_bytes,
+        max_bytes,
+        done,
+        isolation_level=0,
+        parked_results=None,
+        changed_since=None,
+        client_rack=None,
+    ):
         """``parked_results``: what the fetch read when it was parked; the answer on expiry unless a partition
         it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two).
         ``changed_since(known tps)``: for a fetch session that tracks changes, the session's partitions that
@@ -163,8 +175,9 @@ class DelayedFetch(DelayedOperation):
                 end = log_end_offset
             else:  # a consumer beyond the high watermark waits for it (a follower's may lag the leader's)
                 end = partition.last_stable_offset if self.read_committed else partition.high_watermark
-            if end > fetch_offset and not (self.replica_id >= 0 and
-                                           self.replica_manager.should_leader_throttle(partition, self.replica_id)):
+            if end > fetch_offset and not (
+                self.replica_id >= 0 and self.replica_manager.should_leader_throttle(partition, self.replica_id)
+            ):
                 if total + BATCH_HEADER_SIZE >= min_bytes:  # any batch is at least a header: enough already
                     return total + BATCH_HEADER_SIZE
                 total += partition.log.bytes_between(fetch_offset, end)
@@ -186,6 +199,7 @@ class DelayedFetch(DelayedOperation):
     def on_complete(self):
         results = self._parked_results
         if results is None:
-            results, _ = self.replica_manager.read_partitions(self.fetch_infos, self.replica_id, self.max_bytes,
-                                                              1 if self.read_committed else 0, self.client_rack)
+            results, _ = self.replica_manager.read_partitions(
+                self.fetch_infos, self.replica_id, self.max_bytes, 1 if self.read_committed else 0, self.client_rack
+            )
         self.done.callback(results)

@@ -131,7 +131,13 @@ class FetchSession:
 
     def __repr__(self):
         return "FetchSession(id=%d, privileged=%s, partitions=%d, creation_ms=%d, last_used_ms=%d, epoch=%d)" % (
-            self.id, self.privileged, len(self.partitions), self.creation_ms, self.last_used_ms, self.epoch)
+            self.id,
+            self.privileged,
+            len(self.partitions),
+            self.creation_ms,
+            self.last_used_ms,
+            self.epoch,
+        )
 
 
 class FetchSessionCache:
@@ -155,10 +161,12 @@ class FetchSessionCache:
         self.watchers = {}  # {(topic, partition): {session id: session}} for sessions that track changes
         registry = metrics if metrics is not None else MetricsRegistry()
         registry.gauge("kafka.server", "FetchSessionCache", "NumIncrementalFetchSessions", self.__len__)
-        registry.gauge("kafka.server", "FetchSessionCache", "NumIncrementalFetchPartitionsCached",
-                       lambda: self.total_partitions)
-        self._evictions_meter = registry.meter("kafka.server", "FetchSessionCache",
-                                               "IncrementalFetchSessionEvictionsPerSec")
+        registry.gauge(
+            "kafka.server", "FetchSessionCache", "NumIncrementalFetchPartitionsCached", lambda: self.total_partitions
+        )
+        self._evictions_meter = registry.meter(
+            "kafka.server", "FetchSessionCache", "IncrementalFetchSessionEvictionsPerSec"
+        )
 
     def get(self, session_id):
         return self.sessions.get(session_id)
@@ -176,8 +184,9 @@ class FetchSessionCache:
         """A new session's id, or INVALID_SESSION_ID when there is no slot for it."""
         if len(self.sessions) >= self.max_entries and not self.try_evict(privileged, (privileged, size, 0), now_ms):
             return INVALID_SESSION_ID
-        session = FetchSession(self.new_session_id(), privileged, create_partitions(), now_ms,
-                               next_epoch(INITIAL_EPOCH))
+        session = FetchSession(
+            self.new_session_id(), privileged, create_partitions(), now_ms, next_epoch(INITIAL_EPOCH)
+        )
         self.sessions[session.id] = session
         self.watch(session, session.partitions, ())
         self.touch(session, now_ms)
@@ -314,8 +323,11 @@ class FullFetchContext(SessionlessFetchContext):
 
     def update_and_generate(self, results, now_ms):
         def create_partitions():
-            return {tp: CachedPartition(self.fetch_data[tp], result.high_watermark, result.log_start_offset)
-                    for tp, result in results.items()}
+            return {
+                tp: CachedPartition(self.fetch_data[tp], result.high_watermark, result.log_start_offset)
+                for tp, result in results.items()
+            }
+
         session_id = self.cache.maybe_create_session(now_ms, self.privileged, len(results), create_partitions)
         if session_id != INVALID_SESSION_ID:
             self.session = self.cache.get(session_id)

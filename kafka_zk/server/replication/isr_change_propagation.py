@@ -30,8 +30,9 @@ class IsrChangePropagation:
     def write_isr(self, partition, new_isr):
         """Conditionally update the partition's state znode: a Deferred of the new zk version, or None when
         the write lost a race (or a later write of the same turn replaced it)."""
-        state = LeaderIsrAndControllerEpoch(partition.leader_id, partition.leader_epoch, list(new_isr),
-                                            partition.controller_epoch, partition.zk_version)
+        state = LeaderIsrAndControllerEpoch(
+            partition.leader_id, partition.leader_epoch, list(new_isr), partition.controller_epoch, partition.zk_version
+        )
         if not self._pending_writes:
             self.clock.callLater(0, self._write_pending)
         replaced = self._pending_writes.pop(partition.tp, None)
@@ -46,7 +47,8 @@ class IsrChangePropagation:
         pending, self._pending_writes = self._pending_writes, {}
         try:
             results = yield self.zk.conditional_update_partition_states(
-                {tp: state for tp, (state, _) in pending.items()})
+                {tp: state for tp, (state, _) in pending.items()}
+            )
         except Exception:
             failure = Failure()
             for _, done in pending.values():

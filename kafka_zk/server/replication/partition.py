@@ -5,7 +5,11 @@ from collections import namedtuple
 
 from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
-    CoordinatorFencedError, InvalidTxnStateError, OutOfOrderSequenceError, ProducerFencedError)
+    CoordinatorFencedError,
+    InvalidTxnStateError,
+    OutOfOrderSequenceError,
+    ProducerFencedError,
+)
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.protocol.primitives import chunk_bytes
 from kafka_zk.record.batch_header import check_crc, iter_batch_headers
@@ -24,8 +28,14 @@ class FollowerState:
     is a fetch of this partition at the log end: the session's last fetch time is this follower's last fetch
     and last caught-up time, without the leader touching this state at each fetch."""
 
-    __slots__ = ("log_end_offset", "log_start_offset", "_last_caught_up_ms", "last_fetch_leader_leo",
-                 "_last_fetch_ms", "quiet_in")
+    __slots__ = (
+        "log_end_offset",
+        "log_start_offset",
+        "_last_caught_up_ms",
+        "last_fetch_leader_leo",
+        "_last_fetch_ms",
+        "quiet_in",
+    )
 
     def __init__(self, last_caught_up_ms=0):
         self.log_end_offset = -1
@@ -104,8 +114,7 @@ class Partition:
     def _ensure_log(self, initial_high_watermark):
         if self.log is None:
             self.log = self._log_provider(self.topic, self.partition)
-            self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset),
-                                      self.log.log_end_offset)
+            self.high_watermark = min(max(initial_high_watermark, self.log.log_start_offset), self.log.log_end_offset)
 
     # -- leadership changes ----------------------------------------------------------------------
 
@@ -118,8 +127,11 @@ class Partition:
             self.isr_update_in_flight = False  # a write of the old epoch's ISR no longer counts (nor blocks)
             self.leader_epoch_start_offset = self.log.log_end_offset
             self.log.leader_epoch_cache.assign(self.leader_epoch, self.log.log_end_offset)
-            self.followers = {replica: FollowerState(now_ms if replica in self.isr else 0)
-                              for replica in self.replicas if replica != self.broker_id}
+            self.followers = {
+                replica: FollowerState(now_ms if replica in self.isr else 0)
+                for replica in self.replicas
+                if replica != self.broker_id
+            }
         self.maybe_advance_high_watermark(now_ms, 0)
         return changed
 
@@ -163,33 +175,43 @@ class Partition:
 
     # -- leader: appends and the high watermark ---------------------------------------------------
 
-    def append_as_leader(self, validated, required_acks, min_insync_replicas, log_append_time_ms, now_ms,
-                         marker=None, from_coordinator=False):
+    def append_as_leader(
+        self,
+        validated,
+        required_acks,
+        min_insync_replicas,
+        log_append_time_ms,
+        now_ms,
+        marker=None,
+        from_coordinator=False,
+    ):
         """Assign offsets in place and append. Raises KafkaError for leader/ISR/sequence failures.
 
         ``marker`` is the coordinator epoch of a transaction marker batch (WriteTxnMarkers), else None;
         ``from_coordinator`` marks a coordinator's transactional write (TxnOffsetCommit): epoch checked only."""
         self.check_leader()
         if required_acks == -1 and len(self.isr) < min_insync_replicas:
-            raise KafkaError(Errors.NOT_ENOUGH_REPLICAS,
-                             "The size of the current ISR %s is insufficient to satisfy the min.isr "
-                             "requirement of %d for partition %s-%d"
-                             % (self.isr, min_insync_replicas, self.topic, self.partition))
+            raise KafkaError(
+                Errors.NOT_ENOUGH_REPLICAS,
+                "The size of the current ISR %s is insufficient to satisfy the min.isr "
+                "requirement of %d for partition %s-%d" % (self.isr, min_insync_replicas, self.topic, self.partition),
+            )
         producer_id = validated.producer_id
         if producer_id >= 0 and marker is None and not from_coordinator:
             duplicate = self.producer_state.find_duplicate(
-                producer_id, validated.producer_epoch, validated.base_sequence, validated.last_sequence)
+                producer_id, validated.producer_epoch, validated.base_sequence, validated.last_sequence
+            )
             if duplicate is not None:
-                return AppendResult(duplicate.first_offset, duplicate.last_offset, -1,
-                                    self.log.log_start_offset)
+                return AppendResult(duplicate.first_offset, duplicate.last_offset, -1, self.log.log_start_offset)
         try:
             if marker is not None:
                 self.producer_state.check_marker(producer_id, validated.producer_epoch, marker)
             elif from_coordinator and producer_id >= 0:
                 self.producer_state.check_epoch(producer_id, validated.producer_epoch)
             elif producer_id >= 0:
-                self.producer_state.check(producer_id, validated.producer_epoch, validated.base_sequence,
-                                          validated.is_transactional)
+                self.producer_state.check(
+                    producer_id, validated.producer_epoch, validated.base_sequence, validated.is_transactional
+                )
         except ProducerFencedError as error:
             raise KafkaError(Errors.INVALID_PRODUCER_EPOCH, str(error)) from None
         except OutOfOrderSequenceError as error:
@@ -204,9 +226,12 @@ class Partition:
         # applies the batch to the producer state (and a marker to the transaction index).
         self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
         self.maybe_advance_high_watermark(now_ms, None)
-        return AppendResult(base_offset, last_offset,
-                            log_append_time_ms if log_append_time_ms is not None else -1,
-                            self.log.log_start_offset)
+        return AppendResult(
+            base_offset,
+            last_offset,
+            log_append_time_ms if log_append_time_ms is not None else -1,
+            self.log.log_start_offset,
+        )
 
     def delete_records_on_leader(self, offset, now_ms):
         """DeleteRecords: move the log start offset to ``offset`` (-1: the high watermark) and delete the
@@ -215,17 +240,23 @@ class Partition:
         if not self.is_leader or self.log is None:
             raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
         if not self.log.config.delete_enabled:
-            raise KafkaError(Errors.POLICY_VIOLATION, "Records of partition %s-%d can not be deleted due to "
-                             "the configured policy" % (self.topic, self.partition))
+            raise KafkaError(
+                Errors.POLICY_VIOLATION,
+                "Records of partition %s-%d can not be deleted due to "
+                "the configured policy" % (self.topic, self.partition),
+            )
         requested = self.high_watermark if offset == -1 else offset
         if requested < 0:
-            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE, "The offset %d for partition %s-%d is not valid"
-                             % (requested, self.topic, self.partition))
+            raise KafkaError(
+                Errors.OFFSET_OUT_OF_RANGE,
+                "The offset %d for partition %s-%d is not valid" % (requested, self.topic, self.partition),
+            )
         if requested > self.high_watermark:
-            raise KafkaError(Errors.OFFSET_OUT_OF_RANGE,
-                             "Cannot increment the log start offset to %d of partition %s-%d since it is "
-                             "larger than the high watermark %d"
-                             % (requested, self.topic, self.partition, self.high_watermark))
+            raise KafkaError(
+                Errors.OFFSET_OUT_OF_RANGE,
+                "Cannot increment the log start offset to %d of partition %s-%d since it is "
+                "larger than the high watermark %d" % (requested, self.topic, self.partition, self.high_watermark),
+            )
         if self.log.maybe_increment_log_start_offset(requested):
             self.log.delete_segments_below_log_start(now_ms)
         return requested
@@ -267,8 +298,13 @@ class Partition:
         watermark only when a follower's log end moves) no high watermark or low watermark change."""
         follower = self.followers.get(replica_id)
         leo = self.log.log_end_offset
-        if (follower is None or fetch_offset != leo or follower.log_end_offset != fetch_offset
-                or follower.log_start_offset != log_start_offset or replica_id not in self.isr):
+        if (
+            follower is None
+            or fetch_offset != leo
+            or follower.log_end_offset != fetch_offset
+            or follower.log_start_offset != log_start_offset
+            or replica_id not in self.isr
+        ):
             return False
         follower.update(fetch_offset, log_start_offset, now_ms, leo)
         return True
@@ -277,8 +313,13 @@ class Partition:
         """Tie an in-sync follower at the log end to its fetch session (see FollowerState); False if it is
         not such a follower (then the partition is not quiet in that session)."""
         follower = self.followers.get(replica_id)
-        if (follower is None or not self.is_leader or self.log is None or replica_id not in self.isr
-                or follower.log_end_offset != self.log.log_end_offset):
+        if (
+            follower is None
+            or not self.is_leader
+            or self.log is None
+            or replica_id not in self.isr
+            or follower.log_end_offset != self.log.log_end_offset
+        ):
             return False
         follower.quiet_in = session
         return True
@@ -288,16 +329,22 @@ class Partition:
         ``fetch_offset``: the replicas a leader may send a consumer to (Kafka's findPreferredReadReplica, which
         since KAFKA-14372 leaves out followers outside the ISR)."""
         isr = self.isr
-        return [(replica, follower.log_end_offset, now_ms - follower.last_caught_up_ms)
-                for replica, follower in self.followers.items()
-                if replica in isr and follower.log_start_offset <= fetch_offset <= follower.log_end_offset]
+        return [
+            (replica, follower.log_end_offset, now_ms - follower.last_caught_up_ms)
+            for replica, follower in self.followers.items()
+            if replica in isr and follower.log_start_offset <= fetch_offset <= follower.log_end_offset
+        ]
 
     def isr_to_expand(self, replica_id):
         """The ISR with replica_id added, if it has caught up to the HW within this leader epoch."""
         follower = self.followers.get(replica_id)
-        if (follower is None or replica_id in self.isr or self.isr_update_in_flight
-                or follower.log_end_offset < self.high_watermark
-                or follower.log_end_offset < self.leader_epoch_start_offset):
+        if (
+            follower is None
+            or replica_id in self.isr
+            or self.isr_update_in_flight
+            or follower.log_end_offset < self.high_watermark
+            or follower.log_end_offset < self.leader_epoch_start_offset
+        ):
             return None
         return sorted(self.isr + [replica_id])
 
@@ -305,8 +352,12 @@ class Partition:
         """The ISR without followers that have not caught up for max_lag_ms, or None."""
         if not self.is_leader or self.isr_update_in_flight:
             return None
-        lagging = [replica for replica in self.isr if replica != self.broker_id and
-                   now_ms - self.followers.get(replica, FollowerState()).last_caught_up_ms > max_lag_ms]
+        lagging = [
+            replica
+            for replica in self.isr
+            if replica != self.broker_id
+            and now_ms - self.followers.get(replica, FollowerState()).last_caught_up_ms > max_lag_ms
+        ]
         if not lagging:
             return None
         return [replica for replica in self.isr if replica not in lagging]
@@ -344,8 +395,14 @@ class Partition:
         if headers:
             newest = max((header for _, header in headers), key=lambda header: header.max_timestamp)
             # the fetched bytes are written as they are, uncopied (one write for all the batches)
-            self.log.append_copied(view[start:end], headers[0][1].base_offset, headers[-1][1].last_offset,
-                                   newest.max_timestamp, newest.last_offset, headers)
+            self.log.append_copied(
+                view[start:end],
+                headers[0][1].base_offset,
+                headers[-1][1].last_offset,
+                newest.max_timestamp,
+                newest.last_offset,
+                headers,
+            )
             appended = end - start
         if leader_log_start_offset > self.log.log_start_offset:
             if self.log.maybe_increment_log_start_offset(min(leader_log_start_offset, self.log.log_end_offset)):
@@ -355,8 +412,14 @@ class Partition:
 
     def truncate_to(self, offset):
         if offset < self.log.log_end_offset:
-            log.info("[Partition %s-%d broker=%d] truncating from %d to %d", self.topic, self.partition,
-                     self.broker_id, self.log.log_end_offset, offset)
+            log.info(
+                "[Partition %s-%d broker=%d] truncating from %d to %d",
+                self.topic,
+                self.partition,
+                self.broker_id,
+                self.log.log_end_offset,
+                offset,
+            )
             self.log.truncate_to(offset)
             if self.future_log is not None:
                 follow_truncation(self.future_log, offset)

@@ -13,7 +13,7 @@ from kafka_zk.log.future_log import caught_up, copy_step
 
 log = logging.getLogger(__name__)
 
-UNLIMITED = 2 ** 63 - 1
+UNLIMITED = 2**63 - 1
 
 
 class ReplicaAlterLogDirsManager:
@@ -64,8 +64,12 @@ class ReplicaAlterLogDirsManager:
             partition.future_log = None
             return
         except Exception:
-            log.exception("moving replica %s-%d to %s failed; the move stops", tp[0], tp[1],
-                          self.log_manager.future_log_dir_of(*tp))
+            log.exception(
+                "moving replica %s-%d to %s failed; the move stops",
+                tp[0],
+                tp[1],
+                self.log_manager.future_log_dir_of(*tp),
+            )
             partition.future_log = None
             return
         delay = 0.0

@@ -23,8 +23,12 @@ log = logging.getLogger(__name__)
 FETCH = (1, 11)
 LIST_OFFSETS = (2, 5)
 OFFSET_FOR_LEADER_EPOCH = (23, 3)
-_WAIT_FOR_LEADER_AND_ISR = {Errors.NOT_LEADER_FOR_PARTITION, Errors.FENCED_LEADER_EPOCH,
-                            Errors.UNKNOWN_LEADER_EPOCH, Errors.UNKNOWN_TOPIC_OR_PARTITION}
+_WAIT_FOR_LEADER_AND_ISR = {
+    Errors.NOT_LEADER_FOR_PARTITION,
+    Errors.FENCED_LEADER_EPOCH,
+    Errors.UNKNOWN_LEADER_EPOCH,
+    Errors.UNKNOWN_TOPIC_OR_PARTITION,
+}
 
 
 # How often a fetcher rebuilds its request from every partition, not only from those it saw change (a safety net).
@@ -47,11 +51,16 @@ class PartitionFetchState:
         fetch session finds unchanged partitions at the cost of an identity check."""
         log = self.partition.log
         request = self._request
-        if (request is None or request.fetch_offset != log.log_end_offset
-                or request.log_start_offset != log.log_start_offset or request.max_bytes != max_bytes
-                or request.current_leader_epoch != self.leader_epoch):
-            request = self._request = PartitionRequest(tp, log.log_end_offset, max_bytes, self.leader_epoch,
-                                                       log.log_start_offset)
+        if (
+            request is None
+            or request.fetch_offset != log.log_end_offset
+            or request.log_start_offset != log.log_start_offset
+            or request.max_bytes != max_bytes
+            or request.current_leader_epoch != self.leader_epoch
+        ):
+            request = self._request = PartitionRequest(
+                tp, log.log_end_offset, max_bytes, self.leader_epoch, log.log_start_offset
+            )
         return request
 
     @property
@@ -89,10 +98,14 @@ class ReplicaFetcher:
         self.broker_id = manager.broker_id
         self.leader_id = leader_id
         self.endpoint = (host, port)
-        self.connection = BrokerConnection(self.reactor, host, port,
-                                           "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id),
-                                           security=manager.security,
-                                           request_timeout_s=self.config["replica.socket.timeout.ms"] / 1000.0)
+        self.connection = BrokerConnection(
+            self.reactor,
+            host,
+            port,
+            "replica-fetcher-%d-%d" % (self.broker_id, fetcher_id),
+            security=manager.security,
+            request_timeout_s=self.config["replica.socket.timeout.ms"] / 1000.0,
+        )
         self.partitions = {}
         self.truncating = set()  # (topic, partition)s still to truncate before they fetch
         self.delayed = {}  # {(topic, partition): reactor time} backing off after an error until then
@@ -103,10 +116,12 @@ class ReplicaFetcher:
         self._wakeup = None
         self.backoff_s = self.config["replica.fetch.backoff.ms"] / 1000.0
         self.request_rate = OneMinuteRate(self.reactor.seconds())  # fetches answered (MinFetchRate)
-        self._stats_tags = {"clientId": "ReplicaFetcherThread-%d-%d" % (fetcher_id, leader_id), "brokerHost": host,
-                            "brokerPort": port}
-        self.requests_meter = manager.metrics.meter("kafka.server", "FetcherStats", "RequestsPerSec",
-                                                    self._stats_tags)
+        self._stats_tags = {
+            "clientId": "ReplicaFetcherThread-%d-%d" % (fetcher_id, leader_id),
+            "brokerHost": host,
+            "brokerPort": port,
+        }
+        self.requests_meter = manager.metrics.meter("kafka.server", "FetcherStats", "RequestsPerSec", self._stats_tags)
         self.bytes_meter = manager.metrics.meter("kafka.server", "FetcherStats", "BytesPerSec", self._stats_tags)
 
     def add(self, partition):
@@ -164,8 +179,13 @@ class ReplicaFetcher:
                     yield self._sleep(self.backoff_s)  # every ready partition is throttled: back off
             except Exception as error:  # connection trouble: back off and try again
                 if self.running:
-                    log.info("[ReplicaFetcher broker=%d leader=%d] %s; retrying in %.1fs", self.broker_id,
-                             self.leader_id, error, self.backoff_s)
+                    log.info(
+                        "[ReplicaFetcher broker=%d leader=%d] %s; retrying in %.1fs",
+                        self.broker_id,
+                        self.leader_id,
+                        error,
+                        self.backoff_s,
+                    )
                     self.connection.close()
                     yield self._sleep(self.backoff_s)
 
@@ -217,9 +237,13 @@ class ReplicaFetcher:
                 needs_request[tp] = (state, latest)
         if not needs_request:
             return
-        body = {"replica_id": self.broker_id, "topics": self._grouped(
-            {tp: entry for tp, entry in needs_request.items()},
-            lambda entry: {"current_leader_epoch": entry[0].leader_epoch, "leader_epoch": entry[1]})}
+        body = {
+            "replica_id": self.broker_id,
+            "topics": self._grouped(
+                {tp: entry for tp, entry in needs_request.items()},
+                lambda entry: {"current_leader_epoch": entry[0].leader_epoch, "leader_epoch": entry[1]},
+            ),
+        }
         response = yield self.connection.request(*OFFSET_FOR_LEADER_EPOCH, body)
         for topic in response["topics"]:
             for answer in topic["partitions"]:
@@ -228,20 +252,39 @@ class ReplicaFetcher:
                 if state is None or self.partitions.get(tp) is not state:
                     continue
                 if answer["error_code"] != Errors.NONE:
-                    log.info("[ReplicaFetcher broker=%d leader=%d] OffsetsForLeaderEpoch of %s-%d (epoch %d): %s; "
-                             "retrying in %.1fs", self.broker_id, self.leader_id, tp[0], tp[1], state.leader_epoch,
-                             Errors.from_code(answer["error_code"]).name, self.backoff_s)
+                    log.info(
+                        "[ReplicaFetcher broker=%d leader=%d] OffsetsForLeaderEpoch of %s-%d (epoch %d): %s; "
+                        "retrying in %.1fs",
+                        self.broker_id,
+                        self.leader_id,
+                        tp[0],
+                        tp[1],
+                        state.leader_epoch,
+                        Errors.from_code(answer["error_code"]).name,
+                        self.backoff_s,
+                    )
                     self._delay(tp)
                     continue
                 with self._writing(tp, state):
-                    offset, complete = truncation_offset(state.partition.log, state.partition.high_watermark,
-                                                         answer["leader_epoch"], answer["end_offset"])
+                    offset, complete = truncation_offset(
+                        state.partition.log,
+                        state.partition.high_watermark,
+                        answer["leader_epoch"],
+                        answer["end_offset"],
+                    )
                     if complete:
                         self._finish_truncation(state, offset)
                     else:
-                        log.info("[ReplicaFetcher broker=%d leader=%d] %s-%d: the leader's epoch %d is not ours; "
-                                 "truncating to %d and asking again", self.broker_id, self.leader_id, tp[0], tp[1],
-                                 answer["leader_epoch"], offset)
+                        log.info(
+                            "[ReplicaFetcher broker=%d leader=%d] %s-%d: the leader's epoch %d is not ours; "
+                            "truncating to %d and asking again",
+                            self.broker_id,
+                            self.leader_id,
+                            tp[0],
+                            tp[1],
+                            answer["leader_epoch"],
+                            offset,
+                        )
                         state.partition.truncate_to(offset)
 
     def _finish_truncation(self, state, offset):
@@ -260,12 +303,16 @@ class ReplicaFetcher:
             self._next_rebuild = now + FULL_REBUILD_S
             if over_quota:
                 self.changed = set(self.partitions)  # the throttled ones come back once under the quota
-            wanted = {tp: state.request(tp, max_bytes) for tp, state in self.partitions.items()
-                      if self._fetching(tp) and not (over_quota and self._throttled(tp, state))}
+            wanted = {
+                tp: state.request(tp, max_bytes)
+                for tp, state in self.partitions.items()
+                if self._fetching(tp) and not (over_quota and self._throttled(tp, state))
+            }
             return self.session.build(wanted)
         partitions = self.partitions
-        return self.session.build_changes({
-            tp: partitions[tp].request(tp, max_bytes) if self._fetching(tp) else None for tp in changed})
+        return self.session.build_changes(
+            {tp: partitions[tp].request(tp, max_bytes) if self._fetching(tp) else None for tp in changed}
+        )
 
     @defer.inlineCallbacks
     def _fetch(self, over_quota):
@@ -280,15 +327,26 @@ class ReplicaFetcher:
         forgotten = {}
         for topic, index in sorted(data.to_forget):
             forgotten.setdefault(topic, []).append(index)
-        body = {"replica_id": self.broker_id, "max_wait_ms": config["replica.fetch.wait.max.ms"],
-                "min_bytes": config["replica.fetch.min.bytes"],
-                "max_bytes": config["replica.fetch.response.max.bytes"], "isolation_level": 0,
-                "session_id": data.session_id, "session_epoch": data.epoch,
-                "forgotten_topics_data": [{"topic": topic, "partitions": indexes}
-                                          for topic, indexes in forgotten.items()],
-                "rack_id": "", "topics": self._grouped(data.to_send, lambda request: {
-                    "current_leader_epoch": request.current_leader_epoch, "fetch_offset": request.fetch_offset,
-                    "log_start_offset": request.log_start_offset, "partition_max_bytes": request.max_bytes})}
+        body = {
+            "replica_id": self.broker_id,
+            "max_wait_ms": config["replica.fetch.wait.max.ms"],
+            "min_bytes": config["replica.fetch.min.bytes"],
+            "max_bytes": config["replica.fetch.response.max.bytes"],
+            "isolation_level": 0,
+            "session_id": data.session_id,
+            "session_epoch": data.epoch,
+            "forgotten_topics_data": [{"topic": topic, "partitions": indexes} for topic, indexes in forgotten.items()],
+            "rack_id": "",
+            "topics": self._grouped(
+                data.to_send,
+                lambda request: {
+                    "current_leader_epoch": request.current_leader_epoch,
+                    "fetch_offset": request.fetch_offset,
+                    "log_start_offset": request.log_start_offset,
+                    "partition_max_bytes": request.max_bytes,
+                },
+            ),
+        }
         try:
             response = yield self.connection.request(*FETCH, body)
         except Exception:
@@ -296,15 +354,22 @@ class ReplicaFetcher:
             raise
         self.request_rate.mark(self.reactor.seconds())
         self.requests_meter.mark()
-        answered = [(topic["topic"], answer["partition_index"]) for topic in response["responses"]
-                    for answer in topic["partitions"]]
+        answered = [
+            (topic["topic"], answer["partition_index"])
+            for topic in response["responses"]
+            for answer in topic["partitions"]
+        ]
         error = response["error_code"]
-        if not self.session.handle_response(error, response["session_id"], answered,
-                                            response["throttle_time_ms"]):
+        if not self.session.handle_response(error, response["session_id"], answered, response["throttle_time_ms"]):
             if error in (Errors.FETCH_SESSION_ID_NOT_FOUND, Errors.INVALID_FETCH_SESSION_EPOCH, Errors.NONE):
-                log.info("[ReplicaFetcher broker=%d leader=%d] fetch session %d epoch %d: %s; the next fetch is "
-                         "a full one", self.broker_id, self.leader_id, data.session_id, data.epoch,
-                         Errors.from_code(error).name if error else "unexpected partitions in the answer")
+                log.info(
+                    "[ReplicaFetcher broker=%d leader=%d] fetch session %d epoch %d: %s; the next fetch is a full one",
+                    self.broker_id,
+                    self.leader_id,
+                    data.session_id,
+                    data.epoch,
+                    Errors.from_code(error).name if error else "unexpected partitions in the answer",
+                )
                 return True
             raise RuntimeError("fetch failed with error %d" % error)
         sent = data.session_partitions  # as sent: the next build is the first to change it
@@ -336,8 +401,14 @@ class ReplicaFetcher:
             try:
                 partition.append_as_follower(records, answer["high_watermark"], answer["log_start_offset"])
             except InvalidRecordError as failure:
-                log.error("[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
-                          self.broker_id, self.leader_id, tp[0], tp[1], failure)
+                log.error(
+                    "[ReplicaFetcher broker=%d] corrupt batch from leader %d for %s-%d: %s",
+                    self.broker_id,
+                    self.leader_id,
+                    tp[0],
+                    tp[1],
+                    failure,
+                )
                 self._delay(tp)
                 return None
             start_moved = partition.log.log_start_offset != log_start
@@ -358,13 +429,27 @@ class ReplicaFetcher:
             return self._reset_out_of_range(tp, state)
         elif error in _WAIT_FOR_LEADER_AND_ISR:
             if error != state.last_error:
-                log.info("[ReplicaFetcher broker=%d leader=%d] fetch of %s-%d at leader epoch %d: %s; retrying every "
-                         "%.1fs until a LeaderAndIsr", self.broker_id, self.leader_id, tp[0], tp[1],
-                         state.leader_epoch, Errors.from_code(error).name, self.backoff_s)
+                log.info(
+                    "[ReplicaFetcher broker=%d leader=%d] fetch of %s-%d at leader epoch %d: %s; retrying every "
+                    "%.1fs until a LeaderAndIsr",
+                    self.broker_id,
+                    self.leader_id,
+                    tp[0],
+                    tp[1],
+                    state.leader_epoch,
+                    Errors.from_code(error).name,
+                    self.backoff_s,
+                )
             self._delay(tp)
         else:
-            log.warning("[ReplicaFetcher broker=%d] fetch of %s-%d from %d failed with %s", self.broker_id,
-                        tp[0], tp[1], self.leader_id, Errors.from_code(error).name)
+            log.warning(
+                "[ReplicaFetcher broker=%d] fetch of %s-%d from %d failed with %s",
+                self.broker_id,
+                tp[0],
+                tp[1],
+                self.leader_id,
+                Errors.from_code(error).name,
+            )
             self._delay(tp)
         state.last_error = error
 
@@ -376,8 +461,13 @@ class ReplicaFetcher:
         if leader_end is None:
             return
         if leader_end < partition.log.log_end_offset:
-            log.warning("[ReplicaFetcher broker=%d] truncating %s-%d to the leader's end offset %d",
-                        self.broker_id, tp[0], tp[1], leader_end)
+            log.warning(
+                "[ReplicaFetcher broker=%d] truncating %s-%d to the leader's end offset %d",
+                self.broker_id,
+                tp[0],
+                tp[1],
+                leader_end,
+            )
             partition.truncate_to(leader_end)
             return
         leader_start = yield self._leader_offset(tp, state, -2)
@@ -386,9 +476,18 @@ class ReplicaFetcher:
 
     @defer.inlineCallbacks
     def _leader_offset(self, tp, state, timestamp):
-        body = {"replica_id": self.broker_id, "isolation_level": 0, "topics": [
-            {"name": tp[0], "partitions": [{"partition_index": tp[1], "current_leader_epoch": state.leader_epoch,
-                                            "timestamp": timestamp}]}]}
+        body = {
+            "replica_id": self.broker_id,
+            "isolation_level": 0,
+            "topics": [
+                {
+                    "name": tp[0],
+                    "partitions": [
+                        {"partition_index": tp[1], "current_leader_epoch": state.leader_epoch, "timestamp": timestamp}
+                    ],
+                }
+            ],
+        }
         response = yield self.connection.request(*LIST_OFFSETS, body)
         answer = response["topics"][0]["partitions"][0]
         if answer["error_code"] != Errors.NONE:
@@ -406,8 +505,18 @@ def _topic_hash(topic):
 class ReplicaFetcherManager:
     """Assigns follower partitions to fetchers: one per (leader, fetcher id) as num.replica.fetchers says."""
 
-    def __init__(self, config, reactor, broker_id, failures, quota, fetchable_changed=lambda tps: None,
-                 security=None, metrics=None, topic_stats=None):
+    def __init__(
+        self,
+        config,
+        reactor,
+        broker_id,
+        failures,
+        quota,
+        fetchable_changed=lambda tps: None,
+        security=None,
+        metrics=None,
+        topic_stats=None,
+    ):
         """``failures``: the LogDirFailureChannel a follower's I/O errors are reported to; ``quota``: the follower
         ReplicationQuota; ``fetchable_changed(tps)``: a follower's high watermark or log start offset moved, which
         consumers reading from this follower (KIP-392) may be waiting for; ``security``: how to reach the
@@ -429,8 +538,12 @@ class ReplicaFetcherManager:
         register_fetcher_manager_gauges(self.metrics, self, reactor)
 
     def add_partitions(self, leader_id, endpoint, partitions):
-        log.info("[ReplicaFetcherManager on broker %d] Added fetcher to broker %d for partitions %s", self.broker_id,
-                 leader_id, ", ".join("%s-%d (epoch %d)" % (p.topic, p.partition, p.leader_epoch) for p in partitions))
+        log.info(
+            "[ReplicaFetcherManager on broker %d] Added fetcher to broker %d for partitions %s",
+            self.broker_id,
+            leader_id,
+            ", ".join("%s-%d (epoch %d)" % (p.topic, p.partition, p.leader_epoch) for p in partitions),
+        )
         fetcher_count = self.config["num.replica.fetchers"]
         for partition in partitions:
             key = (leader_id, (_topic_hash(partition.topic) + partition.partition) % fetcher_count)

@@ -16,7 +16,12 @@ from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import UnsupportedCodecError
 from kafka_zk.record.validation import (
-    InvalidBatchError, InvalidTimestampError, MissingKeyError, RecordTooLargeError, validate_produce_records)
+    InvalidBatchError,
+    InvalidTimestampError,
+    MissingKeyError,
+    RecordTooLargeError,
+    validate_produce_records,
+)
 from kafka_zk.server.config.topic_config import to_log_config
 from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
@@ -38,11 +43,31 @@ MAX_REGIONS_PER_FETCH = 16
 
 
 class ProduceResult:
-    __slots__ = ("error", "message", "base_offset", "last_offset", "log_append_time", "log_start_offset",
-                 "min_isr", "converted", "record_errors", "missing_keys")
+    __slots__ = (
+        "error",
+        "message",
+        "base_offset",
+        "last_offset",
+        "log_append_time",
+        "log_start_offset",
+        "min_isr",
+        "converted",
+        "record_errors",
+        "missing_keys",
+    )
 
-    def __init__(self, error=Errors.NONE, message=None, base_offset=-1, last_offset=-1,
-                 log_append_time=-1, log_start_offset=-1, min_isr=1, record_errors=(), missing_keys=0):
+    def __init__(
+        self,
+        error=Errors.NONE,
+        message=None,
+        base_offset=-1,
+        last_offset=-1,
+        log_append_time=-1,
+        log_start_offset=-1,
+        min_isr=1,
+        record_errors=(),
+        missing_keys=0,
+    ):
         self.error = error
         self.message = message
         self.record_errors = record_errors  # [(index in the batch, message)] of the records that failed its checks
@@ -56,11 +81,28 @@ class ProduceResult:
 
 
 class FetchResult:
-    __slots__ = ("error", "records", "high_watermark", "log_start_offset", "log_end_offset", "last_stable_offset",
-                 "aborted_transactions", "preferred_read_replica")
+    __slots__ = (
+        "error",
+        "records",
+        "high_watermark",
+        "log_start_offset",
+        "log_end_offset",
+        "last_stable_offset",
+        "aborted_transactions",
+        "preferred_read_replica",
+    )
 
-    def __init__(self, error=Errors.NONE, records=b"", high_watermark=-1, log_start_offset=-1,
-                 log_end_offset=-1, last_stable_offset=-1, aborted_transactions=None, preferred_read_replica=-1):
+    def __init__(
+        self,
+        error=Errors.NONE,
+        records=b"",
+        high_watermark=-1,
+        log_start_offset=-1,
+        log_end_offset=-1,
+        last_stable_offset=-1,
+        aborted_transactions=None,
+        preferred_read_replica=-1,
+    ):
         self.error = error
         self.records = records
         self.high_watermark = high_watermark
@@ -87,10 +129,27 @@ def session_key(session_id):
 
 
 class ReplicaManager:
-    def __init__(self, broker_id, log_manager, topic_config, clock, *, isr_writer, is_broker_alive,
-                 replication_quotas, fetch_sessions, make_fetchers, make_log_dir_mover, high_watermarks=None,
-                 replica_lag_time_max_ms=30000, knows_partition=lambda tp: False, replica_selector=None,
-                 broker_rack=lambda broker_id: None, metrics=None, topic_stats=None):
+    def __init__(
+        self,
+        broker_id,
+        log_manager,
+        topic_config,
+        clock,
+        *,
+        isr_writer,
+        is_broker_alive,
+        replication_quotas,
+        fetch_sessions,
+        make_fetchers,
+        make_log_dir_mover,
+        high_watermarks=None,
+        replica_lag_time_max_ms=30000,
+        knows_partition=lambda tp: False,
+        replica_selector=None,
+        broker_rack=lambda broker_id: None,
+        metrics=None,
+        topic_stats=None,
+    ):
         """``topic_config(topic)``: the topic's effective config dict; ``isr_writer(partition, new_isr)``: a Deferred
         of the partition state's new zk version, or None when the write lost a race; ``is_broker_alive(broker id)``:
         per the metadata cache; ``replication_quotas``: the leader and follower ReplicationQuotas;
@@ -164,8 +223,9 @@ class ReplicaManager:
         now = milliseconds(self.clock)
         stats = self.topic_stats
         for tp, records in entries.items():
-            result = results[tp] = self._append_to_partition(tp, records, required_acks, now,
-                                                             from_coordinator=from_coordinator)
+            result = results[tp] = self._append_to_partition(
+                tp, records, required_acks, now, from_coordinator=from_coordinator
+            )
             if stats.enabled:
                 stats.appended(tp[0], len(records), result)
         appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
@@ -209,8 +269,9 @@ class ReplicaManager:
         if checks is None or checks[0] is not config:
             checks = self._produce_checks[topic] = (config, _produce_checks(config))
         try:
-            validated = validate_produce_records(records, now_ms, from_client=marker is None, topic_partition=tp,
-                                                 **checks[1])
+            validated = validate_produce_records(
+                records, now_ms, from_client=marker is None, topic_partition=tp, **checks[1]
+            )
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
         except UnsupportedCodecError as error:
@@ -218,17 +279,28 @@ class ReplicaManager:
         except (InvalidTimestampError, MissingKeyError, InvalidBatchError) as error:
             # As Kafka's: a refused batch's answer carries the log start offset, and any failing records
             code = Errors.INVALID_TIMESTAMP if isinstance(error, InvalidTimestampError) else Errors.INVALID_RECORD
-            return ProduceResult(code, str(error), log_start_offset=partition.log.log_start_offset,
-                                 record_errors=getattr(error, "record_errors", ()),
-                                 missing_keys=getattr(error, "missing_keys", 0))
+            return ProduceResult(
+                code,
+                str(error),
+                log_start_offset=partition.log.log_start_offset,
+                record_errors=getattr(error, "record_errors", ()),
+                missing_keys=getattr(error, "missing_keys", 0),
+            )
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = None if checks[1]["timestamp_type"] == "CreateTime" else now_ms
         min_isr = config["min.insync.replicas"]
         try:
             self.failures.check_log(partition.log, "appending records to")
-            appended = partition.append_as_leader(validated, required_acks, min_isr, log_append_time, now_ms,
-                                                  marker=marker, from_coordinator=from_coordinator)
+            appended = partition.append_as_leader(
+                validated,
+                required_acks,
+                min_isr,
+                log_append_time,
+                now_ms,
+                marker=marker,
+                from_coordinator=from_coordinator,
+            )
         except KafkaError as error:
             return ProduceResult(error.code, error.message)
         except OSError as error:
@@ -236,8 +308,15 @@ class ReplicaManager:
             return ProduceResult(failure.code, failure.message)
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
-        result = ProduceResult(Errors.NONE, None, appended.base_offset, appended.last_offset,
-                               appended.log_append_time, appended.log_start_offset, min_isr)
+        result = ProduceResult(
+            Errors.NONE,
+            None,
+            appended.base_offset,
+            appended.last_offset,
+            appended.log_append_time,
+            appended.log_start_offset,
+            min_isr,
+        )
         if validated.converted:  # Kafka's numRecordsConverted
             result.converted = validated.record_count
         return result
@@ -271,8 +350,13 @@ class ReplicaManager:
         except OSError as error:
             failure = self.failures.report_log(partition.log, "deleting records of", error)
             return DeleteRecordsResult(failure.code, failure.message)
-        log.info("[ReplicaManager broker=%d] log start offset of %s-%d is now %d", self.broker_id, tp[0], tp[1],
-                 partition.log.log_start_offset)
+        log.info(
+            "[ReplicaManager broker=%d] log start offset of %s-%d is now %d",
+            self.broker_id,
+            tp[0],
+            tp[1],
+            partition.log.log_start_offset,
+        )
         return DeleteRecordsResult(Errors.NONE, None, requested, low_watermark)
 
     # -- fetch --------------------------------------------------------------------------------
@@ -303,20 +387,36 @@ class ReplicaManager:
                 if not leader_only:
                     preferred = self.preferred_read_replica(partition, client_rack, info.fetch_offset)
                     if preferred >= 0:  # as Kafka: no read, the offsets as they are and the replica to read from
-                        results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark, log_.log_start_offset,
-                                                  log_.log_end_offset, partition.last_stable_offset,
-                                                  preferred_read_replica=preferred)
+                        results[tp] = FetchResult(
+                            Errors.NONE,
+                            b"",
+                            partition.high_watermark,
+                            log_.log_start_offset,
+                            log_.log_end_offset,
+                            partition.last_stable_offset,
+                            preferred_read_replica=preferred,
+                        )
                         continue
                 end = partition.high_watermark if from_consumer else log_.log_end_offset
                 if info.fetch_offset == end and end >= log_.log_start_offset:  # caught up: nothing to read
-                    results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark, log_.log_start_offset,
-                                              log_.log_end_offset,
-                                              partition.last_stable_offset if from_consumer else -1)
+                    results[tp] = FetchResult(
+                        Errors.NONE,
+                        b"",
+                        partition.high_watermark,
+                        log_.log_start_offset,
+                        log_.log_end_offset,
+                        partition.last_stable_offset if from_consumer else -1,
+                    )
                     continue
                 if not from_consumer and self.should_leader_throttle(partition, replica_id):
-                    results[tp] = FetchResult(Errors.NONE, b"", partition.high_watermark,
-                                              partition.log.log_start_offset, partition.log.log_end_offset,
-                                              partition.last_stable_offset)
+                    results[tp] = FetchResult(
+                        Errors.NONE,
+                        b"",
+                        partition.high_watermark,
+                        partition.log.log_start_offset,
+                        partition.log.log_end_offset,
+                        partition.last_stable_offset,
+                    )
                     continue
                 limit = min(info.max_bytes, remaining)
                 if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
@@ -324,8 +424,12 @@ class ReplicaManager:
                     continue
                 self.failures.check_log(log_, "reading")
                 data, hw, log_start, leo = partition.read(
-                    info.fetch_offset, limit, for_follower=not from_consumer, min_one_message=bytes_read == 0,
-                    read_committed=committed)
+                    info.fetch_offset,
+                    limit,
+                    for_follower=not from_consumer,
+                    min_one_message=bytes_read == 0,
+                    read_committed=committed,
+                )
                 records = data.records if data is not None else b""
                 if len(records) < FILE_REGION_COPY_BELOW or regions >= MAX_REGIONS_PER_FETCH:
                     records = records.read_bytes() if records else b""
@@ -336,9 +440,14 @@ class ReplicaManager:
                 results[tp] = FetchResult(error.code)
                 continue
             except OffsetOutOfRangeError:
-                results[tp] = FetchResult(Errors.OFFSET_OUT_OF_RANGE, b"", partition.high_watermark,
-                                          partition.log.log_start_offset, partition.log.log_end_offset,
-                                          partition.last_stable_offset)
+                results[tp] = FetchResult(
+                    Errors.OFFSET_OUT_OF_RANGE,
+                    b"",
+                    partition.high_watermark,
+                    partition.log.log_start_offset,
+                    partition.log.log_end_offset,
+                    partition.last_stable_offset,
+                )
                 continue
             except OSError as error:
                 results[tp] = FetchResult(self.failures.report_log(partition.log, "reading", error).code)
@@ -362,14 +471,28 @@ class ReplicaManager:
             return -1
         rack = self.broker_rack
         leader = ReplicaView(self.broker_id, rack(self.broker_id), partition.log.log_end_offset, 0)
-        replicas = [ReplicaView(replica, rack(replica), log_end_offset, lag) for replica, log_end_offset, lag
-                    in partition.read_replica_candidates(fetch_offset, milliseconds(self.clock)) if self.is_broker_alive(replica)]
+        replicas = [
+            ReplicaView(replica, rack(replica), log_end_offset, lag)
+            for replica, log_end_offset, lag in partition.read_replica_candidates(
+                fetch_offset, milliseconds(self.clock)
+            )
+            if self.is_broker_alive(replica)
+        ]
         replicas.append(leader)
         chosen = select(client_rack, replicas, leader)
         return -1 if chosen is None or chosen == leader else chosen.broker_id
 
-    def fetch_messages(self, max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id=-1,
-                       isolation_level=READ_UNCOMMITTED, session=None, client_rack=None):
+    def fetch_messages(
+        self,
+        max_wait_ms,
+        min_bytes,
+        max_bytes,
+        fetch_infos,
+        replica_id=-1,
+        isolation_level=READ_UNCOMMITTED,
+        session=None,
+        client_rack=None,
+    ):
         """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
         A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the
         fetch context of a session that tracks changes; a parked fetch then also wakes when any partition
@@ -378,16 +501,27 @@ class ReplicaManager:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level, client_rack)
         # A named preferred replica is answered at once too (as Kafka does since KAFKA-13767).
-        answer_now = any(result.error != Errors.NONE or result.preferred_read_replica >= 0
-                         for result in results.values())
+        answer_now = any(
+            result.error != Errors.NONE or result.preferred_read_replica >= 0 for result in results.values()
+        )
         tracking = session is not None
         if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or answer_now:
             return defer.succeed(results)
         done = defer.Deferred()
         keys = [info.tp for info in fetch_infos]
-        operation = DelayedFetch(max_wait_ms, self, fetch_infos, replica_id, min_bytes, max_bytes, done,
-                                 isolation_level, parked_results=results,
-                                 changed_since=session.changed_since if tracking else None, client_rack=client_rack)
+        operation = DelayedFetch(
+            max_wait_ms,
+            self,
+            fetch_infos,
+            replica_id,
+            min_bytes,
+            max_bytes,
+            done,
+            isolation_level,
+            parked_results=results,
+            changed_since=session.changed_since if tracking else None,
+            client_rack=client_rack,
+        )
         if tracking:
             keys.append(session_key(session.session.id))
         self.fetch_purgatory.try_complete_else_watch(operation, keys)
@@ -487,29 +621,44 @@ class ReplicaManager:
                 self._change_isr(partition, shrunk, "shrink")
 
     def _change_isr(self, partition, new_isr, reason):
-        log.info("[ReplicaManager broker=%d] %s ISR of %s-%d from %s to %s", self.broker_id, reason,
-                 partition.topic, partition.partition, partition.isr, new_isr)
+        log.info(
+            "[ReplicaManager broker=%d] %s ISR of %s-%d from %s to %s",
+            self.broker_id,
+            reason,
+            partition.topic,
+            partition.partition,
+            partition.isr,
+            new_isr,
+        )
         partition.isr_update_in_flight = True
         leader_epoch = partition.leader_epoch
 
         def written(zk_version):
             # As Kafka's ZkPartitionStateStore: a written ISR change counts, a lost race is a failed update.
-            (self.failed_isr_updates if zk_version is None
-             else self.isr_shrinks if reason == "shrink" else self.isr_expands).mark()
+            (
+                self.failed_isr_updates
+                if zk_version is None
+                else self.isr_shrinks
+                if reason == "shrink"
+                else self.isr_expands
+            ).mark()
             if partition.leader_epoch != leader_epoch or not partition.is_leader:
                 return  # leadership moved while the write was in flight
             partition.isr_update_in_flight = False
             if zk_version is None:
-                log.info("[ReplicaManager broker=%d] ISR update of %s-%d lost a race; waiting for the "
-                         "controller", self.broker_id, partition.topic, partition.partition)
+                log.info(
+                    "[ReplicaManager broker=%d] ISR update of %s-%d lost a race; waiting for the controller",
+                    self.broker_id,
+                    partition.topic,
+                    partition.partition,
+                )
                 return
             partition.apply_isr(new_isr, zk_version)
             self._advance_high_watermark(partition, milliseconds(self.clock))
 
         def failed(failure):
             partition.isr_update_in_flight = False
-            log.error("ISR update of %s-%d failed: %s", partition.topic, partition.partition,
-                      failure.getErrorMessage())
+            log.error("ISR update of %s-%d failed: %s", partition.topic, partition.partition, failure.getErrorMessage())
 
         self.isr_writer(partition, new_isr).addCallbacks(written, failed)
 
@@ -517,9 +666,10 @@ class ReplicaManager:
 
     def check_controller_epoch(self, controller_epoch):
         if controller_epoch < self.controller_epoch:
-            raise KafkaError(Errors.STALE_CONTROLLER_EPOCH,
-                             "Received a request with controller epoch %d older than %d"
-                             % (controller_epoch, self.controller_epoch))
+            raise KafkaError(
+                Errors.STALE_CONTROLLER_EPOCH,
+                "Received a request with controller epoch %d older than %d" % (controller_epoch, self.controller_epoch),
+            )
         self.controller_epoch = controller_epoch
 
     def become_leader_or_follower(self, partition_states, leader_endpoints):
@@ -546,8 +696,9 @@ class ReplicaManager:
                 continue
             try:
                 if partition is None or partition.log is None:
-                    self.log_manager.get_or_create_log(tp[0], tp[1], to_log_config(self.topic_config(tp[0])),
-                                                       is_new=state.get("is_new", True))
+                    self.log_manager.get_or_create_log(
+                        tp[0], tp[1], to_log_config(self.topic_config(tp[0])), is_new=state.get("is_new", True)
+                    )
                 else:
                     partition.log.config = to_log_config(self.topic_config(tp[0]))
             except KafkaStorageError as error:
@@ -616,8 +767,9 @@ class ReplicaManager:
         """Stop serving, fetching and moving the replicas in an offline log dir (Kafka's handleLogDirFailure):
         they answer KAFKA_STORAGE_ERROR from now on. Returns the partitions taken offline."""
         offline = [tp for tp in self.partitions if self.log_manager.log_dir_of(*tp) == log_dir]
-        moving_out = [tp for tp, _ in self.log_manager.future_logs().items()
-                      if self.log_manager.future_log_dir_of(*tp) == log_dir]
+        moving_out = [
+            tp for tp, _ in self.log_manager.future_logs().items() if self.log_manager.future_log_dir_of(*tp) == log_dir
+        ]
         self.fetchers.remove_partitions(offline)
         for tp in offline + moving_out:
             self.log_dir_mover.cancel(tp)
@@ -626,9 +778,14 @@ class ReplicaManager:
             self.high_watermarks.pop(tp, None)
             self.offline_partitions.add(tp)
         self.log_manager.handle_dir_failure(log_dir)
-        log.info("[ReplicaManager broker=%d] stopped fetcher for partitions %s and stopped moving logs for "
-                 "partitions %s because they are in the failed log directory %s", self.broker_id,
-                 _names(offline), _names(moving_out), log_dir)
+        log.info(
+            "[ReplicaManager broker=%d] stopped fetcher for partitions %s and stopped moving logs for "
+            "partitions %s because they are in the failed log directory %s",
+            self.broker_id,
+            _names(offline),
+            _names(moving_out),
+            log_dir,
+        )
         self._answer_waiting_produces(offline)
         self.fetchable_changed(offline)
         self.delete_records_purgatory.check_and_complete_keys(offline)
@@ -651,8 +808,7 @@ class ReplicaManager:
                 partition.log.config = log_config
 
     def high_watermark_snapshot(self):
-        return {tp: partition.high_watermark for tp, partition in self.partitions.items()
-                if partition.log is not None}
+        return {tp: partition.high_watermark for tp, partition in self.partitions.items() if partition.log is not None}
 
     def shutdown(self):
         self.this_turn.cancel()
@@ -673,7 +829,10 @@ def _diff_limit(value):
 
 def _produce_checks(config):
     """The keyword arguments of validate_produce_records for a topic's effective config."""
-    return {"max_message_bytes": config["max.message.bytes"], "timestamp_type": config["message.timestamp.type"],
-            "codec_for_topic": config["compression.type"],
-            "compacted": "compact" in config["cleanup.policy"].split(","),
-            "timestamp_diff_max_ms": _diff_limit(config["message.timestamp.difference.max.ms"])}
+    return {
+        "max_message_bytes": config["max.message.bytes"],
+        "timestamp_type": config["message.timestamp.type"],
+        "codec_for_topic": config["compression.type"],
+        "compacted": "compact" in config["cleanup.policy"].split(","),
+        "timestamp_diff_max_ms": _diff_limit(config["message.timestamp.difference.max.ms"]),
+    }

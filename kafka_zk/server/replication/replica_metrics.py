@@ -14,8 +14,14 @@ import math
 from kafka_zk.common.metrics import MetricName
 
 GROUP = "kafka.server"
-_REPLICA_MANAGER_GAUGES = ("PartitionCount", "LeaderCount", "UnderReplicatedPartitions",
-                           "UnderMinIsrPartitionCount", "AtMinIsrPartitionCount", "OfflineReplicaCount")
+_REPLICA_MANAGER_GAUGES = (
+    "PartitionCount",
+    "LeaderCount",
+    "UnderReplicatedPartitions",
+    "UnderMinIsrPartitionCount",
+    "AtMinIsrPartitionCount",
+    "OfflineReplicaCount",
+)
 
 
 def replica_manager_collector(replica_manager):
@@ -53,6 +59,7 @@ def replica_manager_collector(replica_manager):
         offline = len(replica_manager.offline_partitions)
         values = (len(partitions) + offline, leaders, under_replicated, under_min_isr, at_min_isr, offline)
         return list(zip(names, values))
+
     return collect
 
 
@@ -116,4 +123,3 @@ def register_fetcher_manager_gauges(registry, fetcher_manager, clock, client_id=
 
     registry.gauge(GROUP, "ReplicaFetcherManager", "MaxLag", max_lag, tags)
     registry.gauge(GROUP, "ReplicaFetcherManager", "MinFetchRate", min_fetch_rate, tags)
-
