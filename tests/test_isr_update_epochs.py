@@ -1,6 +1,7 @@
 """A leader's ISR writes across a leader epoch change, in memory on real logs and a task.Clock: a write still in
 flight when the controller bumps the epoch must neither count nor block the new epoch's ISR changes."""
 
+import pytest
 from twisted.internet import defer, task
 
 from kafka_zk.log.log_config import LogConfig
@@ -28,6 +29,24 @@ class HeldIsrWrites:
         return done
 
 
+@pytest.fixture
+def leader(tmp_path):
+    """Broker 1's replica manager, its task.Clock and its held ISR writes: (manager, clock, HeldIsrWrites)."""
+    clock = task.Clock()
+    clock.advance(1000)
+    writes = HeldIsrWrites()
+    manager = replica_manager(
+        1,
+        LogManager([str(tmp_path)], LogConfig(), clock),
+        lambda topic: dict(CONFIG),
+        clock,
+        isr_writer=writes,
+        replica_lag_time_max_ms=LAG_MS,
+        knows_partition=lambda tp: True,
+    )
+    return manager, clock, writes
+
+
 def lead(manager, epoch, isr, zk_version):
     manager.become_leader_or_follower(
         [
@@ -51,19 +70,8 @@ def fetch_from(manager, replica_id, offset, epoch):
     manager.fetch_messages(0, 0, 1 << 20, [FetchInfo(TP, offset, 1 << 20, epoch, 0)], replica_id)
 
 
-def test_a_write_of_the_old_epoch_does_not_stop_the_new_epoch_from_expanding_the_isr(tmp_path):
-    clock = task.Clock()
-    clock.advance(1000)
-    writes = HeldIsrWrites()
-    manager = replica_manager(
-        1,
-        LogManager([str(tmp_path)], LogConfig(), clock),
-        lambda topic: dict(CONFIG),
-        clock,
-        isr_writer=writes,
-        replica_lag_time_max_ms=LAG_MS,
-        knows_partition=lambda tp: True,
-    )
+def test_a_write_of_the_old_epoch_does_not_stop_the_new_epoch_from_expanding_the_isr(leader):
+    manager, clock, writes = leader
     lead(manager, 0, [1, 2, 3], 0)
     manager.append_records(1000, 1, {TP: encode_batch([(None, b"a"), (None, b"b")])})
     fetch_from(manager, 2, 2, 0)
@@ -85,19 +93,8 @@ def test_a_write_of_the_old_epoch_does_not_stop_the_new_epoch_from_expanding_the
     assert partition.isr == [1, 2, 3] and partition.zk_version == 2
 
 
-def test_a_write_answered_after_the_epoch_changed_is_not_applied(tmp_path):
-    clock = task.Clock()
-    clock.advance(1000)
-    writes = HeldIsrWrites()
-    manager = replica_manager(
-        1,
-        LogManager([str(tmp_path)], LogConfig(), clock),
-        lambda topic: dict(CONFIG),
-        clock,
-        isr_writer=writes,
-        replica_lag_time_max_ms=LAG_MS,
-        knows_partition=lambda tp: True,
-    )
+def test_a_write_answered_after_the_epoch_changed_is_not_applied(leader):
+    manager, clock, writes = leader
     lead(manager, 0, [1, 2, 3], 0)
     clock.advance(LAG_MS / 1000 + 1)
     manager.shrink_isrs()
