@@ -6,10 +6,10 @@ if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
     echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
-    echo "the [test] extra), runs mypy (strict on the packages setup.cfg's [mypy] section lists; an error fails the"
-    echo "run), then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go"
-    echo "to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
-    echo "pytest --help)."
+    echo "the [test] extra; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs mypy (strict on the"
+    echo "packages setup.cfg's [mypy] section lists; an error fails the run), then runs the test suite with two"
+    echo "pytest-xdist workers (--dist loadfile). Arguments go to pytest, e.g. scripts/test.sh tests/test_log.py -k"
+    echo "retention (pytest's own help: .venv/bin/python -m pytest --help)."
     exit 0
 fi
 require_java
@@ -25,6 +25,8 @@ if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)
         || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2
 fi
 ensure_venv test
+# Apache Kafka 2.5.1's jars (tests/reference/pom.xml): the reference broker and the Java clients of the real tests.
+ensure_kafka_reference || echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"
 # mypy first, strict on the pure cores that setup.cfg's [mypy] section lists: a type error fails the run before a
