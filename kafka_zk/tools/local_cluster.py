@@ -48,6 +48,9 @@ class ClusterError(RuntimeError):
 class BrokerProcess:
     """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
 
+    main_marker = BROKER_MAIN  # in the command line of this kind of broker process (how a pid is recognised)
+    started_mark = STARTED_MARK  # the line of server.log that says the broker has started
+
     def __init__(self, broker_id, folder, port, zk_connect, host="127.0.0.1", overrides=None, metrics_port=None,
                  command_prefix=()):
         """``metrics_port``: where the broker serves its Prometheus metrics (None: not served); ``command_prefix``:
@@ -71,6 +74,11 @@ class BrokerProcess:
     @property
     def log_file(self):
         return self.folder / "server.log"
+
+    @property
+    def console_file(self):
+        """Where the process's stdout and stderr go: our broker logs there, so it is server.log itself."""
+        return self.log_file
 
     def log_path(self, name):
         """One of the broker's log4j files (its LOG_DIR is its folder): "controller.log", "state-change.log",
@@ -136,7 +144,7 @@ class BrokerProcess:
         return self.command_prefix + [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
 
     def pid(self):
-        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, BROKER_MAIN))
+        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, self.main_marker))
 
     def is_running(self):
         return self.pid() is not None
@@ -146,7 +154,7 @@ class BrokerProcess:
             raise ClusterError("broker %d is already running (pid %d)" % (self.broker_id, self.pid()))
         self.write_config()
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
-        with open(self.log_file, "ab") as log:
+        with open(self.console_file, "ab") as log:
             self._process = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
@@ -160,10 +168,13 @@ class BrokerProcess:
     def wait_started(self, log_offset=0, timeout=60.0):
         deadline = time.monotonic() + timeout
         while True:
-            with open(self.log_file, "rb") as handle:
-                handle.seek(log_offset)
-                if STARTED_MARK.encode() in handle.read():
-                    return
+            try:
+                with open(self.log_file, "rb") as handle:
+                    handle.seek(log_offset)
+                    if self.started_mark.encode() in handle.read():
+                        return
+            except FileNotFoundError:
+                pass  # a JVM broker's log4j has not created server.log yet
             if not self.is_running():
                 raise ClusterError("broker %d exited during startup; log tail:\n%s"
                                    % (self.broker_id, self.log_tail()))
@@ -214,7 +225,7 @@ class BrokerProcess:
         self._forget()
 
     def _wait_exit(self, pid, timeout):
-        return wait_for_exit(pid, timeout, self._process, BROKER_MAIN)
+        return wait_for_exit(pid, timeout, self._process, self.main_marker)
 
     def _forget(self):
         self._process = None
