@@ -33,7 +33,7 @@ from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
 from targets import (  # noqa: E402
     brokers_cpu_seconds, client_config, free_port, print_table, restart_brokers, trees_to_compare,
     wait_for_leaders)
-from tests.java_clients import CACHE, classpath  # noqa: E402
+from tests.java_clients import KAFKA_4_CLIENTS, classpath  # noqa: E402
 
 BROKERS = 3
 PARTITIONS = 6
@@ -54,7 +54,7 @@ FIELDS = ("records", "rec_s", "mb_s", "avg_ms", "max_ms", "p50", "p95", "p99", "
 
 
 def java_classpath():
-    return classpath(CACHE, ROOT / "bench" / "java", "bench-classes")
+    return classpath(KAFKA_4_CLIENTS, ROOT / "bench" / "java", "bench-classes")
 
 
 def create_topic(bootstrap, topic, replication_factor, min_isr):
