@@ -6,7 +6,8 @@ running and a server.properties of Kafka's kind:
 
     .venv/bin/python -m kafka_zk.tools.reference_broker path/to/server.properties
 
-runs the broker in the foreground (Ctrl-C: controlled shutdown), its log4j files beside the properties file.
+runs the broker in the foreground (Ctrl-C: controlled shutdown), its log4j files in $LOG_DIR (by default logs/ in
+the repository, as Kafka's scripts keep them in logs/ of the installation).
 """
 
 import argparse
@@ -146,15 +147,16 @@ def build_parser():
                     "kafka-server-start.sh does; its jars come from build/kafka-%s/libs (scripts/_venv.sh's "
                     "ensure_kafka_reference)." % (KAFKA_VERSION, " ".join(HEAP), KAFKA_VERSION))
     parser.add_argument("config", help="the broker's server.properties")
-    parser.add_argument("--logs-dir", help="where server.log, controller.log, state-change.log, ... go (default: the "
-                                           "folder of the properties file)")
+    parser.add_argument("--logs-dir", default=os.environ.get("LOG_DIR", str(ROOT / "logs")),
+                        help="where server.log, controller.log, state-change.log, ... go (default: $LOG_DIR, else "
+                             "logs/ in the repository)")
     return parser
 
 
 def main(argv=None):
     args = build_parser().parse_args(argv)
     config = Path(args.config).resolve()
-    logs_dir = Path(args.logs_dir).resolve() if args.logs_dir else config.parent
+    logs_dir = Path(args.logs_dir).resolve()
     logs_dir.mkdir(parents=True, exist_ok=True)
     write_log4j_properties(logs_dir)
     try:
