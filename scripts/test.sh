@@ -9,7 +9,7 @@ if wants_help "$@"; then
     echo "the [test] extra; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs mypy (strict on the"
     echo "packages setup.cfg's [mypy] section lists; an error fails the run), then runs the test suite with two"
     echo "pytest-xdist workers (--dist loadfile). Arguments go to pytest, e.g. scripts/test.sh tests/test_log.py -k"
-    echo "retention (pytest's own help: .venv/bin/python -m pytest --help)."
+    echo "retention (pytest's own help: .venv/bin/pytest --help)."
     exit 0
 fi
 require_java
