@@ -40,7 +40,7 @@ from targets import (  # noqa: E402
 )
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
-from tests.java_clients import CACHE, classpath  # noqa: E402
+from tests.java_clients import KAFKA_4_CLIENTS, classpath  # noqa: E402
 
 BROKERS = 3
 PARTITIONS = 6
@@ -63,7 +63,7 @@ FIELDS = ("records", "rec_s", "mb_s", "avg_ms", "max_ms", "p50", "p95", "p99", "
 
 
 def java_classpath():
-    return classpath(CACHE, ROOT / "bench" / "java", "bench-classes")
+    return classpath(KAFKA_4_CLIENTS, ROOT / "bench" / "java", "bench-classes")
 
 
 def create_topic(bootstrap, topic, replication_factor, min_isr):

@@ -83,3 +83,32 @@ ensure_zookeeper() {
     fi
     echo "ZooKeeper is installed" >&2
 }
+
+# ensure_kafka_reference: Apache Kafka 2.5.1's jars (the broker, tools, clients, streams and their dependencies) under
+# build/kafka-2.5.1/libs, copied from Maven Central by tests/reference/pom.xml once per machine; the marker file is
+# written only after a complete copy, so an interrupted one is done again. Needs Maven (Debian's maven package).
+KAFKA_REFERENCE_LIBS="$ROOT/build/kafka-2.5.1/libs"
+ensure_kafka_reference() {
+    local marker="$KAFKA_REFERENCE_LIBS/.complete"
+    if [ -f "$marker" ] && [ ! "$ROOT/tests/reference/pom.xml" -nt "$marker" ]; then
+        return 0
+    fi
+    if ! command -v mvn >/dev/null 2>&1; then
+        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+            echo "installing maven from Debian (for Apache Kafka 2.5.1's jars)" >&2
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven) >/dev/null 2>&1 || true
+        fi
+        if ! command -v mvn >/dev/null 2>&1; then
+            echo "$(basename "$0"): mvn not found: Apache Kafka 2.5.1's jars need Maven (apt-get install maven)" >&2
+            return 1
+        fi
+    fi
+    echo "copying Apache Kafka 2.5.1's jars into $KAFKA_REFERENCE_LIBS (about 50 MB from Maven Central; once)" >&2
+    rm -rf "$KAFKA_REFERENCE_LIBS"
+    if ! mvn -q -B -Dstyle.color=never -f "$ROOT/tests/reference/pom.xml" dependency:copy-dependencies \
+            -DoutputDirectory="$KAFKA_REFERENCE_LIBS" >&2; then
+        echo "$(basename "$0"): could not copy Apache Kafka 2.5.1's jars (mvn failed)" >&2
+        return 1
+    fi
+    touch "$marker"
+}

@@ -6,13 +6,13 @@ if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
     echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
-    echo "the [test] extra), runs ruff (lint and format check, pyproject.toml) and mypy (strict on the packages"
-    echo "setup.cfg's [mypy] section lists); either failing fails the run; then runs the test suite with two"
-    echo "pytest-xdist workers (--dist loadfile). Arguments go to pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/python -m"
-    echo "pytest --help)."
+    echo "the [test] extra; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs ruff (lint and format"
+    echo "check, pyproject.toml) and mypy (strict on the packages setup.cfg's [mypy] section lists); either failing"
+    echo "fails the run; then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go to"
+    echo "pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/pytest --help)."
     echo
     echo "Every test has one tier marker (tests/tiers.py): pure, zookeeper, cluster, browser or java."
-    echo "scripts/test.sh -m pure runs the pure tier alone, in seconds, and installs only the .venv for it (no Java, no"
+    echo "scripts/test.sh -m pure runs the pure tier alone and installs only the .venv for it (no Java, no Maven, no"
     echo "Debian packages)."
     exit 0
 fi
@@ -47,6 +47,10 @@ if ! $pure; then
     fi
 fi
 ensure_venv test
+# Apache Kafka 2.5.1's jars (tests/reference/pom.xml): the reference broker and the Java clients of the real tests.
+if ! $pure && ! ensure_kafka_reference; then
+    echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
+fi
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"
 # ruff first (pyproject.toml's lint rules, and the formatter's style): either failing fails the run before a test

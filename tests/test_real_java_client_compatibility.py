@@ -1,9 +1,10 @@
-"""Kafka's own Java client (kafka-clients 4.3) against real brokers. tests/java/ClientCompatibilityCheck runs the
-checks of Kafka's client compatibility test (tools' ClientCompatibilityTest, whose jar no registry here serves) with
-the answers a Kafka 2.5 broker gives, on three brokers with the ACL authorizer; JavaFeaturesCheck goes on through the
-admin, producer and consumer APIs (those newer than 2.5 must be refused as unsupported versions); both again over
-SASL_SSL with the client properties file a secure local cluster writes, unchanged; JavaSecurityCheck meets ACLs,
-SASL mechanisms, re-authentication and delegation tokens there."""
+"""Kafka's own Java clients against real brokers. tests/java/ClientCompatibilityCheck (on kafka-clients 2.5.1, the
+brokers' own version) runs the checks of Kafka's client compatibility test (tools' ClientCompatibilityTest) with the
+answers a Kafka 2.5 broker gives, on three brokers with the ACL authorizer; JavaFeaturesCheck (on kafka-clients 4.3,
+tests/java/kafka-4/: it probes APIs newer than 2.5, which must be refused as unsupported versions) goes on through the
+admin, producer and consumer APIs; both again over SASL_SSL with the client properties file a secure local cluster
+writes, unchanged; JavaSecurityCheck (2.5.1) meets ACLs, SASL mechanisms, re-authentication and delegation tokens
+there."""
 
 import pytest
 
@@ -13,7 +14,7 @@ from kafka_zk.security.acls import AclBinding, AclEntry, ResourcePattern
 from kafka_zk.security.authorizer import AclOperation, PermissionType, ResourceType
 from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
 from tests.cluster_support import start_cluster
-from tests.java_clients import JavaClientsUnavailable, classpath, run_java
+from tests.java_clients import KAFKA_2_5_CLIENTS, KAFKA_4_CLIENTS, JavaClientsUnavailable, classpath, run_java
 from tests.ports import free_port
 
 # What Kafka's client_compatibility_features_test expects of a 2.5 broker (features new since 0.10 all present;
@@ -38,12 +39,23 @@ AUTHORIZER = {
 }
 
 
+def compiled_checks(clients):
+    try:
+        return classpath(clients)
+    except JavaClientsUnavailable as exc:
+        pytest.skip("Kafka's Java client %s is not available here: %s" % (clients.version, exc))
+
+
 @pytest.fixture(scope="module")
 def java_classpath():
-    try:
-        return classpath()
-    except JavaClientsUnavailable as exc:
-        pytest.skip("Kafka's Java client is not available here: %s" % exc)
+    """Our checks on kafka-clients 2.5.1."""
+    return compiled_checks(KAFKA_2_5_CLIENTS)
+
+
+@pytest.fixture(scope="module")
+def java_4_classpath():
+    """JavaFeaturesCheck on kafka-clients 4.3."""
+    return compiled_checks(KAFKA_4_CLIENTS)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +102,7 @@ def test_client_compatibility_checks_pass_as_for_kafka_2_5(java_classpath, acl_c
 
 
 @pytest.mark.timeout(240)
-def test_java_client_features_of_kafka_2_5(java_classpath, acl_cluster):
+def test_java_client_features_of_kafka_2_5(java_4_classpath, acl_cluster):
     result = run_java(
         "JavaFeaturesCheck", "--bootstrap-server", acl_cluster.bootstrap_servers, "--topic", "java-features"
     )
@@ -138,7 +150,7 @@ def test_java_client_takes_the_generated_command_config_over_sasl_ssl(java_class
 
 
 @pytest.mark.timeout(240)
-def test_java_client_features_over_sasl_ssl(java_classpath, secure_broker):
+def test_java_client_features_over_sasl_ssl(java_4_classpath, secure_broker):
     admin_properties = secure_broker.security.material.properties_file("admin")
     result = run_java(
         "JavaFeaturesCheck",

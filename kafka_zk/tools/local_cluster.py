@@ -62,6 +62,9 @@ class ClusterError(RuntimeError):
 class BrokerProcess:
     """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
 
+    main_marker = BROKER_MAIN  # in the command line of this kind of broker process (how a pid is recognised)
+    started_mark = STARTED_MARK  # the line of server.log that says the broker has started
+
     def __init__(
         self,
         broker_id,
@@ -94,6 +97,11 @@ class BrokerProcess:
     @property
     def log_file(self):
         return self.folder / "server.log"
+
+    @property
+    def console_file(self):
+        """Where the process's stdout and stderr go: our broker logs there, so it is server.log itself."""
+        return self.log_file
 
     def log_path(self, name):
         """One of the broker's log4j files (its LOG_DIR is its folder): "controller.log", "state-change.log",
@@ -163,7 +171,7 @@ class BrokerProcess:
         return self.command_prefix + [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
 
     def pid(self):
-        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, BROKER_MAIN))
+        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, self.main_marker))
 
     def is_running(self):
         return self.pid() is not None
@@ -173,7 +181,7 @@ class BrokerProcess:
             raise ClusterError("broker %d is already running (pid %d)" % (self.broker_id, self.pid()))
         self.write_config()
         offset = self.log_file.stat().st_size if self.log_file.exists() else 0
-        with open(self.log_file, "ab") as log:
+        with open(self.console_file, "ab") as log:
             self._process = subprocess.Popen(
                 self.command(),
                 stdin=subprocess.DEVNULL,
@@ -192,10 +200,13 @@ class BrokerProcess:
     def wait_started(self, log_offset=0, timeout=60.0):
         deadline = time.monotonic() + timeout
         while True:
-            with open(self.log_file, "rb") as handle:
-                handle.seek(log_offset)
-                if STARTED_MARK.encode() in handle.read():
-                    return
+            try:
+                with open(self.log_file, "rb") as handle:
+                    handle.seek(log_offset)
+                    if self.started_mark.encode() in handle.read():
+                        return
+            except FileNotFoundError:
+                pass  # a JVM broker's log4j has not created server.log yet
             if not self.is_running():
                 raise ClusterError("broker %d exited during startup; log tail:\n%s" % (self.broker_id, self.log_tail()))
             if time.monotonic() > deadline:
@@ -247,7 +258,7 @@ class BrokerProcess:
         self._forget()
 
     def _wait_exit(self, pid, timeout):
-        return wait_for_exit(pid, timeout, self._process, BROKER_MAIN)
+        return wait_for_exit(pid, timeout, self._process, self.main_marker)
 
     def _forget(self):
         self._process = None

@@ -207,7 +207,7 @@ public final class ClientCompatibilityCheck {
         admin.createTopics(Set.of(new NewTopic(NEW_TOPIC, 1, (short) 1))).all().get();
         awaitTrue(NEW_TOPIC + " described", () -> {
             try {
-                admin.describeTopics(Set.of(NEW_TOPIC)).allTopicNames().get();
+                admin.describeTopics(Set.of(NEW_TOPIC)).all().get();
                 return true;
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof UnknownTopicOrPartitionException) {

@@ -184,7 +184,7 @@ public final class JavaSecurityCheck {
                 ClusterAuthorizationException.class, () -> userAdmin.describeConfigs(
                     Set.of(new ConfigResource(ConfigResource.Type.BROKER, "0"))).all().get()));
             check("without ACLs: describeTopics -> TopicAuthorizationException", () -> expectFailure(
-                TopicAuthorizationException.class, () -> userAdmin.describeTopics(Set.of(topic)).allTopicNames().get()));
+                TopicAuthorizationException.class, () -> userAdmin.describeTopics(Set.of(topic)).all().get()));
         }
         check("without ACLs: produce -> TopicAuthorizationException", () -> {
             try (KafkaProducer<String, String> producer =
