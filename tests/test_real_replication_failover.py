@@ -9,8 +9,9 @@ from tests.cluster_support import wait_for
 from tests.raw_wire import fetch_records, metadata, produce, read_all, request
 from tests.replication_support import (
     NOT_LEADER_FOR_PARTITION,
-    STALE_CONTROLLER_EPOCH,  # noqa: F401
+    STALE_CONTROLLER_EPOCH,
     fast_overrides,
+    make_cluster,  # noqa: F401 (a fixture)
     metadata_partition,
     produce_when_led,
     shell_state,
