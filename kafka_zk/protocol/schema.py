@@ -18,7 +18,7 @@ STRICT_MESSAGES_ENV = "KAFKA_ZK_STRICT_MESSAGES"
 strict_messages = os.environ.get(STRICT_MESSAGES_ENV, "") not in ("", "0")
 
 
-def set_strict_messages(enabled):
+def set_strict_messages(enabled: bool) -> None:
     """Turn the strict check of responses on or off for this process (and, through the environment, for the
     processes it starts from now on)."""
     global strict_messages
@@ -612,7 +612,7 @@ class StrictMessageError(ProtocolEncodeError):
     """A message misses a field it must carry, or carries a key its schema does not know (strict messages)."""
 
 
-def may_be_omitted(field, version, flexible):
+def may_be_omitted(field: Field, version: int, flexible: bool) -> bool:
     """Whether a body may leave ``field`` out at ``version``: the version does not carry it, it is tagged there
     (a tagged field is absent unless set), or its schema declares a default (as Kafka's message specs do for the
     fields whose omission means something, e.g. ``-1`` for an unknown leader epoch). Every other field's value
@@ -628,11 +628,11 @@ class _StrictShape:
 
     __slots__ = ("path", "known", "required", "nested")
 
-    def __init__(self, fields, version, flexible, path):
+    def __init__(self, fields: list[Field], version: int, flexible: bool, path: str) -> None:
         self.path = path
         self.known = frozenset(field.name for field in fields)
         self.required = [field.name for field in fields if not may_be_omitted(field, version, flexible)]
-        self.nested = []  # (key, is_array, shape) of the struct-valued fields this version carries
+        self.nested: list[tuple[str, bool, _StrictShape]] = []  # the struct-valued fields this version carries
         for field in fields:
             if not field.present_in(version):
                 continue
@@ -646,7 +646,7 @@ class _StrictShape:
                     (field.name, False, _StrictShape(type_, version, flexible, "%s.%s" % (path, field.name)))
                 )
 
-    def problems(self, obj, path, found):
+    def problems(self, obj: Any, path: str, found: list[str]) -> None:
         if not isinstance(obj, dict):
             return
         for key in obj:
@@ -686,7 +686,7 @@ class Schema:
         self.min_version = self.valid_versions.low
         self.max_version: int = self.valid_versions.high
         self._codecs = {}
-        self._strict_shapes = {}
+        self._strict_shapes: dict[int, _StrictShape] = {}
 
     def is_flexible(self, version: int) -> bool:
         return version in self.flexible_versions
@@ -705,7 +705,7 @@ class Schema:
             self._codecs[version] = codec
         return codec
 
-    def strict_problems(self, obj, version):
+    def strict_problems(self, obj: Body, version: int) -> list[str]:
         """What strict messages object to in ``obj`` at ``version``: a list of "path: problem" lines, empty when
         it carries every field it must and no key the schema does not know."""
         shape = self._strict_shapes.get(version)
@@ -714,22 +714,22 @@ class Schema:
             shape = self._strict_shapes[version] = _StrictShape(
                 self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version)
             )
-        found = []
+        found: list[str] = []
         shape.problems(obj, shape.path, found)
         return found
 
-    def check_strictly(self, obj, version):
+    def check_strictly(self, obj: Body, version: int) -> None:
         """Raise StrictMessageError naming every field ``obj`` misses and every key it should not carry."""
         found = self.strict_problems(obj, version)
         if found:
             raise StrictMessageError("; ".join(found))
 
-    def encode_strictly(self, obj, version):
+    def encode_strictly(self, obj: Body, version: int) -> bytes:
         """encode(), after check_strictly()."""
         self.check_strictly(obj, version)
         return self.encode(obj, version)
 
-    def encode(self, obj, version):
+    def encode(self, obj: Body, version: int) -> bytes:
         writer = Writer()
         self.codec(version).encode(writer, obj)
         return writer.getvalue()
