@@ -3,6 +3,7 @@
 import socket
 import struct
 
+import pytest
 from twisted.internet import defer, task, tcp
 from twisted.internet.error import ConnectionDone
 from twisted.internet.testing import MemoryReactorClock, StringTransport
@@ -38,8 +39,12 @@ def responses(transport):
     return out
 
 
-def api_versions_request(version, correlation_id=1):
-    return frame(encode_request(18, version, correlation_id, "test", {}))
+SOFTWARE = {"client_software_name": "kafka-zk-tests", "client_software_version": "1.0"}
+
+
+def api_versions_request(version, correlation_id=1, body=None):
+    """ApiVersions at ``version``, naming its software from v3 on as every client does (KIP-511)."""
+    return frame(encode_request(18, version, correlation_id, "test", SOFTWARE if body is None else body))
 
 
 def test_api_versions_advertises_exactly_the_registered_handlers():
@@ -51,6 +56,26 @@ def test_api_versions_advertises_exactly_the_registered_handlers():
     advertised = {entry["api_key"]: (entry["min_version"], entry["max_version"]) for entry in body["api_keys"]}
     assert advertised == {key: (low, high) for key, low, high in apis.supported_versions()}
     assert advertised[0] == (0, 8) and advertised[1] == (0, 11) and advertised[3] == (0, 9)
+
+
+@pytest.mark.parametrize(
+    "software",
+    [
+        {},
+        {"client_software_name": "kafka-zk-tests", "client_software_version": ""},
+        {"client_software_name": "-leading-dash", "client_software_version": "1.0"},
+        {"client_software_name": "kafka-zk-tests", "client_software_version": "1.0 beta"},
+    ],
+)
+def test_api_versions_v3_without_valid_software_names_is_an_invalid_request(software):
+    """Kafka 2.5 answers INVALID_REQUEST with no API versions when a v3 request's software name or version does
+    not match [a-zA-Z0-9](?:[a-zA-Z0-9-.]*[a-zA-Z0-9])?; v0-v2 carry no names."""
+    protocol, transport = connect(apis.Dispatcher(apis.HANDLERS))
+    protocol.dataReceived(api_versions_request(3, body=software))
+    protocol.dataReceived(api_versions_request(2, correlation_id=2))
+    first, second = [decode_response(18, version, payload) for version, payload in zip((3, 2), responses(transport))]
+    assert first[1]["error_code"] == Errors.INVALID_REQUEST and first[1]["api_keys"] == []
+    assert second[1]["error_code"] == Errors.NONE and second[1]["api_keys"]
 
 
 def test_unsupported_api_versions_version_gets_error_35_in_v0_layout():
