@@ -616,7 +616,8 @@ def test_delegation_token_apis(secure):
 def test_every_served_api_is_in_the_matrix(secure):
     broker_id = secure.brokers[0].broker_id
     served = set(secure.connection("alice", broker_id).broker_versions())
-    versions = secure.request("alice", broker_id, 18, {}, version=3)
+    software = {"client_software_name": "authorization-matrix", "client_software_version": "1"}
+    versions = secure.request("alice", broker_id, 18, software, version=3)
     assert versions["error_code"] == Errors.NONE
     record(18, "no ACL in Kafka (served before and after login)", "NONE, %d API keys" % len(served))
     record(17, "no ACL in Kafka (the login itself)", "NONE: alice's PLAIN handshake")
