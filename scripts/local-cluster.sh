@@ -11,6 +11,7 @@
 # installed from Debian when missing. Later commands on the same --data need no flags: they read DATA/layout.json.
 # The web console serves on http://127.0.0.1:9000/ (--console-port N moves it, 0 leaves it out).
 # --brokers N runs N brokers (default 3); --racks R (1..N) puts broker i in rack rack-<i mod R> (broker.rack).
+# --kafka-brokers K (0..N) runs the last K brokers as Apache Kafka 2.5.1's own (JVM) brokers; `status` names each kind.
 # With 3 brokers or more the internal topics get Kafka's production settings (__consumer_offsets and
 # __transaction_state with 3 replicas, transaction.state.log.min.isr=2); with fewer, 1 replica.
 # Each start rewrites server.properties: give `broker ID start` the same --brokers/--racks as the first start.
@@ -22,13 +23,22 @@ fi
 # Only starting needs Java and ZooKeeper's jars; stop and status work without them.
 needs_zookeeper=yes
 needs_nft=no
+needs_kafka=no
+data="${KAFKA_ZK_DATA:-data}"
+previous=""
 for arg in "$@"; do
     case "$arg" in
         stop|status) needs_zookeeper=no ;;
         net) needs_zookeeper=no; needs_nft=yes ;;
         --hosts) needs_nft=yes ;;
+        --kafka-brokers|--kafka-brokers=*) needs_kafka=yes ;;
+        --data=*) data="${arg#--data=}" ;;
     esac
+    if [ "$previous" = --data ]; then data="$arg"; fi
+    previous="$arg"
 done
+# Apache Kafka's jars, when this start or the cluster's last one (its layout.json) runs some of its brokers.
+if (cd "$ROOT" && grep -qs '"kafka_brokers": [1-9]' "$data/layout.json"); then needs_kafka=yes; fi
 if [ "$needs_nft" = yes ] && ! command -v nft >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
     echo "installing nftables from Debian (the network cuts between hosts)" >&2
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nftables) >/dev/null 2>&1 \
@@ -38,6 +48,9 @@ if [ "$needs_zookeeper" = yes ]; then
     require_java
     ensure_venv
     ensure_zookeeper
+    if [ "$needs_kafka" = yes ]; then
+        ensure_kafka_reference
+    fi
 else
     ensure_venv
 fi

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kafka_zk.tools.local_cluster import BrokerProcess, internal_topic_settings, thinly_replicated_internal_topics
+from kafka_zk.tools.broker_process import BrokerProcess
+from kafka_zk.tools.local_cluster import internal_topic_settings, thinly_replicated_internal_topics
 from tests.cluster_support import start_cluster, wait_for
 from tests.ports import free_port, free_ports
 from tests.raw_wire import request
@@ -53,7 +54,8 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
         assert "console http://127.0.0.1:%s/: running" % console[1] in status.stdout
         for broker in range(3):
             assert (
-                "broker %d 127.0.0.1:%d, rack rack-%d: running" % (broker, base + broker, broker % 2) in status.stdout
+                "broker %d 127.0.0.1:%d (kafka-zk, rack rack-%d): running" % (broker, base + broker, broker % 2)
+                in status.stdout
             )
             config = (data / ("broker-%d" % broker) / "server.properties").read_text().splitlines()
             assert {
@@ -66,7 +68,7 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
             result = run(data, zk_port, base, "broker", "1", action)
             assert result.returncode == 0, result.stderr
         status = run(data, zk_port, base, "status")
-        assert "broker 1 127.0.0.1:%d, rack rack-1: running" % (base + 1) in status.stdout
+        assert "broker 1 127.0.0.1:%d (kafka-zk, rack rack-1): running" % (base + 1) in status.stdout
         log = (data / "broker-1" / "server.log").read_text()
         assert "shut down completed" in log  # the clean stop
         assert (data / "broker-1" / "logs" / "meta.properties").exists()

@@ -36,7 +36,7 @@ def test_racks_and_internal_topic_settings_reach_each_brokers_config_and_status(
         assert {key: written[key] for key in PRODUCTION_INTERNAL_TOPICS} == PRODUCTION_INTERNAL_TOPICS
         assert written["broker.rack"] == "rack-%d" % (broker.broker_id % 2)
     assert readme_cluster.status_lines() == [
-        "broker %d %s, rack rack-%d: running (pid %d)" % (b.broker_id, b.bootstrap, b.broker_id % 2, b.pid())
+        "broker %d %s (kafka-zk, rack rack-%d): running (pid %d)" % (b.broker_id, b.bootstrap, b.broker_id % 2, b.pid())
         for b in readme_cluster.brokers
     ]
 

@@ -152,7 +152,7 @@ def test_hosts_with_secure_listeners_and_racks(tmp_path, hosts_net):
     data = ["--data", str(tmp_path)]
     started = run(*data, "--hosts", "--hosts-net", net, "--brokers", "2", "--racks", "2", "--secure", *FAST, "--daemon")
     try:
-        assert "broker 1 %s.21:9092, rack rack-1" % hosts_net.subnet in started.stdout, started.stdout
+        assert "broker 1 %s.21:9092 (kafka-zk, rack rack-1)" % hosts_net.subnet in started.stdout, started.stdout
         admin = str(tmp_path / "secure" / "admin.properties")
         bootstrap = "%s.21:9092" % hosts_net.subnet
         tool(

@@ -76,6 +76,18 @@ def test_persistent_paths_and_cluster_id(zk, new_client):
     assert json.loads(zk.get_data("/cluster/id")[0]) == {"version": "1", "id": cluster_id}
 
 
+def test_persistent_paths_and_their_parents_hold_no_data_as_kafkas_do(zk):
+    """Kafka creates them with null data and parses whatever data it finds: an empty (zero-byte)
+    /latest_producer_id_block made Kafka 2.5.1's broker fail its startup."""
+    for path in ("/latest_producer_id_block", "/brokers", "/brokers/ids", "/config", "/config/changes", "/admin"):
+        assert zk.get_data(path)[0] is None, path
+
+
+def test_a_producer_id_block_is_claimed_from_a_null_znode(zk):
+    assert zk.allocate_producer_id_block(3) == (0, 999)
+    assert json.loads(zk.get_data("/latest_producer_id_block")[0])["broker"] == 3
+
+
 def test_register_broker_is_ephemeral_with_czxid_epoch(zk, new_client):
     epoch = zk.register_broker(broker(0), timestamp_ms=1700000000000)
     data, stat = zk.get_data("/brokers/ids/0")

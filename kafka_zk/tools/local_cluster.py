@@ -5,25 +5,22 @@ import argparse
 import json
 import os
 import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from kafka_zk.client.connection import BrokerConnection
 from kafka_zk.client.errors import KafkaClientError
+from kafka_zk.tools.broker_process import METADATA_API_KEY, BrokerProcess, ClusterError
 from kafka_zk.tools.console_process import ConsoleProcess
 from kafka_zk.tools.hosts import CLIENT, DEFAULT_SUBNET, DEFAULT_TAG, HostError, Hosts
+from kafka_zk.tools.reference_broker import HEAP, KAFKA_VERSION, ReferenceBrokerProcess
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
 from zookeeper.launcher import (
     EnsembleMember,
     ZooKeeperEnsemble,
     ZooKeeperError,
     ZooKeeperServer,
-    live_pid,
     loopback_members,
-    process_running,
-    wait_for_exit,
 )
 
 DEFAULT_DATA = "data"
@@ -35,9 +32,6 @@ DEFAULT_CONSOLE_PORT = 9000
 HOSTS_BROKER_PORT = 9092
 QUORUM_PORT, ELECTION_PORT = 2888, 3888
 LAYOUT_FILE = "layout.json"
-STARTED_MARK = "] started (kafka_zk.server.kafka_server)"
-BROKER_MAIN = "kafka_zk.server.main"
-METADATA_API_KEY = 3
 # Kafka 2.5's defaults for its internal topics (KafkaConfig): three replicas, so they need three brokers.
 PRODUCTION_INTERNAL_TOPICS = {
     "offsets.topic.replication.factor": "3",
@@ -53,222 +47,6 @@ INTERNAL_TOPIC_FACTORS = {
     "__consumer_offsets": "offsets.topic.replication.factor",
     "__transaction_state": "transaction.state.log.replication.factor",
 }
-
-
-class ClusterError(RuntimeError):
-    pass
-
-
-class BrokerProcess:
-    """One broker process with its own folder: server.properties, logs/, server.log and broker.pid."""
-
-    main_marker = BROKER_MAIN  # in the command line of this kind of broker process (how a pid is recognised)
-    started_mark = STARTED_MARK  # the line of server.log that says the broker has started
-
-    def __init__(
-        self,
-        broker_id,
-        folder,
-        port,
-        zk_connect,
-        host="127.0.0.1",
-        overrides=None,
-        metrics_port=None,
-        command_prefix=(),
-    ):
-        """``metrics_port``: where the broker serves its Prometheus metrics (None: not served); ``command_prefix``:
-        what runs the broker's command on its host (``ip netns exec <namespace>``)."""
-        self.broker_id = broker_id
-        self.command_prefix = list(command_prefix)
-        self.metrics_port = metrics_port
-        self.folder = Path(folder).resolve()
-        self.port = port
-        self.host = host
-        self.zk_connect = zk_connect
-        self.overrides = dict(overrides or {})
-        self.client_properties = {}  # what a client needs to talk to this broker (security.protocol, sasl.*, ...)
-        self.environment = {}  # added to the broker process's environment (e.g. KAFKA_OPTS naming a JAAS file)
-        self._process = None
-
-    @property
-    def config_path(self):
-        return self.folder / "server.properties"
-
-    @property
-    def log_file(self):
-        return self.folder / "server.log"
-
-    @property
-    def console_file(self):
-        """Where the process's stdout and stderr go: our broker logs there, so it is server.log itself."""
-        return self.log_file
-
-    def log_path(self, name):
-        """One of the broker's log4j files (its LOG_DIR is its folder): "controller.log", "state-change.log",
-        "log-cleaner.log", "kafka-request.log", "kafka-authorizer.log" (server.log: ``log_file``)."""
-        return self.folder / name
-
-    @property
-    def pid_file(self):
-        return self.folder / "broker.pid"
-
-    @property
-    def log_dir(self):
-        return self.folder / "logs"
-
-    @property
-    def bootstrap(self):
-        return "%s:%d" % (self.host, self.port)
-
-    @property
-    def metrics_url(self):
-        return None if self.metrics_port is None else "http://%s:%d/metrics" % (self.host, self.metrics_port)
-
-    def properties(self):
-        props = {
-            "broker.id": str(self.broker_id),
-            "listeners": "PLAINTEXT://%s:%d" % (self.host, self.port),
-            "log.dirs": str(self.log_dir),
-            "zookeeper.connect": self.zk_connect,
-            "num.partitions": "1",
-            "default.replication.factor": "1",
-            "offsets.topic.replication.factor": "1",
-            "group.initial.rebalance.delay.ms": "0",
-        }
-        if self.metrics_port is not None:
-            props["metrics.prometheus.listener"] = "http://%s:%d" % (self.host, self.metrics_port)
-        # "{folder}" in an override stands for this broker's folder (e.g. log.dirs={folder}/a,{folder}/b).
-        # "{port}": this broker's port (e.g. listeners=SASL_PLAINTEXT://127.0.0.1:{port}).
-        props.update(
-            {
-                key: str(value).replace("{folder}", str(self.folder)).replace("{port}", str(self.port))
-                for key, value in self.overrides.items()
-            }
-        )
-        return props
-
-    def written_properties(self):
-        """The properties of this broker's server.properties as last written (what it runs or last ran with)."""
-        try:
-            text = self.config_path.read_text()
-        except OSError:
-            return {}
-        pairs = (line.split("=", 1) for line in text.splitlines() if "=" in line and not line.startswith("#"))
-        return {key.strip(): value.strip() for key, value in pairs}
-
-    @property
-    def log_dirs(self):
-        """Every directory of this broker's log.dirs, as Paths."""
-        return [Path(d.strip()) for d in self.properties()["log.dirs"].split(",") if d.strip()]
-
-    def write_config(self):
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lines = ["# generated by kafka-zk local-cluster for broker %d" % self.broker_id]
-        lines += ["%s=%s" % item for item in self.properties().items()]
-        self.config_path.write_text("\n".join(lines) + "\n")
-
-    def command(self):
-        return self.command_prefix + [sys.executable, "-m", BROKER_MAIN, str(self.config_path)]
-
-    def pid(self):
-        return live_pid(self._process, self.pid_file, lambda pid: process_running(pid, self.main_marker))
-
-    def is_running(self):
-        return self.pid() is not None
-
-    def start(self, wait=True, timeout=60.0):
-        if self.is_running():
-            raise ClusterError("broker %d is already running (pid %d)" % (self.broker_id, self.pid()))
-        self.write_config()
-        offset = self.log_file.stat().st_size if self.log_file.exists() else 0
-        with open(self.console_file, "ab") as log:
-            self._process = subprocess.Popen(
-                self.command(),
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-                cwd=str(self.folder),
-                env={**os.environ, "LOG_DIR": str(self.folder), **self.environment},
-            )
-        self.pid_file.write_text("%d\n" % self._process.pid)
-        if wait:
-            self.wait_started(offset, timeout)
-            self.wait_serving([self.broker_id], timeout)
-        return self
-
-    def wait_started(self, log_offset=0, timeout=60.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with open(self.log_file, "rb") as handle:
-                    handle.seek(log_offset)
-                    if self.started_mark.encode() in handle.read():
-                        return
-            except FileNotFoundError:
-                pass  # a JVM broker's log4j has not created server.log yet
-            if not self.is_running():
-                raise ClusterError("broker %d exited during startup; log tail:\n%s" % (self.broker_id, self.log_tail()))
-            if time.monotonic() > deadline:
-                raise ClusterError(
-                    "broker %d not started after %.0fs; log tail:\n%s" % (self.broker_id, timeout, self.log_tail())
-                )
-            time.sleep(0.05)
-
-    def wait_serving(self, broker_ids, timeout=60.0):
-        """Wait until this broker's metadata (from the controller) lists every broker in broker_ids."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                connection = BrokerConnection(self.host, self.port, timeout=5, security=self.client_properties)
-                try:
-                    response = connection.request(METADATA_API_KEY, {"topics": []}, version=1)
-                finally:
-                    connection.close()
-                if set(broker_ids) <= {broker["node_id"] for broker in response["brokers"]}:
-                    return
-            except KafkaClientError:
-                pass
-            if not self.is_running():
-                raise ClusterError("broker %d exited; log tail:\n%s" % (self.broker_id, self.log_tail()))
-            if time.monotonic() > deadline:
-                raise ClusterError(
-                    "broker %d does not see brokers %s after %.0fs" % (self.broker_id, sorted(broker_ids), timeout)
-                )
-            time.sleep(0.05)
-
-    def signal(self, signum):
-        pid = self.pid()
-        if pid is not None:
-            os.kill(pid, signum)
-        return pid
-
-    def stop(self, timeout=60.0, already_signalled=False):
-        """Clean shutdown (SIGTERM), waiting for the process to exit; SIGKILL after timeout."""
-        pid = self.pid() if already_signalled else self.signal(signal.SIGTERM)
-        if pid is not None and not self._wait_exit(pid, timeout):
-            os.kill(pid, signal.SIGKILL)
-            self._wait_exit(pid, 10)
-        self._forget()
-
-    def kill(self):
-        pid = self.signal(signal.SIGKILL)
-        if pid is not None:
-            self._wait_exit(pid, 10)
-        self._forget()
-
-    def _wait_exit(self, pid, timeout):
-        return wait_for_exit(pid, timeout, self._process, self.main_marker)
-
-    def _forget(self):
-        self._process = None
-        self.pid_file.unlink(missing_ok=True)
-
-    def log_tail(self, lines=40):
-        try:
-            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return "(no log)"
 
 
 def internal_topic_settings(brokers):
@@ -324,6 +102,7 @@ class LocalCluster:
         zookeepers=1,
         hosts=None,
         zookeeper_config=None,
+        kafka_brokers=0,
     ):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
@@ -332,7 +111,15 @@ class LocalCluster:
         no console). ``zookeepers``: how many ZooKeeper servers (1, 3 or 5; more than one make an ensemble).
         ``hosts`` (a kafka_zk.tools.hosts.Hosts): every ZooKeeper server (zk-1..) and broker (broker-0..) on a host
         of its own, each on its customary ports at its own address; the console stays on ``client``.
-        ``zookeeper_config``: zoo.cfg settings for its own ZooKeeper servers (e.g. {"tickTime": "500"})."""
+        ``zookeeper_config``: zoo.cfg settings for its own ZooKeeper servers (e.g. {"tickTime": "500"}).
+        ``kafka_brokers`` K: the last K brokers run Apache Kafka 2.5.1 in a JVM (reference_broker), the others kafka-zk;
+        one cluster, one ZooKeeper, the same ports and folders."""
+        if not 0 <= kafka_brokers <= brokers:
+            raise ClusterError(
+                "kafka_brokers must be from 0 to the number of brokers (%d), not %d" % (brokers, kafka_brokers)
+            )
+        if kafka_brokers and secure:
+            raise ClusterError("Apache Kafka brokers in a secure cluster are not supported: start it without --secure")
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.hosts = hosts
@@ -350,14 +137,14 @@ class LocalCluster:
         self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         self.brokers = [
-            BrokerProcess(
+            (ReferenceBrokerProcess if index >= brokers - kafka_brokers else BrokerProcess)(
                 index,
                 self.data_dir / ("broker-%d" % index),
                 ports[index],
                 self.zk_connect,
                 broker_hosts[index],
                 dict(overrides or {}, **rack_of(index, racks)),
-                metrics_port=metrics_ports[index] if metrics_ports else None,
+                metrics_port=metrics_ports[index] if metrics_ports and index < brokers - kafka_brokers else None,
                 command_prefix=prefixes[index],
             )
             for index in range(brokers)
@@ -535,9 +322,10 @@ class LocalCluster:
 
 
 def _described(broker):
-    """ "broker 1 127.0.0.1:9093", plus ", rack rack-1" when its server.properties sets broker.rack."""
+    """ "broker 1 127.0.0.1:9093 (kafka-zk)" or "(Apache Kafka 2.5.1)", with ", rack rack-1" when its
+    server.properties sets broker.rack."""
     rack = broker.written_properties().get("broker.rack")
-    return "broker %d %s%s" % (broker.broker_id, broker.bootstrap, ", rack %s" % rack if rack else "")
+    return "broker %d %s (%s%s)" % (broker.broker_id, broker.bootstrap, broker.kind, ", rack %s" % rack if rack else "")
 
 
 def build_parser():
@@ -551,6 +339,13 @@ def build_parser():
         help="folder for data and logs (default ./data)",
     )
     parser.add_argument("--brokers", type=int, help="how many brokers (default 3)")
+    parser.add_argument(
+        "--kafka-brokers",
+        type=int,
+        help="run the last K of the brokers as Apache Kafka %s's own broker (a JVM, heap %s) on the same "
+        "ZooKeeper, ports and folders (default 0; the jars come from tests/reference/pom.xml)"
+        % (KAFKA_VERSION, " ".join(HEAP)),
+    )
     parser.add_argument(
         "--racks", type=int, help="place broker i in rack rack-<i mod RACKS> (broker.rack); 1 to --brokers"
     )
@@ -615,9 +410,10 @@ def build_parser():
     return parser
 
 
-LAYOUT_KEYS = ("brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure")
+LAYOUT_KEYS = ("brokers", "kafka_brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure")
 LAYOUT_DEFAULTS = {
     "brokers": 3,
+    "kafka_brokers": 0,
     "racks": None,
     "zookeepers": 1,
     "hosts": False,
@@ -648,6 +444,14 @@ def parse_args(argv=None):
             setattr(args, key, layout.get(key, LAYOUT_DEFAULTS[key]))
     if args.brokers < 1:
         parser.error("--brokers must be at least 1, not %d" % args.brokers)
+    if not 0 <= args.kafka_brokers <= args.brokers:
+        parser.error(
+            "--kafka-brokers must be from 0 to the number of brokers (%d), not %d" % (args.brokers, args.kafka_brokers)
+        )
+    if args.kafka_brokers and args.secure:
+        parser.error(
+            "--kafka-brokers and --secure do not go together yet: Apache Kafka's brokers get no SASL_SSL setup"
+        )
     if args.racks is not None and not 1 <= args.racks <= args.brokers:
         parser.error("--racks must be from 1 to the number of brokers (%d), not %d" % (args.brokers, args.racks))
     if command[0] == "net" and not args.hosts:
@@ -691,6 +495,7 @@ def cluster_settings(args):
     ZooKeeper servers and hosts."""
     return {
         "brokers": args.brokers,
+        "kafka_brokers": args.kafka_brokers,
         "racks": args.racks,
         "overrides": internal_topic_settings(args.brokers),
         "secure": args.secure,

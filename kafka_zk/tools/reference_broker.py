@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from kafka_zk.tools.local_cluster import BrokerProcess, ClusterError
+from kafka_zk.tools.broker_process import BrokerProcess, ClusterError
 
 ROOT = Path(__file__).resolve().parents[2]
 KAFKA_VERSION = "2.5.1"
@@ -125,6 +125,7 @@ class ReferenceBrokerProcess(BrokerProcess):
 
     main_marker = KAFKA_MAIN
     started_mark = KAFKA_STARTED_MARK
+    kind = "Apache Kafka %s" % KAFKA_VERSION
 
     def __init__(self, *args, libs=LIBS, heap=HEAP, **kwargs):
         super().__init__(*args, **kwargs)

@@ -396,9 +396,18 @@ class ZkSession:
         return out
 
     def _ensure_paths(self, paths: Iterable[str]) -> None:
-        for result in self._batch(paths, self._zk.ensure_path_async).values():
-            if isinstance(result, Exception) and not isinstance(result, NodeExistsError):
+        """Create each path, and its missing parents, holding no data at all (null, not empty bytes), as Kafka's
+        createRecursive does: Kafka parses any data it finds (an empty /latest_producer_id_block stops a Kafka
+        broker's startup). Existing paths are left as they are."""
+        orphans = []
+        for path, result in self._batch(paths, lambda path: self._zk.create_async(path, None)).items():
+            if isinstance(result, NoNodeError):
+                orphans.append(path)
+            elif isinstance(result, Exception) and not isinstance(result, NodeExistsError):
                 raise result
+        if orphans:
+            self._ensure_paths(sorted({path.rsplit("/", 1)[0] for path in orphans}))
+            self._ensure_paths(orphans)
 
     def _create_ignoring_existing(self, paths: Iterable[str]) -> dict[str, Any]:
         return {
