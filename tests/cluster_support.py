@@ -41,10 +41,12 @@ def start_cluster(
     broker_overrides=None,
     broker_ports=None,
     metrics=False,
+    kafka_brokers=0,
 ):
     """``broker_overrides`` {broker id: {name: value}}: settings of single brokers, over ``overrides``;
     ``broker_ports``: each broker's first (PLAINTEXT) listener port, free ones when None; ``metrics``: each
-    broker serves Prometheus metrics on a free port (BrokerProcess.metrics_url)."""
+    broker serves Prometheus metrics on a free port (BrokerProcess.metrics_url); ``kafka_brokers`` K: the last K
+    brokers run Apache Kafka 2.5.1 (JVM brokers; K = ``brokers`` makes a cluster of Kafka's alone)."""
     cluster = LocalCluster(
         directory,
         brokers=brokers,
@@ -53,6 +55,7 @@ def start_cluster(
         overrides=dict(TEST_DEFAULTS, **(overrides or {})),
         racks=racks,
         metrics_ports=[free_port() for _ in range(brokers)] if metrics else None,
+        kafka_brokers=kafka_brokers,
     )
     for broker_id, settings in (broker_overrides or {}).items():
         cluster.broker(broker_id).overrides.update(settings)
@@ -71,8 +74,9 @@ def broker_processes():
 
 def module_cluster(brokers=3, start=start_cluster, stop=LocalCluster.stop, **settings):
     """A fixture of a cluster that the tests of one module share: ``start(folder, zookeeper_server, brokers=brokers,
-    **settings)`` (start_cluster's settings: overrides, racks, broker_overrides, metrics), ``stop(cluster)`` after the
-    module. A module assigns it to the fixture's name, e.g. ``cluster = module_cluster(overrides={...})``."""
+    **settings)`` (start_cluster's settings: overrides, racks, broker_overrides, metrics, kafka_brokers),
+    ``stop(cluster)`` after the module. A module assigns it to the fixture's name, e.g.
+    ``cluster = module_cluster(overrides={...})``."""
 
     @pytest.fixture(scope="module")
     def shared_cluster(request, tmp_path_factory, zookeeper_server, broker_processes):
