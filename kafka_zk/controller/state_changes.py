@@ -116,10 +116,15 @@ class StateChanges:
 
     @defer.inlineCallbacks
     def on_brokers_startup(self, brokers):
-        """The replicas of (re)started brokers come online; they hear of their partitions and of the cluster."""
+        """The replicas of (re)started brokers come online. First every live broker hears of the new ones, then the
+        new ones hear of every partition, and only then do they get their LeaderAndIsr: a Kafka broker becomes a
+        follower only of a leader its metadata cache already knows to be alive."""
         context = self.context
+        for brokers_told, partitions in ((context.live_brokers, ()), (brokers, None)):
+            metadata = self.requests.new_batch()
+            metadata.add_update_metadata(brokers_told, partitions)
+            self.requests.send(metadata)
         batch = self.requests.new_batch()
-        batch.add_update_metadata(context.live_brokers)
         for tp, replicas in context.assignments.items():
             if tp[0] in context.topics_to_delete:
                 continue
