@@ -82,6 +82,51 @@ def test_daemon_status_broker_commands_and_stop(tmp_path):
     assert not any(p.endswith(".pid") for p in os.listdir(data / "broker-0"))
 
 
+@pytest.mark.timeout(240)
+def test_kafka_brokers_run_apache_kafka_beside_ours_in_one_cluster(tmp_path):
+    data = tmp_path / "data"
+    zk_port, base = free_port(), free_ports(2)
+    flags = ("--brokers", "2", "--console-port", "0", "--metrics-port", str(free_ports(2)))
+    started = run(data, zk_port, base, *flags, "--kafka-brokers", "1", "--daemon")
+    try:
+        assert started.returncode == 0, started.stderr
+        assert "broker 1 127.0.0.1:%d (Apache Kafka 2.5.1, rack rack-1)" % (base + 1) in started.stdout
+        assert "Kafka version: 2.5.1" in (data / "broker-1" / "server.log").read_text()
+        for action in ("kill", "start"):  # the layout names broker 1's kind: no flag needed
+            result = run(data, zk_port, base, "broker", "1", action)
+            assert result.returncode == 0, result.stderr
+        status = run(data, zk_port, base, "status").stdout
+        assert "broker 0 127.0.0.1:%d (kafka-zk, rack rack-0): running" % base in status, status
+        assert "broker 1 127.0.0.1:%d (Apache Kafka 2.5.1, rack rack-1): running" % (base + 1) in status, status
+        wait_for(  # one cluster: each kind's metadata names both
+            lambda: all(
+                sorted(b["node_id"] for b in request("127.0.0.1:%d" % port, 3, 1, {"topics": []})["brokers"]) == [0, 1]
+                for port in (base, base + 1)
+            ),
+            30,
+            message="both brokers in both brokers' metadata",
+        )
+    finally:
+        stopped = run(data, zk_port, base, "stop")
+    assert stopped.returncode == 0, stopped.stderr
+    assert "Controlled shutdown succeeded" in (data / "broker-1" / "server.log").read_text()
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (
+            ("--brokers", "2", "--kafka-brokers", "3"),
+            "--kafka-brokers must be from 0 to the number of brokers (2), not 3",
+        ),
+        (("--kafka-brokers", "1", "--secure"), "--kafka-brokers and --secure do not go together yet"),
+    ],
+)
+def test_kafka_brokers_beyond_the_cluster_or_with_secure_are_refused(tmp_path, flags, message):
+    refused = run(tmp_path / "data", free_port(), free_port(), *flags, "--daemon")
+    assert refused.returncode == 2 and message in refused.stderr, refused.stderr
+
+
 @pytest.mark.parametrize("racks", ["0", "4"])
 def test_racks_outside_one_to_the_broker_count_are_refused_with_the_reason(tmp_path, racks):
     result = subprocess.run(

@@ -14,9 +14,11 @@ import argparse
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 
 from kafka_zk.tools.broker_process import BrokerProcess, ClusterError
+from kafka_zk.zk.client import KafkaZkClient
 
 ROOT = Path(__file__).resolve().parents[2]
 KAFKA_VERSION = "2.5.1"
@@ -131,6 +133,25 @@ class ReferenceBrokerProcess(BrokerProcess):
         super().__init__(*args, **kwargs)
         self.libs = Path(libs)
         self.heap = tuple(heap)
+
+    def start(self, wait=True, timeout=60.0):
+        """Start the JVM once no earlier incarnation's ZooKeeper session still holds /brokers/ids/<id>: Kafka's broker
+        fails its startup on that znode (ours waits for the session to expire), so after a kill -9 this waits as an
+        operator would."""
+        client = KafkaZkClient(self.zk_connect)
+        client.start(timeout)
+        try:
+            deadline = time.monotonic() + timeout
+            while client.get_broker(self.broker_id) is not None:
+                if time.monotonic() > deadline:
+                    raise ClusterError(
+                        "broker %d is still registered in ZooKeeper after %.0fs: is another broker %d running?"
+                        % (self.broker_id, timeout, self.broker_id)
+                    )
+                time.sleep(0.1)
+        finally:
+            client.close()
+        return super().start(wait, timeout)
 
     @property
     def console_file(self):
