@@ -244,14 +244,25 @@ def test_a_controller_of_one_kind_drives_brokers_of_the_other(cluster, zk, contr
     )
 
 
-@pytest.mark.parametrize("leader_id, follower_ids", [(0, (2, 3)), (2, (0, 1))], ids=["kafka-zk-leader", "kafka-leader"])
+@pytest.mark.parametrize(
+    "leader_ids, controller_dies",
+    [(KAFKAS, True), (OURS, False), (OURS, True), (KAFKAS, False)],
+    ids=["kafka-leader-and-controller", "kafka-zk-leader", "kafka-zk-leader-and-controller", "kafka-leader"],
+)
 @pytest.mark.timeout(300)
 def test_a_leader_killed_with_records_only_it_holds_truncates_against_the_other_kind(
-    cluster, zk, leader_id, follower_ids
+    cluster, zk, leader_ids, controller_dies
 ):
     """Followers of the other kind frozen, the leader takes acks=1 records nobody else has, then dies (kill -9); a
-    follower takes over, and the old leader, started again, truncates those records by leader epoch and follows it."""
-    topic = "truncated-%d" % leader_id
+    follower takes over, and the old leader, started again, truncates those records by leader epoch and follows it.
+    The controller dies with the leader (it is the leader), or lives on as a broker of the followers' kind."""
+    follower_ids = KAFKAS if leader_ids == OURS else OURS
+    if controller_dies:
+        leader_id = move_controller_to(cluster, zk, leader_ids)
+    else:
+        move_controller_to(cluster, zk, follower_ids)
+        leader_id = leader_ids[0]
+    topic = "truncated-%d-%s" % (leader_id, "with-controller" if controller_dies else "alone")
     create_topic(cluster, topic, {0: [leader_id, *follower_ids]})
     wait_full_isr(zk, topic)
     checker = checked_traffic(cluster, topic, 1)
@@ -280,6 +291,8 @@ def test_a_leader_killed_with_records_only_it_holds_truncates_against_the_other_
         message="a follower of the other kind to lead",
     )
     new_leader = cluster.broker(partition_state(zk, topic, 0)["leader"])
+    if controller_dies:
+        assert controller(zk) not in (None, leader_id)
     checker.wait_acked(100, timeout=60)
     leader.start(timeout=120)
     finish(checker, zk, cluster, topic)
