@@ -349,8 +349,8 @@ def committed_offsets(bootstrap, group, topic, partitions):
     return {tp.partition: tp.offset for tp in stored}
 
 
-SEED_RECORDS = 20000
-TRANSACTION_SIZE = 200
+SEED_RECORDS = 16000
+TRANSACTION_SIZE = 100
 END_MARK = "end"
 
 
@@ -377,6 +377,11 @@ def copier_status(copier):
     """The copier's last progress line: {"totalProcessed", "remaining", "stage", ...}, or {}."""
     found = copier.having("progress")
     return found[-1] if found else {}
+
+
+def assignments(copier):
+    """The copier's status lines after each assignment of partitions (group mode only)."""
+    return [status for status in copier.having("progress") if status["stage"] == "RebalanceComplete"]
 
 
 def read_committed_to_the_end(bootstrap, topic, partitions):
@@ -416,7 +421,11 @@ def read_committed_to_the_end(bootstrap, topic, partitions):
 
 
 @pytest.mark.timeout(360)
-def test_transactional_message_copiers_copy_each_record_once_across_broker_bounces(cluster, run_tool, tmp_path):
+@pytest.mark.parametrize("mode", ["assign", "group"])
+def test_transactional_message_copiers_copy_each_record_once_across_broker_bounces(cluster, run_tool, tmp_path, mode):
+    """``assign``: each copier copies its own input partition, as transactions_test runs them; ``group``: both
+    subscribe in one group (--group-mode), share the partitions, and the one left takes over the other's when it is
+    done, so that offsets committed in transactions carry the group's generation (KIP-447)."""
     input_partitions, output_partitions = 2, 3
     input_topic = cluster.new_topic("copier-input", partitions=input_partitions, configs=TOPIC_CONFIGS)
     output_topic = cluster.new_topic("copier-output", partitions=output_partitions, configs=TOPIC_CONFIGS)
@@ -428,31 +437,16 @@ def test_transactional_message_copiers_copy_each_record_once_across_broker_bounc
     )
     assert sorted(seeded) == list(range(input_partitions))
 
-    group = "transactions-test-consumer-group"
-    copiers = [
-        run_tool(
-            "copier-%d" % i,
-            "TransactionalMessageCopier",
-            "--broker-list",
-            bootstrap,
-            "--input-topic",
-            input_topic,
-            "--input-partition",
-            str(i),
-            "--output-topic",
-            output_topic,
-            "--transactional-id",
-            "copier-%d" % i,
-            "--consumer-group",
-            group,
-            "--transaction-size",
-            str(TRANSACTION_SIZE),
-            "--transaction-timeout",
-            "40000",
-            "--use-group-metadata",
-        )  # fmt: skip
-        for i in range(input_partitions)
-    ]
+    group = "transactions-test-consumer-group-%s" % mode
+    transactional_ids = ["copier-%s-%d" % (mode, i) for i in range(input_partitions)]
+    copiers = []
+    for partition, transactional_id in enumerate(transactional_ids):
+        args = ["--broker-list", bootstrap, "--input-topic", input_topic, "--input-partition", str(partition)]
+        args += ["--output-topic", output_topic, "--transactional-id", transactional_id, "--consumer-group", group]
+        args += ["--transaction-size", str(TRANSACTION_SIZE), "--transaction-timeout", "40000", "--use-group-metadata"]
+        if mode == "group":
+            args.append("--group-mode")
+        copiers.append(run_tool(transactional_id, "TransactionalMessageCopier", *args))
     concurrent = run_tool(
         "concurrent-consumer", "VerifiableConsumer", "--bootstrap-server", bootstrap, "--topic", output_topic,
         "--group-id", "concurrent-consumer", "--verbose",
@@ -467,7 +461,7 @@ def test_transactional_message_copiers_copy_each_record_once_across_broker_bounc
     started = time.monotonic()
     faults = []
     # A clean bounce of copier-0's transaction coordinator, then a hard one of copier-1's (wherever it is by then).
-    for transactional_id, hard in (("copier-0", False), ("copier-1", True)):
+    for transactional_id, hard in zip(transactional_ids, (False, True)):
         coordinator = leader_of(cluster, "__transaction_state", transaction_partition(transactional_id, 6))
         faults.append([copier_status(c).get("remaining", 0) for c in copiers])
         bounce(cluster, coordinator, hard, topics)
@@ -478,9 +472,9 @@ def test_transactional_message_copiers_copy_each_record_once_across_broker_bounc
 
     # Each bounce began while both copiers still had records to copy.
     assert all(all(remaining > 0 for remaining in at_fault) for at_fault in faults), faults
-    for i, copier in enumerate(copiers):
-        done = copier.having("shutdown_complete")[-1]
-        assert done["remaining"] == 0 and done["totalProcessed"] >= len(seeded[i]), done
+    done = [copier.having("shutdown_complete")[-1] for copier in copiers]
+    assert all(summary["remaining"] == 0 for summary in done), done
+    assert sum(summary["totalProcessed"] for summary in done) >= SEED_RECORDS, done
 
     concurrent.wait_until(
         lambda: len(concurrent.named("record_data")) >= SEED_RECORDS,
@@ -500,6 +494,7 @@ def test_transactional_message_copiers_copy_each_record_once_across_broker_bounc
     ends = {partition: len(values) for partition, values in seeded.items()}
     assert committed_offsets(bootstrap, group, input_topic, input_partitions) == ends
     print(
-        "transactions: %d records copied once by 2 copiers in %.1fs across a clean and a hard bounce (%.1fs); "
-        "records left to copy at each fault: %s" % (SEED_RECORDS, copied_for, bounced_for, faults)
+        "transactions (%s): %d records copied once by 2 copiers in %.1fs across a clean and a hard bounce (%.1fs); "
+        "records left to copy at each fault: %s; assignments: %s"
+        % (mode, SEED_RECORDS, copied_for, bounced_for, faults, [len(assignments(copier)) for copier in copiers])
     )
