@@ -1,8 +1,8 @@
 """Apache Kafka 2.5.1's own test tools (kafka-tools-2.5.1.jar) against real brokers: ClientCompatibilityTest with the
 feature flags Kafka's client_compatibility_features_test passes for a 2.5 broker, on three brokers with the ACL
 authorizer and over SASL_SSL; VerifiableProducer and VerifiableConsumer across a clean and a hard broker bounce; and two
-TransactionalMessageCopiers copying a seeded topic while brokers bounce, read back with read_committed, as Kafka's
-transactions_test does."""
+TransactionalMessageCopiers (each on its own input partition, as Kafka's transactions_test runs them, then both in one
+group) copying a seeded topic while their transaction coordinators bounce, read back with read_committed."""
 
 import json
 import signal
