@@ -166,11 +166,12 @@ def classpath(
     return "%s:%s/*" % (classes, lib)
 
 
-def run_java(main_class: str, *args: str, timeout: float = 180.0):
-    """Run one of our Java checks (tests/java/<main_class>.java, or tests/java/kafka-4/ for those on the 4.3 client)
-    on its Kafka client; CompletedProcess."""
+def java_command(main_class: str, *args: str) -> list[str]:
+    """The command line that runs a main class on its Kafka client's classpath: one of our Java checks
+    (tests/java/<main_class>.java, or tests/java/kafka-4/ for those on the 4.3 client) or one of Kafka 2.5.1's own
+    tools (org.apache.kafka.tools.*, in build/kafka-2.5.1/libs)."""
     clients = clients_for(main_class)
-    command = [
+    return [
         "java",
         "-Xms64m",
         "-Xmx256m",
@@ -182,4 +183,8 @@ def run_java(main_class: str, *args: str, timeout: float = 180.0):
         main_class,
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+
+
+def run_java(main_class: str, *args: str, timeout: float = 180.0):
+    """Run a main class (java_command) to its end; CompletedProcess."""
+    return subprocess.run(java_command(main_class, *args), capture_output=True, text=True, timeout=timeout)
