@@ -1,4 +1,5 @@
-"""Produce and consume throughput of kafka-zk next to librdkafka's mock cluster, with confluent-kafka."""
+"""Produce and consume throughput of kafka-zk next to Apache Kafka 2.5.1 and librdkafka's mock cluster, with
+confluent-kafka."""
 
 import argparse
 import time
@@ -158,10 +159,11 @@ def main():
         "MB/s counts value bytes" % (args.records, VALUE_SIZE, args.replication_factor)
     )
     by_target = run_on_targets(args, lambda target: bench_target(target, args))
-    ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
+    ours, kafka, mock = (by_target.get(name, {}) for name in ("kafka-zk", "kafka", "mock"))
     rows = []
-    for label in ours or mock:
+    for label in ours or kafka or mock:
         zk_rate, zk_mb, zk_cpu, zk_note = ours.get(label, (0, 0, None, ""))
+        ka_rate, ka_mb, ka_cpu, ka_note = kafka.get(label, (0, 0, None, ""))
         mk_rate, mk_mb, _, mk_note = mock.get(label, (0, 0, None, ""))
         rows.append(
             [
@@ -169,16 +171,30 @@ def main():
                 "%.0f" % zk_rate,
                 "%.1f" % zk_mb,
                 "-" if zk_cpu is None else "%.0f" % zk_cpu,
+                "%.0f" % ka_rate,
+                "-" if ka_cpu is None else "%.0f" % ka_cpu,
+                ratio(zk_rate, ka_rate),
                 "%.0f" % mk_rate,
-                "%.1f" % mk_mb,
                 ratio(zk_rate, mk_rate),
-                (zk_note + " " + mk_note).strip(),
+                " ".join(note for note in (zk_note, ka_note, mk_note) if note),
             ]
         )
     print_table(
-        ["case", "kafka-zk rec/s", "MB/s", "broker CPU ms", "mock rec/s", "MB/s", "ratio kz/mock", "notes"], rows
+        [
+            "case",
+            "kafka-zk rec/s",
+            "MB/s",
+            "broker CPU ms",
+            "kafka rec/s",
+            "broker CPU ms",
+            "ratio kz/kafka",
+            "mock rec/s",
+            "ratio kz/mock",
+            "notes",
+        ],
+        rows,
     )
-    print("broker CPU ms: user+system time of the three kafka-zk broker processes during the median run")
+    print("broker CPU ms: user+system time of the three brokers (kafka-zk's, or Kafka's JVMs) during the median run")
 
 
 if __name__ == "__main__":

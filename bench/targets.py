@@ -1,4 +1,5 @@
-"""The two clusters a benchmark compares (kafka-zk and librdkafka's mock cluster) and shared bench helpers."""
+"""The clusters a benchmark compares (kafka-zk, Apache Kafka 2.5.1's own JVM brokers, librdkafka's mock cluster) and
+shared bench helpers."""
 
 import logging
 import os
@@ -16,11 +17,13 @@ from confluent_kafka.admin import AdminClient, NewTopic
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+from kafka_zk.tools.reference_broker import ReferenceBrokerProcess  # noqa: E402
 from tests.ports import free_port  # noqa: E402,F401  (the test suite's ports, below the ephemeral range)
 
 PROBLEM_LINE = re.compile(r"\[[^]]*\] (?:WARN|WARNING|ERROR|CRITICAL) (.*)")
 MOCK_BROKERS = 3
 KZ_BROKERS = 3
+KAFKA_HEAP = ("-Xmx1g", "-Xms1g")  # Kafka's JVM brokers get the same heap on every run
 
 
 def quiet_logger():
@@ -54,6 +57,7 @@ class KafkaZkTarget:
     """A kafka-zk cluster: our own LocalCluster in a temp dir on free ports, or an existing one (--bootstrap)."""
 
     name = "kafka-zk"
+    kafka_brokers = 0  # how many of the cluster's brokers run Apache Kafka's JVM broker
 
     def __init__(self, bootstrap=None, keep_data=False, overrides=None, environment=None, metrics=False):
         """``environment``: added to each broker process's environment (e.g. PYTHONPATH naming the tree the
@@ -78,9 +82,12 @@ class KafkaZkTarget:
             broker_ports=ports,
             overrides=self._overrides,
             metrics_ports=[free_port() for _ in ports] if self._metrics else None,
+            kafka_brokers=self.kafka_brokers,
         )
         for broker in self.cluster.brokers:
             broker.environment.update(self._environment)
+            if isinstance(broker, ReferenceBrokerProcess):
+                broker.heap = KAFKA_HEAP
         self.cluster.start()
         return self
 
@@ -113,6 +120,17 @@ class KafkaZkTarget:
         self.cluster = None
         if not self._keep_data:
             shutil.rmtree(self.data_dir, ignore_errors=True)
+
+
+class KafkaTarget(KafkaZkTarget):
+    """Apache Kafka 2.5.1: three of its JVM brokers (heap KAFKA_HEAP on every run) on a ZooKeeper of their own, started
+    and measured as a kafka-zk cluster is; the reference every figure is first compared with."""
+
+    name = "kafka"
+    kafka_brokers = KZ_BROKERS
+
+    def __init__(self, keep_data=False, overrides=None):
+        super().__init__(None, keep_data, overrides)
 
 
 class MockTarget:
@@ -220,7 +238,11 @@ def add_common_args(parser):
         default=3,
         help="kafka-zk topics' replication factor; 3 by default, like the mock's topics",
     )
-    parser.add_argument("--only", choices=["kafka-zk", "mock"], help="run one target only")
+    parser.add_argument(
+        "--only",
+        choices=["kafka-zk", "kafka", "mock"],
+        help="run one target only (kafka: Apache Kafka 2.5.1's JVM brokers, heap %s)" % " ".join(KAFKA_HEAP),
+    )
     parser.add_argument("--keep-data", action="store_true", help="keep the kafka-zk temp dir (broker logs)")
 
 
@@ -229,6 +251,8 @@ def make_targets(args, overrides=None):
     targets = []
     if args.only in (None, "kafka-zk"):
         targets.append(KafkaZkTarget(args.bootstrap, args.keep_data, overrides))
+    if args.only in (None, "kafka"):
+        targets.append(KafkaTarget(args.keep_data, overrides))
     if args.only in (None, "mock"):
         targets.append(MockTarget())
     return targets
