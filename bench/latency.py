@@ -1,4 +1,5 @@
-"""End-to-end latency (produce to consume) at a fixed rate, kafka-zk next to librdkafka's mock cluster."""
+"""End-to-end latency (produce to consume) at a fixed rate, kafka-zk next to Apache Kafka 2.5.1 and librdkafka's mock
+cluster."""
 
 import argparse
 import statistics
@@ -193,23 +194,26 @@ def main():
         )
     )
     by_target = run_on_targets(args, lambda target: {acks: _repeated(target, args, acks) for acks in acks_list})
-    ours, mock = by_target.get("kafka-zk", {}), by_target.get("mock", {})
+    ours, kafka, mock = (by_target.get(name, {}) for name in ("kafka-zk", "kafka", "mock"))
     rows = []
     for acks in acks_list:
         zk_figures, zk_note = ours.get(acks, ({}, ""))
+        ka_figures, ka_note = kafka.get(acks, ({}, ""))
         mk_figures, mk_note = mock.get(acks, ({}, ""))
         for name in ("p50", "p99", "p99.9", "max"):
-            zk_value, mk_value = zk_figures.get(name), mk_figures.get(name)
+            zk_value, ka_value, mk_value = zk_figures.get(name), ka_figures.get(name), mk_figures.get(name)
             rows.append(
                 [
                     "acks=%d %s" % (acks, name),
                     _ms(zk_value),
+                    _ms(ka_value),
+                    ratio(zk_value, ka_value),
                     _ms(mk_value),
                     ratio(zk_value, mk_value),
-                    (zk_note + " " + mk_note).strip() if name == "p50" else "",
+                    " ".join(note for note in (zk_note, ka_note, mk_note) if note) if name == "p50" else "",
                 ]
             )
-    print_table(["latency", "kafka-zk ms", "mock ms", "ratio kz/mock", "notes"], rows)
+    print_table(["latency", "kafka-zk ms", "kafka ms", "ratio kz/kafka", "mock ms", "ratio kz/mock", "notes"], rows)
 
 
 def _repeated(target, args, acks):
