@@ -116,10 +116,18 @@ class StateChanges:
 
     @defer.inlineCallbacks
     def on_brokers_startup(self, brokers):
-        """The replicas of (re)started brokers come online; they hear of their partitions and of the cluster."""
+        """The replicas of (re)started brokers come online; they hear of their partitions and of the cluster.
+        As Kafka's onBrokerStartup, UpdateMetadata goes out first in a batch of its own (the others learn of the
+        new brokers, the new ones of every partition): a batch sends LeaderAndIsr before UpdateMetadata, and a Kafka
+        broker refuses to follow a leader its metadata cache does not list."""
         context = self.context
+        metadata = self.requests.new_batch()
+        metadata.add_update_metadata([broker for broker in context.live_brokers if broker not in brokers], [])
+        self.requests.send(metadata)
+        metadata = self.requests.new_batch()
+        metadata.add_update_metadata(brokers)
+        self.requests.send(metadata)
         batch = self.requests.new_batch()
-        batch.add_update_metadata(context.live_brokers)
         for tp, replicas in context.assignments.items():
             if tp[0] in context.topics_to_delete:
                 continue
