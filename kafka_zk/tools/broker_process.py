@@ -163,7 +163,7 @@ class BrokerProcess:
     def wait_started(self, log_offset=0, timeout=60.0):
         deadline = time.monotonic() + timeout
         while True:
-            if self.started_mark.encode() in self._log_since(log_offset):
+            if self.started_mark.encode() in self.log_since(log_offset):
                 return
             if not self.is_running():
                 raise ClusterError("broker %d exited during startup; log tail:\n%s" % (self.broker_id, self.log_tail()))
@@ -173,7 +173,7 @@ class BrokerProcess:
                 )
             time.sleep(0.05)
 
-    def _log_since(self, offset):
+    def log_since(self, offset):
         """What server.log gained past ``offset``. A JVM broker's log4j rolls server.log every hour (to
         server.log.<date-hour>): when the file is now shorter than ``offset``, the newest rolled file from ``offset``
         and the new file from its start."""
