@@ -1,7 +1,7 @@
 """Group and transaction coordinators moving between kafka-zk and Apache Kafka 2.5.1 brokers of one cluster (issue 32):
 `__consumer_offsets` and `__transaction_state` written by one kind are loaded by the other when the leadership of
-their partition moves (a reordering reassignment and a preferred election, or a controlled shutdown of the
-coordinator's broker). A group's committed offsets, an ongoing transaction committed or aborted across a move, and
+their partition moves (a reordering reassignment and a preferred election, a controlled shutdown or a kill -9 of
+the coordinator's broker). A group's committed offsets, an ongoing transaction committed or aborted across a move, and
 Kafka's own TransactionalMessageCopier copying exactly once through moves are checked after each one."""
 
 import json
@@ -35,6 +35,7 @@ OVERRIDES = {
     "group.initial.rebalance.delay.ms": "0",
     "auto.leader.rebalance.enable": "false",  # the tests place every leader themselves
     "replica.fetch.wait.max.ms": "200",
+    "zookeeper.session.timeout.ms": "6000",  # a killed coordinator's broker is noticed in 6 s
 }
 
 cluster = module_replication_cluster(overrides=OVERRIDES, kafka_brokers=1)
@@ -78,6 +79,21 @@ def stop_leader(cluster, topic, partition, successor):
     stopped.stop(timeout=90)
     cluster.wait_state(topic, lambda state: state["leader"] == successor, 60, partition, "led by %d" % successor)
     return stopped
+
+
+def kill_leader(cluster, topic, partition, successor):
+    """SIGKILL the leader of ``topic``-``partition`` once ``successor`` is the next replica in order; the killed
+    broker, which comes back with restart_killed (its log dir recovered without a clean shutdown)."""
+    leader = cluster.state(topic, partition)["leader"]
+    replicas = cluster.json_at("/brokers/topics/%s" % topic)["partitions"][str(partition)]
+    if replicas[:2] != [leader, successor]:
+        move_leader(cluster, topic, partition, successor)
+        move_leader(cluster, topic, partition, leader)
+    wait_in_sync(cluster, topic, partition)
+    killed = cluster.broker(leader)
+    killed.kill()
+    cluster.wait_state(topic, lambda state: state["leader"] == successor, 60, partition, "led by %d" % successor)
+    return killed
 
 
 def restart(cluster, broker, topic, partition):
@@ -235,12 +251,25 @@ def test_ongoing_transactions_end_across_coordinator_moves_between_kinds(cluster
     committed += values
     restart(cluster, stopped, TXN_STATE, partition)
 
+    # Ongoing on kafka-zk, committed on Kafka (kafka-zk's coordinator killed: kill -9).
+    move_leader(cluster, TXN_STATE, partition, KAFKA_ZK)
+    values = ongoing("g")
+    killed = kill_leader(cluster, TXN_STATE, partition, KAFKA)
+    wait_coordinator(cluster, transactional_id, 1, KAFKA)
+    retry_while_retriable(producer.commit_transaction)
+    committed += values
+    cluster.restart_killed(killed)
+    wait_in_sync(cluster, TXN_STATE, partition)
+
     read = read_partitions(cluster.bootstrap_servers, topic, PARTITIONS, "read_committed")
     visible = sorted(value for p in read for _, value in read[p])
     assert visible == sorted(committed)
     everything = read_partitions(cluster.bootstrap_servers, topic, PARTITIONS, "read_uncommitted")
     assert sorted(value for p in everything for _, value in everything[p]) == sorted(committed + aborted)
-    print("transactions through 5 coordinator moves: %.0f s" % (time.monotonic() - began))
+    print(
+        "transactions through 5 moves between kinds (2 elections, 2 controlled shutdowns, 1 kill -9): %.0f s"
+        % (time.monotonic() - began)
+    )
 
 
 class Copier:
@@ -272,6 +301,7 @@ class Copier:
             str(messages),
             "--transaction-size",
             "25",
+            "--enable-random-aborts",  # about one transaction in ten aborted and its input read again
         ]
         self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.status, self.errors = [], []
