@@ -71,3 +71,32 @@ def test_a_bounced_broker_gets_the_live_brokers_and_every_partition_before_its_l
     assert led == {("t", 0), ("t", 1)}
     told_of_the_bounce = {b for b, api, body in sent if api[0] == UPDATE_METADATA and body["topic_states"] == []}
     assert told_of_the_bounce == {0, 1, 2}
+
+
+def test_a_new_controller_sends_the_live_brokers_before_any_leader_and_isr():
+    assignment = {0: [1, 0]}
+    zk = FakeZk(
+        {
+            "try_elect_controller": (True, 3, 4),
+            "get_controller_id": 0,
+            "get_all_brokers": [broker(0), broker(1)],
+            "get_topics": ["t"],
+            "get_topic_assignments": lambda names: {"t": assignment},
+            "get_full_topic_assignments": lambda names: {"t": TopicAssignment(assignment)},
+            "get_partition_reassignment": {},
+            "get_entity_configs": lambda kind, names: {name: {} for name in names},
+            "get_partition_states": lambda tps: {("t", 0): LeaderIsrAndControllerEpoch(1, 3, [1, 0], 2, 4)},
+            "get_isr_change_notifications": [],
+            "get_topic_deletions": [],
+            "get_preferred_replica_election": None,
+            "get_log_dir_event_notifications": [],
+        }
+    )
+    reactor = MemoryReactorClock()
+    controller = controller_on(zk, reactor)
+    controller.startup()
+    reactor.advance(FIRST_BATCH_WAIT_S)
+    queued = [(api_key, body) for api_key, _, body, _ in controller.channels.channels[1].queue]
+    assert [api_key for api_key, _ in queued][:2] == [UPDATE_METADATA, LEADER_AND_ISR]
+    assert sorted(b["id"] for b in queued[0][1]["live_brokers"]) == [0, 1]
+    assert queued[0][1]["topic_states"] == []

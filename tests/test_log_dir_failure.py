@@ -250,3 +250,17 @@ def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_
     clock.advance(0)
     assert logs.failures.offline_dirs == [str(tmp_path / "a")]
     assert 3 not in groups.owned and 3 not in groups.loading
+
+
+def test_a_replica_stopped_without_delete_keeps_its_high_watermark_in_the_checkpoint(replicas):
+    # Kafka 2.5's StopReplica without delete (a follower at a controlled shutdown) only stops the fetcher: the
+    # replica stays with its log, so its high watermark is in the checkpoint written at shutdown, which the next
+    # broker on this log dir (of either kind) starts from.
+    for _ in range(3):
+        assert produce(replicas, 0) is Errors.NONE
+    assert replicas.high_watermark_snapshot()[("t", 0)] == 3
+    assert replicas.stop_replica("t", 0, delete=False) is Errors.NONE
+    assert replicas.get_partition("t", 0) is None
+    assert replicas.high_watermark_snapshot() == {("t", 0): 3, ("t", 1): 0}
+    assert replicas.stop_replica("t", 0, delete=True) is Errors.NONE
+    assert replicas.high_watermark_snapshot() == {("t", 1): 0}

@@ -238,6 +238,11 @@ class KafkaController:
         # The loaded state and the leaders elected for partitions that lost theirs go out first; the ISR
         # changes follow in a second batch. (LeaderAndIsr of every partition stays in the first: a broker must
         # not be named leader in Metadata before it has heard it is one.)
+        # As Kafka's onControllerFailover, the live brokers go out first, alone: a Kafka broker follows only a leader
+        # its metadata cache lists (a batch sends its LeaderAndIsr before its UpdateMetadata).
+        brokers_first = self.requests.new_batch()
+        brokers_first.add_update_metadata(context.live_brokers, [])
+        self.requests.send(brokers_first)
         batch = self.requests.new_batch()
         batch.add_update_metadata(context.live_brokers)
         for tp in context.leadership:

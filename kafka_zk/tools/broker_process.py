@@ -163,13 +163,8 @@ class BrokerProcess:
     def wait_started(self, log_offset=0, timeout=60.0):
         deadline = time.monotonic() + timeout
         while True:
-            try:
-                with open(self.log_file, "rb") as handle:
-                    handle.seek(log_offset)
-                    if self.started_mark.encode() in handle.read():
-                        return
-            except FileNotFoundError:
-                pass  # a JVM broker's log4j has not created server.log yet
+            if self.started_mark.encode() in self.log_since(log_offset):
+                return
             if not self.is_running():
                 raise ClusterError("broker %d exited during startup; log tail:\n%s" % (self.broker_id, self.log_tail()))
             if time.monotonic() > deadline:
@@ -177,6 +172,28 @@ class BrokerProcess:
                     "broker %d not started after %.0fs; log tail:\n%s" % (self.broker_id, timeout, self.log_tail())
                 )
             time.sleep(0.05)
+
+    def log_since(self, offset):
+        """What server.log gained past ``offset``. A JVM broker's log4j rolls server.log every hour (to
+        server.log.<date-hour>): when the file is now shorter than ``offset``, the newest rolled file from ``offset``
+        and the new file from its start."""
+        try:
+            size = self.log_file.stat().st_size
+        except FileNotFoundError:
+            return b""  # a JVM broker's log4j has not created server.log yet
+        parts = [(self.log_file, offset if size >= offset else 0)]
+        if size < offset:
+            rolled = sorted(self.folder.glob(self.log_file.name + ".*"), key=lambda path: path.stat().st_mtime)
+            parts[:0] = [(rolled[-1], offset)] if rolled else []
+        text = b""
+        for path, start in parts:
+            try:
+                with open(path, "rb") as handle:
+                    handle.seek(start)
+                    text += handle.read()
+            except FileNotFoundError:
+                pass
+        return text
 
     def wait_serving(self, broker_ids, timeout=60.0):
         """Wait until this broker's metadata (from the controller) lists every broker in broker_ids."""

@@ -171,6 +171,7 @@ class ReplicaManager:
         self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
         self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
+        self.stopped_high_watermarks = {}  # of the replicas stopped without delete, kept in the checkpoint
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
         self.isr_writer = isr_writer
         self.is_broker_alive = is_broker_alive
@@ -747,9 +748,14 @@ class ReplicaManager:
         self.fetchers.remove_partitions([tp])
         self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
-        if found is not None:
-            found.close()
         self.high_watermarks.pop(tp, None)
+        self.stopped_high_watermarks.pop(tp, None)
+        if found is not None:
+            if found.log is not None and not delete:
+                # Kafka keeps a replica stopped without delete (its followers at a controlled shutdown) with its log:
+                # its high watermark stays in the final checkpoint and is where it starts again.
+                self.high_watermarks[tp] = self.stopped_high_watermarks[tp] = found.high_watermark
+            found.close()
         error = Errors.NONE
         if delete and self.topic_stats.has_topic(topic) and not any(name == topic for name, _ in self.partitions):
             self.topic_stats.remove_topic(topic)  # Kafka's maybeRemoveTopicMetrics
@@ -776,6 +782,7 @@ class ReplicaManager:
         for tp in offline:
             self.partitions.pop(tp).close()
             self.high_watermarks.pop(tp, None)
+            self.stopped_high_watermarks.pop(tp, None)
             self.offline_partitions.add(tp)
         self.log_manager.handle_dir_failure(log_dir)
         log.info(
@@ -808,7 +815,11 @@ class ReplicaManager:
                 partition.log.config = log_config
 
     def high_watermark_snapshot(self):
-        return {tp: partition.high_watermark for tp, partition in self.partitions.items() if partition.log is not None}
+        marks = {tp: mark for tp, mark in self.stopped_high_watermarks.items() if tp not in self.offline_partitions}
+        marks.update(
+            (tp, partition.high_watermark) for tp, partition in self.partitions.items() if partition.log is not None
+        )
+        return marks
 
     def shutdown(self):
         self.this_turn.cancel()
