@@ -213,6 +213,12 @@ class ConnectWorkerProcess(ConnectJvmProcess):
         host = self.properties.get("rest.host.name", "127.0.0.1")
         return "http://%s:%s" % (host, self.properties["rest.port"])
 
+    @property
+    def worker_id(self):
+        """How the REST API's statuses name this worker: its advertised host and port."""
+        host = self.properties.get("rest.advertised.host.name", self.properties.get("rest.host.name", "127.0.0.1"))
+        return "%s:%s" % (host, self.properties.get("rest.advertised.port", self.properties["rest.port"]))
+
     def rest(self, method, path, body=None, timeout=30.0):
         """(HTTP status, decoded JSON body or None) of one REST call; the status of an HTTP error, not an error."""
         data = None if body is None else json.dumps(body).encode()
