@@ -203,3 +203,23 @@ def test_internal_topics_are_compacted_with_three_replicas(connect):
     finally:
         client.stop()
         client.close()
+
+
+def test_the_workers_run_connect_2_5_1_with_a_capped_heap_and_name_the_cluster(connect):
+    client = KazooClient(hosts=connect.cluster.zk_connect)
+    client.start(15)
+    try:
+        cluster_id = json.loads(client.get("/cluster/id")[0])["id"]
+    finally:
+        client.stop()
+        client.close()
+    for worker in connect.workers:
+        if not worker.is_running():
+            continue  # the one the flow test killed
+        command = open("/proc/%d/cmdline" % worker.pid(), "rb").read().split(b"\0")
+        assert b"-Xmx256m" in command and b"org.apache.kafka.connect.cli.ConnectDistributed" in command
+        assert "Kafka Connect started" in worker.log_file.read_text()
+        status, root = worker.rest("GET", "/")
+        assert status == 200
+        assert root["version"] == "2.5.1"
+        assert root["kafka_cluster_id"] == cluster_id

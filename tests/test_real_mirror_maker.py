@@ -11,7 +11,7 @@ import uuid
 
 import pytest
 from confluent_kafka import Consumer, ConsumerGroupTopicPartitions, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, ConfigResource, NewPartitions
+from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewPartitions
 
 from kafka_zk.tools.connect_worker import ConnectJarsMissing, MirrorMakerProcess, jars_dir
 from tests.cluster_support import make_topic, start_cluster, wait_for
@@ -257,10 +257,10 @@ def test_a_config_changed_at_the_source_follows_on_the_target(mirrored, source, 
     topic, _ = sources[source]
     remote = "%s.%s" % (source, topic)
     wait_for(lambda: topic_partitions(clusters[target], remote), 90, 0.5, "%s on %s" % (remote, target))
-    changed = dict(TOPIC_CONFIGS, **{"retention.ms": "3600000"})
     admin = AdminClient({"bootstrap.servers": clusters[source].bootstrap_servers})
-    resource = ConfigResource(ConfigResource.Type.TOPIC, topic, set_config=changed)
-    admin.alter_configs([resource])[resource].result(20)
+    change = ConfigEntry("retention.ms", "3600000", incremental_operation=AlterConfigOpType.SET)
+    resource = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[change])
+    admin.incremental_alter_configs([resource])[resource].result(20)
     wait_for(
         lambda: topic_configs(clusters[target], remote)["retention.ms"] == "3600000",
         60,
@@ -327,3 +327,11 @@ def test_partitions_added_at_the_source_are_added_on_the_target(mirrored, source
         0.5,
         "%d partitions of %s on %s" % (PARTITIONS + 2, remote, target),
     )
+
+
+@pytest.mark.parametrize("source, target", FLOWS, ids=FLOW_IDS)
+def test_heartbeats_come_across(mirrored, source, target):
+    clusters, _, _ = mirrored
+    remote = "%s.heartbeats" % source
+    wait_for(lambda: topic_partitions(clusters[target], remote), 60, 0.5, "%s on %s" % (remote, target))
+    wait_for(lambda: high_watermark(clusters[target], remote, 0) > 0, 60, 0.5, "records of %s on %s" % (remote, target))
