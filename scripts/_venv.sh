@@ -84,30 +84,41 @@ ensure_zookeeper() {
     echo "ZooKeeper is installed" >&2
 }
 
-# ensure_kafka_reference: Apache Kafka 2.5.1's jars (the broker, tools, clients, streams and their dependencies) under
-# build/kafka-2.5.1/libs, copied from Maven Central by tests/reference/pom.xml once per machine; the marker file is
-# written only after a complete copy, so an interrupted one is done again. Needs Maven (Debian's maven package).
+# ensure_kafka_reference: Apache Kafka 2.5.1's jars (the broker, tools, clients, streams, Kafka Connect and their
+# dependencies) under build/kafka-2.5.1/libs, copied from Maven Central by tests/reference/pom.xml once per machine;
+# and MirrorMaker 2's (connect-mirror, whose oldest release Maven Central serves here is 2.7.2, with the Connect
+# runtime and clients of that release) under build/kafka-mirror-maker-2.7.2/libs, by tests/reference/mirror-maker/
+# pom.xml. Each marker file is written only after a complete copy, so an interrupted one is done again, and a pom
+# newer than its marker is copied again. Needs Maven (Debian's maven package).
 KAFKA_REFERENCE_LIBS="$ROOT/build/kafka-2.5.1/libs"
+MIRROR_MAKER_LIBS="$ROOT/build/kafka-mirror-maker-2.7.2/libs"
 ensure_kafka_reference() {
-    local marker="$KAFKA_REFERENCE_LIBS/.complete"
-    if [ -f "$marker" ] && [ ! "$ROOT/tests/reference/pom.xml" -nt "$marker" ]; then
+    _copy_maven_jars "$ROOT/tests/reference/pom.xml" "$KAFKA_REFERENCE_LIBS" "Apache Kafka 2.5.1's jars" &&
+        _copy_maven_jars "$ROOT/tests/reference/mirror-maker/pom.xml" "$MIRROR_MAKER_LIBS" "MirrorMaker 2's jars"
+}
+
+# _copy_maven_jars POM FOLDER WHAT: the runtime dependencies of POM copied into FOLDER, unless FOLDER/.complete is
+# newer than POM.
+_copy_maven_jars() {
+    local pom="$1" libs="$2" what="$3"
+    local marker="$libs/.complete"
+    if [ -f "$marker" ] && [ ! "$pom" -nt "$marker" ]; then
         return 0
     fi
     if ! command -v mvn >/dev/null 2>&1; then
         if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-            echo "installing maven from Debian (for Apache Kafka 2.5.1's jars)" >&2
+            echo "installing maven from Debian (for $what)" >&2
             (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq maven) >/dev/null 2>&1 || true
         fi
         if ! command -v mvn >/dev/null 2>&1; then
-            echo "$(basename "$0"): mvn not found: Apache Kafka 2.5.1's jars need Maven (apt-get install maven)" >&2
+            echo "$(basename "$0"): mvn not found: $what need Maven (apt-get install maven)" >&2
             return 1
         fi
     fi
-    echo "copying Apache Kafka 2.5.1's jars into $KAFKA_REFERENCE_LIBS (about 50 MB from Maven Central; once)" >&2
-    rm -rf "$KAFKA_REFERENCE_LIBS"
-    if ! mvn -q -B -Dstyle.color=never -f "$ROOT/tests/reference/pom.xml" dependency:copy-dependencies \
-            -DoutputDirectory="$KAFKA_REFERENCE_LIBS" >&2; then
-        echo "$(basename "$0"): could not copy Apache Kafka 2.5.1's jars (mvn failed)" >&2
+    echo "copying $what into $libs (from Maven Central; once)" >&2
+    rm -rf "$libs"
+    if ! mvn -q -B -Dstyle.color=never -f "$pom" dependency:copy-dependencies -DoutputDirectory="$libs" >&2; then
+        echo "$(basename "$0"): could not copy $what (mvn failed)" >&2
         return 1
     fi
     touch "$marker"

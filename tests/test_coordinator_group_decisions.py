@@ -305,6 +305,13 @@ def test_append_error_mapping():
     assert d.group_append_error(Errors.MESSAGE_TOO_LARGE) == Errors.UNKNOWN_SERVER_ERROR
 
 
+def test_a_timed_out_group_write_asks_for_a_rebalance_and_a_timed_out_commit_says_so():
+    # Kafka 2.5.1's storeGroup answers REBALANCE_IN_PROGRESS when its acks=all append times out; storeOffsets passes
+    # REQUEST_TIMED_OUT on, which the Java consumer retries.
+    assert d.group_append_error(Errors.REQUEST_TIMED_OUT) == Errors.REBALANCE_IN_PROGRESS
+    assert d.commit_append_error(Errors.REQUEST_TIMED_OUT) == Errors.REQUEST_TIMED_OUT
+
+
 def test_fetch_offsets_status():
     assert d.decide_fetch_offsets(OK, group_id="") is None
     assert d.decide_fetch_offsets(CoordinatorStatus(loading=True), group_id="g") == Errors.COORDINATOR_LOAD_IN_PROGRESS

@@ -419,7 +419,11 @@ def commit_append_error(append_error: Errors) -> Errors:
 
 
 def group_append_error(append_error: Errors) -> Errors:
-    """Map a log append error of group metadata to the JoinGroup/SyncGroup error."""
+    """Map a log append error of group metadata to the JoinGroup/SyncGroup error. A write that timed out waiting
+    for the offsets partition's followers asks the members to rejoin (Kafka's storeGroup): a Java client takes any
+    SyncGroup error it does not know, REQUEST_TIMED_OUT among them, as fatal (a Connect worker stops on it)."""
+    if append_error == Errors.REQUEST_TIMED_OUT:
+        return Errors.REBALANCE_IN_PROGRESS
     return _coordinator_append_error(append_error, Errors.UNKNOWN_SERVER_ERROR)
 
 
