@@ -166,7 +166,7 @@ def test_bootstrap_mode(fake):
         *bootstrap,
     )[:2] == (0, "Created topic orders.\n")
     code, out, _ = run_topics("--create", "--topic", "orders", "--partitions", "2", *bootstrap)
-    assert (code, out) == (1, "Error while executing topic command : Topic 'orders' already exists.\n")
+    assert (code, out) == (1, "Error while executing topic command : Topic orders already exists\n")
     assert run_topics("--create", "--topic", "orders", "--if-not-exists", *bootstrap)[:2] == (0, "")
     code, out, _ = run_topics("--create", "--topic", "my_topic", *bootstrap)
     assert out == topics.COLLISION_WARNING + "\nCreated topic my_topic.\n"
