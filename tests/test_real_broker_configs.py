@@ -51,8 +51,19 @@ def configs(cluster, *args):
     return tool("kafka-configs.sh", "--bootstrap-server", cluster.brokers[0].bootstrap, *args)
 
 
+ZOOKEEPER_WARNING = (
+    "Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.\n"
+    "Use --bootstrap-server instead to specify a broker to connect to.\n"
+)
+
+
 def zk_configs(cluster, *args):
-    return tool("kafka-configs.sh", "--zookeeper", cluster.zk_connect, *args)
+    """kafka-configs --zookeeper; its stdout without the deprecation warning Kafka 2.5 prints once the arguments
+    pass their checks."""
+    result = tool("kafka-configs.sh", "--zookeeper", cluster.zk_connect, *args)
+    if result.stdout.startswith(ZOOKEEPER_WARNING):
+        result.stdout = result.stdout[len(ZOOKEEPER_WARNING) :]
+    return result
 
 
 @pytest.mark.timeout(180)
@@ -215,7 +226,7 @@ def test_broker_configs_through_zookeeper(cluster, zk):
         "follower.replication.throttled.rate=1048576",
     )
     assert altered.returncode == 0, altered.stderr
-    assert altered.stdout.strip() == "Completed Updating config for entity: brokers '2'."
+    assert altered.stdout.strip() == "Completed updating config for entity: brokers '2'."
     assert (
         zk_configs(cluster, "--entity-type", "brokers", "--entity-name", "2", "--describe").stdout.strip()
         == "Configs for brokers '2' are follower.replication.throttled.rate=1048576"
@@ -238,7 +249,7 @@ def test_broker_configs_through_zookeeper(cluster, zk):
         "--add-config",
         "leader.replication.throttled.rate=2000000",
     )
-    assert default.stdout.strip() == "Completed Updating config for entity: default brokers."
+    assert default.stdout.strip() == "Completed updating config for entity: default brokers."
     wait_for(
         lambda: (
             describe_configs(cluster.broker(0).bootstrap, 4, "0", ["leader.replication.throttled.rate"])[
@@ -317,7 +328,7 @@ def test_client_and_user_quota_configs(cluster, zk):
             "producer_byte_rate=1024,consumer_byte_rate=2048,request_percentage=50",
         )
         assert altered.returncode == 0, altered.stderr
-        assert altered.stdout.strip() == "Completed Updating config for entity: %s." % printed
+        assert altered.stdout.strip() == "Completed updating config for entity: %s." % printed
         assert znode(zk, path) == {
             "version": 1,
             "config": {"producer_byte_rate": "1024", "consumer_byte_rate": "2048", "request_percentage": "50"},

@@ -125,9 +125,11 @@ def test_generate_execute_verify_list_and_bad_input(env):
     def verified():
         result = tool(TOOL, "--zookeeper", zk_connect, "--verify", "--reassignment-json-file", move_file)
         assert result.returncode == 0, result.stderr
-        return lines(result)[1] == "Reassignment of partition moves-0 is complete." and lines(result)
+        return lines(result)[1] == "Reassignment of partition moves-0 completed successfully" and lines(result)
 
-    assert wait_for(verified, 60, interval=0.5, message="moves-0 to complete")[0] == "Status of partition reassignment:"
+    assert (
+        wait_for(verified, 60, interval=0.5, message="moves-0 to complete")[0] == "Status of partition reassignment: "
+    )
     assert assignment(zk, "moves")[0] == [2, 1]
 
     # --execute through a broker uses AlterPartitionReassignments; --list shows nothing once it is done.
@@ -138,7 +140,7 @@ def test_generate_execute_verify_list_and_bad_input(env):
     wait_for(
         lambda: (
             lines(tool(TOOL, "--bootstrap-server", bootstrap, "--verify", "--reassignment-json-file", back_file))[1:]
-            == ["Reassignment of partition moves-1 is complete."]
+            == ["Reassignment of partition moves-1 completed successfully"]
         ),
         60,
         interval=0.5,
@@ -396,13 +398,13 @@ def test_throttled_reassignment_moves_data_at_the_throttle_rate(env):
         one_line_error(result, "Cannot execute because there is an existing partition assignment.  Use --additional")
     assert listed.startswith("Current partition reassignments:\nthrottled-0: replicas: ")
     assert "adding: 2. removing: 0." in listed
-    assert "Reassignment of partition throttled-0 is still in progress." in verified
+    assert "Reassignment of partition throttled-0 is still in progress" in verified
     assert "Throttle was removed." not in verified
 
     done = tool(TOOL, "--zookeeper", zk_connect, "--verify", "--reassignment-json-file", move_file)
     assert lines(done) == [
-        "Status of partition reassignment:",
-        "Reassignment of partition throttled-0 is complete.",
+        "Status of partition reassignment: ",
+        "Reassignment of partition throttled-0 completed successfully",
         "Throttle was removed.",
     ]
     assert "leader.replication.throttled.replicas" not in config_of(zk, "topics/throttled")

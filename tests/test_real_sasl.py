@@ -316,7 +316,7 @@ def test_a_scram_user_added_while_running_logs_in_on_every_broker(sasl_cluster):
         "--entity-name",
         "dave",
     )
-    assert code == 0 and "Completed Updating config for entity: user-principal 'dave'." in output
+    assert code == 0 and "Completed updating config for entity: user-principal 'dave'." in output
 
     def logs_in(broker):
         connection = BrokerConnection(

@@ -216,11 +216,11 @@ def test_zookeeper_json_round_trip():
 def test_paths_and_change_notifications():
     assert AclZNode.path("Topic", "events") == "/kafka-acl/Topic/events"
     assert AclZNode.path("Group", "g", "PREFIXED") == "/kafka-acl-extended/prefixed/Group/g"
-    assert AclChangeNotificationZNode.encode("Topic", "events") == b"Topic:events"
+    assert AclChangeNotificationZNode.encode("Topic", "events") == b"TOPIC:events"  # as Kafka 2.5 writes it
     assert AclChangeNotificationZNode.decode(b"Topic:a:b") == ("Topic", "a:b", "LITERAL")
     extended = AclChangeNotificationZNode.encode("Topic", "ev", "PREFIXED")
-    assert json.loads(extended) == {"version": 1, "resourceType": "Topic", "name": "ev", "patternType": "Prefixed"}
-    assert AclChangeNotificationZNode.decode(extended, "PREFIXED") == ("Topic", "ev", "Prefixed")
+    assert json.loads(extended) == {"version": 1, "resourceType": "TOPIC", "name": "ev", "patternType": "PREFIXED"}
+    assert AclChangeNotificationZNode.decode(extended, "PREFIXED") == ("TOPIC", "ev", "PREFIXED")
     assert (
         AclChangeNotificationZNode.path("PREFIXED", "0000000001")
         == "/kafka-acl-extended-changes/acl_changes_0000000001"

@@ -128,7 +128,8 @@ class PartitionReassignments:
         yield self.writer.refresh([tp])
         batch = self.requests.new_batch()
         current = context.leadership.get(tp)
-        if current is not None:
+        # A target already in the ISR completes at once: Kafka bumps the leader epoch only when it completes.
+        if current is not None and not all(replica in current.isr for replica in move.target):
             written = yield self.writer.write(
                 {tp: current._replace(leader_epoch=current.leader_epoch + 1, controller_epoch=context.epoch)}, batch
             )
@@ -163,9 +164,9 @@ class PartitionReassignments:
             proposal = LeaderIsr(
                 chosen.leader, current.leader_epoch + 1, list(current.isr), context.epoch, current.zk_version
             )
+        # One more leader epoch for each leaver taken out of the ISR, as Kafka's OfflineReplica transitions write.
         for replica in move.removing:
             proposal = remove_replica_from_isr(proposal, replica, context.epoch) or proposal
-        proposal = proposal._replace(leader_epoch=current.leader_epoch + 1)
         written = yield self.writer.write({tp: proposal}, batch)
         if tp not in written:
             context.assignments[tp] = move.replicas

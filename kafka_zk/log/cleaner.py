@@ -383,6 +383,27 @@ class Throttler:
             self._observed = 0
 
 
+class _CleanedChunk:
+    """What the cleaner kept of one read of a segment: appended to the cleaned segment at once."""
+
+    def __init__(self) -> None:
+        self.start: int | None = None
+        self.parts: list[bytes] = []
+        self.largest_offset = -1
+        self.max_timestamp = -1
+        self.offset_of_max_timestamp = -1
+
+    def add(self, last_offset: int, max_timestamp: int, offset_of_max: int, kept: bytes) -> None:
+        self.parts.append(kept)
+        self.largest_offset = max(self.largest_offset, last_offset)
+        if max_timestamp > self.max_timestamp:
+            self.max_timestamp, self.offset_of_max_timestamp = max_timestamp, offset_of_max
+
+    def append_to(self, cleaned: LogSegment) -> None:
+        if self.parts:
+            cleaned.append(self.largest_offset, self.max_timestamp, self.offset_of_max_timestamp, b"".join(self.parts))
+
+
 def _read_batches(fd: int, size: int, io_buffer_size: int, start: int = 0) -> Iterator[tuple[BatchHeader, bytes]]:
     """Yield (header, batch bytes) for the complete batches of a segment file read through ``fd``."""
     pos = start
@@ -566,10 +587,21 @@ class Cleaner:
         transactions: TransactionTracker,
     ) -> None:
         self._check_abort(plan)
+        # Kafka's cleaner reads a segment a read buffer (half the I/O buffer) at a time and appends what it kept of
+        # each read in one append, so the cleaned segment's index entries fall where Kafka's do.
+        read_size = max(1, self.io_buffer_size // 2)
+        chunk = _CleanedChunk()
+        position = 0
         fd = self._open(info)
         try:
             for header, raw in _read_batches(fd, info.size, self.io_buffer_size):
                 self._check_abort(plan)
+                if chunk.start is not None and position + len(raw) - chunk.start > read_size:
+                    chunk.append_to(cleaned)
+                    chunk = _CleanedChunk()
+                if chunk.start is None:
+                    chunk.start = position
+                position += len(raw)
                 result.bytes_read += len(raw)
                 self.throttler.maybe_throttle(len(raw))
                 out, max_timestamp, offset_of_max, count = self._filter_batch(
@@ -580,7 +612,8 @@ class Cleaner:
                     continue
                 result.records_written += count
                 result.bytes_written += len(out)
-                cleaned.append(header.last_offset, max_timestamp, offset_of_max, out)
+                chunk.add(header.last_offset, max_timestamp, offset_of_max, out)
+            chunk.append_to(cleaned)
         finally:
             os.close(fd)
 

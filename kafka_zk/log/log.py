@@ -334,11 +334,27 @@ class Log:
         self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
         self.producer_state.map_end_offset = new_base
         take_snapshot(self)
-        keep_from = min(
-            self._segments[-2].base_offset, self._segments[max(0, self._floor_index(self.recovery_point))].base_offset
-        )
-        delete_snapshots_before(self, keep_from)
+        self.delete_snapshots_after_recovery_point_checkpoint()
         return segment
+
+    def delete_snapshots_after_recovery_point_checkpoint(self) -> None:
+        """Keep the producer snapshots of the last two segments and from the segment below the recovery point on, as
+        Kafka does after each recovery-point checkpoint (and at a roll)."""
+
+        def base_below(offset: int) -> int | None:
+            index = bisect.bisect_left(self._bases, offset) - 1
+            return self._bases[index] if index >= 0 else None
+
+        active = self._bases[-1]
+        below_active = base_below(active)
+        below_recovery = base_below(self.recovery_point)
+        delete_snapshots_before(
+            self,
+            min(
+                active if below_active is None else below_active,
+                self.recovery_point if below_recovery is None else below_recovery,
+            ),
+        )
 
     # -- reading -----------------------------------------------------------------------------
 

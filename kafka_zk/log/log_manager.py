@@ -435,11 +435,12 @@ class LogManager:
 
     def checkpoint_recovery_points(self) -> None:
         for log_dir in self.live_log_dirs:
+            logs = self._logs_in(log_dir)
             self._write_checkpoint(
-                log_dir,
-                RECOVERY_POINT_CHECKPOINT,
-                {tp: log.recovery_point for tp, log in self._logs_in(log_dir).items()},
+                log_dir, RECOVERY_POINT_CHECKPOINT, {tp: log.recovery_point for tp, log in logs.items()}
             )
+            for log in logs.values():
+                log.delete_snapshots_after_recovery_point_checkpoint()
 
     def checkpoint_log_start_offsets(self) -> None:
         """Record log start offsets that are above the first segment's base (after DeleteRecords)."""

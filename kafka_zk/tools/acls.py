@@ -338,8 +338,9 @@ class BrokerBackend:
     def describe(self, binding_filter):
         try:
             return self.admin.describe_acls(binding_filter)
-        except KafkaResponseError as error:
-            raise CommandError(str(error)) from None
+        except KafkaResponseError as error:  # Kafka 2.5.1 prints its future's ExecutionException's message
+            name = "".join(part.capitalize() for part in error.error.name.split("_")) + "Exception"
+            raise CommandError("org.apache.kafka.common.errors.%s: %s" % (name, error.message)) from None
 
     def delete(self, filters):
         for error, message, _ in self.admin.delete_acls(filters):

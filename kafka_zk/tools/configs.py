@@ -182,6 +182,9 @@ def run(args, out, err, admin_factory=AdminClient, zk_admin_factory=ZkAdmin):
         raise UsageError("Command must include exactly one action: --describe, --alter")
     try:
         check_args(args)
+        if args.zookeeper:
+            print("Warning: --zookeeper is deprecated and will be removed in a future version of Kafka.", file=out)
+            print("Use --bootstrap-server instead to specify a broker to connect to.", file=out)
         additions = parse_add_config(args.add_config)
         deletions = [name.strip() for name in (args.delete_config or "").split(",") if name.strip()]
         if "message.format.version" in additions:
@@ -345,7 +348,7 @@ def _with_zookeeper(args, additions, deletions, out, zk_admin_factory):
             configs.pop(key, None)
         _validate_for_zookeeper(zk, entity_type, name, configs)
         zk.set_entity_config(entity_type, name, configs)
-        print("Completed Updating config for entity: %s." % entity, file=out)
+        print("Completed updating config for entity: %s." % entity, file=out)
         return 0
     finally:
         admin.close()

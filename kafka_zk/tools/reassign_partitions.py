@@ -538,11 +538,12 @@ def _apply_throttles(backend, args, current, proposed):
         rates.update({LEADER_RATE: str(args.throttle), FOLLOWER_RATE: str(args.throttle)})
     if args.replica_alter_log_dirs_throttle >= 0:
         rates[ALTER_LOG_DIRS_RATE] = str(args.replica_alter_log_dirs_throttle)
-    for broker_id in brokers:
-        backend.set_broker_configs(broker_id, rates)
+    # The moved topics' replica lists first, then the brokers' rates, in Kafka 2.5's order.
     if args.throttle >= 0:
         for topic, (leader, follower) in throttled_replicas(current, proposed).items():
             backend.set_topic_configs(topic, {LEADER_REPLICAS: leader, FOLLOWER_REPLICAS: follower})
+    for broker_id in brokers:
+        backend.set_broker_configs(broker_id, rates)
 
 
 def verify(backend, args, out):
@@ -550,21 +551,22 @@ def verify(backend, args, out):
     proposed = dict(entries)
     ongoing = backend.ongoing()
     current = backend.assignment(sorted({tp[0] for tp in proposed}))
-    print("Status of partition reassignment:", file=out)
+    print("Status of partition reassignment: ", file=out)  # Kafka 2.5's words, its trailing space included
     complete = True
     for tp, target in sorted(proposed.items()):
         if tp in ongoing:
             complete = False
-            print("Reassignment of partition %s is still in progress." % _name(tp), file=out)
+            print("Reassignment of partition %s is still in progress" % _name(tp), file=out)
         elif current.get(tp) == target:
-            print("Reassignment of partition %s is complete." % _name(tp), file=out)
+            print("Reassignment of partition %s completed successfully" % _name(tp), file=out)
         else:
             complete = False
             print(
-                "There is no active reassignment of partition %s, but replica set is %s rather than %s."
-                % (_name(tp), ",".join(map(str, current.get(tp, []))), ",".join(map(str, target))),
+                "ERROR: Assigned replicas (%s) don't match the list of replicas for reassignment (%s) for partition %s"
+                % (",".join(map(str, current.get(tp, []))), ",".join(map(str, target)), _name(tp)),
                 file=out,
             )
+            print("Reassignment of partition %s failed" % _name(tp), file=out)
     if complete and not args.preserve_throttles:
         if _remove_throttles(backend, sorted({tp[0] for tp in proposed})):
             print("Throttle was removed.", file=out)

@@ -250,8 +250,18 @@ def _print(out, line=""):
     print(line, file=out)
 
 
+# Java exception classes whose names are not the error's name in CamelCase with "Exception".
+_EXCEPTION_CLASSES = {
+    Errors.INVALID_CONFIG: "InvalidConfigurationException",
+    Errors.UNKNOWN_SERVER_ERROR: "UnknownServerException",
+}
+
+
 def _raise_response(error, message):
-    raise CommandError(message or error.message)
+    """A broker's error as Kafka 2.5.1's TopicCommand prints what its AdminClient future threw: the exception's class
+    and message."""
+    name = _EXCEPTION_CLASSES.get(error) or "".join(part.capitalize() for part in error.name.split("_")) + "Exception"
+    raise CommandError("org.apache.kafka.common.errors.%s: %s" % (name, message or error.message))
 
 
 def _creation_request(args, out):
@@ -280,8 +290,10 @@ def run_with_admin(action, args, admin, out):
             configs,
         )
         error, message = admin.create_topics([new]).get(args.topic, (Errors.UNKNOWN_SERVER_ERROR, None))
-        if error == Errors.TOPIC_ALREADY_EXISTS and args.if_not_exists:
-            return
+        if error == Errors.TOPIC_ALREADY_EXISTS:
+            if args.if_not_exists:
+                return
+            raise CommandError("Topic %s already exists" % args.topic)  # Kafka 2.5.1's TopicCommand's words
         if error != Errors.NONE:
             _raise_response(error, message)
         _print(out, "Created topic %s." % args.topic)
@@ -304,8 +316,7 @@ def run_with_admin(action, args, admin, out):
             if error != Errors.NONE:
                 _raise_response(error, message)
     elif action == "describe":
-        found = topics()
-        _ensure_topic_exists(found, args.topic, args)
+        found = topics()  # Kafka 2.5.1 describes no unknown topic through the brokers, with no error
         if not found:
             return
         try:

@@ -22,7 +22,12 @@ class _PathAcl(list):
 
 class _SecuredTransaction(TransactionRequest):
     def create(self, path, value=b"", acl=None, ephemeral=False, sequence=False):
-        return super().create(path, value, self.client.acl_for(path, acl), ephemeral, sequence)
+        created = super().create(
+            path, b"" if value is None else value, self.client.acl_for(path, acl), ephemeral, sequence
+        )
+        if value is None:  # kazoo checks for bytes, its wire format has null data: a create with no data at all
+            self.operations[-1] = self.operations[-1]._replace(data=None)
+        return created
 
 
 class SecuredKazooClient(KazooClient):
@@ -37,8 +42,10 @@ class SecuredKazooClient(KazooClient):
             return acl
         return _PathAcl(kazoo_acls(self.security.acls_for(path.rstrip("/") or "/")))
 
+    # value None by default: the parents kazoo's makepath creates (through ensure_path_async, which passes no value)
+    # hold no data at all, as those of Kafka's createRecursive; every other caller gives its data.
     def create_async(
-        self, path, value=b"", acl=None, ephemeral=False, sequence=False, makepath=False, include_data=False
+        self, path, value=None, acl=None, ephemeral=False, sequence=False, makepath=False, include_data=False
     ):
         return super().create_async(
             path,

@@ -63,9 +63,10 @@ class AclZNode:
 
 
 class AclChangeNotificationZNode:
-    """acl_changes_<seq> naming the pattern whose ACLs changed: ``Topic:events`` under /kafka-acl-changes for a
-    literal one, ``{"version":1,"resourceType":"Topic","name":"ev","patternType":"Prefixed"}`` under
-    /kafka-acl-extended-changes for the others."""
+    """acl_changes_<seq> naming the pattern whose ACLs changed: ``TOPIC:events`` under /kafka-acl-changes for a
+    literal one, ``{"version":1,"resourceType":"TOPIC","name":"ev","patternType":"PREFIXED"}`` under
+    /kafka-acl-extended-changes for the others: the Java enums' names, as Kafka 2.5 writes them (readers take any
+    case)."""
 
     @staticmethod
     def parent(pattern_type: str = "LITERAL") -> str:
@@ -78,9 +79,9 @@ class AclChangeNotificationZNode:
     @staticmethod
     def encode(resource_type: str, name: str, pattern_type: str = "LITERAL") -> bytes:
         if pattern_type.upper() == "LITERAL":
-            return f"{resource_type}:{name}".encode("utf-8")
+            return f"{resource_type.upper()}:{name}".encode("utf-8")
         return _encode_json(
-            {"version": 1, "resourceType": resource_type, "name": name, "patternType": pattern_type.capitalize()}
+            {"version": 1, "resourceType": resource_type.upper(), "name": name, "patternType": pattern_type.upper()}
         )
 
     @staticmethod

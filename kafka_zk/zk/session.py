@@ -64,7 +64,7 @@ class ControllerMovedError(Exception):
 
 class CreateOp(NamedTuple):
     path: str
-    data: bytes = b""
+    data: bytes | None = None  # no data at all unless given, as Kafka's createRecursive
     ephemeral: bool = False
     sequential: bool = False
 
@@ -412,7 +412,7 @@ class ZkSession:
     def _create_ignoring_existing(self, paths: Iterable[str]) -> dict[str, Any]:
         return {
             path: result
-            for path, result in self._batch(paths, lambda p: self._zk.create_async(p, b"")).items()
+            for path, result in self._batch(paths, lambda p: self._zk.create_async(p, None)).items()
             if not isinstance(result, NodeExistsError)
         }
 

@@ -55,6 +55,8 @@ def handle(request, *, controller, authorizer=None):
     # A broker that is not the controller answers NOT_CONTROLLER for each named partition (nothing for
     # "all partitions"), with no top-level error, like Kafka 2.5's controller.
     results = yield controller().elect_leaders(election_type, partitions)
+    if partitions is None:  # Kafka answers an election of all partitions with those it elected or failed alone
+        results = {tp: code for tp, code in results.items() if code != Errors.ELECTION_NOT_NEEDED}
     topics = {}
     for (topic, index), code in sorted(results.items()):
         topics.setdefault(topic, []).append(
