@@ -10,8 +10,16 @@ API_KEY = 37
 
 
 @defer.inlineCallbacks
-def handle(request, *, admin, authorizer=None):
+def handle(request, *, admin, controller, authorizer=None):
     body = request.body
+    if not controller().is_active:  # only the controller adds partitions: Kafka 2.5 answers before anything else
+        return {
+            "throttle_time_ms": 0,
+            "results": [
+                {"name": topic["name"], "error_code": Errors.NOT_CONTROLLER, "error_message": None}
+                for topic in body["topics"]
+            ],
+        }
     alterable = authorized_names(
         authorizer, request, AclOperation.ALTER, ResourceType.TOPIC, [topic["name"] for topic in body["topics"]]
     )
