@@ -28,7 +28,7 @@ def handle(request, *, authorizer):
         }
         for pattern, entries in group_by_pattern(bindings).items()
     ]
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": None, "resources": resources}
+    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": "", "resources": resources}
 
 
 def _error(error, message):
