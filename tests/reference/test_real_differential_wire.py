@@ -81,9 +81,6 @@ KNOWN = {
     "alice: delete acls": "Kafka's text prints its request object",
     "alice: alter reassignments": "Kafka's text prints its request object",
     "alice: list reassignments": "Kafka's text prints its request object",
-    "leader and isr from a stale controller": "Kafka checks the broker epoch first",
-    "update metadata from a stale controller": "Kafka checks the broker epoch first",
-    "stop replica from a stale controller": "Kafka checks the broker epoch first",
     "controlled shutdown of a broker not here": "UNKNOWN_SERVER_ERROR in Kafka from v2",
     "controlled shutdown sent to a broker not the controller": "STALE_CONTROLLER_EPOCH in Kafka",
     "alter reassignments sent to a broker not the controller": "NOT_CONTROLLER at the top level in Kafka",
@@ -104,6 +101,9 @@ FIXED = {
     "describe acls",
     "produce a corrupt batch",
     "idempotent produce, out of sequence",
+    "leader and isr from a stale controller",
+    "update metadata from a stale controller",
+    "stop replica from a stale controller",
 }
 
 
