@@ -60,7 +60,6 @@ KNOWN = {
     "alice: create topics": "configs [] in v5 of a denied topic",
     "produce garbage bytes": "Kafka closes the connection on records that fail while parsing",
     "list offsets: latest, earliest, by time, unknown partition and topic/v0": "v0 old_style_offsets",
-    "idempotent produce, a duplicate": "log_append_time_ms of a duplicate",
     "delete a committed offset": "Kafka repeats the topic once per partition",
     "describe configs of a topic, a broker, unknown ones": "texts; inter.broker.protocol.version 2.5-IV0",
     "alter configs": "a resource named twice: answered once by Kafka",
@@ -104,6 +103,7 @@ FIXED = {
     "stop replica from a stale controller",
     "create partitions",
     "list offsets naming a partition twice",
+    "idempotent produce, a duplicate",
 }
 
 
