@@ -10,7 +10,8 @@ A step is a dict:
   body      the request; a value that is callable is called with the step's variables, a string "$x" is the
             variable x and "$x" inside a longer string is replaced by its text
   save      {variable: path into the response}, read on each cluster from its own answer
-  until     a test of the answer: the request is repeated (up to 30 s) until it holds, and the last answer compared
+  until     a test of the answer (and of the variables, if it takes two arguments): the request is repeated (up to
+            15 s) until it holds, and the last answer compared
   when      a test of the variables (the version is "version"): the step is left out where it fails, on both sides
   raw       instead of api/body: a frame sent as bytes (see the test's RAW_FRAMES), for what our codec cannot encode
 A repeat {"repeat": name, "apis": [...], "steps": [...]} runs its steps once per index i from 0 to the highest
@@ -352,11 +353,21 @@ PRODUCE_FETCH = [
         "body": fetch([(TOPIC, 0, 0, 0), (TOPIC, 0, 0, 5)]),
     },
     {
+        "name": "the leader's end of a partition",
+        "api": "ListOffsets",
+        "versions": [5],
+        "to": 0,
+        "body": list_offsets([(TOPIC, 0, -1, -1)]),
+        "save": {"end": ("topics", 0, "partitions", 0, "offset")},
+    },
+    {
         "name": "fetch from a follower",
         "api": "Fetch",
         "versions": [10, 11],
         "to": 1,
         "body": fetch([(TOPIC, 0, 0, -1)]),
+        # a follower learns the high watermark on its next fetch from the leader
+        "until": lambda r, v: partition_of(r)["error_code"] != 0 or partition_of(r)["high_watermark"] == v["end"],
     },
     {
         "name": "fetch, opening a session",
