@@ -66,7 +66,6 @@ KNOWN = {
     "alter configs": "a resource named twice: answered once by Kafka",
     "incremental alter configs": "Kafka fails an APPEND to a default cleanup.policy with an internal error",
     "describe configs after the alters": "follows from the APPEND Kafka failed",
-    "elect preferred leaders": "ELECTION_NOT_NEEDED's message",
     "reassignments: cancel none, unknown topic": _MESSAGE,
     "reassignments: invalid replicas": _MESSAGE,
     "create an acl of an unknown resource type": "Kafka closes the connection",
@@ -78,7 +77,6 @@ KNOWN = {
     "alice: alter reassignments": "Kafka's text prints its request object",
     "alice: list reassignments": "Kafka's text prints its request object",
     "controlled shutdown of a broker not here": "UNKNOWN_SERVER_ERROR in Kafka from v2",
-    "controlled shutdown sent to a broker not the controller": "STALE_CONTROLLER_EPOCH in Kafka",
     "alter reassignments sent to a broker not the controller": "NOT_CONTROLLER at the top level in Kafka",
     "list reassignments sent to a broker not the controller": _MESSAGE,
 }
@@ -105,6 +103,8 @@ FIXED = {
     "idempotent produce, a duplicate",
     "alice: find a group coordinator",
     "alice: find a transaction coordinator",
+    "elect preferred leaders",
+    "controlled shutdown sent to a broker not the controller",
 }
 
 
