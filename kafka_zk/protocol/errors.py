@@ -58,7 +58,7 @@ class Errors(IntEnum):
     INVALID_REPLICATION_FACTOR = (38, False, "The replication factor is invalid.")
     INVALID_REPLICA_ASSIGNMENT = (39, False, "The replica assignment is invalid.")
     INVALID_CONFIG = (40, False, "The configuration is invalid.")
-    NOT_CONTROLLER = (41, True, "This broker is not the controller.")
+    NOT_CONTROLLER = (41, True, "This is not the correct controller for this cluster.")
     INVALID_REQUEST = (42, False, "The request is malformed or not valid for this broker.")
     UNSUPPORTED_FOR_MESSAGE_FORMAT = (43, False, "The topic's message format version does not allow this.")
     POLICY_VIOLATION = (44, False, "The request breaks a configured policy.")
