@@ -14,9 +14,8 @@ def handle(request, *, authorizer):
     if authorizer is None:
         return _error(Errors.SECURITY_DISABLED, NO_AUTHORIZER)
     binding_filter = filter_of(request.body)
-    if binding_filter.has_unknown():
-        return _error(Errors.INVALID_REQUEST, "The filter contains UNKNOWN elements")
-    bindings = authorizer.acls(binding_filter)
+    # a filter with UNKNOWN elements matches no ACL: Kafka 2.5 answers no error and no resources
+    bindings = [] if binding_filter.has_unknown() else authorizer.acls(binding_filter)
     if request.api_version == 0:
         bindings = [b for b in bindings if b.pattern.pattern_type == PatternType.LITERAL]
     resources = [
