@@ -9,6 +9,7 @@ from kafka_zk.record.records import iter_records
 from tests.cluster_support import wait_for
 
 _SIZE = struct.Struct(">i")
+NOT_CONTROLLER = 41
 _correlation_ids = itertools.count(1)
 
 
@@ -110,8 +111,26 @@ def partition_leaders(bootstrap, topic):
     return leaders
 
 
+def controller_bootstrap(bootstrap, timeout=30.0):
+    """host:port of the controller, as the broker at ``bootstrap`` knows it (once it knows one)."""
+
+    def known():
+        response = metadata(bootstrap, [])
+        return next(
+            (
+                "%s:%d" % (broker["host"], broker["port"])
+                for broker in response["brokers"]
+                if broker["node_id"] == response["controller_id"]
+            ),
+            None,
+        )
+
+    return wait_for(known, timeout, message="a controller known to %s" % bootstrap)
+
+
 def create_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None):
-    """CreateTopics v3; assignments {partition: [broker ids]} pin replicas. Returns the error code."""
+    """CreateTopics v3, sent to the controller (only it creates topics: any other broker answers NOT_CONTROLLER),
+    found through ``bootstrap``; assignments {partition: [broker ids]} pin replicas. Returns the error code."""
     topic = {
         "name": name,
         "num_partitions": -1 if assignments else partitions,
@@ -119,8 +138,15 @@ def create_topic(bootstrap, name, assignments=None, partitions=1, replication_fa
         "assignments": [{"partition_index": p, "broker_ids": list(b)} for p, b in (assignments or {}).items()],
         "configs": [{"name": k, "value": v} for k, v in (configs or {}).items()],
     }
-    response = request(bootstrap, 19, 3, {"topics": [topic], "timeout_ms": 30000, "validate_only": False})
-    return response["topics"][0]["error_code"]
+    body = {"topics": [topic], "timeout_ms": 30000, "validate_only": False}
+    error = wait_for(
+        lambda: (lambda code: None if code == NOT_CONTROLLER else (code,))(
+            request(controller_bootstrap(bootstrap), 19, 3, body)["topics"][0]["error_code"]
+        ),
+        30.0,
+        message="the controller to create %s" % name,
+    )
+    return error[0]
 
 
 def create_led_topic(bootstrap, name, assignments=None, partitions=1, replication_factor=1, configs=None, timeout=30.0):

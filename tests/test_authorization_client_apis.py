@@ -533,6 +533,10 @@ def test_internal_topics_are_never_added_to_a_transaction_directly():
 # -- Topic administration --------------------------------------------------------------------------------------
 
 
+# CreateTopics, DeleteTopics and CreatePartitions are the active controller's.
+ACTIVE = lambda: Spy(is_active=True)  # noqa: E731
+
+
 def test_create_topics_needs_create_on_the_cluster_or_the_topic_and_describe_configs_to_see_configs():
     created = []
 
@@ -563,7 +567,9 @@ def test_create_topics_needs_create_on_the_cluster_or_the_topic_and_describe_con
 
     def send(authorizer):
         answer = result_of(
-            create_topics.handle(request(19, 5, body), admin=Spy(create_topics=create), authorizer=authorizer)
+            create_topics.handle(
+                request(19, 5, body), admin=Spy(create_topics=create), controller=ACTIVE, authorizer=authorizer
+            )
         )
         return {
             t["name"]: (
@@ -594,6 +600,7 @@ def test_delete_topics_needs_delete_on_the_topic():
             request(20, 3, body),
             admin=admin,
             config={"delete.topic.enable": True},
+            controller=ACTIVE,
             authorizer=GrantedAuthorizer(grant(Op.DELETE, Rt.TOPIC, "t")),
         )
     )
@@ -617,7 +624,10 @@ def test_create_partitions_needs_alter_on_the_topic():
     }
     answer = result_of(
         create_partitions.handle(
-            request(37, 1, body), admin=admin, authorizer=GrantedAuthorizer(grant(Op.ALTER, Rt.TOPIC, "t"))
+            request(37, 1, body),
+            admin=admin,
+            controller=ACTIVE,
+            authorizer=GrantedAuthorizer(grant(Op.ALTER, Rt.TOPIC, "t")),
         )
     )
     assert sorted((r["name"], r["error_code"]) for r in answer["results"]) == [
@@ -635,7 +645,10 @@ def test_denied_answers_encode_on_the_wire():
     }
     answer = result_of(
         create_topics.handle(
-            request(19, 5, body), admin=Spy(create_topics=lambda *a: defer.succeed([])), authorizer=NOTHING
+            request(19, 5, body),
+            admin=Spy(create_topics=lambda *a: defer.succeed([])),
+            controller=ACTIVE,
+            authorizer=NOTHING,
         )
     )
     _, decoded = decode_response(19, 5, encode_response(19, 5, 1, answer))

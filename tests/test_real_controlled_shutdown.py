@@ -49,7 +49,9 @@ def test_sigterm_moves_leaders_before_the_broker_leaves(make_cluster):
     response = request(controller.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})
     assert response["error_code"] == Errors.BROKER_NOT_AVAILABLE
     other = next(b for b in cluster.cluster.brokers if b.broker_id not in (1, controller.broker_id))
-    assert request(other.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})["error_code"] == Errors.NOT_CONTROLLER
+    # a broker not the controller answers as Kafka 2.5's does: its ControllerMovedException, STALE_CONTROLLER_EPOCH
+    answer = request(other.bootstrap, 7, 3, {"broker_id": 1, "broker_epoch": -1})
+    assert answer["error_code"] == Errors.STALE_CONTROLLER_EPOCH
 
 
 @pytest.mark.timeout(180)

@@ -690,7 +690,8 @@ class AdminClient:
             for p, e in bindings
         ]
         response = self._acl_request(create_acls.API_KEY, lambda version: {"creations": creations}, node_id)
-        return [(Errors.from_code(r["error_code"]), r.get("error_message")) for r in response["results"]]
+        # Kafka 2.5 answers "" beside a success: no message, as None says
+        return [(Errors.from_code(r["error_code"]), r.get("error_message") or None) for r in response["results"]]
 
     def delete_acls(self, filters, node_id=None):
         """Delete what each AclBindingFilter selects; per filter (Errors member, message, [(AclBinding, Errors

@@ -204,11 +204,12 @@ def supported_api_versions() -> list[tuple[int, int, int]]:
 def encode_unsupported_api_versions(correlation_id: int, supported: list[tuple[int, int, int]] | None = None) -> bytes:
     """The reply to an ApiVersions request at a version we do not serve, without frame length.
 
-    Response header v0, then the v0 body: UNSUPPORTED_VERSION and our full api_keys list, so the
-    client can retry at a version we both know. ``supported`` defaults to everything we serve.
+    Response header v0, then the v0 body: UNSUPPORTED_VERSION and, of ``supported`` (by default everything we
+    serve), only ApiVersions' own range, as Kafka 2.5 answers: the client retries at a version both know.
     """
     if supported is None:
         supported = supported_api_versions()
+    supported = [entry for entry in supported if entry[0] == api_versions.API_KEY]
     writer = Writer()
     writer.write_int32(correlation_id)
     body = {

@@ -13,6 +13,9 @@ API_KEY = 45
 def handle(request, *, controller, authorizer=None):
     if not cluster_authorized(authorizer, request, AclOperation.ALTER):
         return _denied(request.body["topics"])
+    if not controller().is_active:  # as Kafka 2.5's controller: a top-level error, no partitions
+        moved = Errors.NOT_CONTROLLER
+        return {"throttle_time_ms": 0, "error_code": moved, "error_message": moved.message, "responses": []}
     targets = {
         (topic["name"], partition["partition_index"]): partition["replicas"]
         for topic in request.body["topics"]
@@ -26,7 +29,7 @@ def handle(request, *, controller, authorizer=None):
     return {
         "throttle_time_ms": 0,
         "error_code": Errors.NONE,
-        "error_message": None,
+        "error_message": "",  # Kafka 2.5's text beside a success
         "responses": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()],
     }
 

@@ -25,12 +25,13 @@ def in_arrival_order(apply):
 
 def fencing_error(body, controller_epoch, broker_epoch):
     """STALE_CONTROLLER_EPOCH / STALE_BROKER_EPOCH, or None if the request may be applied; ``controller_epoch``
-    is the latest this broker has seen, ``broker_epoch`` that of its current registration."""
-    if body["controller_epoch"] < controller_epoch:
-        return Errors.STALE_CONTROLLER_EPOCH
+    is the latest this broker has seen, ``broker_epoch`` that of its current registration. The broker epoch is
+    checked first, as Kafka 2.5's KafkaApis does before its ReplicaManager checks the controller epoch."""
     request_epoch = body.get("broker_epoch", -1)
     if request_epoch != -1 and request_epoch < broker_epoch:
         return Errors.STALE_BROKER_EPOCH
+    if body["controller_epoch"] < controller_epoch:
+        return Errors.STALE_CONTROLLER_EPOCH
     return None
 
 

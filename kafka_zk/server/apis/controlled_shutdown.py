@@ -14,8 +14,8 @@ def handle(request, *, controller, authorizer=None):
     body = request.body
     if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
         return {"error_code": Errors.CLUSTER_AUTHORIZATION_FAILED, "remaining_partitions": []}
-    if not controller().is_active:
-        return {"error_code": Errors.NOT_CONTROLLER, "remaining_partitions": []}
+    if not controller().is_active:  # Kafka 2.5's ControllerMovedException, whose code is STALE_CONTROLLER_EPOCH
+        return {"error_code": Errors.STALE_CONTROLLER_EPOCH, "remaining_partitions": []}
     error, remaining = yield controller().controlled_shutdown(body["broker_id"], body["broker_epoch"])
     return {
         "error_code": error,

@@ -19,7 +19,10 @@ def handle(request, *, authorizer):
     results = yield authorizer.create_acls([binding_of(creation) for creation in creations])
     return {
         "throttle_time_ms": 0,
-        "results": [{"error_code": error, "error_message": message} for error, message in results],
+        # Kafka 2.5 answers an empty text, not null, beside a success
+        "results": [
+            {"error_code": error, "error_message": "" if message is None else message} for error, message in results
+        ],
     }
 
 

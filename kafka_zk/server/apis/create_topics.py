@@ -10,9 +10,25 @@ API_KEY = 19
 
 
 @defer.inlineCallbacks
-def handle(request, *, admin, authorizer=None):
+def handle(request, *, admin, controller, authorizer=None):
     body = request.body
     version = request.api_version
+    if not controller().is_active:  # only the controller creates topics: Kafka 2.5 answers before anything else
+        return {
+            "throttle_time_ms": 0,
+            "topics": [
+                {
+                    "name": topic["name"],
+                    "error_code": Errors.NOT_CONTROLLER,
+                    "error_message": "" if version >= 1 else None,
+                    "num_partitions": -1,
+                    "replication_factor": -1,
+                    "configs": [],
+                    "topic_config_error_code": Errors.NONE,
+                }
+                for topic in body["topics"]
+            ],
+        }
     seen = set()
     duplicates = set()
     for topic in body["topics"]:

@@ -10,9 +10,14 @@ API_KEY = 20
 
 
 @defer.inlineCallbacks
-def handle(request, *, admin, config, authorizer=None):
+def handle(request, *, admin, config, controller, authorizer=None):
     body = request.body
     names = body["topic_names"]
+    if not controller().is_active:  # only the controller deletes topics: Kafka 2.5 answers before anything else
+        return {
+            "throttle_time_ms": 0,
+            "responses": [{"name": name, "error_code": Errors.NOT_CONTROLLER} for name in names],
+        }
     if not config["delete.topic.enable"]:  # answered before authorization, as Kafka
         deletable = set(names)
     else:

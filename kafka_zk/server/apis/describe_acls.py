@@ -14,9 +14,8 @@ def handle(request, *, authorizer):
     if authorizer is None:
         return _error(Errors.SECURITY_DISABLED, NO_AUTHORIZER)
     binding_filter = filter_of(request.body)
-    if binding_filter.has_unknown():
-        return _error(Errors.INVALID_REQUEST, "The filter contains UNKNOWN elements")
-    bindings = authorizer.acls(binding_filter)
+    # a filter with UNKNOWN elements matches no ACL: Kafka 2.5 answers no error and no resources
+    bindings = [] if binding_filter.has_unknown() else authorizer.acls(binding_filter)
     if request.api_version == 0:
         bindings = [b for b in bindings if b.pattern.pattern_type == PatternType.LITERAL]
     resources = [
@@ -28,7 +27,7 @@ def handle(request, *, authorizer):
         }
         for pattern, entries in group_by_pattern(bindings).items()
     ]
-    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": None, "resources": resources}
+    return {"throttle_time_ms": 0, "error_code": Errors.NONE, "error_message": "", "resources": resources}
 
 
 def _error(error, message):

@@ -25,6 +25,8 @@ def election_error_message(code, election_type, topic, partition):
         )
     if code == Errors.UNKNOWN_TOPIC_OR_PARTITION:
         return "The partition does not exist."
+    if code == Errors.ELECTION_NOT_NEEDED:
+        return "Leader election not needed for topic partition"
     if code == Errors.INVALID_TOPIC_EXCEPTION:
         return "The topic is being deleted"
     return None

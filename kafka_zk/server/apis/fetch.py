@@ -125,16 +125,19 @@ def handle(
                 records = down_convert(records, 0 if version <= 1 else 1)
             if counting and records:
                 topic_stats.sent(tp[0], len(records), is_follower)
-            entry = _partition(
-                tp[1],
-                outcome.error,
-                outcome.high_watermark,
-                outcome.log_start_offset,
-                records,
-                outcome.last_stable_offset,
-                outcome.aborted_transactions,
-                outcome.preferred_read_replica,
-            )
+            if outcome.error != Errors.NONE:  # as Kafka 2.5: a partition in error tells none of its offsets
+                entry = _partition(tp[1], outcome.error)
+            else:
+                entry = _partition(
+                    tp[1],
+                    outcome.error,
+                    outcome.high_watermark,
+                    outcome.log_start_offset,
+                    records,
+                    outcome.last_stable_offset,
+                    outcome.aborted_transactions,
+                    outcome.preferred_read_replica,
+                )
             topics.setdefault(tp[0], []).append(entry)
         return {
             "throttle_time_ms": throttle_ms,

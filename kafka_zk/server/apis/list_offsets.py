@@ -1,6 +1,8 @@
 """ListOffsets (key 2): offsets by timestamp, earliest (-2) and latest (-1: the high watermark, or the last
 stable offset for isolation_level read_committed)."""
 
+from collections import Counter
+
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized_names
@@ -21,12 +23,21 @@ def handle(request, *, replica_manager, authorizer=None):
         ResourceType.TOPIC,
         [topic_data["name"] for topic_data in body["topics"]],
     )
+    asked = Counter((t["name"], p["partition_index"]) for t in body["topics"] for p in t["partitions"])
+    answered = set()
     topics = []
     for topic_data in body["topics"]:
         partitions = []
         for partition_data in topic_data["partitions"]:
+            tp = (topic_data["name"], partition_data["partition_index"])
+            if tp in answered:  # as Kafka 2.5, which reads the request into a map: one answer a partition
+                continue
+            answered.add(tp)
             if topic_data["name"] not in describable:
                 partitions.append(_answer(partition_data["partition_index"], Errors.TOPIC_AUTHORIZATION_FAILED))
+                continue
+            if version >= 1 and asked[tp] > 1:
+                partitions.append(_answer(partition_data["partition_index"], Errors.INVALID_REQUEST))
                 continue
             partitions.append(
                 _list_offset(
@@ -38,7 +49,8 @@ def handle(request, *, replica_manager, authorizer=None):
                     body.get("isolation_level", 0),
                 )
             )
-        topics.append({"name": topic_data["name"], "partitions": partitions})
+        if partitions or not topic_data["partitions"]:
+            topics.append({"name": topic_data["name"], "partitions": partitions})
     return {"throttle_time_ms": 0, "topics": topics}
 
 

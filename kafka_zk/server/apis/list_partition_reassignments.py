@@ -36,6 +36,6 @@ def handle(request, *, controller, authorizer=None):
     return {
         "throttle_time_ms": 0,
         "error_code": Errors.NONE,
-        "error_message": None,
+        "error_message": "",  # Kafka 2.5's text beside a success
         "topics": [{"name": topic, "partitions": partitions} for topic, partitions in topics.items()],
     }

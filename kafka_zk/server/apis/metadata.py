@@ -49,13 +49,13 @@ def handle(request, *, metadata_cache, config, admin, cluster_id, authorizer=Non
         if allow_auto_create and creatable is not None and name not in creatable:
             create_denied.append(_error_topic(Errors.TOPIC_AUTHORIZATION_FAILED, name, is_internal(name)))
             continue
-        error = Errors.UNKNOWN_TOPIC_OR_PARTITION
-        try:
-            validate_topic_name(name)
-        except InvalidTopicName:
-            error = Errors.INVALID_TOPIC_EXCEPTION
-        else:
-            if allow_auto_create:
+        error = Errors.UNKNOWN_TOPIC_OR_PARTITION  # an illegal name too, unless auto-created (as Kafka 2.5)
+        if allow_auto_create:
+            try:
+                validate_topic_name(name)
+            except InvalidTopicName:
+                error = Errors.INVALID_TOPIC_EXCEPTION
+            else:
                 error = yield admin.auto_create_topic(name)
         topics.append(_error_topic(error, name, False))
     cluster_operations = AUTHORIZED_OPERATIONS_OMITTED

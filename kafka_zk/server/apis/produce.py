@@ -10,6 +10,9 @@ from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.zk.znodes import sanitize
 
 API_KEY = 0
+# The errors of a batch refused by record validation (a RecordValidationException in Kafka 2.5), which alone carry
+# an error message.
+_VALIDATION_ERRORS = (Errors.INVALID_RECORD, Errors.INVALID_TIMESTAMP)
 
 # What the first batch of a partition's records says of its producer (Kafka's hasIdempotentRecords and
 # hasTransactionalRecords look at the first batch only).
@@ -94,7 +97,8 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                         {"batch_index": index, "batch_index_error_message": message}
                         for index, message in outcome.record_errors
                     ],
-                    "error_message": outcome.message if error else None,
+                    # as Kafka 2.5: only a batch refused by record validation says why
+                    "error_message": outcome.message if error in _VALIDATION_ERRORS else None,
                 }
             )
         return {

@@ -202,7 +202,10 @@ class Partition:
                 producer_id, validated.producer_epoch, validated.base_sequence, validated.last_sequence
             )
             if duplicate is not None:
-                return AppendResult(duplicate.first_offset, duplicate.last_offset, -1, self.log.log_start_offset)
+                # as Kafka 2.5's Log.append: a duplicate answers the cached batch's timestamp as its append time
+                return AppendResult(
+                    duplicate.first_offset, duplicate.last_offset, duplicate.timestamp, self.log.log_start_offset
+                )
         try:
             if marker is not None:
                 self.producer_state.check_marker(producer_id, validated.producer_epoch, marker)

@@ -42,6 +42,19 @@ READ_COMMITTED = 1
 MAX_REGIONS_PER_FETCH = 16
 
 
+# The produce errors Kafka 2.5 answers without the partition's log start offset (ReplicaManager.appendToLocalLog).
+_NO_LOG_START_ERRORS = frozenset(
+    {
+        Errors.UNKNOWN_TOPIC_OR_PARTITION,
+        Errors.NOT_LEADER_FOR_PARTITION,
+        Errors.MESSAGE_TOO_LARGE,
+        Errors.RECORD_LIST_TOO_LARGE,
+        Errors.CORRUPT_MESSAGE,
+        Errors.KAFKA_STORAGE_ERROR,
+    }
+)
+
+
 class ProduceResult:
     __slots__ = (
         "error",
@@ -303,7 +316,9 @@ class ReplicaManager:
                 from_coordinator=from_coordinator,
             )
         except KafkaError as error:
-            return ProduceResult(error.code, error.message)
+            # As Kafka's: beside the errors of a partition it cannot write, the answer carries the log start offset
+            start = -1 if error.code in _NO_LOG_START_ERRORS else partition.log.log_start_offset
+            return ProduceResult(error.code, error.message, log_start_offset=start)
         except OSError as error:
             failure = self.failures.report_log(partition.log, "appending records to", error)
             return ProduceResult(failure.code, failure.message)
