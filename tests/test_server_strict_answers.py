@@ -41,6 +41,8 @@ def _collaborator(name):
         return _answers(1)
     if name == "cluster_id":
         return _answers("cluster")
+    if name == "controller":  # the active controller: the request is refused by the authorizer, not redirected
+        return _answers(Spy(is_active=True))
     if name == "fetch_manager":
         return FetchManager(FetchSessionCache(10))
     if name == "fetch_quotas":
