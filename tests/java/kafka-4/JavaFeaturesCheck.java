@@ -226,6 +226,12 @@ public final class JavaFeaturesCheck {
                 admin.createTopics(List.of(new NewTopic(compacted, 1, (short) 1)
                     .configs(Map.of("cleanup.policy", "compact")))).all().get();
             }
+            // The checked producer makes no retry: a keyed record first, with retries, waits until the new
+            // partition's leader serves it (under load its LeaderAndIsr can trail the metadata that names it).
+            try (KafkaProducer<String, String> warmUp =
+                     new KafkaProducer<>(props(), new StringSerializer(), new StringSerializer())) {
+                warmUp.send(new ProducerRecord<>(compacted, 0, "served", "yes")).get();
+            }
             Properties properties = props();
             properties.put(ProducerConfig.LINGER_MS_CONFIG, "1000");
             properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
