@@ -129,6 +129,15 @@ def make_topic(
     return name
 
 
+def log_bytes(broker, topic, partition=0):
+    """The bytes of a partition's segment files (.log) in every log dir of a broker; 0 where it has none."""
+    return sum(
+        path.stat().st_size
+        for log_dir in broker.log_dirs
+        for path in (log_dir / ("%s-%d" % (topic, partition))).glob("*.log")
+    )
+
+
 def scrape_metrics(broker):
     """{(sample name, sorted (label, value) pairs): value} of one scrape of a broker's Prometheus endpoint,
     parsed with the Prometheus client's parser."""

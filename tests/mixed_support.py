@@ -1,14 +1,25 @@
 """Helpers for the tests where kafka-zk and Apache Kafka 2.5.1 brokers share one cluster: a broker replaced in place
-by the other kind, an idempotent acks=all load that records every acknowledgement, and its audit."""
+by the other kind, what Kafka complains of in the files it loads, reads at an isolation level and group offsets.
+(The idempotent acks=all load and its audit are tests/delivery_checker.py's DeliveryChecker.)"""
 
-import threading
 import time
 import uuid
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
+from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
 
 from kafka_zk.tools.broker_process import BrokerProcess
 from kafka_zk.tools.reference_broker import ReferenceBrokerProcess
+
+# The internal topics of a mixed cluster's tests: Kafka's three replicas (min ISR 2), three partitions each to keep
+# loading them quick, and no initial rebalance delay.
+INTERNAL_TOPICS = {
+    "offsets.topic.replication.factor": "3",
+    "offsets.topic.num.partitions": "3",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+    "transaction.state.log.num.partitions": "3",
+    "group.initial.rebalance.delay.ms": "0",
+}
 
 COORDINATOR_MOVING = {
     KafkaError.COORDINATOR_LOAD_IN_PROGRESS,
@@ -51,87 +62,6 @@ def kafka_load_complaints(broker, offset):
 
 def kind_name(broker):
     return "kafka" if isinstance(broker, ReferenceBrokerProcess) else "kafka-zk"
-
-
-class AckedLoad:
-    """An idempotent acks=all confluent-kafka producer writing "<partition>-<sequence>" values round robin over the
-    partitions of ``topic`` from a thread, recording each acknowledgement as (monotonic time, partition, offset,
-    value) and each failed delivery."""
-
-    def __init__(self, bootstrap, topic, partitions, interval=0.004):
-        self.topic, self.partitions, self.interval = topic, partitions, interval
-        self.producer = Producer(
-            {
-                "bootstrap.servers": bootstrap,
-                "enable.idempotence": True,
-                "acks": "all",
-                "linger.ms": 2,
-                "message.timeout.ms": 300000,
-                "topic.metadata.refresh.interval.ms": 1000,
-            }
-        )
-        self.acked, self.failed = [], []
-        self.sent = 0
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def _delivered(self, error, message):
-        if error is not None:
-            self.failed.append((message.partition(), message.value(), error))
-        else:
-            self.acked.append((time.monotonic(), message.partition(), message.offset(), message.value()))
-
-    def _run(self):
-        sequence = 0
-        while not self.stopping.is_set():
-            partition = sequence % self.partitions
-            value = b"%d-%08d" % (partition, sequence // self.partitions)
-            try:
-                self.producer.produce(self.topic, value=value, partition=partition, on_delivery=self._delivered)
-                sequence += 1
-            except BufferError:
-                pass
-            self.producer.poll(self.interval)
-        self.sent = sequence
-        self.producer.flush(120)
-
-    def stop(self):
-        self.stopping.set()
-        self.thread.join(180)
-        assert not self.thread.is_alive(), "the load's producer did not flush"
-
-    def acked_count(self):
-        return len(self.acked)
-
-    def longest_gap(self, start, end):
-        """The longest time in [start, end] without an acknowledgement (seconds)."""
-        times = [start] + [when for when, *_ in list(self.acked) if start < when < end] + [end]
-        return max(later - earlier for earlier, later in zip(times, times[1:]))
-
-    def audit(self, bootstrap):
-        """(acked, lost, duplicated, misplaced) after reading every partition from the start: lost = acknowledged
-        values absent, duplicated = values read more than once, misplaced = acknowledged values read at another
-        offset than acknowledged or out of their sequence order."""
-        read = read_partitions(bootstrap, self.topic, self.partitions, "read_uncommitted")
-        lost = duplicated = misplaced = 0
-        for partition in range(self.partitions):
-            values = [value for _, value in read[partition]]
-            at_offset = dict(read[partition])
-            duplicated += len(values) - len(set(values))
-            misplaced += sum(1 for earlier, later in zip(values, values[1:]) if later <= earlier)
-            present = set(values)
-            for _, acked_partition, offset, value in self.acked:
-                if acked_partition != partition:
-                    continue
-                if value not in present:
-                    lost += 1
-                elif at_offset.get(offset) != value:
-                    misplaced += 1
-        return len(self.acked), lost, duplicated, misplaced
 
 
 def read_partitions(bootstrap, topic, partitions, isolation, idle_s=3.0):
@@ -208,7 +138,7 @@ def committed_offsets(bootstrap, group, topic, partitions):
 
 
 __all__ = [
-    "AckedLoad",
+    "INTERNAL_TOPICS",
     "BrokerProcess",
     "ReferenceBrokerProcess",
     "commit_offsets",

@@ -9,7 +9,7 @@ from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, Topi
 from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, ConfigResource, NewTopic, ResourceType
 
 from kafka_zk.log.checkpoints import CLEANER_OFFSET_CHECKPOINT, OffsetCheckpointFile
-from tests.cluster_support import module_cluster, wait_for
+from tests.cluster_support import log_bytes, module_cluster, wait_for
 
 SEGMENT_MS = 1500
 KEYS = 1000
@@ -137,10 +137,6 @@ def latest(written):
     for offset, key, value in written:
         result[key] = (offset, value)
     return result
-
-
-def log_bytes(broker, topic):
-    return sum(path.stat().st_size for path in (broker.log_dir / (topic + "-0")).glob("*.log"))
 
 
 def cleaner_checkpoint(broker, topic):

@@ -8,7 +8,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 
-from tests.cluster_support import scrape_metrics, wait_for
+from tests.cluster_support import log_bytes, scrape_metrics, wait_for
 from tests.replication_support import fast_overrides, module_replication_cluster
 
 pytestmark = pytest.mark.timeout(120)
@@ -31,14 +31,6 @@ def total(samples, name, **labels):
     """The sum over the samples of ``name`` that have ``labels`` (e.g. every version of one request)."""
     wanted = set(labels.items())
     return sum(v for (sample, sample_labels), v in samples.items() if sample == name and wanted <= set(sample_labels))
-
-
-def log_bytes(broker, topic, partition=0):
-    return sum(
-        path.stat().st_size
-        for log_dir in broker.log_dirs
-        for path in (log_dir / ("%s-%d" % (topic, partition))).glob("*.log")
-    )
 
 
 def produce(cluster, topic, values, **config):

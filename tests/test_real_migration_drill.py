@@ -10,9 +10,10 @@ import uuid
 import pytest
 from confluent_kafka import KafkaException
 
-from tests.cluster_support import make_topic, wait_for
+from tests.cluster_support import make_topic
+from tests.delivery_checker import DeliveryChecker, longest_gap
 from tests.mixed_support import (
-    AckedLoad,
+    INTERNAL_TOPICS,
     BrokerProcess,
     ReferenceBrokerProcess,
     commit_offsets,
@@ -26,15 +27,11 @@ from tests.replication_support import module_replication_cluster
 from tests.txn_support import retry_while_retriable, transactional_producer
 
 PARTITIONS = 3
-INTERNAL_PARTITIONS = 3
+LOAD_RATE = 250  # records a second, round robin over the load topic's partitions
+INTERNAL_PARTITIONS = int(INTERNAL_TOPICS["offsets.topic.num.partitions"])
 BROKERS = [0, 1, 2]
 OVERRIDES = {
-    "offsets.topic.replication.factor": "3",
-    "offsets.topic.num.partitions": str(INTERNAL_PARTITIONS),
-    "transaction.state.log.replication.factor": "3",
-    "transaction.state.log.min.isr": "2",
-    "transaction.state.log.num.partitions": str(INTERNAL_PARTITIONS),
-    "group.initial.rebalance.delay.ms": "0",
+    **INTERNAL_TOPICS,
     "min.insync.replicas": "2",
     # A swapped-in broker takes its preferred leaderships back within seconds, so each kind leads partitions the
     # other kind wrote.
@@ -107,23 +104,21 @@ def test_rolling_kafka_to_kafka_zk_and_back_loses_and_duplicates_nothing(cluster
     writer.transaction()
     settle(cluster, [load_topic, data_topic, txn_topic])
 
-    load = AckedLoad(bootstrap, load_topic, PARTITIONS).start()
-    wait_for(lambda: load.acked_count() > 200, 60, message="the load's first acknowledgements")
+    load = DeliveryChecker(bootstrap, load_topic, PARTITIONS, rate=LOAD_RATE, name="migration").start()
+    load.wait_acked(200, timeout=60)
     swaps, complaints = [], []
     try:
         for target in (BrokerProcess, ReferenceBrokerProcess):
             for broker_id in BROKERS:
-                before = load.acked_count()
                 start = time.monotonic()
                 swapped, log_offset = swap_kind(cluster, broker_id, target)
                 if target is ReferenceBrokerProcess:  # Kafka on the log dir kafka-zk left: nothing to recover
                     complaints.extend(kafka_load_complaints(swapped, log_offset))
                 settle(cluster, [load_topic, data_topic, txn_topic])
-                wait_for(lambda: load.acked_count() > before + 100, 60, message="acknowledgements after the swap")
+                load.wait_until(lambda checker: checker.acked_since(start) > 100, 60, "acknowledgements after the swap")
                 end = time.monotonic()
-                swaps.append(
-                    (broker_id, kind_name(cluster.broker(broker_id)), end - start, load.longest_gap(start, end))
-                )
+                gap, _ = longest_gap([record.acked_at for record in load.acked], (start, end))
+                swaps.append((broker_id, kind_name(cluster.broker(broker_id)), end - start, gap))
                 for group, offsets in groups.items():
                     assert committed_offsets(bootstrap, group, data_topic, PARTITIONS) == offsets, group
                 group = "drill-after-%d-%d-%s" % (len(swaps), broker_id, uuid.uuid4().hex[:4])
@@ -134,7 +129,7 @@ def test_rolling_kafka_to_kafka_zk_and_back_loses_and_duplicates_nothing(cluster
                 except KafkaException as failure:
                     pytest.fail("a transaction after swap %d (broker %d): %s" % (len(swaps), broker_id, failure))
     finally:
-        load.stop()
+        load.stop(timeout=120)
     for broker_id, kind, seconds, gap in swaps:
         print(
             "swap broker %d -> %-8s: %5.1f s until in sync and led, longest gap without an ack %.2f s"
@@ -143,13 +138,10 @@ def test_rolling_kafka_to_kafka_zk_and_back_loses_and_duplicates_nothing(cluster
     assert [kind_name(broker) for broker in cluster.brokers] == ["kafka"] * 3
     assert not complaints, "\n".join(complaints[:20])
     assert not load.failed, load.failed[:5]
-    acked, lost, duplicated, misplaced = load.audit(cluster.bootstrap_servers)
-    print(
-        "acked %d (of %d sent), lost %d, duplicated %d, misplaced %d; %.0f s in all"
-        % (acked, load.sent, lost, duplicated, misplaced, time.monotonic() - began)
-    )
-    assert acked > 1000
-    assert (lost, duplicated, misplaced) == (0, 0, 0)
+    report = load.verify(timeout=120)
+    print("%s; %.0f s in all" % (report.line(), time.monotonic() - began))
+    assert report.acked > 1000
+    report.assert_intact()
     for group, offsets in groups.items():
         assert committed_offsets(bootstrap, group, data_topic, PARTITIONS) == offsets, group
     committed = read_partitions(bootstrap, txn_topic, PARTITIONS, "read_committed")

@@ -16,8 +16,9 @@ from kazoo.client import KazooClient
 
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.protocol.errors import Errors
-from tests.cluster_support import module_cluster, wait_for
+from tests.cluster_support import log_bytes, module_cluster, wait_for
 from tests.delivery_checker import DeliveryChecker, read_partitions
+from tests.mixed_support import INTERNAL_TOPICS
 from tests.test_real_tools import tool
 
 OURS, KAFKAS = (0, 1), (2, 3)
@@ -29,10 +30,7 @@ SETTINGS = {
     "replica.fetch.backoff.ms": "200",
     "controlled.shutdown.retry.backoff.ms": "200",
     "auto.leader.rebalance.enable": "false",  # preferred elections are the tests' to make
-    "offsets.topic.replication.factor": "3",
-    "offsets.topic.num.partitions": "4",
-    "transaction.state.log.replication.factor": "3",
-    "transaction.state.log.min.isr": "2",
+    **INTERNAL_TOPICS,
 }
 TOPIC_CONFIGS = {"min.insync.replicas": "2"}
 PRODUCER_CONFIG = {"log_level": 3, "request.timeout.ms": 5000}
@@ -116,14 +114,6 @@ def create_topic(cluster, name, replicas):
     with AdminClient(cluster.bootstrap_servers) as admin:
         created = admin.create_topics([NewTopic(name, replica_assignment=replicas, configs=TOPIC_CONFIGS)])
     assert created[name][0] == Errors.NONE, created
-
-
-def log_bytes(broker, topic, partition):
-    folder = broker.log_dir / ("%s-%d" % (topic, partition))
-    try:
-        return sum(os.path.getsize(folder / name) for name in os.listdir(folder) if name.endswith(".log"))
-    except FileNotFoundError:
-        return 0
 
 
 def wait_same_bytes(cluster, zk, topic):

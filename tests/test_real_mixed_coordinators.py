@@ -17,22 +17,17 @@ from kafka_zk.coordinator.transaction.records import partition_for as transactio
 from kafka_zk.tools.reference_broker import java_executable
 from tests.cluster_support import make_topic, wait_for
 from tests.java_clients import REFERENCE_LIBS
-from tests.mixed_support import committed_offsets, kind_name, read_partitions
+from tests.mixed_support import INTERNAL_TOPICS, committed_offsets, kind_name, read_partitions
 from tests.raw_wire import request
 from tests.replication_support import module_replication_cluster
 from tests.txn_support import find_transaction_coordinator, retry_while_retriable, transactional_producer
 
-INTERNAL_PARTITIONS = 3
+INTERNAL_PARTITIONS = int(INTERNAL_TOPICS["offsets.topic.num.partitions"])
 PARTITIONS = 3
 OFFSETS, TXN_STATE = "__consumer_offsets", "__transaction_state"
 KAFKA_ZK, KAFKA = 0, 2  # broker 2 runs Apache Kafka 2.5.1, brokers 0 and 1 kafka-zk
 OVERRIDES = {
-    "offsets.topic.replication.factor": "3",
-    "offsets.topic.num.partitions": str(INTERNAL_PARTITIONS),
-    "transaction.state.log.replication.factor": "3",
-    "transaction.state.log.min.isr": "2",
-    "transaction.state.log.num.partitions": str(INTERNAL_PARTITIONS),
-    "group.initial.rebalance.delay.ms": "0",
+    **INTERNAL_TOPICS,
     "auto.leader.rebalance.enable": "false",  # the tests place every leader themselves
     "replica.fetch.wait.max.ms": "200",
     "zookeeper.session.timeout.ms": "6000",  # a killed coordinator's broker is noticed in 6 s

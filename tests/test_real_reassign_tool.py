@@ -2,7 +2,6 @@
 whose rate is measured on the new replica's log."""
 
 import json
-import os
 import threading
 import time
 
@@ -12,7 +11,7 @@ from kazoo.client import KazooClient
 from kafka_zk.client.zk_admin import ZkAdmin
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
-from tests.cluster_support import start_cluster, wait_for
+from tests.cluster_support import log_bytes, start_cluster, wait_for
 from tests.raw_wire import create_led_topic, metadata, partition_leaders, produce
 from tests.test_real_tools import tool
 
@@ -274,14 +273,6 @@ def test_generate_execute_verify_list_and_bad_input(env):
         "--zookeeper option will be removed in a future version of Kafka.",
         "Current partition replica assignment",
     ]
-
-
-def log_bytes(broker, topic, partition):
-    directory = broker.log_dir / ("%s-%d" % (topic, partition))
-    try:
-        return sum(os.path.getsize(directory / name) for name in os.listdir(directory) if name.endswith(".log"))
-    except FileNotFoundError:
-        return 0
 
 
 class BackgroundProducer(threading.Thread):

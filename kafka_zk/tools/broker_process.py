@@ -245,7 +245,17 @@ class BrokerProcess:
         self.pid_file.unlink(missing_ok=True)
 
     def log_tail(self, lines=40):
+        """The last lines of server.log, and of the process's own output when that is another file."""
+        return tails_of(dict.fromkeys((self.log_file, self.console_file)), lines)
+
+
+def tails_of(paths, lines=40):
+    """The last ``lines`` lines of each file, each under its name ("(none)" for a file not there)."""
+    tails = []
+    for path in paths:
         try:
-            return "\n".join(self.log_file.read_text(errors="replace").splitlines()[-lines:])
+            text = "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
-            return "(no log)"
+            text = "(none)"
+        tails.append("%s:\n%s" % (path.name, text))
+    return "\n".join(tails)

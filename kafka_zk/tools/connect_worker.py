@@ -22,7 +22,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from kafka_zk.tools.broker_process import ClusterError
+from kafka_zk.tools.broker_process import ClusterError, tails_of
 from kafka_zk.tools.reference_broker import JVM_OPTIONS, LIBS, ROOT, java_executable
 from zookeeper.launcher import live_pid, process_running, wait_for_exit
 
@@ -194,14 +194,7 @@ class ConnectJvmProcess:
         self.pid_file.unlink(missing_ok=True)
 
     def log_tail(self, lines=40):
-        tails = []
-        for path in (self.log_file, self.console_file):
-            try:
-                text = "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-            except OSError:
-                text = "(none)"
-            tails.append("%s:\n%s" % (path.name, text))
-        return "\n".join(tails)
+        return tails_of((self.log_file, self.console_file), lines)
 
 
 class ConnectWorkerProcess(ConnectJvmProcess):

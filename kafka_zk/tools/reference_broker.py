@@ -170,16 +170,6 @@ class ReferenceBrokerProcess(BrokerProcess):
     def command(self):
         return self.command_prefix + broker_command(self.config_path, self.folder, self.libs, self.heap)
 
-    def log_tail(self, lines=40):
-        tails = []
-        for path in (self.log_file, self.console_file):
-            try:
-                text = "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-            except OSError:
-                text = "(none)"
-            tails.append("%s:\n%s" % (path.name, text))
-        return "\n".join(tails)
-
 
 def build_parser():
     parser = argparse.ArgumentParser(
