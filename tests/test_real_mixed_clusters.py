@@ -205,18 +205,21 @@ def test_a_controller_of_one_kind_drives_brokers_of_the_other(cluster, zk, contr
     )
     assert executed.returncode == 0, executed.stdout + executed.stderr
 
-    def reassigned():
-        verified = tool(
-            "kafka-reassign-partitions.sh",
-            "--bootstrap-server",
-            cluster.bootstrap_servers,
-            "--verify",
-            "--reassignment-json-file",
-            move_file,
-        )
-        return "Reassignment of partition %s-1 is complete." % topic in verified.stdout
-
-    wait_for(reassigned, 120, interval=0.5, message="the reassignment of %s-1 to %s" % (topic, moved))
+    wait_for(
+        lambda: assignment(zk, topic)[1] == moved and zk.exists("/admin/reassign_partitions") is None,
+        120,
+        interval=0.2,
+        message="the reassignment of %s-1 to %s" % (topic, moved),
+    )
+    verified = tool(
+        "kafka-reassign-partitions.sh",
+        "--bootstrap-server",
+        cluster.bootstrap_servers,
+        "--verify",
+        "--reassignment-json-file",
+        move_file,
+    )  # as an operator: --verify once it is done also takes the throttles off
+    assert "Reassignment of partition %s-1 completed successfully" % topic in verified.stdout, verified.stdout
     assert assignment(zk, topic)[1] == moved
     assert not (cluster.broker(helper).log_dir / ("%s-1" % topic)).exists(), "StopReplica deleted the old replica"
     finish(checker, zk, cluster, topic)
