@@ -80,9 +80,10 @@ fi
 echo "mypy strict on $checked: ${mypy_output##*$'\n'}"
 # Two pytest-xdist workers, each taking whole test modules (a module's cluster stays on one worker); every worker
 # has its own ZooKeeper and its own share of the test ports (tests/ports.py). The real-cluster tests mostly wait on
-# brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle.
+# brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle. Modules go out in
+# the order tests/tiers.py's order_for_workers gives them (the longest first), not by their number of tests.
 status=0
-"$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile "$@" || status=$?
+"$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder "$@" || status=$?
 # Hosts in network namespaces outlive a test that failed or was killed: remove what is left and say so (a leak fails
 # the run). The pure tier starts no hosts.
 $pure || "$PY" -m tests.hosts_support sweep || status=$((status ? status : 1))

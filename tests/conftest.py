@@ -21,7 +21,7 @@ import pytest  # noqa: E402
 from tests.cluster_support import broker_processes, cluster  # noqa: E402,F401
 from tests.spark_support import spark_sessions  # noqa: E402,F401
 from tests.sync_counting import counted_syncs  # noqa: E402,F401
-from tests.tiers import forbid_processes, mark_tiers, register_tiers  # noqa: E402
+from tests.tiers import forbid_processes, mark_tiers, order_for_workers, register_tiers  # noqa: E402
 from tests.zk_support import zk_connect, zookeeper_server  # noqa: E402,F401
 
 
@@ -31,8 +31,10 @@ def pytest_configure(config):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """Before -m selects: every test its tier marker, so a new test cannot go without one."""
+    """Before -m selects: every test its tier marker, so a new test cannot go without one; then the longest modules
+    first (tests/tiers.py's order_for_workers)."""
     mark_tiers(items)
+    order_for_workers(items)
 
 
 @pytest.fixture(autouse=True)

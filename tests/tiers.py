@@ -69,6 +69,39 @@ def mark_tiers(items):
         collected.append((item.nodeid, tier_markers(item), frozenset(item.fixturenames)))
 
 
+# Modules of several minutes of real clusters, longest first but the two drills apart (see order_for_workers).
+LONGEST_MODULES = (
+    "test_real_mixed_clusters",
+    "test_real_drills_zookeeper",
+    "test_real_spark_streaming",
+    "test_real_drills_brokers",
+    "test_real_transactions_failover",
+    "test_real_migration_drill",
+)
+# The order tiers start in: those that start processes before the quick ones that fill in at the end.
+TIER_ORDER = ("java", "browser", "cluster", "zookeeper", "pure")
+
+
+def order_for_workers(items):
+    """Reorder the tests, whole modules at a time, so the workers (--dist loadfile, in collection order) take the
+    longest modules first, then every module that starts processes, and the pure ones last: no long module is
+    handed out at the end to keep one worker busy while the other idles."""
+    position = {}
+    for index, item in enumerate(items):
+        name = item.module.__name__.rpartition(".")[2]
+        tiers = [TIER_ORDER.index(marker) for marker in tier_markers(item)]
+        first, heaviest = position.get(name, (index, len(TIER_ORDER)))
+        position[name] = (first, min([heaviest, *tiers]))
+
+    def key(item):
+        name = item.module.__name__.rpartition(".")[2]
+        first, heaviest = position[name]
+        longest = LONGEST_MODULES.index(name) if name in LONGEST_MODULES else len(LONGEST_MODULES)
+        return (longest, heaviest, first)
+
+    items.sort(key=key)
+
+
 class PureTestStartedAProcess(AssertionError):
     """A test marked pure started ZooKeeper or brokers: give it the tier it needs."""
 
