@@ -7,7 +7,7 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from tests.cluster_support import wait_for
-from tests.raw_wire import create_topic, partition_leaders, produce, request
+from tests.raw_wire import controller_bootstrap, create_topic, partition_leaders, produce, request
 
 
 def describe(bootstrap, topic, name):
@@ -185,7 +185,7 @@ def test_append_and_subtract_start_from_the_value_in_force_and_never_empty_clean
     wait_for(lambda: delete_records(leader, "policies", 3) == Errors.NONE, message="DeleteRecords under `delete`")
 
     created = request(
-        bootstrap,
+        controller_bootstrap(bootstrap),  # only the controller creates topics
         19,
         4,
         {
