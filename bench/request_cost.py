@@ -374,6 +374,9 @@ class RequestLoop:
             fetch_body(self.partition, FOLLOWER_ID, SESSION_ID_SENTINEL, SESSION_EPOCH_SENTINEL),
         )
         self.follower_session = None  # [session id, next epoch] once the leader has created the session
+        self.fetching = {"produce+fetch": self.consumer, "parked-fetch+produce": self.consumer}.get(
+            loop, self.follower if loop == "produce+follower-fetch" else None
+        )  # the connection whose responses the loop reads besides the producer's
         self.next_offset = 0  # the offset of the next record produced
         self.fetched = []  # (offset, value) of every record a fetch returned, when checked
 
@@ -391,9 +394,12 @@ class RequestLoop:
             self._follower_fetch(offset)
         self.clock.advance(0)  # whatever the handlers left for the reactor's next turn
         self.next_offset += 1
-        produced, consumed, followed = self.producer.frames(), self.consumer.frames(), self.follower.frames()
+        produced = self.producer.frames()
+        fetched = self.fetching.frames() if self.fetching is not None else []
         if check:
-            self._check(offset, produced, consumed + followed)
+            if self.fetching is None:
+                fetched = self.consumer.frames() + self.follower.frames()  # none expected
+            self._check(offset, produced, fetched)
 
     def _follower_fetch(self, offset):
         """As a follower's fetcher: a full fetch that opens a fetch session, then incremental fetches in it."""
@@ -476,7 +482,7 @@ def per_iteration(ir_small, ir_large, small, large):
 def count_instructions(tree, loop, count, warmup, work_dir):
     """Ir of one process running ``loop`` ``count`` times after ``warmup``, with ``tree`` on PYTHONPATH."""
     out_file = os.path.join(work_dir, "callgrind.%s.%d.out" % (loop.replace("+", "_"), count))
-    env = dict(os.environ, PYTHONPATH=tree, PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONPATH=tests_package_path(tree), PYTHONHASHSEED="0")
     command = [
         "valgrind",
         "--tool=callgrind",
@@ -493,6 +499,10 @@ def count_instructions(tree, loop, count, warmup, work_dir):
     completed = subprocess.run(command, env=env, cwd=tree, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError("%s failed:\n%s" % (" ".join(command), completed.stderr[-3000:]))
+    if "kafka_zk from %s" % os.path.join(tree, "kafka_zk") not in completed.stderr:
+        raise RuntimeError(
+            "the counted process did not import kafka_zk from %s:\n%s" % (tree, completed.stderr[-3000:])
+        )
     return callgrind_total(out_file)
 
 
@@ -557,7 +567,43 @@ def print_table(figures, pair_loops, baseline=None, ref=None):
 # -- profiling ---------------------------------------------------------------------------------------------------
 
 
-def profile(case, count, warmup):
+def profile_rows(stats, top):
+    """(own share, cumulative share, calls per iteration, name) of the ``top`` functions by own time; shares
+    of the whole loop's own time."""
+    entries = stats.stats  # {(file, line, name): (primitive calls, calls, tottime, cumtime, callers)}
+    total = sum(entry[2] for entry in entries.values()) or 1.0
+    rows = []
+    for (path, line, name), (_primitive, calls, own, cumulative, _callers) in entries.items():
+        where = (
+            name
+            if path == "~"
+            else "%s:%d(%s)" % (os.path.relpath(path, ROOT) if path.startswith(ROOT) else path, line, name)
+        )
+        rows.append((own / total, cumulative / total, calls, where))
+    rows.sort(reverse=True)
+    return rows[:top]
+
+
+def module_rows(stats, top):
+    """(own share, module) summed over each module's functions (the codecs generated per schema and version are
+    '<schema codecs>', C built-ins '<built-ins>')."""
+    entries = stats.stats
+    total = sum(entry[2] for entry in entries.values()) or 1.0
+    shares = {}
+    for (path, _line, _name), entry in entries.items():
+        if path == "~":
+            module = "<built-ins>"
+        elif path.startswith("<"):
+            module = "<schema codecs>"
+        else:
+            module = os.path.relpath(path, ROOT) if path.startswith(ROOT) else path
+        shares[module] = shares.get(module, 0.0) + entry[2] / total
+    return sorted(((share, module) for module, share in shares.items()), reverse=True)[:top]
+
+
+def profile(case, count, warmup, top=30):
+    """``case``'s loop under cProfile, timed in CPU seconds of this process (another process on the core does
+    not count), and its top functions by own time."""
     loop = CASES[case][0]
     log_dir = tempfile.mkdtemp(prefix="request-cost-")
     try:
@@ -565,18 +611,28 @@ def profile(case, count, warmup):
         requests = RequestLoop(broker, loop)
         for _ in range(warmup):
             requests.step()
-        profiler = cProfile.Profile()
-        started = time.perf_counter()
+        profiler = cProfile.Profile(time.process_time)
+        started = time.process_time()
         profiler.enable()
         for _ in range(count):
             requests.step()
         profiler.disable()
-        elapsed = time.perf_counter() - started
+        elapsed = time.process_time() - started
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)
-    print("%s (loop %s): %d iterations, %.1f µs each under cProfile" % (case, loop, count, elapsed / count * 1e6))
+    print(
+        "%s: loop %s, %d iterations, %.1f µs of CPU each under cProfile; own and cumulative time as shares of "
+        "the loop (the harness's own functions are bench/request_cost.py's)"
+        % (case, loop, count, elapsed / count * 1e6)
+    )
+    print("%6s %6s %8s  %s" % ("own", "cum", "calls/it", "function"))
     stats = pstats.Stats(profiler)
-    stats.sort_stats("tottime").print_stats(30)
+    for own, cumulative, calls, where in profile_rows(stats, top):
+        print("%5.1f%% %5.1f%% %8.2f  %s" % (own * 100, cumulative * 100, calls / count, where))
+    print()
+    print("own time by module:")
+    for share, module in module_rows(stats, 20):
+        print("%5.1f%%  %s" % (share * 100, module))
 
 
 def main(argv=None):
@@ -610,7 +666,7 @@ def main(argv=None):
     baseline = None
     if args.baseline:
         with worktree_at(args.baseline) as tree:
-            baseline = case_figures(measure_tree(tests_package_path(tree), loops, sizes, args.warmup, args.jobs), cases)
+            baseline = case_figures(measure_tree(tree, loops, sizes, args.warmup, args.jobs), cases)
     print(
         "instructions per request (callgrind Ir, (Ir(N2) - Ir(N1)) / (N2 - N1), N = %d, %d after %d warm-up); "
         "fetch, follower-fetch and parked-fetch are their loop minus its Produce-alone loop" % (*sizes, args.warmup)
