@@ -38,6 +38,7 @@ from targets import (  # noqa: E402
     produce_run,
     rss_mb,
     unique_topic,
+    wait_for_leaders,
 )
 
 from kafka_zk.protocol.headers import decode_response, encode_request  # noqa: E402
@@ -61,6 +62,7 @@ IDLE_PARTITIONS = 12
 # Default sizes, and --quick's; an option given on the command line wins over both.
 SIZES = {
     "repeat": (3, 1),
+    "warm_up_records": (20000, 1000),
     "records": (100000, 5000),
     "java_records": (500000, 20000),
     "latency_seconds": (8.0, 2.0),
@@ -165,6 +167,15 @@ def min_insync(replication_factor):
     return {"min.insync.replicas": "2"} if replication_factor == 3 else None
 
 
+def warm_up(target, records):
+    """Produce ``records`` one-record requests (acks=all, RF 3, linger 0) and read them back, unmeasured: Kafka's JVMs
+    start cold, and their first requests run interpreted while their JIT compilers take CPU from everything else."""
+    topic = unique_topic("vs-warm-up")
+    target.create_topic(topic, 4, 3)
+    produce_run(target.bootstrap_servers, topic, records, VALUE, {"acks": -1, "linger.ms": 0}, RUN_TIMEOUT)
+    consume_run(target.bootstrap_servers, topic, 4)
+
+
 def plain_targets(args, overrides=None):
     return [KafkaZkTarget(None, args.keep_data, overrides), KafkaTarget(args.keep_data, overrides)]
 
@@ -176,6 +187,7 @@ class Scenario:
     name = ""
     alternate = True  # runs alternate between the two clusters, both up for the whole scenario
     rss = False  # each broker's RSS after every run
+    warm_up = True  # warm_up() each cluster before its first run
 
     def targets(self, args):
         return plain_targets(args)
@@ -425,12 +437,11 @@ class RequestScenario(Scenario):
         """(answers in --idle-seconds, broker CPU seconds in that time, error codes seen) after one warm-up second."""
         topic = unique_topic("vs-idle")
         target.create_topic(topic, IDLE_PARTITIONS, 1)
-        metadata = AdminClient(client_config(target.bootstrap_servers)).list_topics(topic, timeout=10)
-        addresses = {broker.id: (broker.host, broker.port) for broker in metadata.brokers.values()}
-        leaders = {
-            (topic, index): addresses[partition.leader]
-            for index, partition in metadata.topics[topic].partitions.items()
-        }
+        # A fresh client may ask a broker that has not learnt of the topic yet: wait for its leaders too.
+        admin = AdminClient(client_config(target.bootstrap_servers))
+        partitions = wait_for_leaders(admin, topic, IDLE_PARTITIONS, 30.0).partitions
+        addresses = {broker.id: (broker.host, broker.port) for broker in admin.list_topics(timeout=10).brokers.values()}
+        leaders = {(topic, index): addresses[partition.leader] for index, partition in partitions.items()}
         fetchers = IdleFetchers(leaders, args.idle_consumers, args.idle_max_wait_ms)
         try:
             fetchers.start()
@@ -451,6 +462,7 @@ class FailoverScenario(Scenario):
     name = "failover"
     alternate = False
     rss = True
+    warm_up = False  # creating the partitions is warm-up enough, and no run sends many requests
     TOPICS = 10
 
     def __init__(self):
@@ -550,6 +562,8 @@ def run_scenario(scenario, args):
             for target in batch:
                 print("starting %s for %s ..." % (target.name, scenario.name))
                 started.append(target.start())
+                if scenario.warm_up:
+                    warm_up(target, args.warm_up_records)
                 scenario.prepare(target, args)
             for number in range(args.repeat):
                 for target in batch:
@@ -591,6 +605,9 @@ def parse_args(argv=None):
     parser.add_argument("--security-records", type=int, help="security: records per produce run (default 100,000)")
     parser.add_argument("--security-seconds", type=float, help="security: latency seconds (default 5)")
     parser.add_argument("--security-rate", type=float, default=5000.0, help="security: latency msg/s")
+    parser.add_argument(
+        "--warm-up-records", type=int, help="unmeasured acks=all records sent to each new cluster (default 20,000)"
+    )
     parser.add_argument("--keep-data", action="store_true", help="keep the clusters' temp dirs (broker logs)")
     args = parser.parse_args(argv)
     for name, (default, quick) in SIZES.items():
