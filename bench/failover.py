@@ -24,11 +24,12 @@ from kazoo.exceptions import NoNodeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from targets import free_port, percentile  # noqa: E402
+from targets import free_port, percentile, rss_mb  # noqa: E402
 
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.log.open_files import default_capacity  # noqa: E402
 from kafka_zk.tools.local_cluster import LocalCluster  # noqa: E402
+from kafka_zk.tools.reference_broker import ReferenceBrokerProcess  # noqa: E402
 
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
@@ -136,6 +137,12 @@ def metadata_applied(cluster, survivors, offsets):
     return None if None in times else max(times)
 
 
+def writes_our_log_lines(cluster):
+    """Whether every broker is kafka-zk's, whose log lines the times "after the election" are read from; Apache
+    Kafka's JVM brokers word theirs otherwise, so those times are left out for them (not waited for)."""
+    return not any(isinstance(broker, ReferenceBrokerProcess) for broker in cluster.brokers)
+
+
 def log_offsets(cluster, name="server.log"):
     return {b.broker_id: (b.log_path(name).stat().st_size if b.log_path(name).exists() else 0) for b in cluster.brokers}
 
@@ -152,14 +159,6 @@ def idle_cpu(cluster, seconds):
     before = [cpu_seconds(pid) for pid in pids]
     time.sleep(seconds)
     return [100.0 * (cpu_seconds(pid) - used) / seconds for pid, used in zip(pids, before)]
-
-
-def rss_mb(pid):
-    with open("/proc/%d/status" % pid) as handle:
-        for line in handle:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
 
 
 # ZooKeeper expires a session timeout after the last heartbeat it received (kazoo sends one about every
@@ -310,8 +309,11 @@ def controller_failover(cluster, view, topics, args, session_s):
     results = watch.run(start)
     new = cluster.broker(new_controller)
     elected = log_line_time(new, "elected controller with epoch", controller_offsets[new_controller], "controller.log")
-    loaded = wait_for_log_line(new, "] loaded ", controller_offsets[new_controller], name="controller.log")
-    applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != controller], offsets)
+    loaded = applied = None
+    if writes_our_log_lines(cluster):
+        loaded = wait_for_log_line(new, "] loaded ", controller_offsets[new_controller], name="controller.log")
+        survivors = [b.broker_id for b in cluster.brokers if b.broker_id != controller]
+        applied = metadata_applied(cluster, survivors, offsets)
     print(
         "(a) controller failover: killed controller %d (led %d partitions); new controller %d"
         % (controller, len(led), new_controller)
@@ -399,7 +401,9 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
     noticed = log_line_time(
         cluster.broker(controller), "broker change:", controller_offsets[controller], "controller.log"
     )
-    applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
+    applied = None
+    if writes_our_log_lines(cluster):
+        applied = metadata_applied(cluster, [b.broker_id for b in cluster.brokers if b.broker_id != victim], offsets)
     label = "(c) clean shutdown (SIGTERM: a controlled shutdown moves leaders first)" if clean else "(b) leader kill -9"
     print("%s of broker %d, leader of %d partitions (controller %d)" % (label, victim, len(led), controller))
     if noticed:
@@ -436,6 +440,46 @@ def leader_failover(cluster, view, topics, args, session_s, clean):
             "(their logs)" % (applied - noticed)
         )
     return victim, {"zk": results["zk"][0], "metadata": results["metadata"][0]}
+
+
+def create_partitions(cluster, view, topics, per_topic, args):
+    """Create the topics (``per_topic`` partitions each, RF --replication-factor) and wait until every partition has
+    a leader in ZooKeeper and in every broker's Metadata, and a full ISR; the seconds until the Metadata showed them."""
+    start = time.monotonic()
+    create_topics(cluster, topics, per_topic, args.replication_factor, args.timeout)
+    answered = time.monotonic() - start
+    wait_until(
+        lambda: all(s is not None and s[0] >= 0 for s in view.states().values()),
+        args.timeout,
+        "leaders of new partitions",
+    )
+    in_zk = time.monotonic() - start
+    for broker in cluster.brokers:
+        wait_until(
+            lambda: all(v >= 0 for v in metadata_leaders(broker, topics).values()), args.timeout, "Metadata leaders"
+        )
+    in_metadata = time.monotonic() - start
+    full_isr(view, args.replication_factor, args.timeout)
+    print(
+        "creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
+        "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start)
+    )
+    return in_metadata
+
+
+def failover_cases(cluster, view, topics, args, session_s):
+    """(a) kill -9 the controller, (b) kill -9 a leader, (c) SIGTERM a broker (unless --no-clean), each victim
+    restarted to full ISRs after its case: {"controller": ..., "restart": (start s, full ISR s after the controller
+    kill), "leader": ..., "clean": ... or None}."""
+    killed, ctrl = controller_failover(cluster, view, topics, args, session_s)
+    restarted = restart(cluster, view, killed, args.replication_factor, args)
+    killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)
+    restart(cluster, view, killed, args.replication_factor, args)
+    clean = None
+    if not args.no_clean:
+        stopped, clean = leader_failover(cluster, view, topics, args, session_s, clean=True)
+        restart(cluster, view, stopped, args.replication_factor, args)  # after a clean shutdown
+    return {"controller": ctrl, "restart": restarted, "leader": lead, "clean": clean}
 
 
 def main():
@@ -491,25 +535,7 @@ def main():
         cluster.start(timeout=args.timeout)
         print("cluster started in %.2fs" % (time.monotonic() - start))
         view = ZkView(cluster.zk_connect, partitions)
-        start = time.monotonic()
-        create_topics(cluster, topics, per_topic, args.replication_factor, args.timeout)
-        answered = time.monotonic() - start
-        wait_until(
-            lambda: all(s is not None and s[0] >= 0 for s in view.states().values()),
-            args.timeout,
-            "leaders of new partitions",
-        )
-        in_zk = time.monotonic() - start
-        for broker in cluster.brokers:
-            wait_until(
-                lambda: all(v >= 0 for v in metadata_leaders(broker, topics).values()), args.timeout, "Metadata leaders"
-            )
-        in_metadata = time.monotonic() - start
-        full_isr(view, args.replication_factor, args.timeout)
-        print(
-            "creation: CreateTopics answered %.2fs; all leaders in ZooKeeper %.2fs; in every broker's "
-            "Metadata %.2fs; all ISRs full %.2fs" % (answered, in_zk, in_metadata, time.monotonic() - start)
-        )
+        in_metadata = create_partitions(cluster, view, topics, per_topic, args)
         print(
             "idle broker CPU (%% of a core, 5s, no clients): %s; RSS MB: %s; open descriptors: %s"
             % (
@@ -518,14 +544,8 @@ def main():
                 " ".join(str(len(os.listdir("/proc/%d/fd" % b.pid()))) for b in cluster.brokers),
             )
         )
-        killed, ctrl = controller_failover(cluster, view, topics, args, session_s)
-        restarted = restart(cluster, view, killed, args.replication_factor, args)
-        killed, lead = leader_failover(cluster, view, topics, args, session_s, clean=False)
-        restart(cluster, view, killed, args.replication_factor, args)
-        clean = None
-        if not args.no_clean:
-            stopped, clean = leader_failover(cluster, view, topics, args, session_s, clean=True)
-            restart(cluster, view, stopped, args.replication_factor, args)  # after a clean shutdown
+        cases = failover_cases(cluster, view, topics, args, session_s)
+        ctrl, lead, clean = cases["controller"], cases["leader"], cases["clean"]
         print(
             "summary: %d partitions RF %d on %d brokers | create %.1fs | controller kill: state load %s, "
             "leaders zk/metadata %.1f/%.1fs after kill | leader kill: %.1f/%.1fs | clean stop: %s | "
@@ -541,7 +561,7 @@ def main():
                 lead["zk"],
                 lead["metadata"],
                 "%.1f/%.1fs" % (clean["zk"], clean["metadata"]) if clean else "-",
-                restarted[0],
+                cases["restart"][0],
             )
         )
     finally:

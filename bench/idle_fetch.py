@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from failover import ZkView, create_topics, full_isr, idle_cpu, rss_mb, wait_until  # noqa: E402
-from targets import free_port  # noqa: E402
+from failover import ZkView, create_topics, full_isr, idle_cpu, wait_until  # noqa: E402
+from targets import free_port, rss_mb  # noqa: E402
 
 import kafka_zk  # noqa: E402
 from kafka_zk.protocol.headers import decode_response, encode_request  # noqa: E402
@@ -31,7 +31,9 @@ FETCH = 1
 FETCH_VERSION = 11
 
 
-def fetch_body(session_id, epoch, partitions):
+def fetch_body(session_id, epoch, partitions, max_wait_ms=0):
+    """A consumer's Fetch v11 of ``partitions`` ({(topic, partition): offset}), answered at once when
+    ``max_wait_ms`` is 0, else parked until data comes or the wait runs out."""
     topics = {}
     for (topic, index), offset in sorted(partitions.items()):
         topics.setdefault(topic, []).append(
@@ -45,7 +47,7 @@ def fetch_body(session_id, epoch, partitions):
         )
     return {
         "replica_id": -1,
-        "max_wait_ms": 0,
+        "max_wait_ms": max_wait_ms,
         "min_bytes": 1,
         "max_bytes": 10485760,
         "isolation_level": 0,

@@ -87,17 +87,22 @@ def compiler_cpu_seconds(pid):
     return total
 
 
-def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
+def run_java(
+    cp, bootstrap, topic, records, warmup, settings, timeout, main_class="ProducerPerformance", logging_option=None
+):
     """One ProducerPerformance run: (its summary figures with "java_cpu" and "jit_cpu" (the compiler threads' share,
-    read every 0.2 s while it runs), its steady-state records/s or None, its output)."""
+    read every 0.2 s while it runs), its steady-state records/s or None, its output). ``main_class`` and
+    ``logging_option``: another tool of the same arguments and output, e.g. Kafka 2.5.1's own
+    org.apache.kafka.tools.ProducerPerformance (``warmup`` None: it has no --warmup-records)."""
+    logging_option = logging_option or "-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties")
     command = (
         ["java"]
         + JVM_OPTIONS
         + [
-            "-Dlog4j2.configurationFile=%s" % (ROOT / "tests" / "java" / "log4j2.properties"),
+            logging_option,
             "-cp",
             cp,
-            "ProducerPerformance",
+            main_class,
             "--topic",
             topic,
             "--num-records",
@@ -106,8 +111,9 @@ def run_java(cp, bootstrap, topic, records, warmup, settings, timeout):
             str(RECORD_SIZE),
             "--throughput",
             "-1",
-            "--warmup-records",
-            str(warmup),
+        ]
+        + ([] if warmup is None else ["--warmup-records", str(warmup)])
+        + [
             "--producer-props",
             "bootstrap.servers=%s" % bootstrap,
         ]

@@ -81,7 +81,8 @@ def consume_run(bootstrap, topic, partitions):
         count = 0
         errors = []
         while count < expected and time.perf_counter() < deadline:
-            for message in consumer.consume(10000, timeout=1.0):
+            # no more than are still due: consume(n, timeout) waits out the timeout until n have come
+            for message in consumer.consume(min(10000, expected - count), timeout=1.0):
                 if message.error():
                     errors.append(message.error())
                 else:

@@ -15,10 +15,13 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 from latency import LatencyConsumer, paced_produce
 from targets import (
+    KAFKA_HEAP,
     KZ_BROKERS,
+    KafkaTarget,
     KafkaZkTarget,
     client_config,
     free_port,
+    per_million,
     percentile,
     print_table,
     timed_produce,
@@ -75,10 +78,17 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         ports = [free_port() for _ in range(KZ_BROKERS)]
         self.sasl_ports = [free_port() for _ in range(KZ_BROKERS)]
         self.cluster = LocalCluster(
-            self.data_dir, brokers=KZ_BROKERS, zk_port=free_port(), broker_ports=ports, overrides=overrides
+            self.data_dir,
+            brokers=KZ_BROKERS,
+            zk_port=free_port(),
+            broker_ports=ports,
+            overrides=overrides,
+            kafka_brokers=self.kafka_brokers,
         )
         for broker, sasl_port in zip(self.cluster.brokers, self.sasl_ports):
             broker.overrides["listeners"] = "PLAINTEXT://127.0.0.1:{port},SASL_SSL://127.0.0.1:%d" % sasl_port
+            if self.kafka_brokers:
+                broker.heap = KAFKA_HEAP
         self.cluster.zookeeper.start()
         for user, password in ((USER, PASSWORD), ("broker", broker_password)):
             self._add_scram_user(user, password)
@@ -128,6 +138,14 @@ class SecureKafkaZkTarget(KafkaZkTarget):
         return partitions, replication_factor
 
 
+class SecureKafkaTarget(SecureKafkaZkTarget):
+    """The same two listeners and SCRAM users on Apache Kafka 2.5.1's JVM brokers (heap KAFKA_HEAP): Kafka reads
+    the same server.properties settings and the same SCRAM credentials in ZooKeeper."""
+
+    name = KafkaTarget.name
+    kafka_brokers = KafkaTarget.kafka_brokers
+
+
 def client_cpu_seconds():
     """User + system CPU seconds of this process so far: the bench loop and librdkafka's threads."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -148,10 +166,6 @@ class CpuMeter:
     def __exit__(self, *exc):
         self.seconds = self.target.broker_cpu_seconds() - self.before[0]
         self.client = client_cpu_seconds() - self.before[1]
-
-
-def per_million(cpu_seconds, records):
-    return cpu_seconds * 1e6 / records if records else float("nan")
 
 
 def produce_run(target, protocol, topic, args, acks):
@@ -218,7 +232,8 @@ def consume_run(target, protocol, topic, partitions):
             start = time.perf_counter()
             consumer.assign([TopicPartition(topic, p, OFFSET_BEGINNING) for p in range(partitions)])
             while count < expected and time.perf_counter() < start + RUN_TIMEOUT:
-                for message in consumer.consume(10000, timeout=1.0):
+                # no more than are still due: consume(n, timeout) waits out the timeout until n have come
+                for message in consumer.consume(min(10000, expected - count), timeout=1.0):
                     if message.error():
                         errors.append(message.error())
                     else:

@@ -53,6 +53,20 @@ def brokers_cpu_seconds(cluster):
     return total
 
 
+def rss_mb(pid):
+    """The resident set size of process ``pid`` in MiB (VmRSS of /proc/<pid>/status)."""
+    with open("/proc/%d/status" % pid) as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024.0
+    return 0.0
+
+
+def per_million(cpu_seconds, count):
+    """CPU seconds per million records (or requests); NaN when there were none."""
+    return cpu_seconds * 1e6 / count if count else float("nan")
+
+
 class KafkaZkTarget:
     """A kafka-zk cluster: our own LocalCluster in a temp dir on free ports, or an existing one (--bootstrap)."""
 

@@ -1,4 +1,4 @@
-"""The pure helpers of the CPU-per-record bench (bench/targets.py, bench/cpu_per_record.py) and the broker's
+"""The pure helpers of the benches (bench/targets.py, bench/cpu_per_record.py, bench/versus_kafka.py) and the broker's
 profiling hook (kafka_zk/server/main.py run_reactor), in memory."""
 
 import cProfile
@@ -13,6 +13,7 @@ sys.path.insert(0, str(BENCH))
 
 import cpu_per_record  # noqa: E402
 import targets  # noqa: E402
+import versus_kafka  # noqa: E402
 from targets import percentile, stat_cpu_seconds  # noqa: E402
 
 from kafka_zk.server.main import PROFILE_VARIABLE, run_reactor  # noqa: E402
@@ -133,3 +134,68 @@ def test_percentile_is_the_nearest_rank_of_sorted_values():
 
 def test_bench_ports_are_the_test_suites():
     assert targets.free_port is free_port
+
+
+def test_versus_kafka_median_leaves_out_failed_runs():
+    assert versus_kafka.median([3.0, None, 1.0, float("nan"), 2.0]) == 2.0
+    assert versus_kafka.median([None]) is None
+
+
+def test_versus_kafka_ratio_and_goal_check():
+    assert versus_kafka.ratio_of(50.0, 100.0) == 0.5
+    assert versus_kafka.ratio_of(None, 100.0) is None and versus_kafka.ratio_of(1.0, 0.0) is None
+    at_least_half, at_most_a_quarter = (">=", 0.5), ("<=", 0.25)
+    assert [versus_kafka.goal_met(ratio, at_least_half) for ratio in (0.5, 0.49, None)] == ["yes", "NO", "-"]
+    assert [versus_kafka.goal_met(ratio, at_most_a_quarter) for ratio in (0.25, 0.3)] == ["yes", "NO"]
+    assert versus_kafka.goal_met(3.0, None) == "-"
+    assert versus_kafka.goal_text(at_least_half) == ">= 0.5" and versus_kafka.goal_text(None) == "-"
+
+
+def test_versus_kafka_shows_figures_with_the_decimals_their_size_needs():
+    assert [versus_kafka.shown(value) for value in (123456.7, 12.345, 0.01234, None)] == [
+        "123,457",
+        "12.35",
+        "0.012",
+        "-",
+    ]
+
+
+def test_versus_kafka_summary_rows_give_medians_ratio_and_goal_in_the_order_of_the_runs():
+    rate = versus_kafka.Figure("produce", "rec/s", (">=", 1.0))
+    p99 = versus_kafka.Figure("p99", "ms", ("<=", 1.0))
+    cpu = versus_kafka.Figure("broker CPU", "s/M rec", None)
+    runs = {
+        "kafka-zk": [{rate: 90.0, p99: 2.0}, {rate: 80.0, p99: 4.0, cpu: 5.0}, {rate: 100.0, p99: 3.0}],
+        "kafka": [{rate: 100.0, p99: 6.0, cpu: 10.0}, {rate: 120.0, p99: 6.0}, {rate: 110.0}],
+    }
+    assert versus_kafka.summary_rows(runs) == [
+        ["produce", "rec/s", "90.00", "110", "0.82", ">= 1", "NO"],
+        ["p99", "ms", "3.00", "6.00", "0.50", "<= 1", "yes"],
+        ["broker CPU", "s/M rec", "5.00", "10.00", "0.50", "-", "-"],
+    ]
+
+
+def test_versus_kafka_reads_consumer_performances_last_line():
+    output = (
+        "WARNING: some note, without enough commas\n"
+        "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, "
+        "fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec\n"
+        "2026-11-29 08:02:56:463, 2026-11-29 08:02:58:032, 1.9073, 1.2156, 20000, 12746.9726, 1795, -17, -0, -0\n"
+    )
+    figures = versus_kafka.consumer_perf_figures(output)
+    assert figures["nMsg.sec"] == 12746.9726 and figures["data.consumed.in.nMsg"] == 20000
+    assert figures["start.time"] == "2026-11-29 08:02:56:463"
+
+
+def test_versus_kafka_merges_the_runs_of_several_scenarios_run_by_run():
+    a, b = versus_kafka.Figure("a", "s", None), versus_kafka.Figure("b", "s", None)
+    assert versus_kafka.merge_runs([[{a: 1.0}, {a: 2.0}], [{b: 3.0}]]) == [{a: 1.0, b: 3.0}, {a: 2.0}]
+
+
+def test_versus_kafka_quick_sizes_give_way_to_options_given():
+    quick = versus_kafka.parse_args(["--quick", "--records", "7", "--only", "produce,requests"])
+    assert (quick.repeat, quick.records, quick.idle_consumers) == (1, 7, versus_kafka.SIZES["idle_consumers"][1])
+    assert quick.only == ["produce", "requests"]
+    default = versus_kafka.parse_args([])
+    assert (default.repeat, default.failover_partitions, default.latency_rates) == (3, 10000, [1000, 10000])
+    assert default.only == list(versus_kafka.SCENARIOS)
