@@ -8,6 +8,8 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import cast
 
 from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
@@ -48,6 +50,8 @@ NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
 DEFAULT_MAX_PRODUCER_IDLE_MS = 604800000  # Kafka 2.5's transactional.id.expiration.ms
+# LogOffsetMetadata from a tuple in one C call (its generated __new__ is Python code): two at every append.
+_offset_metadata = cast(Callable[[tuple[int, int, int]], LogOffsetMetadata], partial(tuple.__new__, LogOffsetMetadata))
 
 
 class OffsetOutOfRangeError(Exception):
@@ -287,8 +291,9 @@ class Log:
                 if aborted is not None:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
-        self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
-        return LogOffsetMetadata(first_offset, segment.base_offset, position)
+        base = segment.base_offset
+        self._leo = _offset_metadata((last_offset + 1, base, segment.size))
+        return _offset_metadata((first_offset, base, position))
 
     def append_copied(
         self,

@@ -19,6 +19,7 @@ from kafka_zk.record.batch_header import (
     BatchHeader,
     InvalidRecordError,
     check_crc,
+    new_batch_header,
     read_batch_header,
     set_max_timestamp,
 )
@@ -51,7 +52,6 @@ DEFAULT_MAX_MESSAGE_BYTES = 1048588
 # baseOffset, batchLength and partitionLeaderEpoch: the fields before the CRC-covered part that the leader stamps
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")
 _unpack_header = HEADER_STRUCT.unpack_from
-_make_header = BatchHeader._make
 _crc32c = crc32c.crc32c
 
 
@@ -166,7 +166,7 @@ class ValidatedRecords:
             if self._log_append_time:
                 self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
             set_max_timestamp(buffer, 0, self.max_timestamp, self._log_append_time)
-        self.header = _make_header(_unpack_header(buffer))
+        self.header = new_batch_header(_unpack_header(buffer))
         return base_offset + header.last_offset_delta
 
 
@@ -224,7 +224,7 @@ def validate_produce_records(
         ):
             return ValidatedRecords(
                 bytearray(buf),
-                _make_header(fields),
+                new_batch_header(fields),
                 fields[8],
                 timestamp_type != "CreateTime",
                 now_ms,

@@ -72,7 +72,7 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                 ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
             )
         responses = {}
-        for tp, code in early.items():
+        for tp, code in early.items() if early else ():
             responses.setdefault(tp[0], []).append(
                 {
                     "partition_index": tp[1],
@@ -86,9 +86,13 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
             )
         for tp, outcome in results.items():
             error = outcome.error
-            responses.setdefault(tp[0], []).append(
+            topic, partition_index = tp
+            partitions = responses.get(topic)
+            if partitions is None:
+                partitions = responses[topic] = []
+            partitions.append(
                 {
-                    "partition_index": tp[1],
+                    "partition_index": partition_index,
                     "error_code": error,
                     "base_offset": outcome.base_offset,
                     "log_append_time_ms": outcome.log_append_time,
@@ -96,9 +100,11 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                     "record_errors": [
                         {"batch_index": index, "batch_index_error_message": message}
                         for index, message in outcome.record_errors
-                    ],
+                    ]
+                    if outcome.record_errors
+                    else [],
                     # as Kafka 2.5: only a batch refused by record validation says why
-                    "error_message": outcome.message if error in _VALIDATION_ERRORS else None,
+                    "error_message": outcome.message if error and error in _VALIDATION_ERRORS else None,
                 }
             )
         return {

@@ -236,13 +236,13 @@ class ReplicaManager:
         results = {}
         now = milliseconds(self.clock)
         stats = self.topic_stats
+        appended = []
         for tp, records in entries.items():
-            result = results[tp] = self._append_to_partition(
-                tp, records, required_acks, now, from_coordinator=from_coordinator
-            )
+            result = results[tp] = self._append_to_partition(tp, records, required_acks, now, None, from_coordinator)
             if stats.enabled:
                 stats.appended(tp[0], len(records), result)
-        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+            if not result.error:
+                appended.append(tp)
         self.this_turn.appended(appended)
         if required_acks != -1 or not appended:
             return results
