@@ -2,6 +2,7 @@
 
 import logging
 from collections import namedtuple
+from functools import partial
 
 from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
@@ -19,6 +20,8 @@ log = logging.getLogger(__name__)
 NO_LEADER = -1
 
 AppendResult = namedtuple("AppendResult", "base_offset last_offset log_append_time log_start_offset")
+# AppendResult from a tuple in one C call (the namedtuple's __new__ is Python code): one at every append.
+_new_append_result = partial(tuple.__new__, AppendResult)
 
 
 class FollowerState:
@@ -234,11 +237,13 @@ class Partition:
             self.maybe_advance_high_watermark(now_ms, None)
         elif last_offset >= self.high_watermark:  # a leader without followers: the HW is the log end offset
             self.high_watermark = last_offset + 1
-        return AppendResult(
-            base_offset,
-            last_offset,
-            log_append_time_ms if log_append_time_ms is not None else -1,
-            log.log_start_offset,
+        return _new_append_result(
+            (
+                base_offset,
+                last_offset,
+                log_append_time_ms if log_append_time_ms is not None else -1,
+                log.log_start_offset,
+            )
         )
 
     def delete_records_on_leader(self, offset, now_ms):
