@@ -292,7 +292,7 @@ class Log:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
         base = segment.base_offset
-        self._leo = _offset_metadata((last_offset + 1, base, segment.size))
+        self._leo = _offset_metadata((last_offset + 1, base, position + size))  # the segment grew by ``size``
         return _offset_metadata((first_offset, base, position))
 
     def append_copied(

@@ -276,7 +276,7 @@ class ReplicaManager:
         partition = self.partitions.get(tp)
         if partition is None:
             return ProduceResult(self.missing_partition_error(tp))
-        if not partition.is_leader:
+        if partition.leader_id != partition.broker_id:  # not partition.is_leader, without a property call
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
         config = self.topic_config(topic)
         checks = self._produce_checks.get(topic)
