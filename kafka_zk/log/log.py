@@ -8,6 +8,8 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import partial
+from typing import cast
 
 from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
@@ -30,7 +32,13 @@ from kafka_zk.log.segment import (
     segment_file_name,
 )
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
-from kafka_zk.record.batch_header import NO_PRODUCER_ID, BatchHeader, InvalidRecordError, iter_batch_headers
+from kafka_zk.record.batch_header import (
+    LOG_OVERHEAD,
+    NO_PRODUCER_ID,
+    BatchHeader,
+    InvalidRecordError,
+    iter_batch_headers,
+)
 from kafka_zk.record.buffers import ReadableBuffer
 from kafka_zk.record.records import Record, iter_batches
 
@@ -42,6 +50,8 @@ NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
 DEFAULT_MAX_PRODUCER_IDLE_MS = 604800000  # Kafka 2.5's transactional.id.expiration.ms
+# LogOffsetMetadata from a tuple in one C call (its generated __new__ is Python code): two at every append.
+_offset_metadata = cast(Callable[[tuple[int, int, int]], LogOffsetMetadata], partial(tuple.__new__, LogOffsetMetadata))
 
 
 class OffsetOutOfRangeError(Exception):
@@ -247,36 +257,43 @@ class Log:
         size = len(records)
         if headers is None:
             headers = list(iter_batch_headers(records))
-        if not headers or headers[-1][0] + headers[-1][1].size != size:
+        if not headers:
+            raise InvalidRecordError("append needs whole record batches")
+        last_position, last_header = headers[-1]
+        if last_position + last_header.batch_length + LOG_OVERHEAD != size:
             raise InvalidRecordError("append needs whole record batches")
         first_offset = headers[0][1].base_offset
-        if headers[-1][1].last_offset != last_offset:
-            raise ValueError(
-                "last_offset %d does not match the batches' %d" % (last_offset, headers[-1][1].last_offset)
-            )
-        if first_offset < self._leo.offset:
-            raise UnexpectedAppendOffsetError(
-                "first offset %d is below the log end offset %d" % (first_offset, self._leo.offset)
-            )
-        if size > self.config.segment_bytes:
-            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, self.config.segment_bytes))
-        segment = self._maybe_roll(size, first_offset, last_offset, max_timestamp)
+        if last_header.base_offset + last_header.last_offset_delta != last_offset:
+            raise ValueError("last_offset %d does not match the batches' %d" % (last_offset, last_header.last_offset))
+        leo = self._leo.offset
+        if first_offset < leo:
+            raise UnexpectedAppendOffsetError("first offset %d is below the log end offset %d" % (first_offset, leo))
+        config = self.config
+        if size > config.segment_bytes:
+            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, config.segment_bytes))
+        segment = self._segments[-1]
+        if segment.should_roll(
+            self._clock, config.segment_bytes, config.max_segment_ms, size, max_timestamp, last_offset
+        ):
+            segment = self.roll(first_offset)
         position = segment.size
         segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
+        epoch_cache = self.leader_epoch_cache
         for pos, header in headers:
             if header.partition_leader_epoch >= 0:
-                self.leader_epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+                epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
             if header.producer_id != NO_PRODUCER_ID:
 
-                def read_batch(pos: int = pos, size: int = header.size) -> bytes:
+                def read_batch(pos: int = pos, size: int = header.batch_length + LOG_OVERHEAD) -> bytes:
                     return bytes(memoryview(records)[pos : pos + size])
 
                 aborted = apply_batch(self.producer_state, header, read_batch)
                 if aborted is not None:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
-        self._leo = LogOffsetMetadata(last_offset + 1, segment.base_offset, segment.size)
-        return LogOffsetMetadata(first_offset, segment.base_offset, position)
+        base = segment.base_offset
+        self._leo = _offset_metadata((last_offset + 1, base, position + size))  # the segment grew by ``size``
+        return _offset_metadata((first_offset, base, position))
 
     def append_copied(
         self,
@@ -299,19 +316,6 @@ class Log:
             self.maybe_increment_log_start_offset(start)
             return
         self.append(records, last_offset, max_timestamp, offset_of_max_timestamp, headers)
-
-    def _maybe_roll(self, messages_size: int, first_offset: int, last_offset: int, max_timestamp: int) -> LogSegment:
-        segment = self.active_segment
-        if segment.should_roll(
-            self._now_ms(),
-            self.config.segment_bytes,
-            self.config.max_segment_ms,
-            messages_size,
-            max_timestamp,
-            last_offset,
-        ):
-            return self.roll(first_offset)
-        return segment
 
     def roll(self, expected_next_offset: int = 0) -> LogSegment:
         """Start a new active segment at max(expected_next_offset, log end offset)."""

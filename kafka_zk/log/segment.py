@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import crc32c
 
+from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
 from kafka_zk.log.open_files import SEGMENT_FILES, OpenFileBudget, SegmentFile
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
@@ -218,17 +219,20 @@ class LogSegment:
         """Write ``records`` (complete batches whose offsets are assigned) at the end of the file."""
         if not records:
             return
-        if not self.can_convert_to_relative_offset(largest_offset):
+        if not 0 <= largest_offset - self.base_offset <= INT32_MAX:
             raise InvalidRecordError("offset %d does not fit in segment %d" % (largest_offset, self.base_offset))
         position = self._size
         if position == 0:
             self._rolling_based_timestamp = largest_timestamp
-        max_timestamp, offset_of_max_timestamp_so_far = self._load_max_timestamp()
+        max_timestamp = self._max_timestamp
+        offset_of_max_timestamp_so_far = self._offset_of_max_timestamp
+        if max_timestamp is None or offset_of_max_timestamp_so_far is None:  # not loaded yet (always set together)
+            max_timestamp, offset_of_max_timestamp_so_far = self._load_max_timestamp()
         view = memoryview(records)
-        file = self.file
-        fd = file.fileno()
+        size = len(view)
+        fd = self.file.fileno()
         written = os.pwrite(fd, view, position)
-        while written < len(view):  # one write, unless the file system takes it in parts
+        while written < size:  # one write, unless the file system takes it in parts
             written += os.pwrite(fd, view[written:], position + written)
         recent = self._recent_appends
         if recent is None:
@@ -236,7 +240,7 @@ class LogSegment:
         elif len(recent) >= _RECENT_APPENDS:
             del recent[0]
         recent.append((_BASE_OFFSET.unpack_from(view)[0], position))
-        self._size += len(view)
+        self._size = position + size
         if largest_timestamp > max_timestamp:
             max_timestamp, offset_of_max_timestamp_so_far = largest_timestamp, offset_of_max_timestamp
             self._max_timestamp = largest_timestamp
@@ -245,7 +249,7 @@ class LogSegment:
             self.offset_index.append(largest_offset, position)
             self.time_index.maybe_append(max_timestamp, offset_of_max_timestamp_so_far)
             self._bytes_since_last_index_entry = 0
-        self._bytes_since_last_index_entry += len(view)
+        self._bytes_since_last_index_entry += size
         self._next_offset = largest_offset + 1
 
     # -- scanning ----------------------------------------------------------------------------
@@ -393,20 +397,30 @@ class LogSegment:
 
     def should_roll(
         self,
-        now_ms: int,
+        clock: Clock,
         segment_bytes: int,
         segment_ms: int,
         messages_size: int,
         max_timestamp_in_messages: int,
         max_offset_in_messages: int,
     ) -> bool:
-        reached_roll_ms = self.time_waited_for_roll(now_ms, max_timestamp_in_messages) > segment_ms
+        """Whether an append of these messages needs a new segment first; ``clock`` is read only when the
+        time since creation decides (an empty segment, or batches without timestamps)."""
+        size = self._size
+        if size > segment_bytes - messages_size:
+            return True
+        if size > 0:
+            rolling = self._rolling_based_timestamp
+            if rolling is not None and rolling >= 0:  # every append after the first of a segment with timestamps
+                waited = max_timestamp_in_messages - rolling
+            else:
+                waited = self.time_waited_for_roll(milliseconds(clock), max_timestamp_in_messages)
+            if waited > segment_ms:
+                return True
         return (
-            self._size > segment_bytes - messages_size
-            or (self._size > 0 and reached_roll_ms)
-            or self.offset_index.is_full
+            self.offset_index.is_full
             or self.time_index.is_full
-            or not self.can_convert_to_relative_offset(max_offset_in_messages)
+            or not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
         )
 
     def _append_final_time_index_entry(self) -> None:

@@ -1,8 +1,9 @@
 """The fixed 61-byte header of a v2 record batch: parse, validate and patch in place."""
 
 import struct
-from collections.abc import Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any, NamedTuple, cast
 
 import crc32c
 
@@ -98,9 +99,14 @@ class BatchHeader(NamedTuple):
         return (self.base_sequence + self.last_offset_delta) & 0x7FFFFFFF
 
 
+# BatchHeader from its 13 unpacked fields in one C call (BatchHeader._make is Python code checking the count,
+# which HEADER_STRUCT always gives): every batch read, appended or fetched, builds one.
+new_batch_header = cast(Callable[[tuple[Any, ...]], BatchHeader], partial(tuple.__new__, BatchHeader))
+
+
 def read_batch_header(buf: ReadableBuffer, pos: int = 0) -> BatchHeader:
     """Parse the header at ``buf[pos:]``; the caller checks there are BATCH_HEADER_SIZE bytes."""
-    return BatchHeader._make(HEADER_STRUCT.unpack_from(buf, pos))
+    return new_batch_header(HEADER_STRUCT.unpack_from(buf, pos))
 
 
 def peek_magic(buf: ReadableBuffer, pos: int = 0) -> int:

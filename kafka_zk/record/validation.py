@@ -3,15 +3,23 @@
 import struct
 from collections.abc import Iterable, Sequence
 
+import crc32c
+
 from kafka_zk.record.batch_header import (
+    ATTRIBUTES_POS,
+    BATCH_HEADER_SIZE,
     COMPRESSION_MASK,
     CONTROL_MASK,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
     MAGIC_POS,
+    MIN_BATCH_LENGTH,
     NO_PRODUCER_ID,
     TIMESTAMP_TYPE_MASK,
     BatchHeader,
     InvalidRecordError,
     check_crc,
+    new_batch_header,
     read_batch_header,
     set_max_timestamp,
 )
@@ -43,6 +51,8 @@ __all__ = [
 DEFAULT_MAX_MESSAGE_BYTES = 1048588
 # baseOffset, batchLength and partitionLeaderEpoch: the fields before the CRC-covered part that the leader stamps
 _OFFSET_LENGTH_EPOCH = struct.Struct(">qii")
+_unpack_header = HEADER_STRUCT.unpack_from
+_crc32c = crc32c.crc32c
 
 
 class RecordTooLargeError(ValueError):
@@ -156,7 +166,7 @@ class ValidatedRecords:
             if self._log_append_time:
                 self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
             set_max_timestamp(buffer, 0, self.max_timestamp, self._log_append_time)
-        self.header = read_batch_header(buffer, 0)
+        self.header = new_batch_header(_unpack_header(buffer))
         return base_offset + header.last_offset_delta
 
 
@@ -188,8 +198,38 @@ def validate_produce_records(
     ``topic_partition`` (topic, partition) in the messages as Kafka's.
     ``from_client`` False (coordinator writes) allows control batches and skips producer checks.
     """
-    if len(buf) <= MAGIC_POS:
-        raise InvalidRecordError("produce records of %d bytes hold no batch" % len(buf))
+    length = len(buf)
+    if length <= MAGIC_POS:
+        raise InvalidRecordError("produce records of %d bytes hold no batch" % length)
+    # Fast path, a client's one uncompressed v2 batch kept as it is (Kafka's in-place path: only the header and
+    # CRC are looked at); every other case, and every failed check, goes the general way below.
+    if (
+        from_client
+        and length >= BATCH_HEADER_SIZE
+        and buf[MAGIC_POS] == 2
+        and not buf[ATTRIBUTES_POS + 1] & (COMPRESSION_MASK | TIMESTAMP_TYPE_MASK | CONTROL_MASK)
+        and not compacted
+        and (timestamp_diff_max_ms is None or timestamp_type != "CreateTime")
+        and (codec_for_topic is None or codec_for_topic == "producer" or codec_for_topic == NONE)
+    ):
+        fields = _unpack_header(buf)
+        # batch_length, record_count, last_offset_delta, producer_id, base_sequence
+        if (
+            fields[1] + LOG_OVERHEAD == length <= max_message_bytes
+            and fields[1] >= MIN_BATCH_LENGTH
+            and fields[12] > 0
+            and fields[6] + 1 == fields[12]
+            and (fields[9] == NO_PRODUCER_ID or fields[11] >= 0)
+            and _crc32c(memoryview(buf)[ATTRIBUTES_POS:]) == fields[4]
+        ):
+            return ValidatedRecords(
+                bytearray(buf),
+                new_batch_header(fields),
+                fields[8],
+                timestamp_type != "CreateTime",
+                now_ms,
+                False,
+            )
     converted = buf[MAGIC_POS] < 2
     if converted:
         _check_legacy(buf, max_message_bytes)

@@ -1,7 +1,5 @@
 """Produce (key 0): append record batches to partition leaders, answering per acks."""
 
-from twisted.internet import defer
-
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.security.authorizer import AclOperation, ResourceType
@@ -27,7 +25,14 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
     producers = 0
     for topic_data in topics:
         for partition_data in topic_data["partitions"]:
-            producers |= _producer_flags(partition_data["records"])
+            # TRANSACTIONAL when the first batch is a v2 one with the transactional bit (attributes at offset 22,
+            # bit 4); IDEMPOTENT when it is a v2 one with a producer id (the int64 at offset 43 is not negative).
+            records = partition_data["records"]
+            if records is not None and len(records) > 22 and records[16] == 2:
+                if records[22] & 0x10:
+                    producers |= TRANSACTIONAL
+                if len(records) >= 51 and records[43] < 0x80:
+                    producers |= IDEMPOTENT
     if producers & TRANSACTIONAL:
         # As Kafka: transactional batches need a transactional id authorized for writes; the whole request fails.
         transactional_id = body.get("transactional_id")
@@ -72,7 +77,7 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                 ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
             )
         responses = {}
-        for tp, code in early.items():
+        for tp, code in early.items() if early else ():
             responses.setdefault(tp[0], []).append(
                 {
                     "partition_index": tp[1],
@@ -86,9 +91,13 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
             )
         for tp, outcome in results.items():
             error = outcome.error
-            responses.setdefault(tp[0], []).append(
+            topic, partition_index = tp
+            partitions = responses.get(topic)
+            if partitions is None:
+                partitions = responses[topic] = []
+            partitions.append(
                 {
-                    "partition_index": tp[1],
+                    "partition_index": partition_index,
                     "error_code": error,
                     "base_offset": outcome.base_offset,
                     "log_append_time_ms": outcome.log_append_time,
@@ -96,9 +105,11 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                     "record_errors": [
                         {"batch_index": index, "batch_index_error_message": message}
                         for index, message in outcome.record_errors
-                    ],
+                    ]
+                    if outcome.record_errors
+                    else [],
                     # as Kafka 2.5: only a batch refused by record validation says why
-                    "error_message": outcome.message if error in _VALIDATION_ERRORS else None,
+                    "error_message": outcome.message if error and error in _VALIDATION_ERRORS else None,
                 }
             )
         return {
@@ -106,9 +117,9 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
             "throttle_time_ms": throttle_ms,
         }
 
-    if isinstance(result, defer.Deferred):
-        return result.addCallback(build)
-    return build(result)
+    if type(result) is dict:  # acks 0/1: final at once (isinstance on a Deferred goes through ABCMeta, in Python)
+        return build(result)
+    return result.addCallback(build)
 
 
 def _respond_all(body, code, authorized_topics=None):
@@ -141,17 +152,6 @@ def _respond_all(body, code, authorized_topics=None):
         ],
         "throttle_time_ms": 0,
     }
-
-
-def _producer_flags(records):
-    """TRANSACTIONAL when the first batch is a v2 one with the transactional bit (attributes at offset 22, bit 4);
-    IDEMPOTENT when it is a v2 one with a producer id (the int64 at offset 43 is not negative)."""
-    if records is None or len(records) <= 22 or records[16] != 2:
-        return 0
-    flags = TRANSACTIONAL if records[22] & 0x10 else 0
-    if len(records) >= 51 and records[43] < 0x80:
-        flags |= IDEMPOTENT
-    return flags
 
 
 def _is_zstd(records):

@@ -2,6 +2,7 @@
 
 import logging
 from collections import namedtuple
+from functools import partial
 
 from kafka_zk.log.future_log import follow_truncation
 from kafka_zk.log.producer_state import (
@@ -19,6 +20,8 @@ log = logging.getLogger(__name__)
 NO_LEADER = -1
 
 AppendResult = namedtuple("AppendResult", "base_offset last_offset log_append_time log_start_offset")
+# AppendResult from a tuple in one C call (the namedtuple's __new__ is Python code): one at every append.
+_new_append_result = partial(tuple.__new__, AppendResult)
 
 
 class FollowerState:
@@ -189,7 +192,9 @@ class Partition:
 
         ``marker`` is the coordinator epoch of a transaction marker batch (WriteTxnMarkers), else None;
         ``from_coordinator`` marks a coordinator's transactional write (TxnOffsetCommit): epoch checked only."""
-        self.check_leader()
+        log = self.log
+        if self.leader_id != self.broker_id or log is None:  # check_leader without an epoch to check
+            raise KafkaError(Errors.NOT_LEADER_FOR_PARTITION)
         if required_acks == -1 and len(self.isr) < min_insync_replicas:
             raise KafkaError(
                 Errors.NOT_ENOUGH_REPLICAS,
@@ -223,17 +228,22 @@ class Partition:
             raise KafkaError(Errors.INVALID_TXN_STATE, str(error)) from None
         except CoordinatorFencedError as error:
             raise KafkaError(Errors.TRANSACTION_COORDINATOR_FENCED, str(error)) from None
-        base_offset = self.log.log_end_offset
+        base_offset = log.log_end_offset
         last_offset = validated.assign_offsets(base_offset, self.leader_epoch, log_append_time_ms)
         # For v2 batches Kafka indexes the batch's last offset under its max timestamp; the log
         # applies the batch to the producer state (and a marker to the transaction index).
-        self.log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
-        self.maybe_advance_high_watermark(now_ms, None)
-        return AppendResult(
-            base_offset,
-            last_offset,
-            log_append_time_ms if log_append_time_ms is not None else -1,
-            self.log.log_start_offset,
+        log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
+        if self.followers:
+            self.maybe_advance_high_watermark(now_ms, None)
+        elif last_offset >= self.high_watermark:  # a leader without followers: the HW is the log end offset
+            self.high_watermark = last_offset + 1
+        return _new_append_result(
+            (
+                base_offset,
+                last_offset,
+                log_append_time_ms if log_append_time_ms is not None else -1,
+                log.log_start_offset,
+            )
         )
 
     def delete_records_on_leader(self, offset, now_ms):

@@ -14,7 +14,7 @@ from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
 from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
-from kafka_zk.record.compression import UnsupportedCodecError
+from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, UnsupportedCodecError
 from kafka_zk.record.validation import (
     InvalidBatchError,
     InvalidTimestampError,
@@ -236,13 +236,13 @@ class ReplicaManager:
         results = {}
         now = milliseconds(self.clock)
         stats = self.topic_stats
+        appended = []
         for tp, records in entries.items():
-            result = results[tp] = self._append_to_partition(
-                tp, records, required_acks, now, from_coordinator=from_coordinator
-            )
+            result = results[tp] = self._append_to_partition(tp, records, required_acks, now, None, from_coordinator)
             if stats.enabled:
                 stats.appended(tp[0], len(records), result)
-        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+            if not result.error:
+                appended.append(tp)
         self.this_turn.appended(appended)
         if required_acks != -1 or not appended:
             return results
@@ -276,15 +276,25 @@ class ReplicaManager:
         partition = self.partitions.get(tp)
         if partition is None:
             return ProduceResult(self.missing_partition_error(tp))
-        if not partition.is_leader:
+        if partition.leader_id != partition.broker_id:  # not partition.is_leader, without a property call
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
         config = self.topic_config(topic)
         checks = self._produce_checks.get(topic)
         if checks is None or checks[0] is not config:
             checks = self._produce_checks[topic] = (config, _produce_checks(config))
+        max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms = checks[1]
         try:
             validated = validate_produce_records(
-                records, now_ms, from_client=marker is None, topic_partition=tp, **checks[1]
+                records,
+                now_ms,
+                max_message_bytes,
+                timestamp_type,
+                codec_for_topic,
+                compacted,
+                timestamp_diff_max_ms,
+                marker is None,
+                DEFAULT_MAX_DECOMPRESSED,
+                tp,
             )
         except RecordTooLargeError as error:
             return ProduceResult(Errors.MESSAGE_TOO_LARGE, str(error))
@@ -302,7 +312,7 @@ class ReplicaManager:
             )
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
-        log_append_time = None if checks[1]["timestamp_type"] == "CreateTime" else now_ms
+        log_append_time = None if timestamp_type == "CreateTime" else now_ms
         min_isr = config["min.insync.replicas"]
         try:
             self.failures.check_log(partition.log, "appending records to")
@@ -854,11 +864,12 @@ def _diff_limit(value):
 
 
 def _produce_checks(config):
-    """The keyword arguments of validate_produce_records for a topic's effective config."""
-    return {
-        "max_message_bytes": config["max.message.bytes"],
-        "timestamp_type": config["message.timestamp.type"],
-        "codec_for_topic": config["compression.type"],
-        "compacted": "compact" in config["cleanup.policy"].split(","),
-        "timestamp_diff_max_ms": _diff_limit(config["message.timestamp.difference.max.ms"]),
-    }
+    """What validate_produce_records checks for a topic's effective config: (max_message_bytes, timestamp_type,
+    codec_for_topic, compacted, timestamp_diff_max_ms), its arguments after the time."""
+    return (
+        config["max.message.bytes"],
+        config["message.timestamp.type"],
+        config["compression.type"],
+        "compact" in config["cleanup.policy"].split(","),
+        _diff_limit(config["message.timestamp.difference.max.ms"]),
+    )
