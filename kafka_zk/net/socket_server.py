@@ -15,6 +15,7 @@ from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_frame
+from kafka_zk.protocol.primitives import Reader
 from kafka_zk.protocol.schema import StrictMessageError
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,7 @@ class KafkaServerProtocol(FramedProtocol):
             self.transport.abortConnection()
             return
         try:
-            body = spec.request.decode(memoryview(frame)[body_offset:], header.api_version)
+            body = spec.request.decode_from(Reader(frame, body_offset), header.api_version)
         except Exception as error:
             log.info(
                 "closing connection from %s: cannot decode %s v%d request (%s)",
@@ -165,8 +166,10 @@ class KafkaServerProtocol(FramedProtocol):
             listener.name,
             listener.security_protocol,
         )
+        dispatcher = self.dispatcher
         try:
-            result = self.dispatcher.handle(request)
+            # the bound handler itself once the dispatcher serves every API (Dispatcher.handle then only calls it)
+            result = handler(request) if dispatcher.serving is None else dispatcher.handle(request)
         except Exception:
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
@@ -193,7 +196,9 @@ class KafkaServerProtocol(FramedProtocol):
             ]
         else:  # its errors are counted when it is answered
             entry = [None, header, False, True]
-        if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
+        if _request_log_enabled(
+            DEBUG
+        ):  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
@@ -376,6 +381,8 @@ class KafkaServerProtocol(FramedProtocol):
 
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
+_request_log_enabled = request_log.logger.isEnabledFor  # request_log.enabled() without its own call
+DEBUG = logging.DEBUG
 _SIZE = struct.Struct(">i")
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
 _CONNECTION_INDEX = itertools.count()
