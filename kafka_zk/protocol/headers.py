@@ -164,7 +164,7 @@ def _response_plan(api_key: int, version: int) -> tuple[schema.Schema, int, "Cal
     plan = _RESPONSE_PLANS[(api_key, version)] = (
         spec.response,
         HEADER_VERSIONS[(api_key, version)][1],
-        spec.response.codec(version).encode,
+        spec.response.codec(version).write_body,
     )
     return plan
 

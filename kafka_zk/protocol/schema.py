@@ -495,10 +495,27 @@ def _compile_struct_reader(codec: "StructCodec") -> Callable[[Reader], Body]:
 
 
 def _compile_struct_writer(codec: "StructCodec") -> Callable[[Writer, Body], None]:
+    """The writer of the struct's fields; for a non-flexible struct (nothing tagged to add), the whole of
+    encode(), its failures located as encode() locates them."""
     source = _Source()
-    source.lines += ["def write_fields(writer, obj):", "    buf = writer.buf"]
-    _emit_writer(source, codec, "obj", 4)
+    source.lines.append("def write_fields(writer, obj):")
+    if codec.flexible:
+        source.lines.append("    buf = writer.buf")
+        _emit_writer(source, codec, "obj", 4)
+    else:
+        source.lines += ["    try:", "        buf = writer.buf"]
+        _emit_writer(source, codec, "obj", 8)
+        source.lines += [
+            "    except %s as exc:" % source.name("errors_", _ENCODE_ERRORS),
+            "        if not getattr(exc, 'located', False):",
+            "            %s(obj)" % source.name("locate_", codec._locate_error),
+            "        raise",
+        ]
     return source.compile("write_fields", "writer", codec.path)
+
+
+# What a compiled writer's failure may be, located to the field at fault before it goes further.
+_ENCODE_ERRORS = (ProtocolEncodeError, struct.error, TypeError, AttributeError, ValueError, OverflowError)
 
 
 def _type_codec(
@@ -562,6 +579,7 @@ class StructCodec:
         "_read_fields",
         "_write_fields",
         "read_body",
+        "write_body",
     )
 
     def __init__(self, fields: Iterable[Field], version: int, flexible: bool, path: str) -> None:
@@ -611,6 +629,8 @@ class StructCodec:
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
         # decode(), as one call when there are no tagged fields to read
         self.read_body: Callable[[Reader], Body] = self.decode if flexible else self._read_fields
+        # and encode(), as one call when there are none to write
+        self.write_body: Callable[[Writer, Body], None] = self.encode if flexible else self._write_fields
 
     def decode(self, reader: Reader) -> Body:
         result = self._read_fields(reader)
