@@ -144,6 +144,16 @@ class FramedProtocol(protocol.Protocol):
         if sent is not None:
             sent()
 
+    def send_framed(self, frame, sent=None):
+        """send_frame() of a payload that is one bytes object already carrying its size: what most responses are."""
+        sender = self._file_sender
+        if sender is not None and sender.busy:
+            sender.send([frame], sent)
+            return
+        send_now(self.transport, frame)
+        if sent is not None:
+            sent()
+
     def frame_received(self, frame):
         raise NotImplementedError
 

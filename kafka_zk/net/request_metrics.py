@@ -184,6 +184,7 @@ class SocketServerMetrics:
         self._counts = [0] * ((FETCH_FOLLOWER_SLOT + 1) * VERSION_SLOTS)  # by slot * VERSION_SLOTS + version
         self._next_timed = [0.0] * 256  # when a request of each api key is timed at the latest
         self._produce_none = 0  # Produce partitions answered without an error since the last collection
+        self._fetch_none = 0  # and Fetch responses and partitions
         registry.before_collect(self.flush)  # counts and timings not folded yet go into the metrics first
 
     def _metrics(self, api_key):
@@ -210,6 +211,9 @@ class SocketServerMetrics:
         if self._produce_none:
             self._produce_metrics().errors(Errors.NONE).count += self._produce_none
             self._produce_none = 0
+        if self._fetch_none:
+            (self._by_key.get(FETCH_KEY) or self._metrics(FETCH_KEY)).errors(Errors.NONE).count += self._fetch_none
+            self._fetch_none = 0
         counts = self._counts
         for slot in range(FETCH_FOLLOWER_SLOT + 1):
             base = slot * VERSION_SLOTS
@@ -237,8 +241,25 @@ class SocketServerMetrics:
 
     def answered(self, api_key, body):
         """A request's response (``body``, None for none): count its errors. A Produce's partitions without an
-        error, the produce path's most frequent count, add to a plain count the meter takes up at collection."""
+        error, the produce path's most frequent count, add to a plain count the meter takes up at collection; so do
+        a Fetch response's and partitions' (error_counts() says what a Fetch counts)."""
         if body is None:
+            return
+        if api_key == FETCH_KEY:
+            none = 0
+            code = body.get("error_code", 0)
+            if code:
+                self._fetch_error(code)
+            else:
+                none = 1
+            for topic in body["responses"]:
+                for partition in topic["partitions"]:
+                    code = partition["error_code"]
+                    if code:
+                        self._fetch_error(code)
+                    else:
+                        none += 1
+            self._fetch_none += none
             return
         if api_key == PRODUCE_KEY:
             for topic in body["responses"]:
@@ -250,6 +271,9 @@ class SocketServerMetrics:
             return
         for code, count in error_counts(api_key, body).items():
             (self._by_key.get(api_key) or self._metrics(api_key)).errors(code).count += count
+
+    def _fetch_error(self, code):
+        (self._by_key.get(FETCH_KEY) or self._metrics(FETCH_KEY)).errors(code).count += 1
 
     def _produce_metrics(self):
         return self._by_key.get(PRODUCE_KEY) or self._metrics(PRODUCE_KEY)

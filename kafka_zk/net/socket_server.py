@@ -2,6 +2,7 @@
 
 import itertools
 import logging
+import struct
 from collections import deque
 from functools import partial
 
@@ -13,7 +14,8 @@ from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
-from kafka_zk.protocol.headers import decode_request_header, encode_response_chunks
+from kafka_zk.protocol.headers import decode_request_header, encode_response_frame
+from kafka_zk.protocol.primitives import Reader
 from kafka_zk.protocol.schema import StrictMessageError
 
 log = logging.getLogger(__name__)
@@ -87,7 +89,8 @@ class KafkaServerProtocol(FramedProtocol):
         self.listener = listener or Listener()
         self.principal = None
         self._principal_known = False
-        # [payload, header, ready, metrics: None when off; a timed request's timing (a list); else True]
+        # [payload: a whole frame as bytes, or chunks without its size; header; ready; metrics: None when off, a
+        # timed request's timing (a list), else True]
         self._pending = deque()
         # SASL listeners: the connection's authenticator sees every frame until it has authenticated the client
         factory = self.listener.authenticator_factory
@@ -137,7 +140,7 @@ class KafkaServerProtocol(FramedProtocol):
             self.transport.abortConnection()
             return
         try:
-            body = spec.request.decode(memoryview(frame)[body_offset:], header.api_version)
+            body = spec.request.decode_from(Reader(frame, body_offset), header.api_version)
         except Exception as error:
             log.info(
                 "closing connection from %s: cannot decode %s v%d request (%s)",
@@ -163,8 +166,10 @@ class KafkaServerProtocol(FramedProtocol):
             listener.name,
             listener.security_protocol,
         )
+        dispatcher = self.dispatcher
         try:
-            result = self.dispatcher.handle(request)
+            # the bound handler itself once the dispatcher serves every API (Dispatcher.handle then only calls it)
+            result = handler(request) if dispatcher.serving is None else dispatcher.handle(request)
         except Exception:
             log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
             self.transport.abortConnection()
@@ -191,7 +196,9 @@ class KafkaServerProtocol(FramedProtocol):
             ]
         else:  # its errors are counted when it is answered
             entry = [None, header, False, True]
-        if request_log.enabled():  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
+        if _request_log_enabled(
+            DEBUG
+        ):  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
@@ -246,6 +253,8 @@ class KafkaServerProtocol(FramedProtocol):
         self.transport.loseConnection()
 
     def _enqueue_ready(self, header, payload):
+        if payload.__class__ is bytes:  # a frame's payload: bytes go out whole, with their size
+            payload = _SIZE.pack(len(payload)) + payload
         self._pending.append([payload, header, True, None])
         self._flush()
 
@@ -261,7 +270,7 @@ class KafkaServerProtocol(FramedProtocol):
             entry[0] = None  # no response (e.g. acks=0)
         else:
             try:
-                entry[0] = encode_response_chunks(header.api_key, header.api_version, header.correlation_id, body)
+                entry[0] = encode_response_frame(header.api_key, header.api_version, header.correlation_id, body)
             except StrictMessageError as error:  # a handler's mistake, caught by strict messages (tests only)
                 log.error(
                     "closing connection from %s: the api %d v%d response breaks strict messages "
@@ -325,7 +334,9 @@ class KafkaServerProtocol(FramedProtocol):
                 dequeued = self.clock.seconds()
             if payload is not None and self.transport is not None and self.connected:
                 # ResponseSendTime runs until the last byte is handed over (records sent from a file may wait)
-                self.send_frame(payload, partial(self._sent, timing, dequeued) if timed else None)
+                # bytes: a whole frame, its size included (see encode_response_frame); else chunks without it
+                send = self.send_framed if payload.__class__ is bytes else self.send_frame
+                send(payload, partial(self._sent, timing, dequeued) if timed else None)
             elif timed:
                 self._sent(timing, dequeued)
             if len(entry) > 4:
@@ -370,6 +381,9 @@ class KafkaServerProtocol(FramedProtocol):
 
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
+_request_log_enabled = request_log.logger.isEnabledFor  # request_log.enabled() without its own call
+DEBUG = logging.DEBUG
+_SIZE = struct.Struct(">i")
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
 _CONNECTION_INDEX = itertools.count()
 

@@ -20,6 +20,8 @@ from kafka_zk.protocol.schema import Body
 from kafka_zk.record.buffers import ReadableBuffer
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kafka_zk.protocol.primitives import Chunk
 
 
@@ -124,6 +126,47 @@ def _response_writer(api_key: int, version: int, correlation_id: int, body: Body
         writer.buf.append(0)  # no tagged fields
     spec.response.codec(version).encode(writer, body)
     return writer
+
+
+# A response frame's start: its size (filled in once known), the correlation id and, in header v1, no tagged fields.
+_FRAME_START_V0 = struct.Struct(">ii").pack
+_FRAME_START_V1 = struct.Struct(">iiB").pack
+_FRAME_SIZE = struct.Struct(">i")
+
+
+def encode_response_frame(api_key: int, version: int, correlation_id: int, body: Body) -> "bytes | list[Chunk]":
+    """A whole response frame, its int32 size first, as bytes; or, when large records chunks are passed through
+    uncopied, as encode_response_chunks gives it (without the size)."""
+    plan = _RESPONSE_PLANS.get((api_key, version)) or _response_plan(api_key, version)
+    if schema.strict_messages:
+        plan[0].check_strictly(body, version)
+    writer = Writer()
+    if plan[1]:
+        writer.buf += _FRAME_START_V1(0, correlation_id, 0)
+    else:
+        writer.buf += _FRAME_START_V0(0, correlation_id)
+    plan[2](writer, body)
+    if writer._chunks:
+        chunks = writer.chunks()
+        chunks[0] = chunks[0][4:]  # type: ignore[index]  # the first chunk is header bytes
+        return chunks
+    buf = writer.buf
+    _FRAME_SIZE.pack_into(buf, 0, len(buf) - 4)
+    return bytes(buf)
+
+
+# (api_key, version) -> (response schema, response header version, its codec's encode)
+_RESPONSE_PLANS: dict[tuple[int, int], tuple[schema.Schema, int, "Callable[[Writer, Body], None]"]] = {}
+
+
+def _response_plan(api_key: int, version: int) -> tuple[schema.Schema, int, "Callable[[Writer, Body], None]"]:
+    spec = get_spec(api_key, version)  # raises for an unserved version
+    plan = _RESPONSE_PLANS[(api_key, version)] = (
+        spec.response,
+        HEADER_VERSIONS[(api_key, version)][1],
+        spec.response.codec(version).write_body,
+    )
+    return plan
 
 
 def encode_response(api_key: int, version: int, correlation_id: int, body: Body) -> bytes:

@@ -312,45 +312,92 @@ class _Source:
 
 
 def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int) -> None:
-    """Lines setting ``target`` to the dict of one struct of ``codec``: each run of fixed-width fields taken by a
-    single bounds check and unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer
-    costs a call per number), arrays of non-flexible structs read in place, the fields the version lacks at
-    their defaults."""
+    """Lines setting ``target`` to the dict of one struct of ``codec``, with the position kept in the local
+    ``pos`` (and ``buf``, ``end``: the reader's): each run of fixed-width fields taken by a single bounds check and
+    unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer costs a call per number),
+    the strings, bytes, records and array counts of non-flexible versions read in place when they are well formed
+    (anything else, e.g. a bad length, goes to the field's own reader, which raises as it always did), arrays of
+    non-flexible structs read in place, the fields the version lacks at their defaults."""
     pad = " " * indent
     lines = source.lines
     readers = codec.readers
     values: list[str] = []
-    for start, end in _spans([code for _, _, code, _ in readers], lambda code: code is not None):
-        key, read, code, inline = readers[start]
-        if code is None and inline is None:
+    for start, end in _spans([reader[2] for reader in readers], lambda code: code is not None):
+        key, read, code, inline, kind, nullable = readers[start]
+        if code is None and inline is None and kind is None:
             values.append(source.name("v"))
-            lines.append(pad + "%s = %s(reader)" % (values[-1], source.name("read_", read)))
+            lines += [
+                pad + "reader.pos = pos",
+                pad + "%s = %s(reader)" % (values[-1], source.name("read_", read)),
+                pad + "pos = reader.pos",
+            ]
+        elif code is None and inline is None:
+            # a length-prefixed value: -2 stands for a length field the buffer cannot hold
+            value, size = source.name("v"), source.name("size")
+            values.append(value)
+            length = _INT16_FROM if kind == "string" else _INT32_FROM
+            width = 2 if kind == "string" else 4
+            take = {
+                "string": "str(buf[pos + %d : pos + %d + %s], 'utf-8')",
+                "bytes": "bytes(buf[pos + %d : pos + %d + %s])",
+                "records": "buf[pos + %d : pos + %d + %s]",
+            }[kind] % (width, width, size)  # type: ignore[index]  # code and inline None: kind is set
+            lines += [
+                pad + "%s = %s(buf, pos)[0] if pos + %d <= end else -2" % (size, source.name("len_", length), width),
+                pad + "if 0 <= %s <= end - pos - %d:" % (size, width),
+            ]
+            if kind == "string":
+                lines += [
+                    pad + "    try:",
+                    pad + "        %s = %s" % (value, take),
+                    pad + "    except UnicodeDecodeError:",
+                    pad + "        reader.pos = pos",
+                    pad + "        %s(reader)" % source.name("read_", read),  # raises ProtocolDecodeError
+                    pad + "        raise",
+                ]
+            else:
+                lines.append(pad + "    %s = %s" % (value, take))
+            lines.append(pad + "    pos += %d + %s" % (width, size))
+            if nullable:
+                lines += [pad + "elif %s == -1:" % size, pad + "    %s = None" % value, pad + "    pos += %d" % width]
+            lines += [
+                pad + "else:",
+                pad + "    reader.pos = pos",
+                pad + "    %s = %s(reader)" % (value, source.name("read_", read)),
+                pad + "    pos = reader.pos",
+            ]
         elif code is None:
-            nullable, nested = inline  # type: ignore[misc]  # code None and inline not None
+            nested = inline[1]  # type: ignore[index]  # code None and inline not None
             value, count, item = source.name("v"), source.name("count"), source.name("item")
             values.append(value)
             lines += [
-                pad + "%s = reader.array_length(%r, False)" % (count, nullable),
-                pad + "if %s is None:" % count,
-                pad + "    %s = None" % value,
-                pad + "else:",
+                pad + "%s = %s(buf, pos)[0] if pos + 4 <= end else -2" % (count, source.name("len_", _INT32_FROM)),
+                pad + "if 0 <= %s <= end - pos - 4:" % count,
+                pad + "    pos += 4",
                 pad + "    %s = []" % value,
                 pad + "    for _ in range(%s):" % count,
             ]
             _emit_reader(source, nested, item, indent + 8)
-            lines.append(pad + "        %s.append(%s)" % (value, item))
+            lines += [
+                pad + "        %s.append(%s)" % (value, item),
+                pad + "else:",  # a null array, or the error of a bad count
+                pad + "    reader.pos = pos",
+                pad + "    reader.array_length(%r, False)" % nullable,
+                pad + "    pos = reader.pos",
+                pad + "    %s = None" % value,
+            ]
         else:
-            run = struct.Struct(">" + "".join(code for _, _, code, _ in readers[start:end]))  # type: ignore[misc]
+            run = struct.Struct(">" + "".join(reader[2] for reader in readers[start:end]))  # type: ignore[misc]
             names = [source.name("v") for _ in range(start, end)]
             values += names
             lines += [
-                pad + "pos = reader.pos",
-                pad + "if pos + %d > reader.end:" % run.size,
+                pad + "if pos + %d > end:" % run.size,
+                pad + "    reader.pos = pos",
                 pad + "    reader._truncated(%d)" % run.size,
-                pad + "reader.pos = pos + %d" % run.size,
-                pad + "%s, = %s(reader.buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from)),
+                pad + "%s, = %s(buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from)),
+                pad + "pos += %d" % run.size,
             ]
-    entries = ["%r: %s" % (key, value) for (key, _, _, _), value in zip(readers, values)]
+    entries = ["%r: %s" % (reader[0], value) for reader, value in zip(readers, values)]
     for key, default in codec.absent:
         name = source.name("default_", default)
         entries.append(
@@ -368,20 +415,43 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
 
 
 def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -> None:
-    """Lines writing the fields of one struct of ``codec`` from the dict ``obj``: each run of fixed-width numbers
-    packed at once (bools keep their own writer, which refuses None), arrays of non-flexible structs written in
-    place."""
+    """Lines writing the fields of one struct of ``codec`` from the dict ``obj`` to the local ``buf`` (the
+    writer's; fetched again after any writer that may start a new one, as records do): each run of fixed-width
+    numbers packed at once (bools keep their own writer, which refuses None), strings of non-flexible versions
+    and null strings written in place (anything else goes to the field's own writer), arrays of non-flexible
+    structs written in place."""
     pad = " " * indent
     lines = source.lines
     writers = codec.writers
     get = source.name("get")
     lines.append(pad + "%s = %s.get" % (get, obj))
-    for start, end in _spans([code for _, _, _, code, _ in writers], lambda code: code not in (None, "?")):
-        key, write, default, code, inline = writers[start]
+    for start, end in _spans([writer[3] for writer in writers], lambda code: code not in (None, "?")):
+        key, write, default, code, inline, kind, nullable = writers[start]
         if end == start + 1 and code in (None, "?"):
             value = "%s(%r, %s)" % (get, key, source.name("default_", default))
+            if inline is None and kind == "string":
+                item = source.name("v")
+                data = source.name("data")
+                lines.append(pad + "%s = %s" % (item, value))
+                branch = "if"
+                if nullable:
+                    lines += [pad + "if %s is None:" % item, pad + "    buf += b'\\xff\\xff'"]
+                    branch = "elif"
+                if key not in HUMAN_MESSAGE_FIELDS:  # those are clipped by their writer when long
+                    lines += [
+                        pad + "%s %s.__class__ is str:" % (branch, item),
+                        pad + "    %s = %s.encode('utf-8')" % (data, item),
+                        pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT16_PACK), data),
+                        pad + "    buf += %s" % data,
+                    ]
+                    branch = "elif"
+                call = "%s(writer, %s)" % (source.name("write_", write), item)
+                lines += [pad + "else:", pad + "    " + call] if branch == "elif" else [pad + call]
+                continue
             if inline is None:
                 lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), value))
+                if write not in _SAME_BUFFER_WRITERS:  # records may start a new buffer, and so may a struct of them
+                    lines.append(pad + "buf = writer.buf")
                 continue
             items, item = source.name("items"), source.name("item")
             lines += [
@@ -389,7 +459,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 pad + "if %s is None:" % items,
                 pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
                 pad + "else:",
-                pad + "    writer.buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
+                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
                 pad + "    for %s in %s:" % (item, items),
             ]
             _emit_writer(source, inline[1], item, indent + 8)
@@ -397,7 +467,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
         pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)  # type: ignore[misc]
         lines.append(
             pad
-            + "writer.buf += %s(%s)"
+            + "buf += %s(%s)"
             % (
                 pack,
                 ", ".join(
@@ -408,22 +478,44 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
         )
 
 
+_IN_PLACE_KINDS = ("string", "bytes", "records")
+_SAME_BUFFER_WRITERS = frozenset(_STRING_WRITERS + _BYTES_WRITERS + tuple(write for _, write in _FIXED.values()))
+_INT16_PACK = struct.Struct(">h").pack
 _INT32_PACK = struct.Struct(">i").pack
+_INT16_FROM = struct.Struct(">h").unpack_from
+_INT32_FROM = struct.Struct(">i").unpack_from
 
 
 def _compile_struct_reader(codec: "StructCodec") -> Callable[[Reader], Body]:
     source = _Source()
-    source.lines.append("def read_fields(reader):")
+    source.lines += ["def read_fields(reader):", "    buf = reader.buf", "    end = reader.end", "    pos = reader.pos"]
     _emit_reader(source, codec, "result", 4)
-    source.lines.append("    return result")
+    source.lines += ["    reader.pos = pos", "    return result"]
     return source.compile("read_fields", "reader", codec.path)
 
 
 def _compile_struct_writer(codec: "StructCodec") -> Callable[[Writer, Body], None]:
+    """The writer of the struct's fields; for a non-flexible struct (nothing tagged to add), the whole of
+    encode(), its failures located as encode() locates them."""
     source = _Source()
     source.lines.append("def write_fields(writer, obj):")
-    _emit_writer(source, codec, "obj", 4)
+    if codec.flexible:
+        source.lines.append("    buf = writer.buf")
+        _emit_writer(source, codec, "obj", 4)
+    else:
+        source.lines += ["    try:", "        buf = writer.buf"]
+        _emit_writer(source, codec, "obj", 8)
+        source.lines += [
+            "    except %s as exc:" % source.name("errors_", _ENCODE_ERRORS),
+            "        if not getattr(exc, 'located', False):",
+            "            %s(obj)" % source.name("locate_", codec._locate_error),
+            "        raise",
+        ]
     return source.compile("write_fields", "writer", codec.path)
+
+
+# What a compiled writer's failure may be, located to the field at fault before it goes further.
+_ENCODE_ERRORS = (ProtocolEncodeError, struct.error, TypeError, AttributeError, ValueError, OverflowError)
 
 
 def _type_codec(
@@ -486,16 +578,21 @@ class StructCodec:
         "tagged_defaults",
         "_read_fields",
         "_write_fields",
+        "read_body",
+        "write_body",
     )
 
     def __init__(self, fields: Iterable[Field], version: int, flexible: bool, path: str) -> None:
         self.path = path
         self.flexible = flexible
-        # (key, read, struct code of a fixed-width type or None, inline) and (key, write, default when the key is
-        # missing, struct code or None, inline); inline: (nullable, StructCodec) of an array of non-flexible structs,
-        # which the compiled reader and writer handle in place, else None
-        self.readers: list[tuple[str, ReadFunction, str | None, tuple[bool, StructCodec] | None]] = []
-        self.writers: list[tuple[str, WriteFunction, Any, str | None, tuple[bool, StructCodec] | None]] = []
+        # (key, read, struct code of a fixed-width type or None, inline, kind, nullable) and (key, write, default
+        # when the key is missing, struct code or None, inline, kind, nullable); inline: (nullable, StructCodec) of
+        # an array of non-flexible structs, which the compiled reader and writer handle in place, else None; kind:
+        # "string", "bytes" or "records" in a non-flexible version, which they handle in place too, else None
+        self.readers: list[tuple[str, ReadFunction, str | None, tuple[bool, StructCodec] | None, str | None, bool]] = []
+        self.writers: list[
+            tuple[str, WriteFunction, Any, str | None, tuple[bool, StructCodec] | None, str | None, bool]
+        ] = []
         self.absent: list[tuple[str, Any]] = []  # (key, default) for fields the version does not carry
         self.tagged: dict[int, tuple[str, ReadFunction, WriteFunction, Any]] = {}  # tag -> (key, read, write, default)
         seen = set()
@@ -523,12 +620,17 @@ class StructCodec:
                 self.tagged[field.tag] = (field.name, read, write, default)  # type: ignore[index]  # tagged: a tag
             else:
                 code = _FIXED_CODES.get(field.type)  # type: ignore[arg-type]  # None for an Array or a struct
-                self.writers.append((field.name, write, default, code, inline))
-                self.readers.append((field.name, read, code, inline))
+                kind = field.type if not flexible and field.type in _IN_PLACE_KINDS else None
+                self.writers.append((field.name, write, default, code, inline, kind, nullable))
+                self.readers.append((field.name, read, code, inline, kind, nullable))
         self.tagged = dict(sorted(self.tagged.items()))
         self._read_fields = _compile_struct_reader(self)
         self._write_fields = _compile_struct_writer(self)
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
+        # decode(), as one call when there are no tagged fields to read
+        self.read_body: Callable[[Reader], Body] = self.decode if flexible else self._read_fields
+        # and encode(), as one call when there are none to write
+        self.write_body: Callable[[Writer, Body], None] = self.encode if flexible else self._write_fields
 
     def decode(self, reader: Reader) -> Body:
         result = self._read_fields(reader)
@@ -584,7 +686,7 @@ class StructCodec:
         writer = Writer()
         key: str | None = None
         try:
-            for key, write, default, _, _ in self.writers:
+            for key, write, default, *_ in self.writers:
                 write(writer, obj.get(key, default))
         except ProtocolEncodeError as exc:
             if getattr(exc, "located", False):
@@ -686,6 +788,7 @@ class Schema:
         self.min_version = self.valid_versions.low
         self.max_version: int = self.valid_versions.high
         self._codecs = {}
+        self._readers: dict[int, Callable[[Reader], Body]] = {}  # version -> its codec's read_body
         self._strict_shapes: dict[int, _StrictShape] = {}
 
     def is_flexible(self, version: int) -> bool:
@@ -703,6 +806,7 @@ class Schema:
                 raise UnsupportedVersionError("%s does not support version %d" % (self.name, version))
             codec = StructCodec(self.fields, version, self.is_flexible(version), "%s v%d" % (self.name, version))
             self._codecs[version] = codec
+            self._readers[version] = codec.read_body
         return codec
 
     def strict_problems(self, obj: Body, version: int) -> list[str]:
@@ -739,10 +843,12 @@ class Schema:
 
     def decode(self, buf: ReadableBuffer, version: int) -> Body:
         """Decode a whole body; trailing bytes after the last field are ignored, as Kafka does."""
-        return self.codec(version).decode(Reader(buf))
+        read = self._readers.get(version) or self.codec(version).read_body
+        return read(Reader(buf))
 
     def decode_from(self, reader: Reader, version: int) -> Body:
-        return self.codec(version).decode(reader)
+        read = self._readers.get(version) or self.codec(version).read_body
+        return read(reader)
 
     def defaults(self, version: int) -> Body:
         """The dict a body with every field at its default decodes to."""
