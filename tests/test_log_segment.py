@@ -255,3 +255,23 @@ def test_change_suffix_and_delete(segment, tmp_path):
     assert segment.read(100, 100).records.size > 0  # still readable through the open file
     segment.delete()
     assert os.listdir(tmp_path) == []
+
+
+def test_a_read_from_a_recent_append_answers_as_a_read_that_scans_the_headers(segment):
+    two_batches = make_batch(100, count=2) + make_batch(102, count=3)  # one append of two batches
+    segment.append(104, 1002, 104, two_batches)
+    append(segment, 105, count=4, value_size=30)
+    first = len(make_batch(100, count=2))
+    cases = [(100, 1 << 20, None), (100, len(two_batches), None), (100, first, None), (100, 10, None)]
+    cases += [(105, 1 << 20, None), (105, 1 << 20, len(two_batches) + 20), (102, 1 << 20, None), (104, 5, None)]
+    fast = [segment.read(offset, max_size, max_position) for offset, max_size, max_position in cases]
+    segment._recent_appends = None  # as after a restart: every read translates its offset from the index
+    scanned = [segment.read(offset, max_size, max_position) for offset, max_size, max_position in cases]
+    as_tuples = [
+        (info.offset_metadata, info.records.position, info.records.size, info.first_entry_incomplete) for info in fast
+    ]
+    assert as_tuples == [
+        (info.offset_metadata, info.records.position, info.records.size, info.first_entry_incomplete)
+        for info in scanned
+    ]
+    assert as_tuples[0][2] == segment.size and as_tuples[3][2] == first  # min_one_message: the first batch whole

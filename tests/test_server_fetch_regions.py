@@ -4,7 +4,7 @@ sendfile) and which copy them: real logs, the replica manager and the Fetch hand
 from types import SimpleNamespace
 
 import pytest
-from twisted.internet import task
+from twisted.internet import defer, task
 
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager
@@ -106,7 +106,8 @@ def handled(manager, version):
         ],
     }
     answered = []
-    fetch.handle(
+    defer.maybeDeferred(  # answered at once: the dict itself
+        fetch.handle,
         SimpleNamespace(body=body, api_version=version, client_id="c"),
         fetch_manager=FetchManager(FetchSessionCache(10)),
         metadata_cache=cache,

@@ -215,7 +215,8 @@ def _handled(manager, version, **request):
     clock = task.Clock()
     clock.advance(1)
     answered = []
-    fetch.handle(
+    defer.maybeDeferred(  # answered at once: the dict itself
+        fetch.handle,
         _fetch_request(version, **request),
         fetch_manager=FetchManager(FetchSessionCache(10)),
         metadata_cache=cache,

@@ -355,6 +355,22 @@ class LogSegment:
         """
         if max_size < 0:
             raise ValueError("invalid max_size %d" % max_size)
+        # A reader keeping up starts at a recent append that max_size covers whole: its position is known, and its
+        # first batch fits, so no header need be read; translate_offset finds every other start.
+        recent = self._recent_appends
+        if recent:
+            end = self._size
+            for base_offset, position in reversed(recent):
+                if base_offset <= start_offset:
+                    if base_offset == start_offset and end - position <= max_size:
+                        limit = self._size if max_position is None else max_position
+                        return FetchDataInfo(
+                            LogOffsetMetadata(start_offset, self.base_offset, position),
+                            FileSlice(self.file, position, max(0, min(limit - position, max_size))),
+                            False,
+                        )
+                    break
+                end = position
         found = self.translate_offset(start_offset)
         if found is None:
             return None

@@ -3,6 +3,8 @@ aborted transactions) for read_committed ones, and to the log end for followers;
 incremental fetches are answered with only the partitions that changed. From v11 a consumer may read from a
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
+import functools
+
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
@@ -75,11 +77,11 @@ def handle(
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
     tracking = not denied_follower and _tracks_changes(context.session)  # only a follower's session does
     if denied_follower:
-        result = defer.succeed({})
+        result = {}
     else:
         if is_follower and forgotten:
             replica_manager.unlink_followers(body["replica_id"], forgotten)
-        result = replica_manager.fetch_messages(
+        result = replica_manager.fetch_messages_or_defer(
             body["max_wait_ms"],
             body["min_bytes"],
             max_bytes,
@@ -94,7 +96,7 @@ def handle(
     def build(results):
         throttle_ms = 0
         if not is_follower:  # consumers; followers are subject to replication quotas instead
-            client = sanitize(request.client_id or "")
+            client = _sanitized(request.client_id or "")
             size = sum(len(outcome.records or b"") for outcome in results.values())
             now = milliseconds(clock)
             throttle_ms = fetch_quotas.record(ANONYMOUS, client, size, now)
@@ -103,12 +105,15 @@ def handle(
         if throttle_ms > 0:
             error, response_session_id, answer = context.throttled()
         else:
-            merged = {
-                tp: FetchResult(failed[tp]) if tp in failed else results[tp]
-                for tp in order
-                if tp in failed or tp in results
-            }
-            if tracking:  # a parked fetch of the session may also have read partitions that changed since
+            if not failed:  # the common case: results hold the partitions in request order (a parked
+                merged = results  # fetch's extra ones of its session after them)
+            else:
+                merged = {
+                    tp: FetchResult(failed[tp]) if tp in failed else results[tp]
+                    for tp in order
+                    if tp in failed or tp in results
+                }
+            if tracking and failed:  # a parked fetch of the session may also have read partitions that changed since
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, milliseconds(clock))
             session = context.session  # a full fetch may just have created one
@@ -146,7 +151,13 @@ def handle(
             "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()],
         }
 
-    return result.addCallback(build)
+    if isinstance(result, defer.Deferred):  # a parked fetch
+        return result.addCallback(build)
+    return build(result)
+
+
+# Kafka's sanitized client id, the quota's key: computed once per client id, not per request.
+_sanitized = functools.lru_cache(maxsize=1024)(sanitize)
 
 
 def _record_count(records):

@@ -523,6 +523,24 @@ class ReplicaManager:
         A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the
         fetch context of a session that tracks changes; a parked fetch then also wakes when any partition
         of the session changes, and reads the changed ones as well. ``client_rack``: see read_partitions."""
+        results = self.fetch_messages_or_defer(
+            max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id, isolation_level, session, client_rack
+        )
+        return results if isinstance(results, defer.Deferred) else defer.succeed(results)
+
+    def fetch_messages_or_defer(
+        self,
+        max_wait_ms,
+        min_bytes,
+        max_bytes,
+        fetch_infos,
+        replica_id=-1,
+        isolation_level=READ_UNCOMMITTED,
+        session=None,
+        client_rack=None,
+    ):
+        """As fetch_messages, but the results themselves when the fetch is answered at once: a Fetch request
+        then needs no Deferred."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level, client_rack)
@@ -532,7 +550,7 @@ class ReplicaManager:
         )
         tracking = session is not None
         if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes or answer_now:
-            return defer.succeed(results)
+            return results
         done = defer.Deferred()
         keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(
