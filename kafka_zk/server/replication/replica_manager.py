@@ -508,24 +508,9 @@ class ReplicaManager:
         chosen = select(client_rack, replicas, leader)
         return -1 if chosen is None or chosen == leader else chosen.broker_id
 
-    def fetch_messages(
-        self,
-        max_wait_ms,
-        min_bytes,
-        max_bytes,
-        fetch_infos,
-        replica_id=-1,
-        isolation_level=READ_UNCOMMITTED,
-        session=None,
-        client_rack=None,
-    ):
-        """Returns a Deferred of {tp: FetchResult}; waits up to max_wait_ms for min_bytes of data.
-        A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the
-        fetch context of a session that tracks changes; a parked fetch then also wakes when any partition
-        of the session changes, and reads the changed ones as well. ``client_rack``: see read_partitions."""
-        results = self.fetch_messages_or_defer(
-            max_wait_ms, min_bytes, max_bytes, fetch_infos, replica_id, isolation_level, session, client_rack
-        )
+    def fetch_messages(self, *arguments, **options):
+        """fetch_messages_or_defer's answer, always as a Deferred of {tp: FetchResult}."""
+        results = self.fetch_messages_or_defer(*arguments, **options)
         return results if isinstance(results, defer.Deferred) else defer.succeed(results)
 
     def fetch_messages_or_defer(
@@ -539,8 +524,11 @@ class ReplicaManager:
         session=None,
         client_rack=None,
     ):
-        """As fetch_messages, but the results themselves when the fetch is answered at once: a Fetch request
-        then needs no Deferred."""
+        """{tp: FetchResult} when the fetch is answered at once (a Fetch request then needs no Deferred), else a
+        Deferred of it that fires once min_bytes of data are there or max_wait_ms has passed. A follower's fetch
+        (replica_id >= 0) also reports how far that follower has got. ``session``: the fetch context of a session
+        that tracks changes; a parked fetch then also wakes when any partition of the session changes, and reads
+        the changed ones as well. ``client_rack``: see read_partitions."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level, client_rack)
