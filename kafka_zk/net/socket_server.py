@@ -196,9 +196,8 @@ class KafkaServerProtocol(FramedProtocol):
             ]
         else:  # its errors are counted when it is answered
             entry = [None, header, False, True]
-        if _request_log_enabled(
-            DEBUG
-        ):  # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
+        # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
+        if _request_log_enabled(_DEBUG):
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
@@ -382,7 +381,7 @@ class KafkaServerProtocol(FramedProtocol):
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
 _request_log_enabled = request_log.logger.isEnabledFor  # request_log.enabled() without its own call
-DEBUG = logging.DEBUG
+_DEBUG = logging.DEBUG
 _SIZE = struct.Struct(">i")
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
 _CONNECTION_INDEX = itertools.count()

@@ -7,6 +7,7 @@ order and the older versions Kafka itself still reads. A topic partition is a pl
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 import uuid
@@ -32,6 +33,7 @@ def _decode_json(data: bytes | None) -> Any:
     return json.loads(data.decode("utf-8"))
 
 
+@functools.lru_cache(maxsize=1024)  # a quota's key, sanitized on every Produce and Fetch
 def sanitize(name: str) -> str:
     """Kafka's Sanitizer.sanitize, for user principals, client ids and token owners in znode names: URL-encoding
     as Java's URLEncoder, with '*' as %2A and ' ' as %20."""

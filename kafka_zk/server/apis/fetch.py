@@ -3,8 +3,6 @@ aborted transactions) for read_committed ones, and to the log end for followers;
 incremental fetches are answered with only the partitions that changed. From v11 a consumer may read from a
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
-import functools
-
 from twisted.internet import defer
 
 from kafka_zk.common.clock import milliseconds
@@ -96,7 +94,7 @@ def handle(
     def build(results):
         throttle_ms = 0
         if not is_follower:  # consumers; followers are subject to replication quotas instead
-            client = _sanitized(request.client_id or "")
+            client = sanitize(request.client_id or "")
             size = sum(len(outcome.records or b"") for outcome in results.values())
             now = milliseconds(clock)
             throttle_ms = fetch_quotas.record(ANONYMOUS, client, size, now)
@@ -154,10 +152,6 @@ def handle(
     if isinstance(result, defer.Deferred):  # a parked fetch
         return result.addCallback(build)
     return build(result)
-
-
-# Kafka's sanitized client id, the quota's key: computed once per client id, not per request.
-_sanitized = functools.lru_cache(maxsize=1024)(sanitize)
 
 
 def _record_count(records):

@@ -77,7 +77,7 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
                 ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
             )
         responses = {}
-        for tp, code in early.items() if early else ():
+        for tp, code in early.items():
             responses.setdefault(tp[0], []).append(
                 {
                     "partition_index": tp[1],
