@@ -13,6 +13,7 @@ import time
 import pytest
 from confluent_kafka import Producer
 from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.protocol.errors import Errors
@@ -55,9 +56,11 @@ def kind(broker_id):
 
 
 def znode_json(zk, path):
-    if zk.exists(path) is None:
+    """The znode's JSON; None when it is absent or empty (an ephemeral like /controller may go between two reads)."""
+    try:
+        data = zk.get(path)[0]
+    except NoNodeError:
         return None
-    data = zk.get(path)[0]
     return json.loads(data) if data else None
 
 
