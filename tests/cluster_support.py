@@ -16,14 +16,17 @@ from tests.zk_support import create_chroot
 
 
 def wait_for(condition, timeout=30.0, interval=0.05, message="condition"):
-    """Poll condition() until it returns a truthy value; fail the test after timeout seconds."""
+    """Poll condition() until it returns a truthy value; fail the test after timeout seconds, saying ``message`` (a
+    callable: what it returns then)."""
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError("timed out after %.0fs waiting for %s" % (timeout, message))
+            raise AssertionError(
+                "timed out after %.0fs waiting for %s" % (timeout, message() if callable(message) else message)
+            )
         time.sleep(interval)
 
 

@@ -51,6 +51,18 @@ def zk(cluster):
     client.close()
 
 
+@pytest.fixture(autouse=True)
+def every_broker_running(cluster, zk):
+    """A test that failed midway may have left a broker frozen or down: the next one starts with all four."""
+    for broker_id in BROKER_IDS:
+        broker = cluster.broker(broker_id)
+        if broker.is_running():
+            broker.signal(signal.SIGCONT)
+        else:
+            broker.start(timeout=120)
+    wait_registered(zk, BROKER_IDS)
+
+
 def kind(broker_id):
     return "kafka-zk" if broker_id in OURS else "Apache Kafka"
 
