@@ -36,6 +36,7 @@ import contextlib
 import cProfile
 import os
 import pstats
+import re
 import shutil
 import struct
 import subprocess
@@ -479,8 +480,9 @@ def per_iteration(ir_small, ir_large, small, large):
     return (ir_large - ir_small) / (large - small)
 
 
-def count_instructions(tree, loop, count, warmup, work_dir):
-    """Ir of one process running ``loop`` ``count`` times after ``warmup``, with ``tree`` on PYTHONPATH."""
+def count_instructions(tree, loop, count, warmup, work_dir, interpreted=False):
+    """(Ir, compiled twins loaded) of one process running ``loop`` ``count`` times after ``warmup``, with ``tree``
+    on PYTHONPATH (every module interpreted when ``interpreted``)."""
     out_file = os.path.join(work_dir, "callgrind.%s.%d.out" % (loop.replace("+", "_"), count))
     env = dict(os.environ, PYTHONPATH=tests_package_path(tree), PYTHONHASHSEED="0")
     command = [
@@ -496,6 +498,8 @@ def count_instructions(tree, loop, count, warmup, work_dir):
         "--warmup",
         str(warmup),
     ]
+    if interpreted:
+        env["KAFKA_ZK_INTERPRETED"] = "1"
     completed = subprocess.run(command, env=env, cwd=tree, capture_output=True, text=True)
     if completed.returncode != 0:
         raise RuntimeError("%s failed:\n%s" % (" ".join(command), completed.stderr[-3000:]))
@@ -503,20 +507,27 @@ def count_instructions(tree, loop, count, warmup, work_dir):
         raise RuntimeError(
             "the counted process did not import kafka_zk from %s:\n%s" % (tree, completed.stderr[-3000:])
         )
-    return callgrind_total(out_file)
+    twins = re.search(r"^compiled twins loaded: (\d+)$", completed.stderr, re.MULTILINE)
+    return callgrind_total(out_file), int(twins.group(1)) if twins else 0
 
 
-def measure_tree(tree, loops, sizes, warmup, jobs):
-    """{loop: instructions per iteration} for the code at ``tree``."""
+def measure_tree(tree, loops, sizes, warmup, jobs, interpreted=False):
+    """({loop: instructions per iteration}, the most compiled twins a counted process loaded) for the code at
+    ``tree``."""
     small, large = sizes
     work_dir = tempfile.mkdtemp(prefix="request-cost-callgrind-")
     try:
         runs = [(loop, n) for loop in loops for n in (small, large)]
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            totals = dict(
-                zip(runs, pool.map(lambda run: count_instructions(tree, run[0], run[1], warmup, work_dir), runs))
+            counted = dict(
+                zip(
+                    runs,
+                    pool.map(lambda run: count_instructions(tree, run[0], run[1], warmup, work_dir, interpreted), runs),
+                )
             )
-        return {loop: per_iteration(totals[loop, small], totals[loop, large], small, large) for loop in loops}
+        totals = {run: total for run, (total, _twins) in counted.items()}
+        twins = max(twins for _total, twins in counted.values())
+        return {loop: per_iteration(totals[loop, small], totals[loop, large], small, large) for loop in loops}, twins
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
 
@@ -645,12 +656,17 @@ def main(argv=None):
     parser.add_argument("--profile", metavar="CASE", help="run CASE's loop under cProfile instead of valgrind")
     parser.add_argument("--run-loop", metavar="LOOP", help=argparse.SUPPRESS)  # one counted process
     parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument(
+        "--interpreted", action="store_true", help="count with every module interpreted (KAFKA_ZK_INTERPRETED=1)"
+    )
     args = parser.parse_args(argv)
     if args.run_loop:
         import kafka_zk
 
         print("kafka_zk from %s" % os.path.dirname(kafka_zk.__file__), file=sys.stderr)
         run_loop(args.run_loop, args.count, args.warmup)
+        compiled = getattr(kafka_zk, "_compiled", None)  # a tree from before the compiled twins has none
+        print("compiled twins loaded: %d" % (len(compiled.compiled_modules()) if compiled else 0), file=sys.stderr)
         return
     if args.profile:
         profile(args.profile, args.count, args.warmup)
@@ -661,15 +677,23 @@ def main(argv=None):
         parser.error("unknown case(s) %s" % ", ".join(unknown))
     sizes = tuple(int(n) for n in args.sizes.split(","))
     loops = sorted({loop for case in cases for loop in CASES[case] if loop}, key=LOOPS.index)
-    per_loop = measure_tree(ROOT, loops, sizes, args.warmup, args.jobs)
+    per_loop, twins = measure_tree(ROOT, loops, sizes, args.warmup, args.jobs, args.interpreted)
     figures = case_figures(per_loop, cases)
     baseline = None
     if args.baseline:
         with worktree_at(args.baseline) as tree:
-            baseline = case_figures(measure_tree(tree, loops, sizes, args.warmup, args.jobs), cases)
+            baseline = case_figures(measure_tree(tree, loops, sizes, args.warmup, args.jobs)[0], cases)
     print(
         "instructions per request (callgrind Ir, (Ir(N2) - Ir(N1)) / (N2 - N1), N = %d, %d after %d warm-up); "
         "fetch, follower-fetch and parked-fetch are their loop minus its Produce-alone loop" % (*sizes, args.warmup)
+    )
+    print(
+        "this checkout: %s"
+        % (
+            "every module interpreted (KAFKA_ZK_INTERPRETED=1)"
+            if args.interpreted
+            else "%d compiled twins loaded (kafka_zk/compiled.py; 0: interpreted, no build)" % twins
+        )
     )
     print_table(figures, per_loop, baseline, args.baseline)
 

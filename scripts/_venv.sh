@@ -19,6 +19,17 @@ ensure_venv() {
     fi
 }
 
+# ensure_compiled: the hot modules' compiled twins (kafka_zk/compiled.py) built from the current sources, those whose
+# source changed rebuilt (about a minute for all of them). Without a C compiler they cannot be built: the modules then
+# run interpreted, and a line says so. KAFKA_ZK_INTERPRETED=1 skips the build (the twins are not used then).
+ensure_compiled() {
+    if [ -n "${KAFKA_ZK_INTERPRETED:-}" ] && [ "$KAFKA_ZK_INTERPRETED" != 0 ]; then
+        return 0
+    fi
+    "$PY" -m kafka_zk.tools.compile_twins build >&2 \
+        || echo "the hot modules' compiled twins could not be built: they run interpreted" >&2
+}
+
 # python_or_system: the venv's python when it exists, else python3 (for the thin tool wrappers).
 python_or_system() {
     if [ -x "$PY" ]; then echo "$PY"; else echo python3; fi

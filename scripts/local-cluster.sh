@@ -47,6 +47,7 @@ fi
 if [ "$needs_zookeeper" = yes ]; then
     require_java
     ensure_venv
+    ensure_compiled
     ensure_zookeeper
     if [ "$needs_kafka" = yes ]; then
         ensure_kafka_reference

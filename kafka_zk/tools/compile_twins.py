@@ -1,0 +1,29 @@
+"""The command that builds the hot modules' compiled twins (kafka_zk/compiled.py) and says which are current."""
+
+import argparse
+import sys
+
+from kafka_zk import compiled
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m kafka_zk.tools.compile_twins",
+        description="Compile the hot modules whose source changed since their twin was built (Cython and a C "
+        "compiler), or list which twins are current. Twins live in build/compiled/; KAFKA_ZK_INTERPRETED=1 "
+        "runs without them.",
+    )
+    parser.add_argument("action", choices=("build", "status"))
+    args = parser.parse_args(argv)
+    if args.action == "build":
+        built = compiled.build()
+        print("compiled twins: %s" % ("%d rebuilt" % len(built) if built else "all current"))
+        return 0
+    stale = compiled.stale_modules()
+    for module in compiled.HOT_MODULES:
+        print("%-48s %s" % (module, "stale" if module in stale else "current"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

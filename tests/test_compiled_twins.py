@@ -1,0 +1,117 @@
+"""The hot modules' compiled twins (kafka_zk/compiled.py): a twin is built by Cython, loaded only while its source
+is the one it was built from, never under KAFKA_ZK_INTERPRETED, and this process runs the twins of the build."""
+
+import importlib
+import os
+import sys
+
+import pytest
+
+from kafka_zk import compiled
+
+PROBE = '''
+"""A module to compile: a class, a closure, a generator and a keyword-only default."""
+
+
+class Counter:
+    def __init__(self, start=0):
+        self.value = start
+
+    def add(self, *amounts, scale=1):
+        self.value += sum(amounts) * scale
+        return self.value
+
+
+def counting(limit):
+    return [n for n in range(limit) if not n & 1]
+
+
+def answer():
+    return "ANSWER"
+'''
+
+
+def write_probe(root, answer):
+    package = root / "twin_probe"
+    package.mkdir(exist_ok=True)
+    (package / "__init__.py").write_text("")
+    (package / "hot.py").write_text(PROBE.replace("ANSWER", answer))
+
+
+def import_fresh(name, finder):
+    for loaded in [loaded for loaded in sys.modules if loaded == "twin_probe" or loaded.startswith("twin_probe.")]:
+        del sys.modules[loaded]
+    importlib.invalidate_caches()
+    sys.meta_path.insert(0, finder)
+    try:
+        return importlib.import_module(name)
+    finally:
+        sys.meta_path.remove(finder)
+
+
+@pytest.fixture
+def probe_root(tmp_path, monkeypatch):
+    write_probe(tmp_path, "compiled")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    for loaded in [loaded for loaded in sys.modules if loaded == "twin_probe" or loaded.startswith("twin_probe.")]:
+        del sys.modules[loaded]
+
+
+def test_a_built_twin_is_loaded_while_its_source_is_unchanged_and_not_after_an_edit(probe_root, capsys):
+    build_dir = probe_root / "build"
+    built = compiled.build(root=str(probe_root), build_dir=str(build_dir), modules=("twin_probe.hot",), jobs=1)
+    assert built == ["twin_probe.hot"]
+    assert compiled.stale_modules(str(probe_root), str(build_dir), ("twin_probe.hot",)) == {}
+    assert compiled.build(root=str(probe_root), build_dir=str(build_dir), modules=("twin_probe.hot",)) == []
+
+    finder = compiled.TwinFinder(compiled.read_manifest(str(build_dir)), str(build_dir), str(probe_root))
+    module = import_fresh("twin_probe.hot", finder)
+    assert module.__file__.startswith(str(build_dir))
+    assert module.__file__.endswith(compiled.extension_tag())
+    assert finder.loaded == ["twin_probe.hot"]
+    # the same behaviour as the source's
+    counter = module.Counter(1)
+    assert counter.add(2, 3, scale=2) == 11
+    assert module.counting(5) == [0, 2, 4]
+    assert module.answer() == "compiled"
+
+    write_probe(probe_root, "edited")
+    module = import_fresh("twin_probe.hot", finder)
+    assert module.__file__ == str(probe_root / "twin_probe" / "hot.py")
+    assert module.answer() == "edited"
+    assert list(compiled.stale_modules(str(probe_root), str(build_dir), ("twin_probe.hot",))) == ["twin_probe.hot"]
+
+
+def test_a_twin_of_another_interpreter_or_a_missing_file_is_not_loaded(probe_root):
+    build_dir = probe_root / "build"
+    build_dir.mkdir()
+    digest = compiled.source_digest(str(probe_root / "twin_probe" / "hot.py"))
+    (build_dir / compiled.MANIFEST).write_text(
+        '{"extension_suffix": ".cpython-299-x.so", "modules": {"twin_probe.hot": {"digest": "%s", "file": "x.so"}}}'
+        % digest
+    )
+    assert compiled.read_manifest(str(build_dir)) == {}
+    finder = compiled.TwinFinder(
+        {"twin_probe.hot": {"digest": digest, "file": "missing.so"}}, str(build_dir), str(probe_root)
+    )
+    assert finder.find_spec("twin_probe.hot") is None
+    assert finder.find_spec("twin_probe") is None
+
+
+def test_interpreted_is_asked_for_by_the_environment():
+    assert compiled.install({compiled.INTERPRETED_VARIABLE: "1"}) is None
+
+
+def test_this_process_runs_the_builds_current_twins_unless_asked_for_interpreted():
+    """The test command runs the suite with the twins (built by scripts/_venv.sh's ensure_compiled) and the pure
+    tier again with KAFKA_ZK_INTERPRETED=1: each run checks it is what it says."""
+    import kafka_zk.net.socket_server  # noqa: F401  (a hot module, imported by most tests anyway)
+
+    current = set(compiled.read_manifest()) - set(compiled.stale_modules())
+    interpreted = os.environ.get(compiled.INTERPRETED_VARIABLE, "") not in ("", "0")
+    for name in compiled.HOT_MODULES:
+        module = importlib.import_module(name)
+        runs_compiled = module.__file__.endswith(compiled.extension_tag())
+        assert runs_compiled == (name in current and not interpreted), name
+    assert compiled.compiled_modules() == ([] if interpreted else sorted(current))
