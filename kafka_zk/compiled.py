@@ -5,7 +5,8 @@ The request path (framing, the socket server, header and record codecs, Produce 
 the log) runs several hundred Python calls per request. Cython compiles those modules, unchanged Python, to C
 extensions under ``build/compiled/``; everything else, and every module whose source differs from what its twin
 was built from, stays interpreted. The interpreted modules are the fallback: ``KAFKA_ZK_INTERPRETED=1`` (or no
-build) runs them all, and the test command runs the pure tests both ways.
+build) runs them all. The suite runs both: its own processes interpreted (tests/conftest.py), the brokers it starts
+compiled.
 
 Only the standard library here: kafka_zk/__init__.py installs the hook before any other module is imported.
 The command is kafka_zk/tools/compile_twins.py (build, status).
@@ -132,6 +133,15 @@ def install(environ=os.environ):
     finder = TwinFinder(twins)
     sys.meta_path.insert(0, finder)
     return finder
+
+
+def uninstall():
+    """Take the TwinFinder off sys.meta_path: the hot modules imported from now on run interpreted in this process
+    (its children still load the twins). Refused once a twin has been loaded here."""
+    loaded = compiled_modules()
+    if loaded:
+        raise RuntimeError("compiled twins already loaded: %s" % ", ".join(loaded))
+    sys.meta_path[:] = [finder for finder in sys.meta_path if not isinstance(finder, TwinFinder)]
 
 
 def compiled_modules():

@@ -47,7 +47,12 @@ if ! $pure; then
     fi
 fi
 ensure_venv test
-$pure || ensure_compiled
+# The hot modules' compiled twins, for the brokers the real tests start: built beside Maven's download, ruff and mypy.
+compiling=""
+if ! $pure; then
+    ensure_compiled &
+    compiling=$!
+fi
 # Apache Kafka 2.5.1's jars (tests/reference/pom.xml): the reference broker and the Java clients of the real tests.
 if ! $pure && ! ensure_kafka_reference; then
     echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
@@ -83,14 +88,9 @@ echo "mypy strict on $checked: ${mypy_output##*$'\n'}"
 # has its own ZooKeeper and its own share of the test ports (tests/ports.py). The real-cluster tests mostly wait on
 # brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle. Modules go out in
 # the order tests/tiers.py's order_for_workers gives them (the longest first), not by their number of tests.
+[ -z "$compiling" ] || wait "$compiling"
 status=0
 "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder "$@" || status=$?
-# The hot modules ran compiled above (where their twins are built): their interpreted sources, the fallback, pass the
-# pure tier too.
-if ! $pure && [ $# = 0 ] && "$PY" -c 'import kafka_zk.compiled as c, sys; sys.exit(not c.read_manifest())'; then
-    echo "the pure tier again, every module interpreted (KAFKA_ZK_INTERPRETED=1)"
-    KAFKA_ZK_INTERPRETED=1 "$PY" -m pytest -q -p no:cacheprovider -n 2 -m pure || status=$((status ? status : 1))
-fi
 # Hosts in network namespaces outlive a test that failed or was killed: remove what is left and say so (a leak fails
 # the run). The pure tier starts no hosts.
 $pure || "$PY" -m tests.hosts_support sweep || status=$((status ? status : 1))

@@ -2,11 +2,18 @@
 tier markers every test gets (tests/tiers.py).
 
 The whole suite runs with strict messages: a response that misses a field or carries a key its schema does not
-know fails to encode, in this process and in every broker it starts (they inherit the environment)."""
+know fails to encode, in this process and in every broker it starts (they inherit the environment).
+
+The tests' own processes run every module interpreted (the sources, the fallback); the brokers and tools they start
+run the hot modules' compiled twins, where built (kafka_zk/compiled.py): the suite runs both ways."""
 
 import os
 
 os.environ["KAFKA_ZK_STRICT_MESSAGES"] = "1"  # before anything imports the codec, and for every subprocess
+
+from kafka_zk import compiled  # noqa: E402
+
+compiled.uninstall()  # before any hot module is imported here
 
 from kafka_zk.protocol.schema import set_strict_messages  # noqa: E402
 

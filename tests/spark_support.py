@@ -32,6 +32,9 @@ def make_spark_session(app_name, master=SPARK_MASTER, settings=None):
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.python.worker.reuse", "true")
         .config("spark.sql.streaming.stopTimeout", "30s")
+        # Python's connections to the JVM's sockets give up after 15 s by default: a JVM starved of CPU beside
+        # the suite's other modules failed a streaming query so (CANNOT_OPEN_SOCKET), twice in full runs.
+        .config("spark.python.authenticate.socketTimeout", "120s")
         # Stated, not inherited: a session on hosts (tests/test_real_spark_hosts.py) leaves its driver address
         # in the JVM's spark.* properties, and a later session in the process would bind to that gone address.
         .config("spark.driver.host", "127.0.0.1")

@@ -3,6 +3,7 @@ is the one it was built from, never under KAFKA_ZK_INTERPRETED, and this process
 
 import importlib
 import os
+import subprocess
 import sys
 
 import pytest
@@ -103,15 +104,40 @@ def test_interpreted_is_asked_for_by_the_environment():
     assert compiled.install({compiled.INTERPRETED_VARIABLE: "1"}) is None
 
 
-def test_this_process_runs_the_builds_current_twins_unless_asked_for_interpreted():
-    """The test command runs the suite with the twins (built by scripts/_venv.sh's ensure_compiled) and the pure
-    tier again with KAFKA_ZK_INTERPRETED=1: each run checks it is what it says."""
+def test_the_tests_run_interpreted_and_the_processes_they_start_run_the_builds_current_twins():
+    """tests/conftest.py takes the hook off in the tests' own processes; a broker or tool they start (a python
+    importing kafka_zk) loads every twin built from the current source, or none under KAFKA_ZK_INTERPRETED."""
     import kafka_zk.net.socket_server  # noqa: F401  (a hot module, imported by most tests anyway)
 
-    current = set(compiled.read_manifest()) - set(compiled.stale_modules())
-    interpreted = os.environ.get(compiled.INTERPRETED_VARIABLE, "") not in ("", "0")
-    for name in compiled.HOT_MODULES:
-        module = importlib.import_module(name)
-        runs_compiled = module.__file__.endswith(compiled.extension_tag())
-        assert runs_compiled == (name in current and not interpreted), name
-    assert compiled.compiled_modules() == ([] if interpreted else sorted(current))
+    assert compiled.compiled_modules() == []
+    assert not any(isinstance(finder, compiled.TwinFinder) for finder in sys.meta_path)
+    with pytest.raises(RuntimeError):
+        _uninstall_after_a_twin_was_loaded()
+
+    current = sorted(set(compiled.read_manifest()) - set(compiled.stale_modules()))
+    probe = (
+        "import importlib, kafka_zk.compiled as c\n"
+        "[importlib.import_module(m) for m in c.HOT_MODULES]\n"
+        "print(','.join(c.compiled_modules()))"
+    )
+    for environ, expected in (({}, current), ({compiled.INTERPRETED_VARIABLE: "1"}, [])):
+        env = {k: v for k, v in os.environ.items() if k != compiled.INTERPRETED_VARIABLE}
+        env.update(environ)
+        answer = subprocess.run(
+            [sys.executable, "-c", probe], env=env, cwd=compiled.PROJECT_ROOT, capture_output=True, text=True
+        )
+        assert answer.returncode == 0, answer.stderr
+        assert [name for name in answer.stdout.strip().split(",") if name] == expected, environ
+
+
+def _uninstall_after_a_twin_was_loaded():
+    """uninstall() refuses once a twin is in sys.modules (a module loaded compiled would stay compiled)."""
+    name = compiled.HOT_MODULES[0]
+    real = sys.modules[name] if name in sys.modules else importlib.import_module(name)
+    fake = type(sys)(name)
+    fake.__file__ = "/twins/%s%s" % (name, compiled.extension_tag())
+    sys.modules[name] = fake
+    try:
+        compiled.uninstall()
+    finally:
+        sys.modules[name] = real
