@@ -17,6 +17,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import shutil
 import sys
 
 HOT_MODULES = (
@@ -166,21 +167,70 @@ def stale_modules(root=PROJECT_ROOT, build_dir=BUILD_DIR, modules=HOT_MODULES):
     return stale
 
 
-def build(root=PROJECT_ROOT, build_dir=BUILD_DIR, modules=HOT_MODULES, jobs=None, out=sys.stderr):
-    """Compile the stale twins (Cython to C, then the C compiler), record them in the manifest, and return the
-    modules compiled."""
+def machine_cache():
+    """Where this machine keeps every twin it has compiled, by what it was compiled from (another clone with the
+    same source takes it from here instead of compiling again, as Maven's jars come from ~/.m2)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "kafka-zk", "twins")
+
+
+def cache_key(module, digest, compiler_version):
+    """What a twin depends on: its module's name and source, Cython's version, this Python's extension suffix,
+    and how it is compiled."""
+    recipe = json.dumps([module, digest, compiler_version, extension_tag(), COMPILE_ARGS, DIRECTIVES], sort_keys=True)
+    return hashlib.sha256(recipe.encode()).hexdigest()[:32]
+
+
+def build(root=PROJECT_ROOT, build_dir=BUILD_DIR, modules=HOT_MODULES, jobs=None, out=sys.stderr, cache=None):
+    """Bring the stale twins up to date: from the machine's cache where it has them, else compiled (Cython to C,
+    then the C compiler) and cached; record them in the manifest and return the modules compiled."""
     stale = stale_modules(root, build_dir, modules)
     if not stale:
         return []
+    import Cython
+
+    cache = cache or machine_cache()
+    keys = {module: cache_key(module, digest, Cython.__version__) for module, digest in stale.items()}
+    located = {module: twin_location(build_dir, module) for module in stale}
+    missing = {}
+    for module, digest in stale.items():
+        cached = os.path.join(cache, keys[module] + extension_tag())
+        if os.path.exists(cached):
+            os.makedirs(os.path.dirname(located[module]), exist_ok=True)
+            shutil.copyfile(cached, located[module])
+        else:
+            missing[module] = digest
+    if missing:
+        compile_twins(root, build_dir, missing, jobs or os.cpu_count() or 1, out)
+        os.makedirs(cache, exist_ok=True)
+        for module in missing:
+            cached = os.path.join(cache, keys[module] + extension_tag())
+            shutil.copyfile(located[module], cached + ".new")
+            os.replace(cached + ".new", cached)
+    manifest = read_manifest(build_dir)
+    for module, digest in stale.items():
+        manifest[module] = {"digest": digest, "file": os.path.relpath(located[module], build_dir)}
+    os.makedirs(build_dir, exist_ok=True)
+    with open(os.path.join(build_dir, MANIFEST + ".new"), "w") as new:
+        json.dump({"extension_suffix": extension_tag(), "modules": manifest}, new, indent=1, sort_keys=True)
+    os.replace(os.path.join(build_dir, MANIFEST + ".new"), os.path.join(build_dir, MANIFEST))
+    return sorted(missing)
+
+
+def twin_location(build_dir, module):
+    return os.path.join(build_dir, *module.split(".")) + extension_tag()
+
+
+def compile_twins(root, build_dir, modules, jobs, out):
+    """Cython and the C compiler: each of ``modules`` to its twin_location under ``build_dir``."""
     from Cython.Build import cythonize
     from setuptools import Distribution, Extension
     from setuptools.command.build_ext import build_ext
 
-    jobs = jobs or os.cpu_count() or 1
-    print("compiling %d hot modules with Cython into %s" % (len(stale), build_dir), file=out, flush=True)
+    print("compiling %d hot modules with Cython into %s" % (len(modules), build_dir), file=out, flush=True)
     extensions = [
         Extension(module, [os.path.relpath(source_path(module, root), root)], extra_compile_args=COMPILE_ARGS)
-        for module in stale
+        for module in modules
     ]
     previous = os.getcwd()
     os.chdir(root)  # Cython names each module from its path under the package root
@@ -201,10 +251,3 @@ def build(root=PROJECT_ROOT, build_dir=BUILD_DIR, modules=HOT_MODULES, jobs=None
         command.run()
     finally:
         os.chdir(previous)
-    manifest = read_manifest(build_dir)
-    for module, digest in stale.items():
-        manifest[module] = {"digest": digest, "file": os.path.relpath(command.get_ext_fullpath(module), build_dir)}
-    with open(os.path.join(build_dir, MANIFEST + ".new"), "w") as new:
-        json.dump({"extension_suffix": extension_tag(), "modules": manifest}, new, indent=1, sort_keys=True)
-    os.replace(os.path.join(build_dir, MANIFEST + ".new"), os.path.join(build_dir, MANIFEST))
-    return sorted(stale)

@@ -60,11 +60,15 @@ def probe_root(tmp_path, monkeypatch):
 
 
 def test_a_built_twin_is_loaded_while_its_source_is_unchanged_and_not_after_an_edit(probe_root, capsys):
-    build_dir = probe_root / "build"
-    built = compiled.build(root=str(probe_root), build_dir=str(build_dir), modules=("twin_probe.hot",), jobs=1)
-    assert built == ["twin_probe.hot"]
+    build_dir, cache = probe_root / "build", str(probe_root / "machine-cache")
+    probe = {"root": str(probe_root), "modules": ("twin_probe.hot",), "cache": cache}
+    assert compiled.build(build_dir=str(build_dir), jobs=1, **probe) == ["twin_probe.hot"]
     assert compiled.stale_modules(str(probe_root), str(build_dir), ("twin_probe.hot",)) == {}
-    assert compiled.build(root=str(probe_root), build_dir=str(build_dir), modules=("twin_probe.hot",)) == []
+    assert compiled.build(build_dir=str(build_dir), **probe) == []
+    # another clone of the same source takes the twin from the machine's cache, compiling nothing
+    other_build = probe_root / "other-build"
+    assert compiled.build(build_dir=str(other_build), **probe) == []
+    assert compiled.stale_modules(str(probe_root), str(other_build), ("twin_probe.hot",)) == {}
 
     finder = compiled.TwinFinder(compiled.read_manifest(str(build_dir)), str(build_dir), str(probe_root))
     module = import_fresh("twin_probe.hot", finder)
@@ -76,6 +80,9 @@ def test_a_built_twin_is_loaded_while_its_source_is_unchanged_and_not_after_an_e
     assert counter.add(2, 3, scale=2) == 11
     assert module.counting(5) == [0, 2, 4]
     assert module.answer() == "compiled"
+
+    copied = compiled.TwinFinder(compiled.read_manifest(str(other_build)), str(other_build), str(probe_root))
+    assert import_fresh("twin_probe.hot", copied).Counter(2).add(1) == 3
 
     write_probe(probe_root, "edited")
     module = import_fresh("twin_probe.hot", finder)

@@ -16,8 +16,12 @@ def main(argv=None):
     parser.add_argument("action", choices=("build", "status"))
     args = parser.parse_args(argv)
     if args.action == "build":
+        stale = compiled.stale_modules()
         built = compiled.build()
-        print("compiled twins: %s" % ("%d rebuilt" % len(built) if built else "all current"))
+        print(
+            "compiled twins: %d compiled, %d from this machine's cache, %d already current"
+            % (len(built), len(stale) - len(built), len(compiled.HOT_MODULES) - len(stale))
+        )
         return 0
     stale = compiled.stale_modules()
     for module in compiled.HOT_MODULES:
