@@ -206,7 +206,9 @@ class KafkaServerProtocol(FramedProtocol):
         else:  # its errors are counted when it is answered
             entry = [None, request, False, True]
         # [payload, request, ready, timing, RequestTimes] while kafka.request.logger is on
-        if _request_log_enabled(_DEBUG):
+        # the logger's own cache of isEnabledFor(DEBUG), read without the call (None until first asked, or cleared)
+        logging_on = None if _request_logger.disabled else _request_logger_cache.get(_DEBUG)
+        if logging_on or (logging_on is None and _request_log_enabled(_DEBUG)):
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
@@ -430,7 +432,9 @@ _V1_START_SIZE = _V1_START.size
 _V1_PLANS = {}
 _new_reader = Reader.__new__
 _new_request = Request.__new__
-_request_log_enabled = request_log.logger.isEnabledFor  # request_log.enabled() without its own call
+_request_logger = request_log.logger
+_request_log_enabled = _request_logger.isEnabledFor  # request_log.enabled() without its own call
+_request_logger_cache = _request_logger._cache  # cleared in place by setLevel and logging's configuration
 _DEBUG = logging.DEBUG
 _SIZE = struct.Struct(">i")
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"
