@@ -10,7 +10,7 @@ from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net import request_log
-from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.framing import FramedProtocol, send_now
 from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import HEADER_VERSIONS, encode_unsupported_api_versions
@@ -116,14 +116,15 @@ class KafkaServerProtocol(FramedProtocol):
         # Fast path: a v1 request header (most requests) of an api version served before, read with one unpack
         # and one plan look-up; _decode_header covers every other header, and answers or closes when it must.
         plan = None
-        if len(frame) >= _V1_START_SIZE:
+        frame_size = len(frame)
+        if frame_size >= _V1_START_SIZE:
             api_key, api_version, correlation_id, size = _V1_START.unpack_from(frame)
             plan = _V1_PLANS.get(api_key * 65536 + api_version)
             if plan is not None:
                 if size == -1:
                     client_id = None
                     body_offset = _V1_START_SIZE
-                elif 0 <= size <= len(frame) - _V1_START_SIZE:
+                elif 0 <= size <= frame_size - _V1_START_SIZE:
                     body_offset = _V1_START_SIZE + size
                     try:
                         client_id = str(frame[_V1_START_SIZE:body_offset], "utf-8")
@@ -145,7 +146,7 @@ class KafkaServerProtocol(FramedProtocol):
         reader = _new_reader(Reader)  # Reader(frame, body_offset) without its checks: a frame is bytes
         reader.buf = memoryview(frame)
         reader.pos = body_offset
-        reader.end = len(frame)
+        reader.end = frame_size
         try:
             body = read_body(reader)
         except Exception as error:
@@ -171,7 +172,7 @@ class KafkaServerProtocol(FramedProtocol):
         request.body = body
         request.client_host = self.client_host
         request.received_ms = int(now * 1000)
-        request.size = len(frame)
+        request.size = frame_size
         request.principal = self.principal
         request.listener_name = listener.name
         request.security_protocol = listener.security_protocol
@@ -197,7 +198,7 @@ class KafkaServerProtocol(FramedProtocol):
                     api_key,
                     api_version,
                     api_key == 1 and body["replica_id"] >= 0,
-                    len(frame) - body_offset,
+                    frame_size - body_offset,
                     arrived if 0 < arrived <= now else now,
                     now,
                     self.clock.seconds(),
@@ -378,8 +379,11 @@ class KafkaServerProtocol(FramedProtocol):
             if payload is not None and self.transport is not None and self.connected:
                 # ResponseSendTime runs until the last byte is handed over (records sent from a file may wait)
                 # bytes: a whole frame, its size included (see encode_response_frame); else chunks without it
-                send = self.send_framed if payload.__class__ is bytes else self.send_frame
-                send(payload, partial(self._sent, timing, dequeued) if timed else None)
+                if payload.__class__ is bytes and not timed and self._file_sender is None:
+                    send_now(self.transport, payload)  # send_framed()'s work for most responses, without its call
+                else:
+                    send = self.send_framed if payload.__class__ is bytes else self.send_frame
+                    send(payload, partial(self._sent, timing, dequeued) if timed else None)
             elif timed:
                 self._sent(timing, dequeued)
             if len(entry) > 4:

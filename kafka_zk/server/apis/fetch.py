@@ -21,6 +21,8 @@ API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
 _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
+_new_tuple = tuple.__new__
+_TUPLE_REQUESTS = issubclass(PartitionRequest, tuple)
 
 
 def handle(
@@ -45,13 +47,15 @@ def handle(
     for topic_data in body["topics"]:
         for partition_data in topic_data["partitions"]:
             tp = (topic_data["topic"], partition_data["partition"])
-            fetch_data[tp] = PartitionRequest(
+            values = (
                 tp,
                 partition_data["fetch_offset"],
                 partition_data["partition_max_bytes"],
                 partition_data["current_leader_epoch"],
                 partition_data["log_start_offset"],
             )
+            # a namedtuple's __new__ runs in Python: tuple.__new__ makes the same PartitionRequest without it
+            fetch_data[tp] = _new_tuple(PartitionRequest, values) if _TUPLE_REQUESTS else PartitionRequest(*values)
     now_ms = milliseconds(clock)  # the handling's one reading (new_context and fetched below)
     context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, now_ms)
     partitions = list(context.partitions())
@@ -65,7 +69,11 @@ def handle(
         readable = set() if denied_follower else set(names)
     else:  # a consumer needs Read on each topic it fetches
         denied_follower = False
-        readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC, names)
+        readable = (
+            set(names)  # authorized_names()'s answer when nothing authorizes, without its call
+            if authorizer is None
+            else authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC, names)
+        )
     fetch_infos = []
     failed = {}
     for tp, data in partitions:
@@ -79,7 +87,8 @@ def handle(
     # Kafka's ClientMetadata: with it (v11+) a consumer's fetch is not bound to the leader.
     client_rack = (body["rack_id"] or "") if version >= _CLIENT_RACK_FROM_VERSION and not is_follower else None
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
-    tracking = not denied_follower and _tracks_changes(context.session)  # only a follower's session does
+    session = context.session
+    tracking = not denied_follower and session is not None and session.tracks_changes  # only a follower's does
     if denied_follower:
         result = {}
     else:
