@@ -57,7 +57,7 @@ class FramedProtocol(protocol.Protocol):
             end = len(data)
             while end - start >= 4:
                 size = _SIZE.unpack_from(data, start)[0]
-                if not 0 <= size <= min(end - start - 4, self.max_frame_size):
+                if not 0 <= size <= end - start - 4 or size > self.max_frame_size:
                     break  # a partial frame (or an impossible size, which the loop below reports)
                 start += 4 + size
                 self.frame_received(data[start - size : start])

@@ -10,10 +10,10 @@ from twisted.internet import defer, protocol
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.net import request_log
-from kafka_zk.net.framing import FramedProtocol
+from kafka_zk.net.framing import FramedProtocol, send_now
 from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
-from kafka_zk.protocol.api_keys import encode_unsupported_api_versions
+from kafka_zk.protocol.api_keys import HEADER_VERSIONS, encode_unsupported_api_versions
 from kafka_zk.protocol.headers import decode_request_header, encode_response_frame
 from kafka_zk.protocol.primitives import Reader
 from kafka_zk.protocol.schema import StrictMessageError
@@ -113,40 +113,48 @@ class KafkaServerProtocol(FramedProtocol):
     def frame_received(self, frame):
         if self.authenticator is not None and self._authentication_frame(frame):
             return
-        try:
-            header, body_offset = decode_request_header(frame)
-        except Exception as error:  # a header that does not parse: Kafka closes the connection
-            log.info("closing connection from %s: invalid request header (%s)", self.client_host, error)
-            self.transport.abortConnection()
-            return
-        spec = api_keys.API_SPECS.get(header.api_key)
-        handler = self.dispatcher.handlers.get(header.api_key)
-        if handler is None or spec is None:
-            log.info("closing connection from %s: unknown api key %d", self.client_host, header.api_key)
-            self.transport.abortConnection()
-            return
-        if not spec.min_version <= header.api_version <= spec.max_version:
-            if header.api_key == API_VERSIONS_KEY:
-                self._enqueue_ready(
-                    None, encode_unsupported_api_versions(header.correlation_id, self.dispatcher.supported_versions())
-                )
+        # Fast path: a v1 request header (most requests) of an api version served before, read with one unpack
+        # and one plan look-up; _decode_header covers every other header, and answers or closes when it must.
+        plan = None
+        frame_size = len(frame)
+        if frame_size >= _V1_START_SIZE:
+            api_key, api_version, correlation_id, size = _V1_START.unpack_from(frame)
+            plan = _V1_PLANS.get(api_key * 65536 + api_version)
+            if plan is not None:
+                if size == -1:
+                    client_id = None
+                    body_offset = _V1_START_SIZE
+                elif 0 <= size <= frame_size - _V1_START_SIZE:
+                    body_offset = _V1_START_SIZE + size
+                    try:
+                        client_id = str(frame[_V1_START_SIZE:body_offset], "utf-8")
+                    except UnicodeDecodeError:
+                        plan = None
+                else:
+                    plan = None
+        if plan is None:
+            decoded = self._decode_header(frame)
+            if decoded is None:
                 return
-            log.info(
-                "closing connection from %s: unsupported version %d of api %s",
-                self.client_host,
-                header.api_version,
-                spec.name,
-            )
+            plan, api_key, api_version, correlation_id, client_id, body_offset = decoded
+        spec, read_body = plan
+        handler = self.dispatcher.handlers.get(api_key)
+        if handler is None:
+            log.info("closing connection from %s: unknown api key %d", self.client_host, api_key)
             self.transport.abortConnection()
             return
+        reader = _new_reader(Reader)  # Reader(frame, body_offset) without its checks: a frame is bytes
+        reader.buf = memoryview(frame)
+        reader.pos = body_offset
+        reader.end = frame_size
         try:
-            body = spec.request.decode_from(Reader(frame, body_offset), header.api_version)
+            body = read_body(reader)
         except Exception as error:
             log.info(
                 "closing connection from %s: cannot decode %s v%d request (%s)",
                 self.client_host,
                 spec.name,
-                header.api_version,
+                api_version,
                 error,
             )
             self.transport.abortConnection()
@@ -156,54 +164,91 @@ class KafkaServerProtocol(FramedProtocol):
             self._principal_known = True
         listener = self.listener
         now = self.clock.seconds()
-        request = Request(
-            header,
-            body,
-            self.client_host,
-            int(now * 1000),
-            len(frame),
-            self.principal,
-            listener.name,
-            listener.security_protocol,
-        )
+        request = _new_request(Request)  # Request.__init__'s work, without a call per request
+        request.api_key = api_key
+        request.api_version = api_version
+        request.correlation_id = correlation_id
+        request.client_id = client_id
+        request.body = body
+        request.client_host = self.client_host
+        request.received_ms = int(now * 1000)
+        request.size = frame_size
+        request.principal = self.principal
+        request.listener_name = listener.name
+        request.security_protocol = listener.security_protocol
         dispatcher = self.dispatcher
         try:
             # the bound handler itself once the dispatcher serves every API (Dispatcher.handle then only calls it)
             result = handler(request) if dispatcher.serving is None else dispatcher.handle(request)
         except Exception:
-            log.exception("error handling %s v%d from %s", spec.name, header.api_version, self.client_host)
+            log.exception("error handling %s v%d from %s", spec.name, api_version, self.client_host)
             self.transport.abortConnection()
             return
+        # [payload, request, ready, timing] (the request stands for its header: api_key, api_version, correlation_id)
         metrics = self.metrics
         if metrics is None:
-            entry = [None, header, False, None]
-        elif metrics.arrived(header, body, now):  # its timing (a list) goes with it
-            api_key = header.api_key
+            entry = [None, request, False, None]
+        elif metrics.arrived(request, body, now):  # its timing (a list) goes with it
             arrived = self.read_at
             entry = [
                 None,
-                header,
+                request,
                 False,
                 metrics.timing(
                     api_key,
-                    header.api_version,
+                    api_version,
                     api_key == 1 and body["replica_id"] >= 0,
-                    len(frame) - body_offset,
+                    frame_size - body_offset,
                     arrived if 0 < arrived <= now else now,
                     now,
                     self.clock.seconds(),
                 ),
             ]
         else:  # its errors are counted when it is answered
-            entry = [None, header, False, True]
-        # [payload, header, ready, timing, RequestTimes] while kafka.request.logger is on
-        if _request_log_enabled(_DEBUG):
+            entry = [None, request, False, True]
+        # [payload, request, ready, timing, RequestTimes] while kafka.request.logger is on
+        # the logger's own cache of isEnabledFor(DEBUG), read without the call (None until first asked, or cleared)
+        logging_on = None if _request_logger.disabled else _request_logger_cache.get(_DEBUG)
+        if logging_on or (logging_on is None and _request_log_enabled(_DEBUG)):
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
         if isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
         else:
             self._completed(result, entry)
+
+    def _decode_header(self, frame):
+        """(plan, api_key, api_version, correlation_id, client_id, body_offset) of a frame the fast path did not
+        take; None when the frame has been dealt with here (the connection closed, or ApiVersions answered)."""
+        try:
+            header, body_offset = decode_request_header(frame)
+        except Exception as error:  # a header that does not parse: Kafka closes the connection
+            log.info("closing connection from %s: invalid request header (%s)", self.client_host, error)
+            self.transport.abortConnection()
+            return None
+        spec = api_keys.API_SPECS.get(header.api_key)
+        if spec is None or self.dispatcher.handlers.get(header.api_key) is None:
+            log.info("closing connection from %s: unknown api key %d", self.client_host, header.api_key)
+            self.transport.abortConnection()
+            return None
+        if not spec.min_version <= header.api_version <= spec.max_version:
+            if header.api_key == API_VERSIONS_KEY:
+                self._enqueue_ready(
+                    None, encode_unsupported_api_versions(header.correlation_id, self.dispatcher.supported_versions())
+                )
+                return None
+            log.info(
+                "closing connection from %s: unsupported version %d of api %s",
+                self.client_host,
+                header.api_version,
+                spec.name,
+            )
+            self.transport.abortConnection()
+            return None
+        plan = (spec, spec.request.codec(header.api_version).read_body)
+        if HEADER_VERSIONS[(header.api_key, header.api_version)][0] == 1:
+            _V1_PLANS[header.api_key * 65536 + header.api_version] = plan
+        return plan, header.api_key, header.api_version, header.correlation_id, header.client_id, body_offset
 
     def _authentication_frame(self, frame):
         """True when the authenticator took the frame (or the connection is closing); False when the frame goes
@@ -258,7 +303,7 @@ class KafkaServerProtocol(FramedProtocol):
         self._flush()
 
     def _completed(self, body, entry):
-        header = entry[1]
+        header = entry[1]  # the Request
         timing = entry[3]
         if timing.__class__ is list:  # a timed request's response is ready now; it is counted when it is sent
             timing[RESPONSE_DONE] = self.clock.seconds()
@@ -318,7 +363,7 @@ class KafkaServerProtocol(FramedProtocol):
             self.transport.resumeProducing()
 
     def _failed(self, failure, entry):
-        header = entry[1]
+        header = entry[1]  # the Request
         log.error("error handling api %d v%d: %s", header.api_key, header.api_version, failure.getTraceback())
         if self.transport is not None:
             self.transport.abortConnection()
@@ -334,8 +379,11 @@ class KafkaServerProtocol(FramedProtocol):
             if payload is not None and self.transport is not None and self.connected:
                 # ResponseSendTime runs until the last byte is handed over (records sent from a file may wait)
                 # bytes: a whole frame, its size included (see encode_response_frame); else chunks without it
-                send = self.send_framed if payload.__class__ is bytes else self.send_frame
-                send(payload, partial(self._sent, timing, dequeued) if timed else None)
+                if payload.__class__ is bytes and not timed and self._file_sender is None:
+                    send_now(self.transport, payload)  # send_framed()'s work for most responses, without its call
+                else:
+                    send = self.send_framed if payload.__class__ is bytes else self.send_frame
+                    send(payload, partial(self._sent, timing, dequeued) if timed else None)
             elif timed:
                 self._sent(timing, dequeued)
             if len(entry) > 4:
@@ -380,7 +428,17 @@ class KafkaServerProtocol(FramedProtocol):
 
 
 _QUOTA_APIS = (0, 1)  # Produce, Fetch
-_request_log_enabled = request_log.logger.isEnabledFor  # request_log.enabled() without its own call
+# A v1 request header up to its client id's bytes: api key, api version, correlation id, client id length.
+_V1_START = struct.Struct(">hhih")
+_V1_START_SIZE = _V1_START.size
+# api_key * 65536 + api_version -> (its ApiSpec, its request codec's read_body), for the served versions whose
+# request header is v1, filled as they first come (keys stay apart: a version is an int16)
+_V1_PLANS = {}
+_new_reader = Reader.__new__
+_new_request = Request.__new__
+_request_logger = request_log.logger
+_request_log_enabled = _request_logger.isEnabledFor  # request_log.enabled() without its own call
+_request_logger_cache = _request_logger._cache  # cleared in place by setLevel and logging's configuration
 _DEBUG = logging.DEBUG
 _SIZE = struct.Struct(">i")
 UNKNOWN_CLIENT = "ClientInformation(softwareName=unknown, softwareVersion=unknown)"

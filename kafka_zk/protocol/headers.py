@@ -137,14 +137,12 @@ _FRAME_SIZE = struct.Struct(">i")
 def encode_response_frame(api_key: int, version: int, correlation_id: int, body: Body) -> "bytes | list[Chunk]":
     """A whole response frame, its int32 size first, as bytes; or, when large records chunks are passed through
     uncopied, as encode_response_chunks gives it (without the size)."""
-    plan = _RESPONSE_PLANS.get((api_key, version)) or _response_plan(api_key, version)
+    plan = _RESPONSE_PLANS.get(api_key * 65536 + version) or _response_plan(api_key, version)
     if schema.strict_messages:
         plan[0].check_strictly(body, version)
-    writer = Writer()
-    if plan[1]:
-        writer.buf += _FRAME_START_V1(0, correlation_id, 0)
-    else:
-        writer.buf += _FRAME_START_V0(0, correlation_id)
+    writer = _new_writer(Writer)  # Writer() without the call of its __init__, once per response
+    writer._chunks = _NO_CHUNKS
+    writer.buf = bytearray(_FRAME_START_V1(0, correlation_id, 0) if plan[1] else _FRAME_START_V0(0, correlation_id))
     plan[2](writer, body)
     if writer._chunks:
         chunks = writer.chunks()
@@ -155,13 +153,16 @@ def encode_response_frame(api_key: int, version: int, correlation_id: int, body:
     return bytes(buf)
 
 
-# (api_key, version) -> (response schema, response header version, its codec's encode)
-_RESPONSE_PLANS: dict[tuple[int, int], tuple[schema.Schema, int, "Callable[[Writer, Body], None]"]] = {}
+# api_key * 65536 + version (apart for every int16 version) -> (response schema, response header version, its
+# codec's encode)
+_RESPONSE_PLANS: dict[int, tuple[schema.Schema, int, "Callable[[Writer, Body], None]"]] = {}
+_new_writer = Writer.__new__
+_NO_CHUNKS: "list[Chunk] | None" = None  # a fresh Writer's: none held apart from its buf
 
 
 def _response_plan(api_key: int, version: int) -> tuple[schema.Schema, int, "Callable[[Writer, Body], None]"]:
     spec = get_spec(api_key, version)  # raises for an unserved version
-    plan = _RESPONSE_PLANS[(api_key, version)] = (
+    plan = _RESPONSE_PLANS[api_key * 65536 + version] = (
         spec.response,
         HEADER_VERSIONS[(api_key, version)][1],
         spec.response.codec(version).write_body,

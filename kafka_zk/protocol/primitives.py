@@ -495,7 +495,10 @@ class Writer:
             else:
                 self.buf += b"\xff\xff\xff\xff"
             return
-        chunks, total = self._records_chunks(value)
+        if isinstance(value, (list, tuple)):
+            chunks, total = self._records_chunks(value)
+        else:  # one chunk, the common case: _records_chunks's answer without its call
+            chunks, total = (value,), value.nbytes if value.__class__ is memoryview else len(value)
         if compact:
             write_uvarint(self.buf, total + 1)
         else:

@@ -5,7 +5,14 @@ import struct
 from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias, Union
 
-from kafka_zk.protocol.primitives import ProtocolDecodeError, ProtocolEncodeError, Reader, Writer, int32_array_struct
+from kafka_zk.protocol.primitives import (
+    CHUNK_THRESHOLD,
+    ProtocolDecodeError,
+    ProtocolEncodeError,
+    Reader,
+    Writer,
+    int32_array_struct,
+)
 from kafka_zk.record.buffers import ReadableBuffer
 
 MISSING = object()
@@ -419,20 +426,24 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
     writer's; fetched again after any writer that may start a new one, as records do): each run of fixed-width
     numbers packed at once (bools keep their own writer, which refuses None), strings of non-flexible versions
     and null strings written in place (anything else goes to the field's own writer), arrays of non-flexible
-    structs written in place."""
+    structs written in place, small bytes records of non-flexible versions copied in place. Values are read with
+    ``obj[key]``, which costs less than ``obj.get(key, default)``; a missing key falls back to its default."""
     pad = " " * indent
     lines = source.lines
     writers = codec.writers
-    get = source.name("get")
-    lines.append(pad + "%s = %s.get" % (get, obj))
     for start, end in _spans([writer[3] for writer in writers], lambda code: code not in (None, "?")):
         key, write, default, code, inline, kind, nullable = writers[start]
         if end == start + 1 and code in (None, "?"):
-            value = "%s(%r, %s)" % (get, key, source.name("default_", default))
+            default_name = source.name("default_", default)
+            item = source.name("v")
+            lines += [
+                pad + "try:",
+                pad + "    %s = %s[%r]" % (item, obj, key),
+                pad + "except KeyError:",
+                pad + "    %s = %s" % (item, default_name),
+            ]
             if inline is None and kind == "string":
-                item = source.name("v")
                 data = source.name("data")
-                lines.append(pad + "%s = %s" % (item, value))
                 branch = "if"
                 if nullable:
                     lines += [pad + "if %s is None:" % item, pad + "    buf += b'\\xff\\xff'"]
@@ -448,34 +459,47 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 call = "%s(writer, %s)" % (source.name("write_", write), item)
                 lines += [pad + "else:", pad + "    " + call] if branch == "elif" else [pad + call]
                 continue
+            if inline is None and kind == "records":
+                # small bytes, copied into the buffer as Writer.write_records does; anything else goes to it
+                lines += [
+                    pad + "if %s.__class__ is bytes and len(%s) < %d:" % (item, item, CHUNK_THRESHOLD),
+                    pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                    pad + "    buf += %s" % item,
+                    pad + "else:",
+                    pad + "    %s(writer, %s)" % (source.name("write_", write), item),
+                    pad + "    buf = writer.buf",
+                ]
+                continue
             if inline is None:
-                lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), value))
+                lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), item))
                 if write not in _SAME_BUFFER_WRITERS:  # records may start a new buffer, and so may a struct of them
                     lines.append(pad + "buf = writer.buf")
                 continue
-            items, item = source.name("items"), source.name("item")
+            nested = source.name("item")
             lines += [
-                pad + "%s = %s" % (items, value),
-                pad + "if %s is None:" % items,
+                pad + "if %s is None:" % item,
                 pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
                 pad + "else:",
-                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), items),
-                pad + "    for %s in %s:" % (item, items),
+                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                pad + "    for %s in %s:" % (nested, item),
             ]
-            _emit_writer(source, inline[1], item, indent + 8)
+            _emit_writer(source, inline[1], nested, indent + 8)
             continue
         pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)  # type: ignore[misc]
-        lines.append(
+        defaults = [source.name("default_", writers[k][2]) for k in range(start, end)]
+        lines += [
+            pad + "try:",
+            pad + "    buf += %s(%s)" % (pack, ", ".join("%s[%r]" % (obj, writers[k][0]) for k in range(start, end))),
+            pad + "except KeyError:",
             pad
-            + "buf += %s(%s)"
+            + "    buf += %s(%s)"
             % (
                 pack,
                 ", ".join(
-                    "%s(%r, %s)" % (get, writers[k][0], source.name("default_", writers[k][2]))
-                    for k in range(start, end)
+                    "%s.get(%r, %s)" % (obj, writers[k][0], default) for k, default in zip(range(start, end), defaults)
                 ),
-            )
-        )
+            ),
+        ]
 
 
 _IN_PLACE_KINDS = ("string", "bytes", "records")

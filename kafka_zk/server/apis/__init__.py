@@ -8,7 +8,6 @@ once the broker is registered). ApiVersions advertises exactly the registered AP
 from ``supported_versions``.
 """
 
-import functools
 import inspect
 
 from twisted.internet import defer
@@ -147,7 +146,24 @@ def bind_handlers(provider, **given):
                     "the %s handler (api key %d) needs %r, which %s does not provide"
                     % (API_SPECS[api_key].name, api_key, name, type(provider).__name__)
                 )
-        bound[api_key] = functools.partial(handle, **arguments)
+        bound[api_key] = _bind(handle, arguments)
+    return bound
+
+
+def _bind(handle, arguments):
+    """``handle`` with ``arguments`` bound as keywords: what functools.partial(handle, **arguments) does, as a
+    function whose call passes them by name without copying a dict of them each time (a partial with keywords
+    does). Like a partial, it tells its ``func`` and ``keywords``."""
+    names = list(arguments)  # keyword-only parameter names: identifiers, none of them _handle or request
+    source = "def make(%s):\n    def bound(request):\n        return _handle(request%s)\n    return bound\n" % (
+        ", ".join(["_handle"] + names),
+        "".join(", %s=%s" % (name, name) for name in names),
+    )
+    namespace = {}
+    exec(compile(source, "<bound %s>" % getattr(handle, "__qualname__", "handler"), "exec"), namespace)
+    bound = namespace["make"](handle, *arguments.values())
+    bound.func = handle
+    bound.keywords = dict(arguments)
     return bound
 
 

@@ -21,6 +21,8 @@ API_KEY = 1
 _NO_LIMIT = 0x7FFFFFFF
 _SESSIONS_FROM_VERSION = 7
 _CLIENT_RACK_FROM_VERSION = 11
+_new_tuple = tuple.__new__
+_TUPLE_REQUESTS = issubclass(PartitionRequest, tuple)
 
 
 def handle(
@@ -33,33 +35,45 @@ def handle(
     is_follower = body["replica_id"] >= 0
     if version >= _SESSIONS_FROM_VERSION:
         session_id, epoch = body["session_id"], body["session_epoch"]
-        forgotten = [
-            (entry["topic"], index)
-            for entry in body["forgotten_topics_data"] or []
-            for index in entry["partitions"] or []
-        ]
+        forgotten_topics = body["forgotten_topics_data"]
+        forgotten = (
+            [(entry["topic"], index) for entry in forgotten_topics for index in entry["partitions"] or []]
+            if forgotten_topics
+            else []
+        )
     else:
         session_id, epoch, forgotten = INVALID_SESSION_ID, FINAL_EPOCH, []
     fetch_data = {}
     for topic_data in body["topics"]:
         for partition_data in topic_data["partitions"]:
             tp = (topic_data["topic"], partition_data["partition"])
-            fetch_data[tp] = PartitionRequest(
+            values = (
                 tp,
                 partition_data["fetch_offset"],
                 partition_data["partition_max_bytes"],
                 partition_data["current_leader_epoch"],
                 partition_data["log_start_offset"],
             )
-    context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, milliseconds(clock))
+            # a namedtuple's __new__ runs in Python: tuple.__new__ makes the same PartitionRequest without it
+            fetch_data[tp] = _new_tuple(PartitionRequest, values) if _TUPLE_REQUESTS else PartitionRequest(*values)
+    now_ms = milliseconds(clock)  # the handling's one reading (new_context and fetched below)
+    context = fetch_manager.new_context(session_id, epoch, fetch_data, forgotten, is_follower, now_ms)
     partitions = list(context.partitions())
-    order = [tp for tp, _ in partitions]
+    order = []
+    names = []
+    for tp, _ in partitions:
+        order.append(tp)
+        names.append(tp[0])
     if is_follower:  # a follower needs ClusterAction on the cluster; otherwise nothing of it is read or recorded
         denied_follower = not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION)
-        readable = set() if denied_follower else {tp[0] for tp in order}
+        readable = set() if denied_follower else set(names)
     else:  # a consumer needs Read on each topic it fetches
         denied_follower = False
-        readable = authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC, [tp[0] for tp in order])
+        readable = (
+            set(names)  # authorized_names()'s answer when nothing authorizes, without its call
+            if authorizer is None
+            else authorized_names(authorizer, request, AclOperation.READ, ResourceType.TOPIC, names)
+        )
     fetch_infos = []
     failed = {}
     for tp, data in partitions:
@@ -73,7 +87,8 @@ def handle(
     # Kafka's ClientMetadata: with it (v11+) a consumer's fetch is not bound to the leader.
     client_rack = (body["rack_id"] or "") if version >= _CLIENT_RACK_FROM_VERSION and not is_follower else None
     isolation_level = body.get("isolation_level", 0) if version >= 4 else 0
-    tracking = not denied_follower and _tracks_changes(context.session)  # only a follower's session does
+    session = context.session
+    tracking = not denied_follower and session is not None and session.tracks_changes  # only a follower's does
     if denied_follower:
         result = {}
     else:
@@ -89,14 +104,16 @@ def handle(
             session=context if tracking else None,
             client_rack=client_rack,
         )
-    context.fetched(milliseconds(clock))
+    context.fetched(now_ms)
 
     def build(results):
         throttle_ms = 0
-        if not is_follower:  # consumers; followers are subject to replication quotas instead
+        now = milliseconds(clock)
+        # consumers, when a quota is set (without one record() measures nothing and answers 0); followers are
+        # subject to replication quotas instead
+        if not is_follower and fetch_quotas.enabled:
             client = sanitize(request.client_id or "")
             size = sum(len(outcome.records or b"") for outcome in results.values())
-            now = milliseconds(clock)
             throttle_ms = fetch_quotas.record(ANONYMOUS, client, size, now)
             if throttle_ms > 0:  # as Kafka: a throttled fetch answers without data, which is not counted
                 fetch_quotas.unrecord(ANONYMOUS, client, size, now)
@@ -113,11 +130,12 @@ def handle(
                 }
             if tracking and failed:  # a parked fetch of the session may also have read partitions that changed since
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
-            error, response_session_id, answer = context.update_and_generate(merged, milliseconds(clock))
+            error, response_session_id, answer = context.update_and_generate(merged, now)
             session = context.session  # a full fetch may just have created one
             if error == Errors.NONE and not denied_follower and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
-        topics = {}
+        topics = {}  # topic -> its partitions' list, in responses
+        responses = []
         counting = topic_stats is not None and topic_stats.enabled
         for tp, outcome in answer.items():
             records = outcome.records
@@ -128,25 +146,32 @@ def handle(
                 records = down_convert(records, 0 if version <= 1 else 1)
             if counting and records:
                 topic_stats.sent(tp[0], len(records), is_follower)
-            if outcome.error != Errors.NONE:  # as Kafka 2.5: a partition in error tells none of its offsets
-                entry = _partition(tp[1], outcome.error)
+            error_code = outcome.error
+            if error_code != Errors.NONE:  # as Kafka 2.5: a partition in error tells none of its offsets
+                entry = _partition(tp[1], error_code)
+            else:  # _partition()'s dict, built here: the one every partition read gets
+                aborted = outcome.aborted_transactions
+                entry = {
+                    "partition_index": tp[1],
+                    "error_code": error_code,
+                    "high_watermark": outcome.high_watermark,
+                    "last_stable_offset": outcome.last_stable_offset,
+                    "log_start_offset": outcome.log_start_offset,
+                    "aborted_transactions": None if aborted is None else _aborted(aborted),
+                    "preferred_read_replica": outcome.preferred_read_replica,
+                    "records": records,
+                }
+            partitions = topics.get(tp[0])
+            if partitions is None:
+                partitions = topics[tp[0]] = [entry]
+                responses.append({"topic": tp[0], "partitions": partitions})
             else:
-                entry = _partition(
-                    tp[1],
-                    outcome.error,
-                    outcome.high_watermark,
-                    outcome.log_start_offset,
-                    records,
-                    outcome.last_stable_offset,
-                    outcome.aborted_transactions,
-                    outcome.preferred_read_replica,
-                )
-            topics.setdefault(tp[0], []).append(entry)
+                partitions.append(entry)
         return {
             "throttle_time_ms": throttle_ms,
             "error_code": error,
             "session_id": response_session_id,
-            "responses": [{"topic": topic, "partitions": partitions} for topic, partitions in topics.items()],
+            "responses": responses,
         }
 
     if isinstance(result, defer.Deferred):  # a parked fetch
@@ -173,21 +198,19 @@ def _partition(
     preferred_read_replica=-1,
 ):
     """One partition's answer; ``aborted_transactions`` is None (null on the wire) for read_uncommitted."""
-    aborted = (
-        None
-        if aborted_transactions is None
-        else [
-            {"producer_id": producer_id, "first_offset": first_offset}
-            for producer_id, first_offset in aborted_transactions
-        ]
-    )
     return {
         "partition_index": index,
         "error_code": error,
         "high_watermark": high_watermark,
         "last_stable_offset": last_stable_offset,
         "log_start_offset": log_start_offset,
-        "aborted_transactions": aborted,
+        "aborted_transactions": None if aborted_transactions is None else _aborted(aborted_transactions),
         "preferred_read_replica": preferred_read_replica,
         "records": records,
     }
+
+
+def _aborted(aborted_transactions):
+    return [
+        {"producer_id": producer_id, "first_offset": first_offset} for producer_id, first_offset in aborted_transactions
+    ]

@@ -70,56 +70,64 @@ def handle(request, *, metadata_cache, replica_manager, produce_quotas, clock, a
     if acks == 0:
         return None
 
-    def build(results):
-        throttle_ms = 0
-        if produce_quotas.enabled:
-            throttle_ms = produce_quotas.record(
-                ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
-            )
-        responses = {}
-        for tp, code in early.items():
-            responses.setdefault(tp[0], []).append(
-                {
-                    "partition_index": tp[1],
-                    "error_code": code,
-                    "base_offset": -1,
-                    "log_append_time_ms": -1,
-                    "log_start_offset": -1,
-                    "record_errors": [],
-                    "error_message": None,
-                }
-            )
-        for tp, outcome in results.items():
-            error = outcome.error
-            topic, partition_index = tp
-            partitions = responses.get(topic)
-            if partitions is None:
-                partitions = responses[topic] = []
-            partitions.append(
-                {
-                    "partition_index": partition_index,
-                    "error_code": error,
-                    "base_offset": outcome.base_offset,
-                    "log_append_time_ms": outcome.log_append_time,
-                    "log_start_offset": outcome.log_start_offset,
-                    "record_errors": [
-                        {"batch_index": index, "batch_index_error_message": message}
-                        for index, message in outcome.record_errors
-                    ]
-                    if outcome.record_errors
-                    else [],
-                    # as Kafka 2.5: only a batch refused by record validation says why
-                    "error_message": outcome.message if error and error in _VALIDATION_ERRORS else None,
-                }
-            )
-        return {
-            "responses": [{"name": topic, "partitions": partitions} for topic, partitions in responses.items()],
-            "throttle_time_ms": throttle_ms,
-        }
-
     if type(result) is dict:  # acks 0/1: final at once (isinstance on a Deferred goes through ABCMeta, in Python)
-        return build(result)
-    return result.addCallback(build)
+        return _build(result, early, request, produce_quotas, clock)
+    return result.addCallback(_build, early, request, produce_quotas, clock)
+
+
+def _build(results, early, request, produce_quotas, clock):
+    """The response to the appends' ``results``, and the partitions ``early`` answered before any append."""
+    throttle_ms = 0
+    if produce_quotas.enabled:
+        throttle_ms = produce_quotas.record(
+            ANONYMOUS, sanitize(request.client_id or ""), request.size, milliseconds(clock)
+        )
+    responses = {}  # topic -> its partitions' list, in answers
+    answers = []
+    for tp, code in early.items():
+        partitions = responses.get(tp[0])
+        if partitions is None:
+            partitions = responses[tp[0]] = []
+            answers.append({"name": tp[0], "partitions": partitions})
+        partitions.append(
+            {
+                "partition_index": tp[1],
+                "error_code": code,
+                "base_offset": -1,
+                "log_append_time_ms": -1,
+                "log_start_offset": -1,
+                "record_errors": [],
+                "error_message": None,
+            }
+        )
+    for tp, outcome in results.items():
+        error = outcome.error
+        topic, partition_index = tp
+        partitions = responses.get(topic)
+        if partitions is None:
+            partitions = responses[topic] = []
+            answers.append({"name": topic, "partitions": partitions})
+        partitions.append(
+            {
+                "partition_index": partition_index,
+                "error_code": error,
+                "base_offset": outcome.base_offset,
+                "log_append_time_ms": outcome.log_append_time,
+                "log_start_offset": outcome.log_start_offset,
+                "record_errors": [
+                    {"batch_index": index, "batch_index_error_message": message}
+                    for index, message in outcome.record_errors
+                ]
+                if outcome.record_errors
+                else [],
+                # as Kafka 2.5: only a batch refused by record validation says why
+                "error_message": outcome.message if error and error in _VALIDATION_ERRORS else None,
+            }
+        )
+    return {
+        "responses": answers,
+        "throttle_time_ms": throttle_ms,
+    }
 
 
 def _respond_all(body, code, authorized_topics=None):
