@@ -144,12 +144,12 @@ def test_completed_operations_watched_under_keys_nobody_checks_are_purged():
     for _ in range(100):  # e.g. long-polling fetches of idle partitions that all expire
         purgatory.try_complete_else_watch(Waiting(10, lambda: False), keys)
         clock.advance(0.02)
-    entries = sum(len(ops) for ops in purgatory._watchers.values())
+    entries = sum(len(ops) for ops in purgatory.watchers.values())
     assert entries <= 2 * DelayedOperationPurgatory.PURGE_SLACK_ENTRIES + len(keys)
     pending = Waiting(10000, lambda: False)
     purgatory.try_complete_else_watch(pending, keys)
     assert purgatory.purge_completed() > 0
-    assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory._watchers.values()) == len(keys)
+    assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory.watchers.values()) == len(keys)
 
 
 def test_checking_many_keys_tries_each_watching_operation_once():

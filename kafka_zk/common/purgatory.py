@@ -60,7 +60,7 @@ class DelayedOperationPurgatory:
         NumDelayedOperations, the operations waiting for completion or their timeout."""
         self.name = name
         self.clock = clock
-        self._watchers = defaultdict(list)
+        self.watchers = defaultdict(list)  # key -> the operations watching it (completed ones until swept)
         self._entries = 0  # list entries, of pending and of completed operations
         self._entries_after_purge = 0
         self.delayed = 0  # operations watched and not completed yet (Kafka's timeoutTimer.size)
@@ -80,7 +80,7 @@ class DelayedOperationPurgatory:
         if operation.try_complete():
             return True
         for key in keys:
-            self._watchers[key].append(operation)
+            self.watchers[key].append(operation)
         self._entries += len(keys)
         if self._entries > 2 * self._entries_after_purge + self.PURGE_SLACK_ENTRIES:
             self.purge_completed()
@@ -142,48 +142,48 @@ class DelayedOperationPurgatory:
         thousands at once must not try it thousands of times); returns how many completed."""
         pending = {}
         for key in keys:
-            for operation in self._watchers.get(key, ()):
+            for operation in self.watchers.get(key, ()):
                 if not operation.completed:
                     pending[id(operation)] = operation
         completed = sum(1 for operation in pending.values() if operation.try_complete())
         for key in keys:
-            watchers = self._watchers.get(key)
+            watchers = self.watchers.get(key)
             if watchers is None:
                 continue
             remaining = [operation for operation in watchers if not operation.completed]
             self._entries -= len(watchers) - len(remaining)
             if remaining:
-                self._watchers[key] = remaining
+                self.watchers[key] = remaining
             else:
-                del self._watchers[key]
+                del self.watchers[key]
         return completed
 
     def purge_completed(self):
         """Drop completed operations from every key's list; returns how many entries were dropped."""
         dropped = 0
-        for key in list(self._watchers):
-            watchers = self._watchers[key]
+        for key in list(self.watchers):
+            watchers = self.watchers[key]
             pending = [operation for operation in watchers if not operation.completed]
             dropped += len(watchers) - len(pending)
             if pending:
-                self._watchers[key] = pending
+                self.watchers[key] = pending
             else:
-                del self._watchers[key]
+                del self.watchers[key]
         self._entries -= dropped
         self._entries_after_purge = self._entries
         return dropped
 
     def watched(self):
-        return sum(1 for ops in self._watchers.values() for op in ops if not op.completed)
+        return sum(1 for ops in self.watchers.values() for op in ops if not op.completed)
 
     def shutdown(self):
         if self._timer is not None and self._timer.active():
             self._timer.cancel()
         self._timer = self._timer_at = None
         self._deadlines = []
-        for operations in list(self._watchers.values()):
+        for operations in list(self.watchers.values()):
             for operation in operations:
                 operation._purgatory = None
-        self._watchers.clear()
+        self.watchers.clear()
         self._entries = self._entries_after_purge = 0
         self.delayed = 0

@@ -243,7 +243,8 @@ class ReplicaManager:
                 stats.appended(tp[0], len(records), result)
             if not result.error:
                 appended.append(tp)
-        self.this_turn.appended(appended)
+        if appended:
+            self._appended_this_turn(appended)
         if required_acks != -1 or not appended:
             return results
         done = defer.Deferred()
@@ -266,6 +267,15 @@ class ReplicaManager:
         done = defer.Deferred()
         self._wait_for_high_watermarks(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
+
+    def _appended_this_turn(self, tps):
+        # The end of the turn wakes only fetches parked on these partitions or sessions holding them: when none
+        # watches any (a produce-only partition), the turn's call would find nobody, so none is scheduled.
+        parked, sessions = self.fetch_purgatory.watchers, self.fetch_sessions.watchers
+        for tp in tps:
+            if tp in parked or tp in sessions:
+                self.this_turn.appended(tps)
+                return
 
     def _wait_for_high_watermarks(self, operation, appended):
         if not self.produce_purgatory.try_complete_else_watch(operation, appended):
