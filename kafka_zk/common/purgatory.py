@@ -140,22 +140,32 @@ class DelayedOperationPurgatory:
     def check_and_complete_keys(self, keys):
         """Try each operation watching any of ``keys`` once (an operation watches many partitions: a change of
         thousands at once must not try it thousands of times); returns how many completed."""
+        watching = self.watchers
+        if not watching:  # nothing parked at all: the common case of a quiet purgatory
+            return 0
         pending = {}
+        found = []
         for key in keys:
-            for operation in self.watchers.get(key, ()):
-                if not operation.completed:
-                    pending[id(operation)] = operation
-        completed = sum(1 for operation in pending.values() if operation.try_complete())
-        for key in keys:
-            watchers = self.watchers.get(key)
-            if watchers is None:
+            operations = watching.get(key)
+            if operations is not None:
+                found.append(key)
+                for operation in operations:
+                    if not operation.completed:
+                        pending[id(operation)] = operation
+        completed = 0
+        for operation in pending.values():
+            if operation.try_complete():
+                completed += 1
+        for key in found:
+            operations = watching.get(key)
+            if operations is None:
                 continue
-            remaining = [operation for operation in watchers if not operation.completed]
-            self._entries -= len(watchers) - len(remaining)
+            remaining = [operation for operation in operations if not operation.completed]
+            self._entries -= len(operations) - len(remaining)
             if remaining:
-                self.watchers[key] = remaining
+                watching[key] = remaining
             else:
-                del self.watchers[key]
+                del watching[key]
         return completed
 
     def purge_completed(self):
