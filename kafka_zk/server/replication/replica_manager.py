@@ -635,8 +635,10 @@ class ReplicaManager:
             if partition.maybe_advance_high_watermark(now, self.replica_lag_time_max_ms):
                 advanced.append(info.tp)
             moved_start.append(info.tp)
-        self._high_watermarks_advanced(advanced)
-        self.delete_records_purgatory.check_and_complete_keys(moved_start)
+        if advanced:
+            self.this_turn.advanced(advanced)
+        if moved_start:
+            self.delete_records_purgatory.check_and_complete_keys(moved_start)
 
     def _advance_high_watermark(self, partition, now_ms):
         if partition.maybe_advance_high_watermark(now_ms, self.replica_lag_time_max_ms):
