@@ -242,5 +242,28 @@ def test_a_completed_produce_left_in_the_purgatory_lists_keeps_nothing_of_its_re
     follower_fetch(leader, 1)
     leader.clock.advance(0)
     assert len(answers) == 1
-    (operation,) = [op for ops in leader.produce_purgatory._watchers.values() for op in ops]
+    (operation,) = [op for ops in leader.produce_purgatory.watchers.values() for op in ops]
     assert operation.completed and operation.results is None and operation.done is None
+
+
+def test_an_append_nobody_waits_on_schedules_no_end_of_turn_call(leader):
+    assert leader.clock.getDelayedCalls() == [] and not leader.this_turn.pending
+    produce(leader, b"one", acks=1)  # no fetch parked, no fetch session holding the partition
+    assert not leader.this_turn.pending and leader.clock.getDelayedCalls() == []
+    fetched = follower_fetch(leader, 1)
+    assert fetched == [] and leader.fetch_purgatory.delayed == 1  # parked at the log end
+    produce(leader, b"two", acks=1)
+    assert leader.this_turn.pending
+    leader.clock.advance(0)
+    (results,) = fetched
+    assert [header.base_offset for _, header in iter_batch_headers(results[TP].records)] == [1]
+
+
+def test_an_append_to_a_partition_of_a_follower_session_schedules_the_end_of_turn_call(leader):
+    session = leader.fetch_sessions.get(leader.fetch_sessions.maybe_create_session(0, True, 1, lambda: {TP: None}))
+    session.settle([TP])  # quiet: answered, nothing changed since
+    assert TP not in session.changed
+    produce(leader, b"one", acks=1)
+    assert leader.this_turn.pending
+    leader.clock.advance(0)
+    assert TP in session.changed

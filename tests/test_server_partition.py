@@ -54,6 +54,22 @@ def test_high_watermark_waits_for_the_isr(make_partition):
     assert leader.high_watermark == 3
 
 
+def test_high_watermark_is_the_least_log_end_of_the_isr_and_of_followers_caught_up_in_time(make_partition):
+    leader = make_partition(1)
+    leader.make_leader(state(1, 0, [1, 2]), now_ms=0)
+    append(leader, 6)
+    leader.update_follower(2, 4, 0, now_ms=10)
+    leader.update_follower(3, 2, 0, now_ms=10)  # out of the ISR and behind: last caught up at 0
+    assert leader.maybe_advance_high_watermark(10, 5)  # 3 beyond the 5 ms lag: left out
+    assert leader.high_watermark == 4
+    assert not leader.maybe_advance_high_watermark(10, 1000)  # 3 within the lag: its 2 is below the HW
+    assert leader.high_watermark == 4
+    leader.update_follower(2, 6, 0, now_ms=20)
+    assert leader.maybe_advance_high_watermark(20, None)  # the ISR only: up to the log end
+    assert leader.high_watermark == 6
+    assert not leader.maybe_advance_high_watermark(20, None)
+
+
 def test_min_insync_replicas_is_checked_before_the_append(make_partition):
     leader = make_partition(1)
     leader.make_leader(state(1, 0, [1]), now_ms=0)

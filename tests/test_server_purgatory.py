@@ -67,6 +67,54 @@ def test_operation_with_a_timeout_in_the_past_expires_at_once():
     assert operation.outcome == ["expired", "complete"]
 
 
+def test_one_timer_serves_every_deadline_in_order():
+    clock = ReactorLikeClock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    late, early, done = Waiting(1000, lambda: False), Waiting(500, lambda: False), Waiting(250, lambda: False)
+    expired = []
+    for name, operation in (("late", late), ("early", early), ("done", done)):
+        operation.on_expiration = lambda name=name: expired.append((name, clock.seconds()))
+        purgatory.try_complete_else_watch(operation, [name])
+    assert len(clock.getDelayedCalls()) == 1 and clock.getDelayedCalls()[0].getTime() == 0.25
+    done.force_complete()  # the timer stays; its deadline passes without an expiry
+    clock.advance(0.25)
+    assert expired == [] and [call.getTime() for call in clock.getDelayedCalls()] == [0.5]
+    clock.advance(0.25)
+    assert expired == [("early", 0.5)] and early.outcome == ["complete"]
+    clock.advance(0.5)
+    assert expired == [("early", 0.5), ("late", 1.0)] and clock.getDelayedCalls() == []
+    assert purgatory.delayed == 0
+
+
+def test_operations_watched_while_expiring_expire_at_their_own_time():
+    clock = ReactorLikeClock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    first, follow_up = Waiting(100, lambda: False), Waiting(0, lambda: False)
+    first.on_expiration = lambda: purgatory.try_complete_else_watch(follow_up, ["b"])
+    purgatory.try_complete_else_watch(first, ["a"])
+    last = Waiting(500, lambda: False)
+    purgatory.try_complete_else_watch(last, ["c"])
+    clock.advance(0.1)  # task.Clock runs the follow-up's call of 0 s in the same advance, as it did its own timer
+    assert first.outcome == ["complete"] and follow_up.outcome == ["expired", "complete"] and last.outcome == []
+    assert purgatory.delayed == 1 and len(clock.getDelayedCalls()) == 1
+    clock.advance(0.4)
+    assert last.outcome == ["expired", "complete"] and clock.getDelayedCalls() == []
+
+
+def test_completed_deadlines_are_swept_and_shutdown_stops_the_timer():
+    clock = task.Clock()
+    purgatory = DelayedOperationPurgatory("test", clock)
+    purgatory.SWEEP_SLACK_DEADLINES = 10
+    for _ in range(50):
+        operation = Waiting(1000, lambda: False)
+        purgatory.try_complete_else_watch(operation, ["a"])
+        operation.force_complete()
+    assert len(purgatory._deadlines) <= 11 and purgatory.delayed == 0
+    purgatory.try_complete_else_watch(Waiting(1000, lambda: False), ["a"])
+    purgatory.shutdown()
+    assert clock.getDelayedCalls() == [] and purgatory._deadlines == []
+
+
 def test_event_manager_runs_events_one_at_a_time_in_order():
     log = []
     gate = defer.Deferred()
@@ -96,12 +144,12 @@ def test_completed_operations_watched_under_keys_nobody_checks_are_purged():
     for _ in range(100):  # e.g. long-polling fetches of idle partitions that all expire
         purgatory.try_complete_else_watch(Waiting(10, lambda: False), keys)
         clock.advance(0.02)
-    entries = sum(len(ops) for ops in purgatory._watchers.values())
+    entries = sum(len(ops) for ops in purgatory.watchers.values())
     assert entries <= 2 * DelayedOperationPurgatory.PURGE_SLACK_ENTRIES + len(keys)
     pending = Waiting(10000, lambda: False)
     purgatory.try_complete_else_watch(pending, keys)
     assert purgatory.purge_completed() > 0
-    assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory._watchers.values()) == len(keys)
+    assert purgatory.watched() == len(keys) and sum(len(ops) for ops in purgatory.watchers.values()) == len(keys)
 
 
 def test_checking_many_keys_tries_each_watching_operation_once():

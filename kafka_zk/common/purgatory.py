@@ -1,18 +1,20 @@
 """Delayed operations (DelayedProduce, DelayedFetch, ...) that complete exactly once, watched by key."""
 
 from collections import defaultdict
+from heapq import heapify, heappop, heappush
 
 from kafka_zk.common.metrics import MetricsRegistry
+
+_EXPIRING = float("-inf")
 
 
 class DelayedOperation:
     """Subclasses implement try_complete() -> bool (calling force_complete() when done),
-    on_complete() and on_expiration(). The timeout is scheduled on the injected clock."""
+    on_complete() and on_expiration(). The purgatory watching it expires it on its clock."""
 
     def __init__(self, delay_ms: int) -> None:
         self.delay_ms = delay_ms
         self.completed = False
-        self._timer = None
         self._purgatory = None  # the purgatory counting this operation among its delayed ones
 
     def force_complete(self) -> bool:
@@ -23,14 +25,10 @@ class DelayedOperation:
         if self._purgatory is not None:
             self._purgatory.delayed -= 1
             self._purgatory = None
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
-        self._timer = None
         self.on_complete()
         return True
 
     def _expire(self) -> None:
-        self._timer = None
         if not self.completed:
             self.on_expiration()
             self.force_complete()
@@ -51,6 +49,9 @@ class DelayedOperationPurgatory:
     # Completed operations stay in the lists of keys nobody checks (idle partitions of a long-polling fetch):
     # every list is swept once the entries added since the last sweep outnumber those left by it plus this.
     PURGE_SLACK_ENTRIES = 10000
+    # Completed operations stay in the deadline heap until their deadline; it is swept once it holds more than
+    # twice the operations still waiting plus this.
+    SWEEP_SLACK_DEADLINES = 1000
 
     def __init__(self, name, clock, metrics=None):
         """``metrics``: the MetricsRegistry that gets Kafka's ``kafka.server:type=DelayedOperationPurgatory``
@@ -59,10 +60,16 @@ class DelayedOperationPurgatory:
         NumDelayedOperations, the operations waiting for completion or their timeout."""
         self.name = name
         self.clock = clock
-        self._watchers = defaultdict(list)
+        self.watchers = defaultdict(list)  # key -> the operations watching it (completed ones until swept)
         self._entries = 0  # list entries, of pending and of completed operations
         self._entries_after_purge = 0
         self.delayed = 0  # operations watched and not completed yet (Kafka's timeoutTimer.size)
+        # One timer per purgatory, at the earliest deadline of a heap of (deadline, sequence, operation): a
+        # parked operation costs a heap push, not a timer scheduled and cancelled on the clock.
+        self._deadlines = []
+        self._sequence = 0
+        self._timer = None
+        self._timer_at = None  # the deadline the timer fires for; -inf while expiring (no timer then)
         registry = metrics if metrics is not None else MetricsRegistry()
         tags = {"delayedOperation": name}
         registry.gauge("kafka.server", "DelayedOperationPurgatory", "PurgatorySize", lambda: self._entries, tags)
@@ -73,7 +80,7 @@ class DelayedOperationPurgatory:
         if operation.try_complete():
             return True
         for key in keys:
-            self._watchers[key].append(operation)
+            self.watchers[key].append(operation)
         self._entries += len(keys)
         if self._entries > 2 * self._entries_after_purge + self.PURGE_SLACK_ENTRIES:
             self.purge_completed()
@@ -82,9 +89,49 @@ class DelayedOperationPurgatory:
         if not operation.completed:
             operation._purgatory = self
             self.delayed += 1
-            # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
-            operation._timer = self.clock.callLater(max(0.0, operation.delay_ms / 1000.0), operation._expire)
+            self._add_deadline(operation)
         return False
+
+    def _add_deadline(self, operation):
+        # A timeout already in the past (a request's negative timeout_ms) expires at once, as in Kafka.
+        delay = operation.delay_ms / 1000.0
+        if delay < 0.0:
+            delay = 0.0
+        deadline = self.clock.seconds() + delay
+        self._sequence += 1
+        deadlines = self._deadlines
+        heappush(deadlines, (deadline, self._sequence, operation))
+        timer_at = self._timer_at
+        if timer_at is None or deadline < timer_at:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = self.clock.callLater(delay, self._expire_due)
+            self._timer_at = deadline
+        if len(deadlines) > 2 * self.delayed + self.SWEEP_SLACK_DEADLINES:
+            deadlines[:] = [entry for entry in deadlines if not entry[2].completed]
+            heapify(deadlines)
+
+    def _expire_due(self):
+        """The timer: expire the operations whose deadline has come, then wait for the next deadline."""
+        fired_at = self._timer_at
+        self._timer = None
+        self._timer_at = _EXPIRING
+        limit = max(self.clock.seconds(), fired_at)
+        last = self._sequence  # operations added while expiring wait for the next turn, as with a timer of their own
+        deadlines = self._deadlines
+        try:
+            while deadlines and deadlines[0][0] <= limit and deadlines[0][1] <= last:
+                operation = heappop(deadlines)[2]
+                if not operation.completed:
+                    operation._expire()
+        finally:
+            self._timer_at = None
+            while deadlines and deadlines[0][2].completed:
+                heappop(deadlines)
+            if deadlines:
+                head = deadlines[0][0]
+                self._timer = self.clock.callLater(max(0.0, head - self.clock.seconds()), self._expire_due)
+                self._timer_at = head
 
     def check_and_complete(self, key):
         """Try to complete the operations watching key; returns how many completed."""
@@ -93,48 +140,60 @@ class DelayedOperationPurgatory:
     def check_and_complete_keys(self, keys):
         """Try each operation watching any of ``keys`` once (an operation watches many partitions: a change of
         thousands at once must not try it thousands of times); returns how many completed."""
+        watching = self.watchers
+        if not watching:  # nothing parked at all: the common case of a quiet purgatory
+            return 0
         pending = {}
+        found = []
         for key in keys:
-            for operation in self._watchers.get(key, ()):
-                if not operation.completed:
-                    pending[id(operation)] = operation
-        completed = sum(1 for operation in pending.values() if operation.try_complete())
-        for key in keys:
-            watchers = self._watchers.get(key)
-            if watchers is None:
+            operations = watching.get(key)
+            if operations is not None:
+                found.append(key)
+                for operation in operations:
+                    if not operation.completed:
+                        pending[id(operation)] = operation
+        completed = 0
+        for operation in pending.values():
+            if operation.try_complete():
+                completed += 1
+        for key in found:
+            operations = watching.get(key)
+            if operations is None:
                 continue
-            remaining = [operation for operation in watchers if not operation.completed]
-            self._entries -= len(watchers) - len(remaining)
+            remaining = [operation for operation in operations if not operation.completed]
+            self._entries -= len(operations) - len(remaining)
             if remaining:
-                self._watchers[key] = remaining
+                watching[key] = remaining
             else:
-                del self._watchers[key]
+                del watching[key]
         return completed
 
     def purge_completed(self):
         """Drop completed operations from every key's list; returns how many entries were dropped."""
         dropped = 0
-        for key in list(self._watchers):
-            watchers = self._watchers[key]
+        for key in list(self.watchers):
+            watchers = self.watchers[key]
             pending = [operation for operation in watchers if not operation.completed]
             dropped += len(watchers) - len(pending)
             if pending:
-                self._watchers[key] = pending
+                self.watchers[key] = pending
             else:
-                del self._watchers[key]
+                del self.watchers[key]
         self._entries -= dropped
         self._entries_after_purge = self._entries
         return dropped
 
     def watched(self):
-        return sum(1 for ops in self._watchers.values() for op in ops if not op.completed)
+        return sum(1 for ops in self.watchers.values() for op in ops if not op.completed)
 
     def shutdown(self):
-        for operations in list(self._watchers.values()):
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
+        self._timer = self._timer_at = None
+        self._deadlines = []
+        for operations in list(self.watchers.values()):
             for operation in operations:
-                if operation._timer is not None and operation._timer.active():
-                    operation._timer.cancel()
                 operation._purgatory = None
-        self._watchers.clear()
+        self.watchers.clear()
         self._entries = self._entries_after_purge = 0
         self.delayed = 0

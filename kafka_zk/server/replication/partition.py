@@ -284,18 +284,25 @@ class Partition:
     def maybe_advance_high_watermark(self, now_ms, max_lag_ms):
         """HW = the smallest log end offset among the leader, the ISR and followers caught up within
         max_lag_ms (None: ISR only). Returns True if it moved."""
-        if not self.is_leader:
+        if self.leader_id != self.broker_id:
             return False
-        candidates = [self.log.log_end_offset]
+        # The minimum, taken so that it stops as soon as the high watermark cannot move (a follower still
+        # behind, the common case after an append) and asks a follower its lag only when that matters.
+        high_watermark = self.high_watermark
+        new_hw = self.log.log_end_offset
+        if new_hw <= high_watermark:
+            return False
+        isr = self.isr
         for replica, follower in self.followers.items():
-            caught_up = max_lag_ms is not None and now_ms - follower.last_caught_up_ms <= max_lag_ms
-            if replica in self.isr or caught_up:
-                candidates.append(follower.log_end_offset)
-        new_hw = min(candidates)
-        if new_hw > self.high_watermark:
-            self.high_watermark = new_hw
-            return True
-        return False
+            follower_end = follower.log_end_offset
+            if follower_end < new_hw and (
+                replica in isr or (max_lag_ms is not None and now_ms - follower.last_caught_up_ms <= max_lag_ms)
+            ):
+                if follower_end <= high_watermark:
+                    return False
+                new_hw = follower_end
+        self.high_watermark = new_hw
+        return True
 
     def update_follower(self, replica_id, fetch_offset, log_start_offset, now_ms):
         """Record a follower's fetch position. Returns the follower state, or None if not a replica."""

@@ -32,17 +32,19 @@ class TurnBatch:
 
     def appended(self, tps):
         if tps:
-            self._appended.update(dict.fromkeys(tps))
-            self._schedule()
+            gathered = self._appended
+            for tp in tps:
+                gathered[tp] = None
+            if self._call is None:
+                self._call = self._clock.callLater(0, self.run)
 
     def advanced(self, tps):
         if tps:
-            self._advanced.update(dict.fromkeys(tps))
-            self._schedule()
-
-    def _schedule(self):
-        if self._call is None:
-            self._call = self._clock.callLater(0, self.run)
+            gathered = self._advanced
+            for tp in tps:
+                gathered[tp] = None
+            if self._call is None:
+                self._call = self._clock.callLater(0, self.run)
 
     def run(self):
         """Hand over what was gathered (also called directly to do it before the turn ends)."""
