@@ -90,6 +90,32 @@ def test_roll_by_time_uses_record_timestamps_or_creation_time(tmp_path, clock):
     log.close()
 
 
+def test_roll_by_compaction_lag_and_by_full_indexes(tmp_path, clock):
+    # A compacted log rolls after max.compaction.lag.ms when it is below segment.ms (KIP-354), a deleting one not.
+    compacted = open_log(
+        tmp_path / "c-0", clock, segment_ms=60_000, max_compaction_lag_ms=10_000, cleanup_policy="compact"
+    )
+    deleting = open_log(tmp_path / "d-0", clock, segment_ms=60_000, max_compaction_lag_ms=10_000)
+    for log in (compacted, deleting):
+        append(log, timestamp=100_000)
+        append(log, timestamp=110_000)
+        append(log, timestamp=110_001)
+    assert [s.base_offset for s in compacted.segments] == [0, 2]
+    assert [s.base_offset for s in deleting.segments] == [0]
+    # 36 bytes of index: 4 offset index entries; 3 time index ones, the last kept for the entry written at the roll.
+    # An entry goes in at every append after the first; the append after the one that fills an index rolls.
+    by_offsets = open_log(tmp_path / "o-0", clock, index_interval_bytes=0, max_index_size=36)
+    for _ in range(6):
+        append(by_offsets)  # one timestamp: one time index entry
+    assert [s.base_offset for s in by_offsets.segments] == [0, 5]
+    by_times = open_log(tmp_path / "t-0", clock, index_interval_bytes=0, max_index_size=36)
+    for i in range(4):
+        append(by_times, timestamp=1000 + 10 * i)
+    assert [s.base_offset for s in by_times.segments] == [0, 3]
+    for log in (compacted, deleting, by_offsets, by_times):
+        log.close()
+
+
 def test_append_checks(tmp_path):
     log = open_log(tmp_path / "t-0", segment_bytes=300)
     append(log, count=3)

@@ -8,8 +8,6 @@ import os
 import shutil
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import partial
-from typing import cast
 
 from kafka_zk.common.clock import Clock, milliseconds
 from kafka_zk.log.checkpoints import LEADER_EPOCH_CHECKPOINT, LeaderEpochCheckpointFile
@@ -29,6 +27,7 @@ from kafka_zk.log.segment import (
     LogOffsetMetadata,
     LogSegment,
     OffsetAndTimestamp,
+    new_offset_metadata,
     segment_file_name,
 )
 from kafka_zk.log.transaction_index import TXN_INDEX_SUFFIX
@@ -50,8 +49,6 @@ NO_TIMESTAMP = -1
 DELETE_DIR_SUFFIX = "-delete"
 FUTURE_DIR_SUFFIX = "-future"
 DEFAULT_MAX_PRODUCER_IDLE_MS = 604800000  # Kafka 2.5's transactional.id.expiration.ms
-# LogOffsetMetadata from a tuple in one C call (its generated __new__ is Python code): two at every append.
-_offset_metadata = cast(Callable[[tuple[int, int, int]], LogOffsetMetadata], partial(tuple.__new__, LogOffsetMetadata))
 
 
 class OffsetOutOfRangeError(Exception):
@@ -127,6 +124,8 @@ class Log:
         self._segments: list[LogSegment] = []
         self._bases: list[int] = []
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (when its files go, segment)
+        # _leo's offset, set with it: a plain attribute, as a request reads it several times
+        self.log_end_offset: int = log_start_offset
         # The lowest offset truncated to since the cleaner last looked (it lowers its checkpoint there).
         self.truncated_to: int | None = None
         os.makedirs(dir_path, exist_ok=True)
@@ -159,10 +158,6 @@ class Log:
         if len(segments) == 1:  # most logs, read for each of them at every metrics scrape
             return segments[0].size
         return sum(segment.size for segment in segments)
-
-    @property
-    def log_end_offset(self) -> int:
-        return self._leo.offset
 
     @property
     def log_end_offset_metadata(self) -> LogOffsetMetadata:
@@ -219,6 +214,7 @@ class Log:
         active = self.active_segment
         active.resize_indexes(self.config.max_index_size)
         self._leo = LogOffsetMetadata(active.next_offset(), active.base_offset, active.size)
+        self.log_end_offset = self._leo.offset
         self.recovery_point = self._leo.offset
         self.leader_epoch_cache.truncate_from_end(self._leo.offset)
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
@@ -272,16 +268,21 @@ class Log:
         if size > config.segment_bytes:
             raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, config.segment_bytes))
         segment = self._segments[-1]
-        if segment.should_roll(
-            self._clock, config.segment_bytes, config.max_segment_ms, size, max_timestamp, last_offset
-        ):
+        position = segment.append_unless_roll_due(
+            config, self._clock, last_offset, max_timestamp, offset_of_max_timestamp, records
+        )
+        if position < 0:
             segment = self.roll(first_offset)
-        position = segment.size
-        segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
+            position = segment.size
+            segment.append(last_offset, max_timestamp, offset_of_max_timestamp, records)
         epoch_cache = self.leader_epoch_cache
+        epochs = epoch_cache._entries
         for pos, header in headers:
-            if header.partition_leader_epoch >= 0:
-                epoch_cache.assign(header.partition_leader_epoch, header.base_offset)
+            epoch = header.partition_leader_epoch
+            if epoch >= 0 and not (  # assign's early return (the leader's epoch already there), without its call
+                epochs and epochs[-1].epoch == epoch and header.base_offset >= epochs[-1].start_offset
+            ):
+                epoch_cache.assign(epoch, header.base_offset)
             if header.producer_id != NO_PRODUCER_ID:
 
                 def read_batch(pos: int = pos, size: int = header.batch_length + LOG_OVERHEAD) -> bytes:
@@ -292,8 +293,9 @@ class Log:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
         base = segment.base_offset
-        self._leo = _offset_metadata((last_offset + 1, base, position + size))  # the segment grew by ``size``
-        return _offset_metadata((first_offset, base, position))
+        self._leo = new_offset_metadata((last_offset + 1, base, position + size))  # the segment grew by ``size``
+        self.log_end_offset = last_offset + 1
+        return new_offset_metadata((first_offset, base, position))
 
     def append_copied(
         self,
@@ -336,6 +338,7 @@ class Log:
         segment = self._new_segment(new_base)
         self._add_segment(segment)
         self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
+        self.log_end_offset = self._leo.offset
         self.producer_state.map_end_offset = new_base
         take_snapshot(self)
         self.delete_snapshots_after_recovery_point_checkpoint()
@@ -380,7 +383,8 @@ class Log:
         ``max_offset`` (exclusive; an int or a LogOffsetMetadata, e.g. the high watermark) stops
         the read before the batch that holds it. Reads stay within one segment.
         """
-        self._check_in_range(start_offset)
+        if not self.log_start_offset <= start_offset <= self.log_end_offset:
+            self._check_in_range(start_offset)  # raises
         if isinstance(max_offset, LogOffsetMetadata):
             limit = max_offset
         elif max_offset is None or max_offset >= self._leo.offset:
@@ -393,7 +397,12 @@ class Log:
             return FetchDataInfo(limit, EMPTY_SLICE, False)
         if start_offset > limit.offset:
             return FetchDataInfo(self.offset_metadata(start_offset), EMPTY_SLICE, False)
-        for segment in self._segments[max(0, self._floor_index(start_offset)) :]:
+        segments = self._segments
+        if start_offset >= segments[-1].base_offset:  # a reader near the log end: the active segment, no search
+            candidates: Sequence[LogSegment] = segments[-1:]
+        else:
+            candidates = segments[max(0, self._floor_index(start_offset)) :]
+        for segment in candidates:
             max_position = limit.position if limit.segment_base_offset == segment.base_offset else segment.size
             info = segment.read(start_offset, max_bytes, max_position, min_one_message)
             if info is not None:
@@ -472,6 +481,9 @@ class Log:
 
     def last_stable_offset(self, high_watermark: int) -> int:
         """The LSO: the first unstable offset when it is below the high watermark, else the high watermark."""
+        producer_state = self.producer_state
+        if not producer_state.ongoing and not producer_state.unreplicated:  # no transaction: asked at every fetch
+            return high_watermark
         first = self.first_unstable_offset(high_watermark)
         return first if first is not None and first < high_watermark else high_watermark
 
@@ -587,6 +599,7 @@ class Log:
         active = self.active_segment
         active.truncate_to(target_offset, now)
         self._leo = LogOffsetMetadata(target_offset, active.base_offset, active.size)
+        self.log_end_offset = self._leo.offset
         self.recovery_point = min(target_offset, self.recovery_point)
         self.log_start_offset = min(target_offset, self.log_start_offset)
         self.leader_epoch_cache.truncate_from_end(target_offset)
@@ -602,6 +615,7 @@ class Log:
         self._delete_segments(list(self._segments), self._now_ms())
         self._add_segment(self._new_segment(new_offset))
         self._leo = LogOffsetMetadata(new_offset, new_offset, 0)
+        self.log_end_offset = self._leo.offset
         self.leader_epoch_cache.clear_and_flush()
         self.log_start_offset = new_offset
         self.recovery_point = min(new_offset, self.recovery_point)

@@ -218,6 +218,8 @@ class ProducerStateManager:
     def first_unstable_offset(self, high_watermark: int | None = None) -> int | None:
         """The first offset of an undecided transaction or of one whose marker is not yet below
         ``high_watermark``; None when there is none."""
+        if not self.ongoing and not self.unreplicated:  # no transaction (most logs): nothing to walk
+            return None
         if high_watermark is not None:
             for first, (_, last) in list(self.unreplicated.items()):
                 if last < high_watermark:

@@ -2,12 +2,14 @@
 
 import os
 import struct
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import crc32c
 
 from kafka_zk.common.clock import Clock, milliseconds
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.offset_index import INT32_MAX, OffsetIndex
 from kafka_zk.log.open_files import SEGMENT_FILES, OpenFileBudget, SegmentFile
 from kafka_zk.log.time_index import NO_TIMESTAMP, TimeIndex
@@ -56,6 +58,12 @@ class OffsetAndTimestamp(NamedTuple):
     offset: int
     timestamp: int
     leader_epoch: int
+
+
+# NamedTuples from a tuple in one C call (their generated __new__ is Python code): at every append and read.
+new_offset_metadata = cast(
+    Callable[[tuple[int, int, int]], LogOffsetMetadata], partial(tuple.__new__, LogOffsetMetadata)
+)
 
 
 class FileSlice:
@@ -111,6 +119,11 @@ class FetchDataInfo(NamedTuple):
 
     def read_bytes(self) -> bytes:
         return self.records.read_bytes()
+
+
+_fetch_data_info = cast(
+    Callable[[tuple[LogOffsetMetadata, FileSlice, bool]], FetchDataInfo], partial(tuple.__new__, FetchDataInfo)
+)
 
 
 class LogSegment:
@@ -221,6 +234,48 @@ class LogSegment:
             return
         if not 0 <= largest_offset - self.base_offset <= INT32_MAX:
             raise InvalidRecordError("offset %d does not fit in segment %d" % (largest_offset, self.base_offset))
+        self._write(largest_offset, largest_timestamp, offset_of_max_timestamp, records)
+
+    def append_unless_roll_due(
+        self,
+        config: LogConfig,
+        clock: Clock,
+        largest_offset: int,
+        largest_timestamp: int,
+        offset_of_max_timestamp: int,
+        records: bytes | bytearray | memoryview,
+    ) -> int:
+        """should_roll and append in one call, for a log's every append: the position ``records`` (not empty) went
+        to, or -1, nothing written, when the segment must roll first (segment.bytes and segment.ms of ``config``)."""
+        size = self._size
+        if size > config.segment_bytes - len(records):
+            return -1
+        if size > 0:
+            rolling = self._rolling_based_timestamp
+            if rolling is not None and rolling >= 0:  # every append after the first of a segment with timestamps
+                waited = largest_timestamp - rolling
+            else:
+                waited = self.time_waited_for_roll(milliseconds(clock), largest_timestamp)
+            # max_segment_ms is segment.ms or the lower max.compaction.lag.ms: asked only when the lag is passed
+            if waited > config.segment_ms or (waited > config.max_compaction_lag_ms and waited > config.max_segment_ms):
+                return -1
+        offset_index, time_index = self.offset_index, self.time_index
+        if (
+            offset_index._entries >= offset_index._max_entries  # the indexes' is_full, without two property calls
+            or time_index._entries >= time_index._max_entries - 1
+            or not 0 <= largest_offset - self.base_offset <= INT32_MAX
+        ):
+            return -1
+        self._write(largest_offset, largest_timestamp, offset_of_max_timestamp, records)
+        return size
+
+    def _write(
+        self,
+        largest_offset: int,
+        largest_timestamp: int,
+        offset_of_max_timestamp: int,
+        records: bytes | bytearray | memoryview,
+    ) -> None:
         position = self._size
         if position == 0:
             self._rolling_based_timestamp = largest_timestamp
@@ -230,7 +285,11 @@ class LogSegment:
             max_timestamp, offset_of_max_timestamp_so_far = self._load_max_timestamp()
         view = memoryview(records)
         size = len(view)
-        fd = self.file.fileno()
+        self.recently_used = True  # the ``file`` property's bookkeeping, without its call while the file is open
+        file = self._file
+        if file is None:
+            file = self.file
+        fd = file.fileno()
         written = os.pwrite(fd, view, position)
         while written < size:  # one write, unless the file system takes it in parts
             written += os.pwrite(fd, view[written:], position + written)
@@ -364,10 +423,16 @@ class LogSegment:
                 if base_offset <= start_offset:
                     if base_offset == start_offset and end - position <= max_size:
                         limit = self._size if max_position is None else max_position
-                        return FetchDataInfo(
-                            LogOffsetMetadata(start_offset, self.base_offset, position),
-                            FileSlice(self.file, position, max(0, min(limit - position, max_size))),
-                            False,
+                        self.recently_used = True  # the ``file`` property, without its call while the file is open
+                        file = self._file
+                        if file is None:
+                            file = self.file
+                        return _fetch_data_info(
+                            (
+                                new_offset_metadata((start_offset, self.base_offset, position)),
+                                FileSlice(file, position, max(0, min(limit - position, max_size))),
+                                False,
+                            )
                         )
                     break
                 end = position

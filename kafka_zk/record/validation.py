@@ -92,6 +92,7 @@ class ValidatedRecords:
     __slots__ = (
         "buffer",
         "header",
+        "batches",
         "record_count",
         "max_timestamp",
         "producer_id",
@@ -113,6 +114,7 @@ class ValidatedRecords:
     ) -> None:
         self.buffer = buffer
         self.header = header
+        self.batches = [(0, header)]  # [(position, BatchHeader)] of the batches in ``buffer``: always the one
         self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
         self.record_count = header.record_count
         self.max_timestamp = max_timestamp
@@ -120,11 +122,6 @@ class ValidatedRecords:
         self._log_append_time = log_append_time
         self._now_ms = now_ms
         self._max_timestamp_stale = max_timestamp_stale
-
-    @property
-    def batches(self) -> list[tuple[int, BatchHeader]]:
-        """[(position, BatchHeader)] of the batches in ``buffer``: always the one."""
-        return [(0, self.header)]
 
     @property
     def shallow_count(self) -> int:
@@ -166,7 +163,8 @@ class ValidatedRecords:
             if self._log_append_time:
                 self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
             set_max_timestamp(buffer, 0, self.max_timestamp, self._log_append_time)
-        self.header = new_batch_header(_unpack_header(buffer))
+        self.header = stamped = new_batch_header(_unpack_header(buffer))
+        self.batches = [(0, stamped)]
         return base_offset + header.last_offset_delta
 
 

@@ -178,7 +178,7 @@ class BrokerTopicStats:
         if to_follower:
             self.all_topics.replication_bytes_out += size
         else:
-            self.topic(topic).bytes_out += size
+            (self._topics.get(topic) or self.topic(topic)).bytes_out += size
 
     def fetch_converted(self, topic, records):
         if self.enabled and records:

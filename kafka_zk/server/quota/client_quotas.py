@@ -27,6 +27,9 @@ class ClientQuotaManager:
         self.samples = samples
         self.window_ms = window_ms
         self.quotas = {}  # (user part, client part) -> bytes/second
+        # Is any quota set? Without one nothing is measured or throttled (Kafka's quotasEnabled). A plain attribute
+        # kept by update_quota, as every request asks.
+        self.enabled = False
         self.rates = {}  # metric entity (user, client-id) -> SampledRate
         self.throttle_times = {}  # metric entity -> SampledAvg of its throttle times
 
@@ -37,13 +40,9 @@ class ClientQuotaManager:
             self.quotas.pop(key, None)
         else:
             self.quotas[key] = float(value)
+        self.enabled = bool(self.quotas)
         self.rates.clear()  # the quota entity of a client may have changed: start measuring afresh
         self.throttle_times.clear()
-
-    @property
-    def enabled(self):
-        """Is any quota set? Without one nothing is measured or throttled (Kafka's quotasEnabled)."""
-        return bool(self.quotas)
 
     def quota_for(self, user, client_id):
         """(bound, metric entity) of the most specific quota that applies, or (None, None)."""
@@ -64,6 +63,8 @@ class ClientQuotaManager:
 
     def record(self, user, client_id, value, now_ms):
         """Record bytes; returns the throttle time in ms (0 when within quota)."""
+        if not self.enabled:  # no quota set (the usual broker): quota_for's eight look-ups would find none
+            return 0
         bound, entity = self.quota_for(user, client_id)
         if bound is None:
             return 0

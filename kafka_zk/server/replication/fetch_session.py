@@ -213,7 +213,9 @@ class FetchSessionCache:
             watching = watchers.get(tp)
             if watching:
                 for session in watching.values():
-                    session.mark_changed(tp)
+                    changed = session.changed  # session.mark_changed(tp), inlined: called at every append
+                    if tp not in changed:
+                        changed[tp] = None
                 touched.update(watching)
         return touched
 
@@ -254,17 +256,21 @@ class FetchSessionCache:
     def touch(self, session, now_ms):
         """Note a use of the session: its last-used time, its size and which evictable sets it belongs to."""
         session.last_used_ms = now_ms
+        size = len(session.partitions)
         if session.cached_size != -1:
-            self.total_partitions -= session.cached_size
-        self.evictable_by_all.discard(session.id)
-        self.evictable_by_privileged.discard(session.id)
-        session.cached_size = len(session)
-        self.total_partitions += session.cached_size
+            self.total_partitions += size - session.cached_size
+        else:
+            self.total_partitions += size
+        session.cached_size = size
         old = now_ms - session.creation_ms > self.eviction_ms
         if not session.privileged or old:
             self.evictable_by_privileged.add(session.id)
+        else:
+            self.evictable_by_privileged.discard(session.id)
         if old:
             self.evictable_by_all.add(session.id)
+        else:
+            self.evictable_by_all.discard(session.id)
 
 
 class SessionErrorContext:
@@ -369,19 +375,20 @@ class IncrementalFetchContext:
 
     def update_and_generate(self, results, now_ms):
         session = self.session
-        if self._epoch_moved():
+        if session.epoch != next_epoch(self.request_epoch):  # self._epoch_moved()
             return Errors.INVALID_FETCH_SESSION_EPOCH, session.id, {}
         answer = {}
         changed = session.changed
+        partitions = session.partitions
         for tp, result in results.items():
-            cached = session.partitions.get(tp)
+            cached = partitions.get(tp)
             if cached is None:  # forgotten by a later request of the session: not ours to report
                 continue
             if cached.must_respond(result, True):
                 answer[tp] = result
                 # Answered partitions go to the back, so that a response size limit rotates through them.
-                del session.partitions[tp]
-                session.partitions[tp] = cached
+                del partitions[tp]
+                partitions[tp] = cached
                 if tp in changed:
                     del changed[tp]
                     changed[tp] = None
@@ -402,22 +409,24 @@ class FetchManager:
     def new_context(self, session_id, epoch, fetch_data, to_forget, is_follower, now_ms):
         """fetch_data: {(topic, partition): PartitionRequest} in request order; to_forget: [(topic, partition)]."""
         cache = self.cache
-        if is_full(epoch):
+        if epoch == INITIAL_EPOCH or epoch == FINAL_EPOCH:  # is_full(epoch)
             if session_id != INVALID_SESSION_ID:
                 cache.remove(session_id)  # a full request closes the session it names
             if epoch == FINAL_EPOCH:
                 return SessionlessFetchContext(fetch_data)
             return FullFetchContext(cache, fetch_data, is_follower)
-        session = cache.get(session_id)
+        session = cache.sessions.get(session_id)
         if session is None:
             return SessionErrorContext(Errors.FETCH_SESSION_ID_NOT_FOUND)
         if session.epoch != epoch:
             return SessionErrorContext(Errors.INVALID_FETCH_SESSION_EPOCH)
-        added, _, removed = session.update(fetch_data, to_forget)
-        cache.watch(session, added, removed)
+        if fetch_data or to_forget:  # a follower's incremental fetch usually names no partition: nothing to update
+            added, _, removed = session.update(fetch_data, to_forget)
+            if added or removed:
+                cache.watch(session, added, removed)
         if not session.partitions:
             cache.remove(session.id)
             return SessionlessFetchContext(fetch_data)
         cache.touch(session, now_ms)
-        session.epoch = next_epoch(session.epoch)
+        session.epoch = epoch + 1 if 0 < epoch < _INT32_MAX else next_epoch(epoch)
         return IncrementalFetchContext(epoch, session, now_ms)
