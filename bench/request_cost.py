@@ -29,6 +29,11 @@ Counting: each loop runs in its own process under ``valgrind --tool=callgrind`` 
   python bench/request_cost.py                       # every case at this checkout
   python bench/request_cost.py --baseline 304bbb9    # and the same at a git ref, with the ratio
   python bench/request_cost.py --profile produce     # cProfile, top 30 functions by tottime (no valgrind)
+  python bench/request_cost.py --cpu --baseline 304bbb9   # CPU microseconds instead of instructions (no valgrind)
+
+--cpu times the same loops in this process's CPU time (best of 5 rounds of 2,000 iterations, in a process of their
+own per tree): seconds move with the machine's load and instructions do not, but the compiled twins
+(kafka_zk/compiled.py) run about as many instructions as the interpreter and take less time for them.
 """
 
 import argparse
@@ -446,6 +451,47 @@ class RequestLoop:
         self.fetched.extend(records)
 
 
+CPU_ROUNDS, CPU_ROUND = 5, 2000
+
+
+def cpu_per_iteration(loop, warmup):
+    """The least CPU time one iteration of ``loop`` took over CPU_ROUNDS rounds, in microseconds."""
+    log_dir = tempfile.mkdtemp(prefix="request-cost-")
+    try:
+        requests = RequestLoop(InProcessBroker(log_dir), loop)
+        for _ in range(warmup):
+            requests.step()
+        best = float("inf")
+        for _ in range(CPU_ROUNDS):
+            started = time.process_time()
+            for _ in range(CPU_ROUND):
+                requests.step()
+            best = min(best, (time.process_time() - started) / CPU_ROUND * 1e6)
+        return best
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def time_tree(tree, loops, warmup, interpreted=False):
+    """({loop: CPU microseconds per iteration}, compiled twins loaded) for the code at ``tree``, each loop in a
+    process of its own, one at a time (a second process beside it would slow it)."""
+    per_loop, twins = {}, 0
+    for loop in loops:
+        env = dict(os.environ, PYTHONPATH=tests_package_path(tree), PYTHONHASHSEED="0")
+        if interpreted:
+            env["KAFKA_ZK_INTERPRETED"] = "1"
+        command = [sys.executable, os.path.join(ROOT, "bench", "request_cost.py"), "--time-loop", loop]
+        completed = subprocess.run(
+            command + ["--warmup", str(warmup)], env=env, cwd=tree, capture_output=True, text=True
+        )
+        if completed.returncode != 0:
+            raise RuntimeError("%s failed:\n%s" % (" ".join(command), completed.stderr[-3000:]))
+        per_loop[loop] = float(completed.stdout.split()[-1])
+        found = re.search(r"^compiled twins loaded: (\d+)$", completed.stderr, re.MULTILINE)
+        twins = max(twins, int(found.group(1)) if found else 0)
+    return per_loop, twins
+
+
 def run_loop(loop, count, warmup, check=False):
     """Start a broker in a temp dir, run ``warmup`` then ``count`` iterations of ``loop``."""
     log_dir = tempfile.mkdtemp(prefix="request-cost-")
@@ -559,20 +605,20 @@ def tests_package_path(tree):
     return tree + os.pathsep + ROOT if tree != ROOT else ROOT
 
 
-def print_table(figures, pair_loops, baseline=None, ref=None):
-    header = "%-16s %14s" % ("case", "instr/request")
+def print_table(figures, pair_loops, baseline=None, ref=None, unit="instr/request", decimals=0):
+    header = "%-16s %14s" % ("case", unit)
     if baseline is not None:
         header += " %16s %8s" % ("baseline " + ref[:10], "ratio")
     print(header)
     for case, value in figures.items():
-        line = "%-16s %14.0f" % (case, value)
+        line = "%-16s %14.*f" % (case, decimals, value)
         if baseline is not None:
-            line += " %16.0f %8.2f" % (baseline[case], value / baseline[case])
+            line += " %16.*f %8.2f" % (decimals, baseline[case], value / baseline[case])
         print(line)
     print()
     print("per loop iteration (before subtraction):")
     for loop, value in pair_loops.items():
-        print("  %-24s %14.0f" % (loop, value))
+        print("  %-24s %14.*f" % (loop, decimals, value))
 
 
 # -- profiling ---------------------------------------------------------------------------------------------------
@@ -655,16 +701,21 @@ def main(argv=None):
     parser.add_argument("--baseline", metavar="REF", help="also measure this git ref and print the ratio")
     parser.add_argument("--profile", metavar="CASE", help="run CASE's loop under cProfile instead of valgrind")
     parser.add_argument("--run-loop", metavar="LOOP", help=argparse.SUPPRESS)  # one counted process
+    parser.add_argument("--time-loop", metavar="LOOP", help=argparse.SUPPRESS)  # one timed process
+    parser.add_argument("--cpu", action="store_true", help="CPU microseconds per request instead of instructions")
     parser.add_argument("--count", type=int, default=1000)
     parser.add_argument(
         "--interpreted", action="store_true", help="count with every module interpreted (KAFKA_ZK_INTERPRETED=1)"
     )
     args = parser.parse_args(argv)
-    if args.run_loop:
+    if args.run_loop or args.time_loop:
         import kafka_zk
 
         print("kafka_zk from %s" % os.path.dirname(kafka_zk.__file__), file=sys.stderr)
-        run_loop(args.run_loop, args.count, args.warmup)
+        if args.run_loop:
+            run_loop(args.run_loop, args.count, args.warmup)
+        else:
+            print("%.2f" % cpu_per_iteration(args.time_loop, args.warmup))
         compiled = getattr(kafka_zk, "_compiled", None)  # a tree from before the compiled twins has none
         print("compiled twins loaded: %d" % (len(compiled.compiled_modules()) if compiled else 0), file=sys.stderr)
         return
@@ -677,16 +728,29 @@ def main(argv=None):
         parser.error("unknown case(s) %s" % ", ".join(unknown))
     sizes = tuple(int(n) for n in args.sizes.split(","))
     loops = sorted({loop for case in cases for loop in CASES[case] if loop}, key=LOOPS.index)
-    per_loop, twins = measure_tree(ROOT, loops, sizes, args.warmup, args.jobs, args.interpreted)
+    if args.cpu:
+        measure = lambda tree, interpreted=False: time_tree(tree, loops, args.warmup, interpreted)  # noqa: E731
+    else:
+        measure = lambda tree, interpreted=False: measure_tree(  # noqa: E731
+            tree, loops, sizes, args.warmup, args.jobs, interpreted
+        )
+    per_loop, twins = measure(ROOT, args.interpreted)
     figures = case_figures(per_loop, cases)
     baseline = None
     if args.baseline:
         with worktree_at(args.baseline) as tree:
-            baseline = case_figures(measure_tree(tree, loops, sizes, args.warmup, args.jobs)[0], cases)
-    print(
-        "instructions per request (callgrind Ir, (Ir(N2) - Ir(N1)) / (N2 - N1), N = %d, %d after %d warm-up); "
-        "fetch, follower-fetch and parked-fetch are their loop minus its Produce-alone loop" % (*sizes, args.warmup)
-    )
+            baseline = case_figures(measure(tree)[0], cases)
+    if args.cpu:
+        print(
+            "CPU microseconds per request (this process's CPU time, best of %d rounds of %d after %d warm-up); "
+            "fetch, follower-fetch and parked-fetch are their loop minus its Produce-alone loop"
+            % (CPU_ROUNDS, CPU_ROUND, args.warmup)
+        )
+    else:
+        print(
+            "instructions per request (callgrind Ir, (Ir(N2) - Ir(N1)) / (N2 - N1), N = %d, %d after %d warm-up); "
+            "fetch, follower-fetch and parked-fetch are their loop minus its Produce-alone loop" % (*sizes, args.warmup)
+        )
     print(
         "this checkout: %s"
         % (
@@ -695,7 +759,10 @@ def main(argv=None):
             else "%d compiled twins loaded (kafka_zk/compiled.py; 0: interpreted, no build)" % twins
         )
     )
-    print_table(figures, per_loop, baseline, args.baseline)
+    if args.cpu:
+        print_table(figures, per_loop, baseline, args.baseline, unit="CPU us/request", decimals=1)
+    else:
+        print_table(figures, per_loop, baseline, args.baseline)
 
 
 if __name__ == "__main__":
