@@ -244,7 +244,7 @@ def _fetch(authorizer, replica_id, replica_manager, topics=("t",)):
 
 def _fetching_replica_manager():
     return Spy(
-        fetch_messages_or_defer=lambda max_wait, min_bytes, max_bytes, infos, *args, **kwargs: {
+        fetch_messages_or_park=lambda max_wait, min_bytes, max_bytes, infos, *args, **kwargs: {
             info.tp: FetchResult(high_watermark=0) for info in infos
         }
     )
@@ -257,7 +257,7 @@ def test_a_follower_fetch_needs_cluster_action_and_a_denied_one_is_not_recorded(
     }
     assert replica_manager.calls == []  # the leader never heard of this "follower"'s position
     assert _fetch(CLUSTER_ACTION, 2, replica_manager) == {"t": Errors.NONE}
-    assert replica_manager.calls == ["fetch_messages_or_defer"]
+    assert replica_manager.calls == ["fetch_messages_or_park"]
 
 
 def test_a_consumer_fetch_needs_read_on_each_topic():

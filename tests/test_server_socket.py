@@ -14,6 +14,7 @@ from kafka_zk.net.socket_server import KafkaServerFactory
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.server import apis
+from kafka_zk.server.apis.fetch import ParkedAnswer
 
 
 def connect(dispatcher, max_frame=1024 * 1024):
@@ -107,6 +108,45 @@ def test_frames_split_across_reads_and_pipelined_requests_are_answered_in_order(
     assert responses(transport) == []  # the second waits for the first
     gate.callback(None)
     assert [decode_response(18, 0, payload)[0] for payload in responses(transport)] == [1, 2]
+
+
+def _answering_later(parked, build):
+    """An ApiVersions handler that answers later as a parked Fetch does for the listener: with a ParkedAnswer."""
+
+    def later(request):
+        assert request.answer_later  # the listener calls it directly, so it takes an answer without a Deferred
+        parked.append(ParkedAnswer(build))
+        return parked[-1]
+
+    return later
+
+
+def test_an_answer_given_later_without_a_deferred_keeps_the_request_order():
+    parked = []
+    handlers = dict(apis.HANDLERS)
+    protocol, transport = connect(apis.Dispatcher(handlers))
+    handlers[18] = _answering_later(parked, lambda body: body)
+    protocol.dataReceived(api_versions_request(0, correlation_id=1))
+    handlers[18] = apis.HANDLERS[18]
+    protocol.dataReceived(api_versions_request(0, correlation_id=2))
+    assert responses(transport) == []  # the second waits for the first
+    parked[0].complete({"error_code": 0, "api_keys": [], "throttle_time_ms": 0})
+    answers = [decode_response(18, 0, payload) for payload in responses(transport)]
+    assert [correlation_id for correlation_id, _ in answers] == [1, 2]
+    assert answers[0][1]["api_keys"] == [] and answers[1][1]["api_keys"]
+    assert not transport.disconnecting
+
+
+def test_an_answer_given_later_that_fails_to_build_closes_the_connection():
+    def broken(_results):
+        raise RuntimeError("boom")
+
+    parked = []
+    protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 18: _answering_later(parked, broken)}))
+    protocol.dataReceived(api_versions_request(0))
+    assert not transport.disconnecting
+    parked[0].complete({})
+    assert transport.disconnecting and transport.value() == b""
 
 
 def test_bad_input_closes_the_connection():

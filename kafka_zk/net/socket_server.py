@@ -39,6 +39,7 @@ class Request:
         "principal",
         "listener_name",
         "security_protocol",
+        "answer_later",
     )
 
     def __init__(
@@ -54,7 +55,9 @@ class Request:
     ):
         """``principal``: who sent it, as the listener's authentication established (a security.KafkaPrincipal;
         None where nothing authenticates, as in handler tests); ``listener_name`` and ``security_protocol``: the
-        listener it came in on."""
+        listener it came in on. ``answer_later``: whether the handler may answer later through an object with
+        ``answer_to(listener, entry)`` instead of a Deferred (only the listener takes such answers)."""
+        self.answer_later = False
         self.principal = principal
         self.listener_name = listener_name
         self.security_protocol = security_protocol
@@ -177,9 +180,11 @@ class KafkaServerProtocol(FramedProtocol):
         request.listener_name = listener.name
         request.security_protocol = listener.security_protocol
         dispatcher = self.dispatcher
+        # the bound handler itself once the dispatcher serves every API (Dispatcher.handle then only calls it);
+        # only then may it answer later without a Deferred (the dispatcher's held-back requests need one)
+        request.answer_later = direct = dispatcher.serving is None
         try:
-            # the bound handler itself once the dispatcher serves every API (Dispatcher.handle then only calls it)
-            result = handler(request) if dispatcher.serving is None else dispatcher.handle(request)
+            result = handler(request) if direct else dispatcher.handle(request)
         except Exception:
             log.exception("error handling %s v%d from %s", spec.name, api_version, self.client_host)
             self.transport.abortConnection()
@@ -212,8 +217,12 @@ class KafkaServerProtocol(FramedProtocol):
         if logging_on or (logging_on is None and _request_log_enabled(_DEBUG)):
             entry.append(self._request_times(request, spec.name, body))
         self._pending.append(entry)
-        if isinstance(result, defer.Deferred):
+        if result.__class__ is dict or result is None:
+            self._completed(result, entry)
+        elif isinstance(result, defer.Deferred):
             result.addCallbacks(self._completed, self._failed, callbackArgs=(entry,), errbackArgs=(entry,))
+        elif hasattr(result, "answer_to"):  # a parked request's answer, given without a Deferred (see Request)
+            result.answer_to(self, entry)
         else:
             self._completed(result, entry)
 

@@ -4,6 +4,7 @@ incremental fetches are answered with only the partitions that changed. From v11
 follower, and a leader with a replica selector may name the replica it should read from (KIP-392)."""
 
 from twisted.internet import defer
+from twisted.python import failure
 
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.protocol.errors import Errors
@@ -13,6 +14,7 @@ from kafka_zk.record.validation import down_convert
 from kafka_zk.security.authorizer import AclOperation, ResourceType
 from kafka_zk.server.apis.authorization import authorized_names, cluster_authorized
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
+from kafka_zk.server.replication.delayed import DelayedFetch
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
 from kafka_zk.server.replication.replica_manager import FetchResult
 from kafka_zk.zk.znodes import sanitize
@@ -94,7 +96,7 @@ def handle(
     else:
         if is_follower and forgotten:
             replica_manager.unlink_followers(body["replica_id"], forgotten)
-        result = replica_manager.fetch_messages_or_defer(
+        result = replica_manager.fetch_messages_or_park(
             body["max_wait_ms"],
             body["min_bytes"],
             max_bytes,
@@ -174,9 +176,42 @@ def handle(
             "responses": responses,
         }
 
-    if isinstance(result, defer.Deferred):  # a parked fetch
-        return result.addCallback(build)
-    return build(result)
+    if result.__class__ is not DelayedFetch:
+        return build(result)
+    # A parked fetch. Its listener takes the answer as a call (no Deferred) when it asked for one; other callers
+    # (tests, requests the dispatcher held back) get a Deferred.
+    if getattr(request, "answer_later", False):
+        answer = ParkedAnswer(build)
+        result.done = answer.complete
+        return answer
+    done = defer.Deferred()
+    result.done = done.callback
+    return done.addCallback(build)
+
+
+class ParkedAnswer:
+    """A parked fetch's answer for a listener that takes it as a call: ``answer_to(listener, entry)`` names who
+    gets it, ``listener._completed(body, entry)`` or, when building it fails, ``listener._failed(failure, entry)``."""
+
+    __slots__ = ("build", "listener", "entry")
+
+    def __init__(self, build):
+        self.build = build
+        self.listener = self.entry = None
+
+    def answer_to(self, listener, entry):
+        self.listener = listener
+        self.entry = entry
+
+    def complete(self, results):
+        build, listener, entry = self.build, self.listener, self.entry
+        self.build = self.listener = self.entry = None  # a completed answer keeps nothing of the request
+        try:
+            body = build(results)
+        except Exception:
+            listener._failed(failure.Failure(), entry)
+            return
+        listener._completed(body, entry)
 
 
 def _record_count(records):

@@ -133,7 +133,7 @@ class DelayedFetch(DelayedOperation):
         replica_id,
         min_bytes,
         max_bytes,
-        done,
+        done=None,
         isolation_level=0,
         parked_results=None,
         changed_since=None,
@@ -143,7 +143,9 @@ class DelayedFetch(DelayedOperation):
         it watches changed meanwhile (an idle long poll then costs one read of its partitions, not two).
         ``changed_since(known tps)``: for a fetch session that tracks changes, the session's partitions that
         changed since and are not yet among ``fetch_infos``; they are read too. ``client_rack``: a consumer's
-        Fetch v11+ rack_id, which lets a follower serve it (see ReplicaManager.read_partitions)."""
+        Fetch v11+ rack_id, which lets a follower serve it (see ReplicaManager.read_partitions). ``done(results)``
+        gets the answer; while it is None (an operation completed as it was parked) the answer stays in
+        ``results``."""
         super().__init__(max_wait_ms)
         self.client_rack = client_rack
         self.leader_only = replica_id >= 0 or client_rack is None
@@ -157,6 +159,7 @@ class DelayedFetch(DelayedOperation):
         self.min_bytes = min_bytes
         self.max_bytes = max_bytes
         self.done = done
+        self.results = None
 
     def _available_bytes(self):
         """Bytes readable now, counted until min_bytes is reached; None when the fetch must answer at once."""
@@ -202,4 +205,9 @@ class DelayedFetch(DelayedOperation):
             results, _ = self.replica_manager.read_partitions(
                 self.fetch_infos, self.replica_id, self.max_bytes, 1 if self.read_committed else 0, self.client_rack
             )
-        self.done.callback(results)
+        done = self.done
+        if done is None:
+            self.results = results
+        else:
+            self.done = None
+            done(results)

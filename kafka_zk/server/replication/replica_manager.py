@@ -531,7 +531,18 @@ class ReplicaManager:
         results = self.fetch_messages_or_defer(*arguments, **options)
         return results if isinstance(results, defer.Deferred) else defer.succeed(results)
 
-    def fetch_messages_or_defer(
+    def fetch_messages_or_defer(self, *arguments, **options):
+        """{tp: FetchResult} when the fetch is answered at once (a Fetch request then needs no Deferred), else a
+        Deferred of it that fires once min_bytes of data are there or max_wait_ms has passed (see
+        fetch_messages_or_park)."""
+        results = self.fetch_messages_or_park(*arguments, **options)
+        if results.__class__ is not DelayedFetch:
+            return results
+        done = defer.Deferred()
+        results.done = done.callback
+        return done
+
+    def fetch_messages_or_park(
         self,
         max_wait_ms,
         min_bytes,
@@ -542,11 +553,11 @@ class ReplicaManager:
         session=None,
         client_rack=None,
     ):
-        """{tp: FetchResult} when the fetch is answered at once (a Fetch request then needs no Deferred), else a
-        Deferred of it that fires once min_bytes of data are there or max_wait_ms has passed. A follower's fetch
-        (replica_id >= 0) also reports how far that follower has got. ``session``: the fetch context of a session
-        that tracks changes; a parked fetch then also wakes when any partition of the session changes, and reads
-        the changed ones as well. ``client_rack``: see read_partitions."""
+        """{tp: FetchResult} when the fetch is answered at once, else the parked DelayedFetch, not completed yet:
+        the caller sets its ``done(results)``, called once min_bytes of data are there or max_wait_ms has passed.
+        A follower's fetch (replica_id >= 0) also reports how far that follower has got. ``session``: the fetch
+        context of a session that tracks changes; a parked fetch then also wakes when any partition of the
+        session changes, and reads the changed ones as well. ``client_rack``: see read_partitions."""
         if replica_id >= 0:
             self._update_followers(replica_id, fetch_infos)
         results, bytes_read = self.read_partitions(fetch_infos, replica_id, max_bytes, isolation_level, client_rack)
@@ -557,7 +568,6 @@ class ReplicaManager:
         for result in results.values():
             if result.error != Errors.NONE or result.preferred_read_replica >= 0:
                 return results
-        done = defer.Deferred()
         keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(
             max_wait_ms,
@@ -566,7 +576,7 @@ class ReplicaManager:
             replica_id,
             min_bytes,
             max_bytes,
-            done,
+            None,
             isolation_level,
             parked_results=results,
             changed_since=session.changed_since if tracking else None,
@@ -574,8 +584,9 @@ class ReplicaManager:
         )
         if tracking:
             keys.append(session_key(session.session.id))
-        self.fetch_purgatory.try_complete_else_watch(operation, keys)
-        return done
+        if self.fetch_purgatory.try_complete_else_watch(operation, keys):
+            return operation.results  # completed as it was parked: answered at once after all
+        return operation
 
     def fetchable_changed(self, tps):
         """Partitions whose data, high watermark, log start offset or leadership changed: wake the fetches
