@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.segment import LogSegment, segment_file_name
 from kafka_zk.record.compression import GZIP
 from kafka_zk.record.records import decode_batch, encode_batch
@@ -90,17 +91,28 @@ def test_find_offset_by_timestamp_looks_inside_batches(segment):
     assert segment.find_offset_by_timestamp(5000) is None
 
 
-def test_should_roll(segment):
-    assert not segment.should_roll(0, 1000, 60_000, 100, 1000, 100)
+class StoppedClock:
+    def seconds(self):
+        return 0.0
+
+
+def test_an_append_is_refused_until_the_segment_rolls_when_a_roll_is_due(segment):
     append(segment, 100, count=1, timestamp=5000, value_size=500)
     size = segment.size
-    assert segment.should_roll(0, size + 99, 60_000, 100, 5000, 101)  # would overflow segment.bytes
-    assert not segment.should_roll(0, size + 100, 60_000, 100, 5000, 101)
+    records = b"x" * 100
+
+    def refused(config, timestamp, offset):
+        refused = segment.append_unless_roll_due(config, StoppedClock(), offset, timestamp, offset, records) == -1
+        assert segment.size == size or not refused  # nothing written when refused
+        return refused
+
+    assert refused(LogConfig(segment_bytes=size + 99, segment_ms=60_000), 5000, 101)  # would overflow segment.bytes
     # Time is measured from the first batch's timestamp to the new records' timestamp.
-    assert not segment.should_roll(0, 10**9, 60_000, 100, 65_000, 101)
-    assert segment.should_roll(0, 10**9, 60_000, 100, 65_001, 101)
+    assert refused(LogConfig(segment_bytes=10**9, segment_ms=60_000), 65_001, 101)
     # Relative offsets must fit in an int32.
-    assert segment.should_roll(0, 10**9, 60_000, 100, 5000, 100 + 2**31)
+    assert refused(LogConfig(segment_bytes=10**9, segment_ms=60_000), 5000, 100 + 2**31)
+    assert not refused(LogConfig(segment_bytes=size + 100, segment_ms=60_000), 65_000, 101)
+    assert segment.size == size + 100
 
 
 def test_time_roll_without_timestamps_uses_creation_time(tmp_path):

@@ -245,8 +245,10 @@ class LogSegment:
         offset_of_max_timestamp: int,
         records: bytes | bytearray | memoryview,
     ) -> int:
-        """should_roll and append in one call, for a log's every append: the position ``records`` (not empty) went
-        to, or -1, nothing written, when the segment must roll first (segment.bytes and segment.ms of ``config``)."""
+        """Append unless the segment must roll first, in one call for a log's every append: the position ``records``
+        (not empty) went to, or -1, nothing written, when the records would overflow segment.bytes, the time since
+        the segment's first timestamp (or its creation, without timestamps) passed segment.ms (or the
+        max.compaction.lag.ms of a compacted log), an index is full, or an offset would not fit the index."""
         size = self._size
         if size > config.segment_bytes - len(records):
             return -1
@@ -475,34 +477,6 @@ class LogSegment:
         if self._rolling_based_timestamp is not None and self._rolling_based_timestamp >= 0:
             return message_timestamp - self._rolling_based_timestamp
         return now_ms - self.created_ms
-
-    def should_roll(
-        self,
-        clock: Clock,
-        segment_bytes: int,
-        segment_ms: int,
-        messages_size: int,
-        max_timestamp_in_messages: int,
-        max_offset_in_messages: int,
-    ) -> bool:
-        """Whether an append of these messages needs a new segment first; ``clock`` is read only when the
-        time since creation decides (an empty segment, or batches without timestamps)."""
-        size = self._size
-        if size > segment_bytes - messages_size:
-            return True
-        if size > 0:
-            rolling = self._rolling_based_timestamp
-            if rolling is not None and rolling >= 0:  # every append after the first of a segment with timestamps
-                waited = max_timestamp_in_messages - rolling
-            else:
-                waited = self.time_waited_for_roll(milliseconds(clock), max_timestamp_in_messages)
-            if waited > segment_ms:
-                return True
-        return (
-            self.offset_index.is_full
-            or self.time_index.is_full
-            or not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
-        )
 
     def _append_final_time_index_entry(self) -> None:
         if (
