@@ -49,6 +49,7 @@ HOT_MODULES = (
     "kafka_zk.server.replication.fetch_session",
     "kafka_zk.server.replication.partition",
     "kafka_zk.server.replication.replica_manager",
+    "kafka_zk.server.replication.results",
     "kafka_zk.server.replication.turn_batch",
 )
 INTERPRETED_VARIABLE = "KAFKA_ZK_INTERPRETED"

@@ -33,7 +33,7 @@ from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.kafka_server import KafkaServer
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
-from kafka_zk.server.replication.replica_manager import FetchResult
+from kafka_zk.server.replication.results import FetchResult
 from tests.authorization_support import GrantedAuthorizer, Spy, cluster, grant, request, result_of
 
 CLUSTER_ACTION = GrantedAuthorizer(cluster(Op.CLUSTER_ACTION))

@@ -16,7 +16,7 @@ from kafka_zk.server.replication.fetch_session import (
     next_epoch,
 )
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
-from kafka_zk.server.replication.replica_manager import FetchResult
+from kafka_zk.server.replication.results import FetchResult
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)
 

@@ -22,7 +22,7 @@ from kafka_zk.server.replication.fetch_session import (
 )
 from kafka_zk.server.replication.fetch_session_handler import FetchSessionHandler
 from kafka_zk.server.replication.partition import FollowerState
-from kafka_zk.server.replication.replica_manager import FetchResult
+from kafka_zk.server.replication.results import FetchResult
 from tests.replica_manager_support import replica_manager
 
 A0, A1, B0 = ("a", 0), ("a", 1), ("b", 0)

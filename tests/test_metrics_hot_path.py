@@ -32,7 +32,7 @@ from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.metrics.broker_metrics import HotPathMetrics
 from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.client_quotas import DEFAULT, ClientQuotaManager
-from kafka_zk.server.replication.replica_manager import FetchInfo
+from kafka_zk.server.replication.results import FetchInfo
 from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

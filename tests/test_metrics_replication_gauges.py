@@ -13,8 +13,8 @@ from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.replication.fetch_session import FetchSessionCache
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
-from kafka_zk.server.replication.replica_manager import FetchInfo
 from kafka_zk.server.replication.replica_metrics import OneMinuteRate
+from kafka_zk.server.replication.results import FetchInfo
 from tests.replica_manager_support import Unthrottled, replica_manager
 
 BROKER_CONFIG = KafkaConfig({"broker.id": "1", "zookeeper.connect": "zk"})

@@ -15,7 +15,7 @@ from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.replication.delayed import DelayedProduce
-from kafka_zk.server.replication.replica_manager import FetchInfo
+from kafka_zk.server.replication.results import FetchInfo
 from kafka_zk.server.replication.turn_batch import TurnBatch
 from tests.replica_manager_support import replica_manager
 

@@ -9,7 +9,7 @@ from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import encode_batch
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
-from kafka_zk.server.replication.replica_manager import FetchInfo
+from kafka_zk.server.replication.results import FetchInfo
 from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

@@ -19,7 +19,7 @@ from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, PartitionInfo
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
-from kafka_zk.server.replication.replica_manager import MAX_REGIONS_PER_FETCH, FetchInfo
+from kafka_zk.server.replication.results import MAX_REGIONS_PER_FETCH, FetchInfo
 from tests.replica_manager_support import replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

@@ -20,8 +20,8 @@ from kafka_zk.server.metadata_cache import BrokerEndpoints, MetadataCache, Parti
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.replication.fetch_session import FetchManager, FetchSessionCache
 from kafka_zk.server.replication.replica_fetcher import ReplicaFetcher, ReplicaFetcherManager
-from kafka_zk.server.replication.replica_manager import READ_COMMITTED, FetchInfo
 from kafka_zk.server.replication.replica_selector import rack_aware
+from kafka_zk.server.replication.results import READ_COMMITTED, FetchInfo
 from tests.replica_manager_support import Unthrottled, replica_manager
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})

@@ -11,7 +11,7 @@ from kafka_zk.coordinator.group.state import COMPLETING_REBALANCE, EMPTY, PREPAR
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.record.records import iter_batches
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.server.replication.replica_manager import ProduceResult
+from kafka_zk.server.replication.results import ProduceResult
 
 
 class FakeLog:

@@ -16,7 +16,7 @@ from kafka_zk.server.apis.authorization import authorized_names, cluster_authori
 from kafka_zk.server.quota.client_quotas import ANONYMOUS
 from kafka_zk.server.replication.delayed import DelayedFetch
 from kafka_zk.server.replication.fetch_session import FINAL_EPOCH, INVALID_SESSION_ID, PartitionRequest
-from kafka_zk.server.replication.replica_manager import FetchResult
+from kafka_zk.server.replication.results import FetchResult
 from kafka_zk.zk.znodes import sanitize
 
 API_KEY = 1

@@ -1,7 +1,6 @@
 """ReplicaManager: the partitions this broker hosts, leader appends, reads, follower state and the ISR."""
 
 import logging
-from collections import namedtuple
 
 from twisted.internet import defer
 
@@ -30,17 +29,17 @@ from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteReco
 from kafka_zk.server.replication.partition import Partition
 from kafka_zk.server.replication.replica_metrics import replica_manager_collector
 from kafka_zk.server.replication.replica_selector import ReplicaView
+from kafka_zk.server.replication.results import (
+    MAX_REGIONS_PER_FETCH,
+    READ_COMMITTED,
+    READ_UNCOMMITTED,
+    DeleteRecordsResult,
+    FetchResult,
+    ProduceResult,
+)
 from kafka_zk.server.replication.turn_batch import TurnBatch
 
 log = logging.getLogger(__name__)
-
-FetchInfo = namedtuple("FetchInfo", "tp fetch_offset max_bytes current_leader_epoch log_start_offset")
-READ_UNCOMMITTED = 0
-READ_COMMITTED = 1
-# The partitions of one fetch whose records a response may send from their segment files (sendfile); each holds
-# its file open until sent, so a fetch of more partitions than this copies the records of the rest as before.
-MAX_REGIONS_PER_FETCH = 16
-
 
 # The produce errors Kafka 2.5 answers without the partition's log start offset (ReplicaManager.appendToLocalLog).
 _NO_LOG_START_ERRORS = frozenset(
@@ -53,87 +52,6 @@ _NO_LOG_START_ERRORS = frozenset(
         Errors.KAFKA_STORAGE_ERROR,
     }
 )
-
-
-class ProduceResult:
-    __slots__ = (
-        "error",
-        "message",
-        "base_offset",
-        "last_offset",
-        "log_append_time",
-        "log_start_offset",
-        "min_isr",
-        "converted",
-        "record_errors",
-        "missing_keys",
-    )
-
-    def __init__(
-        self,
-        error=Errors.NONE,
-        message=None,
-        base_offset=-1,
-        last_offset=-1,
-        log_append_time=-1,
-        log_start_offset=-1,
-        min_isr=1,
-        record_errors=(),
-        missing_keys=0,
-    ):
-        self.error = error
-        self.message = message
-        self.record_errors = record_errors  # [(index in the batch, message)] of the records that failed its checks
-        self.missing_keys = missing_keys  # how many of those lack the key a compacted topic needs
-        self.base_offset = base_offset
-        self.last_offset = last_offset
-        self.log_append_time = log_append_time
-        self.log_start_offset = log_start_offset
-        self.min_isr = min_isr
-        self.converted = 0  # records whose format the append converted
-
-
-class FetchResult:
-    __slots__ = (
-        "error",
-        "records",
-        "high_watermark",
-        "log_start_offset",
-        "log_end_offset",
-        "last_stable_offset",
-        "aborted_transactions",
-        "preferred_read_replica",
-    )
-
-    def __init__(
-        self,
-        error=Errors.NONE,
-        records=b"",
-        high_watermark=-1,
-        log_start_offset=-1,
-        log_end_offset=-1,
-        last_stable_offset=-1,
-        aborted_transactions=None,
-        preferred_read_replica=-1,
-    ):
-        self.error = error
-        self.records = records
-        self.high_watermark = high_watermark
-        self.log_start_offset = log_start_offset
-        self.log_end_offset = log_end_offset
-        self.last_stable_offset = last_stable_offset
-        self.aborted_transactions = aborted_transactions  # [(producer_id, first_offset)] for read_committed
-        self.preferred_read_replica = preferred_read_replica  # KIP-392: another replica to read from, or -1
-
-
-class DeleteRecordsResult:
-    __slots__ = ("error", "message", "requested_offset", "low_watermark")
-
-    def __init__(self, error=Errors.NONE, message=None, requested_offset=-1, low_watermark=-1):
-        self.error = error
-        self.message = message
-        self.requested_offset = requested_offset
-        self.low_watermark = low_watermark
 
 
 def session_key(session_id):
@@ -527,17 +445,11 @@ class ReplicaManager:
         return -1 if chosen is None or chosen == leader else chosen.broker_id
 
     def fetch_messages(self, *arguments, **options):
-        """fetch_messages_or_defer's answer, always as a Deferred of {tp: FetchResult}."""
-        results = self.fetch_messages_or_defer(*arguments, **options)
-        return results if isinstance(results, defer.Deferred) else defer.succeed(results)
-
-    def fetch_messages_or_defer(self, *arguments, **options):
-        """{tp: FetchResult} when the fetch is answered at once (a Fetch request then needs no Deferred), else a
-        Deferred of it that fires once min_bytes of data are there or max_wait_ms has passed (see
-        fetch_messages_or_park)."""
+        """fetch_messages_or_park's answer as a Deferred of {tp: FetchResult}, fired at once or when the parked
+        fetch completes."""
         results = self.fetch_messages_or_park(*arguments, **options)
         if results.__class__ is not DelayedFetch:
-            return results
+            return defer.succeed(results)
         done = defer.Deferred()
         results.done = done.callback
         return done
@@ -653,10 +565,7 @@ class ReplicaManager:
 
     def _advance_high_watermark(self, partition, now_ms):
         if partition.maybe_advance_high_watermark(now_ms, self.replica_lag_time_max_ms):
-            self._high_watermarks_advanced([partition.tp])
-
-    def _high_watermarks_advanced(self, tps):
-        self.this_turn.advanced(tps)
+            self.this_turn.advanced([partition.tp])
 
     def _answer_waiting_produces(self, tps):
         """Leadership or the replica changed: the produces waiting on these partitions answer what they can."""
