@@ -6,12 +6,26 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeAlias, Union
 
 from kafka_zk.protocol.primitives import (
-    CHUNK_THRESHOLD,
     ProtocolDecodeError,
     ProtocolEncodeError,
     Reader,
     Writer,
-    int32_array_struct,
+)
+from kafka_zk.protocol.struct_source import IN_PLACE_KINDS, compile_struct_reader, compile_struct_writer
+from kafka_zk.protocol.type_codecs import (
+    BYTES_READERS,
+    BYTES_WRITERS,
+    FIXED,
+    FIXED_CODES,
+    HUMAN_MESSAGE_FIELDS,
+    STRING_READERS,
+    STRING_WRITERS,
+    ReadFunction,
+    WriteFunction,
+    array_codec,
+    clipped,
+    int32_array_codec,
+    records_codec,
 )
 from kafka_zk.record.buffers import ReadableBuffer
 
@@ -134,9 +148,6 @@ class Field:
 FieldType: TypeAlias = Union[str, Array, list[Field]]
 # A message body, or a struct in it: field name -> value.
 Body: TypeAlias = dict[str, Any]
-# How one type is read from a Reader and written to a Writer at one version.
-ReadFunction: TypeAlias = Callable[[Reader], Any]
-WriteFunction: TypeAlias = Callable[[Writer, Any], None]
 
 
 def _zero_value(type_: FieldType) -> Any:
@@ -176,372 +187,6 @@ def _fresh(value: Any) -> Any:
     return list(value) if isinstance(value, list) else (dict(value) if isinstance(value, dict) else value)
 
 
-# Readers and writers per primitive type: (plain, nullable, compact, compact nullable).
-_STRING_READERS = (
-    Reader.read_string,
-    Reader.read_nullable_string,
-    Reader.read_compact_string,
-    Reader.read_compact_nullable_string,
-)
-_STRING_WRITERS = (
-    Writer.write_string,
-    Writer.write_nullable_string,
-    Writer.write_compact_string,
-    Writer.write_compact_nullable_string,
-)
-_BYTES_READERS = (
-    Reader.read_bytes,
-    Reader.read_nullable_bytes,
-    Reader.read_compact_bytes,
-    Reader.read_compact_nullable_bytes,
-)
-_BYTES_WRITERS = (
-    Writer.write_bytes,
-    Writer.write_nullable_bytes,
-    Writer.write_compact_bytes,
-    Writer.write_compact_nullable_bytes,
-)
-_FIXED = {
-    "int8": (Reader.read_int8, Writer.write_int8),
-    "int16": (Reader.read_int16, Writer.write_int16),
-    "int32": (Reader.read_int32, Writer.write_int32),
-    "int64": (Reader.read_int64, Writer.write_int64),
-    "uint16": (Reader.read_uint16, Writer.write_uint16),
-    "uint32": (Reader.read_uint32, Writer.write_uint32),
-    "float64": (Reader.read_float64, Writer.write_float64),
-    "bool": (Reader.read_bool, Writer.write_bool),
-}
-
-
-def _records_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFunction]:
-    read = Reader.read_compact_records if flexible else Reader.read_records
-
-    def read_records(reader: Reader) -> memoryview | None:
-        value = read(reader)
-        if value is None and not nullable:
-            raise ProtocolDecodeError("null records where a value is required")
-        return value
-
-    def write_records(writer: Writer, value: Any) -> None:
-        writer.write_records(value, nullable, flexible)
-
-    return read_records, write_records
-
-
-def _int32_array_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFunction]:
-    def read_array(reader: Reader) -> list[int] | None:
-        count = reader.array_length(nullable, flexible)
-        return None if count is None else reader.read_int32_array_items(count)
-
-    def write_array(writer: Writer, value: list[int] | None) -> None:
-        if value is None:
-            if not nullable:
-                raise ProtocolEncodeError("array is not nullable here")
-            writer.write_array_length(None, flexible)
-            return
-        count = len(value)
-        writer.write_array_length(count, flexible)
-        if count:
-            writer.buf += int32_array_struct(count).pack(*value)
-
-    return read_array, write_array
-
-
-def _array_codec(
-    read_item: ReadFunction, write_item: WriteFunction, nullable: bool, flexible: bool
-) -> tuple[ReadFunction, WriteFunction]:
-    def read_array(reader: Reader) -> list[Any] | None:
-        count = reader.array_length(nullable, flexible)
-        if count is None:
-            return None
-        return [read_item(reader) for _ in range(count)]
-
-    def write_array(writer: Writer, value: list[Any] | None) -> None:
-        if value is None:
-            if not nullable:
-                raise ProtocolEncodeError("array is not nullable here")
-            writer.write_array_length(None, flexible)
-            return
-        writer.write_array_length(len(value), flexible)
-        for item in value:
-            write_item(writer, item)
-
-    return read_array, write_array
-
-
-# struct format codes of the fixed-width types, for reading runs of them with one unpack ("?" is any non-zero
-# byte as True, as read_bool)
-_FIXED_CODES = {
-    "int8": "b",
-    "int16": "h",
-    "int32": "i",
-    "int64": "q",
-    "uint16": "H",
-    "uint32": "I",
-    "float64": "d",
-    "bool": "?",
-}
-
-
-def _spans(codes: list[str | None], joinable: Callable[[str | None], bool]) -> list[tuple[int, int]]:
-    """[(start, end)] covering ``codes`` in order: each stretch of joinable struct codes as one span, every other
-    field alone."""
-    spans: list[tuple[int, int]]
-    spans, index = [], 0
-    while index < len(codes):
-        end = index + 1
-        if joinable(codes[index]):
-            while end < len(codes) and joinable(codes[end]):
-                end += 1
-        spans.append((index, end))
-        index = end
-    return spans
-
-
-class _Source:
-    """Python source being generated, with the objects its names refer to."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.env: dict[str, Any] = {}
-        self._count = 0
-
-    def name(self, prefix: str, value: Any = MISSING) -> str:
-        name = "%s%d" % (prefix, self._count)
-        self._count += 1
-        if value is not MISSING:
-            self.env[name] = value
-        return name
-
-    def compile(self, function: str, kind: str, path: str) -> Any:
-        exec(compile("\n".join(self.lines), "<%s of %s>" % (kind, path), "exec"), self.env)
-        return self.env[function]
-
-
-def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int) -> None:
-    """Lines setting ``target`` to the dict of one struct of ``codec``, with the position kept in the local
-    ``pos`` (and ``buf``, ``end``: the reader's): each run of fixed-width fields taken by a single bounds check and
-    unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer costs a call per number),
-    the strings, bytes, records and array counts of non-flexible versions read in place when they are well formed
-    (anything else, e.g. a bad length, goes to the field's own reader, which raises as it always did), arrays of
-    non-flexible structs read in place, the fields the version lacks at their defaults."""
-    pad = " " * indent
-    lines = source.lines
-    readers = codec.readers
-    values: list[str] = []
-    for start, end in _spans([reader[2] for reader in readers], lambda code: code is not None):
-        key, read, code, inline, kind, nullable = readers[start]
-        if code is None and inline is None and kind is None:
-            values.append(source.name("v"))
-            lines += [
-                pad + "reader.pos = pos",
-                pad + "%s = %s(reader)" % (values[-1], source.name("read_", read)),
-                pad + "pos = reader.pos",
-            ]
-        elif code is None and inline is None:
-            # a length-prefixed value: -2 stands for a length field the buffer cannot hold
-            value, size = source.name("v"), source.name("size")
-            values.append(value)
-            length = _INT16_FROM if kind == "string" else _INT32_FROM
-            width = 2 if kind == "string" else 4
-            take = {
-                "string": "str(buf[pos + %d : pos + %d + %s], 'utf-8')",
-                "bytes": "bytes(buf[pos + %d : pos + %d + %s])",
-                "records": "buf[pos + %d : pos + %d + %s]",
-            }[kind] % (width, width, size)  # type: ignore[index]  # code and inline None: kind is set
-            lines += [
-                pad + "%s = %s(buf, pos)[0] if pos + %d <= end else -2" % (size, source.name("len_", length), width),
-                pad + "if 0 <= %s <= end - pos - %d:" % (size, width),
-            ]
-            if kind == "string":
-                lines += [
-                    pad + "    try:",
-                    pad + "        %s = %s" % (value, take),
-                    pad + "    except UnicodeDecodeError:",
-                    pad + "        reader.pos = pos",
-                    pad + "        %s(reader)" % source.name("read_", read),  # raises ProtocolDecodeError
-                    pad + "        raise",
-                ]
-            else:
-                lines.append(pad + "    %s = %s" % (value, take))
-            lines.append(pad + "    pos += %d + %s" % (width, size))
-            if nullable:
-                lines += [pad + "elif %s == -1:" % size, pad + "    %s = None" % value, pad + "    pos += %d" % width]
-            lines += [
-                pad + "else:",
-                pad + "    reader.pos = pos",
-                pad + "    %s = %s(reader)" % (value, source.name("read_", read)),
-                pad + "    pos = reader.pos",
-            ]
-        elif code is None:
-            nested = inline[1]  # type: ignore[index]  # code None and inline not None
-            value, count, item = source.name("v"), source.name("count"), source.name("item")
-            values.append(value)
-            lines += [
-                pad + "%s = %s(buf, pos)[0] if pos + 4 <= end else -2" % (count, source.name("len_", _INT32_FROM)),
-                pad + "if 0 <= %s <= end - pos - 4:" % count,
-                pad + "    pos += 4",
-                pad + "    %s = []" % value,
-                pad + "    for _ in range(%s):" % count,
-            ]
-            _emit_reader(source, nested, item, indent + 8)
-            lines += [
-                pad + "        %s.append(%s)" % (value, item),
-                pad + "else:",  # a null array, or the error of a bad count
-                pad + "    reader.pos = pos",
-                pad + "    reader.array_length(%r, False)" % nullable,
-                pad + "    pos = reader.pos",
-                pad + "    %s = None" % value,
-            ]
-        else:
-            run = struct.Struct(">" + "".join(reader[2] for reader in readers[start:end]))  # type: ignore[misc]
-            names = [source.name("v") for _ in range(start, end)]
-            values += names
-            lines += [
-                pad + "if pos + %d > end:" % run.size,
-                pad + "    reader.pos = pos",
-                pad + "    reader._truncated(%d)" % run.size,
-                pad + "%s, = %s(buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from)),
-                pad + "pos += %d" % run.size,
-            ]
-    entries = ["%r: %s" % (reader[0], value) for reader, value in zip(readers, values)]
-    for key, default in codec.absent:
-        name = source.name("default_", default)
-        entries.append(
-            "%r: %s"
-            % (
-                key,
-                "list(%s)" % name
-                if isinstance(default, list)
-                else "dict(%s)" % name
-                if isinstance(default, dict)
-                else name,
-            )
-        )
-    lines.append(pad + "%s = {%s}" % (target, ", ".join(entries)))
-
-
-def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -> None:
-    """Lines writing the fields of one struct of ``codec`` from the dict ``obj`` to the local ``buf`` (the
-    writer's; fetched again after any writer that may start a new one, as records do): each run of fixed-width
-    numbers packed at once (bools keep their own writer, which refuses None), strings of non-flexible versions
-    and null strings written in place (anything else goes to the field's own writer), arrays of non-flexible
-    structs written in place, small bytes records of non-flexible versions copied in place. Values are read with
-    ``obj[key]``, which costs less than ``obj.get(key, default)``; a missing key falls back to its default."""
-    pad = " " * indent
-    lines = source.lines
-    writers = codec.writers
-    for start, end in _spans([writer[3] for writer in writers], lambda code: code not in (None, "?")):
-        key, write, default, code, inline, kind, nullable = writers[start]
-        if end == start + 1 and code in (None, "?"):
-            default_name = source.name("default_", default)
-            item = source.name("v")
-            lines += [
-                pad + "try:",
-                pad + "    %s = %s[%r]" % (item, obj, key),
-                pad + "except KeyError:",
-                pad + "    %s = %s" % (item, default_name),
-            ]
-            if inline is None and kind == "string":
-                data = source.name("data")
-                branch = "if"
-                if nullable:
-                    lines += [pad + "if %s is None:" % item, pad + "    buf += b'\\xff\\xff'"]
-                    branch = "elif"
-                if key not in HUMAN_MESSAGE_FIELDS:  # those are clipped by their writer when long
-                    lines += [
-                        pad + "%s %s.__class__ is str:" % (branch, item),
-                        pad + "    %s = %s.encode('utf-8')" % (data, item),
-                        pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT16_PACK), data),
-                        pad + "    buf += %s" % data,
-                    ]
-                    branch = "elif"
-                call = "%s(writer, %s)" % (source.name("write_", write), item)
-                lines += [pad + "else:", pad + "    " + call] if branch == "elif" else [pad + call]
-                continue
-            if inline is None and kind == "records":
-                # small bytes, copied into the buffer as Writer.write_records does; anything else goes to it
-                lines += [
-                    pad + "if %s.__class__ is bytes and len(%s) < %d:" % (item, item, CHUNK_THRESHOLD),
-                    pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
-                    pad + "    buf += %s" % item,
-                    pad + "else:",
-                    pad + "    %s(writer, %s)" % (source.name("write_", write), item),
-                    pad + "    buf = writer.buf",
-                ]
-                continue
-            if inline is None:
-                lines.append(pad + "%s(writer, %s)" % (source.name("write_", write), item))
-                if write not in _SAME_BUFFER_WRITERS:  # records may start a new buffer, and so may a struct of them
-                    lines.append(pad + "buf = writer.buf")
-                continue
-            nested = source.name("item")
-            lines += [
-                pad + "if %s is None:" % item,
-                pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
-                pad + "else:",
-                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
-                pad + "    for %s in %s:" % (nested, item),
-            ]
-            _emit_writer(source, inline[1], nested, indent + 8)
-            continue
-        pack = source.name("pack_", struct.Struct(">" + "".join(w[3] for w in writers[start:end])).pack)  # type: ignore[misc]
-        defaults = [source.name("default_", writers[k][2]) for k in range(start, end)]
-        lines += [
-            pad + "try:",
-            pad + "    buf += %s(%s)" % (pack, ", ".join("%s[%r]" % (obj, writers[k][0]) for k in range(start, end))),
-            pad + "except KeyError:",
-            pad
-            + "    buf += %s(%s)"
-            % (
-                pack,
-                ", ".join(
-                    "%s.get(%r, %s)" % (obj, writers[k][0], default) for k, default in zip(range(start, end), defaults)
-                ),
-            ),
-        ]
-
-
-_IN_PLACE_KINDS = ("string", "bytes", "records")
-_SAME_BUFFER_WRITERS = frozenset(_STRING_WRITERS + _BYTES_WRITERS + tuple(write for _, write in _FIXED.values()))
-_INT16_PACK = struct.Struct(">h").pack
-_INT32_PACK = struct.Struct(">i").pack
-_INT16_FROM = struct.Struct(">h").unpack_from
-_INT32_FROM = struct.Struct(">i").unpack_from
-
-
-def _compile_struct_reader(codec: "StructCodec") -> Callable[[Reader], Body]:
-    source = _Source()
-    source.lines += ["def read_fields(reader):", "    buf = reader.buf", "    end = reader.end", "    pos = reader.pos"]
-    _emit_reader(source, codec, "result", 4)
-    source.lines += ["    reader.pos = pos", "    return result"]
-    return source.compile("read_fields", "reader", codec.path)
-
-
-def _compile_struct_writer(codec: "StructCodec") -> Callable[[Writer, Body], None]:
-    """The writer of the struct's fields; for a non-flexible struct (nothing tagged to add), the whole of
-    encode(), its failures located as encode() locates them."""
-    source = _Source()
-    source.lines.append("def write_fields(writer, obj):")
-    if codec.flexible:
-        source.lines.append("    buf = writer.buf")
-        _emit_writer(source, codec, "obj", 4)
-    else:
-        source.lines += ["    try:", "        buf = writer.buf"]
-        _emit_writer(source, codec, "obj", 8)
-        source.lines += [
-            "    except %s as exc:" % source.name("errors_", _ENCODE_ERRORS),
-            "        if not getattr(exc, 'located', False):",
-            "            %s(obj)" % source.name("locate_", codec._locate_error),
-            "        raise",
-        ]
-    return source.compile("write_fields", "writer", codec.path)
-
-
-# What a compiled writer's failure may be, located to the field at fault before it goes further.
-_ENCODE_ERRORS = (ProtocolEncodeError, struct.error, TypeError, AttributeError, ValueError, OverflowError)
-
-
 def _type_codec(
     type_: FieldType, nullable: bool, version: int, flexible: bool, path: str
 ) -> tuple[ReadFunction, WriteFunction]:
@@ -549,38 +194,20 @@ def _type_codec(
     if isinstance(type_, Array):
         element = type_.element
         if element == "int32":
-            return _int32_array_codec(nullable, flexible)
+            return int32_array_codec(nullable, flexible)
         read_item, write_item = _type_codec(element, False, version, flexible, path + "[]")
-        return _array_codec(read_item, write_item, nullable, flexible)
+        return array_codec(read_item, write_item, nullable, flexible)
     if isinstance(type_, list):
         codec = StructCodec(type_, version, flexible, path)
         return codec.decode, codec.encode
-    if type_ in _FIXED:
-        return _FIXED[type_]
+    if type_ in FIXED:
+        return FIXED[type_]
     if type_ == "records":
-        return _records_codec(nullable, flexible)
+        return records_codec(nullable, flexible)
     variant = (2 if flexible else 0) + (1 if nullable else 0)
     if type_ == "string":
-        return _STRING_READERS[variant], _STRING_WRITERS[variant]
-    return _BYTES_READERS[variant], _BYTES_WRITERS[variant]
-
-
-# Free-text messages for people: one that echoes a huge input (e.g. a 32767-character topic name in "The topic
-# '...' does not exist.") is shortened to what an int16-length string holds rather than making the response
-# impossible to encode.
-HUMAN_MESSAGE_FIELDS = frozenset(("error_message",))
-MAX_STRING_BYTES = 0x7FFF
-
-
-def _clipped(write: WriteFunction) -> WriteFunction:
-    def write_clipped(writer: Writer, value: Any) -> None:
-        if value is not None and len(value) > MAX_STRING_BYTES // 4:
-            data = value.encode("utf-8")
-            if len(data) > MAX_STRING_BYTES:
-                value = data[: MAX_STRING_BYTES - 3].decode("utf-8", "ignore") + "..."
-        write(writer, value)
-
-    return write_clipped
+        return STRING_READERS[variant], STRING_WRITERS[variant]
+    return BYTES_READERS[variant], BYTES_WRITERS[variant]
 
 
 def _located(path: str, key: str | None, exc: Exception) -> ProtocolEncodeError:
@@ -631,25 +258,25 @@ class StructCodec:
             nullable = field.nullable_in(version)
             if isinstance(field.type, Array) and isinstance(field.type.element, list) and not flexible:
                 nested = StructCodec(field.type.element, version, flexible, path + "." + field.name + "[]")
-                read, write = _array_codec(nested.decode, nested.encode, nullable, flexible)
+                read, write = array_codec(nested.decode, nested.encode, nullable, flexible)
                 inline = (nullable, nested)
             else:
                 read, write = _type_codec(field.type, nullable, version, flexible, path + "." + field.name)
             if field.name in HUMAN_MESSAGE_FIELDS:
-                write = _clipped(write)
+                write = clipped(write)
             default = encode_default(field, version)
             if flexible and field.tagged_in(version):
                 if field.tag in self.tagged:
                     raise ValueError("%s: duplicate tag %d" % (path, field.tag))
                 self.tagged[field.tag] = (field.name, read, write, default)  # type: ignore[index]  # tagged: a tag
             else:
-                code = _FIXED_CODES.get(field.type)  # type: ignore[arg-type]  # None for an Array or a struct
-                kind = field.type if not flexible and field.type in _IN_PLACE_KINDS else None
+                code = FIXED_CODES.get(field.type)  # type: ignore[arg-type]  # None for an Array or a struct
+                kind = field.type if not flexible and field.type in IN_PLACE_KINDS else None
                 self.writers.append((field.name, write, default, code, inline, kind, nullable))
                 self.readers.append((field.name, read, code, inline, kind, nullable))
         self.tagged = dict(sorted(self.tagged.items()))
-        self._read_fields = _compile_struct_reader(self)
-        self._write_fields = _compile_struct_writer(self)
+        self._read_fields = compile_struct_reader(self)
+        self._write_fields = compile_struct_writer(self)
         self.tagged_defaults = [(key, default) for key, _, _, default in self.tagged.values()]
         # decode(), as one call when there are no tagged fields to read
         self.read_body: Callable[[Reader], Body] = self.decode if flexible else self._read_fields
