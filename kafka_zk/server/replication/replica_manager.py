@@ -1,4 +1,4 @@
-"""ReplicaManager: the partitions this broker hosts, leader appends, reads, follower state and the ISR."""
+"""ReplicaManager: the partitions this broker hosts, leader appends, reads, follower state, leadership changes."""
 
 import logging
 
@@ -26,6 +26,7 @@ from kafka_zk.server.metrics.broker_topic_stats import BrokerTopicStats
 from kafka_zk.server.quota.replication_quota import should_throttle
 from kafka_zk.server.replication.delayed import DelayedFetch, DelayedProduce, ProduceWaiters
 from kafka_zk.server.replication.delayed_delete_records import DelayedDeleteRecords
+from kafka_zk.server.replication.isr_updates import IsrUpdates
 from kafka_zk.server.replication.partition import Partition
 from kafka_zk.server.replication.replica_metrics import replica_manager_collector
 from kafka_zk.server.replication.replica_selector import ReplicaView
@@ -104,7 +105,6 @@ class ReplicaManager:
         self.high_watermarks = high_watermarks or {}  # (topic, partition) -> checkpointed HW
         self.stopped_high_watermarks = {}  # of the replicas stopped without delete, kept in the checkpoint
         self.replica_lag_time_max_ms = replica_lag_time_max_ms
-        self.isr_writer = isr_writer
         self.is_broker_alive = is_broker_alive
         self.replication_quotas = replication_quotas
         self.fetch_sessions = fetch_sessions
@@ -112,9 +112,9 @@ class ReplicaManager:
         self.replica_selector = replica_selector
         self.broker_rack = broker_rack
         registry = metrics if metrics is not None else MetricsRegistry()
-        self.isr_shrinks = registry.meter("kafka.server", "ReplicaManager", "IsrShrinksPerSec")
-        self.isr_expands = registry.meter("kafka.server", "ReplicaManager", "IsrExpandsPerSec")
-        self.failed_isr_updates = registry.meter("kafka.server", "ReplicaManager", "FailedIsrUpdatesPerSec")
+        self.isr_updates = IsrUpdates(
+            broker_id, clock, isr_writer, registry, replica_lag_time_max_ms, self._advance_high_watermark
+        )
         registry.add_collector(replica_manager_collector(self))
         self.topic_stats = topic_stats if topic_stats is not None else BrokerTopicStats(MetricsRegistry(enabled=False))
         self.produce_purgatory = DelayedOperationPurgatory("Produce", clock, registry)
@@ -554,7 +554,7 @@ class ReplicaManager:
                 continue
             expanded = partition.isr_to_expand(replica_id)
             if expanded is not None:
-                self._change_isr(partition, expanded, "expand")
+                self.isr_updates.change(partition, expanded, "expand")
             if partition.maybe_advance_high_watermark(now, self.replica_lag_time_max_ms):
                 advanced.append(info.tp)
             moved_start.append(info.tp)
@@ -588,53 +588,7 @@ class ReplicaManager:
 
     def shrink_isrs(self):
         """Periodic: drop followers that have not caught up within replica.lag.time.max.ms."""
-        now = milliseconds(self.clock)
-        for partition in list(self.partitions.values()):
-            shrunk = partition.isr_to_shrink(now, self.replica_lag_time_max_ms)
-            if shrunk is not None:
-                self._change_isr(partition, shrunk, "shrink")
-
-    def _change_isr(self, partition, new_isr, reason):
-        log.info(
-            "[ReplicaManager broker=%d] %s ISR of %s-%d from %s to %s",
-            self.broker_id,
-            reason,
-            partition.topic,
-            partition.partition,
-            partition.isr,
-            new_isr,
-        )
-        partition.isr_update_in_flight = True
-        leader_epoch = partition.leader_epoch
-
-        def written(zk_version):
-            # As Kafka's ZkPartitionStateStore: a written ISR change counts, a lost race is a failed update.
-            (
-                self.failed_isr_updates
-                if zk_version is None
-                else self.isr_shrinks
-                if reason == "shrink"
-                else self.isr_expands
-            ).mark()
-            if partition.leader_epoch != leader_epoch or not partition.is_leader:
-                return  # leadership moved while the write was in flight
-            partition.isr_update_in_flight = False
-            if zk_version is None:
-                log.info(
-                    "[ReplicaManager broker=%d] ISR update of %s-%d lost a race; waiting for the controller",
-                    self.broker_id,
-                    partition.topic,
-                    partition.partition,
-                )
-                return
-            partition.apply_isr(new_isr, zk_version)
-            self._advance_high_watermark(partition, milliseconds(self.clock))
-
-        def failed(failure):
-            partition.isr_update_in_flight = False
-            log.error("ISR update of %s-%d failed: %s", partition.topic, partition.partition, failure.getErrorMessage())
-
-        self.isr_writer(partition, new_isr).addCallbacks(written, failed)
+        self.isr_updates.shrink_lagging(list(self.partitions.values()))
 
     # -- control plane --------------------------------------------------------------------------
 
