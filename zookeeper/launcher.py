@@ -151,11 +151,19 @@ def kafka_opts(environ=None) -> list[str]:
     return shlex.split((os.environ if environ is None else environ).get("KAFKA_OPTS", ""))
 
 
+def jvm_performance_opts(default: Sequence[str] = (), environ=None) -> list[str]:
+    """The JVM options in KAFKA_JVM_PERFORMANCE_OPTS when it is set and not empty, else ``default``: the rule of
+    Kafka's kafka-run-class.sh, whose own default is its garbage collector settings."""
+    value = (os.environ if environ is None else environ).get("KAFKA_JVM_PERFORMANCE_OPTS", "")
+    return shlex.split(value) if value.strip() else list(default)
+
+
 def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line that runs a ZooKeeper server with the given zoo.cfg."""
     return [
         _java(),
         *HEAP_OPTS,
+        *jvm_performance_opts(),
         *jvm_options,
         "-cp",
         os.pathsep.join(find_zookeeper_classpath()),

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from kafka_zk.tools.broker_process import ClusterError, tails_of
 from kafka_zk.tools.reference_broker import JVM_OPTIONS, LIBS, ROOT, java_executable
-from zookeeper.launcher import live_pid, process_running, wait_for_exit
+from zookeeper.launcher import jvm_performance_opts, live_pid, process_running, wait_for_exit
 
 MIRROR_MAKER_VERSION = "2.7.2"
 MIRROR_MAKER_LIBS = ROOT / "build" / ("kafka-mirror-maker-%s" % MIRROR_MAKER_VERSION) / "libs"
@@ -81,7 +81,7 @@ def jvm_command(main, config_path, logs_dir, libs, heap=HEAP):
     return [
         java_executable(),
         *heap,
-        *JVM_OPTIONS,
+        *jvm_performance_opts(JVM_OPTIONS),
         "-Dkafka.logs.dir=%s" % logs_dir,
         "-Dlog4j.configuration=file:%s" % (Path(logs_dir) / "connect-log4j.properties"),
         "-cp",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kafka_zk.tools.broker_process import BrokerProcess, ClusterError
 from kafka_zk.zk.client import KafkaZkClient
+from zookeeper.launcher import jvm_performance_opts
 
 ROOT = Path(__file__).resolve().parents[2]
 KAFKA_VERSION = "2.5.1"
@@ -26,7 +27,8 @@ LIBS = ROOT / "build" / ("kafka-%s" % KAFKA_VERSION) / "libs"
 KAFKA_MAIN = "kafka.Kafka"
 KAFKA_STARTED_MARK = "] started (kafka.server.KafkaServer)"
 HEAP = ("-Xmx384m", "-Xms64m")
-# What kafka-run-class.sh gives a broker besides its heap: G1 with short pauses, headless.
+# What kafka-run-class.sh gives a broker besides its heap, unless KAFKA_JVM_PERFORMANCE_OPTS says otherwise: G1 with
+# short pauses, headless.
 JVM_OPTIONS = (
     "-server",
     "-XX:+UseG1GC",
@@ -110,7 +112,7 @@ def broker_command(config_path, logs_dir, libs=LIBS, heap=HEAP):
     return [
         java_executable(),
         *heap,
-        *JVM_OPTIONS,
+        *jvm_performance_opts(JVM_OPTIONS),
         "-Dkafka.logs.dir=%s" % logs_dir,
         "-Dlog4j.configuration=file:%s" % log4j,
         "-cp",
