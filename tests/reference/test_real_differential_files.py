@@ -52,7 +52,9 @@ def _produce(cluster):
             {
                 "bootstrap.servers": cluster.bootstrap_servers,
                 "compression.type": codec,
-                "linger.ms": 1000,
+                # flush() sends at once whatever linger says; a shorter linger once sent a batch's first record alone
+                # (the test process starved for a second beside the other worker's JVMs)
+                "linger.ms": 60000,
                 "acks": 1,
             }
         )
