@@ -62,6 +62,13 @@ def records_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFu
     return read_records, write_records
 
 
+def write_null_array(writer: Writer, nullable: bool, flexible: bool) -> None:
+    """An array's null, where the version allows one."""
+    if not nullable:
+        raise ProtocolEncodeError("array is not nullable here")
+    writer.write_array_length(None, flexible)
+
+
 def int32_array_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, WriteFunction]:
     def read_array(reader: Reader) -> list[int] | None:
         count = reader.array_length(nullable, flexible)
@@ -69,9 +76,7 @@ def int32_array_codec(nullable: bool, flexible: bool) -> tuple[ReadFunction, Wri
 
     def write_array(writer: Writer, value: list[int] | None) -> None:
         if value is None:
-            if not nullable:
-                raise ProtocolEncodeError("array is not nullable here")
-            writer.write_array_length(None, flexible)
+            write_null_array(writer, nullable, flexible)
             return
         count = len(value)
         writer.write_array_length(count, flexible)
@@ -92,9 +97,7 @@ def array_codec(
 
     def write_array(writer: Writer, value: list[Any] | None) -> None:
         if value is None:
-            if not nullable:
-                raise ProtocolEncodeError("array is not nullable here")
-            writer.write_array_length(None, flexible)
+            write_null_array(writer, nullable, flexible)
             return
         writer.write_array_length(len(value), flexible)
         for item in value:
