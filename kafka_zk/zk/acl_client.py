@@ -1,10 +1,12 @@
 """SecuredKazooClient: a kazoo client that authenticates as a ZkSecurity says and gives each znode it creates the
 ACLs Kafka would (kafka_zk/zk/acls.py), also to the parents a `makepath` or `ensure_path` creates on the way and
-to the creates inside transactions. An explicit `acl=` argument still wins."""
+to the creates inside transactions. An explicit `acl=` argument still wins. Its connection attempts to one server
+last the session timeout over the number of servers, as ZooKeeper's own client's do."""
 
 from __future__ import annotations
 
 from kazoo.client import KazooClient, TransactionRequest
+from kazoo.handlers.threading import SequentialThreadingHandler
 from kazoo.security import ACL, Id, Permissions
 
 from kafka_zk.zk.acls import ALL, UNSECURED, ZkAcl, ZkSecurity
@@ -30,10 +32,27 @@ class _SecuredTransaction(TransactionRequest):
         return created
 
 
+class ServerBoundedHandler(SequentialThreadingHandler):
+    """Kazoo's threading handler, but a connection to one server gives up after ``connect_timeout_s``. Kazoo gives
+    each attempt the whole session timeout: a server cut off the network (its packets dropped) then held a broker
+    until its session had expired on the others, which ZooKeeper's client, at sessionTimeout / servers a server,
+    would have reached in time (drill e: the ensemble's leader isolated)."""
+
+    connect_timeout_s: float | None = None
+
+    def create_connection(self, *args, **kwargs):
+        if self.connect_timeout_s is not None and kwargs.get("timeout") is not None:
+            kwargs["timeout"] = min(kwargs["timeout"], self.connect_timeout_s)
+        return super().create_connection(*args, **kwargs)
+
+
 class SecuredKazooClient(KazooClient):
     def __init__(self, hosts: str, security: ZkSecurity = UNSECURED, **kwargs):
         sasl = dict(security.sasl_options) if security.sasl_options else None  # kazoo adds keys to it
-        super().__init__(hosts=hosts, sasl_options=sasl, **kwargs)
+        handler = kwargs.pop("handler", None) or ServerBoundedHandler()
+        super().__init__(hosts=hosts, sasl_options=sasl, handler=handler, **kwargs)
+        if isinstance(handler, ServerBoundedHandler):
+            handler.connect_timeout_s = self._session_timeout / 1000.0 / max(1, len(self.hosts))
         self.security = security
 
     def acl_for(self, path: str, acl):
