@@ -163,6 +163,11 @@ class Log:
     def log_end_offset_metadata(self) -> LogOffsetMetadata:
         return self._leo
 
+    def _move_log_end(self, offset: int, segment_base_offset: int, position: int) -> None:
+        """The log end's metadata, and its offset in the plain attribute requests read."""
+        self._leo = LogOffsetMetadata(offset, segment_base_offset, position)
+        self.log_end_offset = offset
+
     def _now_ms(self) -> int:
         return milliseconds(self._clock)
 
@@ -213,8 +218,7 @@ class Log:
             self._add_segment(self._new_segment(self.log_start_offset))
         active = self.active_segment
         active.resize_indexes(self.config.max_index_size)
-        self._leo = LogOffsetMetadata(active.next_offset(), active.base_offset, active.size)
-        self.log_end_offset = self._leo.offset
+        self._move_log_end(active.next_offset(), active.base_offset, active.size)
         self.recovery_point = self._leo.offset
         self.leader_epoch_cache.truncate_from_end(self._leo.offset)
         self.log_start_offset = max(self.log_start_offset, self._segments[0].base_offset)
@@ -293,7 +297,8 @@ class Log:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
         base = segment.base_offset
-        self._leo = new_offset_metadata((last_offset + 1, base, position + size))  # the segment grew by ``size``
+        # _move_log_end's two assignments, without its call at every append; the segment grew by ``size``
+        self._leo = new_offset_metadata((last_offset + 1, base, position + size))
         self.log_end_offset = last_offset + 1
         return new_offset_metadata((first_offset, base, position))
 
@@ -337,8 +342,7 @@ class Log:
         active.on_become_inactive()
         segment = self._new_segment(new_base)
         self._add_segment(segment)
-        self._leo = LogOffsetMetadata(self._leo.offset, new_base, 0)
-        self.log_end_offset = self._leo.offset
+        self._move_log_end(self._leo.offset, new_base, 0)
         self.producer_state.map_end_offset = new_base
         take_snapshot(self)
         self.delete_snapshots_after_recovery_point_checkpoint()
@@ -598,8 +602,7 @@ class Log:
         self._delete_segments(self._segments[self._floor_index(target_offset) + 1 :], now)
         active = self.active_segment
         active.truncate_to(target_offset, now)
-        self._leo = LogOffsetMetadata(target_offset, active.base_offset, active.size)
-        self.log_end_offset = self._leo.offset
+        self._move_log_end(target_offset, active.base_offset, active.size)
         self.recovery_point = min(target_offset, self.recovery_point)
         self.log_start_offset = min(target_offset, self.log_start_offset)
         self.leader_epoch_cache.truncate_from_end(target_offset)
@@ -614,8 +617,7 @@ class Log:
         self._note_truncation(new_offset)
         self._delete_segments(list(self._segments), self._now_ms())
         self._add_segment(self._new_segment(new_offset))
-        self._leo = LogOffsetMetadata(new_offset, new_offset, 0)
-        self.log_end_offset = self._leo.offset
+        self._move_log_end(new_offset, new_offset, 0)
         self.leader_epoch_cache.clear_and_flush()
         self.log_start_offset = new_offset
         self.recovery_point = min(new_offset, self.recovery_point)
