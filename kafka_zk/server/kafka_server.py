@@ -145,6 +145,7 @@ class KafkaServer(service.MultiService):
         self._listen()
         self._serve_metrics()
         self.broker_epoch = yield self._register()
+        self._make_controller()  # before any request but a connection's set-up is served: ControlledShutdown asks it
         self.dispatcher.serve(apis.CONTROLLER_APIS)
         log.info(
             "[KafkaServer id=%d] registered at epoch %d, serving on port %d",
@@ -360,8 +361,7 @@ class KafkaServer(service.MultiService):
             client_tls(self.config, self.dynamic_config, listener_name), self.sasl.login(listener_name)
         )
 
-    @defer.inlineCallbacks
-    def _start_controller(self):
+    def _make_controller(self):
         controller_listener = self.config.controller_listener_name
         self.controller = KafkaController(
             self.broker_id,
@@ -385,6 +385,9 @@ class KafkaServer(service.MultiService):
                     security=self._security_to(self.inter_broker_listener_name),
                 )
             )
+
+    @defer.inlineCallbacks
+    def _start_controller(self):
         yield self.controller.startup()
         self.dynamic_config.add_listener(["unclean.leader.election.enable"], self._on_unclean_default_changed)
 
