@@ -116,11 +116,14 @@ class StateChanges:
 
     @defer.inlineCallbacks
     def on_brokers_startup(self, brokers):
-        """The replicas of (re)started brokers come online. First every live broker hears of the new ones, then the
-        new ones hear of every partition, and only then do they get their LeaderAndIsr: a Kafka broker becomes a
-        follower only of a leader its metadata cache already knows to be alive."""
+        """The replicas of (re)started brokers come online. First the other live brokers hear of the new ones, then
+        the new ones hear of every partition, and only then do they get their LeaderAndIsr: a Kafka broker becomes a
+        follower only of a leader its metadata cache already knows to be alive. A new broker's first UpdateMetadata
+        is the one with every partition: it starts serving clients on its first, and must not answer them from an
+        empty view of the topics."""
         context = self.context
-        for brokers_told, partitions in ((context.live_brokers, ()), (brokers, None)):
+        existing = [broker for broker in context.live_brokers if broker not in brokers]
+        for brokers_told, partitions in ((existing, ()), (brokers, None)):
             metadata = self.requests.new_batch()
             metadata.add_update_metadata(brokers_told, partitions)
             self.requests.send(metadata)
