@@ -819,15 +819,16 @@ def run(args):
         records = {"sent": producer.sent if producer else 0, "failed": producer.failed if producer else 0}
         records["unanswered"] = unanswered
         acknowledgements = producer.acknowledgements if producer else Acknowledgements()
-        try:
-            reading = read_partitions(cluster.bootstrap_servers, args.partitions, args.timeout, logger)
+        reconciliation = Reconciliation(acknowledged=acknowledgements.count())
+        if producer is not None:  # else the cluster or its topic never came up: nothing to read back
             try:
-                reconciliation = reconcile(acknowledgements, reading, records["sent"])
-            finally:
-                reading.close()
-        except Exception as error:
-            report["aborted"] = report["aborted"] or "read-back: %s" % error
-            reconciliation = Reconciliation(acknowledged=acknowledgements.count())
+                reading = read_partitions(cluster.bootstrap_servers, args.partitions, args.timeout, logger)
+                try:
+                    reconciliation = reconcile(acknowledgements, reading, records["sent"])
+                finally:
+                    reading.close()
+            except Exception as error:
+                report["aborted"] = report["aborted"] or "read-back: %s" % error
         records.update(asdict(reconciliation))
         missing = 0
         if group is not None:
