@@ -52,7 +52,9 @@ def _tool(cluster, kafka_class, script, args):
 
 def _admin_operations(cluster, folder):
     """The same operations, in the same order, on one cluster."""
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers})
+    # An operation's wait on the broker and the client's own timeout (both socket.timeout.ms: confluent-kafka's
+    # elect_leaders takes no timeouts of its own) end before the test's, so a slow one fails with its reason.
+    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "socket.timeout.ms": 30000})
     topics = [
         NewTopic(
             "configured",
@@ -147,7 +149,8 @@ def _admin_operations(cluster, folder):
         # --verify of a completed reassignment removes its throttles, as an operator runs it afterwards.
         _tool(cluster, "kafka.admin.ReassignPartitionsCommand", "kafka-reassign-partitions.sh", reassign + ["--verify"])
         wait_for(lambda: _leader(client, "moved", 1) == 1, 30, message="moved-1 led by 1 after its reassignment")
-    admin.elect_leaders(ElectionType.PREFERRED, [TopicPartition("moved", 1)]).result(60)
+    elected = admin.elect_leaders(ElectionType.PREFERRED, [TopicPartition("moved", 1)]).result(60)
+    assert list(elected.values()) == [None], elected
     # The brokers run without an authorizer: ACLs go to ZooKeeper through the ACL tool, as Kafka 2.5's does.
     authorizer = ["--authorizer-properties", "zookeeper.connect=%s" % cluster.zk_connect]
     for acl in (
@@ -245,7 +248,10 @@ def _normalised(path, data):
 def test_the_znode_trees_match_kafkas_after_the_same_admin_operations(pair, tmp_path):
     kafka, ours = pair
     for cluster in (kafka, ours):
-        _admin_operations(cluster, tmp_path)
+        try:
+            _admin_operations(cluster, tmp_path)
+        except Exception as error:
+            raise AssertionError("the admin operations failed on %s" % cluster.brokers[0].kind) from error
     trees = []
     for cluster in (kafka, ours):
         with zookeeper_client(cluster.zk_connect) as client:
