@@ -10,12 +10,13 @@ import time
 import uuid
 from contextlib import contextmanager
 
-from kazoo.client import KazooClient
 from kazoo.exceptions import KazooException, NoNodeError
 
 from kafka_zk.client.admin import AdminClient, NewTopic
 from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.tools.local_cluster import LocalCluster
+from kafka_zk.zk.acl_client import SecuredKazooClient
+from kafka_zk.zk.session import PROMPT_RECONNECT
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.delivery_checker import DeliveryChecker
 from tests.hosts_support import fresh_hosts
@@ -25,6 +26,9 @@ BROKERS = 3
 PARTITIONS = 3
 ZOOKEEPERS = 3
 TICK_MS = 500  # ZooKeeper's tick: sessions from 2 to 20 ticks (1 s .. 10 s)
+ELECTION_RETRY_MAX_MS = 2000
+# A connection that lived through a cut resumes within this of the heal (the kernel's backoff reaches 120 s).
+TCP_RTO_MAX_MS = 2000
 SESSION_TIMEOUT_MS = 6000
 REPLICA_LAG_MS = 4000
 CONTROLLER_SOCKET_TIMEOUT_MS = 3000
@@ -53,19 +57,31 @@ class DrillCluster:
     """The drills' cluster: hosts zk-1..3 and broker-0..2, and a ZooKeeper client on ``client``."""
 
     def __init__(self, directory):
-        self.hosts = fresh_hosts()
+        self.hosts = fresh_hosts(tcp_rto_max_ms=TCP_RTO_MAX_MS)
         self.cluster = LocalCluster(
             directory,
             brokers=BROKERS,
             zookeepers=ZOOKEEPERS,
             hosts=self.hosts,
             overrides=BROKER_SETTINGS,
-            zookeeper_config={"tickTime": str(TICK_MS)},
+            zookeeper_config={
+                "tickTime": str(TICK_MS),
+                # A server cut off retries its election with a doubling wait, up to 60 s by default: healed after a
+                # drill's fault, it would stay out of the quorum for most of a minute.
+                "fastleader.maxNotificationInterval": str(ELECTION_RETRY_MAX_MS),
+            },
         )
         self.zk = None
         try:
             self.cluster.start(timeout=90)
-            self.zk = KazooClient(hosts=self.cluster.zk_connect, timeout=10)
+            # As a broker's: a cut-off server costs a third of the session, and the reads retried while the client
+            # reconnects go again within a second of it (kazoo's own backoff doubles up to an hour).
+            self.zk = SecuredKazooClient(
+                self.cluster.zk_connect,
+                timeout=10,
+                connection_retry=PROMPT_RECONNECT,
+                command_retry=dict(PROMPT_RECONNECT, deadline=60),
+            )
             self.zk.start(15)
         except BaseException:
             self.close()
@@ -280,7 +296,13 @@ class Drill:
 
 @contextmanager
 def drill(drills, name, assignments=None):
-    """A Drill whose checker runs from the start until finish() (or the end of a failed drill)."""
+    """A Drill whose checker runs from the start until finish() (or the end of a failed drill), from a whole
+    ensemble: the fault of the drill before may have left a server still rejoining its quorum."""
+    wait_for(
+        lambda: set(drills.cluster.zookeeper.modes().values()) <= {"leader", "follower"},
+        60,
+        message=lambda: "every ZooKeeper server to serve in the quorum (%s)" % drills.cluster.zookeeper.modes(),
+    )
     run = Drill(drills, name, assignments)
     run.checker.start()
     try:

@@ -25,8 +25,8 @@ def _worker_index():
     return int(worker[2:]) % 10 if worker.startswith("gw") else 0
 
 
-def fresh_hosts():
-    """Hosts with a tag and a /24 nobody else on this machine uses now."""
+def fresh_hosts(**options):
+    """Hosts with a tag and a /24 nobody else on this machine uses now; ``options`` go to Hosts."""
     routes = subprocess.run(["ip", "-o", "route", "show"], capture_output=True, text=True).stdout
     taken = {int(octet) for octet in re.findall(r"^198\.19\.(\d+)\.0/24 ", routes, re.MULTILINE)}
     # Each worker its own residue class, so two workers of one run never even pick the same /24.
@@ -34,7 +34,7 @@ def fresh_hosts():
     if not free:
         raise AssertionError("every /24 of 198.19.0.0/16 is in use")
     tag = "t%d%s" % (_worker_index(), "".join(random.choice(_ALPHABET) for _ in range(4)))
-    return Hosts(tag=tag, subnet="198.19.%d" % random.choice(free))
+    return Hosts(tag=tag, subnet="198.19.%d" % random.choice(free), **options)
 
 
 def tags_present():

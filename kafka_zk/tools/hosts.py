@@ -79,9 +79,11 @@ def _run(argv, check=True, input_text=None):
 class Hosts:
     """The hosts of one tag: create, list, run in, tear down; and the network faults between them."""
 
-    def __init__(self, tag=DEFAULT_TAG, subnet=DEFAULT_SUBNET, run=_run):
+    def __init__(self, tag=DEFAULT_TAG, subnet=DEFAULT_SUBNET, run=_run, tcp_rto_max_ms=None):
         """``tag`` prefixes every namespace and link (at most 6 characters, so link names fit the kernel's 15);
-        ``subnet`` is the first three octets of the tag's /24 inside 198.18.0.0/15."""
+        ``subnet`` is the first three octets of the tag's /24 inside 198.18.0.0/15. ``tcp_rto_max_ms``: the longest
+        wait between two TCP retransmissions in the hosts (Linux 6.15 and later; 120 s by default), which bounds how
+        long a connection that lived through a cut stays silent once the cut is healed."""
         if not re.fullmatch(r"[a-z][a-z0-9]{0,5}", tag):
             raise HostError("a hosts tag is 1 to 6 lowercase letters and digits, not %r" % tag)
         if not ipaddress.ip_network(subnet + ".0/24").subnet_of(BENCHMARKING_RANGE):
@@ -89,6 +91,7 @@ class Hosts:
         self.tag = tag
         self.subnet = subnet
         self._run = run
+        self.tcp_rto_max_ms = tcp_rto_max_ms
 
     @property
     def bridge(self):
@@ -143,6 +146,12 @@ class Hosts:
             self._run(["ip", "-n", host.namespace, "addr", "add", host.address + "/24", "dev", "eth0"])
             self._run(["ip", "-n", host.namespace, "link", "set", "eth0", "up"])
             self._run(["ip", "-n", host.namespace, "link", "set", "lo", "up"])
+            if self.tcp_rto_max_ms is not None:  # an older kernel has no such setting: its default stays
+                self._run(
+                    ["ip", "netns", "exec", host.namespace]
+                    + ["sysctl", "-q", "-w", "net.ipv4.tcp_rto_max_ms=%d" % self.tcp_rto_max_ms],
+                    check=False,
+                )
         return [self.host(name) for name in names]
 
     def pids(self, name):

@@ -52,6 +52,8 @@ TRANSIENT_ERRORS = (ConnectionLoss, OperationTimeoutError, SessionExpiredError)
 # Ops per fenced multi and paths per multiRead: few round trips, far below ZooKeeper's 1 MB request limit.
 MULTI_OPS = 200
 MULTI_READ_PATHS = 500
+# Reconnect at most a second after a server answers again; kazoo's default backoff grows to an hour.
+PROMPT_RECONNECT = {"max_tries": -1, "delay": 0.05, "max_delay": 1.0}
 _MULTI_ROLLBACK = (RolledBackError, RuntimeInconsistency)
 _MAX_OPS_PER_MULTI = 500  # keeps a multi request well under ZooKeeper's 1 MiB jute.maxbuffer
 
@@ -164,13 +166,13 @@ class ZkSession:
         self.security = security
         self._session_timeout_s = session_timeout_ms / 1000.0
         self._connection_timeout_s = (connection_timeout_ms or session_timeout_ms) / 1000.0
-        retry = {"max_tries": -1, "delay": 0.05, "max_delay": 1.0, "deadline": self._session_timeout_s}
+        retry = dict(PROMPT_RECONNECT, deadline=self._session_timeout_s)
         self._zk = SecuredKazooClient(
             shuffled_once(connect),
             security,
             timeout=self._session_timeout_s,
             randomize_hosts=False,
-            connection_retry={"max_tries": -1, "delay": 0.05, "max_delay": 1.0},
+            connection_retry=PROMPT_RECONNECT,
             command_retry=retry,
         )
         self._multi_read_supported: bool | None = None  # learnt from the first multiRead
