@@ -6,7 +6,6 @@ broker's Metadata, give every partition the broker led a live leader. Killed bro
 """
 
 import argparse
-import json
 import os
 import resource
 import shutil
@@ -19,12 +18,10 @@ from pathlib import Path
 
 from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
-from kazoo.client import KazooClient
-from kazoo.exceptions import NoNodeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from targets import free_port, percentile, rss_mb  # noqa: E402
+from targets import ZkView, free_port, percentile, rss_mb  # noqa: E402
 
 from kafka_zk.client.connection import BrokerConnection  # noqa: E402
 from kafka_zk.log.open_files import default_capacity  # noqa: E402
@@ -34,38 +31,6 @@ from kafka_zk.tools.reference_broker import ReferenceBrokerProcess  # noqa: E402
 METADATA_API_KEY = 3
 POLL_PAUSE = 0.02
 LOG_TIME_FORMAT = "%Y-%m-%d %H:%M:%S,%f"
-
-
-class ZkView:
-    """Batched async reads of the partition state znodes (what the controller has decided)."""
-
-    def __init__(self, connect, partitions):
-        self.zk = KazooClient(hosts=connect, timeout=30)
-        self.zk.start(30)
-        self.partitions = partitions
-
-    def controller(self):
-        try:
-            return json.loads(self.zk.get("/controller")[0])["brokerid"]
-        except NoNodeError:
-            return None
-
-    def states(self, partitions=None):
-        """{(topic, partition): (leader, isr)}; a missing state znode maps to None."""
-        partitions = self.partitions if partitions is None else partitions
-        pending = [(tp, self.zk.get_async("/brokers/topics/%s/partitions/%d/state" % tp)) for tp in partitions]
-        out = {}
-        for tp, result in pending:
-            try:
-                state = json.loads(result.get(timeout=60)[0])
-                out[tp] = (state["leader"], state["isr"])
-            except NoNodeError:
-                out[tp] = None
-        return out
-
-    def close(self):
-        self.zk.stop()
-        self.zk.close()
 
 
 def metadata_leaders(broker, topics):

@@ -20,8 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from failover import ZkView, create_topics, full_isr, idle_cpu, wait_until  # noqa: E402
-from targets import free_port, rss_mb  # noqa: E402
+from failover import create_topics, full_isr, idle_cpu, wait_until  # noqa: E402
+from targets import (  # noqa: E402
+    ZkView,  # noqa: E402
+    free_port,
+    rss_mb,
+)
 
 import kafka_zk  # noqa: E402
 from kafka_zk.protocol.headers import decode_response, encode_request  # noqa: E402

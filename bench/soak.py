@@ -518,44 +518,15 @@ class Group:
             member.join(60)
 
 
-class ZkStates:
-    """The controller and the topic's partition states from ZooKeeper."""
+def topic_states(connect, partitions):
+    """The bench's ZooKeeper view (targets.ZkView) of the soak topic, its states keyed by partition number."""
+    from targets import ZkView
 
-    def __init__(self, connect, partitions):
-        from kazoo.client import KazooClient
+    class TopicStates(ZkView):
+        def states(self, partitions=None):
+            return {partition: state for (_, partition), state in super().states(partitions).items()}
 
-        self.zk = KazooClient(hosts=connect, timeout=30)
-        self.zk.start(30)
-        self.partitions = partitions
-
-    def controller(self):
-        from kazoo.exceptions import NoNodeError
-
-        try:
-            return json.loads(self.zk.get("/controller")[0])["brokerid"]
-        except NoNodeError:
-            return None
-
-    def states(self):
-        """{partition: (leader, isr)}; None for a partition without a state znode."""
-        from kazoo.exceptions import NoNodeError
-
-        pending = [
-            (p, self.zk.get_async("/brokers/topics/%s/partitions/%d/state" % (TOPIC, p)))
-            for p in range(self.partitions)
-        ]
-        out = {}
-        for partition, result in pending:
-            try:
-                state = json.loads(result.get(timeout=30)[0])
-                out[partition] = (state["leader"], state["isr"])
-            except NoNodeError:
-                out[partition] = None
-        return out
-
-    def close(self):
-        self.zk.stop()
-        self.zk.close()
+    return TopicStates(connect, [(TOPIC, partition) for partition in range(partitions)])
 
 
 def process_resources(pid):
@@ -774,7 +745,7 @@ def run(args):
             timeout=args.timeout,
             config={"min.insync.replicas": str(args.min_insync_replicas)},
         )
-        zk = ZkStates(cluster.zk_connect, args.partitions)
+        zk = topic_states(cluster.zk_connect, args.partitions)
         sampler = Sampler(cluster, zk, clock, args.sample_every)
         sampler.sample()
         sampler.start()

@@ -1,6 +1,7 @@
 """The clusters a benchmark compares (kafka-zk, Apache Kafka 2.5.1's own JVM brokers, librdkafka's mock cluster) and
 shared bench helpers."""
 
+import json
 import logging
 import os
 import re
@@ -13,6 +14,8 @@ from pathlib import Path
 
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoNodeError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -388,3 +391,35 @@ def wait_for_high_watermarks(bootstrap, topic, records, timeout=30.0):
             time.sleep(0.02)
     finally:
         consumer.close()
+
+
+class ZkView:
+    """Batched async reads of the partition state znodes (what the controller has decided)."""
+
+    def __init__(self, connect, partitions):
+        self.zk = KazooClient(hosts=connect, timeout=30)
+        self.zk.start(30)
+        self.partitions = partitions
+
+    def controller(self):
+        try:
+            return json.loads(self.zk.get("/controller")[0])["brokerid"]
+        except NoNodeError:
+            return None
+
+    def states(self, partitions=None):
+        """{(topic, partition): (leader, isr)}; a missing state znode maps to None."""
+        partitions = self.partitions if partitions is None else partitions
+        pending = [(tp, self.zk.get_async("/brokers/topics/%s/partitions/%d/state" % tp)) for tp in partitions]
+        out = {}
+        for tp, result in pending:
+            try:
+                state = json.loads(result.get(timeout=60)[0])
+                out[tp] = (state["leader"], state["isr"])
+            except NoNodeError:
+                out[tp] = None
+        return out
+
+    def close(self):
+        self.zk.stop()
+        self.zk.close()

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import latency  # noqa: E402
 import security  # noqa: E402
 from confluent_kafka.admin import AdminClient  # noqa: E402
-from failover import ZkView, create_partitions, failover_cases  # noqa: E402
+from failover import create_partitions, failover_cases  # noqa: E402
 from idle_fetch import FETCH, FETCH_VERSION, fetch_body  # noqa: E402
 from java_producer_perf import CASES as JAVA_CASES  # noqa: E402
 from java_producer_perf import JVM_OPTIONS, run_java  # noqa: E402
@@ -32,6 +32,7 @@ from targets import (  # noqa: E402
     KAFKA_HEAP,
     KafkaTarget,
     KafkaZkTarget,
+    ZkView,  # noqa: E402
     client_config,
     per_million,
     print_table,
