@@ -300,7 +300,7 @@ def drill(drills, name, assignments=None):
     ensemble: the fault of the drill before may have left a server still rejoining its quorum."""
     wait_for(
         lambda: set(drills.cluster.zookeeper.modes().values()) <= {"leader", "follower"},
-        60,
+        120,  # a kernel without tcp_rto_max_ms may keep a connection that lived through the cut silent for a minute
         message=lambda: "every ZooKeeper server to serve in the quorum (%s)" % drills.cluster.zookeeper.modes(),
     )
     run = Drill(drills, name, assignments)
