@@ -1,11 +1,12 @@
 """KIP-368 on a real SASL_PLAINTEXT cluster whose sessions last 2 s (connections.max.reauth.ms): the brokers' own
-connections (replica fetchers, the controller's channel) and a client's connection log in again on the same socket
-before their sessions run out, so replication and the client's requests go on across several lifetimes, with no
-connection cut by the brokers and none made anew."""
+connections (replica fetchers, the controller's channel), a client's connection and a tool's (kafka-console-consumer)
+log in again on the same socket before their sessions run out, so replication, the client's requests and the tool's
+fetches go on across several lifetimes, with no connection cut by the brokers and none made anew."""
 
 import re
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from tests.authorization_support_real import ADMIN, batch, start_secure_cluster
 from tests.cluster_support import broker_processes, wait_for  # noqa: F401
 from tests.raw_wire import produce_body
 
+ROOT = Path(__file__).resolve().parents[1]
 LIFETIME_MS = 2000
 LIFETIMES = 4
 TOPIC = "renewed"
@@ -48,7 +50,21 @@ def broker_connections(cluster):
     return found
 
 
-def test_replication_and_a_client_connection_outlive_several_session_lifetimes(cluster):
+def console_consumer(cluster, folder):
+    """kafka-console-consumer reading the topic from the start as admin, until nothing has come for 2.5 s."""
+    properties = folder / "admin.properties"
+    properties.write_text("".join("%s=%s\n" % item for item in ADMIN.items()))
+    return subprocess.Popen(
+        [str(ROOT / "scripts" / "kafka-console-consumer.sh"), "--bootstrap-server", cluster.bootstrap_servers]
+        + ["--topic", TOPIC, "--from-beginning", "--timeout-ms", "2500", "--consumer.config", str(properties)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def test_replication_and_client_connections_outlive_several_session_lifetimes(cluster, tmp_path):
     leader, follower = cluster.brokers
     client = BrokerConnection(leader.host, leader.port, client_id="reauth", timeout=20, security=ADMIN)
     controller = cluster.broker(client.request(3, {"topics": []}, version=1)["controller_id"])
@@ -77,6 +93,7 @@ def test_replication_and_a_client_connection_outlive_several_session_lifetimes(c
         return answer["responses"][0]["partitions"][0]["error_code"]
 
     wait_for(lambda: produce(b"first") == 0, 30, message="the first record written to both replicas")
+    consumer = console_consumer(cluster, tmp_path)
     socket_before = client._sock
     connections = broker_connections(cluster)
     follower_fetches = {c for c in connections if c[0] == follower.pid() and c[2] == leader.port}
@@ -88,6 +105,9 @@ def test_replication_and_a_client_connection_outlive_several_session_lifetimes(c
         assert produce(b"record-%d" % written) == 0
         written += 1
     assert client._sock is socket_before, "the client's connection was made anew"
+    out, err = consumer.communicate(timeout=60)
+    assert consumer.returncode == 0, err
+    assert out.splitlines() == ["first"] + ["record-%d" % index for index in range(written)], err
     assert follower_fetches <= broker_connections(cluster), "the follower's fetch connection was made anew"
     assert connections <= broker_connections(cluster), "a connection between the brokers was made anew"
     for broker in cluster.brokers:
