@@ -1,21 +1,28 @@
 """SASL/GSSAPI on real brokers with a real MIT KDC: three brokers serve GSSAPI on a SASL_PLAINTEXT listener, which
 carries their own traffic too (inter-broker GSSAPI; a PLAINTEXT listener serves the admin). librdkafka (kcat),
-kafka-python and Kafka's Java client log in from keytabs and produce and consume with acks=all on RF 3; ACLs hold on
-the principal the rules map alice to."""
+kafka-python and Kafka's Java client log in from keytabs and produce and consume with acks=all on RF 3; a stale keytab,
+an unknown principal and an expired ticket fail with each client's own error; ACLs hold on the principal the rules map
+alice to; a v0 handshake with raw tokens logs in too, and garbage, replayed and other-service tokens are a clean
+close that leaves the brokers serving."""
 
 import os
 import shutil
+import socket
+import struct
 import subprocess
 import uuid
 
 import pytest
 
 from kafka_zk.client.admin import AdminClient, NewTopic
+from kafka_zk.client.connection import BrokerConnection
+from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.security.acls import AclBinding, AclEntry, ResourcePattern
 from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType, PermissionType, ResourceType
+from kafka_zk.security.gssapi_mechanism import GssapiClient
 from kafka_zk.tools.kdc import SERVICE_PRINCIPAL, KerberosKdc
 from kafka_zk.tools.local_cluster import LocalCluster
-from tests.cluster_support import TEST_DEFAULTS
+from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.java_clients import java_command
 from tests.ports import free_port
 from tests.zk_support import create_chroot
@@ -229,3 +236,151 @@ def test_java_client_produces_and_consumes_with_gssapi(cluster, kdc, tmp_path):
         str(properties),
     )
     assert consumed.returncode == 0 and "Processed a total of 20 messages" in consumed.stderr, consumed.stderr
+
+
+@pytest.mark.timeout(120)
+def test_a_stale_keytab_fails_librdkafkas_login(cluster, kdc):
+    failed = kcat(cluster, kdc, "-L", "-m", "3", principal="stale", keytab=kdc.folder / "stale-old.keytab")
+    # the KDC refuses the stale key: librdkafka's kinit fails, and so does every broker's SASL handshake
+    assert failed.returncode != 0
+    assert (
+        "Kerberos ticket refresh failed" in failed.stderr
+        and "Failed to initialize SASL authentication" in failed.stderr
+    )
+
+
+@pytest.mark.timeout(120)
+def test_an_unknown_principal_fails_javas_login(cluster, kdc, tmp_path):
+    properties = java_client_properties(tmp_path / "gone.properties", cluster, kdc, principal="gone")
+    failed = run_java_tool(
+        kdc,
+        "org.apache.kafka.tools.ProducerPerformance",
+        *("--topic", ALLOWED, "--num-records", "1", "--record-size", "10", "--throughput", "-1"),
+        *("--producer-props", "bootstrap.servers=%s" % cluster.sasl_bootstrap, "--producer.config", str(properties)),
+    )
+    assert failed.returncode != 0
+    assert "LoginException: Client not found in Kerberos database" in failed.stderr, failed.stderr[-3000:]
+
+
+@pytest.mark.timeout(120)
+def test_an_expired_ticket_fails_kafka_pythons_login(cluster, kdc, caplog):
+    import kafka
+    from kafka.errors import KafkaTimeoutError
+
+    ccache = "FILE:%s" % (kdc.folder / "cc-brief")
+    kdc.kinit("brief", ccache, lifetime="2s")
+    os.environ["KRB5CCNAME"] = ccache
+    wait_for(lambda: subprocess.run(["klist", "-s", "-c", ccache], env=kdc.environment(ccache)).returncode != 0)
+    # kafka-python's gssapi refuses the expired ticket; the producer finds no broker it can log in to
+    with pytest.raises(KafkaTimeoutError, match="Unable to bootstrap"):
+        kafka.KafkaProducer(
+            bootstrap_servers=cluster.sasl_bootstrap.split(","),
+            security_protocol="SASL_PLAINTEXT",
+            sasl_mechanism="GSSAPI",
+            sasl_kerberos_service_name="kafka",
+            bootstrap_timeout_ms=3000,
+        )
+    assert "Ticket expired" in caplog.text
+
+
+# -- raw tokens: the v0 handshake, and bad tokens ---------------------------------------------------------------
+
+
+def frame(payload):
+    return struct.pack(">i", len(payload)) + payload
+
+
+def read_frame(sock):
+    def exactly(count):
+        data = b""
+        while len(data) < count:
+            chunk = sock.recv(count - len(data))
+            assert chunk, "connection closed"
+            data += chunk
+        return data
+
+    return exactly(struct.unpack(">i", exactly(4))[0])
+
+
+def closed_by_broker(sock):
+    try:
+        while sock.recv(65536):
+            pass
+        return True
+    except ConnectionResetError:
+        return True
+    finally:
+        sock.close()
+
+
+def sasl_socket(broker):
+    return socket.create_connection(("127.0.0.1", broker.sasl_port), timeout=10)
+
+
+def alice_login(kdc, service="kafka"):
+    return GssapiClient(kdc.full_name("alice"), str(kdc.keytab("alice")), service, "127.0.0.1")
+
+
+def topic_errors(sock, correlation_id):
+    sock.sendall(frame(encode_request(3, 1, correlation_id, "gss", {"topics": [{"name": ALLOWED}, {"name": REFUSED}]})))
+    _, metadata = decode_response(3, 1, read_frame(sock))
+    return {topic["name"]: topic["error_code"] for topic in metadata["topics"]}
+
+
+@pytest.mark.timeout(60)
+def test_a_v0_handshake_with_raw_tokens_logs_in(cluster, kdc):
+    sock = sasl_socket(cluster.brokers[0])
+    try:
+        sock.sendall(frame(encode_request(17, 0, 1, "gss", {"mechanism": "GSSAPI"})))
+        assert decode_response(17, 0, read_frame(sock))[1]["error_code"] == 0
+        login = alice_login(kdc)
+        token = login.initial
+        while True:
+            sock.sendall(frame(token))
+            if login.complete:  # the last token has no answer in v0
+                break
+            token = login.respond(read_frame(sock))
+        assert topic_errors(sock, 2) == {ALLOWED: 0, REFUSED: 29}  # User:alice: TOPIC_AUTHORIZATION_FAILED
+    finally:
+        sock.close()
+
+
+def authenticate_v1(sock, token):
+    """SaslHandshake v1 then one SaslAuthenticate; its response's error code (and auth bytes)."""
+    sock.sendall(frame(encode_request(17, 1, 1, "gss", {"mechanism": "GSSAPI"})))
+    assert decode_response(17, 1, read_frame(sock))[1]["error_code"] == 0
+    sock.sendall(frame(encode_request(36, 1, 2, "gss", {"auth_bytes": token})))
+    return decode_response(36, 1, read_frame(sock))[1]
+
+
+@pytest.mark.timeout(90)
+def test_garbage_replayed_and_other_service_tokens_are_a_clean_close(cluster, kdc):
+    first = alice_login(kdc)
+    recorded = first.initial
+    sock = sasl_socket(cluster.brokers[0])  # a login that uses the token, which a replay then repeats
+    assert authenticate_v1(sock, recorded)["error_code"] == 0
+    sock.close()
+    bad_tokens = {
+        "garbage": b"\x60\x82garbage" * 20,
+        "replayed": recorded,
+        "other service": alice_login(kdc, service="other").initial,  # other/127.0.0.1's ticket
+    }
+    for index, (name, token) in enumerate(bad_tokens.items()):
+        sock = sasl_socket(cluster.brokers[index % 3])
+        answer = authenticate_v1(sock, token)
+        assert answer["error_code"] == 58, name  # SASL_AUTHENTICATION_FAILED
+        assert closed_by_broker(sock), name
+    # nothing else disturbed: our own client logs in with GSSAPI on every broker and is served
+    security = {
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanism": "GSSAPI",
+        "sasl.kerberos.service.name": "kafka",
+        "sasl.jaas.config": krb5_jaas(kdc.keytab("alice"), kdc.full_name("alice")),
+    }
+    for broker in cluster.brokers:
+        connection = BrokerConnection("127.0.0.1", broker.sasl_port, timeout=10, security=security)
+        try:
+            topics = connection.request(3, {"topics": [{"name": ALLOWED}]}, version=1)["topics"]
+            assert [topic["error_code"] for topic in topics] == [0]
+        finally:
+            connection.close()

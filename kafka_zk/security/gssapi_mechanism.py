@@ -98,13 +98,14 @@ class GssapiServer:
         self._stage = ACCEPT_CONTEXT
         self._context: Optional["gssapi.SecurityContext"] = None
 
-    def evaluate(self, token: bytes) -> bytes:
+    def evaluate(self, token: bytes) -> Optional[bytes]:
+        """The next challenge; None after the last token (a v0 exchange then sends nothing, as Kafka)."""
         try:
             return self._evaluate(bytes(token))
         except gssapi.exceptions.GSSError as error:
             raise SaslFailure("GSSAPI: %s" % error) from None
 
-    def _evaluate(self, token: bytes) -> bytes:
+    def _evaluate(self, token: bytes) -> Optional[bytes]:
         if self._stage == ACCEPT_CONTEXT:
             if self._context is None:
                 credentials = gssapi.Credentials(
@@ -132,7 +133,7 @@ class GssapiServer:
         self._stage = EXPECT_LAYER
         return bytes(self._context.wrap(bytes([NO_SECURITY_LAYER, 0, 0, 0]), False).message)
 
-    def _choose_layer(self, token: bytes) -> bytes:
+    def _choose_layer(self, token: bytes) -> None:
         assert self._context is not None and self.peer is not None
         message = bytes(self._context.unwrap(token).message)
         if len(message) < 4:
@@ -145,7 +146,7 @@ class GssapiServer:
             raise SaslFailure("GSSAPI: %s" % error) from None
         self._stage = COMPLETE
         self.complete = True
-        return b""
+        return None
 
 
 def server_factory(options: Mapping[str, str], rules, environ: Mapping[str, str]):
@@ -188,6 +189,11 @@ class GssapiClient:
         )
         self.initial: Optional[bytes] = bytes(self._context.step() or b"")
         self._done = False
+
+    @property
+    def complete(self) -> bool:
+        """The last token (the security layer chosen) is made: the server answers it with no challenge in v0."""
+        return self._done
 
     def respond(self, challenge: bytes) -> Optional[bytes]:
         if self._done:
