@@ -174,6 +174,7 @@ class GssapiClient:
 
     def __init__(self, principal: str, keytab: str, service_name: str, host: str):
         _require_binding()
+        use_krb5_conf(os.environ)  # a tool's KAFKA_OPTS may name the realm's krb5.conf, as for Kafka's own tools
         credentials = gssapi.Credentials(
             name=_principal_name(principal),
             usage="initiate",

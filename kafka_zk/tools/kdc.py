@@ -204,10 +204,12 @@ class KerberosKdc:
 
     def start(self) -> "KerberosKdc":
         self.create()
+        if self.running:
+            return self
         log = open(self.folder / "krb5kdc.out", "ab")
         try:
             self._process = subprocess.Popen(
-                [program("krb5kdc"), "-n", "-r", self.realm, "-P", str(self.folder / "krb5kdc.pid")],
+                [program("krb5kdc"), "-n", "-r", self.realm, "-P", str(self.pid_file)],
                 env=self.environment(),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
@@ -234,19 +236,44 @@ class KerberosKdc:
             return False
 
     @property
+    def pid_file(self) -> Path:
+        return self.folder / "krb5kdc.pid"
+
+    def pid(self) -> Optional[int]:
+        """The pid of this folder's krb5kdc while it runs (started by this object or by an earlier process, e.g. a
+        local cluster started with --daemon), else None."""
+        if self._process is not None and self._process.poll() is None:
+            return self._process.pid
+        try:
+            pid = int(self.pid_file.read_text().split()[0])
+            with open("/proc/%d/cmdline" % pid, "rb") as handle:
+                command = handle.read().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            return None
+        return pid if command and command[0].endswith(b"krb5kdc") and str(self.realm).encode() in command else None
+
+    @property
     def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
+        return self.pid() is not None
 
     def stop(self) -> None:
         process, self._process = self._process, None
-        if process is None or process.poll() is not None:
+        if process is not None:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
             return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        pid = self.pid()
+        if pid is None:
+            return
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while self.pid() is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def __enter__(self) -> "KerberosKdc":
         return self.start()
