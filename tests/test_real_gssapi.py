@@ -3,7 +3,7 @@ carries their own traffic too (inter-broker GSSAPI; a PLAINTEXT listener serves 
 kafka-python and Kafka's Java client log in from keytabs and produce and consume with acks=all on RF 3; a stale keytab,
 an unknown principal and an expired ticket fail with each client's own error; ACLs hold on the principal the rules map
 alice to; a v0 handshake with raw tokens logs in too, and garbage, replayed and other-service tokens are a clean
-close that leaves the brokers serving."""
+close that leaves the brokers serving; a leader kill -9 and a controlled shutdown lose no acknowledged record."""
 
 import os
 import shutil
@@ -25,6 +25,7 @@ from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.java_clients import java_command
 from tests.ports import free_port
+from tests.replication_support import metadata_partition
 from tests.zk_support import create_chroot
 
 PRINCIPALS = (SERVICE_PRINCIPAL, "admin", "alice", "other/127.0.0.1", "stale", "gone", "brief")
@@ -81,6 +82,7 @@ def cluster(tmp_path_factory, zookeeper_server, broker_processes, kdc):
                 "authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
                 "super.users": "User:ANONYMOUS;User:kafka",  # kafka/127.0.0.1@KAFKA.LOCAL: the brokers
                 "offsets.topic.replication.factor": "3",
+                "zookeeper.session.timeout.ms": "6000",  # a killed broker is noticed in 6 s
             },
         ),
     )
@@ -99,7 +101,8 @@ def cluster(tmp_path_factory, zookeeper_server, broker_processes, kdc):
         alice = "User:alice"  # alice@KAFKA.LOCAL by the DEFAULT rule
         bindings = [
             AclBinding(
-                ResourcePattern(ResourceType.TOPIC, ALLOWED), AclEntry(alice, "*", operation, PermissionType.ALLOW)
+                ResourcePattern(ResourceType.TOPIC, ALLOWED, PatternType.PREFIXED),
+                AclEntry(alice, "*", operation, PermissionType.ALLOW),
             )
             for operation in (AclOperation.WRITE, AclOperation.READ, AclOperation.DESCRIBE)
         ] + [
@@ -386,3 +389,41 @@ def test_garbage_replayed_and_other_service_tokens_are_a_clean_close(cluster, kd
             assert [topic["error_code"] for topic in topics] == [0]
         finally:
             connection.close()
+
+
+# -- faults on a Kerberos cluster (last: it moves leaders) -------------------------------------------------------
+
+
+@pytest.mark.timeout(180)
+def test_a_leader_kill_and_a_controlled_shutdown_lose_nothing(cluster, kdc):
+    topic = ALLOWED + "-faults"
+    with AdminClient(cluster.bootstrap_servers) as admin:
+        admin.create_topics([NewTopic(topic, 1, 3, configs={"min.insync.replicas": "2"})])
+    survivor = cluster.brokers[0]
+
+    def partition():
+        return wait_for(lambda: metadata_partition(survivor.bootstrap, topic), message="%s's metadata" % topic)
+
+    def produce(first, last):
+        lines = "".join("fault-%d\n" % index for index in range(first, last))
+        produced = kcat(
+            cluster, kdc, "-P", "-t", topic, "-X", "acks=all", "-X", "message.timeout.ms=60000", stdin=lines
+        )
+        assert produced.returncode == 0, produced.stderr
+
+    produce(0, 50)
+    killed = cluster.broker(partition()["leader_id"])
+    if killed is survivor:
+        survivor = cluster.brokers[1]
+    killed.kill()
+    produce(50, 100)  # once a new leader is elected: the brokers replicate with GSSAPI between themselves
+    killed.start()
+    wait_for(lambda: len(partition()["isr_nodes"]) == 3, timeout=60, message="the killed broker back in the ISR")
+    stopped = cluster.broker(partition()["leader_id"])
+    if stopped is survivor:
+        survivor = next(b for b in cluster.brokers if b is not stopped and b is not killed)
+    stopped.stop()  # SIGTERM: a controlled shutdown moves its leadership first
+    produce(100, 150)
+    consumed = kcat(cluster, kdc, "-C", "-t", topic, "-o", "beginning", "-e", "-q")
+    assert consumed.returncode == 0, consumed.stderr
+    assert sorted(consumed.stdout.split()) == sorted("fault-%d" % index for index in range(150))
