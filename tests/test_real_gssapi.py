@@ -6,6 +6,8 @@ alice to; a v0 handshake with raw tokens logs in too, and garbage, replayed and 
 close that leaves the brokers serving; a leader kill -9 and a controlled shutdown lose no acknowledged record."""
 
 import os
+import random
+import re
 import shutil
 import socket
 import struct
@@ -30,6 +32,7 @@ from tests.zk_support import create_chroot
 
 PRINCIPALS = (SERVICE_PRINCIPAL, "admin", "alice", "other/127.0.0.1", "stale", "gone", "brief")
 KCAT = "/usr/bin/kcat"
+UNHANDLED = re.compile(r"Traceback|error handling|Unhandled error")
 GENERIC_FAILURE = "Authentication failed during authentication due to invalid credentials with SASL mechanism GSSAPI"
 ALLOWED = "gss-allowed"
 REFUSED = "gss-refused"
@@ -349,6 +352,10 @@ def test_a_v0_handshake_with_raw_tokens_logs_in(cluster, kdc):
         sock.close()
 
 
+def unhandled_errors(broker):
+    return len(UNHANDLED.findall(broker.log_file.read_text(errors="replace")))
+
+
 def authenticate_v1(sock, token):
     """SaslHandshake v1 then one SaslAuthenticate; its response's error code (and auth bytes)."""
     sock.sendall(frame(encode_request(17, 1, 1, "gss", {"mechanism": "GSSAPI"})))
@@ -359,6 +366,7 @@ def authenticate_v1(sock, token):
 
 @pytest.mark.timeout(90)
 def test_garbage_replayed_and_other_service_tokens_are_a_clean_close(cluster, kdc):
+    unhandled = {broker.broker_id: unhandled_errors(broker) for broker in cluster.brokers}
     first = alice_login(kdc)
     recorded = first.initial
     sock = sasl_socket(cluster.brokers[0])  # a login that uses the token, which a replay then repeats
@@ -375,6 +383,22 @@ def test_garbage_replayed_and_other_service_tokens_are_a_clean_close(cluster, kd
         assert answer["error_code"] == 58, name  # SASL_AUTHENTICATION_FAILED, with Kafka 2.5.1's words
         assert answer["error_message"] == GENERIC_FAILURE, name
         assert closed_by_broker(sock), name
+    # mutants: fresh tokens with a byte changed (v1), random raw tokens after a v0 handshake; answered or closed
+    rng = random.Random(20261129)
+    for _ in range(6):
+        token = bytearray(alice_login(kdc).initial)
+        token[rng.randrange(len(token))] ^= 1 << rng.randrange(8)
+        sock = sasl_socket(rng.choice(cluster.brokers))
+        try:
+            assert authenticate_v1(sock, bytes(token))["error_code"] in (0, 58)
+        finally:
+            sock.close()
+    for _ in range(6):
+        sock = sasl_socket(rng.choice(cluster.brokers))
+        sock.sendall(frame(encode_request(17, 0, 1, "gss", {"mechanism": "GSSAPI"})))
+        read_frame(sock)
+        sock.sendall(frame(bytes(rng.getrandbits(8) for _ in range(rng.randrange(0, 200)))))
+        assert closed_by_broker(sock)
     # nothing else disturbed: our own client logs in with GSSAPI on every broker and is served
     security = {
         "security.protocol": "SASL_PLAINTEXT",
@@ -389,6 +413,7 @@ def test_garbage_replayed_and_other_service_tokens_are_a_clean_close(cluster, kd
             assert [topic["error_code"] for topic in topics] == [0]
         finally:
             connection.close()
+    assert {broker.broker_id: unhandled_errors(broker) for broker in cluster.brokers} == unhandled
 
 
 # -- faults on a Kerberos cluster (last: it moves leaders) -------------------------------------------------------
