@@ -324,8 +324,8 @@ def sasl_socket(broker):
     return socket.create_connection(("127.0.0.1", broker.sasl_port), timeout=10)
 
 
-def alice_login(kdc, service="kafka"):
-    return GssapiClient(kdc.full_name("alice"), str(kdc.keytab("alice")), service, "127.0.0.1")
+def alice_login(kdc, service="kafka", authorization_id=None):
+    return GssapiClient(kdc.full_name("alice"), str(kdc.keytab("alice")), service, "127.0.0.1", authorization_id)
 
 
 def topic_errors(sock, correlation_id):
@@ -335,12 +335,15 @@ def topic_errors(sock, correlation_id):
 
 
 @pytest.mark.timeout(60)
-def test_a_v0_handshake_with_raw_tokens_logs_in(cluster, kdc):
+@pytest.mark.parametrize("authorization_id", [None, "kafka/127.0.0.1@KAFKA.LOCAL"])
+def test_a_v0_handshake_with_raw_tokens_logs_in(cluster, kdc, authorization_id):
+    """As Kafka 2.5.1's callback handler, the broker takes the authenticated name and ignores an authorization id:
+    alice asking to be the brokers' own (super user) principal stays User:alice."""
     sock = sasl_socket(cluster.brokers[0])
     try:
         sock.sendall(frame(encode_request(17, 0, 1, "gss", {"mechanism": "GSSAPI"})))
         assert decode_response(17, 0, read_frame(sock))[1]["error_code"] == 0
-        login = alice_login(kdc)
+        login = alice_login(kdc, authorization_id=authorization_id)
         token = login.initial
         while True:
             sock.sendall(frame(token))

@@ -172,8 +172,12 @@ def _cache_key(principal: str, keytab: str) -> str:
 class GssapiClient:
     """One GSSAPI login on the client side, from a keytab into a credential cache of its own (in memory)."""
 
-    def __init__(self, principal: str, keytab: str, service_name: str, host: str):
+    def __init__(
+        self, principal: str, keytab: str, service_name: str, host: str, authorization_id: Optional[str] = None
+    ):
+        """``authorization_id``: sent in the last token (Kafka's clients send none; the broker ignores it)."""
         _require_binding()
+        self.authorization_id = authorization_id
         use_krb5_conf(os.environ)  # a tool's KAFKA_OPTS may name the realm's krb5.conf, as for Kafka's own tools
         credentials = gssapi.Credentials(
             name=_principal_name(principal),
@@ -205,4 +209,5 @@ class GssapiClient:
         if len(offer) != 4 or not offer[0] & NO_SECURITY_LAYER:
             raise SaslFailure("GSSAPI: the server does not offer the security layer 'none'")
         self._done = True
-        return bytes(self._context.wrap(bytes([NO_SECURITY_LAYER, 0, 0, 0]), False).message)
+        answer = bytes([NO_SECURITY_LAYER, 0, 0, 0]) + (self.authorization_id or "").encode("utf-8")
+        return bytes(self._context.wrap(answer, False).message)
