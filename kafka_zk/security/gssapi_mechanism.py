@@ -70,7 +70,6 @@ def _require_binding() -> None:
 
 
 def _keytab_login(options: Mapping[str, str]) -> tuple[str, str]:
-    _require_binding()
     principal = options.get("principal")
     keytab = options.get("keyTab")
     if not principal or not keytab:
@@ -160,6 +159,7 @@ def server_factory(options: Mapping[str, str], rules, environ: Mapping[str, str]
         )
     if not os.path.isfile(keytab):
         raise GssapiConfigError("the keytab %s of principal %s does not exist" % (keytab, principal))
+    _require_binding()
     conf = use_krb5_conf(environ)
     namer = KerberosShortNamer(realm_of(conf) or name.realm or "", rules)
     return lambda: GssapiServer(principal, keytab, namer)
