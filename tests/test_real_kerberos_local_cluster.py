@@ -14,8 +14,7 @@ from tests.ports import free_port
 @pytest.mark.timeout(180)
 def test_a_secure_kerberos_cluster_serves_gssapi_and_stops_its_kdc(tmp_path, monkeypatch, broker_processes):
     kdc_port = free_port()
-    cluster = LocalCluster(
-        tmp_path / "data",
+    settings = dict(
         brokers=1,
         zk_port=free_port(),
         broker_ports=[free_port()],
@@ -25,6 +24,7 @@ def test_a_secure_kerberos_cluster_serves_gssapi_and_stops_its_kdc(tmp_path, mon
         kerberos=True,
         kdc_port=kdc_port,
     )
+    cluster = LocalCluster(tmp_path / "data", **settings)
     try:
         cluster.start(timeout=90)
         secure = tmp_path / "data" / "secure"
@@ -45,6 +45,8 @@ def test_a_secure_kerberos_cluster_serves_gssapi_and_stops_its_kdc(tmp_path, mon
         # a later command (e.g. `stop` after --daemon) finds the KDC by its pid file
         assert KerberosCluster(secure, kdc_port=kdc_port).kdc.running
         assert any(line.startswith("kerberos KDC KAFKA.LOCAL") and "running" in line for line in cluster.status_lines())
+        # `stop` is another process: its LocalCluster finds the KDC by its pid file too
+        LocalCluster(tmp_path / "data", **settings).stop()
+        assert not KerberosCluster(secure, kdc_port=kdc_port).kdc.running
     finally:
-        cluster.stop()
-    assert not KerberosCluster(tmp_path / "data" / "secure", kdc_port=kdc_port).kdc.running
+        cluster.kill()
