@@ -289,8 +289,9 @@ def main(argv=None) -> int:
     parser.add_argument("--realm", default=REALM)
     args = parser.parse_args(argv)
     kdc = KerberosKdc(args.folder, args.port, args.realm)
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     kdc.start()
+    # blocked only now: krb5kdc would inherit the mask, and ignore the SIGTERM that stops it
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     print("KDC for %s on port %d; KRB5_CONFIG=%s; keytabs in %s" % (kdc.realm, kdc.port, kdc.krb5_conf, kdc.folder))
     try:
         signal.sigwait({signal.SIGINT, signal.SIGTERM})
