@@ -26,6 +26,7 @@ from kafka_zk.server.quota.quota_configs import (
 )
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.tools.zk_tls_option import add_zk_tls_config_file_option, zk_tls_settings
 from kafka_zk.zk.znodes import ConfigEntityTypeZNode, desanitize, sanitize
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")
@@ -64,6 +65,7 @@ def build_parser():
         help="REQUIRED: The connection string for the zookeeper connection in the "
         "form host:port. Multiple URLS can be given to allow fail-over.",
     )
+    add_zk_tls_config_file_option(parser)
     parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client.")
     parser.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
     parser.add_argument("--describe", action="store_true", help="List configs for the given entity.")
@@ -317,7 +319,12 @@ def parse_entity(args):
 
 def _with_zookeeper(args, additions, deletions, out, zk_admin_factory):
     entity = parse_entity(args)
-    admin = zk_admin_factory(args.zookeeper)
+    tls_settings = zk_tls_settings(args)
+    admin = (
+        zk_admin_factory(args.zookeeper, tls_settings=tls_settings)
+        if tls_settings
+        else zk_admin_factory(args.zookeeper)
+    )
     zk = admin.zk
     try:
         if args.describe:
