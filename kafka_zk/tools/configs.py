@@ -9,6 +9,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ZkAdmin
+from kafka_zk.security.zk_login import ZkSecurityError
+from kafka_zk.security.zk_tls import ZkTlsError
 from kafka_zk.server.config.dynamic_broker_config import (
     DEFAULT_ENTITY,
     REPLICATION_QUOTA_CONFIGS,
@@ -212,7 +214,7 @@ def run(args, out, err, admin_factory=AdminClient, zk_admin_factory=ZkAdmin):
             err,
         )
         return 1
-    except (ConfigError, KafkaClientError, ValueError) as error:
+    except (ConfigError, KafkaClientError, ValueError, ZkSecurityError, ZkTlsError) as error:
         _print_execution_failure(error, err)
         return 1
 

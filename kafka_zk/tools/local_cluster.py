@@ -164,12 +164,13 @@ class LocalCluster:
                 host=host,
                 command_config=self.security.material.properties_file("admin") if secure else None,
                 environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None,
+                zk_tls_config_file=self.security.material.zk_tls_properties if secure else None,
             )
 
     def _zookeeper(self, count, port, config):
         """The cluster's own ZooKeeper: one server, or an ensemble of ``count`` (each member on a host of its own,
         or on 127.0.0.1 with ports port+i, 2888+i, 3888+i)."""
-        users = self.security.zookeeper_users() if self.security is not None else None
+        tls = self.security.zookeeper_tls() if self.security is not None else None
         folder = self.data_dir / "zookeeper"
         if count == 1:
             host, prefix = (
@@ -177,9 +178,7 @@ class LocalCluster:
                 if self.hosts is not None
                 else (self.host, ())
             )
-            return ZooKeeperServer(
-                folder, port=port, host=host, sasl_users=users, extra_config=config, command_prefix=prefix
-            )
+            return ZooKeeperServer(folder, port=port, host=host, tls=tls, extra_config=config, command_prefix=prefix)
         if self.hosts is not None:
             members = [
                 EnsembleMember(
@@ -193,7 +192,7 @@ class LocalCluster:
             ]
         else:
             members = loopback_members(count, port, QUORUM_PORT, ELECTION_PORT, self.host)
-        return ZooKeeperEnsemble(folder, members, extra_config=config, sasl_users=users)
+        return ZooKeeperEnsemble(folder, members, extra_config=config, tls=tls)
 
     def zookeeper_member(self, number):
         """ZooKeeper server ``number`` (1..) of the cluster's own."""

@@ -1,5 +1,5 @@
-"""What a secure local cluster needs on disk: a CA, the brokers' keystore, a truststore, passwords, JAAS files,
-and the Kafka client properties of its users.
+"""What a secure local cluster needs on disk: a CA, the brokers' keystore (also as PEM), a truststore, passwords, the
+brokers' JAAS file, the Kafka client properties of its users and the ZooKeeper TLS properties of brokers and tools.
 
 Everything lives in one folder (``data/secure``) and is made once: a second start reuses it, so the truststore
 and properties files a user already copied keep working.
@@ -23,7 +23,6 @@ CERTIFICATE_DAYS = 3650
 USERS = ("admin", "alice")
 SUPER_USER = "admin"
 BROKER_USER = "broker"  # the brokers' own SASL user, and the CN their certificate maps to
-ZOOKEEPER_USER = "kafka"  # the brokers' (and tools') identity towards ZooKeeper
 
 
 def _name(common_name: str) -> x509.Name:
@@ -100,12 +99,8 @@ class SecureMaterial:
     def broker_jaas(self) -> Path:
         return self.folder / "kafka_server_jaas.conf"
 
-    @property
-    def zookeeper_jaas(self) -> Path:
-        return self.folder / "zookeeper_jaas.conf"
-
     def passwords(self) -> dict:
-        """{"store": keystore and truststore password, "users": {user: password}, "zookeeper": password,
+        """{"store": keystore and truststore password, "users": {user: password},
         "delegation_token_master_key": the brokers' delegation.token.master.key}."""
         return json.loads(self.secrets_file.read_text())
 
@@ -116,7 +111,6 @@ class SecureMaterial:
         wanted = dict(
             {
                 "store": secrets.token_urlsafe(12),
-                "zookeeper": secrets.token_urlsafe(12),
                 "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)},
                 "delegation_token_master_key": secrets.token_urlsafe(24),
             },
@@ -241,7 +235,6 @@ class SecureMaterial:
 
     def _write_jaas_files(self):
         users = self.passwords()["users"]
-        zk_password = self.passwords()["zookeeper"]
         plain_users = " ".join('user_%s="%s"' % item for item in sorted(users.items()))
         self._write_private(
             self.broker_jaas,
@@ -251,17 +244,8 @@ class SecureMaterial:
                 '    username="%s" password="%s" %s;\n'
                 "    org.apache.kafka.common.security.scram.ScramLoginModule required;\n"
                 "};\n"
-                "Client {\n"
-                "    org.apache.zookeeper.server.auth.DigestLoginModule required\n"
-                '    username="%s" password="%s";\n'
-                "};\n"
             )
-            % (BROKER_USER, users[BROKER_USER], plain_users, ZOOKEEPER_USER, zk_password),
-        )
-        self._write_private(
-            self.zookeeper_jaas,
-            ('Server {\n    org.apache.zookeeper.server.auth.DigestLoginModule required\n    user_%s="%s";\n};\n')
-            % (ZOOKEEPER_USER, zk_password),
+            % (BROKER_USER, users[BROKER_USER], plain_users),
         )
 
     def client_properties_text(self, user: str, mechanism: str = "SCRAM-SHA-512") -> str:
