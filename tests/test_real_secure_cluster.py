@@ -310,8 +310,13 @@ def test_a_tool_reaches_zookeeper_with_its_zk_tls_config_file(secure, tmp_path):
     altered = tool("configs", *zookeeper, *entity, "--alter", "--add-config", "retention.ms=123456")
     assert altered.returncode == 0, altered.stderr
     assert "Completed updating config for entity: topic '%s'." % topic in altered.stdout
-    described = tool("configs", *zookeeper, *entity, "--describe")
-    assert "retention.ms=123456" in described.stdout, described.stderr
+    authorizer = ["--authorizer-properties", "zookeeper.connect=" + secure.zk_connect, "--zk-tls-config-file", tls_file]
+    added = tool(
+        "acls", *authorizer, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", topic
+    )
+    assert (
+        added.returncode == 0 and "(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)" in added.stdout
+    ), added
     wrong = tmp_path / "wrong-zk-tls.properties"
     wrong.write_text(secure.security.material.zk_tls_properties.read_text().replace("type=PKCS12", "type=P12"))
     failed = tool(

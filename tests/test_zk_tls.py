@@ -13,6 +13,7 @@ from kafka_zk.security.zk_login import ZkSecurityError, broker_zk_security, tool
 from kafka_zk.security.zk_tls import NETTY_SOCKET, ZkTlsError, read_zk_tls_config_file, zk_tls
 from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.tools.secure_material import SecureMaterial
+from zookeeper.launcher import zk_tls_client_config
 
 NO_JAAS = {"KAFKA_OPTS": ""}
 
@@ -127,4 +128,24 @@ def test_zk_tls_config_file_keeps_only_zookeeper_tls_entries(tmp_path):
     assert read_zk_tls_config_file(path) == {
         "zookeeper.ssl.client.enable": "true",
         "zookeeper.clientCnxnSocket": NETTY_SOCKET,
+    }
+
+
+def test_zookeeper_shell_hands_the_file_to_zookeepers_client_under_its_own_names():
+    config = zk_tls_client_config(
+        {
+            "zookeeper.ssl.client.enable": "true",
+            "zookeeper.clientCnxnSocket": NETTY_SOCKET,
+            "authorizer.zookeeper.ssl.keystore.location": "/k.p12",
+            "zookeeper.ssl.truststore.type": "PKCS12",
+            "zookeeper.ssl.endpoint.identification.algorithm": "",
+            "zookeeper.connect": "zk:2181",
+        }
+    )
+    assert config == {
+        "zookeeper.client.secure": "true",
+        "zookeeper.clientCnxnSocket": NETTY_SOCKET,
+        "zookeeper.ssl.keyStore.location": "/k.p12",
+        "zookeeper.ssl.trustStore.type": "PKCS12",
+        "zookeeper.ssl.hostnameVerification": "false",
     }

@@ -9,6 +9,7 @@ Stdlib only, so the shell scripts can run it with any Python 3. Usable as a libr
     python -m zookeeper.launcher stop   --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher status --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher shell  HOST:PORT[,HOST:PORT...][/chroot] [zkCli command ...]
+    zookeeper-shell HOST:PORT[/chroot] [-zk-tls-config-file FILE] [zkCli command ...]
     python -m zookeeper.launcher classpath
 
 As Kafka's scripts do, `start` and `shell` hand the JVM options in KAFKA_OPTS to Java, so a JAAS file named there
@@ -34,6 +35,7 @@ import ssl
 import string
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
@@ -929,6 +931,52 @@ def server_stop_main(argv: list[str] | None = None) -> int:
     return main(["stop", "--config", parsed.config])
 
 
+# Kafka 2.5's zookeeper.ssl.* names -> ZooKeeper's client properties (Kafka's ZkSslConfigToSystemPropertyMap).
+ZK_TLS_CLIENT_PROPERTIES = {
+    "zookeeper.ssl.client.enable": "zookeeper.client.secure",
+    "zookeeper.clientCnxnSocket": "zookeeper.clientCnxnSocket",
+    "zookeeper.ssl.keystore.location": "zookeeper.ssl.keyStore.location",
+    "zookeeper.ssl.keystore.password": "zookeeper.ssl.keyStore.password",
+    "zookeeper.ssl.keystore.type": "zookeeper.ssl.keyStore.type",
+    "zookeeper.ssl.truststore.location": "zookeeper.ssl.trustStore.location",
+    "zookeeper.ssl.truststore.password": "zookeeper.ssl.trustStore.password",
+    "zookeeper.ssl.truststore.type": "zookeeper.ssl.trustStore.type",
+    "zookeeper.ssl.protocol": "zookeeper.ssl.protocol",
+    "zookeeper.ssl.enabled.protocols": "zookeeper.ssl.enabledProtocols",
+    "zookeeper.ssl.cipher.suites": "zookeeper.ssl.ciphersuites",
+    "zookeeper.ssl.endpoint.identification.algorithm": "zookeeper.ssl.hostnameVerification",
+    "zookeeper.ssl.crl.enable": "zookeeper.ssl.crl",
+    "zookeeper.ssl.ocsp.enable": "zookeeper.ssl.ocsp",
+}
+SHELL_TLS_OPTION = "-zk-tls-config-file"
+
+
+def zk_tls_client_config(kafka_settings: Mapping[str, str]) -> dict[str, str]:
+    """ZooKeeper's client configuration for a --zk-tls-config-file's settings (with or without "authorizer.")."""
+    config = {}
+    for name, value in kafka_settings.items():
+        bare = name[len("authorizer.") :] if name.startswith("authorizer.") else name
+        if bare in ZK_TLS_CLIENT_PROPERTIES:
+            if bare == "zookeeper.ssl.endpoint.identification.algorithm":
+                value = "true" if value.strip().upper() == "HTTPS" else "false"
+            config[ZK_TLS_CLIENT_PROPERTIES[bare]] = value
+    return config
+
+
+def _run_shell_with_tls(connect: str, tls_file: str, command: list[str]) -> int:
+    """ZooKeeper's shell with the client configuration a Kafka --zk-tls-config-file describes, handed over in a
+    private file (-client-configuration) that is removed when the shell exits."""
+    config = zk_tls_client_config(read_properties(tls_file))
+    fd, path = tempfile.mkstemp(prefix="zk-tls-client-", suffix=".properties")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write("".join(f"{key}={value}\n" for key, value in config.items()))
+        shell = zkcli_command(connect, kafka_opts())
+        return subprocess.call(shell + ["-client-configuration", path] + command)
+    finally:
+        os.unlink(path)
+
+
 def shell_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zookeeper-shell",
@@ -937,6 +985,13 @@ def shell_parser() -> argparse.ArgumentParser:
         "and exits, e.g. zookeeper-shell localhost:2181 get /brokers/ids/0.",
     )
     parser.add_argument("connect", metavar="zookeeper_host:port[/path]", help="host:port[,host:port...][/chroot]")
+    parser.add_argument(
+        SHELL_TLS_OPTION,
+        dest="zk_tls_config_file",
+        metavar="file",
+        help="Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*, zookeeper.clientCnxnSocket), as "
+        "Kafka 2.5's zookeeper-shell takes them",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="a zkCli command and its arguments")
     return parser
 
@@ -948,7 +1003,14 @@ def shell_main(argv: list[str] | None = None) -> int:
     if not args:
         parser.print_usage(sys.stderr)
         return 1
+    tls_file = None
+    if SHELL_TLS_OPTION in args[1:-1]:
+        index = args.index(SHELL_TLS_OPTION, 1)
+        tls_file = args[index + 1]
+        args = args[:index] + args[index + 2 :]
     parsed = parser.parse_args(args)
+    if tls_file is not None:
+        return _run_shell_with_tls(parsed.connect, tls_file, parsed.command)
     return main(["shell", parsed.connect] + parsed.command)
 
 
