@@ -133,7 +133,13 @@ class LocalCluster:
             broker_hosts = [host] * brokers
             ports = broker_ports or [base_port + index for index in range(brokers)]
             prefixes = [()] * brokers
-        self.security = SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure else None
+        # The broker certificate is also ZooKeeper's (its TLS client port): it names the ZooKeeper hosts too.
+        zookeeper_hosts = [hosts.address("zk-%d" % n) for n in range(1, zookeepers + 1)] if hosts is not None else []
+        self.security = (
+            SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts + zookeeper_hosts)
+            if secure
+            else None
+        )
         self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         self.brokers = [
