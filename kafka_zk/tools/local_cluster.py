@@ -120,6 +120,8 @@ class LocalCluster:
             )
         if kafka_brokers and secure:
             raise ClusterError("Apache Kafka brokers in a secure cluster are not supported: start it without --secure")
+        if secure and zk_connect:
+            raise ClusterError("a secure cluster runs its own ZooKeeper, on TLS alone: give it no zk_connect")
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.hosts = hosts
