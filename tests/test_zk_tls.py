@@ -89,6 +89,7 @@ def test_jks_keystore_converted(material, tmp_path):
     settings = tls_settings(material, **{"zookeeper.ssl.keystore.location": str(keystore)})
     del settings["zookeeper.ssl.keystore.type"]  # .jks: ZooKeeper's client detects the type from the extension
     options = zk_tls(settings, tmp_path / "pem").client_options
+    assert zk_tls(tls_settings(material, **{"zookeeper.ssl.keystore.type": None}), tmp_path / "p12").authenticates
     ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_cert_chain(
         options["certfile"], options["keyfile"], options["keyfile_password"]
     )
@@ -97,7 +98,10 @@ def test_jks_keystore_converted(material, tmp_path):
 @pytest.mark.parametrize(
     "change, message",
     [
-        ({"zookeeper.ssl.keystore.type": None}, "Unable to auto-detect store file type from file name: .*\\.p12$"),
+        (
+            {"zookeeper.ssl.keystore.type": None, "zookeeper.ssl.keystore.location": "/secure/broker.keystore"},
+            "Unable to auto-detect store file type from file name: /secure/broker.keystore$",
+        ),
         ({"zookeeper.ssl.keystore.type": "P12"}, "No enum constant org.apache.zookeeper.common.KeyStoreFileType.P12"),
         ({"zookeeper.ssl.keystore.password": "wrong"}, "Failed to load keystore of type PKCS12 from"),
         ({"zookeeper.ssl.enabled.protocols": "TLSv9"}, "TLSv9 SSLContext not available"),

@@ -62,6 +62,7 @@ NETTY_SOCKET = "org.apache.zookeeper.ClientCnxnSocketNetty"
 NIO_SOCKET = "org.apache.zookeeper.ClientCnxnSocketNIO"
 CLIENT_SOCKETS = (NETTY_SOCKET, NIO_SOCKET)
 STORE_TYPES = ("JKS", "PEM", "PKCS12")
+STORE_EXTENSIONS = {".jks": "JKS", ".pem": "PEM", ".p12": "PKCS12"}  # ZooKeeper's KeyStoreFileType.fromFilename
 _TLS_VERSIONS = {
     "TLSv1": "OP_NO_TLSv1",
     "TLSv1.1": "OP_NO_TLSv1_1",
@@ -142,10 +143,9 @@ def store_type(location: str, declared: object) -> str:
         if text.upper() not in STORE_TYPES:
             raise ZkTlsError("No enum constant org.apache.zookeeper.common.KeyStoreFileType.%s" % text.upper())
         return text.upper()
-    extension = os.path.splitext(location)[1]
-    for kind in STORE_TYPES:
-        if extension == "." + kind.lower():
-            return kind
+    kind = STORE_EXTENSIONS.get(os.path.splitext(location)[1])
+    if kind is not None:
+        return kind
     raise ZkTlsError("Unable to auto-detect store file type from file name: %s" % location)
 
 
