@@ -1,5 +1,6 @@
 """zookeeper.ssl.* (KIP-515) to kazoo's TLS arguments: stores converted to PEM, protocols, Kafka's messages."""
 
+import io
 import ssl
 import stat
 
@@ -12,6 +13,7 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 from kafka_zk.security.zk_login import ZkSecurityError, broker_zk_security, tool_zk_security
 from kafka_zk.security.zk_tls import NETTY_SOCKET, ZkTlsError, read_zk_tls_config_file, zk_tls
 from kafka_zk.server.config.kafka_config import KafkaConfig
+from kafka_zk.tools import zk_security_migration
 from kafka_zk.tools.secure_material import SecureMaterial
 from zookeeper.launcher import zk_tls_client_config
 
@@ -153,3 +155,25 @@ def test_zookeeper_shell_hands_the_file_to_zookeepers_client_under_its_own_names
         "zookeeper.ssl.trustStore.type": "PKCS12",
         "zookeeper.ssl.hostnameVerification": "false",
     }
+
+
+def test_migration_logs_in_with_the_certificate_of_its_zk_tls_config_file(material, tmp_path):
+    tls_file = tmp_path / "zk-tls.properties"
+    tls_file.write_text("".join("%s=%s\n" % item for item in tls_settings(material).items()))
+    sessions = []
+
+    class Unreachable:
+        def __init__(self, connect, **options):
+            sessions.append(options["security"])
+
+        def start(self, timeout):
+            raise ConnectionError("no ZooKeeper here")
+
+    args = zk_security_migration.build_parser().parse_args(
+        ["--zookeeper.acl=secure", "--zookeeper.connect=127.0.0.1:1", "--zk-tls-config-file", str(tls_file)]
+    )
+    err = io.StringIO()
+    assert zk_security_migration.run(args, io.StringIO(), err, environ=NO_JAAS, client_factory=Unreachable) == 1
+    assert "no ZooKeeper here" in err.getvalue()
+    [security] = sessions
+    assert security.secure_acls and security.sasl_options is None and security.tls_options["certfile"]
