@@ -13,11 +13,12 @@ from cryptography.hazmat.primitives.serialization import pkcs12
 from kafka_zk.security.zk_login import ZkSecurityError, broker_zk_security, tool_zk_security
 from kafka_zk.security.zk_tls import NETTY_SOCKET, ZkTlsError, read_zk_tls_config_file, zk_tls
 from kafka_zk.server.config.kafka_config import KafkaConfig
-from kafka_zk.tools import zk_security_migration
+from kafka_zk.tools import configs, zk_security_migration
 from kafka_zk.tools.secure_material import SecureMaterial
 from zookeeper.launcher import zk_tls_client_config
 
 NO_JAAS = {"KAFKA_OPTS": ""}
+TYPE = "zookeeper.ssl.keystore.type"
 
 
 @pytest.fixture(scope="module")
@@ -177,3 +178,11 @@ def test_migration_logs_in_with_the_certificate_of_its_zk_tls_config_file(materi
     assert "no ZooKeeper here" in err.getvalue()
     [security] = sessions
     assert security.secure_acls and security.sasl_options is None and security.tls_options["certfile"]
+
+
+def test_kafka_configs_with_a_wrong_zk_tls_config_file_prints_zookeepers_message(material, tmp_path, capsys):
+    wrong = tmp_path / "zk-tls.properties"
+    wrong.write_text("".join("%s=%s\n" % item for item in tls_settings(material, **{TYPE: "P12"}).items()))
+    entity = ["--entity-type", "topics", "--entity-name", "t", "--describe"]
+    assert configs.main(["--zookeeper", "127.0.0.1:1", "--zk-tls-config-file", str(wrong), *entity]) == 1
+    assert "No enum constant org.apache.zookeeper.common.KeyStoreFileType.P12" in capsys.readouterr().err
