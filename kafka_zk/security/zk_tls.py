@@ -9,7 +9,9 @@ encrypted with the keystore's password.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import ssl
 import tempfile
 from dataclasses import dataclass, field
@@ -201,6 +203,13 @@ def _write_private(folder: Path, name: str, content: bytes) -> str:
     return str(path)
 
 
+def _private_folder() -> Path:
+    """A new folder only the user can read, removed when the process exits."""
+    folder = tempfile.mkdtemp(prefix="kafka-zk-zktls-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
 def _pem(certificates: list[x509.Certificate]) -> bytes:
     return b"".join(certificate.public_bytes(serialization.Encoding.PEM) for certificate in certificates)
 
@@ -237,7 +246,7 @@ def zk_tls(settings: Mapping[str, object], folder: str | os.PathLike | None = No
         raise ZkTlsError(str(error)) from None
     if tls12:
         socket_options["ciphers"] = tls12
-    out = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="kafka-zk-zktls-"))
+    out = Path(folder) if folder is not None else _private_folder()
     out.mkdir(parents=True, exist_ok=True, mode=0o700)
     client: dict[str, Any] = {"use_ssl": True, "verify_certs": True, "check_hostname": check_hostname}
     keystore = _text(settings.get(ZK_SSL_KEYSTORE_LOCATION))
