@@ -84,6 +84,7 @@ PURE_MODULES = {
     "kafka_zk.coordinator.transaction.decisions",
     "kafka_zk.coordinator.transaction.records",
     "kafka_zk.coordinator.transaction.state",
+    "kafka_zk.security.zk_tls",
     "kafka_zk.security.acls",
     "kafka_zk.security.authorizer",
     "kafka_zk.security.client_properties",

@@ -126,6 +126,8 @@ class LocalCluster:
             raise ClusterError("Apache Kafka brokers in a secure cluster are not supported: start it without --secure")
         if kerberos and (not secure or hosts is not None):
             raise ClusterError("kerberos needs a secure cluster on one host (--secure --kerberos, without --hosts)")
+        if secure and zk_connect:
+            raise ClusterError("a secure cluster runs its own ZooKeeper, on TLS alone: give it no zk_connect")
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.hosts = hosts
@@ -139,7 +141,13 @@ class LocalCluster:
             broker_hosts = [host] * brokers
             ports = broker_ports or [base_port + index for index in range(brokers)]
             prefixes = [()] * brokers
-        self.security = SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure else None
+        # The broker certificate is also ZooKeeper's (its TLS client port): it names the ZooKeeper hosts too.
+        zookeeper_hosts = [hosts.address("zk-%d" % n) for n in range(1, zookeepers + 1)] if hosts is not None else []
+        self.security = (
+            SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts + zookeeper_hosts)
+            if secure
+            else None
+        )
         self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         self.brokers = [
@@ -173,12 +181,13 @@ class LocalCluster:
                 host=host,
                 command_config=self.security.material.properties_file("admin") if secure else None,
                 environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None,
+                zk_tls_config_file=self.security.material.zk_tls_properties if secure else None,
             )
 
     def _zookeeper(self, count, port, config):
         """The cluster's own ZooKeeper: one server, or an ensemble of ``count`` (each member on a host of its own,
         or on 127.0.0.1 with ports port+i, 2888+i, 3888+i)."""
-        users = self.security.zookeeper_users() if self.security is not None else None
+        tls = self.security.zookeeper_tls() if self.security is not None else None
         folder = self.data_dir / "zookeeper"
         if count == 1:
             host, prefix = (
@@ -186,9 +195,7 @@ class LocalCluster:
                 if self.hosts is not None
                 else (self.host, ())
             )
-            return ZooKeeperServer(
-                folder, port=port, host=host, sasl_users=users, extra_config=config, command_prefix=prefix
-            )
+            return ZooKeeperServer(folder, port=port, host=host, tls=tls, extra_config=config, command_prefix=prefix)
         if self.hosts is not None:
             members = [
                 EnsembleMember(
@@ -202,7 +209,7 @@ class LocalCluster:
             ]
         else:
             members = loopback_members(count, port, QUORUM_PORT, ELECTION_PORT, self.host)
-        return ZooKeeperEnsemble(folder, members, extra_config=config, sasl_users=users)
+        return ZooKeeperEnsemble(folder, members, extra_config=config, tls=tls)
 
     def zookeeper_member(self, number):
         """ZooKeeper server ``number`` (1..) of the cluster's own."""
