@@ -54,6 +54,10 @@ if ! $pure; then
     compiling=$!
 fi
 # Apache Kafka 2.5.1's jars (tests/reference/pom.xml): the reference broker and the Java clients of the real tests.
+# Kerberos (MIT's KDC, kinit, cyrus-sasl's GSSAPI plugin, the gssapi binding) for the SASL/GSSAPI tests.
+if ! $pure && ! ensure_kerberos; then
+    echo "Kerberos is missing; the GSSAPI tests will fail" >&2
+fi
 if ! $pure && ! ensure_kafka_reference; then
     echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
 fi

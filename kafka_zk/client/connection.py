@@ -87,7 +87,7 @@ class BrokerConnection:
 
     def _authenticate(self):
         """The SASL login of a fresh socket; a failed login closes it and raises SaslAuthenticationError."""
-        steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000))
+        steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000), self.host)
         request = next(steps)
         while True:
             api_key, version, body = request
