@@ -97,6 +97,37 @@ ensure_zookeeper() {
     echo "ZooKeeper is installed" >&2
 }
 
+# ensure_kerberos: what SASL/GSSAPI needs: MIT Kerberos' KDC (krb5-kdc, krb5-admin-server for kadmin.local), its
+# client programs (krb5-user: kinit, klist, kdestroy), cyrus-sasl's GSSAPI plugin (librdkafka's GSSAPI goes through
+# it), libkrb5-dev (the `gssapi` package builds against it), all from Debian when root; then the project's [kerberos]
+# extra (the `gssapi` binding) in the venv. Returns 1, saying what is missing, when it cannot.
+KERBEROS_PACKAGES=(krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit libkrb5-dev)
+ensure_kerberos() {
+    local missing=() package
+    for package in "${KERBEROS_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+            echo "installing ${missing[*]} from Debian (Kerberos for SASL/GSSAPI)" >&2
+            # policy-rc.d aside, the packages' own services are never started: our launcher runs the KDC it needs
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 \
+                "${missing[@]}") >/dev/null 2>&1 || true
+        fi
+        if ! command -v krb5kdc >/dev/null 2>&1 && [ ! -x /usr/sbin/krb5kdc ] || ! command -v krb5-config >/dev/null 2>&1; then
+            echo "$(basename "$0"): Kerberos is missing: apt-get install ${KERBEROS_PACKAGES[*]} (as root)" >&2
+            return 1
+        fi
+    fi
+    if ! "$PY" -c "import gssapi" >/dev/null 2>&1; then
+        echo "installing the project's [kerberos] extra (the gssapi binding, built against libkrb5) into $VENV" >&2
+        "$PY" -m pip install -q --no-compile -e "$ROOT[kerberos]" >&2 || {
+            echo "$(basename "$0"): could not install the gssapi package" >&2
+            return 1
+        }
+    fi
+}
+
 # ensure_kafka_reference: Apache Kafka 2.5.1's jars (the broker, tools, clients, streams, Kafka Connect and their
 # dependencies) under build/kafka-2.5.1/libs, copied from Maven Central by tests/reference/pom.xml once per machine;
 # and MirrorMaker 2's (connect-mirror, whose oldest release Maven Central serves here is 2.7.2, with the Connect

@@ -11,6 +11,8 @@
 # installed from Debian when missing. Later commands on the same --data need no flags: they read DATA/layout.json.
 # The web console serves on http://127.0.0.1:9000/ (--console-port N moves it, 0 leaves it out).
 # --brokers N runs N brokers (default 3); --racks R (1..N) puts broker i in rack rack-<i mod R> (broker.rack).
+# --secure --kerberos adds a Kerberos KDC (realm KAFKA.LOCAL, port 8188) and GSSAPI on the client listeners: krb5.conf,
+# keytabs and <user>-gssapi.properties land in DATA/secure.
 # --kafka-brokers K (0..N) runs the last K brokers as Apache Kafka 2.5.1's own (JVM) brokers; `status` names each kind.
 # With 3 brokers or more the internal topics get Kafka's production settings (__consumer_offsets and
 # __transaction_state with 3 replicas, transaction.state.log.min.isr=2); with fewer, 1 replica.
@@ -24,6 +26,7 @@ fi
 needs_zookeeper=yes
 needs_nft=no
 needs_kafka=no
+needs_kerberos=no
 data="${KAFKA_ZK_DATA:-data}"
 previous=""
 for arg in "$@"; do
@@ -32,6 +35,7 @@ for arg in "$@"; do
         net) needs_zookeeper=no; needs_nft=yes ;;
         --hosts) needs_nft=yes ;;
         --kafka-brokers|--kafka-brokers=*) needs_kafka=yes ;;
+        --kerberos) needs_kerberos=yes ;;
         --data=*) data="${arg#--data=}" ;;
     esac
     if [ "$previous" = --data ]; then data="$arg"; fi
@@ -51,6 +55,10 @@ if [ "$needs_zookeeper" = yes ]; then
     ensure_zookeeper
     if [ "$needs_kafka" = yes ]; then
         ensure_kafka_reference
+    fi
+    # a --kerberos cluster (this start or its last one): MIT's KDC, kinit and the gssapi binding
+    if [ "$needs_kerberos" = yes ] || (cd "$ROOT" && grep -qs '"kerberos": true' "$data/layout.json"); then
+        ensure_kerberos || exit 1
     fi
 else
     ensure_venv

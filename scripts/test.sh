@@ -40,6 +40,9 @@ if ! $pure; then
     command -v kcat >/dev/null 2>&1 || missing+=(kcat)
     command -v nft >/dev/null 2>&1 || missing+=(nftables)
     [ -x /usr/bin/chromium ] || missing+=(chromium)
+    for package in "${KERBEROS_PACKAGES[@]}"; do  # MIT's KDC and friends, for the SASL/GSSAPI tests
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
     if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
         echo "installing ${missing[*]} from Debian" >&2
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
@@ -53,9 +56,18 @@ if ! $pure; then
     ensure_compiled &
     compiling=$!
 fi
+# The gssapi binding for the SASL/GSSAPI tests (built from its source where pip has no wheel of it yet), beside Maven.
+kerberos=""
+if ! $pure; then
+    ensure_kerberos &
+    kerberos=$!
+fi
 # Apache Kafka 2.5.1's jars (tests/reference/pom.xml): the reference broker and the Java clients of the real tests.
 if ! $pure && ! ensure_kafka_reference; then
     echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
+fi
+if [ -n "$kerberos" ] && ! wait "$kerberos"; then
+    echo "Kerberos is missing; the GSSAPI tests will fail" >&2
 fi
 cd "$ROOT"
 export PYSPARK_PYTHON="$PY"

@@ -290,21 +290,30 @@ def test_offset_for_leader_epoch_needs_cluster_action_or_describe_on_the_topic(a
 
 
 def test_elect_leaders_needs_alter_on_the_cluster():
-    controller = Spy(elect_leaders=lambda election, partitions: defer.succeed({("t", 0): Errors.NONE}))
+    controller = Spy(
+        elect_leaders=lambda election, partitions: defer.succeed({("t", 0): Errors.NONE}),
+        leaders_of=lambda partitions: {tp: 1 for tp in partitions},
+    )
+    admin = Spy(wait_for_leaders=lambda leaders, timeout_ms: defer.succeed(set()))
     body = {"election_type": 0, "topic_partitions": [{"topic": "t", "partition_id": [0]}], "timeout_ms": 100}
     denied = result_of(
-        elect_leaders.handle(request(43, 1, body), controller=lambda: controller, authorizer=CLUSTER_ACTION)
+        elect_leaders.handle(
+            request(43, 1, body), admin=admin, controller=lambda: controller, authorizer=CLUSTER_ACTION
+        )
     )
-    assert denied["error_code"] == DENIED and controller.calls == []
+    assert denied["error_code"] == DENIED and controller.calls == [] and admin.calls == []
     assert denied["replica_election_results"] == [
         {"topic": "t", "partition_result": [{"partition_id": 0, "error_code": DENIED, "error_message": None}]}
     ]
     allowed = result_of(
         elect_leaders.handle(
-            request(43, 1, body), controller=lambda: controller, authorizer=GrantedAuthorizer(cluster(Op.ALTER))
+            request(43, 1, body),
+            admin=admin,
+            controller=lambda: controller,
+            authorizer=GrantedAuthorizer(cluster(Op.ALTER)),
         )
     )
-    assert allowed["error_code"] == Errors.NONE and controller.calls == ["elect_leaders"]
+    assert allowed["error_code"] == Errors.NONE and controller.calls == ["elect_leaders", "leaders_of"]
 
 
 def test_partition_reassignments_need_alter_and_describe_on_the_cluster():

@@ -3,6 +3,7 @@ and ZooKeeper ACLs; real clients log in with the files it writes, and the drills
 killed -9, controlled shutdown, a group through its coordinator's kill, transactions, the PySpark source and sink."""
 
 import json
+import ssl
 import subprocess
 import uuid
 
@@ -17,19 +18,20 @@ from confluent_kafka.admin import (
     ResourcePatternType,
     ResourceType,
 )
-from kazoo.client import KazooClient
-from kazoo.exceptions import NoAuthError
 
 from kafka_zk.client.connection import BrokerConnection
+from kafka_zk.client.zk_admin import tool_zk_client
 from kafka_zk.common.properties import read_properties
 from kafka_zk.coordinator.group.records import partition_for
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.tools.local_cluster import LocalCluster, internal_topic_settings
+from kafka_zk.tools.secure_material import SecureMaterial
 from tests.cluster_support import wait_for
 from tests.ports import free_port, free_ports
 from tests.spark_support import spark  # noqa: F401 (the module's SparkSession fixture)
 from tests.test_real_sasl import aiokafka_round_trip, kafka_python_round_trip
 from tests.test_real_secure_tools import _token_from, tool
+from zookeeper.launcher import four_letter_word
 
 KCAT = "/usr/bin/kcat"
 BROKERS = 3
@@ -256,19 +258,66 @@ def test_python_clients_log_in_over_sasl_ssl(secure, round_trip, mechanism):
     )
 
 
-def test_znodes_carry_kafka_acls(secure):
-    anonymous = KazooClient(hosts=secure.zk_connect)
-    anonymous.start(15)
+# What Kafka 2.5.1's broker writes over a TLS session with zookeeper.set.acl=true (run against this ZooKeeper, with
+# this certificate): its DN ALL and world READ, the DN alone on sensitive paths, /consumers open.
+BROKER_DN = ("x509", "CN=broker,O=kafka-zk local cluster")
+
+
+def ids(acls):
+    return {(acl.id.scheme, acl.id.id) for acl in acls}
+
+
+def test_znodes_carry_the_broker_certificates_x509_identity(secure):
+    zk = tool_zk_client(secure.zk_connect, connect_timeout=20, tls_settings=secure.security.zk_tls_settings())
     try:
-        with pytest.raises(NoAuthError):
-            anonymous.get("/config/users/alice")
-        with pytest.raises(NoAuthError):
-            anonymous.create("/brokers/topics/forged", b"{}")
-        acls, _ = anonymous.get_acls("/brokers/ids")
-        assert {(acl.id.scheme, acl.id.id) for acl in acls} == {("sasl", "kafka"), ("world", "anyone")}
-        assert json.loads(anonymous.get("/controller")[0])["brokerid"] in range(BROKERS)
+        assert ids(zk.kazoo.get_acls("/brokers/ids")[0]) == {BROKER_DN, ("world", "anyone")}
+        assert ids(zk.kazoo.get_acls("/brokers/ids/0")[0]) == {BROKER_DN, ("world", "anyone")}
+        assert ids(zk.kazoo.get_acls("/config/users/alice")[0]) == {BROKER_DN}
+        assert json.loads(zk.kazoo.get("/controller")[0])["brokerid"] in range(BROKERS)
     finally:
-        anonymous.stop()
+        zk.close()
+
+
+def test_zookeeper_answers_only_clients_with_a_certificate_of_the_cluster_ca(secure, tmp_path):
+    server = secure.zookeeper
+    assert "clientPort=" not in server.cfg_file.read_text().replace("secureClientPort=", "")
+    material = secure.security.material
+    trusted = ssl.create_default_context(cafile=str(material.ca_pem))
+    stranger = SecureMaterial(tmp_path / "another-ca").create()  # same names, another CA
+    strangers = ssl.create_default_context(cafile=str(material.ca_pem))
+    strangers.load_cert_chain(str(stranger.broker_certificate_pem), str(stranger.broker_key_pem))
+    answers = {
+        name: ruok(server, context)
+        for name, context in [("plain", None), ("no certificate", trusted), ("another CA", strangers)]
+    }
+    assert answers == {name: "refused" for name in answers}
+    assert ruok(server, secure.security.zookeeper_tls().probe_context()) == "imok"
+
+
+def ruok(server, tls):
+    # A newline as `nc` sends it: a plain ZooKeeper still reads "ruok", a TLS port sees a record that is not TLS.
+    try:
+        return four_letter_word(server.host, server.port, "ruok\n", timeout=5, tls=tls) or "refused"
+    except OSError:
+        return "refused"
+
+
+def test_a_tool_reaches_zookeeper_with_its_zk_tls_config_file(secure):
+    topic = "zktls-" + uuid.uuid4().hex[:6]
+    create_topic(secure, topic, partitions=1)
+    tls_file = str(secure.security.material.zk_tls_properties)
+    zookeeper = ["--zookeeper", secure.zk_connect, "--zk-tls-config-file", tls_file]
+    entity = ["--entity-type", "topics", "--entity-name", topic]
+    altered = tool("configs", *zookeeper, *entity, "--alter", "--add-config", "retention.ms=123456")
+    assert altered.returncode == 0, altered.stderr
+    assert "Completed updating config for entity: topic '%s'." % topic in altered.stdout
+    authorizer = ["--authorizer-properties", "zookeeper.connect=" + secure.zk_connect, "--zk-tls-config-file", tls_file]
+    added = tool(
+        "acls", *authorizer, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", topic
+    )
+    assert (
+        added.returncode == 0 and "(principal=User:alice, host=*, operation=READ, permissionType=ALLOW)" in added.stdout
+    ), added
 
 
 def test_a_leader_killed_with_kill_9_loses_no_acknowledged_record(secure):

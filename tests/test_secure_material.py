@@ -7,6 +7,7 @@ import stat
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import pkcs12
 
+from kafka_zk.common.properties import read_properties
 from kafka_zk.security.jaas import parse_jaas_config, parse_jaas_file
 from kafka_zk.tools.secure_material import SecureMaterial
 
@@ -47,9 +48,20 @@ def test_client_properties_and_jaas_files(tmp_path):
     sections = parse_jaas_file(material.broker_jaas.read_text())
     plain = sections["KafkaServer"][0].options
     assert plain["user_alice"] == users["alice"] and plain["username"] == "broker"
-    assert sections["Client"][0].options["password"] == material.passwords()["zookeeper"]
-    server = parse_jaas_file(material.zookeeper_jaas.read_text())["Server"][0].options
-    assert server == {"user_kafka": material.passwords()["zookeeper"]}
+    assert "Client" not in sections  # brokers reach ZooKeeper over mutual TLS, not SASL
+
+
+def test_zookeeper_tls_files(tmp_path):
+    material = SecureMaterial(tmp_path / "secure").create()
+    settings = read_properties(str(material.zk_tls_properties))
+    assert settings == material.zk_tls_settings()
+    assert settings["zookeeper.ssl.keystore.location"] == str(material.keystore)
+    key, certificate, _ = pkcs12.load_key_and_certificates(
+        material.keystore.read_bytes(), material.passwords()["store"].encode()
+    )
+    assert x509.load_pem_x509_certificates(material.broker_certificate_pem.read_bytes())[0] == certificate
+    for path in (material.zk_tls_properties, material.broker_key_pem):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
 
 
 def test_a_second_create_reuses_what_exists(tmp_path):

@@ -75,7 +75,7 @@ def test_inter_broker_mechanism_must_be_enabled_and_have_credentials():
             "org.apache.kafka.common.security.scram.ScramLoginModule required;"
         ),
     }
-    with pytest.raises(ConfigError, match="sasl.mechanism.inter.broker.protocol=GSSAPI is not supported"):
+    with pytest.raises(ConfigError, match="sasl.mechanism.inter.broker.protocol must be included in sasl.enabled"):
         BrokerSaslSetup(KafkaConfig(base), clock=None, environ={})
     with pytest.raises(ConfigError, match="needs username and password"):
         BrokerSaslSetup(

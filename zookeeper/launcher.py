@@ -9,6 +9,7 @@ Stdlib only, so the shell scripts can run it with any Python 3. Usable as a libr
     python -m zookeeper.launcher stop   --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher status --data-dir D | --config zookeeper.properties
     python -m zookeeper.launcher shell  HOST:PORT[,HOST:PORT...][/chroot] [zkCli command ...]
+    zookeeper-shell HOST:PORT[/chroot] [-zk-tls-config-file FILE] [zkCli command ...]
     python -m zookeeper.launcher classpath
 
 As Kafka's scripts do, `start` and `shell` hand the JVM options in KAFKA_OPTS to Java, so a JAAS file named there
@@ -30,9 +31,11 @@ import shlex
 import shutil
 import signal
 import socket
+import ssl
 import string
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
@@ -59,6 +62,17 @@ REQUIRED_ARTIFACTS = (
     "netty-handler",
     "netty-common",
 )
+# What the Netty server connection factory (a TLS client port) loads besides netty-handler and netty-common; taken
+# when present (netty-codec-base exists from Netty 4.2 on, the epoll transport is optional).
+NETTY_SERVER_ARTIFACTS = (
+    "netty-buffer",
+    "netty-transport",
+    "netty-codec",
+    "netty-codec-base",
+    "netty-resolver",
+    "netty-transport-native-unix-common",
+    "netty-transport-classes-epoll",
+)
 # An slf4j binding; without one ZooKeeper still runs but logs nothing.
 LOGGING_BINDINGS = (
     ("log4j-slf4j2-impl", "log4j-api", "log4j-core"),
@@ -67,6 +81,8 @@ LOGGING_BINDINGS = (
 )
 _JAR_NAME = re.compile(r"^(?P<artifact>.+?)-(?P<version>\d[^/]*)\.jar$")
 
+NETTY_SERVER_FACTORY = "org.apache.zookeeper.server.NettyServerCnxnFactory"
+X509_AUTH_PROVIDER = "org.apache.zookeeper.server.auth.X509AuthenticationProvider"
 PID_FILE = "zookeeper.pid"
 SERVER_JAAS_FILE = "zookeeper_jaas.conf"
 SASL_AUTH_PROVIDER = "org.apache.zookeeper.server.auth.SASLAuthenticationProvider"
@@ -80,6 +96,52 @@ QUORUM_MODES = ("leader", "follower")
 
 class ZooKeeperError(RuntimeError):
     """ZooKeeper could not be found, started or stopped."""
+
+
+class ServerTls(NamedTuple):
+    """A client port that speaks only TLS with client certificates (ssl.clientAuth=need), where the x509 provider
+    makes a client certificate's DN (x509:CN=...,O=...) its ZooKeeper identity. The keystore and truststore are of
+    `store_type` (JKS, PKCS12 or PEM); the launcher's own health checks (ruok, srvr) present `probe_certfile` and
+    `probe_keyfile` (PEM, the key unencrypted) and trust `probe_cafile`. `plain_port`: a plain clientPort besides
+    (None: closed)."""
+
+    keystore: str
+    keystore_password: str
+    truststore: str
+    truststore_password: str
+    probe_certfile: str
+    probe_keyfile: str
+    probe_cafile: str
+    store_type: str = "PKCS12"
+    plain_port: int | None = None
+
+    def zoo_cfg(self, host: str, port: int) -> dict[str, str]:
+        """zoo.cfg keys of a server whose TLS client port is host:port."""
+        settings = {
+            "serverCnxnFactory": NETTY_SERVER_FACTORY,
+            "secureClientPort": str(port),
+            "secureClientPortAddress": host,
+            "ssl.keyStore.location": self.keystore,
+            "ssl.keyStore.password": self.keystore_password,
+            "ssl.keyStore.type": self.store_type,
+            "ssl.trustStore.location": self.truststore,
+            "ssl.trustStore.password": self.truststore_password,
+            "ssl.trustStore.type": self.store_type,
+            "ssl.clientAuth": "need",
+            # Clients are known by their certificate's CA and DN, not by whether it names the address they come from.
+            "ssl.hostnameVerification": "false",
+            # ZooKeeper 3.9 serves TLSv1.3 alone by default; Kafka 2.5's clients ask for TLSv1.2 by default.
+            "ssl.enabledProtocols": "TLSv1.3,TLSv1.2",
+            "authProvider.x509": X509_AUTH_PROVIDER,
+        }
+        if self.plain_port is not None:
+            settings["clientPort"] = str(self.plain_port)
+        return settings
+
+    def probe_context(self) -> ssl.SSLContext:
+        context = ssl.create_default_context(cafile=self.probe_cafile)
+        context.load_cert_chain(self.probe_certfile, self.probe_keyfile)
+        return context
 
 
 def _pyspark_jars_dir() -> Path | None:
@@ -101,6 +163,7 @@ def _select_jars(jars_dir: Path) -> list[str]:
     if not all(name in by_artifact for name in REQUIRED_ARTIFACTS):
         return [str(jars_dir / "*")]
     chosen = [by_artifact[name] for name in REQUIRED_ARTIFACTS]
+    chosen.extend(by_artifact[name] for name in NETTY_SERVER_ARTIFACTS if name in by_artifact)
     for binding in LOGGING_BINDINGS:
         if all(name in by_artifact for name in binding):
             chosen.extend(by_artifact[name] for name in binding)
@@ -205,9 +268,10 @@ def server_jaas(users: dict[str, str]) -> str:
     return "Server {\n  %s required%s;\n};\n" % (DIGEST_LOGIN_MODULE, options)
 
 
-def four_letter_word(host: str, port: int, word: str, timeout: float = 2.0) -> str:
-    """Send a four-letter command (ruok, srvr, stat, mntr) and return the whole answer."""
-    with socket.create_connection((host, port), timeout=timeout) as sock:
+def four_letter_word(host: str, port: int, word: str, timeout: float = 2.0, tls: ssl.SSLContext | None = None) -> str:
+    """Send a four-letter command (ruok, srvr, stat, mntr) and return the whole answer (over TLS with `tls`)."""
+    with socket.create_connection((host, port), timeout=timeout) as plain:
+        sock = tls.wrap_socket(plain, server_hostname=host) if tls is not None else plain
         sock.sendall(word.encode("ascii"))
         chunks = []
         while True:
@@ -218,19 +282,21 @@ def four_letter_word(host: str, port: int, word: str, timeout: float = 2.0) -> s
     return b"".join(chunks).decode("utf-8", "replace")
 
 
-def is_serving(host: str, port: int) -> bool:
+def is_serving(host: str, port: int, tls: ssl.SSLContext | None = None) -> bool:
     """True when a ZooKeeper answers ruok with imok and srvr reports a mode (it serves requests)."""
     try:
-        return four_letter_word(host, port, "ruok") == "imok" and "Mode: " in four_letter_word(host, port, "srvr")
+        return four_letter_word(host, port, "ruok", tls=tls) == "imok" and "Mode: " in four_letter_word(
+            host, port, "srvr", tls=tls
+        )
     except OSError:
         return False
 
 
-def server_mode(host: str, port: int) -> str | None:
+def server_mode(host: str, port: int, tls: ssl.SSLContext | None = None) -> str | None:
     """The Mode srvr reports (leader, follower, observer, standalone); None when the server is unreachable or
     not serving (an ensemble member without a quorum)."""
     try:
-        answer = four_letter_word(host, port, "srvr")
+        answer = four_letter_word(host, port, "srvr", tls=tls)
     except OSError:
         return None
     match = re.search(r"^Mode: (\S+)", answer, re.MULTILINE)
@@ -320,11 +386,17 @@ def render_zoo_cfg(
     host: str,
     extra: dict[str, str] | None = None,
     peers: Mapping[int, tuple[str, int, int]] | None = None,
+    tls: Mapping[str, str] | None = None,
 ) -> str:
     """zoo.cfg text: the template filled in, the ensemble's `peers` lines (see `peer_lines`), then each extra
-    key replacing its line or appended."""
+    key replacing its line or appended. `tls` (ServerTls.zoo_cfg): the client port is secureClientPort, and the
+    plain clientPort is gone unless `tls` names one."""
     text = string.Template(TEMPLATE.read_text()).substitute(data_dir=data_dir, client_port=port, client_address=host)
     lines = text.splitlines()
+    if tls:
+        closed = ("clientPort", "clientPortAddress")
+        lines = [line for line in lines if line.split("=", 1)[0].strip() not in closed]
+        extra = dict(tls, **(extra or {}))
     if peers:
         lines += ["", "# The ensemble: server.<myid>=host:quorumPort:electionPort."] + peer_lines(peers)
     for key, value in (extra or {}).items():
@@ -352,11 +424,12 @@ class ZooKeeperServer:
         server_id: int | None = None,
         peers: Mapping[int, tuple[str, int, int]] | None = None,
         command_prefix: Sequence[str] | None = None,
+        tls: ServerTls | None = None,
     ):
-        """Clients connect to `host`:`port`. `extra_config`: zoo.cfg keys replacing or added to the template's (e.g.
-        {"tickTime": "500"}). `sasl_users` {name: password}: clients may log in with SASL DIGEST-MD5 as these users
-        (a `Server` JAAS section in the data dir, and ZooKeeper's SASL auth provider); `jvm_options`: more options
-        for its JVM.
+        """Clients connect to `host`:`port` (with `tls`, see ServerTls, over TLS only). `extra_config`: zoo.cfg keys
+        replacing or added to the template's (e.g. {"tickTime": "500"}). `sasl_users` {name: password}: clients may
+        log in with SASL DIGEST-MD5 as these users (a `Server` JAAS section in the data dir, and ZooKeeper's SASL auth
+        provider); `jvm_options`: more options for its JVM.
 
         An ensemble member has a `server_id` (its myid, written to <data_dir>/myid) and `peers`, the whole ensemble
         as {server id: (host, quorum port, election port)}, its own entry included; it serves once srvr reports
@@ -372,6 +445,8 @@ class ZooKeeperServer:
         self.server_id = None if server_id is None else int(server_id)
         self.peers = {int(n): tuple(peer) for n, peer in (peers or {}).items()}
         self.command_prefix = list(command_prefix or [])
+        self.tls = tls
+        self._probe_tls = tls.probe_context() if tls is not None else None
         if self.peers and self.server_id not in self.peers:
             raise ZooKeeperError(f"server id {self.server_id} is not among the peers {sorted(self.peers)}")
         if self.sasl_users:
@@ -422,18 +497,25 @@ class ZooKeeperServer:
 
     def mode(self) -> str | None:
         """What srvr says this server is (leader, follower, standalone, ...); None when it does not serve."""
-        return server_mode(self.host, self.port)
+        return server_mode(self.host, self.port, self._probe_tls)
 
     def is_serving(self) -> bool:
         """Standalone: it answers ruok and srvr. Ensemble member: it is the leader or a follower of a quorum."""
         if not self.in_ensemble:
-            return is_serving(self.host, self.port)
+            return is_serving(self.host, self.port, self._probe_tls)
         return self.mode() in (QUORUM_MODES if len(self.peers) > 1 else ("standalone",))
 
     def write_config(self) -> Path:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.cfg_file.write_text(
-            render_zoo_cfg(str(self.data_dir), self.port, self.host, self.extra_config, self.peers or None)
+            render_zoo_cfg(
+                str(self.data_dir),
+                self.port,
+                self.host,
+                self.extra_config,
+                self.peers or None,
+                self.tls.zoo_cfg(self.host, self.port) if self.tls is not None else None,
+            )
         )
         if self.in_ensemble:
             self.myid_file.write_text(f"{self.server_id}\n")
@@ -553,9 +635,10 @@ class ZooKeeperEnsemble:
         extra_config: dict[str, str] | None = None,
         sasl_users: dict[str, str] | None = None,
         jvm_options: list[str] | None = None,
+        tls: ServerTls | None = None,
     ):
         """`members`: EnsembleMember(host, client_port, quorum_port, election_port[, command_prefix]) or plain
-        tuples in that order, member 1 first. `extra_config`, `sasl_users` and `jvm_options` go to every member
+        tuples in that order, member 1 first. `extra_config`, `sasl_users`, `jvm_options` and `tls` go to every member
         (see `ZooKeeperServer`), e.g. extra_config={"tickTime": "500"} for session timeouts down to 1 s."""
         self.data_dir = Path(data_dir).resolve()
         self.members = [EnsembleMember(*member) for member in members]
@@ -573,6 +656,7 @@ class ZooKeeperEnsemble:
                 server_id=n,
                 peers=peers,
                 command_prefix=member.command_prefix,
+                tls=tls,
             )
             for n, member in enumerate(self.members, 1)
         ]
@@ -849,6 +933,52 @@ def server_stop_main(argv: list[str] | None = None) -> int:
     return main(["stop", "--config", parsed.config])
 
 
+# Kafka 2.5's zookeeper.ssl.* names -> ZooKeeper's client properties (Kafka's ZkSslConfigToSystemPropertyMap).
+ZK_TLS_CLIENT_PROPERTIES = {
+    "zookeeper.ssl.client.enable": "zookeeper.client.secure",
+    "zookeeper.clientCnxnSocket": "zookeeper.clientCnxnSocket",
+    "zookeeper.ssl.keystore.location": "zookeeper.ssl.keyStore.location",
+    "zookeeper.ssl.keystore.password": "zookeeper.ssl.keyStore.password",
+    "zookeeper.ssl.keystore.type": "zookeeper.ssl.keyStore.type",
+    "zookeeper.ssl.truststore.location": "zookeeper.ssl.trustStore.location",
+    "zookeeper.ssl.truststore.password": "zookeeper.ssl.trustStore.password",
+    "zookeeper.ssl.truststore.type": "zookeeper.ssl.trustStore.type",
+    "zookeeper.ssl.protocol": "zookeeper.ssl.protocol",
+    "zookeeper.ssl.enabled.protocols": "zookeeper.ssl.enabledProtocols",
+    "zookeeper.ssl.cipher.suites": "zookeeper.ssl.ciphersuites",
+    "zookeeper.ssl.endpoint.identification.algorithm": "zookeeper.ssl.hostnameVerification",
+    "zookeeper.ssl.crl.enable": "zookeeper.ssl.crl",
+    "zookeeper.ssl.ocsp.enable": "zookeeper.ssl.ocsp",
+}
+SHELL_TLS_OPTION = "-zk-tls-config-file"
+
+
+def zk_tls_client_config(kafka_settings: Mapping[str, str]) -> dict[str, str]:
+    """ZooKeeper's client configuration for a --zk-tls-config-file's settings (with or without "authorizer.")."""
+    config = {}
+    for name, value in kafka_settings.items():
+        bare = name[len("authorizer.") :] if name.startswith("authorizer.") else name
+        if bare in ZK_TLS_CLIENT_PROPERTIES:
+            if bare == "zookeeper.ssl.endpoint.identification.algorithm":
+                value = "true" if value.strip().upper() == "HTTPS" else "false"
+            config[ZK_TLS_CLIENT_PROPERTIES[bare]] = value
+    return config
+
+
+def _run_shell_with_tls(connect: str, tls_file: str, command: list[str]) -> int:
+    """ZooKeeper's shell with the client configuration a Kafka --zk-tls-config-file describes, handed over in a
+    private file (-client-configuration) that is removed when the shell exits."""
+    config = zk_tls_client_config(read_properties(tls_file))
+    fd, path = tempfile.mkstemp(prefix="zk-tls-client-", suffix=".properties")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write("".join(f"{key}={value}\n" for key, value in config.items()))
+        shell = zkcli_command(connect, kafka_opts())
+        return subprocess.call(shell + ["-client-configuration", path] + command)
+    finally:
+        os.unlink(path)
+
+
 def shell_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="zookeeper-shell",
@@ -857,6 +987,13 @@ def shell_parser() -> argparse.ArgumentParser:
         "and exits, e.g. zookeeper-shell localhost:2181 get /brokers/ids/0.",
     )
     parser.add_argument("connect", metavar="zookeeper_host:port[/path]", help="host:port[,host:port...][/chroot]")
+    parser.add_argument(
+        SHELL_TLS_OPTION,
+        dest="zk_tls_config_file",
+        metavar="file",
+        help="Kafka's ZooKeeper client TLS properties (zookeeper.ssl.*, zookeeper.clientCnxnSocket), as "
+        "Kafka 2.5's zookeeper-shell takes them",
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="a zkCli command and its arguments")
     return parser
 
@@ -868,7 +1005,14 @@ def shell_main(argv: list[str] | None = None) -> int:
     if not args:
         parser.print_usage(sys.stderr)
         return 1
+    tls_file = None
+    if SHELL_TLS_OPTION in args[1:-1]:
+        index = args.index(SHELL_TLS_OPTION, 1)
+        tls_file = args[index + 1]
+        args = args[:index] + args[index + 2 :]
     parsed = parser.parse_args(args)
+    if tls_file is not None:
+        return _run_shell_with_tls(parsed.connect, tls_file, parsed.command)
     return main(["shell", parsed.connect] + parsed.command)
 
 

@@ -108,7 +108,7 @@ class BrokerConnection:
         """The SASL login of a fresh socket, or the login again of a live one; a failed login closes it and raises
         SaslAuthenticationError."""
         self._reauthenticate_at = None
-        steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000))
+        steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000), self.host)
         request = next(steps)
         while True:
             api_key, version, body = request

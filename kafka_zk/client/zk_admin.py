@@ -48,11 +48,14 @@ def _format_map(assignment):
     return "Map(%s)" % ", ".join("%d -> List(%s)" % (p, ", ".join(map(str, r))) for p, r in sorted(assignment.items()))
 
 
-def tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0, environ=None):
+def tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0, environ=None, tls_settings=None):
     """A started KafkaZkClient for a tool (--zookeeper, --authorizer-properties zookeeper.connect=...): it logs in
-    with the JAAS file's `Client` section named in KAFKA_OPTS, and then creates znodes with Kafka's secure ACLs,
-    as Kafka's tools do (JaasUtils.isZkSaslEnabled)."""
-    zk_client = KafkaZkClient(zk_connect, session_timeout_ms=session_timeout_ms, security=tool_zk_security(environ))
+    with the JAAS file's `Client` section named in KAFKA_OPTS and speaks TLS as `tls_settings` (zookeeper.ssl.*, from
+    --zk-tls-config-file) say, and when either authenticates creates znodes with Kafka's secure ACLs, as Kafka's
+    tools do."""
+    zk_client = KafkaZkClient(
+        zk_connect, session_timeout_ms=session_timeout_ms, security=tool_zk_security(environ, tls_settings)
+    )
     zk_client.start(timeout=connect_timeout)
     return zk_client
 
@@ -60,9 +63,9 @@ def tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0, e
 class ZkAdmin:
     """Creates, deletes, grows and describes topics by editing the znodes the controller watches."""
 
-    def __init__(self, zk_connect, session_timeout_ms=30000, zk_client=None, connect_timeout=30.0):
+    def __init__(self, zk_connect, session_timeout_ms=30000, zk_client=None, connect_timeout=30.0, tls_settings=None):
         if zk_client is None:
-            zk_client = tool_zk_client(zk_connect, session_timeout_ms, connect_timeout)
+            zk_client = tool_zk_client(zk_connect, session_timeout_ms, connect_timeout, tls_settings=tls_settings)
         self.zk = zk_client
 
     def close(self):

@@ -5,6 +5,7 @@ import sys
 
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError
+from kafka_zk.tools.zk_tls_option import add_zk_tls_config_file_option, zk_tls_settings
 
 DEFAULT_PORT = 9000
 STARTED_MARK = "kafka-zk console serving on"
@@ -24,6 +25,7 @@ def build_parser():
     parser.add_argument(
         "--command-config", help="admin client properties (security.protocol, ssl.*, sasl.*) for the brokers"
     )
+    add_zk_tls_config_file_option(parser)
     return parser
 
 
@@ -50,7 +52,7 @@ def main(argv=None):
 
     twisted_log.PythonLoggingObserver("kafka_zk.console").start()
     admin_options = read_admin_options(args.command_config, client_id="kafka-zk-console")
-    reader = ClusterReader(args.zookeeper, args.bootstrap_server, admin_options)
+    reader = ClusterReader(args.zookeeper, args.bootstrap_server, admin_options, zk_tls_settings=zk_tls_settings(args))
     actions = ConsoleActions(args.bootstrap_server, admin_options, args.command_config)
     service = ConsoleService(reactor, reader, actions, [u.strip() for u in args.metrics.split(",") if u.strip()])
     port = reactor.listenTCP(args.port, site(service), interface=args.host)

@@ -15,8 +15,10 @@ class ClusterReader:
     (cluster_state) and the broker reads (broker_view, topic_configs) run on two different worker threads, so a
     broker that hangs never holds up what ZooKeeper says; the admin client is only used by the second."""
 
-    def __init__(self, zk_connect, bootstrap, admin_options, zk_client=None, admin=None):
-        self.zk = zk_client or tool_zk_client(zk_connect, session_timeout_ms=30000, connect_timeout=30.0)
+    def __init__(self, zk_connect, bootstrap, admin_options, zk_client=None, admin=None, zk_tls_settings=None):
+        self.zk = zk_client or tool_zk_client(
+            zk_connect, session_timeout_ms=30000, connect_timeout=30.0, tls_settings=zk_tls_settings
+        )
         self.admin = admin or AdminClient(bootstrap, **dict({"timeout": 10.0, "retries": 2}, **admin_options))
         self._consumer = None
         self._known_brokers = {}

@@ -435,6 +435,11 @@ class KafkaController:
         """ElectLeaders: a Deferred of {tp: error code}; partitions None means every partition."""
         return self._ask(events.ReplicaLeaderElection, election_type, partitions)
 
+    def leaders_of(self, partitions):
+        """{tp: the leader this controller last elected or loaded} for the partitions it knows."""
+        leadership = self.context.leadership
+        return {tp: leadership[tp].leader for tp in partitions if tp in leadership}
+
     def _elect_leaders(self, election_type, partitions):
         return self.elections.elect(
             election_type, sorted(self.context.assignments) if partitions is None else partitions

@@ -2,7 +2,7 @@
 
 import logging
 
-from twisted.internet import defer, task
+from twisted.internet import defer
 
 from kafka_zk.controller import election
 from kafka_zk.controller import state_machines as sm
@@ -14,6 +14,9 @@ log = logging.getLogger(__name__)
 
 PREFERRED = 0
 UNCLEAN = 1
+# Kafka's controller checks the balance this soon after taking over, then leader.imbalance.check.interval.seconds
+# after each check.
+FIRST_REBALANCE_CHECK_SECONDS = 5
 
 
 def imbalanced_partitions(context, max_imbalance_ratio):
@@ -49,19 +52,23 @@ class LeaderElections:
 
     def start(self):
         """Schedule automatic preferred-leader rebalancing while this broker is the controller."""
-        config = self.config
-        if config["auto.leader.rebalance.enable"] and self._rebalance is None:
-            self._rebalance = task.LoopingCall(self.events.put, AutoPreferredReplicaLeaderElection())
-            self._rebalance.clock = self.clock
-            self._rebalance.start(config["leader.imbalance.check.interval.seconds"], now=False)
+        if self.config["auto.leader.rebalance.enable"] and self._rebalance is None:
+            self._schedule_rebalance_check(FIRST_REBALANCE_CHECK_SECONDS)
 
     def stop(self):
-        if self._rebalance is not None and self._rebalance.running:
-            self._rebalance.stop()
+        if self._rebalance is not None and self._rebalance.active():
+            self._rebalance.cancel()
         self._rebalance = None
 
+    def _schedule_rebalance_check(self, delay):
+        self._rebalance = self.clock.callLater(delay, self.events.put, AutoPreferredReplicaLeaderElection())
+
     def auto_rebalance(self):
-        """Elect the preferred leaders of the brokers leading too few of their partitions."""
+        """Elect the preferred leaders of the brokers leading too few of their partitions; the next check follows
+        leader.imbalance.check.interval.seconds later."""
+        if self._rebalance is None:
+            return None  # resigned after the check was queued
+        self._schedule_rebalance_check(self.config["leader.imbalance.check.interval.seconds"])
         ratio = self.config["leader.imbalance.per.broker.percentage"] / 100.0
         partitions = imbalanced_partitions(self.context, ratio)
         if not partitions:

@@ -14,7 +14,7 @@ def sasl_authenticate_hook(login, clock):
 
     @defer.inlineCallbacks
     def authenticate(protocol):
-        steps = exchange(login, lambda: milliseconds(clock))
+        steps = exchange(login, lambda: milliseconds(clock), protocol.transport.getPeer().host)
         request = next(steps)
         while True:
             api_key, version, body = request

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from kafka_zk.security import oauthbearer, plain, scram
+from kafka_zk.security import gssapi_mechanism, oauthbearer, plain, scram
 from kafka_zk.security.jaas import (
     LOGIN_CONFIG_PROPERTY,
     JaasError,
@@ -22,13 +22,15 @@ from kafka_zk.security.jaas import (
     read_jaas_file,
     server_section,
 )
+from kafka_zk.security.kerberos_names import rules_from_config
 from kafka_zk.security.sasl_client import ClientSasl
 from kafka_zk.security.sasl_server import SaslServerSettings
 
 log = logging.getLogger(__name__)
 
-SUPPORTED = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
+SUPPORTED = ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER")
 LOGIN_MODULES = {
+    "GSSAPI": "Krb5LoginModule",
     "PLAIN": "PlainLoginModule",
     "SCRAM-SHA-256": "ScramLoginModule",
     "SCRAM-SHA-512": "ScramLoginModule",
@@ -131,6 +133,9 @@ class BrokerSasl:
                 )
                 continue
             options = self.module_options(listener_name, mechanism)
+            if mechanism == "GSSAPI":
+                servers[mechanism] = self._gssapi_server_factory(listener_name, options)
+                continue
             servers[mechanism] = _server_factory(mechanism, options, credentials, now_ms, tokens)
         delay = self.get("connection.failed.authentication.delay.ms")
         return SaslServerSettings(
@@ -139,6 +144,14 @@ class BrokerSasl:
             {mechanism: self.max_reauth_ms(listener_name, mechanism) for mechanism in mechanisms},
             100 if delay is None else int(delay),
         )
+
+    def _gssapi_server_factory(self, listener_name: str, options: dict):
+        try:
+            return gssapi_mechanism.server_factory(
+                options, rules_from_config(self.get("sasl.kerberos.principal.to.local.rules")), self.environ
+            )
+        except (gssapi_mechanism.GssapiConfigError, ValueError) as error:
+            raise SaslConfigError("GSSAPI on listener %s: %s" % (listener_name, error)) from None
 
     def inter_broker_login(self, listener_name: str) -> ClientSasl:
         """The broker's own login on the inter-broker listener: sasl.mechanism.inter.broker.protocol with the
@@ -155,12 +168,28 @@ class BrokerSasl:
                 "when SASL is used for inter-broker communication"
             )
         options = self.module_options(listener_name, mechanism)
+        if mechanism == "GSSAPI":
+            return self._gssapi_inter_broker_login(listener_name, options)
         if mechanism != "OAUTHBEARER" and ("username" not in options or "password" not in options):
             raise SaslConfigError(
                 "the JAAS entry of listener %s for %s needs username and password options: the "
                 "broker logs in with them on the inter-broker listener" % (listener_name, mechanism)
             )
         return ClientSasl(mechanism, options.get("username"), options.get("password"), options)
+
+    def _gssapi_inter_broker_login(self, listener_name: str, options: dict) -> ClientSasl:
+        """The broker logs in with the principal and keytab it accepts with, to ``sasl.kerberos.service.name``."""
+        service = self.get("sasl.kerberos.service.name") or options.get("serviceName")
+        if not service:
+            raise SaslConfigError(
+                "No serviceName defined in either JAAS or Kafka config (sasl.kerberos.service.name): GSSAPI "
+                "between brokers on listener %s needs it" % listener_name
+            )
+        if not options.get("principal") or not options.get("keyTab"):
+            raise SaslConfigError(
+                'the Krb5LoginModule entry of listener %s needs principal="..." and keyTab="..."' % listener_name
+            )
+        return ClientSasl("GSSAPI", options["principal"], None, dict(options, serviceName=str(service)))
 
 
 def _server_factory(mechanism, options, credentials, now_ms, tokens=None):

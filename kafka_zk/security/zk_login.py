@@ -1,5 +1,6 @@
-"""ZooKeeper client login as Kafka's JVM does it (JaasUtils): SASL from the JAAS file's `Client` section, the secure
-ACL decision of brokers (zookeeper.set.acl) and of tools, and Kafka's messages when they do not fit together.
+"""ZooKeeper client login as Kafka's JVM does it (JaasUtils, KIP-515's TLS): SASL from the JAAS file's `Client`
+section, TLS from the zookeeper.ssl.* settings, the secure ACL decision of brokers (zookeeper.set.acl) and of tools,
+and Kafka's messages when they do not fit together.
 
 Kafka reads these from JVM system properties, which its scripts take from KAFKA_OPTS: the JAAS file
 (`-Djava.security.auth.login.config=<file>`), `-Dzookeeper.sasl.client=false` (SASL off) and
@@ -14,6 +15,7 @@ import shlex
 from typing import Mapping
 
 from kafka_zk.security.jaas import LOGIN_CONFIG_PROPERTY, JaasError, login_config_path, read_jaas_file
+from kafka_zk.security.zk_tls import ZkTls, ZkTlsError, client_auth_enabled, zk_tls
 from kafka_zk.zk.acls import ZkSecurity
 
 ZK_SASL_CLIENT = "zookeeper.sasl.client"
@@ -85,22 +87,47 @@ def zk_sasl_options(environ: Mapping[str, str] | None = None) -> dict[str, str] 
     return {"mechanism": "DIGEST-MD5", "username": module.options["username"], "password": module.options["password"]}
 
 
-def broker_zk_security(set_acl: bool, environ: Mapping[str, str] | None = None) -> ZkSecurity:
-    """A broker's session: SASL when the JAAS file has the section; secure ACLs when zookeeper.set.acl is true,
-    which without SASL is refused with Kafka's message (KafkaServer.initZkClient)."""
+def _with_tls(security: ZkSecurity, tls: ZkTls | None) -> ZkSecurity:
+    if tls is None:
+        return security
+    return ZkSecurity(
+        sasl_options=security.sasl_options,
+        secure_acls=security.secure_acls,
+        tls_options=dict(tls.client_options),
+        tls_socket_options=dict(tls.socket_options),
+    )
+
+
+def _tls(tls_settings: Mapping[str, object] | None) -> ZkTls | None:
+    try:
+        return zk_tls(tls_settings or {})
+    except ZkTlsError as error:
+        raise ZkSecurityError(str(error)) from None
+
+
+def broker_zk_security(
+    set_acl: bool, environ: Mapping[str, str] | None = None, tls_settings: Mapping[str, object] | None = None
+) -> ZkSecurity:
+    """A broker's session: SASL when the JAAS file has the section, TLS as its zookeeper.ssl.* settings say; secure
+    ACLs when zookeeper.set.acl is true, which without SASL nor a TLS client certificate is refused with Kafka's
+    message (KafkaServer.initZkClient)."""
     environ = os.environ if environ is None else environ
     sasl = zk_sasl_options(environ)
-    if set_acl and sasl is None:
+    if set_acl and sasl is None and not client_auth_enabled(tls_settings or {}):
         raise ZkSecurityError(
             "%s is true, but ZooKeeper client TLS configuration identifying at least zookeeper.ssl.client.enable, "
             "zookeeper.clientCnxnSocket, and zookeeper.ssl.keystore.location was not present and the verification "
             "of the JAAS login file failed %s" % (ZK_SET_ACL, zk_security_sys_config_string(environ))
         )
-    return ZkSecurity(sasl_options=sasl, secure_acls=bool(set_acl))
+    return _with_tls(ZkSecurity(sasl_options=sasl, secure_acls=bool(set_acl)), _tls(tls_settings))
 
 
-def tool_zk_security(environ: Mapping[str, str] | None = None) -> ZkSecurity:
-    """A tool's session (kafka-topics, kafka-configs, ... --zookeeper): SASL and secure ACLs both exactly when the
-    JAAS file has the section, as Kafka's tools pass JaasUtils.isZkSaslEnabled() as their isSecure."""
+def tool_zk_security(
+    environ: Mapping[str, str] | None = None, tls_settings: Mapping[str, object] | None = None
+) -> ZkSecurity:
+    """A tool's session (kafka-topics, kafka-configs, ... --zookeeper): SASL when the JAAS file has the section, TLS
+    as its --zk-tls-config-file says; secure ACLs when either authenticates, as Kafka's tools pass
+    JaasUtils.isZkSaslEnabled() || KafkaConfig.zkTlsClientAuthEnabled as their isSecure."""
     sasl = zk_sasl_options(environ)
-    return ZkSecurity(sasl_options=sasl, secure_acls=sasl is not None)
+    secure = sasl is not None or client_auth_enabled(tls_settings or {})
+    return _with_tls(ZkSecurity(sasl_options=sasl, secure_acls=secure), _tls(tls_settings))

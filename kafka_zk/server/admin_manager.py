@@ -378,6 +378,19 @@ class AdminManager:
             yield self.zk.set_entity_config("brokers", name if per_broker else DEFAULT_ENTITY, updated, True)
         return (Errors.NONE, None)
 
+    def wait_for_leaders(self, leaders, timeout_ms):
+        """ElectLeaders' wait (Kafka's DelayedElectLeader): a Deferred of the partitions of {tp: elected leader}
+        whose leader this broker's metadata does not show yet when timeout_ms has passed (empty if all do)."""
+
+        def shown(partitions):
+            return {
+                tp
+                for tp in partitions
+                if (info := self.cache.partition_info(*tp)) is not None and info.leader == leaders[tp]
+            }
+
+        return self._wait(set(leaders), shown, timeout_ms)
+
     def _topics_have_leaders(self, names):
         live = set(self.cache.alive_broker_ids())
         return {

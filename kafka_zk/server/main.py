@@ -72,10 +72,13 @@ def main(argv=None):
         return 1
 
     from kafka_zk.security.zk_login import ZkSecurityError, broker_zk_security
+    from kafka_zk.security.zk_tls import ZK_TLS_CONFIG_NAMES
     from kafka_zk.zk.client import KafkaZkClient
 
     try:
-        zk_security = broker_zk_security(config["zookeeper.set.acl"], os.environ)
+        zk_security = broker_zk_security(
+            config["zookeeper.set.acl"], os.environ, {name: config.get(name) for name in ZK_TLS_CONFIG_NAMES}
+        )
     except ZkSecurityError as error:
         logging.getLogger(__name__).error("Fatal error during KafkaServer startup. Prepare to shutdown: %s", error)
         print("kafka-server-start: %s" % error, file=sys.stderr)

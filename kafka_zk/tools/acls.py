@@ -31,6 +31,7 @@ from kafka_zk.security.authorizer import CLUSTER_NAME, AclOperation, PatternType
 from kafka_zk.security.principal import KafkaPrincipal
 from kafka_zk.tools.command_config import admin_options, read_client_properties
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, parse_key_value_args, run_tool
+from kafka_zk.tools.zk_tls_option import add_zk_tls_config_file_option, authorizer_zk_tls_settings
 
 Op = AclOperation
 VALID_OPERATIONS = {  # AclCommand.ResourceTypeToValidOperations, in its order
@@ -87,6 +88,7 @@ def build_parser():
         default=[],
         help="REQUIRED without --bootstrap-server: key=val pairs, e.g. zookeeper.connect=host:2181",
     )
+    add_zk_tls_config_file_option(parser, "for the authorizer ")
     parser.add_argument("--topic", action="append", default=[])
     parser.add_argument("--group", action="append", default=[])
     parser.add_argument("--cluster", action="store_true")
@@ -364,7 +366,9 @@ class ZooKeeperBackend:
         connect = properties.get("zookeeper.connect") or properties.get("authorizer.zookeeper.url")
         if not connect:
             raise CommandError('Missing required configuration "zookeeper.connect" which has no default value.')
-        self.zk = (zk_factory or zookeeper_client)(connect)
+        tls_settings = authorizer_zk_tls_settings(args, properties)
+        factory = zk_factory or zookeeper_client
+        self.zk = factory(connect, tls_settings=tls_settings) if tls_settings else factory(connect)
         self.zk.create_acl_paths()
 
     def create(self, bindings):
@@ -406,8 +410,8 @@ class ZooKeeperBackend:
         self.zk.close()
 
 
-def zookeeper_client(connect):
-    return tool_zk_client(connect)
+def zookeeper_client(connect, tls_settings=None):
+    return tool_zk_client(connect, tls_settings=tls_settings)
 
 
 def main(argv=None):

@@ -9,6 +9,8 @@ import sys
 from kafka_zk.client.admin import AdminClient
 from kafka_zk.client.errors import KafkaClientError, KafkaResponseError
 from kafka_zk.client.zk_admin import ZkAdmin
+from kafka_zk.security.zk_login import ZkSecurityError
+from kafka_zk.security.zk_tls import ZkTlsError
 from kafka_zk.server.config.dynamic_broker_config import (
     DEFAULT_ENTITY,
     REPLICATION_QUOTA_CONFIGS,
@@ -26,6 +28,7 @@ from kafka_zk.server.quota.quota_configs import (
 )
 from kafka_zk.tools.command_config import read_admin_options
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.tools.zk_tls_option import add_zk_tls_config_file_option, zk_tls_settings
 from kafka_zk.zk.znodes import ConfigEntityTypeZNode, desanitize, sanitize
 
 ENTITY_TYPES = ("topics", "clients", "users", "brokers", "broker-loggers")
@@ -64,6 +67,7 @@ def build_parser():
         help="REQUIRED: The connection string for the zookeeper connection in the "
         "form host:port. Multiple URLS can be given to allow fail-over.",
     )
+    add_zk_tls_config_file_option(parser)
     parser.add_argument("--command-config", help="Property file containing configs to be passed to Admin Client.")
     parser.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
     parser.add_argument("--describe", action="store_true", help="List configs for the given entity.")
@@ -210,7 +214,7 @@ def run(args, out, err, admin_factory=AdminClient, zk_admin_factory=ZkAdmin):
             err,
         )
         return 1
-    except (ConfigError, KafkaClientError, ValueError) as error:
+    except (ConfigError, KafkaClientError, ValueError, ZkSecurityError, ZkTlsError) as error:
         _print_execution_failure(error, err)
         return 1
 
@@ -317,7 +321,12 @@ def parse_entity(args):
 
 def _with_zookeeper(args, additions, deletions, out, zk_admin_factory):
     entity = parse_entity(args)
-    admin = zk_admin_factory(args.zookeeper)
+    tls_settings = zk_tls_settings(args)
+    admin = (
+        zk_admin_factory(args.zookeeper, tls_settings=tls_settings)
+        if tls_settings
+        else zk_admin_factory(args.zookeeper)
+    )
     zk = admin.zk
     try:
         if args.describe:

@@ -25,9 +25,10 @@ class ConsoleProcess:
         command_config=None,
         host="127.0.0.1",
         environment=None,
+        zk_tls_config_file=None,
     ):
         """``command_config``: admin client properties for a secure cluster; ``environment``: added to the process's
-        (e.g. KAFKA_OPTS naming the JAAS file for ZooKeeper)."""
+        (e.g. KAFKA_OPTS naming the JAAS file for ZooKeeper); ``zk_tls_config_file``: its --zk-tls-config-file."""
         self.folder = Path(folder).resolve()
         self.port = port
         self.host = host
@@ -36,6 +37,7 @@ class ConsoleProcess:
         self.metrics_urls = [url for url in metrics_urls if url]
         self.command_config = command_config
         self.environment = dict(environment or {})
+        self.zk_tls_config_file = zk_tls_config_file
         self._process = None
 
     @property
@@ -68,6 +70,8 @@ class ConsoleProcess:
             command += ["--metrics", ",".join(self.metrics_urls)]
         if self.command_config:
             command += ["--command-config", str(self.command_config)]
+        if self.zk_tls_config_file:
+            command += ["--zk-tls-config-file", str(self.zk_tls_config_file)]
         return command
 
     def pid(self):

@@ -13,6 +13,7 @@ from kafka_zk.client.errors import KafkaClientError
 from kafka_zk.tools.broker_process import METADATA_API_KEY, BrokerProcess, ClusterError
 from kafka_zk.tools.console_process import ConsoleProcess
 from kafka_zk.tools.hosts import CLIENT, DEFAULT_SUBNET, DEFAULT_TAG, HostError, Hosts
+from kafka_zk.tools.kerberos_cluster import DEFAULT_KDC_PORT, KerberosCluster
 from kafka_zk.tools.reference_broker import HEAP, KAFKA_VERSION, ReferenceBrokerProcess
 from kafka_zk.tools.secure_cluster import INTERNAL_PORT_OFFSET, SecureCluster
 from zookeeper.launcher import (
@@ -103,6 +104,8 @@ class LocalCluster:
         hosts=None,
         zookeeper_config=None,
         kafka_brokers=0,
+        kerberos=False,
+        kdc_port=DEFAULT_KDC_PORT,
     ):
         """With zk_connect the cluster uses that ZooKeeper (e.g. a test's chroot) instead of its own; with
         ``racks`` R, broker i sets broker.rack=rack-<i mod R>. ``secure``: see secure_cluster.SecureCluster (its
@@ -113,13 +116,18 @@ class LocalCluster:
         of its own, each on its customary ports at its own address; the console stays on ``client``.
         ``zookeeper_config``: zoo.cfg settings for its own ZooKeeper servers (e.g. {"tickTime": "500"}).
         ``kafka_brokers`` K: the last K brokers run Apache Kafka 2.5.1 in a JVM (reference_broker), the others kafka-zk;
-        one cluster, one ZooKeeper, the same ports and folders."""
+        one cluster, one ZooKeeper, the same ports and folders. ``kerberos`` (with ``secure``): a KDC of its own on
+        ``kdc_port`` and GSSAPI on the client listeners (kerberos_cluster.KerberosCluster)."""
         if not 0 <= kafka_brokers <= brokers:
             raise ClusterError(
                 "kafka_brokers must be from 0 to the number of brokers (%d), not %d" % (brokers, kafka_brokers)
             )
         if kafka_brokers and secure:
             raise ClusterError("Apache Kafka brokers in a secure cluster are not supported: start it without --secure")
+        if kerberos and (not secure or hosts is not None):
+            raise ClusterError("kerberos needs a secure cluster on one host (--secure --kerberos, without --hosts)")
+        if secure and zk_connect:
+            raise ClusterError("a secure cluster runs its own ZooKeeper, on TLS alone: give it no zk_connect")
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.hosts = hosts
@@ -133,7 +141,13 @@ class LocalCluster:
             broker_hosts = [host] * brokers
             ports = broker_ports or [base_port + index for index in range(brokers)]
             prefixes = [()] * brokers
-        self.security = SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts) if secure else None
+        # The broker certificate is also ZooKeeper's (its TLS client port): it names the ZooKeeper hosts too.
+        zookeeper_hosts = [hosts.address("zk-%d" % n) for n in range(1, zookeepers + 1)] if hosts is not None else []
+        self.security = (
+            SecureCluster(self.data_dir / "secure", host, extra_hosts=broker_hosts + zookeeper_hosts)
+            if secure
+            else None
+        )
         self.zookeeper = None if zk_connect else self._zookeeper(zookeepers, zk_port, zookeeper_config)
         self.zk_connect = zk_connect or self.zookeeper.connect_string
         self.brokers = [
@@ -153,6 +167,9 @@ class LocalCluster:
             internal = internal_ports or [ports[0] + INTERNAL_PORT_OFFSET + index for index in range(brokers)]
             for broker, internal_port in zip(self.brokers, internal):
                 self.security.prepare(broker, internal_port)
+        self.kerberos = KerberosCluster(self.data_dir / "secure", host, kdc_port) if kerberos else None
+        for broker in self.brokers if self.kerberos is not None else ():
+            self.kerberos.prepare(broker)
         self.console = None
         if console_port:
             self.console = ConsoleProcess(
@@ -164,12 +181,13 @@ class LocalCluster:
                 host=host,
                 command_config=self.security.material.properties_file("admin") if secure else None,
                 environment={"KAFKA_OPTS": self.security.kafka_opts} if secure else None,
+                zk_tls_config_file=self.security.material.zk_tls_properties if secure else None,
             )
 
     def _zookeeper(self, count, port, config):
         """The cluster's own ZooKeeper: one server, or an ensemble of ``count`` (each member on a host of its own,
         or on 127.0.0.1 with ports port+i, 2888+i, 3888+i)."""
-        users = self.security.zookeeper_users() if self.security is not None else None
+        tls = self.security.zookeeper_tls() if self.security is not None else None
         folder = self.data_dir / "zookeeper"
         if count == 1:
             host, prefix = (
@@ -177,9 +195,7 @@ class LocalCluster:
                 if self.hosts is not None
                 else (self.host, ())
             )
-            return ZooKeeperServer(
-                folder, port=port, host=host, sasl_users=users, extra_config=config, command_prefix=prefix
-            )
+            return ZooKeeperServer(folder, port=port, host=host, tls=tls, extra_config=config, command_prefix=prefix)
         if self.hosts is not None:
             members = [
                 EnsembleMember(
@@ -193,7 +209,7 @@ class LocalCluster:
             ]
         else:
             members = loopback_members(count, port, QUORUM_PORT, ELECTION_PORT, self.host)
-        return ZooKeeperEnsemble(folder, members, extra_config=config, sasl_users=users)
+        return ZooKeeperEnsemble(folder, members, extra_config=config, tls=tls)
 
     def zookeeper_member(self, number):
         """ZooKeeper server ``number`` (1..) of the cluster's own."""
@@ -244,6 +260,10 @@ class LocalCluster:
         if self.security is not None:
             for user in self.security.create_users(self.zk_connect):
                 say("created SCRAM user %s" % user)
+        if self.kerberos is not None:
+            if self.kerberos.start():
+                say("Kerberos KDC serving on %s:%d" % (self.host, self.kerberos.kdc.port))
+            self.kerberos.write_client_properties(self.security.material.properties_file("alice"))
         offsets = {}
         for broker in self.brokers:
             if not broker.is_running():
@@ -277,6 +297,10 @@ class LocalCluster:
             broker.signal(signal.SIGTERM)
         for broker in self.brokers:
             broker.stop(already_signalled=True)
+        if self.kerberos is not None:
+            if self.kerberos.kdc.running:
+                say("stopping the Kerberos KDC")
+            self.kerberos.stop()
         if self.zookeeper is not None:
             if self.zookeeper.is_running():
                 say("stopping ZooKeeper")
@@ -290,6 +314,8 @@ class LocalCluster:
             self.console.stop(timeout=1.0)
         for broker in self.brokers:
             broker.kill()
+        if self.kerberos is not None:
+            self.kerberos.stop()
         if self.zookeeper is not None:
             self.zookeeper.kill()
         if self.hosts is not None:
@@ -316,6 +342,8 @@ class LocalCluster:
             lines.append("%s: %s" % (_described(broker), state))
         if self.console is not None:
             lines.append(self.console.status_line())
+        if self.kerberos is not None:
+            lines.append(self.kerberos.status_line())
         if self.hosts is not None:
             lines += ["fault: %s" % fault for fault in self.hosts.faults()]
         return lines
@@ -397,6 +425,13 @@ def build_parser():
         help="SASL_SSL client listeners (SCRAM and PLAIN), SSL between brokers, ACLs, SCRAM users "
         "admin and alice, ZooKeeper ACLs; certificates and client properties in DATA/secure",
     )
+    parser.add_argument(
+        "--kerberos",
+        action="store_true",
+        default=None,
+        help="with --secure: a Kerberos KDC of its own (realm KAFKA.LOCAL, port %d) and GSSAPI on the client "
+        "listeners; krb5.conf, keytabs and <user>-gssapi.properties in DATA/secure" % DEFAULT_KDC_PORT,
+    )
     parser.add_argument("--daemon", action="store_true", help="return once everything is serving")
     parser.add_argument("--one-way", action="store_true", help="net cut A B: drop only A's packets to B")
     parser.add_argument("--keep-clients", action="store_true", help="net isolate A: leave client connected")
@@ -410,7 +445,7 @@ def build_parser():
     return parser
 
 
-LAYOUT_KEYS = ("brokers", "kafka_brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure")
+LAYOUT_KEYS = ("brokers", "kafka_brokers", "racks", "zookeepers", "hosts", "hosts_net", "secure", "kerberos")
 LAYOUT_DEFAULTS = {
     "brokers": 3,
     "kafka_brokers": 0,
@@ -418,6 +453,7 @@ LAYOUT_DEFAULTS = {
     "zookeepers": 1,
     "hosts": False,
     "secure": False,
+    "kerberos": False,
     "hosts_net": "%s:%s" % (DEFAULT_TAG, DEFAULT_SUBNET),
 }
 
@@ -452,6 +488,8 @@ def parse_args(argv=None):
         parser.error(
             "--kafka-brokers and --secure do not go together yet: Apache Kafka's brokers get no SASL_SSL setup"
         )
+    if args.kerberos and (not args.secure or args.hosts):
+        parser.error("--kerberos goes with --secure, on one host (without --hosts)")
     if args.racks is not None and not 1 <= args.racks <= args.brokers:
         parser.error("--racks must be from 1 to the number of brokers (%d), not %d" % (args.brokers, args.racks))
     if command[0] == "net" and not args.hosts:
@@ -499,6 +537,7 @@ def cluster_settings(args):
         "racks": args.racks,
         "overrides": internal_topic_settings(args.brokers),
         "secure": args.secure,
+        "kerberos": bool(args.kerberos),
         "metrics_ports": [args.metrics_port + index for index in range(args.brokers)],
         "console_port": args.console_port or None,
         "zookeepers": args.zookeepers,
@@ -598,6 +637,9 @@ def _start(cluster, daemon):
         print("console: %s" % cluster.console.url)
     if cluster.security is not None:
         for line in cluster.security.summary_lines():
+            print(line)
+    if cluster.kerberos is not None:
+        for line in cluster.kerberos.summary_lines():
             print(line)
     for topic, replicas in thinly_replicated_internal_topics(cluster.brokers[0]).items():
         print(

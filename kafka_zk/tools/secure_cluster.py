@@ -4,14 +4,15 @@ and ZooKeeper ACLs, over the material SecureMaterial keeps in ``data/secure``.
 Client listeners (the usual ports) speak SASL_SSL with SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN; brokers talk to
 each other on an SSL listener (base port + 100 + i) with mutual TLS, where their certificate maps to ``User:broker``;
 ``admin`` and ``broker`` are super users, ``alice`` has no ACLs; nothing is allowed without an ACL; delegation tokens
-are on. Brokers log in
-to ZooKeeper (DIGEST-MD5, the JAAS file's Client section) and create their znodes with Kafka's secure ACLs.
+are on. ZooKeeper serves on TLS alone and requires client certificates: brokers and tools present the broker
+certificate (zk-tls.properties), whose DN is their ZooKeeper identity in the secure ACLs of the znodes they create.
 """
 
 from kafka_zk.client.zk_admin import tool_zk_client
 from kafka_zk.common.properties import read_properties
 from kafka_zk.server.quota.quota_configs import scram_credential
-from kafka_zk.tools.secure_material import BROKER_USER, SUPER_USER, USERS, ZOOKEEPER_USER, SecureMaterial
+from kafka_zk.tools.secure_material import BROKER_USER, SUPER_USER, USERS, SecureMaterial
+from zookeeper.launcher import ServerTls
 
 INTERNAL_PORT_OFFSET = 100
 INTERNAL_LISTENER = "INTERNAL"
@@ -37,9 +38,24 @@ class SecureCluster:
     def kafka_opts(self):
         return "-Djava.security.auth.login.config=%s" % self._ensure_material().broker_jaas
 
-    def zookeeper_users(self):
-        """{user: password} ZooKeeper accepts (DIGEST-MD5): the brokers' and tools' identity."""
-        return {ZOOKEEPER_USER: self._ensure_material().passwords()["zookeeper"]}
+    def zookeeper_tls(self):
+        """ZooKeeper's client port: TLS only, with the broker certificate as its own, client certificates of the
+        cluster's CA required (the broker certificate's DN is the brokers' and tools' ZooKeeper identity)."""
+        material = self._ensure_material()
+        password = material.passwords()["store"]
+        return ServerTls(
+            str(material.keystore),
+            password,
+            str(material.truststore),
+            password,
+            str(material.broker_certificate_pem),
+            str(material.broker_key_pem),
+            str(material.ca_pem),
+        )
+
+    def zk_tls_settings(self):
+        """The zookeeper.ssl.* settings of brokers and tools (what data/secure/zk-tls.properties holds)."""
+        return self._ensure_material().zk_tls_settings()
 
     def client_properties(self, user=SUPER_USER):
         """The Kafka client properties of ``user`` (what data/secure/<user>.properties holds), as a dict."""
@@ -69,6 +85,7 @@ class SecureCluster:
             "super.users": "User:%s;User:%s" % (SUPER_USER, BROKER_USER),
             "zookeeper.set.acl": "true",
             "delegation.token.master.key": material.passwords()["delegation_token_master_key"],
+            **material.zk_tls_settings(),
         }
 
     def prepare(self, broker, internal_port):
@@ -82,7 +99,7 @@ class SecureCluster:
         """Store the SCRAM credentials of the users that have none yet in /config/users; returns their names."""
         users = self._ensure_material().passwords()["users"]
         created = []
-        zk = tool_zk_client(zk_connect, environ={"KAFKA_OPTS": self.kafka_opts})
+        zk = tool_zk_client(zk_connect, environ={"KAFKA_OPTS": self.kafka_opts}, tls_settings=self.zk_tls_settings())
         try:
             for user in USERS:
                 configs = zk.get_entity_config("users", user)
@@ -106,4 +123,5 @@ class SecureCluster:
             "CA certificate: %s" % material.ca_pem,
             "truststore (PKCS12): %s" % material.truststore,
             "client properties: %s" % ", ".join(str(material.properties_file(user)) for user in USERS),
+            "ZooKeeper: TLS only, client certificates required (--zk-tls-config-file %s)" % material.zk_tls_properties,
         ]

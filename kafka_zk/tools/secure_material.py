@@ -1,5 +1,5 @@
-"""What a secure local cluster needs on disk: a CA, the brokers' keystore, a truststore, passwords, JAAS files,
-and the Kafka client properties of its users.
+"""What a secure local cluster needs on disk: a CA, the brokers' keystore (also as PEM), a truststore, passwords, the
+brokers' JAAS file, the Kafka client properties of its users and the ZooKeeper TLS properties of brokers and tools.
 
 Everything lives in one folder (``data/secure``) and is made once: a second start reuses it, so the truststore
 and properties files a user already copied keep working.
@@ -23,7 +23,6 @@ CERTIFICATE_DAYS = 3650
 USERS = ("admin", "alice")
 SUPER_USER = "admin"
 BROKER_USER = "broker"  # the brokers' own SASL user, and the CN their certificate maps to
-ZOOKEEPER_USER = "kafka"  # the brokers' (and tools') identity towards ZooKeeper
 
 
 def _name(common_name: str) -> x509.Name:
@@ -70,6 +69,21 @@ class SecureMaterial:
         return self.folder / "broker.keystore.p12"
 
     @property
+    def broker_certificate_pem(self) -> Path:
+        """The broker certificate and its CA's, PEM (what the launcher's ZooKeeper health checks present)."""
+        return self.folder / "broker.pem"
+
+    @property
+    def broker_key_pem(self) -> Path:
+        """The broker certificate's key, PEM, unencrypted (private to the user)."""
+        return self.folder / "broker.key.pem"
+
+    @property
+    def zk_tls_properties(self) -> Path:
+        """What brokers and tools need to reach ZooKeeper over mutual TLS: a --zk-tls-config-file."""
+        return self.folder / "zk-tls.properties"
+
+    @property
     def certificate_hosts(self) -> Path:
         """The addresses and names the broker certificate was made for, one a line."""
         return self.folder / "certificate-hosts.txt"
@@ -85,12 +99,8 @@ class SecureMaterial:
     def broker_jaas(self) -> Path:
         return self.folder / "kafka_server_jaas.conf"
 
-    @property
-    def zookeeper_jaas(self) -> Path:
-        return self.folder / "zookeeper_jaas.conf"
-
     def passwords(self) -> dict:
-        """{"store": keystore and truststore password, "users": {user: password}, "zookeeper": password,
+        """{"store": keystore and truststore password, "users": {user: password},
         "delegation_token_master_key": the brokers' delegation.token.master.key}."""
         return json.loads(self.secrets_file.read_text())
 
@@ -101,7 +111,6 @@ class SecureMaterial:
         wanted = dict(
             {
                 "store": secrets.token_urlsafe(12),
-                "zookeeper": secrets.token_urlsafe(12),
                 "users": {user: secrets.token_urlsafe(12) for user in USERS + (BROKER_USER,)},
                 "delegation_token_master_key": secrets.token_urlsafe(24),
             },
@@ -115,6 +124,9 @@ class SecureMaterial:
         ) <= set(covered):
             self._write_certificates()
             self.certificate_hosts.write_text("\n".join(self.hosts) + "\n")
+        if not (self.broker_certificate_pem.exists() and self.broker_key_pem.exists()):
+            self._write_broker_pem()
+        self._write_private(self.zk_tls_properties, self.zk_tls_properties_text())
         self._write_jaas_files()
         for user in USERS:
             self._write_private(self.properties_file(user), self.client_properties_text(user))
@@ -186,9 +198,43 @@ class SecureMaterial:
         )
         self.ca_pem.write_bytes(ca.public_bytes(serialization.Encoding.PEM))
 
+    def _write_broker_pem(self):
+        key, certificate, chain = pkcs12.load_key_and_certificates(
+            self.keystore.read_bytes(), self.passwords()["store"].encode()
+        )
+        self._write_private(
+            self.broker_certificate_pem,
+            b"".join(c.public_bytes(serialization.Encoding.PEM) for c in [certificate] + list(chain)),
+            binary=True,
+        )
+        self._write_private(
+            self.broker_key_pem,
+            key.private_bytes(
+                serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            ),
+            binary=True,
+        )
+
+    def zk_tls_settings(self) -> dict:
+        """zookeeper.ssl.* for mutual TLS to the cluster's ZooKeeper with the broker certificate (Kafka 2.5's names)."""
+        password = self.passwords()["store"]
+        return {
+            "zookeeper.ssl.client.enable": "true",
+            "zookeeper.clientCnxnSocket": "org.apache.zookeeper.ClientCnxnSocketNetty",
+            "zookeeper.ssl.keystore.location": str(self.keystore),
+            "zookeeper.ssl.keystore.password": password,
+            "zookeeper.ssl.keystore.type": "PKCS12",
+            "zookeeper.ssl.truststore.location": str(self.truststore),
+            "zookeeper.ssl.truststore.password": password,
+            "zookeeper.ssl.truststore.type": "PKCS12",
+        }
+
+    def zk_tls_properties_text(self) -> str:
+        lines = ["# ZooKeeper over mutual TLS on the secure local cluster (generated by kafka-zk)"]
+        return "\n".join(lines + ["%s=%s" % item for item in self.zk_tls_settings().items()]) + "\n"
+
     def _write_jaas_files(self):
         users = self.passwords()["users"]
-        zk_password = self.passwords()["zookeeper"]
         plain_users = " ".join('user_%s="%s"' % item for item in sorted(users.items()))
         self._write_private(
             self.broker_jaas,
@@ -198,17 +244,8 @@ class SecureMaterial:
                 '    username="%s" password="%s" %s;\n'
                 "    org.apache.kafka.common.security.scram.ScramLoginModule required;\n"
                 "};\n"
-                "Client {\n"
-                "    org.apache.zookeeper.server.auth.DigestLoginModule required\n"
-                '    username="%s" password="%s";\n'
-                "};\n"
             )
-            % (BROKER_USER, users[BROKER_USER], plain_users, ZOOKEEPER_USER, zk_password),
-        )
-        self._write_private(
-            self.zookeeper_jaas,
-            ('Server {\n    org.apache.zookeeper.server.auth.DigestLoginModule required\n    user_%s="%s";\n};\n')
-            % (ZOOKEEPER_USER, zk_password),
+            % (BROKER_USER, users[BROKER_USER], plain_users),
         )
 
     def client_properties_text(self, user: str, mechanism: str = "SCRAM-SHA-512") -> str:

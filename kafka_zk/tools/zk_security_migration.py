@@ -1,20 +1,23 @@
-"""zookeeper-security-migration: set the ACLs of Kafka's znodes to secure (the SASL identity ALL, world READ but on
-sensitive paths) or unsecure (world ALL), as Kafka 2.5's ZkSecurityMigrator. It logs in to ZooKeeper with the JAAS
-file named in KAFKA_OPTS (-Djava.security.auth.login.config), which it requires.
+"""zookeeper-security-migration: set the ACLs of Kafka's znodes to secure (the SASL or x509 identity ALL, world READ
+but on sensitive paths) or unsecure (world ALL), as Kafka 2.5's ZkSecurityMigrator. It logs in to ZooKeeper with the
+JAAS file named in KAFKA_OPTS (-Djava.security.auth.login.config), or with the TLS client certificate of its
+--zk-tls-config-file: it requires one of them.
 
 Moving a cluster to secure ZooKeeper access: restart the brokers with the JAAS file and zookeeper.set.acl=false,
 again with zookeeper.set.acl=true, then run this tool with --zookeeper.acl=secure. Back: restart with
 zookeeper.set.acl=false, run --zookeeper.acl=unsecure, then restart without the JAAS file.
 """
 
+import dataclasses
 import os
 import sys
 
 from kafka_zk.security.jaas import LOGIN_CONFIG_PROPERTY, login_config_path
-from kafka_zk.security.zk_login import ZkSecurityError, zk_sasl_options
+from kafka_zk.security.zk_login import ZkSecurityError, tool_zk_security, zk_sasl_options
+from kafka_zk.security.zk_tls import client_auth_enabled
 from kafka_zk.tools.command_line import ToolArgumentParser, UsageError, run_tool
+from kafka_zk.tools.zk_tls_option import add_zk_tls_config_file_option, zk_tls_settings
 from kafka_zk.zk.acl_migration import AclMigrationError, migrate_acls
-from kafka_zk.zk.acls import ZkSecurity
 from kafka_zk.zk.client import KafkaZkClient
 
 USAGE_MESSAGE = (
@@ -64,13 +67,7 @@ def build_parser():
         default=30000,
         help="Sets the ZooKeeper connection timeout. (default: 30000)",
     )
-    parser.add_argument(
-        "--" + TLS_CONFIG_FILE_OPTION,
-        dest="tls_config_file",
-        metavar="ZooKeeper TLS configuration",
-        help="Identifies the file where ZooKeeper client TLS connectivity properties are defined "
-        "(not supported by kafka-zk: ZooKeeper sessions here log in with SASL).",
-    )
+    add_zk_tls_config_file_option(parser)
     return parser
 
 
@@ -85,21 +82,18 @@ def secure_option(value):
 
 def run(args, out, err, environ=None, client_factory=KafkaZkClient):
     environ = os.environ if environ is None else environ
-    if args.tls_config_file:
-        raise UsageError(
-            "--%s is not supported: ZooKeeper TLS client authentication is not available in kafka-zk"
-            % TLS_CONFIG_FILE_OPTION
-        )
     jaas_file = login_config_path(environ)
     try:
-        if jaas_file is None:
+        tls_settings = zk_tls_settings(args)
+        if jaas_file is None and not client_auth_enabled(tls_settings):
             print("ERROR: %s" % NO_JAAS_FILE, file=err)
             raise IncorrectConfiguration("Incorrect configuration")
         try:
             sasl = zk_sasl_options(environ)
+            security = tool_zk_security(environ, tls_settings)
         except ZkSecurityError as error:
             raise IncorrectConfiguration(str(error)) from None
-        if sasl is None:
+        if jaas_file is not None and sasl is None:
             print("ERROR: Security isn't enabled, most likely the file isn't set properly: %s" % jaas_file, file=out)
             raise IncorrectConfiguration("Incorrect configuration")
         secure = secure_option(args.zookeeper_acl)
@@ -107,7 +101,7 @@ def run(args, out, err, environ=None, client_factory=KafkaZkClient):
             args.zookeeper_connect,
             session_timeout_ms=args.session_timeout,
             connection_timeout_ms=args.connection_timeout,
-            security=ZkSecurity(sasl_options=sasl, secure_acls=secure),
+            security=dataclasses.replace(security, secure_acls=secure),
         )
         client.start(timeout=args.connection_timeout / 1000.0)
         try:

@@ -1,7 +1,8 @@
 """SecuredKazooClient: a kazoo client that authenticates as a ZkSecurity says and gives each znode it creates the
 ACLs Kafka would (kafka_zk/zk/acls.py), also to the parents a `makepath` or `ensure_path` creates on the way and
-to the creates inside transactions. An explicit `acl=` argument still wins. Its connection attempts to one server
-last the session timeout over the number of servers, as ZooKeeper's own client's do."""
+to the creates inside transactions. An explicit `acl=` argument still wins. It speaks TLS when the ZkSecurity says
+so. Its connection attempts to one server last the session timeout over the number of servers, as ZooKeeper's own
+client's do."""
 
 from __future__ import annotations
 
@@ -39,10 +40,13 @@ class ServerBoundedHandler(SequentialThreadingHandler):
     would have reached in time (drill e: the ensemble's leader isolated)."""
 
     connect_timeout_s: float | None = None
+    tls_socket_options: dict = {}  # a TLS connection's SSL context options and ciphers, which kazoo's client lacks
 
     def create_connection(self, *args, **kwargs):
         if self.connect_timeout_s is not None and kwargs.get("timeout") is not None:
             kwargs["timeout"] = min(kwargs["timeout"], self.connect_timeout_s)
+        if kwargs.get("use_ssl"):
+            kwargs.update(self.tls_socket_options)
         return super().create_connection(*args, **kwargs)
 
 
@@ -50,9 +54,11 @@ class SecuredKazooClient(KazooClient):
     def __init__(self, hosts: str, security: ZkSecurity = UNSECURED, **kwargs):
         sasl = dict(security.sasl_options) if security.sasl_options else None  # kazoo adds keys to it
         handler = kwargs.pop("handler", None) or ServerBoundedHandler()
+        kwargs.update(security.tls_options or {})
         super().__init__(hosts=hosts, sasl_options=sasl, handler=handler, **kwargs)
         if isinstance(handler, ServerBoundedHandler):
             handler.connect_timeout_s = self._session_timeout / 1000.0 / max(1, len(self.hosts))
+            handler.tls_socket_options = dict(security.tls_socket_options or {})
         self.security = security
 
     def acl_for(self, path: str, acl):

@@ -1,8 +1,9 @@
 """Which ZooKeeper ACLs a Kafka znode gets (Kafka 2.5's ZkData.defaultAcls), and how a session authenticates.
 
-With secure ACLs (a broker with zookeeper.set.acl=true, or a tool whose JVM has a JAAS `Client` section) a znode
-is writable only by the identity that created it (ZooKeeper's `auth` scheme, which the server turns into the
-creator's SASL identity, e.g. `sasl:kafka`) and readable by anyone, except under the sensitive roots (SCRAM
+With secure ACLs (a broker with zookeeper.set.acl=true, or a tool whose JVM has a JAAS `Client` section or whose
+--zk-tls-config-file names a client certificate) a znode is writable only by the identity that created it
+(ZooKeeper's `auth` scheme, which the server turns into the creator's SASL identity, e.g. `sasl:kafka`, or the DN of
+its TLS client certificate, `x509:CN=broker,...`) and readable by anyone, except under the sensitive roots (SCRAM
 credentials, broker configs with passwords, delegation tokens), which nobody else may read. The old consumers'
 root `/consumers` stays open: consumers of any identity write below it. Without secure ACLs every znode is open.
 """
@@ -10,7 +11,7 @@ root `/consumers` stays open: consumers of any identity write below it. Without 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 CONSUMERS_PATH = "/consumers"
 
@@ -68,12 +69,15 @@ def default_acls(secure: bool, path: str) -> tuple[ZkAcl, ...]:
 
 @dataclass(frozen=True)
 class ZkSecurity:
-    """How a ZooKeeper session authenticates (kazoo's `sasl_options`, None for none) and whether the znodes it
-    creates get secure ACLs. Decided above this layer: from the JAAS file and zookeeper.set.acl (see
-    kafka_zk/security/zk_login.py)."""
+    """How a ZooKeeper session authenticates (kazoo's `sasl_options`, None for none), whether it speaks TLS (kazoo's
+    TLS arguments in `tls_options`, the SSL context's options and ciphers in `tls_socket_options`; None: plain text)
+    and whether the znodes it creates get secure ACLs. Decided above this layer: from the JAAS file, the
+    zookeeper.ssl.* settings and zookeeper.set.acl (see kafka_zk/security/zk_login.py)."""
 
     sasl_options: Mapping[str, str] | None = field(default=None)
     secure_acls: bool = False
+    tls_options: Mapping[str, Any] | None = field(default=None)
+    tls_socket_options: Mapping[str, Any] | None = field(default=None)
 
     def acls_for(self, path: str) -> tuple[ZkAcl, ...]:
         return default_acls(self.secure_acls, path)

@@ -33,7 +33,7 @@ def election_error_message(code, election_type, topic, partition):
 
 
 @defer.inlineCallbacks
-def handle(request, *, controller, authorizer=None):
+def handle(request, *, admin, controller, authorizer=None):
     body = request.body
     requested = body["topic_partitions"]
     election_type = body.get("election_type", PREFERRED)
@@ -57,6 +57,10 @@ def handle(request, *, controller, authorizer=None):
     # A broker that is not the controller answers NOT_CONTROLLER for each named partition (nothing for
     # "all partitions"), with no top-level error, like Kafka 2.5's controller.
     results = yield controller().elect_leaders(election_type, partitions)
+    elected = [tp for tp, code in results.items() if code == Errors.NONE]
+    if elected:  # Kafka answers once this broker's metadata shows the new leaders, or the request's timeout passed
+        late = yield admin.wait_for_leaders(controller().leaders_of(elected), body["timeout_ms"])
+        results.update((tp, Errors.REQUEST_TIMED_OUT) for tp in late)
     if partitions is None:  # Kafka answers an election of all partitions with those it elected or failed alone
         results = {tp: code for tp, code in results.items() if code != Errors.ELECTION_NOT_NEEDED}
     topics = {}
