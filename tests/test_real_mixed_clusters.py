@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from confluent_kafka import Producer
@@ -54,13 +55,21 @@ def zk(cluster):
 @pytest.fixture(autouse=True)
 def every_broker_running(cluster, zk):
     """A test that failed midway may have left a broker frozen or down: the next one starts with all four."""
+    down = []
     for broker_id in BROKER_IDS:
         broker = cluster.broker(broker_id)
         if broker.is_running():
             broker.signal(signal.SIGCONT)
         else:
-            broker.start(timeout=120)
+            down.append(broker_id)
+    start_together(cluster, down)
     wait_registered(zk, BROKER_IDS)
+
+
+def start_together(cluster, broker_ids):
+    """Start the brokers side by side (a JVM broker's start is mostly its own CPU), each waited for."""
+    with ThreadPoolExecutor(max(1, len(broker_ids))) as pool:
+        list(pool.map(lambda broker_id: cluster.broker(broker_id).start(timeout=120), broker_ids))
 
 
 def kind(broker_id):
@@ -117,8 +126,7 @@ def move_controller_to(cluster, zk, kind_ids):
         cluster.broker(broker_id).kill()
     wait_for(lambda: controller(zk) in kind_ids, 60, message="a controller among %s" % (kind_ids,))
     elected = controller(zk)
-    for broker_id in others:
-        cluster.broker(broker_id).start(timeout=120)
+    start_together(cluster, others)
     wait_registered(zk, BROKER_IDS)
     for name in zk.get_children("/brokers/topics"):
         wait_full_isr(zk, name)

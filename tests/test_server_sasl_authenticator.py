@@ -215,6 +215,24 @@ def test_other_requests_during_the_exchange_fail_the_authentication():
     assert connection.closed
 
 
+def test_metadata_during_the_exchange_is_answered_illegal_sasl_state_then_closed_after_the_delay():
+    # Kafka 2.5.1's answer, read from its broker: Metadata's own error response, each topic asked for carrying 34
+    expected = {
+        1: "0000000800000000ffffffff0000000200220002743100000000000022000274320000000000",
+        5: "000000080000000000000000ffffffffffff0000000200220002743100000000000022000274320000000000",
+    }
+    for version, answer in expected.items():
+        connection = Connection(delay_ms=300)
+        connection.call(17, 1, {"mechanism": "PLAIN"})
+        connection.correlation = 7
+        connection.send(3, version, {"topics": [{"name": "t1"}, {"name": "t2"}], "allow_auto_topic_creation": True})
+        assert connection.frames() == [] and not connection.closed
+        connection.clock.advance(0.3)
+        assert [frame.hex() for frame in connection.frames()] == [answer]
+        assert connection.closed
+        assert connection.seen == []
+
+
 def test_reauthentication_gives_a_session_lifetime_and_expired_sessions_are_closed():
     connection = Connection(max_reauth_ms=5000)
     assert connection.login_plain()["session_lifetime_ms"] == 5000

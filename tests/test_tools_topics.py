@@ -185,6 +185,20 @@ def test_bootstrap_mode(fake):
     assert "orders" not in fake.topics
 
 
+@pytest.mark.parametrize(
+    "error, name",
+    [
+        (Errors.TOPIC_AUTHORIZATION_FAILED, "TopicAuthorizationException"),
+        (Errors.CLUSTER_AUTHORIZATION_FAILED, "ClusterAuthorizationException"),
+        (Errors.POLICY_VIOLATION, "PolicyViolationException"),
+        (Errors.INVALID_CONFIG, "InvalidConfigurationException"),
+        (Errors.REQUEST_TIMED_OUT, "TimeoutException"),
+    ],
+)
+def test_a_broker_error_is_printed_with_kafkas_exception_class(error, name):
+    assert topics.exception_class(error) == name
+
+
 # -- --zookeeper mode on a real ZooKeeper ------------------------------------------------------
 
 

@@ -1,6 +1,7 @@
 """One blocking connection to one broker: framing, correlation ids and per-API version negotiation."""
 
 import os
+import random
 import socket
 import ssl
 import struct
@@ -26,6 +27,9 @@ from kafka_zk.security.ssl_context import cipher_list_of, enabled_protocols, key
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
+# KIP-368: a client logs in again on the same connection at 85 to 95 % of the session lifetime the broker granted
+# (the margin covers network latency and clock drift; the spread keeps many connections from logging in at once).
+REAUTHENTICATE_AT = (0.85, 0.95)
 
 
 class BrokerConnection:
@@ -38,17 +42,30 @@ class BrokerConnection:
     ``security``: Kafka client properties (``security.protocol``, ``ssl.truststore.*``, ``ssl.keystore.*``,
     ``ssl.key.password``, ``ssl.endpoint.identification.algorithm``, ``ssl.enabled.protocols``,
     ``ssl.cipher.suites``, librdkafka's ``ssl.ca.location``; ``sasl.mechanism``, ``sasl.jaas.config``); SSL and
-    SASL_SSL connect over TLS; on SASL_PLAINTEXT and SASL_SSL every new socket logs in after ApiVersions.
+    SASL_SSL connect over TLS; on SASL_PLAINTEXT and SASL_SSL every new socket logs in after ApiVersions, and logs
+    in again before the session lifetime the broker granted (connections.max.reauth.ms) runs out.
     """
 
-    def __init__(self, host, port, client_id="kafka-zk-client", timeout=30.0, security=None, wall_clock=time.time):
-        """``wall_clock()``: seconds, for the issue and expiry times of unsecured OAUTHBEARER tokens."""
+    def __init__(
+        self,
+        host,
+        port,
+        client_id="kafka-zk-client",
+        timeout=30.0,
+        security=None,
+        wall_clock=time.time,
+        monotonic=time.monotonic,
+    ):
+        """``wall_clock()``: seconds, for the issue and expiry times of unsecured OAUTHBEARER tokens;
+        ``monotonic()``: seconds, for when to log in again."""
         self.security = dict(security or {})
         try:
             self._sasl = client_sasl(self.security)
         except SaslClientError as error:
             raise KafkaClientError(str(error)) from None
         self._wall_clock = wall_clock
+        self._monotonic = monotonic
+        self._reauthenticate_at = None
         self.host = host
         self.port = int(port)
         self.client_id = client_id
@@ -67,6 +84,8 @@ class BrokerConnection:
 
     def connect(self):
         if self._sock is not None:
+            if self._reauthenticate_at is not None and self._monotonic() >= self._reauthenticate_at:
+                self._authenticate()
             return
         try:
             sock = socket.create_connection((self.host, self.port), timeout=self.timeout)
@@ -86,7 +105,9 @@ class BrokerConnection:
             self._authenticate()
 
     def _authenticate(self):
-        """The SASL login of a fresh socket; a failed login closes it and raises SaslAuthenticationError."""
+        """The SASL login of a fresh socket, or the login again of a live one; a failed login closes it and raises
+        SaslAuthenticationError."""
+        self._reauthenticate_at = None
         steps = exchange(self._sasl, lambda: int(self._wall_clock() * 1000), self.host)
         request = next(steps)
         while True:
@@ -94,7 +115,12 @@ class BrokerConnection:
             response = self._round_trip(api_key, version, body, None)
             try:
                 request = steps.send(response)
-            except StopIteration:
+            except StopIteration as done:
+                lifetime_ms = done.value or 0
+                if lifetime_ms > 0:
+                    self._reauthenticate_at = self._monotonic() + lifetime_ms / 1000 * random.uniform(
+                        *REAUTHENTICATE_AT
+                    )
                 return
             except SaslClientError as error:
                 self.close()
@@ -111,6 +137,7 @@ class BrokerConnection:
             raise KafkaConnectionError("SSL handshake with %s:%d failed: %s" % (self.host, self.port, exc)) from None
 
     def close(self):
+        self._reauthenticate_at = None
         sock, self._sock = self._sock, None
         if sock is not None:
             try:

@@ -1,6 +1,7 @@
 """A Twisted Kafka protocol client for broker-to-broker requests (controller channel, replica fetchers)."""
 
 import logging
+import random
 from collections import deque
 from typing import Any, NamedTuple
 
@@ -11,6 +12,8 @@ from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.protocol.headers import decode_response, encode_request
 
 log = logging.getLogger(__name__)
+# KIP-368: a connection logs in again at 85 to 95 % of the session lifetime the broker granted.
+REAUTHENTICATE_AT = (0.85, 0.95)
 
 
 class ConnectionClosed(Exception):
@@ -36,6 +39,8 @@ class KafkaClientProtocol(FramedProtocol):
         self._correlation = 0
         self._in_flight = deque()
         self._deadline = None  # the timer of the oldest unanswered request
+        self.reauthenticate_at = None  # reactor seconds: when the SASL session must be renewed (never, when None)
+        self.reauthenticating = None  # the waiters for the login again in progress
 
     def connectionMade(self):
         super().connectionMade()
@@ -111,8 +116,9 @@ class KafkaClientProtocol(FramedProtocol):
 class ListenerSecurity(NamedTuple):
     """How a broker reaches another broker's listener. ``tls``: on SSL and SASL_SSL listeners, what gives the TLS
     connection creator of a host (``tls.creator(host)``, a security.tls_transport.ClientTls); ``authenticate(
-    protocol)``: on SASL listeners, a Deferred that fires once a new connection has logged in, before it carries
-    requests (see security.inter_broker). None where the listener needs neither."""
+    protocol)``: on SASL listeners, a Deferred that fires with the session lifetime (ms, 0: none) once a connection
+    has logged in, before it carries requests (see security.inter_broker); run again on the live connection before
+    that lifetime runs out. None where the listener needs neither."""
 
     tls: Any = None
     authenticate: Any = None
@@ -162,15 +168,61 @@ class BrokerConnection(protocol.ClientFactory):
         return waiter
 
     def request(self, api_key, version, body):
-        return self.connect().addCallback(lambda proto: proto.request(api_key, version, body))
+        return (
+            self.connect()
+            .addCallback(self._session_renewed)
+            .addCallback(lambda proto: proto.request(api_key, version, body))
+        )
 
     def connected(self, proto):
         if self.authenticate is not None:
             self.authenticate(proto).addCallbacks(
-                lambda _: self._ready(proto), self._login_failed, errbackArgs=(proto,)
+                self._logged_in, self._login_failed, callbackArgs=(proto,), errbackArgs=(proto,)
             )
             return
         self._ready(proto)
+
+    def _logged_in(self, lifetime_ms, proto):
+        self._schedule_reauthentication(proto, lifetime_ms)
+        self._ready(proto)
+
+    def _schedule_reauthentication(self, proto, lifetime_ms):
+        proto.reauthenticate_at = None
+        if lifetime_ms:
+            proto.reauthenticate_at = self.reactor.seconds() + lifetime_ms / 1000 * random.uniform(*REAUTHENTICATE_AT)
+
+    def _session_renewed(self, proto):
+        """The connection, once its SASL session is good for the request about to go (KIP-368): when the time to
+        renew it has come, the requests wait for the login again on the same connection."""
+        if proto.reauthenticating is None:
+            if proto.reauthenticate_at is None or self.reactor.seconds() < proto.reauthenticate_at:
+                return proto
+            proto.reauthenticating = []
+            self.authenticate(proto).addCallbacks(
+                self._relogged_in, self._relogin_failed, callbackArgs=(proto,), errbackArgs=(proto,)
+            )
+        if proto.reauthenticating is None:  # the login again has completed already
+            return proto
+        waiter = defer.Deferred()
+        proto.reauthenticating.append(waiter)
+        return waiter
+
+    def _relogged_in(self, lifetime_ms, proto):
+        self._schedule_reauthentication(proto, lifetime_ms)
+        waiting, proto.reauthenticating = proto.reauthenticating, None
+        for waiter in waiting:
+            waiter.callback(proto)
+
+    def _relogin_failed(self, failure, proto):
+        log.warning("cannot log in again to broker %s:%d: %s", self.host, self.port, failure.getErrorMessage())
+        if proto.transport is not None:
+            proto.transport.abortConnection()
+        self.disconnected(proto)
+        waiting, proto.reauthenticating = proto.reauthenticating, None
+        for waiter in waiting:
+            waiter.errback(
+                ConnectionClosed("cannot log in again to %s:%d: %s" % (self.host, self.port, failure.getErrorMessage()))
+            )
 
     def _login_failed(self, failure, proto):
         log.warning("cannot log in to broker %s:%d: %s", self.host, self.port, failure.getErrorMessage())

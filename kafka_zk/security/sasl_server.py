@@ -2,7 +2,9 @@
 
 Before authentication a connection may send ApiVersions (answered by the normal request path) and then
 SaslHandshake; v0 of the handshake is followed by raw, size-prefixed SASL tokens (old clients), v1 by
-SaslAuthenticate requests. Anything else closes the connection. A failed authentication answers
+SaslAuthenticate requests. Another request during a v1 exchange is answered ILLEGAL_SASL_STATE in its own error
+response, as Kafka's getErrorResponse shapes it (Metadata's: each topic asked for), before the close; anything else
+closes the connection. A failed authentication answers
 SASL_AUTHENTICATION_FAILED (or UNSUPPORTED_SASL_MECHANISM for a mechanism not enabled); the connection is closed
 after ``connection.failed.authentication.delay.ms``. With a session lifetime (``connections.max.reauth.ms``) a
 client re-authenticates on the live connection with the same mechanism and principal (KIP-368).
@@ -24,6 +26,8 @@ from kafka_zk.security.sasl_errors import IllegalSaslState, SaslAuthenticationFa
 SASL_HANDSHAKE_KEY = 17
 SASL_AUTHENTICATE_KEY = 36
 API_VERSIONS_KEY = 18
+METADATA_KEY = 3
+UNKNOWN_AUTHORIZED_OPERATIONS = -(2**31)  # Kafka's Integer.MIN_VALUE: authorized operations not asked for
 MAX_RECEIVE_SIZE = 524288  # Kafka's cap on a frame before authentication completes
 MIN_REAUTH_INTERVAL_MS = 1000
 
@@ -174,13 +178,11 @@ class SaslServerAuthenticator:
             return self._evaluate(bytes(frame), None, now_ms)
         header, offset = decode_request_header(frame)
         if header.api_key != SASL_AUTHENTICATE_KEY:
-            return self._fail(
-                None,
-                None,
-                IllegalSaslState(
-                    "Unexpected Kafka request of type %s during SASL authentication." % _api_name(header.api_key)
-                ),
+            error = IllegalSaslState(
+                "Unexpected Kafka request of type %s during SASL authentication." % _api_name(header.api_key)
             )
+            self.state = FAILED
+            return SaslStep(response=_illegal_state_response(header, frame, offset), failed=True, reason=str(error))
         spec = api_keys.API_SPECS[SASL_AUTHENTICATE_KEY]
         if not spec.min_version <= header.api_version <= spec.max_version:
             return _close("Version %d is not supported for apiKey SASL_AUTHENTICATE" % header.api_version)
@@ -267,6 +269,36 @@ class SaslServerAuthenticator:
                 },
             )
         return SaslStep(response=response, failed=True, reason=str(error))
+
+
+def _illegal_state_response(header, frame, offset):
+    """The request's own error response carrying ILLEGAL_SASL_STATE, for the requests whose shape we give (None for
+    the others: the connection closes without an answer)."""
+    if header.api_key != METADATA_KEY:
+        return None
+    spec = api_keys.API_SPECS[METADATA_KEY]
+    if not spec.min_version <= header.api_version <= spec.max_version:
+        return None
+    body = spec.request.decode(memoryview(frame)[offset:], header.api_version)
+    topics = [
+        {
+            "error_code": Errors.ILLEGAL_SASL_STATE,
+            "name": topic["name"],
+            "is_internal": False,
+            "partitions": [],
+            "topic_authorized_operations": UNKNOWN_AUTHORIZED_OPERATIONS,
+        }
+        for topic in body["topics"] or []
+    ]
+    response = {
+        "throttle_time_ms": 0,
+        "brokers": [],
+        "cluster_id": None,
+        "controller_id": -1,
+        "topics": topics,
+        "cluster_authorized_operations": UNKNOWN_AUTHORIZED_OPERATIONS,
+    }
+    return encode_response(METADATA_KEY, header.api_version, header.correlation_id, response)
 
 
 def _api_name(api_key):

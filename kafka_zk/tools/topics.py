@@ -250,18 +250,31 @@ def _print(out, line=""):
     print(line, file=out)
 
 
-# Java exception classes whose names are not the error's name in CamelCase with "Exception".
+# Java exception classes whose names are not the error's name in CamelCase with "Exception" (Kafka's Errors table);
+# every *_AUTHORIZATION_FAILED error is a *AuthorizationException.
 _EXCEPTION_CLASSES = {
     Errors.INVALID_CONFIG: "InvalidConfigurationException",
     Errors.UNKNOWN_SERVER_ERROR: "UnknownServerException",
+    Errors.REQUEST_TIMED_OUT: "TimeoutException",
+    Errors.SASL_AUTHENTICATION_FAILED: "SaslAuthenticationException",
 }
+_AUTHORIZATION_FAILED = "_AUTHORIZATION_FAILED"
+
+
+def exception_class(error):
+    """The simple name of the Java exception Kafka's AdminClient throws for a broker's error."""
+    if error in _EXCEPTION_CLASSES:
+        return _EXCEPTION_CLASSES[error]
+    name = error.name
+    if name.endswith(_AUTHORIZATION_FAILED):
+        name = name[: -len(_AUTHORIZATION_FAILED)] + "_AUTHORIZATION"
+    return "".join(part.capitalize() for part in name.split("_")) + "Exception"
 
 
 def _raise_response(error, message):
     """A broker's error as Kafka 2.5.1's TopicCommand prints what its AdminClient future threw: the exception's class
     and message."""
-    name = _EXCEPTION_CLASSES.get(error) or "".join(part.capitalize() for part in error.name.split("_")) + "Exception"
-    raise CommandError("org.apache.kafka.common.errors.%s: %s" % (name, message or error.message))
+    raise CommandError("org.apache.kafka.common.errors.%s: %s" % (exception_class(error), message or error.message))
 
 
 def _creation_request(args, out):

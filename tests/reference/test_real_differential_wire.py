@@ -11,6 +11,7 @@ import string
 import struct
 import time
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,10 @@ from kafka_zk.protocol.primitives import ProtocolEncodeError
 from kafka_zk.record.records import iter_batches
 from kafka_zk.tools.local_cluster import LocalCluster
 from kafka_zk.tools.reference_broker import ReferenceJarsMissing, libs_dir
-from tests.authorization_support_real import ADMIN, SECURE_OVERRIDES, login
+from tests.authorization_support_real import ADMIN, PASSWORDS, SECURE_OVERRIDES, login
 from tests.cluster_support import TEST_DEFAULTS, broker_processes  # noqa: F401
 from tests.ports import free_port
+from tests.reference.differential_support import run_kafka_class, run_our_script
 from tests.reference.wire_corpus import ALL, CORPUS, EACH
 from tests.zk_support import create_chroot
 
@@ -53,6 +55,7 @@ CONTROLLER_ANSWERS = {
     "ListPartitionReassignments",
     "ControlledShutdown",
 }
+TOPIC_COMMAND, TOPICS_SCRIPT = "kafka.admin.TopicCommand", "kafka-topics.sh"
 SUMMARY = Path(__file__).resolve().parents[2] / "build" / "reference" / "differential-wire.json"
 
 # Differences kept, by step name (every version) or "step name/vN": each is explained in
@@ -98,6 +101,7 @@ FIXED = {
     "leader and isr from a stale controller",
     "update metadata from a stale controller",
     "stop replica from a stale controller",
+    "metadata in the middle of a sasl exchange",
     "create partitions",
     "list offsets naming a partition twice",
     "idempotent produce, a duplicate",
@@ -380,8 +384,21 @@ def unserved(api_key, version):
     return send
 
 
+def metadata_mid_sasl(broker):
+    """Metadata v1 after SaslHandshake v1, where a SaslAuthenticate belongs: the answer (if any), then the close."""
+    with socket.create_connection((broker.host, broker.port), timeout=10) as sock:
+        assert _exchange(sock, 17, 1, {"mechanism": "PLAIN"})["error_code"] == 0
+        body = {"topics": [{"name": "dw-one"}, {"name": "dw-two"}], "allow_auto_topic_creation": True}
+        payload = encode_request(3, 1, 8, "diff-wire", body)
+        sock.sendall(_SIZE.pack(len(payload)) + payload)
+        answer = _read_frame(sock)
+        closed = _read_frame(sock) is None
+    return {"<answer>": None if answer is None else answer.hex(), "<closed after>": closed}
+
+
 RAW_FRAMES = {
     "api_versions_v4": api_versions_above_the_highest,
+    "metadata_mid_sasl": metadata_mid_sasl,
     "metadata_v10": unserved(3, 10),
     "api_key_99": unserved(99, 0),
 }
@@ -608,3 +625,29 @@ def test_fixed_differences_stay_fixed_and_known_ones_still_show(comparison):
     for name in KNOWN:
         cases = by_name.get(name.rsplit("/", 1)[0], [])
         assert any(r["differences"] for r in cases if is_known(r["case"])), "no longer differs: %s" % name
+
+
+def test_kafka_topics_prints_kafkas_exception_on_an_authorization_failure(clusters, tmp_path):
+    """kafka-topics --create as alice, who holds no ACL: Kafka's TopicCommand on Kafka's cluster, our script on ours,
+    the same exit code and standard output (the exception's class and message)."""
+    properties = tmp_path / "alice.properties"
+    properties.write_text(
+        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+        'username="alice" password="%s";\n' % PASSWORDS["alice"]
+    )
+    create = ["--create", "--topic", "dw-denied", "--partitions", "1", "--replication-factor", "1"]
+    answers = []
+    for cluster, run in zip(
+        clusters, (lambda a: run_kafka_class(TOPIC_COMMAND, a), partial(run_our_script, TOPICS_SCRIPT))
+    ):
+        code, out, _ = run(
+            ["--bootstrap-server", cluster.bootstrap_servers, "--command-config", str(properties)] + create
+        )
+        answers.append((code, out))
+    assert answers[0] == (
+        1,
+        "Error while executing topic command : org.apache.kafka.common.errors.TopicAuthorizationException: "
+        "Authorization failed.\n",
+    )
+    assert answers[1] == answers[0]

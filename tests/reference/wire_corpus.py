@@ -206,6 +206,7 @@ METADATA = [
     {"name": "api versions above the highest", "raw": "api_versions_v4"},
     {"name": "metadata above the highest version", "raw": "metadata_v10"},
     {"name": "an unknown api key", "raw": "api_key_99"},
+    {"name": "metadata in the middle of a sasl exchange", "raw": "metadata_mid_sasl"},
     {
         "name": "sasl handshake after authentication",
         "api": "SaslHandshake",
