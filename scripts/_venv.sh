@@ -99,9 +99,10 @@ ensure_zookeeper() {
 
 # ensure_kerberos: what SASL/GSSAPI needs: MIT Kerberos' KDC (krb5-kdc, krb5-admin-server for kadmin.local), its
 # client programs (krb5-user: kinit, klist, kdestroy), cyrus-sasl's GSSAPI plugin (librdkafka's GSSAPI goes through
-# it), libkrb5-dev (the `gssapi` package builds against it), all from Debian when root; then the project's [kerberos]
-# extra (the `gssapi` binding) in the venv. Returns 1, saying what is missing, when it cannot.
-KERBEROS_PACKAGES=(krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit libkrb5-dev)
+# it), libkrb5-dev (the `gssapi` package builds against it), librdkafka-dev (Debian's librdkafka, built with cyrus-sasl),
+# all from Debian when root; then the project's [kerberos] extra (the `gssapi` binding) in the venv, and confluent-kafka
+# built on Debian's librdkafka (ensure_confluent_kafka_gssapi). Returns 1, saying what is missing, when it cannot.
+KERBEROS_PACKAGES=(krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit libkrb5-dev librdkafka-dev)
 ensure_kerberos() {
     local missing=() package
     for package in "${KERBEROS_PACKAGES[@]}"; do
@@ -126,6 +127,30 @@ ensure_kerberos() {
             return 1
         }
     fi
+    ensure_confluent_kafka_gssapi
+}
+
+# ensure_confluent_kafka_gssapi: confluent-kafka's wheels carry a librdkafka without GSSAPI, so the GSSAPI tests run
+# confluent-kafka of Debian's librdkafka version, built from its source against Debian's librdkafka (cyrus-sasl's
+# GSSAPI plugin), in a folder of its own (CONFLUENT_KAFKA_GSSAPI, put first on a client process's PYTHONPATH).
+CONFLUENT_KAFKA_GSSAPI="$ROOT/build/confluent-kafka-gssapi"
+ensure_confluent_kafka_gssapi() {
+    local version
+    version="$(dpkg-query -W -f='${Version}' librdkafka-dev 2>/dev/null | sed 's/-[^-]*$//')"
+    if [ -z "$version" ]; then
+        echo "$(basename "$0"): librdkafka-dev is missing: apt-get install librdkafka-dev (as root)" >&2
+        return 1
+    fi
+    if [ -f "$CONFLUENT_KAFKA_GSSAPI/.version-$version" ]; then
+        return 0
+    fi
+    echo "building confluent-kafka $version on Debian's librdkafka into $CONFLUENT_KAFKA_GSSAPI (once)" >&2
+    rm -rf "$CONFLUENT_KAFKA_GSSAPI"
+    "$PY" -m pip install -q --no-deps --no-binary confluent-kafka --target "$CONFLUENT_KAFKA_GSSAPI" \
+        "confluent-kafka==$version" >&2 && touch "$CONFLUENT_KAFKA_GSSAPI/.version-$version" || {
+        echo "$(basename "$0"): could not build confluent-kafka $version on Debian's librdkafka" >&2
+        return 1
+    }
 }
 
 # ensure_kafka_reference: Apache Kafka 2.5.1's jars (the broker, tools, clients, streams, Kafka Connect and their

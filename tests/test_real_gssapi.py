@@ -1,10 +1,12 @@
 """SASL/GSSAPI on real brokers with a real MIT KDC: three brokers serve GSSAPI on a SASL_PLAINTEXT listener, which
 carries their own traffic too (inter-broker GSSAPI; a PLAINTEXT listener serves the admin). librdkafka (kcat),
-kafka-python and Kafka's Java client log in from keytabs and produce and consume with acks=all on RF 3; a stale keytab,
-an unknown principal and an expired ticket fail with each client's own error; ACLs hold on the principal the rules map
-alice to; a v0 handshake with raw tokens logs in too, and garbage, replayed and other-service tokens are a clean
-close that leaves the brokers serving; a leader kill -9 and a controlled shutdown lose no acknowledged record."""
+confluent-kafka (both on Debian's librdkafka), kafka-python and Kafka's Java client log in from keytabs and produce
+and consume with acks=all on RF 3; a stale keytab, an unknown principal and an expired ticket fail with each client's
+own error; ACLs hold on the principal the rules map alice to; a v0 handshake with raw tokens logs in too, and garbage,
+replayed and other-service tokens are a clean close that leaves the brokers serving; a leader kill -9 and a
+controlled shutdown lose no acknowledged record."""
 
+import json
 import os
 import random
 import re
@@ -12,6 +14,7 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import uuid
 
 import pytest
@@ -153,6 +156,69 @@ def test_librdkafka_produces_and_consumes_with_gssapi(cluster, kdc):
     # the ACLs hold on User:alice: the other topic is refused
     refused = kcat(cluster, kdc, "-P", "-t", REFUSED, "-X", "acks=all", stdin="no\n")
     assert refused.returncode != 0 and "authoriz" in refused.stderr.lower(), refused.stderr
+
+
+# confluent-kafka built on Debian's librdkafka (scripts/_venv.sh's ensure_confluent_kafka_gssapi), as its wheels'
+# librdkafka has no GSSAPI. The client runs in a process of its own, with that build first on its path.
+CONFLUENT_KAFKA_GSSAPI = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "confluent-kafka-gssapi"
+)
+CONFLUENT_KAFKA_CLIENT = """
+import json, sys
+import confluent_kafka
+settings, topic, values = json.loads(sys.argv[1])
+assert confluent_kafka.__file__.startswith(sys.argv[2]), confluent_kafka.__file__
+errors = []
+producer = confluent_kafka.Producer(dict(settings, acks="all"))
+for value in values:
+    producer.produce(topic, value.encode(), on_delivery=lambda error, message: error and errors.append(str(error)))
+left = producer.flush(60)
+if errors or left:
+    sys.exit("produce failed: %s (%d not delivered)" % (errors[:1], left))
+consumer = confluent_kafka.Consumer(dict(settings, **{"group.id": "gss-ck", "auto.offset.reset": "earliest"}))
+consumer.subscribe([topic])
+seen = set()
+for _ in range(60):
+    message = consumer.poll(1.0)
+    if message is not None and message.error() is None:
+        seen.add(message.value().decode())
+    if set(values) <= seen:
+        break
+consumer.close()
+print(json.dumps(sorted(set(values) & seen)))
+"""
+
+
+def confluent_kafka_client(cluster, kdc, topic, values, principal="alice"):
+    keytab = kdc.keytab(principal)
+    settings = {
+        "bootstrap.servers": cluster.sasl_bootstrap,
+        "security.protocol": "SASL_PLAINTEXT",
+        "sasl.mechanisms": "GSSAPI",
+        "sasl.kerberos.service.name": "kafka",
+        "sasl.kerberos.principal": kdc.full_name(principal),
+        "sasl.kerberos.keytab": str(keytab),
+        "sasl.kerberos.kinit.cmd": "kinit -k -t %s %s" % (keytab, kdc.full_name(principal)),
+    }
+    environment = kdc.environment("FILE:%s" % (kdc.folder / ("cc-ck-%s" % uuid.uuid4().hex[:8])))
+    environment["PYTHONPATH"] = CONFLUENT_KAFKA_GSSAPI
+    return subprocess.run(
+        [sys.executable, "-c", CONFLUENT_KAFKA_CLIENT, json.dumps([settings, topic, values]), CONFLUENT_KAFKA_GSSAPI],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        env=environment,
+    )
+
+
+@pytest.mark.timeout(180)
+def test_confluent_kafka_produces_and_consumes_with_gssapi(cluster, kdc):
+    values = ["ck-%d" % index for index in range(10)]
+    run = confluent_kafka_client(cluster, kdc, ALLOWED, values)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert json.loads(run.stdout.splitlines()[-1]) == values
+    refused = confluent_kafka_client(cluster, kdc, REFUSED, ["no"])
+    assert refused.returncode != 0 and "TOPIC_AUTHORIZATION_FAILED" in refused.stderr, refused.stderr[-2000:]
 
 
 @pytest.mark.timeout(120)
