@@ -207,11 +207,44 @@ def test_second_api_versions_and_garbage_close():
     assert connection.closed
 
 
-def test_other_requests_during_the_exchange_fail_the_authentication():
+@pytest.mark.parametrize(
+    "api_key,version,body,errors_of",
+    [
+        (18, 0, {}, lambda response: [response["error_code"]]),
+        (18, 3, {"client_software_name": "x", "client_software_version": "1"}, lambda r: [r["error_code"]]),
+        (
+            0,
+            8,
+            {"acks": -1, "timeout_ms": 100, "topics": [{"name": "t1", "partitions": [{"partition_index": 2}]}]},
+            lambda response: [p["error_code"] for t in response["responses"] for p in t["partitions"]],
+        ),
+        (15, 5, {"groups": ["g1", "g2"]}, lambda response: [group["error_code"] for group in response["groups"]]),
+        (10, 3, {"key": "g1"}, lambda response: [response["error_code"]]),
+    ],
+)
+def test_other_requests_during_the_exchange_get_their_own_illegal_sasl_state_answer_then_close(
+    api_key, version, body, errors_of
+):
     connection = Connection(delay_ms=0)
     connection.call(17, 1, {"mechanism": "PLAIN"})
-    connection.send(18, 0, {})
+    correlation = connection.send(api_key, version, body)
     connection.clock.advance(0)
+    [payload] = connection.frames()
+    received, response = decode_response(api_key, version, payload)
+    assert received == correlation
+    assert errors_of(response) == [Errors.ILLEGAL_SASL_STATE] * (2 if api_key == 15 else 1)
+    assert connection.closed and connection.seen == []
+
+
+def test_the_illegal_sasl_state_answer_carries_kafkas_message():
+    connection = Connection(delay_ms=0)
+    connection.call(17, 1, {"mechanism": "PLAIN"})
+    connection.send(19, 5, {"topics": [{"name": "t1", "num_partitions": 1, "replication_factor": 1}]})
+    connection.clock.advance(0)
+    [payload] = connection.frames()
+    [topic] = decode_response(19, 5, payload)[1]["topics"]
+    assert (topic["name"], topic["error_code"]) == ("t1", Errors.ILLEGAL_SASL_STATE)
+    assert topic["error_message"] == "Unexpected Kafka request of type CREATE_TOPICS during SASL authentication."
     assert connection.closed
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, NamedTuple, Optional, Sequence
 
 from kafka_zk.protocol import api_keys
+from kafka_zk.protocol.error_responses import error_response, kafka_api_name
 from kafka_zk.protocol.errors import Errors
 from kafka_zk.protocol.headers import decode_request_header, encode_response
 from kafka_zk.security.delegation_tokens import TokenAuthenticatedPrincipal
@@ -26,8 +27,6 @@ from kafka_zk.security.sasl_errors import IllegalSaslState, SaslAuthenticationFa
 SASL_HANDSHAKE_KEY = 17
 SASL_AUTHENTICATE_KEY = 36
 API_VERSIONS_KEY = 18
-METADATA_KEY = 3
-UNKNOWN_AUTHORIZED_OPERATIONS = -(2**31)  # Kafka's Integer.MIN_VALUE: authorized operations not asked for
 MAX_RECEIVE_SIZE = 524288  # Kafka's cap on a frame before authentication completes
 MIN_REAUTH_INTERVAL_MS = 1000
 
@@ -182,7 +181,8 @@ class SaslServerAuthenticator:
                 "Unexpected Kafka request of type %s during SASL authentication." % _api_name(header.api_key)
             )
             self.state = FAILED
-            return SaslStep(response=_illegal_state_response(header, frame, offset), failed=True, reason=str(error))
+            response = _illegal_state_response(header, frame, offset, str(error))
+            return SaslStep(response=response, failed=True, reason=str(error))
         spec = api_keys.API_SPECS[SASL_AUTHENTICATE_KEY]
         if not spec.min_version <= header.api_version <= spec.max_version:
             return _close("Version %d is not supported for apiKey SASL_AUTHENTICATE" % header.api_version)
@@ -271,36 +271,17 @@ class SaslServerAuthenticator:
         return SaslStep(response=response, failed=True, reason=str(error))
 
 
-def _illegal_state_response(header, frame, offset):
-    """The request's own error response carrying ILLEGAL_SASL_STATE, for the requests whose shape we give (None for
-    the others: the connection closes without an answer)."""
-    if header.api_key != METADATA_KEY:
-        return None
-    spec = api_keys.API_SPECS[METADATA_KEY]
-    if not spec.min_version <= header.api_version <= spec.max_version:
+def _illegal_state_response(header, frame, offset, message):
+    """The request's own error response carrying ILLEGAL_SASL_STATE and ``message`` (None for a version we do not
+    serve: the connection closes without an answer)."""
+    spec = api_keys.API_SPECS.get(header.api_key)
+    if spec is None or not spec.supports(header.api_version):
         return None
     body = spec.request.decode(memoryview(frame)[offset:], header.api_version)
-    topics = [
-        {
-            "error_code": Errors.ILLEGAL_SASL_STATE,
-            "name": topic["name"],
-            "is_internal": False,
-            "partitions": [],
-            "topic_authorized_operations": UNKNOWN_AUTHORIZED_OPERATIONS,
-        }
-        for topic in body["topics"] or []
-    ]
-    response = {
-        "throttle_time_ms": 0,
-        "brokers": [],
-        "cluster_id": None,
-        "controller_id": -1,
-        "topics": topics,
-        "cluster_authorized_operations": UNKNOWN_AUTHORIZED_OPERATIONS,
-    }
-    return encode_response(METADATA_KEY, header.api_version, header.correlation_id, response)
+    response = error_response(header.api_key, header.api_version, body, Errors.ILLEGAL_SASL_STATE, message)
+    return encode_response(header.api_key, header.api_version, header.correlation_id, response)
 
 
 def _api_name(api_key):
-    spec = api_keys.API_SPECS.get(api_key)
-    return spec.name if spec is not None else str(api_key)
+    """Kafka's name for the API (its ApiKeys constant), as its messages quote it."""
+    return kafka_api_name(api_key) if api_key in api_keys.API_SPECS else str(api_key)

@@ -1,6 +1,6 @@
 """AddOffsetsToTxn (key 25), versions 0-1: add a group's offsets topic to a transaction."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 25
 NAME = "AddOffsetsToTxn"
@@ -24,3 +24,8 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error alone."""
+    return {"throttle_time_ms": 0, "error_code": error_code}

@@ -1,6 +1,6 @@
 """AddPartitionsToTxn (key 24), versions 0-1: register partitions with an open transaction."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 24
 NAME = "AddPartitionsToTxn"
@@ -48,3 +48,17 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition the request named, with the error."""
+    return {
+        "throttle_time_ms": 0,
+        "results": [
+            {
+                "name": topic["name"],
+                "results": [{"partition_index": index, "error_code": error_code} for index in topic["partitions"]],
+            }
+            for topic in body["topics"]
+        ],
+    }

@@ -1,6 +1,6 @@
 """AlterPartitionReassignments (key 45), version 0 (flexible): start or cancel reassignments."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 45
 NAME = "AlterPartitionReassignments"
@@ -60,3 +60,26 @@ RESPONSE = Schema(
     valid_versions="0",
     flexible_versions="0+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error with its message, and again for every partition named."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "error_message": message,
+        "responses": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {
+                        "partition_index": partition["partition_index"],
+                        "error_code": error_code,
+                        "error_message": message,
+                    }
+                    for partition in topic["partitions"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+    }

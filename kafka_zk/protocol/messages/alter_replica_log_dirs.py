@@ -1,6 +1,6 @@
 """AlterReplicaLogDirs (key 34), versions 0-1: move replicas between a broker's log dirs."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 34
 NAME = "AlterReplicaLogDirs"
@@ -53,3 +53,21 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition the request named (whatever its directory), with the error, by topic."""
+    partitions_by_topic: dict[str, list[int]] = {}
+    for directory in body["dirs"]:
+        for topic in directory["topics"]:
+            partitions_by_topic.setdefault(topic["name"], []).extend(topic["partitions"])
+    return {
+        "throttle_time_ms": 0,
+        "results": [
+            {
+                "topic_name": name,
+                "partitions": [{"partition_index": index, "error_code": error_code} for index in indexes],
+            }
+            for name, indexes in partitions_by_topic.items()
+        ],
+    }

@@ -3,7 +3,7 @@
 Responses always travel with response header v0, even at the flexible v3.
 """
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 18
 NAME = "ApiVersions"
@@ -37,3 +37,8 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="3+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no API versions (the unsupported-version answer, which lists ours, is built elsewhere)."""
+    return {"error_code": error_code, "api_keys": [], "throttle_time_ms": 0}

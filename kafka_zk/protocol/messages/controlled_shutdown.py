@@ -3,7 +3,7 @@
 v0 requests travel with request header v0, which has no client id.
 """
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 7
 NAME = "ControlledShutdown"
@@ -35,3 +35,8 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="3+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no remaining partitions."""
+    return {"error_code": error_code, "remaining_partitions": []}

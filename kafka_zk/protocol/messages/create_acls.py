@@ -1,6 +1,6 @@
 """CreateAcls (key 30), versions 0-2 (flexible from 2): add ACL bindings."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 30
 NAME = "CreateAcls"
@@ -44,3 +44,11 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every creation the request asked for, with the error and its message."""
+    return {
+        "throttle_time_ms": 0,
+        "results": [{"error_code": error_code, "error_message": message} for _ in body["creations"]],
+    }

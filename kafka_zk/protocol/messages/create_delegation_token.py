@@ -1,6 +1,6 @@
 """CreateDelegationToken (key 38), versions 0-2 (flexible from 2): issue a delegation token."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 38
 NAME = "CreateDelegationToken"
@@ -39,3 +39,18 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error, an anonymous owner and no token."""
+    return {
+        "error_code": error_code,
+        "principal_type": "User",
+        "principal_name": "ANONYMOUS",
+        "issue_timestamp_ms": -1,
+        "expiry_timestamp_ms": -1,
+        "max_timestamp_ms": -1,
+        "token_id": "",
+        "hmac": b"",
+        "throttle_time_ms": 0,
+    }

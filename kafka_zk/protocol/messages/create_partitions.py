@@ -1,6 +1,6 @@
 """CreatePartitions (key 37), versions 0-2 (flexible from 2): add partitions to topics."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 37
 NAME = "CreatePartitions"
@@ -53,3 +53,13 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every topic the request named, with the error and its message."""
+    return {
+        "throttle_time_ms": 0,
+        "results": [
+            {"name": topic["name"], "error_code": error_code, "error_message": message} for topic in body["topics"]
+        ],
+    }

@@ -1,6 +1,6 @@
 """CreateTopics (key 19), versions 0-5 (flexible from 5): create topics, optionally validate only."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 19
 NAME = "CreateTopics"
@@ -80,3 +80,22 @@ RESPONSE = Schema(
     valid_versions="0-5",
     flexible_versions="5+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every topic the request named, with the error, its message and nothing created."""
+    return {
+        "throttle_time_ms": 0,
+        "topics": [
+            {
+                "name": topic["name"],
+                "error_code": error_code,
+                "error_message": message,
+                "num_partitions": -1,
+                "replication_factor": -1,
+                "configs": [],
+                "topic_config_error_code": 0,
+            }
+            for topic in body["topics"]
+        ],
+    }

@@ -1,6 +1,6 @@
 """DeleteAcls (key 31), versions 0-2 (flexible from 2): remove ACL bindings matching filters."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 31
 NAME = "DeleteAcls"
@@ -60,3 +60,13 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every filter the request carried, with the error, its message and no matches."""
+    return {
+        "throttle_time_ms": 0,
+        "filter_results": [
+            {"error_code": error_code, "error_message": message, "matching_acls": []} for _ in body["filters"]
+        ],
+    }

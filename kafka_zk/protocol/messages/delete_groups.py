@@ -1,6 +1,6 @@
 """DeleteGroups (key 42), versions 0-2 (flexible from 2): delete empty consumer groups."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 42
 NAME = "DeleteGroups"
@@ -31,3 +31,11 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every group the request named, with the error."""
+    return {
+        "throttle_time_ms": 0,
+        "results": [{"group_id": group_id, "error_code": error_code} for group_id in body["groups_names"]],
+    }

@@ -1,6 +1,6 @@
 """DeleteTopics (key 20), versions 0-4 (flexible from 4): delete topics by name."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 20
 NAME = "DeleteTopics"
@@ -32,3 +32,11 @@ RESPONSE = Schema(
     valid_versions="0-4",
     flexible_versions="4+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every topic the request named, with the error."""
+    return {
+        "throttle_time_ms": 0,
+        "responses": [{"name": name, "error_code": error_code} for name in body["topic_names"]],
+    }

@@ -1,6 +1,6 @@
 """DescribeAcls (key 29), versions 0-2 (flexible from 2): list ACLs matching a filter."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 29
 NAME = "DescribeAcls"
@@ -52,3 +52,8 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error with its message and no ACLs."""
+    return {"throttle_time_ms": 0, "error_code": error_code, "error_message": message, "resources": []}

@@ -1,6 +1,6 @@
 """DescribeConfigs (key 32), versions 0-2: read topic or broker configurations."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 32
 NAME = "DescribeConfigs"
@@ -66,3 +66,20 @@ RESPONSE = Schema(
     ],
     valid_versions="0-2",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every resource the request named, with the error, its message and no configs."""
+    return {
+        "throttle_time_ms": 0,
+        "results": [
+            {
+                "error_code": error_code,
+                "error_message": message,
+                "resource_type": resource["resource_type"],
+                "resource_name": resource["resource_name"],
+                "configs": [],
+            }
+            for resource in body["resources"]
+        ],
+    }

@@ -1,6 +1,6 @@
 """DescribeDelegationToken (key 41), versions 0-2 (flexible from 2): list delegation tokens."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 41
 NAME = "DescribeDelegationToken"
@@ -44,3 +44,8 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no tokens."""
+    return {"error_code": error_code, "tokens": [], "throttle_time_ms": 0}

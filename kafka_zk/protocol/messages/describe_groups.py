@@ -1,6 +1,6 @@
 """DescribeGroups (key 15), versions 0-5 (flexible from 5): state and members of consumer groups."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 15
 NAME = "DescribeGroups"
@@ -49,3 +49,25 @@ RESPONSE = Schema(
     valid_versions="0-5",
     flexible_versions="5+",
 )
+
+# Unset authorized-operations bitfields carry the int32 minimum.
+AUTHORIZED_OPERATIONS_OMITTED = -2147483648
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every group the request named, with the error and nothing else known."""
+    return {
+        "throttle_time_ms": 0,
+        "groups": [
+            {
+                "error_code": error_code,
+                "group_id": group_id,
+                "group_state": "",
+                "protocol_type": "",
+                "protocol_data": "",
+                "members": [],
+                "authorized_operations": AUTHORIZED_OPERATIONS_OMITTED,
+            }
+            for group_id in body["groups"]
+        ],
+    }

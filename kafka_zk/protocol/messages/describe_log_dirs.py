@@ -1,6 +1,6 @@
 """DescribeLogDirs (key 35), versions 0-1: log dirs of a broker and the replica sizes in them."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 35
 NAME = "DescribeLogDirs"
@@ -58,3 +58,8 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """No directories: the response has no field for an error."""
+    return {"throttle_time_ms": 0, "results": []}

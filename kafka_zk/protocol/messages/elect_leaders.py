@@ -1,6 +1,6 @@
 """ElectLeaders (key 43), versions 0-2 (flexible from 2): run preferred or unclean elections."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 43
 NAME = "ElectLeaders"
@@ -56,3 +56,21 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error (v1+), and again with its message for every partition named (none when all were asked)."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "replica_election_results": [
+            {
+                "topic": topic["topic"],
+                "partition_result": [
+                    {"partition_id": index, "error_code": error_code, "error_message": message}
+                    for index in topic["partition_id"]
+                ],
+            }
+            for topic in body["topic_partitions"] or []
+        ],
+    }

@@ -1,6 +1,6 @@
 """EndTxn (key 26), versions 0-1: commit or abort a transaction."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 26
 NAME = "EndTxn"
@@ -24,3 +24,8 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error alone."""
+    return {"throttle_time_ms": 0, "error_code": error_code}

@@ -1,6 +1,6 @@
 """ExpireDelegationToken (key 40), versions 0-2 (flexible from 2): expire a token early."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 40
 NAME = "ExpireDelegationToken"
@@ -25,3 +25,8 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no expiry."""
+    return {"error_code": error_code, "expiry_timestamp_ms": 0, "throttle_time_ms": 0}

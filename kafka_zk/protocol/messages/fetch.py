@@ -1,6 +1,6 @@
 """Fetch (key 1), versions 0-11: read records from partitions (consumers and followers)."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 1
 NAME = "Fetch"
@@ -92,3 +92,31 @@ RESPONSE = Schema(
     ],
     valid_versions="0-11",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition the request named with the error and no data; the top-level error and the session id too."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "session_id": body.get("session_id", 0),
+        "responses": [
+            {
+                "topic": topic["topic"],
+                "partitions": [
+                    {
+                        "partition_index": partition["partition"],
+                        "error_code": error_code,
+                        "high_watermark": -1,
+                        "last_stable_offset": -1,
+                        "log_start_offset": -1,
+                        "aborted_transactions": None,
+                        "preferred_read_replica": -1,
+                        "records": b"",
+                    }
+                    for partition in topic["partitions"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+    }

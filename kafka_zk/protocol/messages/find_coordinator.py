@@ -1,6 +1,6 @@
 """FindCoordinator (key 10), versions 0-3 (flexible from 3): locate a group or transaction coordinator."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 10
 NAME = "FindCoordinator"
@@ -31,3 +31,23 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="3+",
 )
+
+
+# Kafka 2.5's own descriptions of the errors its error responses carry here (FindCoordinator sends the error's
+# description, not the exception's message).
+KAFKA_ERROR_DESCRIPTIONS = {
+    -1: "The server experienced an unexpected error when processing the request.",
+    34: "Request is not valid given the current SASL state.",
+}
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error, no coordinator, and (v1+) the error's own description, as Kafka words it."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "error_message": KAFKA_ERROR_DESCRIPTIONS.get(error_code),
+        "node_id": -1,
+        "host": "",
+        "port": -1,
+    }

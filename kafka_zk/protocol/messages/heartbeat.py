@@ -1,6 +1,6 @@
 """Heartbeat (key 12), versions 0-4 (flexible from 4): a group member proves it is alive."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 12
 NAME = "Heartbeat"
@@ -26,3 +26,8 @@ RESPONSE = Schema(
     valid_versions="0-4",
     flexible_versions="4+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error alone."""
+    return {"throttle_time_ms": 0, "error_code": error_code}

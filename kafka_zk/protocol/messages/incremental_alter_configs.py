@@ -1,6 +1,6 @@
 """IncrementalAlterConfigs (key 44), versions 0-1 (flexible from 1): set/delete/append config keys."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 44
 NAME = "IncrementalAlterConfigs"
@@ -57,3 +57,19 @@ RESPONSE = Schema(
     valid_versions="0-1",
     flexible_versions="1+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every resource the request named, with the error and its message."""
+    return {
+        "throttle_time_ms": 0,
+        "responses": [
+            {
+                "error_code": error_code,
+                "error_message": message,
+                "resource_type": resource["resource_type"],
+                "resource_name": resource["resource_name"],
+            }
+            for resource in body["resources"]
+        ],
+    }

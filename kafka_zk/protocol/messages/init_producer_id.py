@@ -1,6 +1,6 @@
 """InitProducerId (key 22), versions 0-3 (flexible from 2): get a producer id and epoch."""
 
-from kafka_zk.protocol.schema import Field, Schema
+from kafka_zk.protocol.schema import Body, Field, Schema
 
 API_KEY = 22
 NAME = "InitProducerId"
@@ -28,3 +28,8 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no producer id."""
+    return {"throttle_time_ms": 0, "error_code": error_code, "producer_id": -1, "producer_epoch": -1}

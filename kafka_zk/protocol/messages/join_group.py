@@ -1,6 +1,6 @@
 """JoinGroup (key 11), versions 0-7 (flexible from 6): a member joins a consumer group."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 11
 NAME = "JoinGroup"
@@ -53,3 +53,17 @@ RESPONSE = Schema(
     valid_versions="0-7",
     flexible_versions="6+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error, no generation, leader or members; the protocol name unknown (null from v7)."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "generation_id": -1,
+        "protocol_type": None,
+        "protocol_name": None if version >= 7 else "",
+        "leader": "",
+        "member_id": "",
+        "members": [],
+    }

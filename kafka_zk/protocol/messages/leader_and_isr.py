@@ -4,7 +4,7 @@ v0-1 list partition states flat, each carrying its topic name (``ungrouped_parti
 v2+ group them under ``topic_states``.
 """
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 4
 NAME = "LeaderAndIsr"
@@ -73,3 +73,18 @@ RESPONSE = Schema(
     valid_versions="0-4",
     flexible_versions="4+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error, and again for every partition whose state the request carried."""
+    if version >= 2:
+        states = [(topic["topic_name"], state) for topic in body["topic_states"] for state in topic["partition_states"]]
+    else:
+        states = [(state["topic_name"], state) for state in body["ungrouped_partition_states"]]
+    return {
+        "error_code": error_code,
+        "partition_errors": [
+            {"topic_name": name, "partition_index": state["partition_index"], "error_code": error_code}
+            for name, state in states
+        ],
+    }

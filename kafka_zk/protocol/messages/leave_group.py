@@ -1,6 +1,6 @@
 """LeaveGroup (key 13), versions 0-4 (flexible from 4): members leave a group (batched from v3)."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 13
 NAME = "LeaveGroup"
@@ -45,3 +45,8 @@ RESPONSE = Schema(
     valid_versions="0-4",
     flexible_versions="4+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no members."""
+    return {"throttle_time_ms": 0, "error_code": error_code, "members": []}

@@ -1,6 +1,6 @@
 """ListGroups (key 16), versions 0-3 (flexible from 3): the groups a coordinator manages."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 16
 NAME = "ListGroups"
@@ -25,3 +25,8 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="3+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no groups."""
+    return {"throttle_time_ms": 0, "error_code": error_code, "groups": []}

@@ -1,6 +1,6 @@
 """ListPartitionReassignments (key 46), version 0 (flexible): reassignments in progress."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 46
 NAME = "ListPartitionReassignments"
@@ -55,3 +55,22 @@ RESPONSE = Schema(
     valid_versions="0",
     flexible_versions="0+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error with its message, and every partition named with no replicas."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "error_message": message,
+        "topics": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {"partition_index": index, "replicas": [], "adding_replicas": [], "removing_replicas": []}
+                    for index in topic["partition_indexes"]
+                ],
+            }
+            for topic in body["topics"] or []
+        ],
+    }

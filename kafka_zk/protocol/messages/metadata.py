@@ -1,6 +1,6 @@
 """Metadata (key 3), versions 0-9 (flexible from 9): brokers, controller, topics and partitions."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 3
 NAME = "Metadata"
@@ -76,3 +76,24 @@ RESPONSE = Schema(
     valid_versions="0-9",
     flexible_versions="9+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every topic the request named with the error, no brokers and no controller."""
+    return {
+        "throttle_time_ms": 0,
+        "brokers": [],
+        "cluster_id": None,
+        "controller_id": -1,
+        "topics": [
+            {
+                "error_code": error_code,
+                "name": topic["name"],
+                "is_internal": False,
+                "partitions": [],
+                "topic_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED,
+            }
+            for topic in body["topics"] or []
+        ],
+        "cluster_authorized_operations": AUTHORIZED_OPERATIONS_OMITTED,
+    }

@@ -1,6 +1,6 @@
 """OffsetDelete (key 47), version 0: delete a group's committed offsets for some partitions."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 47
 NAME = "OffsetDelete"
@@ -54,3 +54,8 @@ RESPONSE = Schema(
     ],
     valid_versions="0",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no topics."""
+    return {"error_code": error_code, "throttle_time_ms": 0, "topics": []}

@@ -1,6 +1,6 @@
 """OffsetFetch (key 9), versions 0-7 (flexible from 6): read a consumer group's committed offsets."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 9
 NAME = "OffsetFetch"
@@ -55,3 +55,29 @@ RESPONSE = Schema(
     valid_versions="0-7",
     flexible_versions="6+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """From v2 the top-level error alone; before, every partition named with the error and no offset."""
+    if version >= 2:
+        return {"throttle_time_ms": 0, "topics": [], "error_code": error_code}
+    return {
+        "throttle_time_ms": 0,
+        "topics": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {
+                        "partition_index": index,
+                        "committed_offset": -1,
+                        "committed_leader_epoch": -1,
+                        "metadata": "",
+                        "error_code": error_code,
+                    }
+                    for index in topic["partition_indexes"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+        "error_code": 0,
+    }

@@ -1,6 +1,6 @@
 """Produce (key 0), versions 0-8: append record batches to partitions."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 0
 NAME = "Produce"
@@ -76,3 +76,28 @@ RESPONSE = Schema(
     ],
     valid_versions="0-8",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition the request named, with the error and no offsets (Kafka's ProduceRequest.getErrorResponse)."""
+    return {
+        "responses": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {
+                        "partition_index": partition["partition_index"],
+                        "error_code": error_code,
+                        "base_offset": -1,
+                        "log_append_time_ms": -1,
+                        "log_start_offset": -1,
+                        "record_errors": [],
+                        "error_message": None,
+                    }
+                    for partition in topic["partitions"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+        "throttle_time_ms": 0,
+    }

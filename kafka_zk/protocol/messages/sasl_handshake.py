@@ -1,6 +1,6 @@
 """SaslHandshake (key 17), versions 0-1: pick a SASL mechanism."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 17
 NAME = "SaslHandshake"
@@ -21,3 +21,8 @@ RESPONSE = Schema(
     ],
     valid_versions="0-1",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no mechanisms."""
+    return {"error_code": error_code, "mechanisms": []}

@@ -3,7 +3,7 @@
 v0 lists partitions flat (``ungrouped_partitions``); v1+ group them under ``topics``.
 """
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 5
 NAME = "StopReplica"
@@ -58,3 +58,19 @@ RESPONSE = Schema(
     valid_versions="0-2",
     flexible_versions="2+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error, and again for every partition the request named."""
+    if version >= 1:
+        partitions = [(topic["name"], index) for topic in body["topics"] for index in topic["partition_indexes"]]
+    else:
+        partitions = [
+            (partition["topic_name"], partition["partition_index"]) for partition in body["ungrouped_partitions"]
+        ]
+    return {
+        "error_code": error_code,
+        "partition_errors": [
+            {"topic_name": name, "partition_index": index, "error_code": error_code} for name, index in partitions
+        ],
+    }

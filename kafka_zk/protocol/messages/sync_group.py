@@ -1,6 +1,6 @@
 """SyncGroup (key 14), versions 0-5 (flexible from 4): the leader hands out partition assignments."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 14
 NAME = "SyncGroup"
@@ -40,3 +40,14 @@ RESPONSE = Schema(
     valid_versions="0-5",
     flexible_versions="4+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error and no assignment."""
+    return {
+        "throttle_time_ms": 0,
+        "error_code": error_code,
+        "protocol_type": None,
+        "protocol_name": None,
+        "assignment": b"",
+    }

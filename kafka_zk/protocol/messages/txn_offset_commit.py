@@ -1,6 +1,6 @@
 """TxnOffsetCommit (key 28), versions 0-3 (flexible from 3): offsets committed inside a transaction."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 28
 NAME = "TxnOffsetCommit"
@@ -64,3 +64,20 @@ RESPONSE = Schema(
     valid_versions="0-3",
     flexible_versions="3+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition the request named, with the error."""
+    return {
+        "throttle_time_ms": 0,
+        "topics": [
+            {
+                "name": topic["name"],
+                "partitions": [
+                    {"partition_index": partition["partition_index"], "error_code": error_code}
+                    for partition in topic["partitions"]
+                ],
+            }
+            for topic in body["topics"]
+        ],
+    }

@@ -4,7 +4,7 @@ v0-4 list partition states flat with topic names (``ungrouped_partition_states``
 under ``topic_states``. v0 gives each live broker one host/port; v1+ a list of endpoints.
 """
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 6
 NAME = "UpdateMetadata"
@@ -74,3 +74,8 @@ RESPONSE = Schema(
     valid_versions="0-6",
     flexible_versions="6+",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """The error alone."""
+    return {"error_code": error_code}

@@ -1,6 +1,6 @@
 """WriteTxnMarkers (key 27), version 0: the transaction coordinator writes commit/abort markers."""
 
-from kafka_zk.protocol.schema import Array, Field, Schema
+from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 27
 NAME = "WriteTxnMarkers"
@@ -63,3 +63,24 @@ RESPONSE = Schema(
     ],
     valid_versions="0",
 )
+
+
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
+    """Every partition of every marker the request carried, with the error."""
+    return {
+        "markers": [
+            {
+                "producer_id": marker["producer_id"],
+                "topics": [
+                    {
+                        "name": topic["name"],
+                        "partitions": [
+                            {"partition_index": index, "error_code": error_code} for index in topic["partition_indexes"]
+                        ],
+                    }
+                    for topic in marker["topics"]
+                ],
+            }
+            for marker in body["markers"]
+        ]
+    }
