@@ -15,6 +15,7 @@ again without downloading.
 
 from __future__ import annotations
 
+import fcntl
 import shutil
 import subprocess
 import sys
@@ -150,19 +151,24 @@ def classpath(
     classes = clients.cache / classes_name
     stamp = classes / ".compiled"
     sources = sorted(Path(sources_dir or clients.sources).glob("*.java"))
-    if not stamp.exists() or any(source.stat().st_mtime > stamp.stat().st_mtime for source in sources):
-        if classes.exists():
-            shutil.rmtree(classes)
-        classes.mkdir(parents=True)
-        javac = subprocess.run(
-            ["javac", "-nowarn", "-d", str(classes), "-cp", str(lib / "*")] + [str(source) for source in sources],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        if javac.returncode != 0:
-            raise JavaClientsUnavailable("javac failed:\n" + javac.stdout + javac.stderr)
-        stamp.touch()
+    clients.cache.mkdir(parents=True, exist_ok=True)
+    # One compile at a time: both xdist workers may find the classes stale, and one's rmtree would pull the
+    # classes from under the other's javac.
+    with open(clients.cache / (classes_name + ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists() or any(source.stat().st_mtime > stamp.stat().st_mtime for source in sources):
+            if classes.exists():
+                shutil.rmtree(classes)
+            classes.mkdir(parents=True)
+            javac = subprocess.run(
+                ["javac", "-nowarn", "-d", str(classes), "-cp", str(lib / "*")] + [str(source) for source in sources],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            if javac.returncode != 0:
+                raise JavaClientsUnavailable("javac failed:\n" + javac.stdout + javac.stderr)
+            stamp.touch()
     return "%s:%s/*" % (classes, lib)
 
 
