@@ -137,16 +137,19 @@ def test_an_answer_given_later_without_a_deferred_keeps_the_request_order():
     assert not transport.disconnecting
 
 
-def test_an_answer_given_later_that_fails_to_build_closes_the_connection():
+def test_an_answer_given_later_that_fails_to_build_answers_unknown_server_error():
     def broken(_results):
         raise RuntimeError("boom")
 
     parked = []
     protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 18: _answering_later(parked, broken)}))
     protocol.dataReceived(api_versions_request(0))
-    assert not transport.disconnecting
+    assert transport.value() == b""
     parked[0].complete({})
-    assert transport.disconnecting and transport.value() == b""
+    [answer] = responses(transport)
+    body = decode_response(18, 0, answer)[1]
+    assert body["error_code"] == Errors.UNKNOWN_SERVER_ERROR and body["api_keys"] == []
+    assert not transport.disconnecting
 
 
 def test_bad_input_closes_the_connection():
@@ -164,13 +167,41 @@ def test_bad_input_closes_the_connection():
         assert transport.value() == b""
 
 
-def test_a_handler_exception_closes_only_that_connection():
+METADATA_REQUEST = {"topics": [{"name": "t"}, {"name": "u"}], "allow_auto_topic_creation": True}
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["raised", "deferred"])
+def test_a_handler_exception_answers_unknown_server_error_in_the_requests_own_response(later):
+    """Kafka's KafkaApis.handleError: the request's getErrorResponse, and the connection goes on."""
+
+    def broken(request):
+        if later:
+            return defer.fail(RuntimeError("boom"))
+        raise RuntimeError("boom")
+
+    protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 3: broken}))
+    protocol.dataReceived(frame(encode_request(3, 4, 7, "c", METADATA_REQUEST)) + api_versions_request(1, 8))
+    metadata, versions = responses(transport)
+    correlation_id, body = decode_response(3, 4, metadata)
+    assert correlation_id == 7 and body["brokers"] == [] and body["controller_id"] == -1
+    assert [(topic["name"], topic["error_code"]) for topic in body["topics"]] == [
+        ("t", Errors.UNKNOWN_SERVER_ERROR),
+        ("u", Errors.UNKNOWN_SERVER_ERROR),
+    ]
+    assert decode_response(18, 1, versions)[1]["error_code"] == Errors.NONE
+    assert not transport.disconnecting
+
+
+def test_a_handler_exception_on_an_acks_0_produce_closes_the_connection():
+    """ProduceRequest.getErrorResponse is null for acks=0: Kafka closes the connection instead."""
+
     def broken(request):
         raise RuntimeError("boom")
 
-    protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 18: broken}))
-    protocol.dataReceived(api_versions_request(1))
-    assert transport.disconnecting
+    protocol, transport = connect(apis.Dispatcher({**apis.HANDLERS, 0: broken}))
+    produce = {"transactional_id": None, "acks": 0, "timeout_ms": 1000, "topics": [{"name": "t", "partitions": []}]}
+    protocol.dataReceived(frame(encode_request(0, 8, 1, "c", produce)))
+    assert transport.disconnecting and transport.value() == b""
 
 
 def _framed_on(sock, reactor):

@@ -14,6 +14,8 @@ from kafka_zk.net.framing import FramedProtocol, send_now
 from kafka_zk.net.request_metrics import BODY, RESPONSE_DONE
 from kafka_zk.protocol import api_keys
 from kafka_zk.protocol.api_keys import HEADER_VERSIONS, encode_unsupported_api_versions
+from kafka_zk.protocol.error_responses import error_response
+from kafka_zk.protocol.errors import Errors, KafkaError
 from kafka_zk.protocol.headers import decode_request_header, encode_response_frame
 from kafka_zk.protocol.primitives import Reader
 from kafka_zk.protocol.schema import StrictMessageError
@@ -69,6 +71,21 @@ class Request:
         self.client_host = client_host
         self.received_ms = received_ms
         self.size = size
+
+
+def _error_answer(request, error):
+    """What Kafka's KafkaApis.handleError answers for a handler's exception: the request's own error response with a
+    KafkaError's code and message, else UNKNOWN_SERVER_ERROR and the exception's message; None where Kafka closes the
+    connection instead (Produce with acks=0), or when even that response cannot be built."""
+    if isinstance(error, KafkaError):
+        code, message = error.code, error.message
+    else:
+        code, message = Errors.UNKNOWN_SERVER_ERROR, str(error) or None
+    try:
+        return error_response(request.api_key, request.api_version, request.body, code, message)
+    except Exception:
+        log.exception("cannot build the api %d v%d error response", request.api_key, request.api_version)
+        return None
 
 
 class KafkaServerProtocol(FramedProtocol):
@@ -185,10 +202,12 @@ class KafkaServerProtocol(FramedProtocol):
         request.answer_later = direct = dispatcher.serving is None
         try:
             result = handler(request) if direct else dispatcher.handle(request)
-        except Exception:
+        except Exception as error:
             log.exception("error handling %s v%d from %s", spec.name, api_version, self.client_host)
-            self.transport.abortConnection()
-            return
+            result = _error_answer(request, error)
+            if result is None:
+                self.transport.abortConnection()
+                return
         # [payload, request, ready, timing] (the request stands for its header: api_key, api_version, correlation_id)
         metrics = self.metrics
         if metrics is None:
@@ -372,9 +391,12 @@ class KafkaServerProtocol(FramedProtocol):
             self.transport.resumeProducing()
 
     def _failed(self, failure, entry):
-        header = entry[1]  # the Request
-        log.error("error handling api %d v%d: %s", header.api_key, header.api_version, failure.getTraceback())
-        if self.transport is not None:
+        request = entry[1]
+        log.error("error handling api %d v%d: %s", request.api_key, request.api_version, failure.getTraceback())
+        answer = _error_answer(request, failure.value)
+        if answer is not None:
+            self._completed(answer, entry)
+        elif self.transport is not None:
             self.transport.abortConnection()
 
     def _flush(self):

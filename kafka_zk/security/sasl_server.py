@@ -279,6 +279,8 @@ def _illegal_state_response(header, frame, offset, message):
         return None
     body = spec.request.decode(memoryview(frame)[offset:], header.api_version)
     response = error_response(header.api_key, header.api_version, body, Errors.ILLEGAL_SASL_STATE, message)
+    if response is None:
+        return None
     return encode_response(header.api_key, header.api_version, header.correlation_id, response)
 
 

@@ -78,8 +78,11 @@ RESPONSE = Schema(
 )
 
 
-def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
-    """Every partition the request named, with the error and no offsets (Kafka's ProduceRequest.getErrorResponse)."""
+def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body | None:
+    """Every partition the request named, with the error and no offsets (Kafka's ProduceRequest.getErrorResponse);
+    None for acks=0, which is never answered: the connection closes instead."""
+    if body["acks"] == 0:
+        return None
     return {
         "responses": [
             {
