@@ -83,3 +83,17 @@ def test_the_krb5_conf_comes_from_the_jvm_flag_then_krb5_config(tmp_path):
     assert krb5_conf_path({"KRB5_CONFIG": "/x"}) == "/x"
     assert realm_of(str(conf)) == "KAFKA.LOCAL"
     assert realm_of(str(tmp_path / "missing.conf")) == ""
+
+
+def test_the_krb5_login_module_comes_from_the_jaas_files_kafka_server_section_too(tmp_path):
+    keytab = tmp_path / "kafka.keytab"
+    jaas_file = tmp_path / "kafka_server_jaas.conf"
+    jaas_file.write_text("KafkaServer {\n  %s\n};\n" % krb5_jaas(keytab, "kafka/127.0.0.1@KAFKA.LOCAL"))
+    broker = BrokerSasl(
+        {"sasl.enabled.mechanisms": "GSSAPI"}.get,
+        {"KAFKA_OPTS": "-Djava.security.auth.login.config=%s" % jaas_file},
+    )
+    options = broker.module_options("SASL_PLAINTEXT", "GSSAPI")
+    assert options["principal"] == "kafka/127.0.0.1@KAFKA.LOCAL" and options["keyTab"] == str(keytab)
+    with pytest.raises(SaslConfigError, match="does not exist"):  # the section's keytab is the one checked
+        broker.server_settings("SASL_PLAINTEXT", None, lambda: 0)
