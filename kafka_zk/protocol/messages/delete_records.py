@@ -1,5 +1,6 @@
 """DeleteRecords (key 21), versions 0-1: advance partitions' log start offsets."""
 
+from kafka_zk.protocol.messages import partition_errors
 from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 21
@@ -59,16 +60,4 @@ RESPONSE = Schema(
 
 def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
     """Every partition the request named, with the error and an unknown low watermark."""
-    return {
-        "throttle_time_ms": 0,
-        "topics": [
-            {
-                "name": topic["name"],
-                "partitions": [
-                    {"partition_index": partition["partition_index"], "low_watermark": -1, "error_code": error_code}
-                    for partition in topic["partitions"]
-                ],
-            }
-            for topic in body["topics"]
-        ],
-    }
+    return {"throttle_time_ms": 0, "topics": partition_errors(body["topics"], error_code, low_watermark=-1)}

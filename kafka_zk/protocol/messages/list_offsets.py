@@ -1,5 +1,6 @@
 """ListOffsets (key 2), versions 0-5: find offsets by timestamp (earliest -2, latest -1)."""
 
+from kafka_zk.protocol.messages import partition_errors
 from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 2
@@ -67,21 +68,7 @@ def error_response(body: Body, version: int, error_code: int, message: str | Non
     """Every partition the request named, with the error and unknown offsets."""
     return {
         "throttle_time_ms": 0,
-        "topics": [
-            {
-                "name": topic["name"],
-                "partitions": [
-                    {
-                        "partition_index": partition["partition_index"],
-                        "error_code": error_code,
-                        "old_style_offsets": [],
-                        "timestamp": -1,
-                        "offset": -1,
-                        "leader_epoch": -1,
-                    }
-                    for partition in topic["partitions"]
-                ],
-            }
-            for topic in body["topics"]
-        ],
+        "topics": partition_errors(
+            body["topics"], error_code, old_style_offsets=[], timestamp=-1, offset=-1, leader_epoch=-1
+        ),
     }

@@ -1,5 +1,6 @@
 """OffsetCommit (key 8), versions 0-8 (flexible from 8): store a consumer group's offsets."""
 
+from kafka_zk.protocol.messages import partition_errors
 from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 8
@@ -67,16 +68,4 @@ RESPONSE = Schema(
 
 def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
     """Every partition the request named, with the error."""
-    return {
-        "throttle_time_ms": 0,
-        "topics": [
-            {
-                "name": topic["name"],
-                "partitions": [
-                    {"partition_index": partition["partition_index"], "error_code": error_code}
-                    for partition in topic["partitions"]
-                ],
-            }
-            for topic in body["topics"]
-        ],
-    }
+    return {"throttle_time_ms": 0, "topics": partition_errors(body["topics"], error_code)}

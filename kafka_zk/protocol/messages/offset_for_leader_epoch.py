@@ -1,5 +1,6 @@
 """OffsetForLeaderEpoch (key 23), versions 0-3: the end offset of a leader epoch (truncation)."""
 
+from kafka_zk.protocol.messages import partition_errors
 from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 23
@@ -64,19 +65,5 @@ def error_response(body: Body, version: int, error_code: int, message: str | Non
     """Every partition the request named, with the error and an unknown epoch and offset."""
     return {
         "throttle_time_ms": 0,
-        "topics": [
-            {
-                "topic": topic["topic"],
-                "partitions": [
-                    {
-                        "error_code": error_code,
-                        "partition": partition["partition"],
-                        "leader_epoch": -1,
-                        "end_offset": -1,
-                    }
-                    for partition in topic["partitions"]
-                ],
-            }
-            for topic in body["topics"]
-        ],
+        "topics": partition_errors(body["topics"], error_code, "topic", "partition", leader_epoch=-1, end_offset=-1),
     }

@@ -1,5 +1,6 @@
 """TxnOffsetCommit (key 28), versions 0-3 (flexible from 3): offsets committed inside a transaction."""
 
+from kafka_zk.protocol.messages import partition_errors
 from kafka_zk.protocol.schema import Array, Body, Field, Schema
 
 API_KEY = 28
@@ -68,16 +69,4 @@ RESPONSE = Schema(
 
 def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
     """Every partition the request named, with the error."""
-    return {
-        "throttle_time_ms": 0,
-        "topics": [
-            {
-                "name": topic["name"],
-                "partitions": [
-                    {"partition_index": partition["partition_index"], "error_code": error_code}
-                    for partition in topic["partitions"]
-                ],
-            }
-            for topic in body["topics"]
-        ],
-    }
+    return {"throttle_time_ms": 0, "topics": partition_errors(body["topics"], error_code)}
