@@ -12,7 +12,6 @@ import random
 import re
 import shutil
 import socket
-import struct
 import subprocess
 import sys
 import uuid
@@ -30,6 +29,7 @@ from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.java_clients import java_command
 from tests.ports import free_port
+from tests.raw_socket_support import closed_by_broker, frame, read_frame
 from tests.replication_support import metadata_partition
 from tests.zk_support import create_chroot
 
@@ -126,12 +126,10 @@ def cluster(tmp_path_factory, zookeeper_server, broker_processes, kdc):
     cluster.stop()
 
 
-def kcat(cluster, kdc, *args, principal="alice", keytab=None, stdin=None):
-    """kcat (Debian's, on librdkafka with cyrus-sasl's GSSAPI plugin: confluent-kafka's wheels carry no GSSAPI) as
-    ``principal`` from ``keytab``: librdkafka's kinit command runs with our realm into a credential cache of its own."""
+def librdkafka_gssapi(kdc, principal, keytab=None):
+    """librdkafka's GSSAPI settings as ``principal`` from ``keytab``: its kinit command runs with our realm."""
     keytab = keytab or kdc.keytab(principal)
-    ccache = "FILE:%s" % (kdc.folder / ("cc-kcat-%s" % uuid.uuid4().hex[:8]))
-    settings = {
+    return {
         "security.protocol": "SASL_PLAINTEXT",
         "sasl.mechanisms": "GSSAPI",
         "sasl.kerberos.service.name": "kafka",
@@ -139,8 +137,14 @@ def kcat(cluster, kdc, *args, principal="alice", keytab=None, stdin=None):
         "sasl.kerberos.keytab": str(keytab),
         "sasl.kerberos.kinit.cmd": "kinit -k -t %s %s" % (keytab, kdc.full_name(principal)),
     }
+
+
+def kcat(cluster, kdc, *args, principal="alice", keytab=None, stdin=None):
+    """kcat (Debian's, on librdkafka with cyrus-sasl's GSSAPI plugin: confluent-kafka's wheels carry no GSSAPI) as
+    ``principal`` from ``keytab``: librdkafka's kinit command runs with our realm into a credential cache of its own."""
+    ccache = "FILE:%s" % (kdc.folder / ("cc-kcat-%s" % uuid.uuid4().hex[:8]))
     argv = [KCAT, "-b", cluster.sasl_bootstrap, *args]
-    for name, value in settings.items():
+    for name, value in librdkafka_gssapi(kdc, principal, keytab).items():
         argv += ["-X", "%s=%s" % (name, value)]
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=90, env=kdc.environment(ccache))
 
@@ -190,16 +194,7 @@ print(json.dumps(sorted(set(values) & seen)))
 
 
 def confluent_kafka_client(cluster, kdc, topic, values, principal="alice"):
-    keytab = kdc.keytab(principal)
-    settings = {
-        "bootstrap.servers": cluster.sasl_bootstrap,
-        "security.protocol": "SASL_PLAINTEXT",
-        "sasl.mechanisms": "GSSAPI",
-        "sasl.kerberos.service.name": "kafka",
-        "sasl.kerberos.principal": kdc.full_name(principal),
-        "sasl.kerberos.keytab": str(keytab),
-        "sasl.kerberos.kinit.cmd": "kinit -k -t %s %s" % (keytab, kdc.full_name(principal)),
-    }
+    settings = dict(librdkafka_gssapi(kdc, principal), **{"bootstrap.servers": cluster.sasl_bootstrap})
     environment = kdc.environment("FILE:%s" % (kdc.folder / ("cc-ck-%s" % uuid.uuid4().hex[:8])))
     environment["PYTHONPATH"] = CONFLUENT_KAFKA_GSSAPI
     return subprocess.run(
@@ -357,33 +352,6 @@ def test_an_expired_ticket_fails_kafka_pythons_login(cluster, kdc, caplog):
 
 
 # -- raw tokens: the v0 handshake, and bad tokens ---------------------------------------------------------------
-
-
-def frame(payload):
-    return struct.pack(">i", len(payload)) + payload
-
-
-def read_frame(sock):
-    def exactly(count):
-        data = b""
-        while len(data) < count:
-            chunk = sock.recv(count - len(data))
-            assert chunk, "connection closed"
-            data += chunk
-        return data
-
-    return exactly(struct.unpack(">i", exactly(4))[0])
-
-
-def closed_by_broker(sock):
-    try:
-        while sock.recv(65536):
-            pass
-        return True
-    except ConnectionResetError:
-        return True
-    finally:
-        sock.close()
 
 
 def sasl_socket(broker):

@@ -20,6 +20,7 @@ from kafka_zk.tools import configs
 from kafka_zk.tools.local_cluster import LocalCluster
 from tests.cluster_support import TEST_DEFAULTS, wait_for
 from tests.ports import free_port
+from tests.raw_socket_support import closed_by_broker, frame, read_frame
 from tests.zk_support import create_chroot
 
 KCAT = "/usr/bin/kcat"
@@ -366,22 +367,6 @@ def raw_socket(broker):
     return sock
 
 
-def closed_by_broker(sock):
-    try:
-        while True:
-            data = sock.recv(65536)
-            if not data:
-                return True
-    except ConnectionResetError:
-        return True
-    finally:
-        sock.close()
-
-
-def frame(payload):
-    return struct.pack(">i", len(payload)) + payload
-
-
 @pytest.mark.parametrize(
     "payload",
     [
@@ -420,18 +405,6 @@ def test_a_replayed_scram_final_message_fails(sasl_cluster):
     assert struct.unpack(">h", answer[4:6])[0] == 58  # SASL_AUTHENTICATION_FAILED
     assert closed_by_broker(replay)
     assert healthy(sasl_cluster)
-
-
-def read_frame(sock):
-    def exactly(count):
-        data = b""
-        while len(data) < count:
-            chunk = sock.recv(count - len(data))
-            assert chunk, "connection closed"
-            data += chunk
-        return data
-
-    return exactly(struct.unpack(">i", exactly(4))[0])
 
 
 def server_first_token(response_frame):
