@@ -1,10 +1,13 @@
 """The Python source generated for one struct's reader and writer at one version, and its compilation: what a
 StructCodec runs for each struct it decodes and encodes."""
 
+import contextlib
+import hashlib
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from kafka_zk.protocol import generated_codecs
 from kafka_zk.protocol.primitives import CHUNK_THRESHOLD, ProtocolEncodeError, Reader, Writer
 from kafka_zk.protocol.type_codecs import BYTES_WRITERS, FIXED, HUMAN_MESSAGE_FIELDS, STRING_WRITERS
 
@@ -12,6 +15,8 @@ if TYPE_CHECKING:
     from kafka_zk.protocol.schema import Body, StructCodec
 
 _UNSET = object()
+# a generated source's digest -> the factory of its function (the module is untyped: it is generated)
+FACTORIES: dict[str, Callable[[dict[str, Any]], Any]] = generated_codecs.FACTORIES
 
 
 def _spans(codes: list[str | None], joinable: Callable[[str | None], bool]) -> list[tuple[int, int]]:
@@ -45,8 +50,38 @@ class _Source:
         return name
 
     def compile(self, function: str, kind: str, path: str) -> Any:
-        exec(compile("\n".join(self.lines), "<%s of %s>" % (kind, path), "exec"), self.env)
+        """The function ``function`` of this source: made by its factory in the generated module when that module
+        holds this very text (the compiled twins compile it), else by exec'ing the text, as any other codec is."""
+        text = "\n".join(self.lines)
+        if _recording is not None:
+            _recording.append((kind, path, text, sorted(self.env)))
+        factory = FACTORIES.get(text_digest(text))
+        if factory is not None:
+            return factory(self.env)
+        exec(compile(text, "<%s of %s>" % (kind, path), "exec"), self.env)
         return self.env[function]
+
+
+def text_digest(text: str) -> str:
+    """What a generated codec's source is known by in kafka_zk/protocol/generated_codecs.py."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+# Within recording_sources(): (kind, path, text, the names its environment binds) of each source compiled.
+_recording: list[tuple[str, str, str, list[str]]] | None = None
+
+
+@contextlib.contextmanager
+def recording_sources() -> Iterator[list[tuple[str, str, str, list[str]]]]:
+    """The sources of the codecs compiled within the block, as (kind, path, text, the names its environment
+    binds), in order."""
+    global _recording
+    recorded: list[tuple[str, str, str, list[str]]] = []
+    _recording = recorded
+    try:
+        yield recorded
+    finally:
+        _recording = None
 
 
 def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int) -> None:
