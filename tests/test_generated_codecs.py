@@ -6,6 +6,7 @@ import os
 import pytest
 
 from kafka_zk.protocol import codec_module, generated_codecs, struct_source
+from kafka_zk.protocol.api_keys import API_SPECS
 from kafka_zk.protocol.primitives import Reader, Writer
 from kafka_zk.protocol.schema import StructCodec
 from tests.test_protocol_roundtrip import SampleMaker
@@ -48,3 +49,25 @@ def test_a_hot_codec_comes_from_its_factory_and_does_what_the_execd_one_does(mes
     assert encoded[0] == encoded[1]
     assert generated.decode(Reader(encoded[0])) == execd.decode(Reader(encoded[0])) == body
     assert len(generated_codecs.FACTORIES) >= 2
+
+
+@pytest.mark.parametrize("size", [0, 255, 256, 70000])
+def test_lengths_and_counts_on_either_side_of_the_small_table_round_trip(size):
+    fetch_response = API_SPECS[1].response
+    name = "t" * min(size, 32767)
+    records = b"r" * size
+    partitions = [
+        {"partition_index": index, "error_code": 0, "high_watermark": 5, "records": records}
+        for index in range(min(size, 300))
+    ]
+    body = {
+        "throttle_time_ms": 0,
+        "error_code": 0,
+        "session_id": 0,
+        "responses": [{"topic": name, "partitions": partitions}],
+    }
+    decoded = fetch_response.decode(fetch_response.encode(body, 11), 11)
+    assert decoded["responses"][0]["topic"] == name
+    assert [(p["partition_index"], bytes(p["records"])) for p in decoded["responses"][0]["partitions"]] == [
+        (p["partition_index"], records) for p in partitions
+    ]

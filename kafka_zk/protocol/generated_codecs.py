@@ -91,23 +91,27 @@ def _reader_ProduceRequest_v0(env):  # the reader of ProduceRequest v0
 
 def _writer_ProduceRequest_v0(env):  # the writer of ProduceRequest v0
     default_1 = env['default_1']
-    default_13 = env['default_13']
-    default_19 = env['default_19']
+    default_10 = env['default_10']
+    default_17 = env['default_17']
     default_2 = env['default_2']
-    default_20 = env['default_20']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
     default_3 = env['default_3']
-    default_8 = env['default_8']
-    errors_24 = env['errors_24']
-    locate_25 = env['locate_25']
+    errors_32 = env['errors_32']
+    locate_33 = env['locate_33']
     pack_0 = env['pack_0']
-    pack_11 = env['pack_11']
-    pack_17 = env['pack_17']
-    pack_18 = env['pack_18']
-    pack_22 = env['pack_22']
-    pack_7 = env['pack_7']
-    write_12 = env['write_12']
+    pack_15 = env['pack_15']
+    pack_23 = env['pack_23']
+    pack_24 = env['pack_24']
+    pack_30 = env['pack_30']
+    pack_9 = env['pack_9']
+    small_14 = env['small_14']
+    small_22 = env['small_22']
+    small_29 = env['small_29']
+    small_8 = env['small_8']
     write_16 = env['write_16']
-    write_23 = env['write_23']
+    write_20 = env['write_20']
+    write_31 = env['write_31']
     write_6 = env['write_6']
     def write_fields(writer, obj):
         try:
@@ -123,44 +127,48 @@ def _writer_ProduceRequest_v0(env):  # the writer of ProduceRequest v0
             if v4 is None:
                 write_6(writer, None)
             else:
-                buf += pack_7(len(v4))
+                n7 = len(v4)
+                buf += small_8[n7] if n7 < 256 else pack_9(n7)
                 for item5 in v4:
                     try:
-                        v9 = item5['name']
+                        v11 = item5['name']
                     except KeyError:
-                        v9 = default_8
-                    if v9.__class__ is str:
-                        data10 = v9.encode('utf-8')
-                        buf += pack_11(len(data10))
-                        buf += data10
+                        v11 = default_10
+                    if v11.__class__ is str:
+                        data12 = v11.encode('utf-8')
+                        n13 = len(data12)
+                        buf += small_14[n13] if n13 < 256 else pack_15(n13)
+                        buf += data12
                     else:
-                        write_12(writer, v9)
+                        write_16(writer, v11)
                     try:
-                        v14 = item5['partitions']
+                        v18 = item5['partitions']
                     except KeyError:
-                        v14 = default_13
-                    if v14 is None:
-                        write_16(writer, None)
+                        v18 = default_17
+                    if v18 is None:
+                        write_20(writer, None)
                     else:
-                        buf += pack_17(len(v14))
-                        for item15 in v14:
+                        n21 = len(v18)
+                        buf += small_22[n21] if n21 < 256 else pack_23(n21)
+                        for item19 in v18:
                             try:
-                                buf += pack_18(item15['partition_index'])
+                                buf += pack_24(item19['partition_index'])
                             except KeyError:
-                                buf += pack_18(item15.get('partition_index', default_19))
+                                buf += pack_24(item19.get('partition_index', default_25))
                             try:
-                                v21 = item15['records']
+                                v27 = item19['records']
                             except KeyError:
-                                v21 = default_20
-                            if v21.__class__ is bytes and len(v21) < 1024:
-                                buf += pack_22(len(v21))
-                                buf += v21
+                                v27 = default_26
+                            if v27.__class__ is bytes and len(v27) < 1024:
+                                n28 = len(v27)
+                                buf += small_29[n28] if n28 < 256 else pack_30(n28)
+                                buf += v27
                             else:
-                                write_23(writer, v21)
+                                write_31(writer, v27)
                                 buf = writer.buf
-        except errors_24 as exc:
+        except errors_32 as exc:
             if not getattr(exc, 'located', False):
-                locate_25(obj)
+                locate_33(obj)
             raise
     return write_fields
 
@@ -262,27 +270,32 @@ def _reader_ProduceRequest_v3(env):  # the reader of ProduceRequest v3
 
 def _writer_ProduceRequest_v3(env):  # the writer of ProduceRequest v3
     default_0 = env['default_0']
-    default_13 = env['default_13']
-    default_18 = env['default_18']
+    default_10 = env['default_10']
+    default_17 = env['default_17']
     default_24 = env['default_24']
-    default_25 = env['default_25']
-    default_6 = env['default_6']
-    default_7 = env['default_7']
+    default_32 = env['default_32']
+    default_33 = env['default_33']
     default_8 = env['default_8']
-    errors_29 = env['errors_29']
-    locate_30 = env['locate_30']
-    pack_12 = env['pack_12']
+    default_9 = env['default_9']
+    errors_39 = env['errors_39']
+    locate_40 = env['locate_40']
     pack_16 = env['pack_16']
     pack_22 = env['pack_22']
-    pack_23 = env['pack_23']
-    pack_27 = env['pack_27']
-    pack_3 = env['pack_3']
+    pack_30 = env['pack_30']
+    pack_31 = env['pack_31']
+    pack_37 = env['pack_37']
     pack_5 = env['pack_5']
-    write_11 = env['write_11']
-    write_17 = env['write_17']
-    write_21 = env['write_21']
-    write_28 = env['write_28']
-    write_4 = env['write_4']
+    pack_7 = env['pack_7']
+    small_15 = env['small_15']
+    small_21 = env['small_21']
+    small_29 = env['small_29']
+    small_36 = env['small_36']
+    small_4 = env['small_4']
+    write_13 = env['write_13']
+    write_23 = env['write_23']
+    write_27 = env['write_27']
+    write_38 = env['write_38']
+    write_6 = env['write_6']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -294,59 +307,64 @@ def _writer_ProduceRequest_v3(env):  # the writer of ProduceRequest v3
                 buf += b'\xff\xff'
             elif v1.__class__ is str:
                 data2 = v1.encode('utf-8')
-                buf += pack_3(len(data2))
+                n3 = len(data2)
+                buf += small_4[n3] if n3 < 256 else pack_5(n3)
                 buf += data2
             else:
-                write_4(writer, v1)
+                write_6(writer, v1)
             try:
-                buf += pack_5(obj['acks'], obj['timeout_ms'])
+                buf += pack_7(obj['acks'], obj['timeout_ms'])
             except KeyError:
-                buf += pack_5(obj.get('acks', default_6), obj.get('timeout_ms', default_7))
+                buf += pack_7(obj.get('acks', default_8), obj.get('timeout_ms', default_9))
             try:
-                v9 = obj['topics']
+                v11 = obj['topics']
             except KeyError:
-                v9 = default_8
-            if v9 is None:
-                write_11(writer, None)
+                v11 = default_10
+            if v11 is None:
+                write_13(writer, None)
             else:
-                buf += pack_12(len(v9))
-                for item10 in v9:
+                n14 = len(v11)
+                buf += small_15[n14] if n14 < 256 else pack_16(n14)
+                for item12 in v11:
                     try:
-                        v14 = item10['name']
+                        v18 = item12['name']
                     except KeyError:
-                        v14 = default_13
-                    if v14.__class__ is str:
-                        data15 = v14.encode('utf-8')
-                        buf += pack_16(len(data15))
-                        buf += data15
+                        v18 = default_17
+                    if v18.__class__ is str:
+                        data19 = v18.encode('utf-8')
+                        n20 = len(data19)
+                        buf += small_21[n20] if n20 < 256 else pack_22(n20)
+                        buf += data19
                     else:
-                        write_17(writer, v14)
+                        write_23(writer, v18)
                     try:
-                        v19 = item10['partitions']
+                        v25 = item12['partitions']
                     except KeyError:
-                        v19 = default_18
-                    if v19 is None:
-                        write_21(writer, None)
+                        v25 = default_24
+                    if v25 is None:
+                        write_27(writer, None)
                     else:
-                        buf += pack_22(len(v19))
-                        for item20 in v19:
+                        n28 = len(v25)
+                        buf += small_29[n28] if n28 < 256 else pack_30(n28)
+                        for item26 in v25:
                             try:
-                                buf += pack_23(item20['partition_index'])
+                                buf += pack_31(item26['partition_index'])
                             except KeyError:
-                                buf += pack_23(item20.get('partition_index', default_24))
+                                buf += pack_31(item26.get('partition_index', default_32))
                             try:
-                                v26 = item20['records']
+                                v34 = item26['records']
                             except KeyError:
-                                v26 = default_25
-                            if v26.__class__ is bytes and len(v26) < 1024:
-                                buf += pack_27(len(v26))
-                                buf += v26
+                                v34 = default_33
+                            if v34.__class__ is bytes and len(v34) < 1024:
+                                n35 = len(v34)
+                                buf += small_36[n35] if n35 < 256 else pack_37(n35)
+                                buf += v34
                             else:
-                                write_28(writer, v26)
+                                write_38(writer, v34)
                                 buf = writer.buf
-        except errors_29 as exc:
+        except errors_39 as exc:
             if not getattr(exc, 'located', False):
-                locate_30(obj)
+                locate_40(obj)
             raise
     return write_fields
 
@@ -415,20 +433,23 @@ def _reader_ProduceResponse_v0(env):  # the reader of ProduceResponse v0
 
 def _writer_ProduceResponse_v0(env):  # the writer of ProduceResponse v0
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_5 = env['default_5']
-    errors_19 = env['errors_19']
-    locate_20 = env['locate_20']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    default_14 = env['default_14']
+    default_22 = env['default_22']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_7 = env['default_7']
+    errors_25 = env['errors_25']
+    locate_26 = env['locate_26']
+    pack_12 = env['pack_12']
+    pack_20 = env['pack_20']
+    pack_21 = env['pack_21']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_5 = env['small_5']
     write_13 = env['write_13']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -439,34 +460,37 @@ def _writer_ProduceResponse_v0(env):  # the writer of ProduceResponse v0
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['name']
+                        v8 = item2['name']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['base_offset'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['base_offset'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('base_offset', default_18))
-        except errors_19 as exc:
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('base_offset', default_24))
+        except errors_25 as exc:
             if not getattr(exc, 'located', False):
-                locate_20(obj)
+                locate_26(obj)
             raise
     return write_fields
 
@@ -540,22 +564,25 @@ def _reader_ProduceResponse_v1(env):  # the reader of ProduceResponse v1
 
 def _writer_ProduceResponse_v1(env):  # the writer of ProduceResponse v1
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_20 = env['default_20']
-    default_5 = env['default_5']
-    errors_21 = env['errors_21']
-    locate_22 = env['locate_22']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
-    pack_19 = env['pack_19']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    default_14 = env['default_14']
+    default_22 = env['default_22']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_26 = env['default_26']
+    default_7 = env['default_7']
+    errors_27 = env['errors_27']
+    locate_28 = env['locate_28']
+    pack_12 = env['pack_12']
+    pack_20 = env['pack_20']
+    pack_21 = env['pack_21']
+    pack_25 = env['pack_25']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_5 = env['small_5']
     write_13 = env['write_13']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -566,38 +593,41 @@ def _writer_ProduceResponse_v1(env):  # the writer of ProduceResponse v1
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['name']
+                        v8 = item2['name']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['base_offset'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['base_offset'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('base_offset', default_18))
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('base_offset', default_24))
             try:
-                buf += pack_19(obj['throttle_time_ms'])
+                buf += pack_25(obj['throttle_time_ms'])
             except KeyError:
-                buf += pack_19(obj.get('throttle_time_ms', default_20))
-        except errors_21 as exc:
+                buf += pack_25(obj.get('throttle_time_ms', default_26))
+        except errors_27 as exc:
             if not getattr(exc, 'located', False):
-                locate_22(obj)
+                locate_28(obj)
             raise
     return write_fields
 
@@ -670,23 +700,26 @@ def _reader_ProduceResponse_v2(env):  # the reader of ProduceResponse v2
 
 def _writer_ProduceResponse_v2(env):  # the writer of ProduceResponse v2
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
-    default_21 = env['default_21']
-    default_5 = env['default_5']
-    errors_22 = env['errors_22']
-    locate_23 = env['locate_23']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
+    default_14 = env['default_14']
+    default_22 = env['default_22']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_27 = env['default_27']
+    default_7 = env['default_7']
+    errors_28 = env['errors_28']
+    locate_29 = env['locate_29']
+    pack_12 = env['pack_12']
     pack_20 = env['pack_20']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    pack_21 = env['pack_21']
+    pack_26 = env['pack_26']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_5 = env['small_5']
     write_13 = env['write_13']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -697,38 +730,41 @@ def _writer_ProduceResponse_v2(env):  # the writer of ProduceResponse v2
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['name']
+                        v8 = item2['name']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['base_offset'], item12['log_append_time_ms'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['base_offset'], item16['log_append_time_ms'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('base_offset', default_18), item12.get('log_append_time_ms', default_19))
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('base_offset', default_24), item16.get('log_append_time_ms', default_25))
             try:
-                buf += pack_20(obj['throttle_time_ms'])
+                buf += pack_26(obj['throttle_time_ms'])
             except KeyError:
-                buf += pack_20(obj.get('throttle_time_ms', default_21))
-        except errors_22 as exc:
+                buf += pack_26(obj.get('throttle_time_ms', default_27))
+        except errors_28 as exc:
             if not getattr(exc, 'located', False):
-                locate_23(obj)
+                locate_29(obj)
             raise
     return write_fields
 
@@ -800,24 +836,27 @@ def _reader_ProduceResponse_v5(env):  # the reader of ProduceResponse v5
 
 def _writer_ProduceResponse_v5(env):  # the writer of ProduceResponse v5
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
-    default_20 = env['default_20']
+    default_14 = env['default_14']
     default_22 = env['default_22']
-    default_5 = env['default_5']
-    errors_23 = env['errors_23']
-    locate_24 = env['locate_24']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_28 = env['default_28']
+    default_7 = env['default_7']
+    errors_29 = env['errors_29']
+    locate_30 = env['locate_30']
+    pack_12 = env['pack_12']
+    pack_20 = env['pack_20']
     pack_21 = env['pack_21']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    pack_27 = env['pack_27']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_5 = env['small_5']
     write_13 = env['write_13']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -828,38 +867,41 @@ def _writer_ProduceResponse_v5(env):  # the writer of ProduceResponse v5
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['name']
+                        v8 = item2['name']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['base_offset'], item12['log_append_time_ms'], item12['log_start_offset'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['base_offset'], item16['log_append_time_ms'], item16['log_start_offset'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('base_offset', default_18), item12.get('log_append_time_ms', default_19), item12.get('log_start_offset', default_20))
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('base_offset', default_24), item16.get('log_append_time_ms', default_25), item16.get('log_start_offset', default_26))
             try:
-                buf += pack_21(obj['throttle_time_ms'])
+                buf += pack_27(obj['throttle_time_ms'])
             except KeyError:
-                buf += pack_21(obj.get('throttle_time_ms', default_22))
-        except errors_23 as exc:
+                buf += pack_27(obj.get('throttle_time_ms', default_28))
+        except errors_29 as exc:
             if not getattr(exc, 'located', False):
-                locate_24(obj)
+                locate_30(obj)
             raise
     return write_fields
 
@@ -986,34 +1028,39 @@ def _reader_ProduceResponse_v8(env):  # the reader of ProduceResponse v8
 
 def _writer_ProduceResponse_v8(env):  # the writer of ProduceResponse v8
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
+    default_14 = env['default_14']
+    default_22 = env['default_22']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
     default_27 = env['default_27']
-    default_28 = env['default_28']
-    default_33 = env['default_33']
-    default_38 = env['default_38']
-    default_5 = env['default_5']
-    errors_39 = env['errors_39']
-    locate_40 = env['locate_40']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
-    pack_25 = env['pack_25']
-    pack_26 = env['pack_26']
-    pack_31 = env['pack_31']
-    pack_37 = env['pack_37']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    default_35 = env['default_35']
+    default_36 = env['default_36']
+    default_43 = env['default_43']
+    default_48 = env['default_48']
+    default_7 = env['default_7']
+    errors_49 = env['errors_49']
+    locate_50 = env['locate_50']
+    pack_12 = env['pack_12']
+    pack_20 = env['pack_20']
+    pack_21 = env['pack_21']
+    pack_33 = env['pack_33']
+    pack_34 = env['pack_34']
+    pack_41 = env['pack_41']
+    pack_47 = env['pack_47']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_32 = env['small_32']
+    small_40 = env['small_40']
+    small_5 = env['small_5']
     write_13 = env['write_13']
-    write_24 = env['write_24']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_32 = env['write_32']
-    write_36 = env['write_36']
-    write_9 = env['write_9']
+    write_30 = env['write_30']
+    write_42 = env['write_42']
+    write_46 = env['write_46']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -1024,71 +1071,76 @@ def _writer_ProduceResponse_v8(env):  # the writer of ProduceResponse v8
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['name']
+                        v8 = item2['name']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['base_offset'], item12['log_append_time_ms'], item12['log_start_offset'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['base_offset'], item16['log_append_time_ms'], item16['log_start_offset'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('base_offset', default_18), item12.get('log_append_time_ms', default_19), item12.get('log_start_offset', default_20))
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('base_offset', default_24), item16.get('log_append_time_ms', default_25), item16.get('log_start_offset', default_26))
                             try:
-                                v22 = item12['record_errors']
+                                v28 = item16['record_errors']
                             except KeyError:
-                                v22 = default_21
-                            if v22 is None:
-                                write_24(writer, None)
+                                v28 = default_27
+                            if v28 is None:
+                                write_30(writer, None)
                             else:
-                                buf += pack_25(len(v22))
-                                for item23 in v22:
+                                n31 = len(v28)
+                                buf += small_32[n31] if n31 < 256 else pack_33(n31)
+                                for item29 in v28:
                                     try:
-                                        buf += pack_26(item23['batch_index'])
+                                        buf += pack_34(item29['batch_index'])
                                     except KeyError:
-                                        buf += pack_26(item23.get('batch_index', default_27))
+                                        buf += pack_34(item29.get('batch_index', default_35))
                                     try:
-                                        v29 = item23['batch_index_error_message']
+                                        v37 = item29['batch_index_error_message']
                                     except KeyError:
-                                        v29 = default_28
-                                    if v29 is None:
+                                        v37 = default_36
+                                    if v37 is None:
                                         buf += b'\xff\xff'
-                                    elif v29.__class__ is str:
-                                        data30 = v29.encode('utf-8')
-                                        buf += pack_31(len(data30))
-                                        buf += data30
+                                    elif v37.__class__ is str:
+                                        data38 = v37.encode('utf-8')
+                                        n39 = len(data38)
+                                        buf += small_40[n39] if n39 < 256 else pack_41(n39)
+                                        buf += data38
                                     else:
-                                        write_32(writer, v29)
+                                        write_42(writer, v37)
                             try:
-                                v34 = item12['error_message']
+                                v44 = item16['error_message']
                             except KeyError:
-                                v34 = default_33
-                            if v34 is None:
+                                v44 = default_43
+                            if v44 is None:
                                 buf += b'\xff\xff'
                             else:
-                                write_36(writer, v34)
+                                write_46(writer, v44)
             try:
-                buf += pack_37(obj['throttle_time_ms'])
+                buf += pack_47(obj['throttle_time_ms'])
             except KeyError:
-                buf += pack_37(obj.get('throttle_time_ms', default_38))
-        except errors_39 as exc:
+                buf += pack_47(obj.get('throttle_time_ms', default_48))
+        except errors_49 as exc:
             if not getattr(exc, 'located', False):
-                locate_40(obj)
+                locate_50(obj)
             raise
     return write_fields
 
@@ -1166,23 +1218,26 @@ def _reader_FetchRequest_v0(env):  # the reader of FetchRequest v0
 
 def _writer_FetchRequest_v0(env):  # the writer of FetchRequest v0
     default_1 = env['default_1']
-    default_14 = env['default_14']
+    default_11 = env['default_11']
+    default_18 = env['default_18']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
+    default_28 = env['default_28']
     default_3 = env['default_3']
     default_4 = env['default_4']
-    default_9 = env['default_9']
-    errors_23 = env['errors_23']
-    locate_24 = env['locate_24']
+    errors_29 = env['errors_29']
+    locate_30 = env['locate_30']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_18 = env['pack_18']
-    pack_19 = env['pack_19']
-    pack_8 = env['pack_8']
-    write_13 = env['write_13']
+    pack_10 = env['pack_10']
+    pack_16 = env['pack_16']
+    pack_24 = env['pack_24']
+    pack_25 = env['pack_25']
+    small_15 = env['small_15']
+    small_23 = env['small_23']
+    small_9 = env['small_9']
     write_17 = env['write_17']
+    write_21 = env['write_21']
     write_7 = env['write_7']
     def write_fields(writer, obj):
         try:
@@ -1198,34 +1253,37 @@ def _writer_FetchRequest_v0(env):  # the writer of FetchRequest v0
             if v5 is None:
                 write_7(writer, None)
             else:
-                buf += pack_8(len(v5))
+                n8 = len(v5)
+                buf += small_9[n8] if n8 < 256 else pack_10(n8)
                 for item6 in v5:
                     try:
-                        v10 = item6['topic']
+                        v12 = item6['topic']
                     except KeyError:
-                        v10 = default_9
-                    if v10.__class__ is str:
-                        data11 = v10.encode('utf-8')
-                        buf += pack_12(len(data11))
-                        buf += data11
+                        v12 = default_11
+                    if v12.__class__ is str:
+                        data13 = v12.encode('utf-8')
+                        n14 = len(data13)
+                        buf += small_15[n14] if n14 < 256 else pack_16(n14)
+                        buf += data13
                     else:
-                        write_13(writer, v10)
+                        write_17(writer, v12)
                     try:
-                        v15 = item6['partitions']
+                        v19 = item6['partitions']
                     except KeyError:
-                        v15 = default_14
-                    if v15 is None:
-                        write_17(writer, None)
+                        v19 = default_18
+                    if v19 is None:
+                        write_21(writer, None)
                     else:
-                        buf += pack_18(len(v15))
-                        for item16 in v15:
+                        n22 = len(v19)
+                        buf += small_23[n22] if n22 < 256 else pack_24(n22)
+                        for item20 in v19:
                             try:
-                                buf += pack_19(item16['partition'], item16['fetch_offset'], item16['partition_max_bytes'])
+                                buf += pack_25(item20['partition'], item20['fetch_offset'], item20['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_19(item16.get('partition', default_20), item16.get('fetch_offset', default_21), item16.get('partition_max_bytes', default_22))
-        except errors_23 as exc:
+                                buf += pack_25(item20.get('partition', default_26), item20.get('fetch_offset', default_27), item20.get('partition_max_bytes', default_28))
+        except errors_29 as exc:
             if not getattr(exc, 'located', False):
-                locate_24(obj)
+                locate_30(obj)
             raise
     return write_fields
 
@@ -1302,24 +1360,27 @@ def _reader_FetchRequest_v3(env):  # the reader of FetchRequest v3
 
 def _writer_FetchRequest_v3(env):  # the writer of FetchRequest v3
     default_1 = env['default_1']
-    default_10 = env['default_10']
-    default_15 = env['default_15']
+    default_12 = env['default_12']
+    default_19 = env['default_19']
     default_2 = env['default_2']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
+    default_27 = env['default_27']
+    default_28 = env['default_28']
+    default_29 = env['default_29']
     default_3 = env['default_3']
     default_4 = env['default_4']
     default_5 = env['default_5']
-    errors_24 = env['errors_24']
-    locate_25 = env['locate_25']
+    errors_30 = env['errors_30']
+    locate_31 = env['locate_31']
     pack_0 = env['pack_0']
-    pack_13 = env['pack_13']
-    pack_19 = env['pack_19']
-    pack_20 = env['pack_20']
-    pack_9 = env['pack_9']
-    write_14 = env['write_14']
+    pack_11 = env['pack_11']
+    pack_17 = env['pack_17']
+    pack_25 = env['pack_25']
+    pack_26 = env['pack_26']
+    small_10 = env['small_10']
+    small_16 = env['small_16']
+    small_24 = env['small_24']
     write_18 = env['write_18']
+    write_22 = env['write_22']
     write_8 = env['write_8']
     def write_fields(writer, obj):
         try:
@@ -1335,34 +1396,37 @@ def _writer_FetchRequest_v3(env):  # the writer of FetchRequest v3
             if v6 is None:
                 write_8(writer, None)
             else:
-                buf += pack_9(len(v6))
+                n9 = len(v6)
+                buf += small_10[n9] if n9 < 256 else pack_11(n9)
                 for item7 in v6:
                     try:
-                        v11 = item7['topic']
+                        v13 = item7['topic']
                     except KeyError:
-                        v11 = default_10
-                    if v11.__class__ is str:
-                        data12 = v11.encode('utf-8')
-                        buf += pack_13(len(data12))
-                        buf += data12
+                        v13 = default_12
+                    if v13.__class__ is str:
+                        data14 = v13.encode('utf-8')
+                        n15 = len(data14)
+                        buf += small_16[n15] if n15 < 256 else pack_17(n15)
+                        buf += data14
                     else:
-                        write_14(writer, v11)
+                        write_18(writer, v13)
                     try:
-                        v16 = item7['partitions']
+                        v20 = item7['partitions']
                     except KeyError:
-                        v16 = default_15
-                    if v16 is None:
-                        write_18(writer, None)
+                        v20 = default_19
+                    if v20 is None:
+                        write_22(writer, None)
                     else:
-                        buf += pack_19(len(v16))
-                        for item17 in v16:
+                        n23 = len(v20)
+                        buf += small_24[n23] if n23 < 256 else pack_25(n23)
+                        for item21 in v20:
                             try:
-                                buf += pack_20(item17['partition'], item17['fetch_offset'], item17['partition_max_bytes'])
+                                buf += pack_26(item21['partition'], item21['fetch_offset'], item21['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_20(item17.get('partition', default_21), item17.get('fetch_offset', default_22), item17.get('partition_max_bytes', default_23))
-        except errors_24 as exc:
+                                buf += pack_26(item21.get('partition', default_27), item21.get('fetch_offset', default_28), item21.get('partition_max_bytes', default_29))
+        except errors_30 as exc:
             if not getattr(exc, 'located', False):
-                locate_25(obj)
+                locate_31(obj)
             raise
     return write_fields
 
@@ -1438,25 +1502,28 @@ def _reader_FetchRequest_v4(env):  # the reader of FetchRequest v4
 
 def _writer_FetchRequest_v4(env):  # the writer of FetchRequest v4
     default_1 = env['default_1']
-    default_11 = env['default_11']
-    default_16 = env['default_16']
+    default_13 = env['default_13']
     default_2 = env['default_2']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
-    default_24 = env['default_24']
+    default_20 = env['default_20']
+    default_28 = env['default_28']
+    default_29 = env['default_29']
     default_3 = env['default_3']
+    default_30 = env['default_30']
     default_4 = env['default_4']
     default_5 = env['default_5']
     default_6 = env['default_6']
-    errors_25 = env['errors_25']
-    locate_26 = env['locate_26']
+    errors_31 = env['errors_31']
+    locate_32 = env['locate_32']
     pack_0 = env['pack_0']
-    pack_10 = env['pack_10']
-    pack_14 = env['pack_14']
-    pack_20 = env['pack_20']
-    pack_21 = env['pack_21']
-    write_15 = env['write_15']
+    pack_12 = env['pack_12']
+    pack_18 = env['pack_18']
+    pack_26 = env['pack_26']
+    pack_27 = env['pack_27']
+    small_11 = env['small_11']
+    small_17 = env['small_17']
+    small_25 = env['small_25']
     write_19 = env['write_19']
+    write_23 = env['write_23']
     write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
@@ -1472,34 +1539,37 @@ def _writer_FetchRequest_v4(env):  # the writer of FetchRequest v4
             if v7 is None:
                 write_9(writer, None)
             else:
-                buf += pack_10(len(v7))
+                n10 = len(v7)
+                buf += small_11[n10] if n10 < 256 else pack_12(n10)
                 for item8 in v7:
                     try:
-                        v12 = item8['topic']
+                        v14 = item8['topic']
                     except KeyError:
-                        v12 = default_11
-                    if v12.__class__ is str:
-                        data13 = v12.encode('utf-8')
-                        buf += pack_14(len(data13))
-                        buf += data13
+                        v14 = default_13
+                    if v14.__class__ is str:
+                        data15 = v14.encode('utf-8')
+                        n16 = len(data15)
+                        buf += small_17[n16] if n16 < 256 else pack_18(n16)
+                        buf += data15
                     else:
-                        write_15(writer, v12)
+                        write_19(writer, v14)
                     try:
-                        v17 = item8['partitions']
+                        v21 = item8['partitions']
                     except KeyError:
-                        v17 = default_16
-                    if v17 is None:
-                        write_19(writer, None)
+                        v21 = default_20
+                    if v21 is None:
+                        write_23(writer, None)
                     else:
-                        buf += pack_20(len(v17))
-                        for item18 in v17:
+                        n24 = len(v21)
+                        buf += small_25[n24] if n24 < 256 else pack_26(n24)
+                        for item22 in v21:
                             try:
-                                buf += pack_21(item18['partition'], item18['fetch_offset'], item18['partition_max_bytes'])
+                                buf += pack_27(item22['partition'], item22['fetch_offset'], item22['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_21(item18.get('partition', default_22), item18.get('fetch_offset', default_23), item18.get('partition_max_bytes', default_24))
-        except errors_25 as exc:
+                                buf += pack_27(item22.get('partition', default_28), item22.get('fetch_offset', default_29), item22.get('partition_max_bytes', default_30))
+        except errors_31 as exc:
             if not getattr(exc, 'located', False):
-                locate_26(obj)
+                locate_32(obj)
             raise
     return write_fields
 
@@ -1574,26 +1644,29 @@ def _reader_FetchRequest_v5(env):  # the reader of FetchRequest v5
 
 def _writer_FetchRequest_v5(env):  # the writer of FetchRequest v5
     default_1 = env['default_1']
-    default_11 = env['default_11']
-    default_16 = env['default_16']
+    default_13 = env['default_13']
     default_2 = env['default_2']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
+    default_20 = env['default_20']
+    default_28 = env['default_28']
+    default_29 = env['default_29']
     default_3 = env['default_3']
+    default_30 = env['default_30']
+    default_31 = env['default_31']
     default_4 = env['default_4']
     default_5 = env['default_5']
     default_6 = env['default_6']
-    errors_26 = env['errors_26']
-    locate_27 = env['locate_27']
+    errors_32 = env['errors_32']
+    locate_33 = env['locate_33']
     pack_0 = env['pack_0']
-    pack_10 = env['pack_10']
-    pack_14 = env['pack_14']
-    pack_20 = env['pack_20']
-    pack_21 = env['pack_21']
-    write_15 = env['write_15']
+    pack_12 = env['pack_12']
+    pack_18 = env['pack_18']
+    pack_26 = env['pack_26']
+    pack_27 = env['pack_27']
+    small_11 = env['small_11']
+    small_17 = env['small_17']
+    small_25 = env['small_25']
     write_19 = env['write_19']
+    write_23 = env['write_23']
     write_9 = env['write_9']
     def write_fields(writer, obj):
         try:
@@ -1609,34 +1682,37 @@ def _writer_FetchRequest_v5(env):  # the writer of FetchRequest v5
             if v7 is None:
                 write_9(writer, None)
             else:
-                buf += pack_10(len(v7))
+                n10 = len(v7)
+                buf += small_11[n10] if n10 < 256 else pack_12(n10)
                 for item8 in v7:
                     try:
-                        v12 = item8['topic']
+                        v14 = item8['topic']
                     except KeyError:
-                        v12 = default_11
-                    if v12.__class__ is str:
-                        data13 = v12.encode('utf-8')
-                        buf += pack_14(len(data13))
-                        buf += data13
+                        v14 = default_13
+                    if v14.__class__ is str:
+                        data15 = v14.encode('utf-8')
+                        n16 = len(data15)
+                        buf += small_17[n16] if n16 < 256 else pack_18(n16)
+                        buf += data15
                     else:
-                        write_15(writer, v12)
+                        write_19(writer, v14)
                     try:
-                        v17 = item8['partitions']
+                        v21 = item8['partitions']
                     except KeyError:
-                        v17 = default_16
-                    if v17 is None:
-                        write_19(writer, None)
+                        v21 = default_20
+                    if v21 is None:
+                        write_23(writer, None)
                     else:
-                        buf += pack_20(len(v17))
-                        for item18 in v17:
+                        n24 = len(v21)
+                        buf += small_25[n24] if n24 < 256 else pack_26(n24)
+                        for item22 in v21:
                             try:
-                                buf += pack_21(item18['partition'], item18['fetch_offset'], item18['log_start_offset'], item18['partition_max_bytes'])
+                                buf += pack_27(item22['partition'], item22['fetch_offset'], item22['log_start_offset'], item22['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_21(item18.get('partition', default_22), item18.get('fetch_offset', default_23), item18.get('log_start_offset', default_24), item18.get('partition_max_bytes', default_25))
-        except errors_26 as exc:
+                                buf += pack_27(item22.get('partition', default_28), item22.get('fetch_offset', default_29), item22.get('log_start_offset', default_30), item22.get('partition_max_bytes', default_31))
+        except errors_32 as exc:
             if not getattr(exc, 'located', False):
-                locate_27(obj)
+                locate_33(obj)
             raise
     return write_fields
 
@@ -1741,37 +1817,42 @@ def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
 
 def _writer_FetchRequest_v7(env):  # the writer of FetchRequest v7
     default_1 = env['default_1']
-    default_13 = env['default_13']
-    default_18 = env['default_18']
+    default_15 = env['default_15']
     default_2 = env['default_2']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
-    default_26 = env['default_26']
-    default_27 = env['default_27']
-    default_28 = env['default_28']
+    default_22 = env['default_22']
     default_3 = env['default_3']
+    default_30 = env['default_30']
+    default_31 = env['default_31']
+    default_32 = env['default_32']
     default_33 = env['default_33']
-    default_38 = env['default_38']
+    default_34 = env['default_34']
     default_4 = env['default_4']
+    default_41 = env['default_41']
+    default_48 = env['default_48']
     default_5 = env['default_5']
     default_6 = env['default_6']
     default_7 = env['default_7']
     default_8 = env['default_8']
-    errors_41 = env['errors_41']
-    locate_42 = env['locate_42']
+    errors_51 = env['errors_51']
+    locate_52 = env['locate_52']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_16 = env['pack_16']
-    pack_22 = env['pack_22']
-    pack_23 = env['pack_23']
-    pack_32 = env['pack_32']
-    pack_36 = env['pack_36']
+    pack_14 = env['pack_14']
+    pack_20 = env['pack_20']
+    pack_28 = env['pack_28']
+    pack_29 = env['pack_29']
+    pack_40 = env['pack_40']
+    pack_46 = env['pack_46']
+    small_13 = env['small_13']
+    small_19 = env['small_19']
+    small_27 = env['small_27']
+    small_39 = env['small_39']
+    small_45 = env['small_45']
     write_11 = env['write_11']
-    write_17 = env['write_17']
     write_21 = env['write_21']
-    write_31 = env['write_31']
+    write_25 = env['write_25']
     write_37 = env['write_37']
-    write_40 = env['write_40']
+    write_47 = env['write_47']
+    write_50 = env['write_50']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -1786,59 +1867,64 @@ def _writer_FetchRequest_v7(env):  # the writer of FetchRequest v7
             if v9 is None:
                 write_11(writer, None)
             else:
-                buf += pack_12(len(v9))
+                n12 = len(v9)
+                buf += small_13[n12] if n12 < 256 else pack_14(n12)
                 for item10 in v9:
                     try:
-                        v14 = item10['topic']
+                        v16 = item10['topic']
                     except KeyError:
-                        v14 = default_13
-                    if v14.__class__ is str:
-                        data15 = v14.encode('utf-8')
-                        buf += pack_16(len(data15))
-                        buf += data15
+                        v16 = default_15
+                    if v16.__class__ is str:
+                        data17 = v16.encode('utf-8')
+                        n18 = len(data17)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        buf += data17
                     else:
-                        write_17(writer, v14)
+                        write_21(writer, v16)
                     try:
-                        v19 = item10['partitions']
+                        v23 = item10['partitions']
                     except KeyError:
-                        v19 = default_18
-                    if v19 is None:
-                        write_21(writer, None)
+                        v23 = default_22
+                    if v23 is None:
+                        write_25(writer, None)
                     else:
-                        buf += pack_22(len(v19))
-                        for item20 in v19:
+                        n26 = len(v23)
+                        buf += small_27[n26] if n26 < 256 else pack_28(n26)
+                        for item24 in v23:
                             try:
-                                buf += pack_23(item20['partition'], item20['fetch_offset'], item20['log_start_offset'], item20['partition_max_bytes'])
+                                buf += pack_29(item24['partition'], item24['fetch_offset'], item24['log_start_offset'], item24['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_23(item20.get('partition', default_24), item20.get('fetch_offset', default_25), item20.get('log_start_offset', default_26), item20.get('partition_max_bytes', default_27))
+                                buf += pack_29(item24.get('partition', default_30), item24.get('fetch_offset', default_31), item24.get('log_start_offset', default_32), item24.get('partition_max_bytes', default_33))
             try:
-                v29 = obj['forgotten_topics_data']
+                v35 = obj['forgotten_topics_data']
             except KeyError:
-                v29 = default_28
-            if v29 is None:
-                write_31(writer, None)
+                v35 = default_34
+            if v35 is None:
+                write_37(writer, None)
             else:
-                buf += pack_32(len(v29))
-                for item30 in v29:
+                n38 = len(v35)
+                buf += small_39[n38] if n38 < 256 else pack_40(n38)
+                for item36 in v35:
                     try:
-                        v34 = item30['topic']
+                        v42 = item36['topic']
                     except KeyError:
-                        v34 = default_33
-                    if v34.__class__ is str:
-                        data35 = v34.encode('utf-8')
-                        buf += pack_36(len(data35))
-                        buf += data35
+                        v42 = default_41
+                    if v42.__class__ is str:
+                        data43 = v42.encode('utf-8')
+                        n44 = len(data43)
+                        buf += small_45[n44] if n44 < 256 else pack_46(n44)
+                        buf += data43
                     else:
-                        write_37(writer, v34)
+                        write_47(writer, v42)
                     try:
-                        v39 = item30['partitions']
+                        v49 = item36['partitions']
                     except KeyError:
-                        v39 = default_38
-                    write_40(writer, v39)
+                        v49 = default_48
+                    write_50(writer, v49)
                     buf = writer.buf
-        except errors_41 as exc:
+        except errors_51 as exc:
             if not getattr(exc, 'located', False):
-                locate_42(obj)
+                locate_52(obj)
             raise
     return write_fields
 
@@ -1942,38 +2028,43 @@ def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
 
 def _writer_FetchRequest_v9(env):  # the writer of FetchRequest v9
     default_1 = env['default_1']
-    default_13 = env['default_13']
-    default_18 = env['default_18']
+    default_15 = env['default_15']
     default_2 = env['default_2']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
-    default_26 = env['default_26']
-    default_27 = env['default_27']
-    default_28 = env['default_28']
-    default_29 = env['default_29']
+    default_22 = env['default_22']
     default_3 = env['default_3']
+    default_30 = env['default_30']
+    default_31 = env['default_31']
+    default_32 = env['default_32']
+    default_33 = env['default_33']
     default_34 = env['default_34']
-    default_39 = env['default_39']
+    default_35 = env['default_35']
     default_4 = env['default_4']
+    default_42 = env['default_42']
+    default_49 = env['default_49']
     default_5 = env['default_5']
     default_6 = env['default_6']
     default_7 = env['default_7']
     default_8 = env['default_8']
-    errors_42 = env['errors_42']
-    locate_43 = env['locate_43']
+    errors_52 = env['errors_52']
+    locate_53 = env['locate_53']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_16 = env['pack_16']
-    pack_22 = env['pack_22']
-    pack_23 = env['pack_23']
-    pack_33 = env['pack_33']
-    pack_37 = env['pack_37']
+    pack_14 = env['pack_14']
+    pack_20 = env['pack_20']
+    pack_28 = env['pack_28']
+    pack_29 = env['pack_29']
+    pack_41 = env['pack_41']
+    pack_47 = env['pack_47']
+    small_13 = env['small_13']
+    small_19 = env['small_19']
+    small_27 = env['small_27']
+    small_40 = env['small_40']
+    small_46 = env['small_46']
     write_11 = env['write_11']
-    write_17 = env['write_17']
     write_21 = env['write_21']
-    write_32 = env['write_32']
+    write_25 = env['write_25']
     write_38 = env['write_38']
-    write_41 = env['write_41']
+    write_48 = env['write_48']
+    write_51 = env['write_51']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -1988,59 +2079,64 @@ def _writer_FetchRequest_v9(env):  # the writer of FetchRequest v9
             if v9 is None:
                 write_11(writer, None)
             else:
-                buf += pack_12(len(v9))
+                n12 = len(v9)
+                buf += small_13[n12] if n12 < 256 else pack_14(n12)
                 for item10 in v9:
                     try:
-                        v14 = item10['topic']
+                        v16 = item10['topic']
                     except KeyError:
-                        v14 = default_13
-                    if v14.__class__ is str:
-                        data15 = v14.encode('utf-8')
-                        buf += pack_16(len(data15))
-                        buf += data15
+                        v16 = default_15
+                    if v16.__class__ is str:
+                        data17 = v16.encode('utf-8')
+                        n18 = len(data17)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        buf += data17
                     else:
-                        write_17(writer, v14)
+                        write_21(writer, v16)
                     try:
-                        v19 = item10['partitions']
+                        v23 = item10['partitions']
                     except KeyError:
-                        v19 = default_18
-                    if v19 is None:
-                        write_21(writer, None)
+                        v23 = default_22
+                    if v23 is None:
+                        write_25(writer, None)
                     else:
-                        buf += pack_22(len(v19))
-                        for item20 in v19:
+                        n26 = len(v23)
+                        buf += small_27[n26] if n26 < 256 else pack_28(n26)
+                        for item24 in v23:
                             try:
-                                buf += pack_23(item20['partition'], item20['current_leader_epoch'], item20['fetch_offset'], item20['log_start_offset'], item20['partition_max_bytes'])
+                                buf += pack_29(item24['partition'], item24['current_leader_epoch'], item24['fetch_offset'], item24['log_start_offset'], item24['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_23(item20.get('partition', default_24), item20.get('current_leader_epoch', default_25), item20.get('fetch_offset', default_26), item20.get('log_start_offset', default_27), item20.get('partition_max_bytes', default_28))
+                                buf += pack_29(item24.get('partition', default_30), item24.get('current_leader_epoch', default_31), item24.get('fetch_offset', default_32), item24.get('log_start_offset', default_33), item24.get('partition_max_bytes', default_34))
             try:
-                v30 = obj['forgotten_topics_data']
+                v36 = obj['forgotten_topics_data']
             except KeyError:
-                v30 = default_29
-            if v30 is None:
-                write_32(writer, None)
+                v36 = default_35
+            if v36 is None:
+                write_38(writer, None)
             else:
-                buf += pack_33(len(v30))
-                for item31 in v30:
+                n39 = len(v36)
+                buf += small_40[n39] if n39 < 256 else pack_41(n39)
+                for item37 in v36:
                     try:
-                        v35 = item31['topic']
+                        v43 = item37['topic']
                     except KeyError:
-                        v35 = default_34
-                    if v35.__class__ is str:
-                        data36 = v35.encode('utf-8')
-                        buf += pack_37(len(data36))
-                        buf += data36
+                        v43 = default_42
+                    if v43.__class__ is str:
+                        data44 = v43.encode('utf-8')
+                        n45 = len(data44)
+                        buf += small_46[n45] if n45 < 256 else pack_47(n45)
+                        buf += data44
                     else:
-                        write_38(writer, v35)
+                        write_48(writer, v43)
                     try:
-                        v40 = item31['partitions']
+                        v50 = item37['partitions']
                     except KeyError:
-                        v40 = default_39
-                    write_41(writer, v40)
+                        v50 = default_49
+                    write_51(writer, v50)
                     buf = writer.buf
-        except errors_42 as exc:
+        except errors_52 as exc:
             if not getattr(exc, 'located', False):
-                locate_43(obj)
+                locate_53(obj)
             raise
     return write_fields
 
@@ -2159,41 +2255,47 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
 
 def _writer_FetchRequest_v11(env):  # the writer of FetchRequest v11
     default_1 = env['default_1']
-    default_13 = env['default_13']
-    default_18 = env['default_18']
+    default_15 = env['default_15']
     default_2 = env['default_2']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
-    default_26 = env['default_26']
-    default_27 = env['default_27']
-    default_28 = env['default_28']
-    default_29 = env['default_29']
+    default_22 = env['default_22']
     default_3 = env['default_3']
+    default_30 = env['default_30']
+    default_31 = env['default_31']
+    default_32 = env['default_32']
+    default_33 = env['default_33']
     default_34 = env['default_34']
-    default_39 = env['default_39']
+    default_35 = env['default_35']
     default_4 = env['default_4']
     default_42 = env['default_42']
+    default_49 = env['default_49']
     default_5 = env['default_5']
+    default_52 = env['default_52']
     default_6 = env['default_6']
     default_7 = env['default_7']
     default_8 = env['default_8']
-    errors_47 = env['errors_47']
-    locate_48 = env['locate_48']
+    errors_59 = env['errors_59']
+    locate_60 = env['locate_60']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_16 = env['pack_16']
-    pack_22 = env['pack_22']
-    pack_23 = env['pack_23']
-    pack_33 = env['pack_33']
-    pack_37 = env['pack_37']
-    pack_45 = env['pack_45']
+    pack_14 = env['pack_14']
+    pack_20 = env['pack_20']
+    pack_28 = env['pack_28']
+    pack_29 = env['pack_29']
+    pack_41 = env['pack_41']
+    pack_47 = env['pack_47']
+    pack_57 = env['pack_57']
+    small_13 = env['small_13']
+    small_19 = env['small_19']
+    small_27 = env['small_27']
+    small_40 = env['small_40']
+    small_46 = env['small_46']
+    small_56 = env['small_56']
     write_11 = env['write_11']
-    write_17 = env['write_17']
     write_21 = env['write_21']
-    write_32 = env['write_32']
+    write_25 = env['write_25']
     write_38 = env['write_38']
-    write_41 = env['write_41']
-    write_46 = env['write_46']
+    write_48 = env['write_48']
+    write_51 = env['write_51']
+    write_58 = env['write_58']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -2208,69 +2310,75 @@ def _writer_FetchRequest_v11(env):  # the writer of FetchRequest v11
             if v9 is None:
                 write_11(writer, None)
             else:
-                buf += pack_12(len(v9))
+                n12 = len(v9)
+                buf += small_13[n12] if n12 < 256 else pack_14(n12)
                 for item10 in v9:
                     try:
-                        v14 = item10['topic']
+                        v16 = item10['topic']
                     except KeyError:
-                        v14 = default_13
-                    if v14.__class__ is str:
-                        data15 = v14.encode('utf-8')
-                        buf += pack_16(len(data15))
-                        buf += data15
+                        v16 = default_15
+                    if v16.__class__ is str:
+                        data17 = v16.encode('utf-8')
+                        n18 = len(data17)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        buf += data17
                     else:
-                        write_17(writer, v14)
+                        write_21(writer, v16)
                     try:
-                        v19 = item10['partitions']
+                        v23 = item10['partitions']
                     except KeyError:
-                        v19 = default_18
-                    if v19 is None:
-                        write_21(writer, None)
+                        v23 = default_22
+                    if v23 is None:
+                        write_25(writer, None)
                     else:
-                        buf += pack_22(len(v19))
-                        for item20 in v19:
+                        n26 = len(v23)
+                        buf += small_27[n26] if n26 < 256 else pack_28(n26)
+                        for item24 in v23:
                             try:
-                                buf += pack_23(item20['partition'], item20['current_leader_epoch'], item20['fetch_offset'], item20['log_start_offset'], item20['partition_max_bytes'])
+                                buf += pack_29(item24['partition'], item24['current_leader_epoch'], item24['fetch_offset'], item24['log_start_offset'], item24['partition_max_bytes'])
                             except KeyError:
-                                buf += pack_23(item20.get('partition', default_24), item20.get('current_leader_epoch', default_25), item20.get('fetch_offset', default_26), item20.get('log_start_offset', default_27), item20.get('partition_max_bytes', default_28))
+                                buf += pack_29(item24.get('partition', default_30), item24.get('current_leader_epoch', default_31), item24.get('fetch_offset', default_32), item24.get('log_start_offset', default_33), item24.get('partition_max_bytes', default_34))
             try:
-                v30 = obj['forgotten_topics_data']
+                v36 = obj['forgotten_topics_data']
             except KeyError:
-                v30 = default_29
-            if v30 is None:
-                write_32(writer, None)
+                v36 = default_35
+            if v36 is None:
+                write_38(writer, None)
             else:
-                buf += pack_33(len(v30))
-                for item31 in v30:
+                n39 = len(v36)
+                buf += small_40[n39] if n39 < 256 else pack_41(n39)
+                for item37 in v36:
                     try:
-                        v35 = item31['topic']
+                        v43 = item37['topic']
                     except KeyError:
-                        v35 = default_34
-                    if v35.__class__ is str:
-                        data36 = v35.encode('utf-8')
-                        buf += pack_37(len(data36))
-                        buf += data36
+                        v43 = default_42
+                    if v43.__class__ is str:
+                        data44 = v43.encode('utf-8')
+                        n45 = len(data44)
+                        buf += small_46[n45] if n45 < 256 else pack_47(n45)
+                        buf += data44
                     else:
-                        write_38(writer, v35)
+                        write_48(writer, v43)
                     try:
-                        v40 = item31['partitions']
+                        v50 = item37['partitions']
                     except KeyError:
-                        v40 = default_39
-                    write_41(writer, v40)
+                        v50 = default_49
+                    write_51(writer, v50)
                     buf = writer.buf
             try:
-                v43 = obj['rack_id']
+                v53 = obj['rack_id']
             except KeyError:
-                v43 = default_42
-            if v43.__class__ is str:
-                data44 = v43.encode('utf-8')
-                buf += pack_45(len(data44))
-                buf += data44
+                v53 = default_52
+            if v53.__class__ is str:
+                data54 = v53.encode('utf-8')
+                n55 = len(data54)
+                buf += small_56[n55] if n55 < 256 else pack_57(n55)
+                buf += data54
             else:
-                write_46(writer, v43)
-        except errors_47 as exc:
+                write_58(writer, v53)
+        except errors_59 as exc:
             if not getattr(exc, 'located', False):
-                locate_48(obj)
+                locate_60(obj)
             raise
     return write_fields
 
@@ -2354,23 +2462,27 @@ def _reader_FetchResponse_v0(env):  # the reader of FetchResponse v0
 
 def _writer_FetchResponse_v0(env):  # the writer of FetchResponse v0
     default_0 = env['default_0']
-    default_10 = env['default_10']
-    default_16 = env['default_16']
-    default_17 = env['default_17']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
-    default_5 = env['default_5']
-    errors_23 = env['errors_23']
-    locate_24 = env['locate_24']
-    pack_14 = env['pack_14']
-    pack_15 = env['pack_15']
+    default_14 = env['default_14']
+    default_22 = env['default_22']
+    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_7 = env['default_7']
+    errors_31 = env['errors_31']
+    locate_32 = env['locate_32']
+    pack_12 = env['pack_12']
+    pack_20 = env['pack_20']
     pack_21 = env['pack_21']
-    pack_4 = env['pack_4']
-    pack_8 = env['pack_8']
+    pack_29 = env['pack_29']
+    pack_6 = env['pack_6']
+    small_11 = env['small_11']
+    small_19 = env['small_19']
+    small_28 = env['small_28']
+    small_5 = env['small_5']
     write_13 = env['write_13']
-    write_22 = env['write_22']
+    write_17 = env['write_17']
     write_3 = env['write_3']
-    write_9 = env['write_9']
+    write_30 = env['write_30']
     def write_fields(writer, obj):
         try:
             buf = writer.buf
@@ -2381,44 +2493,48 @@ def _writer_FetchResponse_v0(env):  # the writer of FetchResponse v0
             if v1 is None:
                 write_3(writer, None)
             else:
-                buf += pack_4(len(v1))
+                n4 = len(v1)
+                buf += small_5[n4] if n4 < 256 else pack_6(n4)
                 for item2 in v1:
                     try:
-                        v6 = item2['topic']
+                        v8 = item2['topic']
                     except KeyError:
-                        v6 = default_5
-                    if v6.__class__ is str:
-                        data7 = v6.encode('utf-8')
-                        buf += pack_8(len(data7))
-                        buf += data7
+                        v8 = default_7
+                    if v8.__class__ is str:
+                        data9 = v8.encode('utf-8')
+                        n10 = len(data9)
+                        buf += small_11[n10] if n10 < 256 else pack_12(n10)
+                        buf += data9
                     else:
-                        write_9(writer, v6)
+                        write_13(writer, v8)
                     try:
-                        v11 = item2['partitions']
+                        v15 = item2['partitions']
                     except KeyError:
-                        v11 = default_10
-                    if v11 is None:
-                        write_13(writer, None)
+                        v15 = default_14
+                    if v15 is None:
+                        write_17(writer, None)
                     else:
-                        buf += pack_14(len(v11))
-                        for item12 in v11:
+                        n18 = len(v15)
+                        buf += small_19[n18] if n18 < 256 else pack_20(n18)
+                        for item16 in v15:
                             try:
-                                buf += pack_15(item12['partition_index'], item12['error_code'], item12['high_watermark'])
+                                buf += pack_21(item16['partition_index'], item16['error_code'], item16['high_watermark'])
                             except KeyError:
-                                buf += pack_15(item12.get('partition_index', default_16), item12.get('error_code', default_17), item12.get('high_watermark', default_18))
+                                buf += pack_21(item16.get('partition_index', default_22), item16.get('error_code', default_23), item16.get('high_watermark', default_24))
                             try:
-                                v20 = item12['records']
+                                v26 = item16['records']
                             except KeyError:
-                                v20 = default_19
-                            if v20.__class__ is bytes and len(v20) < 1024:
-                                buf += pack_21(len(v20))
-                                buf += v20
+                                v26 = default_25
+                            if v26.__class__ is bytes and len(v26) < 1024:
+                                n27 = len(v26)
+                                buf += small_28[n27] if n27 < 256 else pack_29(n27)
+                                buf += v26
                             else:
-                                write_22(writer, v20)
+                                write_30(writer, v26)
                                 buf = writer.buf
-        except errors_23 as exc:
+        except errors_31 as exc:
             if not getattr(exc, 'located', False):
-                locate_24(obj)
+                locate_32(obj)
             raise
     return write_fields
 
@@ -2507,24 +2623,28 @@ def _reader_FetchResponse_v1(env):  # the reader of FetchResponse v1
 
 def _writer_FetchResponse_v1(env):  # the writer of FetchResponse v1
     default_1 = env['default_1']
-    default_12 = env['default_12']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
+    default_16 = env['default_16']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_7 = env['default_7']
-    errors_25 = env['errors_25']
-    locate_26 = env['locate_26']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
+    default_9 = env['default_9']
+    errors_33 = env['errors_33']
+    locate_34 = env['locate_34']
     pack_0 = env['pack_0']
-    pack_10 = env['pack_10']
-    pack_16 = env['pack_16']
-    pack_17 = env['pack_17']
+    pack_14 = env['pack_14']
+    pack_22 = env['pack_22']
     pack_23 = env['pack_23']
-    pack_6 = env['pack_6']
-    write_11 = env['write_11']
+    pack_31 = env['pack_31']
+    pack_8 = env['pack_8']
+    small_13 = env['small_13']
+    small_21 = env['small_21']
+    small_30 = env['small_30']
+    small_7 = env['small_7']
     write_15 = env['write_15']
-    write_24 = env['write_24']
+    write_19 = env['write_19']
+    write_32 = env['write_32']
     write_5 = env['write_5']
     def write_fields(writer, obj):
         try:
@@ -2540,44 +2660,48 @@ def _writer_FetchResponse_v1(env):  # the writer of FetchResponse v1
             if v3 is None:
                 write_5(writer, None)
             else:
-                buf += pack_6(len(v3))
+                n6 = len(v3)
+                buf += small_7[n6] if n6 < 256 else pack_8(n6)
                 for item4 in v3:
                     try:
-                        v8 = item4['topic']
+                        v10 = item4['topic']
                     except KeyError:
-                        v8 = default_7
-                    if v8.__class__ is str:
-                        data9 = v8.encode('utf-8')
-                        buf += pack_10(len(data9))
-                        buf += data9
+                        v10 = default_9
+                    if v10.__class__ is str:
+                        data11 = v10.encode('utf-8')
+                        n12 = len(data11)
+                        buf += small_13[n12] if n12 < 256 else pack_14(n12)
+                        buf += data11
                     else:
-                        write_11(writer, v8)
+                        write_15(writer, v10)
                     try:
-                        v13 = item4['partitions']
+                        v17 = item4['partitions']
                     except KeyError:
-                        v13 = default_12
-                    if v13 is None:
-                        write_15(writer, None)
+                        v17 = default_16
+                    if v17 is None:
+                        write_19(writer, None)
                     else:
-                        buf += pack_16(len(v13))
-                        for item14 in v13:
+                        n20 = len(v17)
+                        buf += small_21[n20] if n20 < 256 else pack_22(n20)
+                        for item18 in v17:
                             try:
-                                buf += pack_17(item14['partition_index'], item14['error_code'], item14['high_watermark'])
+                                buf += pack_23(item18['partition_index'], item18['error_code'], item18['high_watermark'])
                             except KeyError:
-                                buf += pack_17(item14.get('partition_index', default_18), item14.get('error_code', default_19), item14.get('high_watermark', default_20))
+                                buf += pack_23(item18.get('partition_index', default_24), item18.get('error_code', default_25), item18.get('high_watermark', default_26))
                             try:
-                                v22 = item14['records']
+                                v28 = item18['records']
                             except KeyError:
-                                v22 = default_21
-                            if v22.__class__ is bytes and len(v22) < 1024:
-                                buf += pack_23(len(v22))
-                                buf += v22
+                                v28 = default_27
+                            if v28.__class__ is bytes and len(v28) < 1024:
+                                n29 = len(v28)
+                                buf += small_30[n29] if n29 < 256 else pack_31(n29)
+                                buf += v28
                             else:
-                                write_24(writer, v22)
+                                write_32(writer, v28)
                                 buf = writer.buf
-        except errors_25 as exc:
+        except errors_33 as exc:
             if not getattr(exc, 'located', False):
-                locate_26(obj)
+                locate_34(obj)
             raise
     return write_fields
 
@@ -2683,31 +2807,36 @@ def _reader_FetchResponse_v4(env):  # the reader of FetchResponse v4
 
 def _writer_FetchResponse_v4(env):  # the writer of FetchResponse v4
     default_1 = env['default_1']
-    default_12 = env['default_12']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
+    default_16 = env['default_16']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
     default_28 = env['default_28']
-    default_29 = env['default_29']
-    default_30 = env['default_30']
-    default_7 = env['default_7']
-    errors_34 = env['errors_34']
-    locate_35 = env['locate_35']
+    default_36 = env['default_36']
+    default_37 = env['default_37']
+    default_38 = env['default_38']
+    default_9 = env['default_9']
+    errors_44 = env['errors_44']
+    locate_45 = env['locate_45']
     pack_0 = env['pack_0']
-    pack_10 = env['pack_10']
-    pack_16 = env['pack_16']
-    pack_17 = env['pack_17']
-    pack_26 = env['pack_26']
-    pack_27 = env['pack_27']
-    pack_32 = env['pack_32']
-    pack_6 = env['pack_6']
-    write_11 = env['write_11']
+    pack_14 = env['pack_14']
+    pack_22 = env['pack_22']
+    pack_23 = env['pack_23']
+    pack_34 = env['pack_34']
+    pack_35 = env['pack_35']
+    pack_42 = env['pack_42']
+    pack_8 = env['pack_8']
+    small_13 = env['small_13']
+    small_21 = env['small_21']
+    small_33 = env['small_33']
+    small_41 = env['small_41']
+    small_7 = env['small_7']
     write_15 = env['write_15']
-    write_25 = env['write_25']
-    write_33 = env['write_33']
+    write_19 = env['write_19']
+    write_31 = env['write_31']
+    write_43 = env['write_43']
     write_5 = env['write_5']
     def write_fields(writer, obj):
         try:
@@ -2723,57 +2852,62 @@ def _writer_FetchResponse_v4(env):  # the writer of FetchResponse v4
             if v3 is None:
                 write_5(writer, None)
             else:
-                buf += pack_6(len(v3))
+                n6 = len(v3)
+                buf += small_7[n6] if n6 < 256 else pack_8(n6)
                 for item4 in v3:
                     try:
-                        v8 = item4['topic']
+                        v10 = item4['topic']
                     except KeyError:
-                        v8 = default_7
-                    if v8.__class__ is str:
-                        data9 = v8.encode('utf-8')
-                        buf += pack_10(len(data9))
-                        buf += data9
+                        v10 = default_9
+                    if v10.__class__ is str:
+                        data11 = v10.encode('utf-8')
+                        n12 = len(data11)
+                        buf += small_13[n12] if n12 < 256 else pack_14(n12)
+                        buf += data11
                     else:
-                        write_11(writer, v8)
+                        write_15(writer, v10)
                     try:
-                        v13 = item4['partitions']
+                        v17 = item4['partitions']
                     except KeyError:
-                        v13 = default_12
-                    if v13 is None:
-                        write_15(writer, None)
+                        v17 = default_16
+                    if v17 is None:
+                        write_19(writer, None)
                     else:
-                        buf += pack_16(len(v13))
-                        for item14 in v13:
+                        n20 = len(v17)
+                        buf += small_21[n20] if n20 < 256 else pack_22(n20)
+                        for item18 in v17:
                             try:
-                                buf += pack_17(item14['partition_index'], item14['error_code'], item14['high_watermark'], item14['last_stable_offset'])
+                                buf += pack_23(item18['partition_index'], item18['error_code'], item18['high_watermark'], item18['last_stable_offset'])
                             except KeyError:
-                                buf += pack_17(item14.get('partition_index', default_18), item14.get('error_code', default_19), item14.get('high_watermark', default_20), item14.get('last_stable_offset', default_21))
+                                buf += pack_23(item18.get('partition_index', default_24), item18.get('error_code', default_25), item18.get('high_watermark', default_26), item18.get('last_stable_offset', default_27))
                             try:
-                                v23 = item14['aborted_transactions']
+                                v29 = item18['aborted_transactions']
                             except KeyError:
-                                v23 = default_22
-                            if v23 is None:
-                                write_25(writer, None)
+                                v29 = default_28
+                            if v29 is None:
+                                write_31(writer, None)
                             else:
-                                buf += pack_26(len(v23))
-                                for item24 in v23:
+                                n32 = len(v29)
+                                buf += small_33[n32] if n32 < 256 else pack_34(n32)
+                                for item30 in v29:
                                     try:
-                                        buf += pack_27(item24['producer_id'], item24['first_offset'])
+                                        buf += pack_35(item30['producer_id'], item30['first_offset'])
                                     except KeyError:
-                                        buf += pack_27(item24.get('producer_id', default_28), item24.get('first_offset', default_29))
+                                        buf += pack_35(item30.get('producer_id', default_36), item30.get('first_offset', default_37))
                             try:
-                                v31 = item14['records']
+                                v39 = item18['records']
                             except KeyError:
-                                v31 = default_30
-                            if v31.__class__ is bytes and len(v31) < 1024:
-                                buf += pack_32(len(v31))
-                                buf += v31
+                                v39 = default_38
+                            if v39.__class__ is bytes and len(v39) < 1024:
+                                n40 = len(v39)
+                                buf += small_41[n40] if n40 < 256 else pack_42(n40)
+                                buf += v39
                             else:
-                                write_33(writer, v31)
+                                write_43(writer, v39)
                                 buf = writer.buf
-        except errors_34 as exc:
+        except errors_44 as exc:
             if not getattr(exc, 'located', False):
-                locate_35(obj)
+                locate_45(obj)
             raise
     return write_fields
 
@@ -2878,32 +3012,37 @@ def _reader_FetchResponse_v5(env):  # the reader of FetchResponse v5
 
 def _writer_FetchResponse_v5(env):  # the writer of FetchResponse v5
     default_1 = env['default_1']
-    default_12 = env['default_12']
-    default_18 = env['default_18']
-    default_19 = env['default_19']
+    default_16 = env['default_16']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
+    default_24 = env['default_24']
+    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
+    default_28 = env['default_28']
     default_29 = env['default_29']
-    default_30 = env['default_30']
-    default_31 = env['default_31']
-    default_7 = env['default_7']
-    errors_35 = env['errors_35']
-    locate_36 = env['locate_36']
+    default_37 = env['default_37']
+    default_38 = env['default_38']
+    default_39 = env['default_39']
+    default_9 = env['default_9']
+    errors_45 = env['errors_45']
+    locate_46 = env['locate_46']
     pack_0 = env['pack_0']
-    pack_10 = env['pack_10']
-    pack_16 = env['pack_16']
-    pack_17 = env['pack_17']
-    pack_27 = env['pack_27']
-    pack_28 = env['pack_28']
-    pack_33 = env['pack_33']
-    pack_6 = env['pack_6']
-    write_11 = env['write_11']
+    pack_14 = env['pack_14']
+    pack_22 = env['pack_22']
+    pack_23 = env['pack_23']
+    pack_35 = env['pack_35']
+    pack_36 = env['pack_36']
+    pack_43 = env['pack_43']
+    pack_8 = env['pack_8']
+    small_13 = env['small_13']
+    small_21 = env['small_21']
+    small_34 = env['small_34']
+    small_42 = env['small_42']
+    small_7 = env['small_7']
     write_15 = env['write_15']
-    write_26 = env['write_26']
-    write_34 = env['write_34']
+    write_19 = env['write_19']
+    write_32 = env['write_32']
+    write_44 = env['write_44']
     write_5 = env['write_5']
     def write_fields(writer, obj):
         try:
@@ -2919,57 +3058,62 @@ def _writer_FetchResponse_v5(env):  # the writer of FetchResponse v5
             if v3 is None:
                 write_5(writer, None)
             else:
-                buf += pack_6(len(v3))
+                n6 = len(v3)
+                buf += small_7[n6] if n6 < 256 else pack_8(n6)
                 for item4 in v3:
                     try:
-                        v8 = item4['topic']
+                        v10 = item4['topic']
                     except KeyError:
-                        v8 = default_7
-                    if v8.__class__ is str:
-                        data9 = v8.encode('utf-8')
-                        buf += pack_10(len(data9))
-                        buf += data9
+                        v10 = default_9
+                    if v10.__class__ is str:
+                        data11 = v10.encode('utf-8')
+                        n12 = len(data11)
+                        buf += small_13[n12] if n12 < 256 else pack_14(n12)
+                        buf += data11
                     else:
-                        write_11(writer, v8)
+                        write_15(writer, v10)
                     try:
-                        v13 = item4['partitions']
+                        v17 = item4['partitions']
                     except KeyError:
-                        v13 = default_12
-                    if v13 is None:
-                        write_15(writer, None)
+                        v17 = default_16
+                    if v17 is None:
+                        write_19(writer, None)
                     else:
-                        buf += pack_16(len(v13))
-                        for item14 in v13:
+                        n20 = len(v17)
+                        buf += small_21[n20] if n20 < 256 else pack_22(n20)
+                        for item18 in v17:
                             try:
-                                buf += pack_17(item14['partition_index'], item14['error_code'], item14['high_watermark'], item14['last_stable_offset'], item14['log_start_offset'])
+                                buf += pack_23(item18['partition_index'], item18['error_code'], item18['high_watermark'], item18['last_stable_offset'], item18['log_start_offset'])
                             except KeyError:
-                                buf += pack_17(item14.get('partition_index', default_18), item14.get('error_code', default_19), item14.get('high_watermark', default_20), item14.get('last_stable_offset', default_21), item14.get('log_start_offset', default_22))
+                                buf += pack_23(item18.get('partition_index', default_24), item18.get('error_code', default_25), item18.get('high_watermark', default_26), item18.get('last_stable_offset', default_27), item18.get('log_start_offset', default_28))
                             try:
-                                v24 = item14['aborted_transactions']
+                                v30 = item18['aborted_transactions']
                             except KeyError:
-                                v24 = default_23
-                            if v24 is None:
-                                write_26(writer, None)
+                                v30 = default_29
+                            if v30 is None:
+                                write_32(writer, None)
                             else:
-                                buf += pack_27(len(v24))
-                                for item25 in v24:
+                                n33 = len(v30)
+                                buf += small_34[n33] if n33 < 256 else pack_35(n33)
+                                for item31 in v30:
                                     try:
-                                        buf += pack_28(item25['producer_id'], item25['first_offset'])
+                                        buf += pack_36(item31['producer_id'], item31['first_offset'])
                                     except KeyError:
-                                        buf += pack_28(item25.get('producer_id', default_29), item25.get('first_offset', default_30))
+                                        buf += pack_36(item31.get('producer_id', default_37), item31.get('first_offset', default_38))
                             try:
-                                v32 = item14['records']
+                                v40 = item18['records']
                             except KeyError:
-                                v32 = default_31
-                            if v32.__class__ is bytes and len(v32) < 1024:
-                                buf += pack_33(len(v32))
-                                buf += v32
+                                v40 = default_39
+                            if v40.__class__ is bytes and len(v40) < 1024:
+                                n41 = len(v40)
+                                buf += small_42[n41] if n41 < 256 else pack_43(n41)
+                                buf += v40
                             else:
-                                write_34(writer, v32)
+                                write_44(writer, v40)
                                 buf = writer.buf
-        except errors_35 as exc:
+        except errors_45 as exc:
             if not getattr(exc, 'located', False):
-                locate_36(obj)
+                locate_46(obj)
             raise
     return write_fields
 
@@ -3072,34 +3216,39 @@ def _reader_FetchResponse_v7(env):  # the reader of FetchResponse v7
 
 def _writer_FetchResponse_v7(env):  # the writer of FetchResponse v7
     default_1 = env['default_1']
-    default_14 = env['default_14']
+    default_11 = env['default_11']
+    default_18 = env['default_18']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
+    default_28 = env['default_28']
+    default_29 = env['default_29']
     default_3 = env['default_3']
+    default_30 = env['default_30']
     default_31 = env['default_31']
-    default_32 = env['default_32']
-    default_33 = env['default_33']
+    default_39 = env['default_39']
     default_4 = env['default_4']
-    default_9 = env['default_9']
-    errors_37 = env['errors_37']
-    locate_38 = env['locate_38']
+    default_40 = env['default_40']
+    default_41 = env['default_41']
+    errors_47 = env['errors_47']
+    locate_48 = env['locate_48']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_18 = env['pack_18']
-    pack_19 = env['pack_19']
-    pack_29 = env['pack_29']
-    pack_30 = env['pack_30']
-    pack_35 = env['pack_35']
-    pack_8 = env['pack_8']
-    write_13 = env['write_13']
+    pack_10 = env['pack_10']
+    pack_16 = env['pack_16']
+    pack_24 = env['pack_24']
+    pack_25 = env['pack_25']
+    pack_37 = env['pack_37']
+    pack_38 = env['pack_38']
+    pack_45 = env['pack_45']
+    small_15 = env['small_15']
+    small_23 = env['small_23']
+    small_36 = env['small_36']
+    small_44 = env['small_44']
+    small_9 = env['small_9']
     write_17 = env['write_17']
-    write_28 = env['write_28']
-    write_36 = env['write_36']
+    write_21 = env['write_21']
+    write_34 = env['write_34']
+    write_46 = env['write_46']
     write_7 = env['write_7']
     def write_fields(writer, obj):
         try:
@@ -3115,57 +3264,62 @@ def _writer_FetchResponse_v7(env):  # the writer of FetchResponse v7
             if v5 is None:
                 write_7(writer, None)
             else:
-                buf += pack_8(len(v5))
+                n8 = len(v5)
+                buf += small_9[n8] if n8 < 256 else pack_10(n8)
                 for item6 in v5:
                     try:
-                        v10 = item6['topic']
+                        v12 = item6['topic']
                     except KeyError:
-                        v10 = default_9
-                    if v10.__class__ is str:
-                        data11 = v10.encode('utf-8')
-                        buf += pack_12(len(data11))
-                        buf += data11
+                        v12 = default_11
+                    if v12.__class__ is str:
+                        data13 = v12.encode('utf-8')
+                        n14 = len(data13)
+                        buf += small_15[n14] if n14 < 256 else pack_16(n14)
+                        buf += data13
                     else:
-                        write_13(writer, v10)
+                        write_17(writer, v12)
                     try:
-                        v15 = item6['partitions']
+                        v19 = item6['partitions']
                     except KeyError:
-                        v15 = default_14
-                    if v15 is None:
-                        write_17(writer, None)
+                        v19 = default_18
+                    if v19 is None:
+                        write_21(writer, None)
                     else:
-                        buf += pack_18(len(v15))
-                        for item16 in v15:
+                        n22 = len(v19)
+                        buf += small_23[n22] if n22 < 256 else pack_24(n22)
+                        for item20 in v19:
                             try:
-                                buf += pack_19(item16['partition_index'], item16['error_code'], item16['high_watermark'], item16['last_stable_offset'], item16['log_start_offset'])
+                                buf += pack_25(item20['partition_index'], item20['error_code'], item20['high_watermark'], item20['last_stable_offset'], item20['log_start_offset'])
                             except KeyError:
-                                buf += pack_19(item16.get('partition_index', default_20), item16.get('error_code', default_21), item16.get('high_watermark', default_22), item16.get('last_stable_offset', default_23), item16.get('log_start_offset', default_24))
+                                buf += pack_25(item20.get('partition_index', default_26), item20.get('error_code', default_27), item20.get('high_watermark', default_28), item20.get('last_stable_offset', default_29), item20.get('log_start_offset', default_30))
                             try:
-                                v26 = item16['aborted_transactions']
+                                v32 = item20['aborted_transactions']
                             except KeyError:
-                                v26 = default_25
-                            if v26 is None:
-                                write_28(writer, None)
+                                v32 = default_31
+                            if v32 is None:
+                                write_34(writer, None)
                             else:
-                                buf += pack_29(len(v26))
-                                for item27 in v26:
+                                n35 = len(v32)
+                                buf += small_36[n35] if n35 < 256 else pack_37(n35)
+                                for item33 in v32:
                                     try:
-                                        buf += pack_30(item27['producer_id'], item27['first_offset'])
+                                        buf += pack_38(item33['producer_id'], item33['first_offset'])
                                     except KeyError:
-                                        buf += pack_30(item27.get('producer_id', default_31), item27.get('first_offset', default_32))
+                                        buf += pack_38(item33.get('producer_id', default_39), item33.get('first_offset', default_40))
                             try:
-                                v34 = item16['records']
+                                v42 = item20['records']
                             except KeyError:
-                                v34 = default_33
-                            if v34.__class__ is bytes and len(v34) < 1024:
-                                buf += pack_35(len(v34))
-                                buf += v34
+                                v42 = default_41
+                            if v42.__class__ is bytes and len(v42) < 1024:
+                                n43 = len(v42)
+                                buf += small_44[n43] if n43 < 256 else pack_45(n43)
+                                buf += v42
                             else:
-                                write_36(writer, v34)
+                                write_46(writer, v42)
                                 buf = writer.buf
-        except errors_37 as exc:
+        except errors_47 as exc:
             if not getattr(exc, 'located', False):
-                locate_38(obj)
+                locate_48(obj)
             raise
     return write_fields
 
@@ -3273,36 +3427,41 @@ def _reader_FetchResponse_v11(env):  # the reader of FetchResponse v11
 
 def _writer_FetchResponse_v11(env):  # the writer of FetchResponse v11
     default_1 = env['default_1']
-    default_14 = env['default_14']
+    default_11 = env['default_11']
+    default_18 = env['default_18']
     default_2 = env['default_2']
-    default_20 = env['default_20']
-    default_21 = env['default_21']
-    default_22 = env['default_22']
-    default_23 = env['default_23']
-    default_24 = env['default_24']
-    default_25 = env['default_25']
+    default_26 = env['default_26']
+    default_27 = env['default_27']
+    default_28 = env['default_28']
+    default_29 = env['default_29']
     default_3 = env['default_3']
+    default_30 = env['default_30']
     default_31 = env['default_31']
-    default_32 = env['default_32']
-    default_34 = env['default_34']
-    default_35 = env['default_35']
+    default_39 = env['default_39']
     default_4 = env['default_4']
-    default_9 = env['default_9']
-    errors_39 = env['errors_39']
-    locate_40 = env['locate_40']
+    default_40 = env['default_40']
+    default_42 = env['default_42']
+    default_43 = env['default_43']
+    errors_49 = env['errors_49']
+    locate_50 = env['locate_50']
     pack_0 = env['pack_0']
-    pack_12 = env['pack_12']
-    pack_18 = env['pack_18']
-    pack_19 = env['pack_19']
-    pack_29 = env['pack_29']
-    pack_30 = env['pack_30']
-    pack_33 = env['pack_33']
+    pack_10 = env['pack_10']
+    pack_16 = env['pack_16']
+    pack_24 = env['pack_24']
+    pack_25 = env['pack_25']
     pack_37 = env['pack_37']
-    pack_8 = env['pack_8']
-    write_13 = env['write_13']
+    pack_38 = env['pack_38']
+    pack_41 = env['pack_41']
+    pack_47 = env['pack_47']
+    small_15 = env['small_15']
+    small_23 = env['small_23']
+    small_36 = env['small_36']
+    small_46 = env['small_46']
+    small_9 = env['small_9']
     write_17 = env['write_17']
-    write_28 = env['write_28']
-    write_38 = env['write_38']
+    write_21 = env['write_21']
+    write_34 = env['write_34']
+    write_48 = env['write_48']
     write_7 = env['write_7']
     def write_fields(writer, obj):
         try:
@@ -3318,104 +3477,109 @@ def _writer_FetchResponse_v11(env):  # the writer of FetchResponse v11
             if v5 is None:
                 write_7(writer, None)
             else:
-                buf += pack_8(len(v5))
+                n8 = len(v5)
+                buf += small_9[n8] if n8 < 256 else pack_10(n8)
                 for item6 in v5:
                     try:
-                        v10 = item6['topic']
+                        v12 = item6['topic']
                     except KeyError:
-                        v10 = default_9
-                    if v10.__class__ is str:
-                        data11 = v10.encode('utf-8')
-                        buf += pack_12(len(data11))
-                        buf += data11
+                        v12 = default_11
+                    if v12.__class__ is str:
+                        data13 = v12.encode('utf-8')
+                        n14 = len(data13)
+                        buf += small_15[n14] if n14 < 256 else pack_16(n14)
+                        buf += data13
                     else:
-                        write_13(writer, v10)
+                        write_17(writer, v12)
                     try:
-                        v15 = item6['partitions']
+                        v19 = item6['partitions']
                     except KeyError:
-                        v15 = default_14
-                    if v15 is None:
-                        write_17(writer, None)
+                        v19 = default_18
+                    if v19 is None:
+                        write_21(writer, None)
                     else:
-                        buf += pack_18(len(v15))
-                        for item16 in v15:
+                        n22 = len(v19)
+                        buf += small_23[n22] if n22 < 256 else pack_24(n22)
+                        for item20 in v19:
                             try:
-                                buf += pack_19(item16['partition_index'], item16['error_code'], item16['high_watermark'], item16['last_stable_offset'], item16['log_start_offset'])
+                                buf += pack_25(item20['partition_index'], item20['error_code'], item20['high_watermark'], item20['last_stable_offset'], item20['log_start_offset'])
                             except KeyError:
-                                buf += pack_19(item16.get('partition_index', default_20), item16.get('error_code', default_21), item16.get('high_watermark', default_22), item16.get('last_stable_offset', default_23), item16.get('log_start_offset', default_24))
+                                buf += pack_25(item20.get('partition_index', default_26), item20.get('error_code', default_27), item20.get('high_watermark', default_28), item20.get('last_stable_offset', default_29), item20.get('log_start_offset', default_30))
                             try:
-                                v26 = item16['aborted_transactions']
+                                v32 = item20['aborted_transactions']
                             except KeyError:
-                                v26 = default_25
-                            if v26 is None:
-                                write_28(writer, None)
+                                v32 = default_31
+                            if v32 is None:
+                                write_34(writer, None)
                             else:
-                                buf += pack_29(len(v26))
-                                for item27 in v26:
+                                n35 = len(v32)
+                                buf += small_36[n35] if n35 < 256 else pack_37(n35)
+                                for item33 in v32:
                                     try:
-                                        buf += pack_30(item27['producer_id'], item27['first_offset'])
+                                        buf += pack_38(item33['producer_id'], item33['first_offset'])
                                     except KeyError:
-                                        buf += pack_30(item27.get('producer_id', default_31), item27.get('first_offset', default_32))
+                                        buf += pack_38(item33.get('producer_id', default_39), item33.get('first_offset', default_40))
                             try:
-                                buf += pack_33(item16['preferred_read_replica'])
+                                buf += pack_41(item20['preferred_read_replica'])
                             except KeyError:
-                                buf += pack_33(item16.get('preferred_read_replica', default_34))
+                                buf += pack_41(item20.get('preferred_read_replica', default_42))
                             try:
-                                v36 = item16['records']
+                                v44 = item20['records']
                             except KeyError:
-                                v36 = default_35
-                            if v36.__class__ is bytes and len(v36) < 1024:
-                                buf += pack_37(len(v36))
-                                buf += v36
+                                v44 = default_43
+                            if v44.__class__ is bytes and len(v44) < 1024:
+                                n45 = len(v44)
+                                buf += small_46[n45] if n45 < 256 else pack_47(n45)
+                                buf += v44
                             else:
-                                write_38(writer, v36)
+                                write_48(writer, v44)
                                 buf = writer.buf
-        except errors_39 as exc:
+        except errors_49 as exc:
             if not getattr(exc, 'located', False):
-                locate_40(obj)
+                locate_50(obj)
             raise
     return write_fields
 
 
 FACTORIES = {
     'c4dbba3a2fbfb0034dd7f6341d186f58': _reader_ProduceRequest_v0,
-    'faa8e8507ade519790918bc71f9b8bcf': _writer_ProduceRequest_v0,
+    '25173adb39f1dbe2a816060da9f80d60': _writer_ProduceRequest_v0,
     'dd2219ead8cdaf060f095f5302550006': _reader_ProduceRequest_v3,
-    'beda7cad688c447a9b4483e1ff444c31': _writer_ProduceRequest_v3,
+    'c1d067e3ad15489aca32e5e5038e8540': _writer_ProduceRequest_v3,
     '97f1ccf4378575db32a5e825e8d56d70': _reader_ProduceResponse_v0,
-    '84fdd4e6cc1c71df65173fd83c0726be': _writer_ProduceResponse_v0,
+    '2db1039d79b708e4a57936163706e822': _writer_ProduceResponse_v0,
     '08752deffe02997ad54603c407e99486': _reader_ProduceResponse_v1,
-    '53cde2876c98c80e2124066cd9990560': _writer_ProduceResponse_v1,
+    'bd686701678174b8abd1e2525b9fcf65': _writer_ProduceResponse_v1,
     'b50ce26f1957c6f183fe87a018094367': _reader_ProduceResponse_v2,
-    'b57ce84a3be766bf31907e80b8b7a9d0': _writer_ProduceResponse_v2,
+    'b88ea12bc8e43f950a4a93a708c73093': _writer_ProduceResponse_v2,
     'b7e0b7fcb55302ee9ff4c9b514881395': _reader_ProduceResponse_v5,
-    'ed708127769efc70dc0954db5af51691': _writer_ProduceResponse_v5,
+    '707e179ed68d97971d7b7ca0a5805fcb': _writer_ProduceResponse_v5,
     'd56688a4db91652aecd9eae9bd204d0c': _reader_ProduceResponse_v8,
-    '83a627f66ccc6044cc38257f41a6442b': _writer_ProduceResponse_v8,
+    'a0ec28e7741d451d6f14502fa84d8c62': _writer_ProduceResponse_v8,
     '8218e70303abf134731de78847213cae': _reader_FetchRequest_v0,
-    '58a481caf21c517ea989f0b6aad940f3': _writer_FetchRequest_v0,
+    '5ef8693a5558c3e2a18ef7c4023cf39c': _writer_FetchRequest_v0,
     '91e13b47cd6a1c4dddfe7df7c270bbea': _reader_FetchRequest_v3,
-    '829fda24498a54264c2a68c9834d9d6b': _writer_FetchRequest_v3,
+    '4b482a85c05582c83e732e420a13b370': _writer_FetchRequest_v3,
     'b18df6fa646be1ce03fb2581fe860bd1': _reader_FetchRequest_v4,
-    'c03f38f70570b0aaefa68ee02eb8c41c': _writer_FetchRequest_v4,
+    '8da2d8c88a77036efc4b507e5d92ea8f': _writer_FetchRequest_v4,
     '457bbfac26ae0b346c4b4c9bfd6be58e': _reader_FetchRequest_v5,
-    '5d4967a9d228af65c2a64ba77fec068f': _writer_FetchRequest_v5,
+    'ad3046b0680c2b39068177825ce49472': _writer_FetchRequest_v5,
     '4b3a5c7cc5ece30ed7715a2a8fc7619f': _reader_FetchRequest_v7,
-    '41f6caa8378b6d4eb3f78be128feb591': _writer_FetchRequest_v7,
+    'aaedbdbd8a165125193773ee9fa925fb': _writer_FetchRequest_v7,
     'f43eadb0551a175f2120f9fab3440f09': _reader_FetchRequest_v9,
-    '11c4c5e30f8576bb5a7cc3bdd5709fca': _writer_FetchRequest_v9,
+    '8029209b7641238a5182c5c4482b8123': _writer_FetchRequest_v9,
     'd22e6983cd2077af556a481130f0cf3e': _reader_FetchRequest_v11,
-    '3b2f8dc4c66279f315547b9e4b6ba705': _writer_FetchRequest_v11,
+    '1fca7bd837886b0aaea33d3155ff27ac': _writer_FetchRequest_v11,
     '9afb854e4782191357e60f3ca35f61ce': _reader_FetchResponse_v0,
-    'e9e45492ea40de46305105145d306556': _writer_FetchResponse_v0,
+    '52d81acc59e92422bde5945806b0f363': _writer_FetchResponse_v0,
     'c02aaf3b6f76415062f7496341aff2e8': _reader_FetchResponse_v1,
-    'd53cd81efd649e0d0e3404608fc4b5e1': _writer_FetchResponse_v1,
+    'fd5fab1e02c8c0dfd54b0366bb71cf4d': _writer_FetchResponse_v1,
     '9ed73d6ebebe9b44f88fab396b14fd90': _reader_FetchResponse_v4,
-    'dd42f13a15a405144d0c0829aa951bed': _writer_FetchResponse_v4,
+    'b36bb8fd054c130dee74152c94268e93': _writer_FetchResponse_v4,
     'd0da3407e98fe942913c5137a69e6153': _reader_FetchResponse_v5,
-    'd98c50bdd489911ade8635681586c524': _writer_FetchResponse_v5,
+    '59889a971fd88f20d586eef400362f7e': _writer_FetchResponse_v5,
     '48ed66cbf3f0d800474436d001d2f54f': _reader_FetchResponse_v7,
-    '968e934b500076a0bcb120f995aa0c11': _writer_FetchResponse_v7,
+    '00ab929704fb2898a954765e65b5410d': _writer_FetchResponse_v7,
     'fd65a04d3e56fe7196e718a9d17d16ca': _reader_FetchResponse_v11,
-    '2bd0f30256350e6aec0639ae1f6ce176': _writer_FetchResponse_v11,
+    'be05b0c583073b6c659e3e2324cf5f8d': _writer_FetchResponse_v11,
 }

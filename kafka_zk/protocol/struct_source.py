@@ -218,7 +218,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                     lines += [
                         pad + "%s %s.__class__ is str:" % (branch, item),
                         pad + "    %s = %s.encode('utf-8')" % (data, item),
-                        pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT16_PACK), data),
+                        *_length_lines(source, pad + "    ", 2, data),
                         pad + "    buf += %s" % data,
                     ]
                     branch = "elif"
@@ -229,7 +229,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 # small bytes, copied into the buffer as Writer.write_records does; anything else goes to it
                 lines += [
                     pad + "if %s.__class__ is bytes and len(%s) < %d:" % (item, item, CHUNK_THRESHOLD),
-                    pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                    *_length_lines(source, pad + "    ", 4, item),
                     pad + "    buf += %s" % item,
                     pad + "else:",
                     pad + "    %s(writer, %s)" % (source.name("write_", write), item),
@@ -246,7 +246,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 pad + "if %s is None:" % item,
                 pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
                 pad + "else:",
-                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                *_length_lines(source, pad + "    ", 4, item),
                 pad + "    for %s in %s:" % (nested, item),
             ]
             _emit_writer(source, inline[1], nested, indent + 8)
@@ -272,6 +272,25 @@ IN_PLACE_KINDS = ("string", "bytes", "records")
 _SAME_BUFFER_WRITERS = frozenset(STRING_WRITERS + BYTES_WRITERS + tuple(write for _, write in FIXED.values()))
 _INT16_PACK = struct.Struct(">h").pack
 _INT32_PACK = struct.Struct(">i").pack
+# the int16 and int32 encodings of 0-255, the lengths and counts most strings, records and arrays have: a tuple's
+# item costs a fraction of a pack() call
+_SMALL_LENGTHS = 256
+_SMALL_INT16 = tuple(_INT16_PACK(n) for n in range(_SMALL_LENGTHS))
+_SMALL_INT32 = tuple(_INT32_PACK(n) for n in range(_SMALL_LENGTHS))
+
+
+def _length_lines(source: _Source, pad: str, width: int, value: str) -> list[str]:
+    """Lines appending the int16 (``width`` 2) or int32 length of ``value`` to ``buf``: a small one from its
+    table, any other packed (a length an int16 cannot hold raises as pack() always did)."""
+    size = source.name("n")
+    small = source.name("small_", _SMALL_INT16 if width == 2 else _SMALL_INT32)
+    pack = source.name("pack_", _INT16_PACK if width == 2 else _INT32_PACK)
+    return [
+        pad + "%s = len(%s)" % (size, value),
+        pad + "buf += %s[%s] if %s < %d else %s(%s)" % (small, size, size, _SMALL_LENGTHS, pack, size),
+    ]
+
+
 _INT16_FROM = struct.Struct(">h").unpack_from
 _INT32_FROM = struct.Struct(">i").unpack_from
 
