@@ -36,6 +36,7 @@ HOT_MODULES = (
     "kafka_zk.net.framing",
     "kafka_zk.net.request_metrics",
     "kafka_zk.net.socket_server",
+    "kafka_zk.protocol.generated_codecs",
     "kafka_zk.protocol.headers",
     "kafka_zk.protocol.primitives",
     "kafka_zk.record.validation",

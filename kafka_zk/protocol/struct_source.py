@@ -1,10 +1,13 @@
 """The Python source generated for one struct's reader and writer at one version, and its compilation: what a
 StructCodec runs for each struct it decodes and encodes."""
 
+import contextlib
+import hashlib
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from kafka_zk.protocol import generated_codecs
 from kafka_zk.protocol.primitives import CHUNK_THRESHOLD, ProtocolEncodeError, Reader, Writer
 from kafka_zk.protocol.type_codecs import BYTES_WRITERS, FIXED, HUMAN_MESSAGE_FIELDS, STRING_WRITERS
 
@@ -12,6 +15,8 @@ if TYPE_CHECKING:
     from kafka_zk.protocol.schema import Body, StructCodec
 
 _UNSET = object()
+# a generated source's digest -> the factory of its function (the module is untyped: it is generated)
+FACTORIES: dict[str, Callable[[dict[str, Any]], Any]] = generated_codecs.FACTORIES
 
 
 def _spans(codes: list[str | None], joinable: Callable[[str | None], bool]) -> list[tuple[int, int]]:
@@ -45,8 +50,38 @@ class _Source:
         return name
 
     def compile(self, function: str, kind: str, path: str) -> Any:
-        exec(compile("\n".join(self.lines), "<%s of %s>" % (kind, path), "exec"), self.env)
+        """The function ``function`` of this source: made by its factory in the generated module when that module
+        holds this very text (the compiled twins compile it), else by exec'ing the text, as any other codec is."""
+        text = "\n".join(self.lines)
+        if _recording is not None:
+            _recording.append((kind, path, text, sorted(self.env)))
+        factory = FACTORIES.get(text_digest(text))
+        if factory is not None:
+            return factory(self.env)
+        exec(compile(text, "<%s of %s>" % (kind, path), "exec"), self.env)
         return self.env[function]
+
+
+def text_digest(text: str) -> str:
+    """What a generated codec's source is known by in kafka_zk/protocol/generated_codecs.py."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+# Within recording_sources(): (kind, path, text, the names its environment binds) of each source compiled.
+_recording: list[tuple[str, str, str, list[str]]] | None = None
+
+
+@contextlib.contextmanager
+def recording_sources() -> Iterator[list[tuple[str, str, str, list[str]]]]:
+    """The sources of the codecs compiled within the block, as (kind, path, text, the names its environment
+    binds), in order."""
+    global _recording
+    recorded: list[tuple[str, str, str, list[str]]] = []
+    _recording = recorded
+    try:
+        yield recorded
+    finally:
+        _recording = None
 
 
 def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int) -> None:
@@ -183,7 +218,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                     lines += [
                         pad + "%s %s.__class__ is str:" % (branch, item),
                         pad + "    %s = %s.encode('utf-8')" % (data, item),
-                        pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT16_PACK), data),
+                        *_length_lines(source, pad + "    ", 2, data),
                         pad + "    buf += %s" % data,
                     ]
                     branch = "elif"
@@ -194,7 +229,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 # small bytes, copied into the buffer as Writer.write_records does; anything else goes to it
                 lines += [
                     pad + "if %s.__class__ is bytes and len(%s) < %d:" % (item, item, CHUNK_THRESHOLD),
-                    pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                    *_length_lines(source, pad + "    ", 4, item),
                     pad + "    buf += %s" % item,
                     pad + "else:",
                     pad + "    %s(writer, %s)" % (source.name("write_", write), item),
@@ -211,7 +246,7 @@ def _emit_writer(source: _Source, codec: "StructCodec", obj: str, indent: int) -
                 pad + "if %s is None:" % item,
                 pad + "    %s(writer, None)" % source.name("write_", write),  # a null array, or the error
                 pad + "else:",
-                pad + "    buf += %s(len(%s))" % (source.name("pack_", _INT32_PACK), item),
+                *_length_lines(source, pad + "    ", 4, item),
                 pad + "    for %s in %s:" % (nested, item),
             ]
             _emit_writer(source, inline[1], nested, indent + 8)
@@ -237,6 +272,25 @@ IN_PLACE_KINDS = ("string", "bytes", "records")
 _SAME_BUFFER_WRITERS = frozenset(STRING_WRITERS + BYTES_WRITERS + tuple(write for _, write in FIXED.values()))
 _INT16_PACK = struct.Struct(">h").pack
 _INT32_PACK = struct.Struct(">i").pack
+# the int16 and int32 encodings of 0-255, the lengths and counts most strings, records and arrays have: a tuple's
+# item costs a fraction of a pack() call
+_SMALL_LENGTHS = 256
+_SMALL_INT16 = tuple(_INT16_PACK(n) for n in range(_SMALL_LENGTHS))
+_SMALL_INT32 = tuple(_INT32_PACK(n) for n in range(_SMALL_LENGTHS))
+
+
+def _length_lines(source: _Source, pad: str, width: int, value: str) -> list[str]:
+    """Lines appending the int16 (``width`` 2) or int32 length of ``value`` to ``buf``: a small one from its
+    table, any other packed (a length an int16 cannot hold raises as pack() always did)."""
+    size = source.name("n")
+    small = source.name("small_", _SMALL_INT16 if width == 2 else _SMALL_INT32)
+    pack = source.name("pack_", _INT16_PACK if width == 2 else _INT32_PACK)
+    return [
+        pad + "%s = len(%s)" % (size, value),
+        pad + "buf += %s[%s] if %s < %d else %s(%s)" % (small, size, size, _SMALL_LENGTHS, pack, size),
+    ]
+
+
 _INT16_FROM = struct.Struct(">h").unpack_from
 _INT32_FROM = struct.Struct(">i").unpack_from
 
