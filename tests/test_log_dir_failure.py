@@ -157,7 +157,7 @@ def test_a_failed_append_takes_the_dir_offline_and_its_replicas_answer_storage_e
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(log, "append", full)
+    monkeypatch.setattr(log, "append_as_leader", full)
     assert produce(replicas, 0) == Errors.KAFKA_STORAGE_ERROR
     assert heard == [lost_dir]
     assert produce(replicas, 0) == Errors.KAFKA_STORAGE_ERROR  # refused before the handler runs: no write

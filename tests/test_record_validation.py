@@ -65,7 +65,7 @@ def test_uncompressed_batch_is_not_decoded(monkeypatch):
     assert result.max_timestamp == NOW - 991
     assert (result.producer_id, result.producer_epoch, result.base_sequence, result.last_sequence) == (12, 3, 40, 49)
     assert not result.is_transactional
-    assert result.batches[0][0] == 0 and result.batches[0][1].record_count == 10
+    assert result.header.record_count == 10
 
 
 def test_assign_offsets_create_time_touches_only_offset_and_epoch():
@@ -77,7 +77,7 @@ def test_assign_offsets_create_time_touches_only_offset_and_epoch():
     header, decoded = decode_batch(bytes(result.buffer))
     assert header.base_offset == 1000 and header.partition_leader_epoch == 7
     assert [r.offset for r in decoded] == list(range(1000, 1005))
-    assert result.batches[0][1].base_offset == 1000
+    assert result.header.base_offset == 1000 and result.header.partition_leader_epoch == 7
 
 
 def test_assign_offsets_log_append_time_rewrites_max_timestamp_and_crc():
@@ -185,7 +185,7 @@ def test_control_batches_only_from_the_coordinator():
     with pytest.raises(InvalidRecordError, match="control"):
         validate_produce_records(marker, NOW)
     result = validate_produce_records(marker, NOW, from_client=False, codec_for_topic="gzip")
-    assert result.batches[0][1].is_control and result.batches[0][1].compression == NONE
+    assert result.header.is_control and result.header.compression == NONE
 
 
 def test_producer_must_not_set_log_append_time():

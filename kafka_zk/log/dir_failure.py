@@ -41,6 +41,7 @@ class LogDirFailureChannel:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._offline: dict[str, str] = {}  # log dir -> the message of the error that took it offline
+        self.any_offline = False  # read on every append: check_log is called only once a dir went offline
         self._listeners: list[Callable[[str], object]] = []
 
     @property
@@ -67,6 +68,7 @@ class LogDirFailureChannel:
             first = log_dir not in self._offline
             if first:
                 self._offline[log_dir] = message
+                self.any_offline = True
             listeners = list(self._listeners) if first else []
         if first:
             logger.error("%s: %s; log dir %s is offline", message, error, log_dir)

@@ -94,6 +94,15 @@ def is_future_dir(dir_name: str) -> bool:
     return dir_name.endswith(FUTURE_DIR_SUFFIX)
 
 
+def _batch_reader(records: ReadableBuffer, pos: int, size: int) -> Callable[[], bytes]:
+    """A reader of the batch at ``pos`` in ``records``, for the producer state when it needs the batch's bytes."""
+
+    def read_batch() -> bytes:
+        return bytes(memoryview(records)[pos : pos + size])
+
+    return read_batch
+
+
 class Log:
     """An append-only sequence of segments; the last one is active.
 
@@ -247,12 +256,11 @@ class Log:
         max_timestamp: int,
         offset_of_max_timestamp: int,
         headers: Sequence[tuple[int, BatchHeader]] | None = None,
-    ) -> LogOffsetMetadata:
+    ) -> None:
         """Append complete v2 batches whose offsets the caller assigned (first offset >= log end offset).
 
         ``headers``: [(position, BatchHeader)] of the batches when the caller has read them (the leader's
-        validated batch), else they are read here. Rolls a new segment first when needed. Returns the
-        LogOffsetMetadata of the first batch.
+        validated batch), else they are read here. Rolls a new segment first when needed.
         """
         size = len(records)
         if headers is None:
@@ -288,19 +296,46 @@ class Log:
             ):
                 epoch_cache.assign(epoch, header.base_offset)
             if header.producer_id != NO_PRODUCER_ID:
-
-                def read_batch(pos: int = pos, size: int = header.batch_length + LOG_OVERHEAD) -> bytes:
-                    return bytes(memoryview(records)[pos : pos + size])
-
-                aborted = apply_batch(self.producer_state, header, read_batch)
+                aborted = apply_batch(
+                    self.producer_state, header, _batch_reader(records, pos, header.batch_length + LOG_OVERHEAD)
+                )
                 if aborted is not None:
                     segment.txn_index.append(aborted)
         self.producer_state.map_end_offset = last_offset + 1
-        base = segment.base_offset
         # _move_log_end's two assignments, without its call at every append; the segment grew by ``size``
-        self._leo = new_offset_metadata((last_offset + 1, base, position + size))
+        self._leo = new_offset_metadata((last_offset + 1, segment.base_offset, position + size))
         self.log_end_offset = last_offset + 1
-        return new_offset_metadata((first_offset, base, position))
+
+    def append_as_leader(self, records: ReadableBuffer, header: BatchHeader, max_timestamp: int) -> None:
+        """Append the leader's one validated v2 batch (``header`` its BatchHeader, base offset the log end offset):
+        append()'s path for every Produce, without the whole-batch checks validation already made."""
+        size = len(records)
+        config = self.config
+        if size > config.segment_bytes:
+            raise RecordBatchTooLargeError("%d bytes exceed segment.bytes %d" % (size, config.segment_bytes))
+        first_offset = header.base_offset
+        if first_offset < self.log_end_offset:
+            raise UnexpectedAppendOffsetError(
+                "first offset %d is below the log end offset %d" % (first_offset, self.log_end_offset)
+            )
+        last_offset = first_offset + header.last_offset_delta
+        segment = self._segments[-1]
+        position = segment.append_unless_roll_due(config, self._clock, last_offset, max_timestamp, last_offset, records)
+        if position < 0:
+            segment = self.roll(first_offset)
+            position = segment.size
+            segment.append(last_offset, max_timestamp, last_offset, records)
+        epoch = header.partition_leader_epoch
+        epochs = self.leader_epoch_cache._entries
+        if epoch >= 0 and not (epochs and epochs[-1].epoch == epoch and first_offset >= epochs[-1].start_offset):
+            self.leader_epoch_cache.assign(epoch, first_offset)
+        if header.producer_id != NO_PRODUCER_ID:
+            aborted = apply_batch(self.producer_state, header, _batch_reader(records, 0, size))
+            if aborted is not None:
+                segment.txn_index.append(aborted)
+        self.producer_state.map_end_offset = last_offset + 1
+        self._leo = new_offset_metadata((last_offset + 1, segment.base_offset, position + size))
+        self.log_end_offset = last_offset + 1
 
     def append_copied(
         self,

@@ -92,7 +92,6 @@ class ValidatedRecords:
     __slots__ = (
         "buffer",
         "header",
-        "batches",
         "record_count",
         "max_timestamp",
         "producer_id",
@@ -114,7 +113,6 @@ class ValidatedRecords:
     ) -> None:
         self.buffer = buffer
         self.header = header
-        self.batches = [(0, header)]  # [(position, BatchHeader)] of the batches in ``buffer``: always the one
         self.converted = converted  # up-converted from a legacy message set, or recompressed: Kafka's conversions
         self.record_count = header.record_count
         self.max_timestamp = max_timestamp
@@ -163,8 +161,10 @@ class ValidatedRecords:
             if self._log_append_time:
                 self.max_timestamp = self._now_ms if log_append_time_ms is None else log_append_time_ms
             set_max_timestamp(buffer, 0, self.max_timestamp, self._log_append_time)
-        self.header = stamped = new_batch_header(_unpack_header(buffer))
-        self.batches = [(0, stamped)]
+            stamped = new_batch_header(_unpack_header(buffer))
+        else:  # only the two stamped fields changed: the header's other fields, CRC included, are the same
+            stamped = new_batch_header((base_offset, header[1], partition_leader_epoch) + header[3:])
+        self.header = stamped
         return base_offset + header.last_offset_delta
 
 

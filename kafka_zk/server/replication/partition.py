@@ -232,7 +232,7 @@ class Partition:
         last_offset = validated.assign_offsets(base_offset, self.leader_epoch, log_append_time_ms)
         # For v2 batches Kafka indexes the batch's last offset under its max timestamp; the log
         # applies the batch to the producer state (and a marker to the transaction index).
-        log.append(validated.buffer, last_offset, validated.max_timestamp, last_offset, validated.batches)
+        log.append_as_leader(validated.buffer, validated.header, validated.max_timestamp)
         if self.followers:
             self.maybe_advance_high_watermark(now_ms, None)
         elif last_offset >= self.high_watermark:  # a leader without followers: the HW is the log end offset
@@ -460,8 +460,9 @@ class Partition:
             upper = None
         else:
             upper = self.last_stable_offset if read_committed else self.high_watermark
-        info = self.log.read(fetch_offset, max_bytes, max_offset=upper, min_one_message=min_one_message)
-        return info, self.high_watermark, self.log.log_start_offset, self.log.log_end_offset
+        log = self.log
+        info = log.read(fetch_offset, max_bytes, upper, min_one_message)
+        return info, self.high_watermark, log.log_start_offset, log.log_end_offset
 
     def aborted_transactions(self, fetch_offset, records):
         """[(producer_id, first_offset)] of aborted transactions overlapping a read from ``fetch_offset``

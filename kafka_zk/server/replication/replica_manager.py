@@ -162,7 +162,13 @@ class ReplicaManager:
             if not result.error:
                 appended.append(tp)
         if appended:
-            self._appended_this_turn(appended)
+            # The end of the turn wakes only fetches parked on these partitions or sessions holding them: when none
+            # watches any (a produce-only partition), the turn's call would find nobody, so none is scheduled.
+            parked, sessions = self.fetch_purgatory.watchers, self.fetch_sessions.watchers
+            for tp in appended:
+                if tp in parked or tp in sessions:
+                    self.this_turn.appended(appended)
+                    break
         if required_acks != -1 or not appended:
             return results
         done = defer.Deferred()
@@ -185,15 +191,6 @@ class ReplicaManager:
         done = defer.Deferred()
         self._wait_for_high_watermarks(DelayedProduce(timeout_ms, self, results, done), appended)
         return done
-
-    def _appended_this_turn(self, tps):
-        # The end of the turn wakes only fetches parked on these partitions or sessions holding them: when none
-        # watches any (a produce-only partition), the turn's call would find nobody, so none is scheduled.
-        parked, sessions = self.fetch_purgatory.watchers, self.fetch_sessions.watchers
-        for tp in tps:
-            if tp in parked or tp in sessions:
-                self.this_turn.appended(tps)
-                return
 
     def _wait_for_high_watermarks(self, operation, appended):
         if not self.produce_purgatory.try_complete_else_watch(operation, appended):
@@ -242,16 +239,12 @@ class ReplicaManager:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = None if timestamp_type == "CreateTime" else now_ms
         min_isr = config["min.insync.replicas"]
+        failures = self.failures
         try:
-            self.failures.check_log(partition.log, "appending records to")
+            if failures.any_offline:
+                failures.check_log(partition.log, "appending records to")
             appended = partition.append_as_leader(
-                validated,
-                required_acks,
-                min_isr,
-                log_append_time,
-                now_ms,
-                marker=marker,
-                from_coordinator=from_coordinator,
+                validated, required_acks, min_isr, log_append_time, now_ms, marker, from_coordinator
             )
         except KafkaError as error:
             # As Kafka's: beside the errors of a partition it cannot write, the answer carries the log start offset
@@ -384,13 +377,10 @@ class ReplicaManager:
                 if limit < 0:  # Kafka's log read refuses a negative size: the partition answers an error
                     results[tp] = FetchResult(Errors.UNKNOWN_SERVER_ERROR)
                     continue
-                self.failures.check_log(log_, "reading")
+                if self.failures.any_offline:
+                    self.failures.check_log(log_, "reading")
                 data, hw, log_start, leo = partition.read(
-                    info.fetch_offset,
-                    limit,
-                    for_follower=not from_consumer,
-                    min_one_message=bytes_read == 0,
-                    read_committed=committed,
+                    info.fetch_offset, limit, not from_consumer, bytes_read == 0, committed
                 )
                 records = data.records if data is not None else b""
                 if len(records) < FILE_REGION_COPY_BELOW or regions >= MAX_REGIONS_PER_FETCH:
