@@ -5,8 +5,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
-    echo "Installs what is missing (Java is required; kcat, nftables and Chromium from Debian when root; the .venv with"
-    echo "the [test] extra; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs ruff (lint and format"
+    echo "Installs what is missing (Java is required; kcat, nftables, Chromium, MIT Kerberos and librdkafka-dev from"
+    echo "Debian when root; the .venv with the [test] and [kerberos] extras; confluent-kafka on Debian's librdkafka under"
+    echo "build/confluent-kafka-gssapi; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs ruff (lint and format"
     echo "check, pyproject.toml) and mypy (strict on the packages setup.cfg's [mypy] section lists); either failing"
     echo "fails the run; then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go to"
     echo "pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/pytest --help)."
