@@ -129,6 +129,31 @@ _fetch_data_info = cast(
 class LogSegment:
     """Appends offset-assigned batches, keeps the sparse indexes, reads slices, and recovers itself."""
 
+    # slotted: attribute reads on the append and read paths are cheaper; OpenFileBudget holds segments by weakref
+    __slots__ = (
+        "dir",
+        "base_offset",
+        "index_interval_bytes",
+        "max_index_size",
+        "log_path",
+        "_open_files",
+        "_file",
+        "_closed",
+        "recently_used",
+        "_size",
+        "offset_index",
+        "time_index",
+        "txn_index",
+        "created_ms",
+        "_rolling_based_timestamp",
+        "_bytes_since_last_index_entry",
+        "_max_timestamp",
+        "_offset_of_max_timestamp",
+        "_next_offset",
+        "_recent_appends",
+        "__weakref__",
+    )
+
     def __init__(
         self,
         dir_path: str,

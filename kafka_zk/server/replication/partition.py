@@ -80,6 +80,26 @@ class FollowerState:
 
 
 class Partition:
+    # slotted: attribute reads on the produce and fetch paths are cheaper in the compiled twin
+    __slots__ = (
+        "topic",
+        "partition",
+        "broker_id",
+        "_log_provider",
+        "log",
+        "future_log",
+        "leader_id",
+        "leader_epoch",
+        "leader_epoch_start_offset",
+        "isr",
+        "replicas",
+        "zk_version",
+        "controller_epoch",
+        "high_watermark",
+        "followers",
+        "isr_update_in_flight",
+    )
+
     def __init__(self, topic, partition, broker_id, log_provider):
         self.topic = topic
         self.partition = partition
