@@ -146,8 +146,17 @@ def bind_handlers(provider, **given):
                     "the %s handler (api key %d) needs %r, which %s does not provide"
                     % (API_SPECS[api_key].name, api_key, name, type(provider).__name__)
                 )
-        bound[api_key] = _bind(handle, arguments)
+        module = _SELF_BINDING.get(api_key)
+        if module is not None and handle is module.handle:
+            bound[api_key] = _described(module.bind(**arguments), handle, arguments)
+        else:
+            bound[api_key] = _bind(handle, arguments)
     return bound
+
+
+# The handlers of the hot path bind themselves in their compiled modules (the exec'd wrapper runs interpreted);
+# only while the table holds that module's own handle (tests may wrap it).
+_SELF_BINDING = {produce.API_KEY: produce, fetch.API_KEY: fetch}
 
 
 def _bind(handle, arguments):
@@ -161,7 +170,11 @@ def _bind(handle, arguments):
     )
     namespace = {}
     exec(compile(source, "<bound %s>" % getattr(handle, "__qualname__", "handler"), "exec"), namespace)
-    bound = namespace["make"](handle, *arguments.values())
+    return _described(namespace["make"](handle, *arguments.values()), handle, arguments)
+
+
+def _described(bound, handle, arguments):
+    """``bound`` telling, like a partial, its ``func`` and ``keywords``."""
     bound.func = handle
     bound.keywords = dict(arguments)
     return bound

@@ -189,6 +189,25 @@ def handle(
     return done.addCallback(build)
 
 
+def bind(*, fetch_manager, metadata_cache, replica_manager, fetch_quotas, clock, authorizer=None, topic_stats=None):
+    """``handle`` with its collaborators bound, as a closure of this compiled module: bind_handlers' generic
+    wrapper is exec'd, so it would run interpreted on every request."""
+
+    def bound(request):
+        return handle(
+            request,
+            fetch_manager=fetch_manager,
+            metadata_cache=metadata_cache,
+            replica_manager=replica_manager,
+            fetch_quotas=fetch_quotas,
+            clock=clock,
+            authorizer=authorizer,
+            topic_stats=topic_stats,
+        )
+
+    return bound
+
+
 class ParkedAnswer:
     """A parked fetch's answer for a listener that takes it as a call: ``answer_to(listener, entry)`` names who
     gets it, ``listener._completed(body, entry)`` or, when building it fails, ``listener._failed(failure, entry)``."""
