@@ -1,6 +1,7 @@
 """IncrementalAlterConfigs (key 44), versions 0-1 (flexible from 1): set/delete/append config keys."""
 
-from kafka_zk.protocol.schema import Array, Body, Field, Schema
+from kafka_zk.protocol.messages import alter_configs
+from kafka_zk.protocol.schema import Array, Field, Schema
 
 API_KEY = 44
 NAME = "IncrementalAlterConfigs"
@@ -59,17 +60,5 @@ RESPONSE = Schema(
 )
 
 
-def error_response(body: Body, version: int, error_code: int, message: str | None = None) -> Body:
-    """Every resource the request named, with the error and its message."""
-    return {
-        "throttle_time_ms": 0,
-        "responses": [
-            {
-                "error_code": error_code,
-                "error_message": message,
-                "resource_type": resource["resource_type"],
-                "resource_name": resource["resource_name"],
-            }
-            for resource in body["resources"]
-        ],
-    }
+# Its answer has AlterConfigs' shape: every resource the request named, with the error and its message.
+error_response = alter_configs.error_response
