@@ -15,16 +15,14 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-from typing import Mapping, Optional
-
-try:  # the [kerberos] extra: a broker or client without it serves every mechanism but GSSAPI
-    import gssapi
-    import gssapi.exceptions
-except ImportError:  # pragma: no cover - depends on the installation
-    gssapi = None
+from typing import Any, Mapping, Optional
 
 from kafka_zk.security.kerberos_names import KerberosName, KerberosShortNamer, NoMatchingRule, default_realm
 from kafka_zk.security.sasl_errors import IllegalSaslState, SaslFailure
+
+# The [kerberos] extra's binding, imported at the first GSSAPI login (_require_binding): loading it costs every
+# process ~0.1 s, and most never speak GSSAPI. Without it a broker or client serves every mechanism but GSSAPI.
+gssapi: Any = None
 
 KRB5_CONF_PROPERTY = "java.security.krb5.conf"
 LOGIN_MODULE = "Krb5LoginModule"
@@ -63,10 +61,15 @@ def realm_of(krb5_conf: Optional[str]) -> str:
 
 
 def _require_binding() -> None:
-    if gssapi is None:
+    global gssapi
+    if gssapi is not None:
+        return
+    try:
+        import gssapi.exceptions  # sets the global: the package, its exceptions loaded
+    except ImportError:  # pragma: no cover - depends on the installation
         raise GssapiConfigError(
             "GSSAPI needs the gssapi package: pip install 'kafka-zk[kerberos]' (scripts/_venv.sh's ensure_kerberos)"
-        )
+        ) from None
 
 
 def _keytab_login(options: Mapping[str, str]) -> tuple[str, str]:
