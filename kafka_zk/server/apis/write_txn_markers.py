@@ -12,6 +12,7 @@ from twisted.internet import defer
 from kafka_zk.common.clock import milliseconds
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.messages.write_txn_markers import error_response
 from kafka_zk.record.records import control_marker_record, encode_batch
 from kafka_zk.security.authorizer import AclOperation
 from kafka_zk.server.apis.authorization import cluster_authorized
@@ -34,7 +35,8 @@ def marker_batch(producer_id, producer_epoch, commit, coordinator_epoch, timesta
 
 def handle(request, *, replica_manager, group_coordinator, config, clock, authorizer=None):
     if not cluster_authorized(authorizer, request, AclOperation.CLUSTER_ACTION):
-        return _denied(request.body["markers"])
+        # only brokers (transaction coordinators) may write markers: every partition is refused, nothing appended
+        return error_response(request.body, request.api_version, Errors.CLUSTER_AUTHORIZATION_FAILED)
     timeout_ms = config["request.timeout.ms"]
     now = milliseconds(clock)
     pending = []
@@ -77,29 +79,6 @@ def handle(request, *, replica_manager, group_coordinator, config, clock, author
         }
 
     return defer.gatherResults(pending, consumeErrors=True).addCallback(build)
-
-
-def _denied(markers):
-    """Only brokers (transaction coordinators) may write markers: every partition answers
-    CLUSTER_AUTHORIZATION_FAILED and nothing is appended."""
-    denied = Errors.CLUSTER_AUTHORIZATION_FAILED
-    return {
-        "markers": [
-            {
-                "producer_id": marker["producer_id"],
-                "topics": [
-                    {
-                        "name": topic["name"],
-                        "partitions": [
-                            {"partition_index": index, "error_code": denied} for index in topic["partition_indexes"]
-                        ],
-                    }
-                    for topic in marker["topics"]
-                ],
-            }
-            for marker in markers
-        ]
-    }
 
 
 def _complete_offsets(results, coordinator, producer_id, commit):
