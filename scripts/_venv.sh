@@ -99,10 +99,12 @@ ensure_zookeeper() {
 
 # ensure_kerberos: what SASL/GSSAPI needs: MIT Kerberos' KDC (krb5-kdc, krb5-admin-server for kadmin.local), its
 # client programs (krb5-user: kinit, klist, kdestroy), cyrus-sasl's GSSAPI plugin (librdkafka's GSSAPI goes through
-# it), libkrb5-dev (the `gssapi` package builds against it), librdkafka-dev (Debian's librdkafka, built with cyrus-sasl),
-# all from Debian when root; then the project's [kerberos] extra (the `gssapi` binding) in the venv, and confluent-kafka
-# built on Debian's librdkafka (ensure_confluent_kafka_gssapi). Returns 1, saying what is missing, when it cannot.
-KERBEROS_PACKAGES=(krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit libkrb5-dev librdkafka-dev)
+# it), libkrb5-dev (the `gssapi` package builds against it), librdkafka-dev (Debian's librdkafka, built with cyrus-sasl)
+# and Debian's build of the `gssapi` binding (python3-gssapi), all from Debian when root; then the binding in the venv
+# (link_debian_gssapi, else the project's [kerberos] extra built from its source), and confluent-kafka built on Debian's
+# librdkafka (ensure_confluent_kafka_gssapi). Returns 1, saying what is missing, when it cannot.
+KERBEROS_PACKAGES=(krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit libkrb5-dev librdkafka-dev
+    python3-gssapi)
 ensure_kerberos() {
     local missing=() package
     for package in "${KERBEROS_PACKAGES[@]}"; do
@@ -120,7 +122,7 @@ ensure_kerberos() {
             return 1
         fi
     fi
-    if ! "$PY" -c "import gssapi" >/dev/null 2>&1; then
+    if ! "$PY" -c "import gssapi" >/dev/null 2>&1 && ! link_debian_gssapi; then
         echo "installing the project's [kerberos] extra (the gssapi binding, built against libkrb5) into $VENV" >&2
         "$PY" -m pip install -q --no-compile -e "$ROOT[kerberos]" >&2 || {
             echo "$(basename "$0"): could not install the gssapi package" >&2
@@ -134,6 +136,24 @@ ensure_kerberos() {
 # confluent-kafka of Debian's librdkafka version, built from its source against Debian's librdkafka (cyrus-sasl's
 # GSSAPI plugin), in a folder of its own (CONFLUENT_KAFKA_GSSAPI, put first on a client process's PYTHONPATH).
 CONFLUENT_KAFKA_GSSAPI="$ROOT/build/confluent-kafka-gssapi"
+# link_debian_gssapi: Debian's build of the gssapi binding (python3-gssapi, and python3-decorator that it imports) made
+# importable in the venv by links into its site-packages, when Debian built it for the venv's Python (the same extension
+# suffix). Building the binding from its source instead (pip has no Linux wheel of it) costs ~95 CPU seconds.
+link_debian_gssapi() {
+    local dist=/usr/lib/python3/dist-packages site suffix
+    suffix="$("$PY" -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')"
+    [ -f "$dist/gssapi/raw/creds$suffix" ] && [ -f "$dist/decorator.py" ] || return 1
+    site="$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
+    ln -sfn "$dist/gssapi" "$site/gssapi" || return 1
+    "$PY" -c "import decorator" >/dev/null 2>&1 || ln -sf "$dist/decorator.py" "$site/decorator.py"
+    if "$PY" -c "import gssapi" >/dev/null 2>&1; then
+        echo "the gssapi binding: Debian's python3-gssapi, linked into $VENV" >&2
+        return 0
+    fi
+    rm -f "$site/gssapi"  # pip must not install its own build through the link, into Debian's folder
+    [ -L "$site/decorator.py" ] && rm -f "$site/decorator.py"
+    return 1
+}
 ensure_confluent_kafka_gssapi() {
     local version
     version="$(dpkg-query -W -f='${Version}' librdkafka-dev 2>/dev/null | sed 's/-[^-]*$//')"

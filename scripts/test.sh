@@ -5,8 +5,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 if wants_help "$@"; then
     echo "usage: scripts/test.sh [pytest arguments]"
     echo
-    echo "Installs what is missing (Java is required; kcat, nftables, Chromium, MIT Kerberos and librdkafka-dev from"
-    echo "Debian when root; the .venv with the [test] and [kerberos] extras; confluent-kafka on Debian's librdkafka under"
+    echo "Installs what is missing (Java is required; kcat, nftables, Chromium, MIT Kerberos, its gssapi binding and"
+    echo "librdkafka-dev from Debian when root; the .venv with the [test] extra; confluent-kafka on Debian's librdkafka under"
     echo "build/confluent-kafka-gssapi; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs ruff (lint and format"
     echo "check, pyproject.toml) and mypy (strict on the packages setup.cfg's [mypy] section lists); either failing"
     echo "fails the run; then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go to"
@@ -32,11 +32,12 @@ only_pure() {
 }
 pure=false
 only_pure "$@" && pure=true
+debian=""
 if ! $pure; then
     require_java
     # kcat for its client test; Debian's Chromium for the console's browser tests, driven through Playwright (never
     # a browser Playwright downloads); nftables for the network cuts between hosts. One apt-get run for whatever is
-    # missing.
+    # missing, beside the .venv's install (nothing before ensure_kerberos needs these packages).
     missing=()
     command -v kcat >/dev/null 2>&1 || missing+=(kcat)
     command -v nft >/dev/null 2>&1 || missing+=(nftables)
@@ -46,8 +47,9 @@ if ! $pure; then
     done
     if [ ${#missing[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
         echo "installing ${missing[*]} from Debian" >&2
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
-            || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2
+        ( (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null 2>&1 \
+            || echo "${missing[*]} could not be installed; the tests that need them will be skipped" >&2) &
+        debian=$!
     fi
 fi
 ensure_venv test
@@ -57,7 +59,8 @@ if ! $pure; then
     ensure_compiled &
     compiling=$!
 fi
-# The gssapi binding for the SASL/GSSAPI tests (built from its source where pip has no wheel of it yet), beside Maven.
+# The gssapi binding for the SASL/GSSAPI tests (Debian's, or built from its source), beside Maven.
+[ -z "$debian" ] || wait "$debian" || true
 kerberos=""
 if ! $pure; then
     ensure_kerberos &
