@@ -98,7 +98,7 @@ class ReplicaManager:
         self.topic_config = topic_config
         self.clock = clock
         self.partitions = {}
-        self._produce_checks = {}  # topic -> (its effective config, what validate_produce_records checks for it)
+        self._produce_checks = {}  # tp -> (its log's LogConfig, what an append to it is checked against)
         self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
         self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
@@ -197,17 +197,18 @@ class ReplicaManager:
             self.produce_waiters.watch(operation)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
-        topic = tp[0]
         partition = self.partitions.get(tp)
         if partition is None:
             return ProduceResult(self.missing_partition_error(tp))
-        if partition.leader_id != partition.broker_id:  # not partition.is_leader, without a property call
+        log_ = partition.log
+        if partition.leader_id != partition.broker_id or log_ is None:  # not partition.is_leader, without a call
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
-        config = self.topic_config(topic)
-        checks = self._produce_checks.get(topic)
+        # the log's config is the topic's as this broker applies it: every config change replaces it
+        config = log_.config
+        checks = self._produce_checks.get(tp)
         if checks is None or checks[0] is not config:
-            checks = self._produce_checks[topic] = (config, _produce_checks(config))
-        max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms = checks[1]
+            checks = self._produce_checks[tp] = (config, _produce_checks(config))
+        max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms, min_isr = checks[1]
         try:
             validated = validate_produce_records(
                 records,
@@ -238,7 +239,6 @@ class ReplicaManager:
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = None if timestamp_type == "CreateTime" else now_ms
-        min_isr = config["min.insync.replicas"]
         failures = self.failures
         try:
             if failures.any_offline:
@@ -665,6 +665,7 @@ class ReplicaManager:
         self.fetchers.remove_partitions([tp])
         self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
+        self._produce_checks.pop(tp, None)
         self.high_watermarks.pop(tp, None)
         self.stopped_high_watermarks.pop(tp, None)
         if found is not None:
@@ -698,6 +699,7 @@ class ReplicaManager:
             self.log_dir_mover.cancel(tp)
         for tp in offline:
             self.partitions.pop(tp).close()
+            self._produce_checks.pop(tp, None)
             self.high_watermarks.pop(tp, None)
             self.stopped_high_watermarks.pop(tp, None)
             self.offline_partitions.add(tp)
@@ -756,12 +758,14 @@ def _diff_limit(value):
 
 
 def _produce_checks(config):
-    """What validate_produce_records checks for a topic's effective config: (max_message_bytes, timestamp_type,
-    codec_for_topic, compacted, timestamp_diff_max_ms), its arguments after the time."""
+    """What an append is checked against for a log's LogConfig: (max_message_bytes, timestamp_type,
+    codec_for_topic, compacted, timestamp_diff_max_ms), validate_produce_records' arguments after the time, and
+    min.insync.replicas."""
     return (
-        config["max.message.bytes"],
-        config["message.timestamp.type"],
-        config["compression.type"],
-        "compact" in config["cleanup.policy"].split(","),
-        _diff_limit(config["message.timestamp.difference.max.ms"]),
+        config.max_message_bytes,
+        config.message_timestamp_type,
+        config.compression_type,
+        config.compact,
+        _diff_limit(config.message_timestamp_difference_max_ms),
+        config.min_insync_replicas,
     )
