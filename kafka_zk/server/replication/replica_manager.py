@@ -10,7 +10,7 @@ from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
-from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.protocol.errors import NO_ERROR, Errors, KafkaError
 from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, UnsupportedCodecError
@@ -184,7 +184,7 @@ class ReplicaManager:
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
             if self.topic_stats.enabled:
                 self.topic_stats.appended(tp[0], len(records), results[tp])
-        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        appended = [tp for tp, result in results.items() if result.error == NO_ERROR]
         self.this_turn.appended(appended)
         if not appended:
             return defer.succeed(results)
@@ -256,7 +256,7 @@ class ReplicaManager:
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         result = ProduceResult(
-            Errors.NONE,
+            NO_ERROR,
             None,
             appended.base_offset,
             appended.last_offset,
@@ -276,7 +276,7 @@ class ReplicaManager:
         requested one, or after timeout_ms (REQUEST_TIMED_OUT for those still waiting)."""
         now = milliseconds(self.clock)
         results = {tp: self._delete_records_on_partition(tp, offset, now) for tp, offset in offsets.items()}
-        waiting = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        waiting = [tp for tp, result in results.items() if result.error == NO_ERROR]
         self.fetchable_changed(waiting)  # the log start offset moved
         if not waiting:
             return defer.succeed(results)
@@ -304,7 +304,7 @@ class ReplicaManager:
             tp[1],
             partition.log.log_start_offset,
         )
-        return DeleteRecordsResult(Errors.NONE, None, requested, low_watermark)
+        return DeleteRecordsResult(NO_ERROR, None, requested, low_watermark)
 
     # -- fetch --------------------------------------------------------------------------------
 
@@ -343,7 +343,7 @@ class ReplicaManager:
                     preferred = self.preferred_read_replica(partition, client_rack, info.fetch_offset)
                     if preferred >= 0:  # as Kafka: no read, the offsets as they are and the replica to read from
                         results[tp] = FetchResult(
-                            Errors.NONE,
+                            NO_ERROR,
                             b"",
                             partition.high_watermark,
                             log_.log_start_offset,
@@ -355,7 +355,7 @@ class ReplicaManager:
                 end = partition.high_watermark if from_consumer else log_.log_end_offset
                 if info.fetch_offset == end and end >= log_.log_start_offset:  # caught up: nothing to read
                     results[tp] = FetchResult(
-                        Errors.NONE,
+                        NO_ERROR,
                         b"",
                         partition.high_watermark,
                         log_.log_start_offset,
@@ -365,7 +365,7 @@ class ReplicaManager:
                     continue
                 if not from_consumer and self.should_leader_throttle(partition, replica_id):
                     results[tp] = FetchResult(
-                        Errors.NONE,
+                        NO_ERROR,
                         b"",
                         partition.high_watermark,
                         partition.log.log_start_offset,
@@ -410,7 +410,7 @@ class ReplicaManager:
                 if leader_quota.is_throttled(tp):
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
-            results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
+            results[tp] = FetchResult(NO_ERROR, records, hw, log_start, leo, partition.last_stable_offset, aborted)
         self.topic_stats.read(results)
         return results, bytes_read
 
@@ -468,7 +468,7 @@ class ReplicaManager:
         if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes:
             return results
         for result in results.values():
-            if result.error != Errors.NONE or result.preferred_read_replica >= 0:
+            if result.error != NO_ERROR or result.preferred_read_replica >= 0:
                 return results
         keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(
@@ -506,7 +506,7 @@ class ReplicaManager:
         quiet = []
         partitions = self.partitions
         for tp, result in results.items():
-            if result.error != Errors.NONE or result.records:
+            if result.error != NO_ERROR or result.records:
                 continue
             partition = partitions.get(tp)
             if partition is not None and partition.link_quiet_follower(replica_id, session):
@@ -634,7 +634,7 @@ class ReplicaManager:
                 else:
                     if partition.make_follower(state, initial_hw) and state["leader"] >= 0:
                         new_followers[tp] = partition
-                errors[tp] = Errors.NONE
+                errors[tp] = NO_ERROR
             except OSError as error:
                 self.failures.report_log(partition.log, "applying LeaderAndIsr for", error)
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
@@ -674,7 +674,7 @@ class ReplicaManager:
                 # its high watermark stays in the final checkpoint and is where it starts again.
                 self.high_watermarks[tp] = self.stopped_high_watermarks[tp] = found.high_watermark
             found.close()
-        error = Errors.NONE
+        error = NO_ERROR
         if delete and self.topic_stats.has_topic(topic) and not any(name == topic for name, _ in self.partitions):
             self.topic_stats.remove_topic(topic)  # Kafka's maybeRemoveTopicMetrics
         if delete:
