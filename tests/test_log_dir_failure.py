@@ -14,6 +14,7 @@ from kafka_zk.coordinator.group.group_metadata_manager import GroupMetadataManag
 from kafka_zk.coordinator.group.records import OFFSETS_TOPIC
 from kafka_zk.log import log_manager as log_manager_module
 from kafka_zk.log.dir_failure import KafkaStorageError, LogDirFailureChannel
+from kafka_zk.log.log import Log
 from kafka_zk.log.log_config import LogConfig
 from kafka_zk.log.log_manager import LogManager, NoLogDirError
 from kafka_zk.protocol.errors import Errors
@@ -22,6 +23,19 @@ from kafka_zk.server.config.kafka_config import KafkaConfig
 from kafka_zk.server.config.topic_config import effective_topic_config
 from kafka_zk.server.replication.results import FetchInfo
 from tests.replica_manager_support import replica_manager
+
+
+def failing_for(failing_log, method, error_number):
+    """``method`` of Log, raising OSError(``error_number``) for ``failing_log`` alone (a Log has slots: its methods
+    are patched on the class)."""
+
+    def patched(self, *args, **kwargs):
+        if self is failing_log:
+            raise OSError(error_number, os.strerror(error_number))
+        return method(self, *args, **kwargs)
+
+    return patched
+
 
 CONFIG = effective_topic_config(KafkaConfig({"zookeeper.connect": "z"}).log_config_defaults(), {})
 
@@ -154,10 +168,7 @@ def test_a_failed_append_takes_the_dir_offline_and_its_replicas_answer_storage_e
     lost_dir = replicas.log_manager.log_dir_of("t", 0)
     log = replicas.get_partition("t", 0).log
 
-    def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(log, "append_as_leader", full)
+    monkeypatch.setattr(Log, "append_as_leader", failing_for(log, Log.append_as_leader, errno.ENOSPC))
     assert produce(replicas, 0) == Errors.KAFKA_STORAGE_ERROR
     assert heard == [lost_dir]
     assert produce(replicas, 0) == Errors.KAFKA_STORAGE_ERROR  # refused before the handler runs: no write
@@ -241,10 +252,8 @@ def test_a_coordinator_that_cannot_read_its_partition_takes_the_dir_offline_and_
     }
     assert replicas.become_leader_or_follower([state], {}) == {(OFFSETS_TOPIC, 3): Errors.NONE}
 
-    def unreadable(*args, **kwargs):
-        raise OSError(errno.EIO, "Input/output error")
-
-    monkeypatch.setattr(replicas.get_partition(OFFSETS_TOPIC, 3).log, "iter_batches_to_end", unreadable)
+    log = replicas.get_partition(OFFSETS_TOPIC, 3).log
+    monkeypatch.setattr(Log, "iter_batches_to_end", failing_for(log, Log.iter_batches_to_end, errno.EIO))
     groups = GroupMetadataManager(1, KafkaConfig({"zookeeper.connect": "z"}), replicas, clock)
     groups.schedule_load(3)
     clock.advance(0)

@@ -111,6 +111,27 @@ class Log:
     slices handed out just before stay readable. ``clock`` is anything with seconds() (the reactor, task.Clock).
     """
 
+    # slotted: the append and read paths read several of these per request, and a slot costs less than a dict
+    __slots__ = (
+        "dir",
+        "topic",
+        "partition",
+        "config",
+        "_clock",
+        "log_start_offset",
+        "recovery_point",
+        "last_flush_ms",
+        "max_producer_idle_ms",
+        "_segments",
+        "_bases",
+        "_pending_deletes",
+        "_leo",
+        "log_end_offset",
+        "truncated_to",
+        "leader_epoch_cache",
+        "producer_state",
+    )
+
     def __init__(
         self,
         dir_path: str,
@@ -134,7 +155,7 @@ class Log:
         self._bases: list[int] = []
         self._pending_deletes: list[tuple[int, LogSegment]] = []  # (when its files go, segment)
         # _leo's offset, set with it: a plain attribute, as a request reads it several times
-        self.log_end_offset: int = log_start_offset
+        self.log_end_offset = log_start_offset
         # The lowest offset truncated to since the cleaner last looked (it lowers its checkpoint there).
         self.truncated_to: int | None = None
         os.makedirs(dir_path, exist_ok=True)

@@ -26,6 +26,12 @@ class LogConfig:
     min_compaction_lag_ms: int = 0
     max_compaction_lag_ms: int = _LONG_MAX
     delete_retention_ms: int = 86400000
+    # What an append to the log is checked against (Kafka's LogConfig holds them too): the leader reads them from
+    # the log it appends to, so a config change reaches the append path with the log's new config.
+    min_insync_replicas: int = 1
+    message_timestamp_type: str = "CreateTime"
+    message_timestamp_difference_max_ms: int = _LONG_MAX
+    compression_type: str = "producer"
 
     @property
     def delete_enabled(self) -> bool:
@@ -51,6 +57,8 @@ class LogConfig:
             if field is not None:
                 if field == "cleanup_policy":
                     changes[field] = value.strip().lower()
+                elif field in _TEXT_FIELDS:
+                    changes[field] = value.strip()
                 elif field == "min_cleanable_dirty_ratio":
                     changes[field] = float(value)
                 else:
@@ -73,4 +81,9 @@ TOPIC_CONFIG_FIELDS = {
     "min.compaction.lag.ms": "min_compaction_lag_ms",
     "max.compaction.lag.ms": "max_compaction_lag_ms",
     "delete.retention.ms": "delete_retention_ms",
+    "min.insync.replicas": "min_insync_replicas",
+    "message.timestamp.type": "message_timestamp_type",
+    "message.timestamp.difference.max.ms": "message_timestamp_difference_max_ms",
+    "compression.type": "compression_type",
 }
+_TEXT_FIELDS = frozenset({"message_timestamp_type", "compression_type"})

@@ -13,29 +13,32 @@ is never used (that codec is exec'd instead).
 
 def _reader_ProduceRequest_v0(env):  # the reader of ProduceRequest v0
     default_22 = env['default_22']
-    len_15 = env['len_15']
-    len_20 = env['len_20']
-    len_6 = env['len_6']
+    len_14 = env['len_14']
     len_9 = env['len_9']
     read_10 = env['read_10']
     read_11 = env['read_11']
     read_21 = env['read_21']
-    unpack_17 = env['unpack_17']
-    unpack_2 = env['unpack_2']
+    unpack_18 = env['unpack_18']
+    unpack_19 = env['unpack_19']
+    unpack_3 = env['unpack_3']
+    unpack_4 = env['unpack_4']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 6 > end:
-            reader.pos = pos
-            reader._truncated(6)
-        v0, v1, = unpack_2(buf, pos)
+        if pos + 10 <= end:
+            v0, v1, prefix2, = unpack_3(buf, pos)
+        else:
+            if pos + 6 > end:
+                reader.pos = pos
+                reader._truncated(6)
+            v0, v1, = unpack_4(buf, pos)
+            prefix2 = -2
         pos += 6
-        count4 = len_6(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count4 <= end - pos - 4:
+        if 0 <= prefix2 <= end - pos - 4:
             pos += 4
-            v3 = []
-            for _ in range(count4):
+            v5 = []
+            for _ in range(prefix2):
                 size8 = len_9(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size8 <= end - pos - 2:
                     try:
@@ -49,42 +52,45 @@ def _reader_ProduceRequest_v0(env):  # the reader of ProduceRequest v0
                     reader.pos = pos
                     v7 = read_11(reader)
                     pos = reader.pos
-                count13 = len_15(buf, pos)[0] if pos + 4 <= end else -2
+                count13 = len_14(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count13 <= end - pos - 4:
                     pos += 4
                     v12 = []
                     for _ in range(count13):
-                        if pos + 4 > end:
-                            reader.pos = pos
-                            reader._truncated(4)
-                        v16, = unpack_17(buf, pos)
+                        if pos + 8 <= end:
+                            v16, prefix17, = unpack_18(buf, pos)
+                        else:
+                            if pos + 4 > end:
+                                reader.pos = pos
+                                reader._truncated(4)
+                            v16, = unpack_19(buf, pos)
+                            prefix17 = -2
                         pos += 4
-                        size19 = len_20(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= size19 <= end - pos - 4:
-                            v18 = buf[pos + 4 : pos + 4 + size19]
-                            pos += 4 + size19
-                        elif size19 == -1:
-                            v18 = None
+                        if 0 <= prefix17 <= end - pos - 4:
+                            v20 = buf[pos + 4 : pos + 4 + prefix17]
+                            pos += 4 + prefix17
+                        elif prefix17 == -1:
+                            v20 = None
                             pos += 4
                         else:
                             reader.pos = pos
-                            v18 = read_21(reader)
+                            v20 = read_21(reader)
                             pos = reader.pos
-                        item14 = {'partition_index': v16, 'records': v18}
-                        v12.append(item14)
+                        item15 = {'partition_index': v16, 'records': v20}
+                        v12.append(item15)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v12 = None
-                item5 = {'name': v7, 'partitions': v12}
-                v3.append(item5)
+                item6 = {'name': v7, 'partitions': v12}
+                v5.append(item6)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v3 = None
-        result = {'acks': v0, 'timeout_ms': v1, 'topics': v3, 'transactional_id': default_22}
+            v5 = None
+        result = {'acks': v0, 'timeout_ms': v1, 'topics': v5, 'transactional_id': default_22}
         reader.pos = pos
         return result
     return read_fields
@@ -173,18 +179,18 @@ def _writer_ProduceRequest_v0(env):  # the writer of ProduceRequest v0
     return write_fields
 
 def _reader_ProduceRequest_v3(env):  # the reader of ProduceRequest v3
-    len_11 = env['len_11']
     len_14 = env['len_14']
+    len_19 = env['len_19']
     len_2 = env['len_2']
-    len_20 = env['len_20']
-    len_25 = env['len_25']
     read_15 = env['read_15']
     read_16 = env['read_16']
     read_26 = env['read_26']
     read_3 = env['read_3']
     read_4 = env['read_4']
-    unpack_22 = env['unpack_22']
-    unpack_7 = env['unpack_7']
+    unpack_23 = env['unpack_23']
+    unpack_24 = env['unpack_24']
+    unpack_8 = env['unpack_8']
+    unpack_9 = env['unpack_9']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
@@ -205,16 +211,19 @@ def _reader_ProduceRequest_v3(env):  # the reader of ProduceRequest v3
             reader.pos = pos
             v0 = read_4(reader)
             pos = reader.pos
-        if pos + 6 > end:
-            reader.pos = pos
-            reader._truncated(6)
-        v5, v6, = unpack_7(buf, pos)
+        if pos + 10 <= end:
+            v5, v6, prefix7, = unpack_8(buf, pos)
+        else:
+            if pos + 6 > end:
+                reader.pos = pos
+                reader._truncated(6)
+            v5, v6, = unpack_9(buf, pos)
+            prefix7 = -2
         pos += 6
-        count9 = len_11(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count9 <= end - pos - 4:
+        if 0 <= prefix7 <= end - pos - 4:
             pos += 4
-            v8 = []
-            for _ in range(count9):
+            v10 = []
+            for _ in range(prefix7):
                 size13 = len_14(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size13 <= end - pos - 2:
                     try:
@@ -228,42 +237,45 @@ def _reader_ProduceRequest_v3(env):  # the reader of ProduceRequest v3
                     reader.pos = pos
                     v12 = read_16(reader)
                     pos = reader.pos
-                count18 = len_20(buf, pos)[0] if pos + 4 <= end else -2
+                count18 = len_19(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count18 <= end - pos - 4:
                     pos += 4
                     v17 = []
                     for _ in range(count18):
-                        if pos + 4 > end:
-                            reader.pos = pos
-                            reader._truncated(4)
-                        v21, = unpack_22(buf, pos)
+                        if pos + 8 <= end:
+                            v21, prefix22, = unpack_23(buf, pos)
+                        else:
+                            if pos + 4 > end:
+                                reader.pos = pos
+                                reader._truncated(4)
+                            v21, = unpack_24(buf, pos)
+                            prefix22 = -2
                         pos += 4
-                        size24 = len_25(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= size24 <= end - pos - 4:
-                            v23 = buf[pos + 4 : pos + 4 + size24]
-                            pos += 4 + size24
-                        elif size24 == -1:
-                            v23 = None
+                        if 0 <= prefix22 <= end - pos - 4:
+                            v25 = buf[pos + 4 : pos + 4 + prefix22]
+                            pos += 4 + prefix22
+                        elif prefix22 == -1:
+                            v25 = None
                             pos += 4
                         else:
                             reader.pos = pos
-                            v23 = read_26(reader)
+                            v25 = read_26(reader)
                             pos = reader.pos
-                        item19 = {'partition_index': v21, 'records': v23}
-                        v17.append(item19)
+                        item20 = {'partition_index': v21, 'records': v25}
+                        v17.append(item20)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v17 = None
-                item10 = {'name': v12, 'partitions': v17}
-                v8.append(item10)
+                item11 = {'name': v12, 'partitions': v17}
+                v10.append(item11)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v8 = None
-        result = {'transactional_id': v0, 'acks': v5, 'timeout_ms': v6, 'topics': v8}
+            v10 = None
+        result = {'transactional_id': v0, 'acks': v5, 'timeout_ms': v6, 'topics': v10}
         reader.pos = pos
         return result
     return read_fields
@@ -374,8 +386,8 @@ def _reader_ProduceResponse_v0(env):  # the reader of ProduceResponse v0
     default_19 = env['default_19']
     default_20 = env['default_20']
     default_21 = env['default_21']
-    len_12 = env['len_12']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_6 = env['len_6']
     read_7 = env['read_7']
     read_8 = env['read_8']
@@ -384,7 +396,7 @@ def _reader_ProduceResponse_v0(env):  # the reader of ProduceResponse v0
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -402,7 +414,7 @@ def _reader_ProduceResponse_v0(env):  # the reader of ProduceResponse v0
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
@@ -412,15 +424,15 @@ def _reader_ProduceResponse_v0(env):  # the reader of ProduceResponse v0
                             reader._truncated(14)
                         v13, v14, v15, = unpack_16(buf, pos)
                         pos += 14
-                        item11 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': default_17, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': default_17, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'name': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'name': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -499,8 +511,8 @@ def _reader_ProduceResponse_v1(env):  # the reader of ProduceResponse v1
     default_18 = env['default_18']
     default_19 = env['default_19']
     default_20 = env['default_20']
-    len_12 = env['len_12']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_6 = env['len_6']
     read_7 = env['read_7']
     read_8 = env['read_8']
@@ -510,7 +522,7 @@ def _reader_ProduceResponse_v1(env):  # the reader of ProduceResponse v1
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -528,7 +540,7 @@ def _reader_ProduceResponse_v1(env):  # the reader of ProduceResponse v1
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
@@ -538,15 +550,15 @@ def _reader_ProduceResponse_v1(env):  # the reader of ProduceResponse v1
                             reader._truncated(14)
                         v13, v14, v15, = unpack_16(buf, pos)
                         pos += 14
-                        item11 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': default_17, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': default_17, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'name': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'name': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -635,8 +647,8 @@ def _reader_ProduceResponse_v2(env):  # the reader of ProduceResponse v2
     default_18 = env['default_18']
     default_19 = env['default_19']
     default_20 = env['default_20']
-    len_12 = env['len_12']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_6 = env['len_6']
     read_7 = env['read_7']
     read_8 = env['read_8']
@@ -646,7 +658,7 @@ def _reader_ProduceResponse_v2(env):  # the reader of ProduceResponse v2
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -664,7 +676,7 @@ def _reader_ProduceResponse_v2(env):  # the reader of ProduceResponse v2
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
@@ -674,15 +686,15 @@ def _reader_ProduceResponse_v2(env):  # the reader of ProduceResponse v2
                             reader._truncated(22)
                         v13, v14, v15, v16, = unpack_17(buf, pos)
                         pos += 22
-                        item11 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': default_18, 'record_errors': list(default_19), 'error_message': default_20}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'name': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'name': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -771,8 +783,8 @@ def _writer_ProduceResponse_v2(env):  # the writer of ProduceResponse v2
 def _reader_ProduceResponse_v5(env):  # the reader of ProduceResponse v5
     default_19 = env['default_19']
     default_20 = env['default_20']
-    len_12 = env['len_12']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_6 = env['len_6']
     read_7 = env['read_7']
     read_8 = env['read_8']
@@ -782,7 +794,7 @@ def _reader_ProduceResponse_v5(env):  # the reader of ProduceResponse v5
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -800,7 +812,7 @@ def _reader_ProduceResponse_v5(env):  # the reader of ProduceResponse v5
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
@@ -810,15 +822,15 @@ def _reader_ProduceResponse_v5(env):  # the reader of ProduceResponse v5
                             reader._truncated(30)
                         v13, v14, v15, v16, v17, = unpack_18(buf, pos)
                         pos += 30
-                        item11 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': v17, 'record_errors': list(default_19), 'error_message': default_20}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': v17, 'record_errors': list(default_19), 'error_message': default_20}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'name': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'name': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -906,10 +918,8 @@ def _writer_ProduceResponse_v5(env):  # the writer of ProduceResponse v5
     return write_fields
 
 def _reader_ProduceResponse_v8(env):  # the reader of ProduceResponse v8
-    len_12 = env['len_12']
-    len_22 = env['len_22']
-    len_27 = env['len_27']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_32 = env['len_32']
     len_6 = env['len_6']
     read_28 = env['read_28']
@@ -918,14 +928,16 @@ def _reader_ProduceResponse_v8(env):  # the reader of ProduceResponse v8
     read_34 = env['read_34']
     read_7 = env['read_7']
     read_8 = env['read_8']
-    unpack_18 = env['unpack_18']
-    unpack_24 = env['unpack_24']
+    unpack_19 = env['unpack_19']
+    unpack_20 = env['unpack_20']
+    unpack_25 = env['unpack_25']
+    unpack_26 = env['unpack_26']
     unpack_36 = env['unpack_36']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -943,49 +955,55 @@ def _reader_ProduceResponse_v8(env):  # the reader of ProduceResponse v8
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
                     for _ in range(count10):
-                        if pos + 30 > end:
-                            reader.pos = pos
-                            reader._truncated(30)
-                        v13, v14, v15, v16, v17, = unpack_18(buf, pos)
+                        if pos + 34 <= end:
+                            v13, v14, v15, v16, v17, prefix18, = unpack_19(buf, pos)
+                        else:
+                            if pos + 30 > end:
+                                reader.pos = pos
+                                reader._truncated(30)
+                            v13, v14, v15, v16, v17, = unpack_20(buf, pos)
+                            prefix18 = -2
                         pos += 30
-                        count20 = len_22(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= count20 <= end - pos - 4:
+                        if 0 <= prefix18 <= end - pos - 4:
                             pos += 4
-                            v19 = []
-                            for _ in range(count20):
-                                if pos + 4 > end:
-                                    reader.pos = pos
-                                    reader._truncated(4)
-                                v23, = unpack_24(buf, pos)
+                            v21 = []
+                            for _ in range(prefix18):
+                                if pos + 6 <= end:
+                                    v23, prefix24, = unpack_25(buf, pos)
+                                else:
+                                    if pos + 4 > end:
+                                        reader.pos = pos
+                                        reader._truncated(4)
+                                    v23, = unpack_26(buf, pos)
+                                    prefix24 = -2
                                 pos += 4
-                                size26 = len_27(buf, pos)[0] if pos + 2 <= end else -2
-                                if 0 <= size26 <= end - pos - 2:
+                                if 0 <= prefix24 <= end - pos - 2:
                                     try:
-                                        v25 = str(buf[pos + 2 : pos + 2 + size26], 'utf-8')
+                                        v27 = str(buf[pos + 2 : pos + 2 + prefix24], 'utf-8')
                                     except UnicodeDecodeError:
                                         reader.pos = pos
                                         read_28(reader)
                                         raise
-                                    pos += 2 + size26
-                                elif size26 == -1:
-                                    v25 = None
+                                    pos += 2 + prefix24
+                                elif prefix24 == -1:
+                                    v27 = None
                                     pos += 2
                                 else:
                                     reader.pos = pos
-                                    v25 = read_29(reader)
+                                    v27 = read_29(reader)
                                     pos = reader.pos
-                                item21 = {'batch_index': v23, 'batch_index_error_message': v25}
-                                v19.append(item21)
+                                item22 = {'batch_index': v23, 'batch_index_error_message': v27}
+                                v21.append(item22)
                         else:
                             reader.pos = pos
                             reader.array_length(False, False)
                             pos = reader.pos
-                            v19 = None
+                            v21 = None
                         size31 = len_32(buf, pos)[0] if pos + 2 <= end else -2
                         if 0 <= size31 <= end - pos - 2:
                             try:
@@ -1002,15 +1020,15 @@ def _reader_ProduceResponse_v8(env):  # the reader of ProduceResponse v8
                             reader.pos = pos
                             v30 = read_34(reader)
                             pos = reader.pos
-                        item11 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': v17, 'record_errors': v19, 'error_message': v30}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'base_offset': v15, 'log_append_time_ms': v16, 'log_start_offset': v17, 'record_errors': v21, 'error_message': v30}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'name': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'name': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -1154,26 +1172,29 @@ def _reader_FetchRequest_v0(env):  # the reader of FetchRequest v0
     default_27 = env['default_27']
     default_28 = env['default_28']
     len_10 = env['len_10']
-    len_16 = env['len_16']
-    len_7 = env['len_7']
+    len_15 = env['len_15']
     read_11 = env['read_11']
     read_12 = env['read_12']
     unpack_20 = env['unpack_20']
-    unpack_3 = env['unpack_3']
+    unpack_4 = env['unpack_4']
+    unpack_5 = env['unpack_5']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 12 > end:
-            reader.pos = pos
-            reader._truncated(12)
-        v0, v1, v2, = unpack_3(buf, pos)
+        if pos + 16 <= end:
+            v0, v1, v2, prefix3, = unpack_4(buf, pos)
+        else:
+            if pos + 12 > end:
+                reader.pos = pos
+                reader._truncated(12)
+            v0, v1, v2, = unpack_5(buf, pos)
+            prefix3 = -2
         pos += 12
-        count5 = len_7(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count5 <= end - pos - 4:
+        if 0 <= prefix3 <= end - pos - 4:
             pos += 4
-            v4 = []
-            for _ in range(count5):
+            v6 = []
+            for _ in range(prefix3):
                 size9 = len_10(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size9 <= end - pos - 2:
                     try:
@@ -1187,7 +1208,7 @@ def _reader_FetchRequest_v0(env):  # the reader of FetchRequest v0
                     reader.pos = pos
                     v8 = read_12(reader)
                     pos = reader.pos
-                count14 = len_16(buf, pos)[0] if pos + 4 <= end else -2
+                count14 = len_15(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count14 <= end - pos - 4:
                     pos += 4
                     v13 = []
@@ -1197,21 +1218,21 @@ def _reader_FetchRequest_v0(env):  # the reader of FetchRequest v0
                             reader._truncated(16)
                         v17, v18, v19, = unpack_20(buf, pos)
                         pos += 16
-                        item15 = {'partition': v17, 'fetch_offset': v18, 'partition_max_bytes': v19, 'current_leader_epoch': default_21, 'log_start_offset': default_22}
-                        v13.append(item15)
+                        item16 = {'partition': v17, 'fetch_offset': v18, 'partition_max_bytes': v19, 'current_leader_epoch': default_21, 'log_start_offset': default_22}
+                        v13.append(item16)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v13 = None
-                item6 = {'topic': v8, 'partitions': v13}
-                v4.append(item6)
+                item7 = {'topic': v8, 'partitions': v13}
+                v6.append(item7)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v4 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'topics': v4, 'max_bytes': default_23, 'isolation_level': default_24, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
+            v6 = None
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'topics': v6, 'max_bytes': default_23, 'isolation_level': default_24, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
         reader.pos = pos
         return result
     return read_fields
@@ -1296,26 +1317,29 @@ def _reader_FetchRequest_v3(env):  # the reader of FetchRequest v3
     default_27 = env['default_27']
     default_28 = env['default_28']
     len_11 = env['len_11']
-    len_17 = env['len_17']
-    len_8 = env['len_8']
+    len_16 = env['len_16']
     read_12 = env['read_12']
     read_13 = env['read_13']
     unpack_21 = env['unpack_21']
-    unpack_4 = env['unpack_4']
+    unpack_5 = env['unpack_5']
+    unpack_6 = env['unpack_6']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 16 > end:
-            reader.pos = pos
-            reader._truncated(16)
-        v0, v1, v2, v3, = unpack_4(buf, pos)
+        if pos + 20 <= end:
+            v0, v1, v2, v3, prefix4, = unpack_5(buf, pos)
+        else:
+            if pos + 16 > end:
+                reader.pos = pos
+                reader._truncated(16)
+            v0, v1, v2, v3, = unpack_6(buf, pos)
+            prefix4 = -2
         pos += 16
-        count6 = len_8(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count6 <= end - pos - 4:
+        if 0 <= prefix4 <= end - pos - 4:
             pos += 4
-            v5 = []
-            for _ in range(count6):
+            v7 = []
+            for _ in range(prefix4):
                 size10 = len_11(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size10 <= end - pos - 2:
                     try:
@@ -1329,7 +1353,7 @@ def _reader_FetchRequest_v3(env):  # the reader of FetchRequest v3
                     reader.pos = pos
                     v9 = read_13(reader)
                     pos = reader.pos
-                count15 = len_17(buf, pos)[0] if pos + 4 <= end else -2
+                count15 = len_16(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count15 <= end - pos - 4:
                     pos += 4
                     v14 = []
@@ -1339,21 +1363,21 @@ def _reader_FetchRequest_v3(env):  # the reader of FetchRequest v3
                             reader._truncated(16)
                         v18, v19, v20, = unpack_21(buf, pos)
                         pos += 16
-                        item16 = {'partition': v18, 'fetch_offset': v19, 'partition_max_bytes': v20, 'current_leader_epoch': default_22, 'log_start_offset': default_23}
-                        v14.append(item16)
+                        item17 = {'partition': v18, 'fetch_offset': v19, 'partition_max_bytes': v20, 'current_leader_epoch': default_22, 'log_start_offset': default_23}
+                        v14.append(item17)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v14 = None
-                item7 = {'topic': v9, 'partitions': v14}
-                v5.append(item7)
+                item8 = {'topic': v9, 'partitions': v14}
+                v7.append(item8)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v5 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'topics': v5, 'isolation_level': default_24, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
+            v7 = None
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'topics': v7, 'isolation_level': default_24, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
         reader.pos = pos
         return result
     return read_fields
@@ -1438,26 +1462,29 @@ def _reader_FetchRequest_v4(env):  # the reader of FetchRequest v4
     default_27 = env['default_27']
     default_28 = env['default_28']
     len_12 = env['len_12']
-    len_18 = env['len_18']
-    len_9 = env['len_9']
+    len_17 = env['len_17']
     read_13 = env['read_13']
     read_14 = env['read_14']
     unpack_22 = env['unpack_22']
-    unpack_5 = env['unpack_5']
+    unpack_6 = env['unpack_6']
+    unpack_7 = env['unpack_7']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 17 > end:
-            reader.pos = pos
-            reader._truncated(17)
-        v0, v1, v2, v3, v4, = unpack_5(buf, pos)
+        if pos + 21 <= end:
+            v0, v1, v2, v3, v4, prefix5, = unpack_6(buf, pos)
+        else:
+            if pos + 17 > end:
+                reader.pos = pos
+                reader._truncated(17)
+            v0, v1, v2, v3, v4, = unpack_7(buf, pos)
+            prefix5 = -2
         pos += 17
-        count7 = len_9(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count7 <= end - pos - 4:
+        if 0 <= prefix5 <= end - pos - 4:
             pos += 4
-            v6 = []
-            for _ in range(count7):
+            v8 = []
+            for _ in range(prefix5):
                 size11 = len_12(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size11 <= end - pos - 2:
                     try:
@@ -1471,7 +1498,7 @@ def _reader_FetchRequest_v4(env):  # the reader of FetchRequest v4
                     reader.pos = pos
                     v10 = read_14(reader)
                     pos = reader.pos
-                count16 = len_18(buf, pos)[0] if pos + 4 <= end else -2
+                count16 = len_17(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count16 <= end - pos - 4:
                     pos += 4
                     v15 = []
@@ -1481,21 +1508,21 @@ def _reader_FetchRequest_v4(env):  # the reader of FetchRequest v4
                             reader._truncated(16)
                         v19, v20, v21, = unpack_22(buf, pos)
                         pos += 16
-                        item17 = {'partition': v19, 'fetch_offset': v20, 'partition_max_bytes': v21, 'current_leader_epoch': default_23, 'log_start_offset': default_24}
-                        v15.append(item17)
+                        item18 = {'partition': v19, 'fetch_offset': v20, 'partition_max_bytes': v21, 'current_leader_epoch': default_23, 'log_start_offset': default_24}
+                        v15.append(item18)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v15 = None
-                item8 = {'topic': v10, 'partitions': v15}
-                v6.append(item8)
+                item9 = {'topic': v10, 'partitions': v15}
+                v8.append(item9)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v6 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'topics': v6, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
+            v8 = None
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'topics': v8, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
         reader.pos = pos
         return result
     return read_fields
@@ -1580,26 +1607,29 @@ def _reader_FetchRequest_v5(env):  # the reader of FetchRequest v5
     default_27 = env['default_27']
     default_28 = env['default_28']
     len_12 = env['len_12']
-    len_18 = env['len_18']
-    len_9 = env['len_9']
+    len_17 = env['len_17']
     read_13 = env['read_13']
     read_14 = env['read_14']
     unpack_23 = env['unpack_23']
-    unpack_5 = env['unpack_5']
+    unpack_6 = env['unpack_6']
+    unpack_7 = env['unpack_7']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 17 > end:
-            reader.pos = pos
-            reader._truncated(17)
-        v0, v1, v2, v3, v4, = unpack_5(buf, pos)
+        if pos + 21 <= end:
+            v0, v1, v2, v3, v4, prefix5, = unpack_6(buf, pos)
+        else:
+            if pos + 17 > end:
+                reader.pos = pos
+                reader._truncated(17)
+            v0, v1, v2, v3, v4, = unpack_7(buf, pos)
+            prefix5 = -2
         pos += 17
-        count7 = len_9(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count7 <= end - pos - 4:
+        if 0 <= prefix5 <= end - pos - 4:
             pos += 4
-            v6 = []
-            for _ in range(count7):
+            v8 = []
+            for _ in range(prefix5):
                 size11 = len_12(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size11 <= end - pos - 2:
                     try:
@@ -1613,7 +1643,7 @@ def _reader_FetchRequest_v5(env):  # the reader of FetchRequest v5
                     reader.pos = pos
                     v10 = read_14(reader)
                     pos = reader.pos
-                count16 = len_18(buf, pos)[0] if pos + 4 <= end else -2
+                count16 = len_17(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count16 <= end - pos - 4:
                     pos += 4
                     v15 = []
@@ -1623,21 +1653,21 @@ def _reader_FetchRequest_v5(env):  # the reader of FetchRequest v5
                             reader._truncated(24)
                         v19, v20, v21, v22, = unpack_23(buf, pos)
                         pos += 24
-                        item17 = {'partition': v19, 'fetch_offset': v20, 'log_start_offset': v21, 'partition_max_bytes': v22, 'current_leader_epoch': default_24}
-                        v15.append(item17)
+                        item18 = {'partition': v19, 'fetch_offset': v20, 'log_start_offset': v21, 'partition_max_bytes': v22, 'current_leader_epoch': default_24}
+                        v15.append(item18)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v15 = None
-                item8 = {'topic': v10, 'partitions': v15}
-                v6.append(item8)
+                item9 = {'topic': v10, 'partitions': v15}
+                v8.append(item9)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v6 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'topics': v6, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
+            v8 = None
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'topics': v8, 'session_id': default_25, 'session_epoch': default_26, 'forgotten_topics_data': list(default_27), 'rack_id': default_28}
         reader.pos = pos
         return result
     return read_fields
@@ -1719,10 +1749,9 @@ def _writer_FetchRequest_v5(env):  # the writer of FetchRequest v5
 def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
     default_26 = env['default_26']
     default_38 = env['default_38']
-    len_11 = env['len_11']
     len_14 = env['len_14']
-    len_20 = env['len_20']
-    len_30 = env['len_30']
+    len_19 = env['len_19']
+    len_29 = env['len_29']
     len_33 = env['len_33']
     read_15 = env['read_15']
     read_16 = env['read_16']
@@ -1730,21 +1759,25 @@ def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
     read_35 = env['read_35']
     read_37 = env['read_37']
     unpack_25 = env['unpack_25']
-    unpack_7 = env['unpack_7']
+    unpack_8 = env['unpack_8']
+    unpack_9 = env['unpack_9']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 25 > end:
-            reader.pos = pos
-            reader._truncated(25)
-        v0, v1, v2, v3, v4, v5, v6, = unpack_7(buf, pos)
+        if pos + 29 <= end:
+            v0, v1, v2, v3, v4, v5, v6, prefix7, = unpack_8(buf, pos)
+        else:
+            if pos + 25 > end:
+                reader.pos = pos
+                reader._truncated(25)
+            v0, v1, v2, v3, v4, v5, v6, = unpack_9(buf, pos)
+            prefix7 = -2
         pos += 25
-        count9 = len_11(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count9 <= end - pos - 4:
+        if 0 <= prefix7 <= end - pos - 4:
             pos += 4
-            v8 = []
-            for _ in range(count9):
+            v10 = []
+            for _ in range(prefix7):
                 size13 = len_14(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size13 <= end - pos - 2:
                     try:
@@ -1758,7 +1791,7 @@ def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
                     reader.pos = pos
                     v12 = read_16(reader)
                     pos = reader.pos
-                count18 = len_20(buf, pos)[0] if pos + 4 <= end else -2
+                count18 = len_19(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count18 <= end - pos - 4:
                     pos += 4
                     v17 = []
@@ -1768,21 +1801,21 @@ def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
                             reader._truncated(24)
                         v21, v22, v23, v24, = unpack_25(buf, pos)
                         pos += 24
-                        item19 = {'partition': v21, 'fetch_offset': v22, 'log_start_offset': v23, 'partition_max_bytes': v24, 'current_leader_epoch': default_26}
-                        v17.append(item19)
+                        item20 = {'partition': v21, 'fetch_offset': v22, 'log_start_offset': v23, 'partition_max_bytes': v24, 'current_leader_epoch': default_26}
+                        v17.append(item20)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v17 = None
-                item10 = {'topic': v12, 'partitions': v17}
-                v8.append(item10)
+                item11 = {'topic': v12, 'partitions': v17}
+                v10.append(item11)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v8 = None
-        count28 = len_30(buf, pos)[0] if pos + 4 <= end else -2
+            v10 = None
+        count28 = len_29(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count28 <= end - pos - 4:
             pos += 4
             v27 = []
@@ -1803,14 +1836,14 @@ def _reader_FetchRequest_v7(env):  # the reader of FetchRequest v7
                 reader.pos = pos
                 v36 = read_37(reader)
                 pos = reader.pos
-                item29 = {'topic': v31, 'partitions': v36}
-                v27.append(item29)
+                item30 = {'topic': v31, 'partitions': v36}
+                v27.append(item30)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
             v27 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v8, 'forgotten_topics_data': v27, 'rack_id': default_38}
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v10, 'forgotten_topics_data': v27, 'rack_id': default_38}
         reader.pos = pos
         return result
     return read_fields
@@ -1930,10 +1963,9 @@ def _writer_FetchRequest_v7(env):  # the writer of FetchRequest v7
 
 def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
     default_38 = env['default_38']
-    len_11 = env['len_11']
     len_14 = env['len_14']
-    len_20 = env['len_20']
-    len_30 = env['len_30']
+    len_19 = env['len_19']
+    len_29 = env['len_29']
     len_33 = env['len_33']
     read_15 = env['read_15']
     read_16 = env['read_16']
@@ -1941,21 +1973,25 @@ def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
     read_35 = env['read_35']
     read_37 = env['read_37']
     unpack_26 = env['unpack_26']
-    unpack_7 = env['unpack_7']
+    unpack_8 = env['unpack_8']
+    unpack_9 = env['unpack_9']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 25 > end:
-            reader.pos = pos
-            reader._truncated(25)
-        v0, v1, v2, v3, v4, v5, v6, = unpack_7(buf, pos)
+        if pos + 29 <= end:
+            v0, v1, v2, v3, v4, v5, v6, prefix7, = unpack_8(buf, pos)
+        else:
+            if pos + 25 > end:
+                reader.pos = pos
+                reader._truncated(25)
+            v0, v1, v2, v3, v4, v5, v6, = unpack_9(buf, pos)
+            prefix7 = -2
         pos += 25
-        count9 = len_11(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count9 <= end - pos - 4:
+        if 0 <= prefix7 <= end - pos - 4:
             pos += 4
-            v8 = []
-            for _ in range(count9):
+            v10 = []
+            for _ in range(prefix7):
                 size13 = len_14(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size13 <= end - pos - 2:
                     try:
@@ -1969,7 +2005,7 @@ def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
                     reader.pos = pos
                     v12 = read_16(reader)
                     pos = reader.pos
-                count18 = len_20(buf, pos)[0] if pos + 4 <= end else -2
+                count18 = len_19(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count18 <= end - pos - 4:
                     pos += 4
                     v17 = []
@@ -1979,21 +2015,21 @@ def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
                             reader._truncated(28)
                         v21, v22, v23, v24, v25, = unpack_26(buf, pos)
                         pos += 28
-                        item19 = {'partition': v21, 'current_leader_epoch': v22, 'fetch_offset': v23, 'log_start_offset': v24, 'partition_max_bytes': v25}
-                        v17.append(item19)
+                        item20 = {'partition': v21, 'current_leader_epoch': v22, 'fetch_offset': v23, 'log_start_offset': v24, 'partition_max_bytes': v25}
+                        v17.append(item20)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v17 = None
-                item10 = {'topic': v12, 'partitions': v17}
-                v8.append(item10)
+                item11 = {'topic': v12, 'partitions': v17}
+                v10.append(item11)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v8 = None
-        count28 = len_30(buf, pos)[0] if pos + 4 <= end else -2
+            v10 = None
+        count28 = len_29(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count28 <= end - pos - 4:
             pos += 4
             v27 = []
@@ -2014,14 +2050,14 @@ def _reader_FetchRequest_v9(env):  # the reader of FetchRequest v9
                 reader.pos = pos
                 v36 = read_37(reader)
                 pos = reader.pos
-                item29 = {'topic': v31, 'partitions': v36}
-                v27.append(item29)
+                item30 = {'topic': v31, 'partitions': v36}
+                v27.append(item30)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
             v27 = None
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v8, 'forgotten_topics_data': v27, 'rack_id': default_38}
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v10, 'forgotten_topics_data': v27, 'rack_id': default_38}
         reader.pos = pos
         return result
     return read_fields
@@ -2141,10 +2177,9 @@ def _writer_FetchRequest_v9(env):  # the writer of FetchRequest v9
     return write_fields
 
 def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
-    len_11 = env['len_11']
     len_14 = env['len_14']
-    len_20 = env['len_20']
-    len_30 = env['len_30']
+    len_19 = env['len_19']
+    len_29 = env['len_29']
     len_33 = env['len_33']
     len_40 = env['len_40']
     read_15 = env['read_15']
@@ -2155,21 +2190,25 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
     read_41 = env['read_41']
     read_42 = env['read_42']
     unpack_26 = env['unpack_26']
-    unpack_7 = env['unpack_7']
+    unpack_8 = env['unpack_8']
+    unpack_9 = env['unpack_9']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 25 > end:
-            reader.pos = pos
-            reader._truncated(25)
-        v0, v1, v2, v3, v4, v5, v6, = unpack_7(buf, pos)
+        if pos + 29 <= end:
+            v0, v1, v2, v3, v4, v5, v6, prefix7, = unpack_8(buf, pos)
+        else:
+            if pos + 25 > end:
+                reader.pos = pos
+                reader._truncated(25)
+            v0, v1, v2, v3, v4, v5, v6, = unpack_9(buf, pos)
+            prefix7 = -2
         pos += 25
-        count9 = len_11(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count9 <= end - pos - 4:
+        if 0 <= prefix7 <= end - pos - 4:
             pos += 4
-            v8 = []
-            for _ in range(count9):
+            v10 = []
+            for _ in range(prefix7):
                 size13 = len_14(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size13 <= end - pos - 2:
                     try:
@@ -2183,7 +2222,7 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
                     reader.pos = pos
                     v12 = read_16(reader)
                     pos = reader.pos
-                count18 = len_20(buf, pos)[0] if pos + 4 <= end else -2
+                count18 = len_19(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count18 <= end - pos - 4:
                     pos += 4
                     v17 = []
@@ -2193,21 +2232,21 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
                             reader._truncated(28)
                         v21, v22, v23, v24, v25, = unpack_26(buf, pos)
                         pos += 28
-                        item19 = {'partition': v21, 'current_leader_epoch': v22, 'fetch_offset': v23, 'log_start_offset': v24, 'partition_max_bytes': v25}
-                        v17.append(item19)
+                        item20 = {'partition': v21, 'current_leader_epoch': v22, 'fetch_offset': v23, 'log_start_offset': v24, 'partition_max_bytes': v25}
+                        v17.append(item20)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v17 = None
-                item10 = {'topic': v12, 'partitions': v17}
-                v8.append(item10)
+                item11 = {'topic': v12, 'partitions': v17}
+                v10.append(item11)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v8 = None
-        count28 = len_30(buf, pos)[0] if pos + 4 <= end else -2
+            v10 = None
+        count28 = len_29(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count28 <= end - pos - 4:
             pos += 4
             v27 = []
@@ -2228,8 +2267,8 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
                 reader.pos = pos
                 v36 = read_37(reader)
                 pos = reader.pos
-                item29 = {'topic': v31, 'partitions': v36}
-                v27.append(item29)
+                item30 = {'topic': v31, 'partitions': v36}
+                v27.append(item30)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -2248,7 +2287,7 @@ def _reader_FetchRequest_v11(env):  # the reader of FetchRequest v11
             reader.pos = pos
             v38 = read_42(reader)
             pos = reader.pos
-        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v8, 'forgotten_topics_data': v27, 'rack_id': v38}
+        result = {'replica_id': v0, 'max_wait_ms': v1, 'min_bytes': v2, 'max_bytes': v3, 'isolation_level': v4, 'session_id': v5, 'session_epoch': v6, 'topics': v10, 'forgotten_topics_data': v27, 'rack_id': v38}
         reader.pos = pos
         return result
     return read_fields
@@ -2390,19 +2429,19 @@ def _reader_FetchResponse_v0(env):  # the reader of FetchResponse v0
     default_25 = env['default_25']
     default_26 = env['default_26']
     default_27 = env['default_27']
-    len_12 = env['len_12']
-    len_19 = env['len_19']
-    len_3 = env['len_3']
+    len_11 = env['len_11']
+    len_2 = env['len_2']
     len_6 = env['len_6']
     read_20 = env['read_20']
     read_7 = env['read_7']
     read_8 = env['read_8']
-    unpack_16 = env['unpack_16']
+    unpack_17 = env['unpack_17']
+    unpack_18 = env['unpack_18']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        count1 = len_3(buf, pos)[0] if pos + 4 <= end else -2
+        count1 = len_2(buf, pos)[0] if pos + 4 <= end else -2
         if 0 <= count1 <= end - pos - 4:
             pos += 4
             v0 = []
@@ -2420,36 +2459,39 @@ def _reader_FetchResponse_v0(env):  # the reader of FetchResponse v0
                     reader.pos = pos
                     v4 = read_8(reader)
                     pos = reader.pos
-                count10 = len_12(buf, pos)[0] if pos + 4 <= end else -2
+                count10 = len_11(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count10 <= end - pos - 4:
                     pos += 4
                     v9 = []
                     for _ in range(count10):
-                        if pos + 14 > end:
-                            reader.pos = pos
-                            reader._truncated(14)
-                        v13, v14, v15, = unpack_16(buf, pos)
+                        if pos + 18 <= end:
+                            v13, v14, v15, prefix16, = unpack_17(buf, pos)
+                        else:
+                            if pos + 14 > end:
+                                reader.pos = pos
+                                reader._truncated(14)
+                            v13, v14, v15, = unpack_18(buf, pos)
+                            prefix16 = -2
                         pos += 14
-                        size18 = len_19(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= size18 <= end - pos - 4:
-                            v17 = buf[pos + 4 : pos + 4 + size18]
-                            pos += 4 + size18
-                        elif size18 == -1:
-                            v17 = None
+                        if 0 <= prefix16 <= end - pos - 4:
+                            v19 = buf[pos + 4 : pos + 4 + prefix16]
+                            pos += 4 + prefix16
+                        elif prefix16 == -1:
+                            v19 = None
                             pos += 4
                         else:
                             reader.pos = pos
-                            v17 = read_20(reader)
+                            v19 = read_20(reader)
                             pos = reader.pos
-                        item11 = {'partition_index': v13, 'error_code': v14, 'high_watermark': v15, 'records': v17, 'last_stable_offset': default_21, 'log_start_offset': default_22, 'aborted_transactions': list(default_23), 'preferred_read_replica': default_24}
-                        v9.append(item11)
+                        item12 = {'partition_index': v13, 'error_code': v14, 'high_watermark': v15, 'records': v19, 'last_stable_offset': default_21, 'log_start_offset': default_22, 'aborted_transactions': list(default_23), 'preferred_read_replica': default_24}
+                        v9.append(item12)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v9 = None
-                item2 = {'topic': v4, 'partitions': v9}
-                v0.append(item2)
+                item3 = {'topic': v4, 'partitions': v9}
+                v0.append(item3)
         else:
             reader.pos = pos
             reader.array_length(False, False)
@@ -2545,29 +2587,32 @@ def _reader_FetchResponse_v1(env):  # the reader of FetchResponse v1
     default_26 = env['default_26']
     default_27 = env['default_27']
     default_28 = env['default_28']
-    len_14 = env['len_14']
-    len_21 = env['len_21']
-    len_5 = env['len_5']
+    len_13 = env['len_13']
     len_8 = env['len_8']
     read_10 = env['read_10']
     read_22 = env['read_22']
     read_9 = env['read_9']
-    unpack_1 = env['unpack_1']
-    unpack_18 = env['unpack_18']
+    unpack_19 = env['unpack_19']
+    unpack_2 = env['unpack_2']
+    unpack_20 = env['unpack_20']
+    unpack_3 = env['unpack_3']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 4 > end:
-            reader.pos = pos
-            reader._truncated(4)
-        v0, = unpack_1(buf, pos)
+        if pos + 8 <= end:
+            v0, prefix1, = unpack_2(buf, pos)
+        else:
+            if pos + 4 > end:
+                reader.pos = pos
+                reader._truncated(4)
+            v0, = unpack_3(buf, pos)
+            prefix1 = -2
         pos += 4
-        count3 = len_5(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count3 <= end - pos - 4:
+        if 0 <= prefix1 <= end - pos - 4:
             pos += 4
-            v2 = []
-            for _ in range(count3):
+            v4 = []
+            for _ in range(prefix1):
                 size7 = len_8(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size7 <= end - pos - 2:
                     try:
@@ -2581,42 +2626,45 @@ def _reader_FetchResponse_v1(env):  # the reader of FetchResponse v1
                     reader.pos = pos
                     v6 = read_10(reader)
                     pos = reader.pos
-                count12 = len_14(buf, pos)[0] if pos + 4 <= end else -2
+                count12 = len_13(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count12 <= end - pos - 4:
                     pos += 4
                     v11 = []
                     for _ in range(count12):
-                        if pos + 14 > end:
-                            reader.pos = pos
-                            reader._truncated(14)
-                        v15, v16, v17, = unpack_18(buf, pos)
+                        if pos + 18 <= end:
+                            v15, v16, v17, prefix18, = unpack_19(buf, pos)
+                        else:
+                            if pos + 14 > end:
+                                reader.pos = pos
+                                reader._truncated(14)
+                            v15, v16, v17, = unpack_20(buf, pos)
+                            prefix18 = -2
                         pos += 14
-                        size20 = len_21(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= size20 <= end - pos - 4:
-                            v19 = buf[pos + 4 : pos + 4 + size20]
-                            pos += 4 + size20
-                        elif size20 == -1:
-                            v19 = None
+                        if 0 <= prefix18 <= end - pos - 4:
+                            v21 = buf[pos + 4 : pos + 4 + prefix18]
+                            pos += 4 + prefix18
+                        elif prefix18 == -1:
+                            v21 = None
                             pos += 4
                         else:
                             reader.pos = pos
-                            v19 = read_22(reader)
+                            v21 = read_22(reader)
                             pos = reader.pos
-                        item13 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'records': v19, 'last_stable_offset': default_23, 'log_start_offset': default_24, 'aborted_transactions': list(default_25), 'preferred_read_replica': default_26}
-                        v11.append(item13)
+                        item14 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'records': v21, 'last_stable_offset': default_23, 'log_start_offset': default_24, 'aborted_transactions': list(default_25), 'preferred_read_replica': default_26}
+                        v11.append(item14)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v11 = None
-                item4 = {'topic': v6, 'partitions': v11}
-                v2.append(item4)
+                item5 = {'topic': v6, 'partitions': v11}
+                v4.append(item5)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v2 = None
-        result = {'throttle_time_ms': v0, 'responses': v2, 'error_code': default_27, 'session_id': default_28}
+            v4 = None
+        result = {'throttle_time_ms': v0, 'responses': v4, 'error_code': default_27, 'session_id': default_28}
         reader.pos = pos
         return result
     return read_fields
@@ -2710,31 +2758,34 @@ def _reader_FetchResponse_v4(env):  # the reader of FetchResponse v4
     default_32 = env['default_32']
     default_33 = env['default_33']
     default_34 = env['default_34']
-    len_14 = env['len_14']
-    len_23 = env['len_23']
+    len_13 = env['len_13']
     len_29 = env['len_29']
-    len_5 = env['len_5']
     len_8 = env['len_8']
     read_10 = env['read_10']
     read_30 = env['read_30']
     read_9 = env['read_9']
-    unpack_1 = env['unpack_1']
-    unpack_19 = env['unpack_19']
+    unpack_2 = env['unpack_2']
+    unpack_20 = env['unpack_20']
+    unpack_21 = env['unpack_21']
     unpack_26 = env['unpack_26']
+    unpack_3 = env['unpack_3']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 4 > end:
-            reader.pos = pos
-            reader._truncated(4)
-        v0, = unpack_1(buf, pos)
+        if pos + 8 <= end:
+            v0, prefix1, = unpack_2(buf, pos)
+        else:
+            if pos + 4 > end:
+                reader.pos = pos
+                reader._truncated(4)
+            v0, = unpack_3(buf, pos)
+            prefix1 = -2
         pos += 4
-        count3 = len_5(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count3 <= end - pos - 4:
+        if 0 <= prefix1 <= end - pos - 4:
             pos += 4
-            v2 = []
-            for _ in range(count3):
+            v4 = []
+            for _ in range(prefix1):
                 size7 = len_8(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size7 <= end - pos - 2:
                     try:
@@ -2748,33 +2799,36 @@ def _reader_FetchResponse_v4(env):  # the reader of FetchResponse v4
                     reader.pos = pos
                     v6 = read_10(reader)
                     pos = reader.pos
-                count12 = len_14(buf, pos)[0] if pos + 4 <= end else -2
+                count12 = len_13(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count12 <= end - pos - 4:
                     pos += 4
                     v11 = []
                     for _ in range(count12):
-                        if pos + 22 > end:
-                            reader.pos = pos
-                            reader._truncated(22)
-                        v15, v16, v17, v18, = unpack_19(buf, pos)
+                        if pos + 26 <= end:
+                            v15, v16, v17, v18, prefix19, = unpack_20(buf, pos)
+                        else:
+                            if pos + 22 > end:
+                                reader.pos = pos
+                                reader._truncated(22)
+                            v15, v16, v17, v18, = unpack_21(buf, pos)
+                            prefix19 = -2
                         pos += 22
-                        count21 = len_23(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= count21 <= end - pos - 4:
+                        if 0 <= prefix19 <= end - pos - 4:
                             pos += 4
-                            v20 = []
-                            for _ in range(count21):
+                            v22 = []
+                            for _ in range(prefix19):
                                 if pos + 16 > end:
                                     reader.pos = pos
                                     reader._truncated(16)
                                 v24, v25, = unpack_26(buf, pos)
                                 pos += 16
-                                item22 = {'producer_id': v24, 'first_offset': v25}
-                                v20.append(item22)
+                                item23 = {'producer_id': v24, 'first_offset': v25}
+                                v22.append(item23)
                         else:
                             reader.pos = pos
                             reader.array_length(True, False)
                             pos = reader.pos
-                            v20 = None
+                            v22 = None
                         size28 = len_29(buf, pos)[0] if pos + 4 <= end else -2
                         if 0 <= size28 <= end - pos - 4:
                             v27 = buf[pos + 4 : pos + 4 + size28]
@@ -2786,21 +2840,21 @@ def _reader_FetchResponse_v4(env):  # the reader of FetchResponse v4
                             reader.pos = pos
                             v27 = read_30(reader)
                             pos = reader.pos
-                        item13 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'last_stable_offset': v18, 'aborted_transactions': v20, 'records': v27, 'log_start_offset': default_31, 'preferred_read_replica': default_32}
-                        v11.append(item13)
+                        item14 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'last_stable_offset': v18, 'aborted_transactions': v22, 'records': v27, 'log_start_offset': default_31, 'preferred_read_replica': default_32}
+                        v11.append(item14)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v11 = None
-                item4 = {'topic': v6, 'partitions': v11}
-                v2.append(item4)
+                item5 = {'topic': v6, 'partitions': v11}
+                v4.append(item5)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v2 = None
-        result = {'throttle_time_ms': v0, 'responses': v2, 'error_code': default_33, 'session_id': default_34}
+            v4 = None
+        result = {'throttle_time_ms': v0, 'responses': v4, 'error_code': default_33, 'session_id': default_34}
         reader.pos = pos
         return result
     return read_fields
@@ -2915,31 +2969,34 @@ def _reader_FetchResponse_v5(env):  # the reader of FetchResponse v5
     default_32 = env['default_32']
     default_33 = env['default_33']
     default_34 = env['default_34']
-    len_14 = env['len_14']
-    len_24 = env['len_24']
+    len_13 = env['len_13']
     len_30 = env['len_30']
-    len_5 = env['len_5']
     len_8 = env['len_8']
     read_10 = env['read_10']
     read_31 = env['read_31']
     read_9 = env['read_9']
-    unpack_1 = env['unpack_1']
-    unpack_20 = env['unpack_20']
+    unpack_2 = env['unpack_2']
+    unpack_21 = env['unpack_21']
+    unpack_22 = env['unpack_22']
     unpack_27 = env['unpack_27']
+    unpack_3 = env['unpack_3']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 4 > end:
-            reader.pos = pos
-            reader._truncated(4)
-        v0, = unpack_1(buf, pos)
+        if pos + 8 <= end:
+            v0, prefix1, = unpack_2(buf, pos)
+        else:
+            if pos + 4 > end:
+                reader.pos = pos
+                reader._truncated(4)
+            v0, = unpack_3(buf, pos)
+            prefix1 = -2
         pos += 4
-        count3 = len_5(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count3 <= end - pos - 4:
+        if 0 <= prefix1 <= end - pos - 4:
             pos += 4
-            v2 = []
-            for _ in range(count3):
+            v4 = []
+            for _ in range(prefix1):
                 size7 = len_8(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size7 <= end - pos - 2:
                     try:
@@ -2953,33 +3010,36 @@ def _reader_FetchResponse_v5(env):  # the reader of FetchResponse v5
                     reader.pos = pos
                     v6 = read_10(reader)
                     pos = reader.pos
-                count12 = len_14(buf, pos)[0] if pos + 4 <= end else -2
+                count12 = len_13(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count12 <= end - pos - 4:
                     pos += 4
                     v11 = []
                     for _ in range(count12):
-                        if pos + 30 > end:
-                            reader.pos = pos
-                            reader._truncated(30)
-                        v15, v16, v17, v18, v19, = unpack_20(buf, pos)
+                        if pos + 34 <= end:
+                            v15, v16, v17, v18, v19, prefix20, = unpack_21(buf, pos)
+                        else:
+                            if pos + 30 > end:
+                                reader.pos = pos
+                                reader._truncated(30)
+                            v15, v16, v17, v18, v19, = unpack_22(buf, pos)
+                            prefix20 = -2
                         pos += 30
-                        count22 = len_24(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= count22 <= end - pos - 4:
+                        if 0 <= prefix20 <= end - pos - 4:
                             pos += 4
-                            v21 = []
-                            for _ in range(count22):
+                            v23 = []
+                            for _ in range(prefix20):
                                 if pos + 16 > end:
                                     reader.pos = pos
                                     reader._truncated(16)
                                 v25, v26, = unpack_27(buf, pos)
                                 pos += 16
-                                item23 = {'producer_id': v25, 'first_offset': v26}
-                                v21.append(item23)
+                                item24 = {'producer_id': v25, 'first_offset': v26}
+                                v23.append(item24)
                         else:
                             reader.pos = pos
                             reader.array_length(True, False)
                             pos = reader.pos
-                            v21 = None
+                            v23 = None
                         size29 = len_30(buf, pos)[0] if pos + 4 <= end else -2
                         if 0 <= size29 <= end - pos - 4:
                             v28 = buf[pos + 4 : pos + 4 + size29]
@@ -2991,21 +3051,21 @@ def _reader_FetchResponse_v5(env):  # the reader of FetchResponse v5
                             reader.pos = pos
                             v28 = read_31(reader)
                             pos = reader.pos
-                        item13 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'last_stable_offset': v18, 'log_start_offset': v19, 'aborted_transactions': v21, 'records': v28, 'preferred_read_replica': default_32}
-                        v11.append(item13)
+                        item14 = {'partition_index': v15, 'error_code': v16, 'high_watermark': v17, 'last_stable_offset': v18, 'log_start_offset': v19, 'aborted_transactions': v23, 'records': v28, 'preferred_read_replica': default_32}
+                        v11.append(item14)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v11 = None
-                item4 = {'topic': v6, 'partitions': v11}
-                v2.append(item4)
+                item5 = {'topic': v6, 'partitions': v11}
+                v4.append(item5)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v2 = None
-        result = {'throttle_time_ms': v0, 'responses': v2, 'error_code': default_33, 'session_id': default_34}
+            v4 = None
+        result = {'throttle_time_ms': v0, 'responses': v4, 'error_code': default_33, 'session_id': default_34}
         reader.pos = pos
         return result
     return read_fields
@@ -3120,30 +3180,33 @@ def _writer_FetchResponse_v5(env):  # the writer of FetchResponse v5
 def _reader_FetchResponse_v7(env):  # the reader of FetchResponse v7
     default_34 = env['default_34']
     len_10 = env['len_10']
-    len_16 = env['len_16']
-    len_26 = env['len_26']
+    len_15 = env['len_15']
     len_32 = env['len_32']
-    len_7 = env['len_7']
     read_11 = env['read_11']
     read_12 = env['read_12']
     read_33 = env['read_33']
-    unpack_22 = env['unpack_22']
+    unpack_23 = env['unpack_23']
+    unpack_24 = env['unpack_24']
     unpack_29 = env['unpack_29']
-    unpack_3 = env['unpack_3']
+    unpack_4 = env['unpack_4']
+    unpack_5 = env['unpack_5']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 10 > end:
-            reader.pos = pos
-            reader._truncated(10)
-        v0, v1, v2, = unpack_3(buf, pos)
+        if pos + 14 <= end:
+            v0, v1, v2, prefix3, = unpack_4(buf, pos)
+        else:
+            if pos + 10 > end:
+                reader.pos = pos
+                reader._truncated(10)
+            v0, v1, v2, = unpack_5(buf, pos)
+            prefix3 = -2
         pos += 10
-        count5 = len_7(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count5 <= end - pos - 4:
+        if 0 <= prefix3 <= end - pos - 4:
             pos += 4
-            v4 = []
-            for _ in range(count5):
+            v6 = []
+            for _ in range(prefix3):
                 size9 = len_10(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size9 <= end - pos - 2:
                     try:
@@ -3157,33 +3220,36 @@ def _reader_FetchResponse_v7(env):  # the reader of FetchResponse v7
                     reader.pos = pos
                     v8 = read_12(reader)
                     pos = reader.pos
-                count14 = len_16(buf, pos)[0] if pos + 4 <= end else -2
+                count14 = len_15(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count14 <= end - pos - 4:
                     pos += 4
                     v13 = []
                     for _ in range(count14):
-                        if pos + 30 > end:
-                            reader.pos = pos
-                            reader._truncated(30)
-                        v17, v18, v19, v20, v21, = unpack_22(buf, pos)
+                        if pos + 34 <= end:
+                            v17, v18, v19, v20, v21, prefix22, = unpack_23(buf, pos)
+                        else:
+                            if pos + 30 > end:
+                                reader.pos = pos
+                                reader._truncated(30)
+                            v17, v18, v19, v20, v21, = unpack_24(buf, pos)
+                            prefix22 = -2
                         pos += 30
-                        count24 = len_26(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= count24 <= end - pos - 4:
+                        if 0 <= prefix22 <= end - pos - 4:
                             pos += 4
-                            v23 = []
-                            for _ in range(count24):
+                            v25 = []
+                            for _ in range(prefix22):
                                 if pos + 16 > end:
                                     reader.pos = pos
                                     reader._truncated(16)
                                 v27, v28, = unpack_29(buf, pos)
                                 pos += 16
-                                item25 = {'producer_id': v27, 'first_offset': v28}
-                                v23.append(item25)
+                                item26 = {'producer_id': v27, 'first_offset': v28}
+                                v25.append(item26)
                         else:
                             reader.pos = pos
                             reader.array_length(True, False)
                             pos = reader.pos
-                            v23 = None
+                            v25 = None
                         size31 = len_32(buf, pos)[0] if pos + 4 <= end else -2
                         if 0 <= size31 <= end - pos - 4:
                             v30 = buf[pos + 4 : pos + 4 + size31]
@@ -3195,21 +3261,21 @@ def _reader_FetchResponse_v7(env):  # the reader of FetchResponse v7
                             reader.pos = pos
                             v30 = read_33(reader)
                             pos = reader.pos
-                        item15 = {'partition_index': v17, 'error_code': v18, 'high_watermark': v19, 'last_stable_offset': v20, 'log_start_offset': v21, 'aborted_transactions': v23, 'records': v30, 'preferred_read_replica': default_34}
-                        v13.append(item15)
+                        item16 = {'partition_index': v17, 'error_code': v18, 'high_watermark': v19, 'last_stable_offset': v20, 'log_start_offset': v21, 'aborted_transactions': v25, 'records': v30, 'preferred_read_replica': default_34}
+                        v13.append(item16)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v13 = None
-                item6 = {'topic': v8, 'partitions': v13}
-                v4.append(item6)
+                item7 = {'topic': v8, 'partitions': v13}
+                v6.append(item7)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v4 = None
-        result = {'throttle_time_ms': v0, 'error_code': v1, 'session_id': v2, 'responses': v4}
+            v6 = None
+        result = {'throttle_time_ms': v0, 'error_code': v1, 'session_id': v2, 'responses': v6}
         reader.pos = pos
         return result
     return read_fields
@@ -3325,31 +3391,34 @@ def _writer_FetchResponse_v7(env):  # the writer of FetchResponse v7
 
 def _reader_FetchResponse_v11(env):  # the reader of FetchResponse v11
     len_10 = env['len_10']
-    len_16 = env['len_16']
-    len_26 = env['len_26']
-    len_34 = env['len_34']
-    len_7 = env['len_7']
+    len_15 = env['len_15']
     read_11 = env['read_11']
     read_12 = env['read_12']
     read_35 = env['read_35']
-    unpack_22 = env['unpack_22']
+    unpack_23 = env['unpack_23']
+    unpack_24 = env['unpack_24']
     unpack_29 = env['unpack_29']
-    unpack_3 = env['unpack_3']
-    unpack_31 = env['unpack_31']
+    unpack_32 = env['unpack_32']
+    unpack_33 = env['unpack_33']
+    unpack_4 = env['unpack_4']
+    unpack_5 = env['unpack_5']
     def read_fields(reader):
         buf = reader.buf
         end = reader.end
         pos = reader.pos
-        if pos + 10 > end:
-            reader.pos = pos
-            reader._truncated(10)
-        v0, v1, v2, = unpack_3(buf, pos)
+        if pos + 14 <= end:
+            v0, v1, v2, prefix3, = unpack_4(buf, pos)
+        else:
+            if pos + 10 > end:
+                reader.pos = pos
+                reader._truncated(10)
+            v0, v1, v2, = unpack_5(buf, pos)
+            prefix3 = -2
         pos += 10
-        count5 = len_7(buf, pos)[0] if pos + 4 <= end else -2
-        if 0 <= count5 <= end - pos - 4:
+        if 0 <= prefix3 <= end - pos - 4:
             pos += 4
-            v4 = []
-            for _ in range(count5):
+            v6 = []
+            for _ in range(prefix3):
                 size9 = len_10(buf, pos)[0] if pos + 2 <= end else -2
                 if 0 <= size9 <= end - pos - 2:
                     try:
@@ -3363,64 +3432,70 @@ def _reader_FetchResponse_v11(env):  # the reader of FetchResponse v11
                     reader.pos = pos
                     v8 = read_12(reader)
                     pos = reader.pos
-                count14 = len_16(buf, pos)[0] if pos + 4 <= end else -2
+                count14 = len_15(buf, pos)[0] if pos + 4 <= end else -2
                 if 0 <= count14 <= end - pos - 4:
                     pos += 4
                     v13 = []
                     for _ in range(count14):
-                        if pos + 30 > end:
-                            reader.pos = pos
-                            reader._truncated(30)
-                        v17, v18, v19, v20, v21, = unpack_22(buf, pos)
+                        if pos + 34 <= end:
+                            v17, v18, v19, v20, v21, prefix22, = unpack_23(buf, pos)
+                        else:
+                            if pos + 30 > end:
+                                reader.pos = pos
+                                reader._truncated(30)
+                            v17, v18, v19, v20, v21, = unpack_24(buf, pos)
+                            prefix22 = -2
                         pos += 30
-                        count24 = len_26(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= count24 <= end - pos - 4:
+                        if 0 <= prefix22 <= end - pos - 4:
                             pos += 4
-                            v23 = []
-                            for _ in range(count24):
+                            v25 = []
+                            for _ in range(prefix22):
                                 if pos + 16 > end:
                                     reader.pos = pos
                                     reader._truncated(16)
                                 v27, v28, = unpack_29(buf, pos)
                                 pos += 16
-                                item25 = {'producer_id': v27, 'first_offset': v28}
-                                v23.append(item25)
+                                item26 = {'producer_id': v27, 'first_offset': v28}
+                                v25.append(item26)
                         else:
                             reader.pos = pos
                             reader.array_length(True, False)
                             pos = reader.pos
-                            v23 = None
-                        if pos + 4 > end:
-                            reader.pos = pos
-                            reader._truncated(4)
-                        v30, = unpack_31(buf, pos)
+                            v25 = None
+                        if pos + 8 <= end:
+                            v30, prefix31, = unpack_32(buf, pos)
+                        else:
+                            if pos + 4 > end:
+                                reader.pos = pos
+                                reader._truncated(4)
+                            v30, = unpack_33(buf, pos)
+                            prefix31 = -2
                         pos += 4
-                        size33 = len_34(buf, pos)[0] if pos + 4 <= end else -2
-                        if 0 <= size33 <= end - pos - 4:
-                            v32 = buf[pos + 4 : pos + 4 + size33]
-                            pos += 4 + size33
-                        elif size33 == -1:
-                            v32 = None
+                        if 0 <= prefix31 <= end - pos - 4:
+                            v34 = buf[pos + 4 : pos + 4 + prefix31]
+                            pos += 4 + prefix31
+                        elif prefix31 == -1:
+                            v34 = None
                             pos += 4
                         else:
                             reader.pos = pos
-                            v32 = read_35(reader)
+                            v34 = read_35(reader)
                             pos = reader.pos
-                        item15 = {'partition_index': v17, 'error_code': v18, 'high_watermark': v19, 'last_stable_offset': v20, 'log_start_offset': v21, 'aborted_transactions': v23, 'preferred_read_replica': v30, 'records': v32}
-                        v13.append(item15)
+                        item16 = {'partition_index': v17, 'error_code': v18, 'high_watermark': v19, 'last_stable_offset': v20, 'log_start_offset': v21, 'aborted_transactions': v25, 'preferred_read_replica': v30, 'records': v34}
+                        v13.append(item16)
                 else:
                     reader.pos = pos
                     reader.array_length(False, False)
                     pos = reader.pos
                     v13 = None
-                item6 = {'topic': v8, 'partitions': v13}
-                v4.append(item6)
+                item7 = {'topic': v8, 'partitions': v13}
+                v6.append(item7)
         else:
             reader.pos = pos
             reader.array_length(False, False)
             pos = reader.pos
-            v4 = None
-        result = {'throttle_time_ms': v0, 'error_code': v1, 'session_id': v2, 'responses': v4}
+            v6 = None
+        result = {'throttle_time_ms': v0, 'error_code': v1, 'session_id': v2, 'responses': v6}
         reader.pos = pos
         return result
     return read_fields
@@ -3542,44 +3617,44 @@ def _writer_FetchResponse_v11(env):  # the writer of FetchResponse v11
 
 
 FACTORIES = {
-    'c4dbba3a2fbfb0034dd7f6341d186f58': _reader_ProduceRequest_v0,
+    '5d12a2f7adec5d6ede8e6fa2d50fe5ea': _reader_ProduceRequest_v0,
     '25173adb39f1dbe2a816060da9f80d60': _writer_ProduceRequest_v0,
-    'dd2219ead8cdaf060f095f5302550006': _reader_ProduceRequest_v3,
+    '4246906d04731418c1bd2d5319f7abd5': _reader_ProduceRequest_v3,
     'c1d067e3ad15489aca32e5e5038e8540': _writer_ProduceRequest_v3,
-    '97f1ccf4378575db32a5e825e8d56d70': _reader_ProduceResponse_v0,
+    '6b29251a3a0d5582f1a398e9febcd610': _reader_ProduceResponse_v0,
     '2db1039d79b708e4a57936163706e822': _writer_ProduceResponse_v0,
-    '08752deffe02997ad54603c407e99486': _reader_ProduceResponse_v1,
+    'd7ce898dfebaf3059003fe696a04c4af': _reader_ProduceResponse_v1,
     'bd686701678174b8abd1e2525b9fcf65': _writer_ProduceResponse_v1,
-    'b50ce26f1957c6f183fe87a018094367': _reader_ProduceResponse_v2,
+    '552b451e20a6006bce31e95a5b7d486b': _reader_ProduceResponse_v2,
     'b88ea12bc8e43f950a4a93a708c73093': _writer_ProduceResponse_v2,
-    'b7e0b7fcb55302ee9ff4c9b514881395': _reader_ProduceResponse_v5,
+    'a5f57e30e2d2e0e04b17fbcac8cc53da': _reader_ProduceResponse_v5,
     '707e179ed68d97971d7b7ca0a5805fcb': _writer_ProduceResponse_v5,
-    'd56688a4db91652aecd9eae9bd204d0c': _reader_ProduceResponse_v8,
+    '0108dcd98d591f8ee0a090b8808a2d9b': _reader_ProduceResponse_v8,
     'a0ec28e7741d451d6f14502fa84d8c62': _writer_ProduceResponse_v8,
-    '8218e70303abf134731de78847213cae': _reader_FetchRequest_v0,
+    '591a9e14d7f508414d9ab36a2b2cb05f': _reader_FetchRequest_v0,
     '5ef8693a5558c3e2a18ef7c4023cf39c': _writer_FetchRequest_v0,
-    '91e13b47cd6a1c4dddfe7df7c270bbea': _reader_FetchRequest_v3,
+    'c33522f57261dda23b960443428a337c': _reader_FetchRequest_v3,
     '4b482a85c05582c83e732e420a13b370': _writer_FetchRequest_v3,
-    'b18df6fa646be1ce03fb2581fe860bd1': _reader_FetchRequest_v4,
+    '151b264e7c07e875c36539dd4a909e01': _reader_FetchRequest_v4,
     '8da2d8c88a77036efc4b507e5d92ea8f': _writer_FetchRequest_v4,
-    '457bbfac26ae0b346c4b4c9bfd6be58e': _reader_FetchRequest_v5,
+    'f4038d5160ab9043ddcf76c85b061c9f': _reader_FetchRequest_v5,
     'ad3046b0680c2b39068177825ce49472': _writer_FetchRequest_v5,
-    '4b3a5c7cc5ece30ed7715a2a8fc7619f': _reader_FetchRequest_v7,
+    'fc087f87fb777d80e4fe40382940adf1': _reader_FetchRequest_v7,
     'aaedbdbd8a165125193773ee9fa925fb': _writer_FetchRequest_v7,
-    'f43eadb0551a175f2120f9fab3440f09': _reader_FetchRequest_v9,
+    'fefa3eaef06333c7f7b61973844909b9': _reader_FetchRequest_v9,
     '8029209b7641238a5182c5c4482b8123': _writer_FetchRequest_v9,
-    'd22e6983cd2077af556a481130f0cf3e': _reader_FetchRequest_v11,
+    '2ded594bc92ff8b2798ce278b249909d': _reader_FetchRequest_v11,
     '1fca7bd837886b0aaea33d3155ff27ac': _writer_FetchRequest_v11,
-    '9afb854e4782191357e60f3ca35f61ce': _reader_FetchResponse_v0,
+    '126f5750e432dd04b6f279f523c82195': _reader_FetchResponse_v0,
     '52d81acc59e92422bde5945806b0f363': _writer_FetchResponse_v0,
-    'c02aaf3b6f76415062f7496341aff2e8': _reader_FetchResponse_v1,
+    '7f0efb5454349c0e39519736340b34d1': _reader_FetchResponse_v1,
     'fd5fab1e02c8c0dfd54b0366bb71cf4d': _writer_FetchResponse_v1,
-    '9ed73d6ebebe9b44f88fab396b14fd90': _reader_FetchResponse_v4,
+    'a4a766d9d67c097249b6f8555ab0709c': _reader_FetchResponse_v4,
     'b36bb8fd054c130dee74152c94268e93': _writer_FetchResponse_v4,
-    'd0da3407e98fe942913c5137a69e6153': _reader_FetchResponse_v5,
+    '5874e3f5b4f34db1228d408dd5b485a5': _reader_FetchResponse_v5,
     '59889a971fd88f20d586eef400362f7e': _writer_FetchResponse_v5,
-    '48ed66cbf3f0d800474436d001d2f54f': _reader_FetchResponse_v7,
+    '2bf9b68cf4d89f83a45d40c90ce1f239': _reader_FetchResponse_v7,
     '00ab929704fb2898a954765e65b5410d': _writer_FetchResponse_v7,
-    'fd65a04d3e56fe7196e718a9d17d16ca': _reader_FetchResponse_v11,
+    '1806809b953328c7e084cf62b69f7e0f': _reader_FetchResponse_v11,
     'be05b0c583073b6c659e3e2324cf5f8d': _writer_FetchResponse_v11,
 }

@@ -88,6 +88,7 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
     """Lines setting ``target`` to the dict of one struct of ``codec``, with the position kept in the local
     ``pos`` (and ``buf``, ``end``: the reader's): each run of fixed-width fields taken by a single bounds check and
     unpack (a struct decoded per partition of a 10,000-partition LeaderAndIsr no longer costs a call per number),
+    together with the length or count of a field read in place right after the run,
     the strings, bytes, records and array counts of non-flexible versions read in place when they are well formed
     (anything else, e.g. a bad length, goes to the field's own reader, which raises as it always did), arrays of
     non-flexible structs read in place, the fields the version lacks at their defaults."""
@@ -95,7 +96,9 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
     lines = source.lines
     readers = codec.readers
     values: list[str] = []
-    for start, end in _spans([reader[2] for reader in readers], lambda code: code is not None):
+    spans = _spans([reader[2] for reader in readers], lambda code: code is not None)
+    prefix_read = None  # the name of a length or count read by the unpack of the fixed-width run before it
+    for number, (start, end) in enumerate(spans):
         key, read, code, inline, kind, nullable = readers[start]
         if code is None and inline is None and kind is None:
             values.append(source.name("v"))
@@ -106,19 +109,23 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
             ]
         elif code is None and inline is None:
             # a length-prefixed value: -2 stands for a length field the buffer cannot hold
-            value, size = source.name("v"), source.name("size")
+            value = source.name("v")
             values.append(value)
             length = _INT16_FROM if kind == "string" else _INT32_FROM
             width = 2 if kind == "string" else 4
+            if prefix_read is None:
+                size = source.name("size")
+                lines.append(
+                    pad + "%s = %s(buf, pos)[0] if pos + %d <= end else -2" % (size, source.name("len_", length), width)
+                )
+            else:
+                size, prefix_read = prefix_read, None
             take = {
                 "string": "str(buf[pos + %d : pos + %d + %s], 'utf-8')",
                 "bytes": "bytes(buf[pos + %d : pos + %d + %s])",
                 "records": "buf[pos + %d : pos + %d + %s]",
             }[kind] % (width, width, size)  # type: ignore[index]  # code and inline None: kind is set
-            lines += [
-                pad + "%s = %s(buf, pos)[0] if pos + %d <= end else -2" % (size, source.name("len_", length), width),
-                pad + "if 0 <= %s <= end - pos - %d:" % (size, width),
-            ]
+            lines.append(pad + "if 0 <= %s <= end - pos - %d:" % (size, width))
             if kind == "string":
                 lines += [
                     pad + "    try:",
@@ -141,10 +148,17 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
             ]
         elif code is None:
             nested = inline[1]  # type: ignore[index]  # code None and inline not None
-            value, count, item = source.name("v"), source.name("count"), source.name("item")
+            value = source.name("v")
             values.append(value)
+            if prefix_read is None:
+                count = source.name("count")
+                lines.append(
+                    pad + "%s = %s(buf, pos)[0] if pos + 4 <= end else -2" % (count, source.name("len_", _INT32_FROM))
+                )
+            else:
+                count, prefix_read = prefix_read, None
+            item = source.name("item")
             lines += [
-                pad + "%s = %s(buf, pos)[0] if pos + 4 <= end else -2" % (count, source.name("len_", _INT32_FROM)),
                 pad + "if 0 <= %s <= end - pos - 4:" % count,
                 pad + "    pos += 4",
                 pad + "    %s = []" % value,
@@ -160,9 +174,30 @@ def _emit_reader(source: _Source, codec: "StructCodec", target: str, indent: int
                 pad + "    %s = None" % value,
             ]
         else:
-            run = struct.Struct(">" + "".join(reader[2] for reader in readers[start:end]))  # type: ignore[misc]
+            codes = "".join(reader[2] for reader in readers[start:end])  # type: ignore[misc]
+            run = struct.Struct(">" + codes)
             names = [source.name("v") for _ in range(start, end)]
             values += names
+            following = readers[spans[number + 1][0]] if number + 1 < len(spans) else None
+            if following is not None and following[2] is None and (following[3] is not None or following[4]):
+                # the length or count of the field read in place next (a string's int16, else int32): one unpack
+                # takes it with the run when the buffer holds both (else it is -2, which that field's reader
+                # reports as it would have)
+                prefix = "h" if following[3] is None and following[4] == "string" else "i"
+                prefix_read = source.name("prefix")
+                both = source.name("unpack_", struct.Struct(">" + codes + prefix).unpack_from)
+                lines += [
+                    pad + "if pos + %d <= end:" % struct.calcsize(">" + codes + prefix),
+                    pad + "    %s, %s, = %s(buf, pos)" % (", ".join(names), prefix_read, both),
+                    pad + "else:",
+                    pad + "    if pos + %d > end:" % run.size,
+                    pad + "        reader.pos = pos",
+                    pad + "        reader._truncated(%d)" % run.size,
+                    pad + "    %s, = %s(buf, pos)" % (", ".join(names), source.name("unpack_", run.unpack_from)),
+                    pad + "    %s = -2" % prefix_read,
+                    pad + "pos += %d" % run.size,
+                ]
+                continue
             lines += [
                 pad + "if pos + %d > end:" % run.size,
                 pad + "    reader.pos = pos",

@@ -7,7 +7,7 @@ from twisted.internet import defer
 from twisted.python import failure
 
 from kafka_zk.common.clock import milliseconds
-from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.errors import NO_ERROR, Errors
 from kafka_zk.protocol.primitives import chunk_bytes
 from kafka_zk.record.batch_header import iter_batch_headers
 from kafka_zk.record.validation import down_convert
@@ -134,7 +134,7 @@ def handle(
                 merged.update((tp, outcome) for tp, outcome in results.items() if tp not in merged)
             error, response_session_id, answer = context.update_and_generate(merged, now)
             session = context.session  # a full fetch may just have created one
-            if error == Errors.NONE and not denied_follower and _tracks_changes(session):
+            if error == NO_ERROR and not denied_follower and _tracks_changes(session):
                 session.settle(replica_manager.link_quiet_followers(body["replica_id"], merged, session))
         topics = {}  # topic -> its partitions' list, in responses
         responses = []
@@ -149,7 +149,7 @@ def handle(
             if counting and records:
                 topic_stats.sent(tp[0], len(records), is_follower)
             error_code = outcome.error
-            if error_code != Errors.NONE:  # as Kafka 2.5: a partition in error tells none of its offsets
+            if error_code != NO_ERROR:  # as Kafka 2.5: a partition in error tells none of its offsets
                 entry = _partition(tp[1], error_code)
             else:  # _partition()'s dict, built here: the one every partition read gets
                 aborted = outcome.aborted_transactions

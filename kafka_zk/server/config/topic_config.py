@@ -185,6 +185,10 @@ def to_log_config(effective):
         min_compaction_lag_ms=effective["min.compaction.lag.ms"],
         max_compaction_lag_ms=effective["max.compaction.lag.ms"],
         delete_retention_ms=effective["delete.retention.ms"],
+        min_insync_replicas=effective["min.insync.replicas"],
+        message_timestamp_type=effective["message.timestamp.type"],
+        message_timestamp_difference_max_ms=effective["message.timestamp.difference.max.ms"],
+        compression_type=effective["compression.type"],
     )
 
 

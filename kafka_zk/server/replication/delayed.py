@@ -5,7 +5,7 @@ DelayedDeleteRecords shares."""
 from collections import deque
 
 from kafka_zk.common.purgatory import DelayedOperation
-from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.errors import NO_ERROR, Errors
 from kafka_zk.record.batch_header import BATCH_HEADER_SIZE
 
 
@@ -18,7 +18,7 @@ class DelayedPartitionResults(DelayedOperation):
         self.replica_manager = replica_manager
         self.results = results
         self.done = done
-        self.pending = {tp for tp, result in results.items() if result.error == Errors.NONE}
+        self.pending = {tp for tp, result in results.items() if result.error == NO_ERROR}
 
     def settle(self, partition, result):
         """True once ``result`` is final (filling it in); ``partition`` is None when this broker has none."""

@@ -17,7 +17,7 @@ import random
 from collections import namedtuple
 
 from kafka_zk.common.metrics import MetricsRegistry
-from kafka_zk.protocol.errors import Errors
+from kafka_zk.protocol.errors import NO_ERROR, Errors
 
 INVALID_SESSION_ID = 0
 INITIAL_EPOCH = 0
@@ -67,7 +67,7 @@ class CachedPartition:
                 self.local_log_start_offset = result.log_start_offset
         if result.preferred_read_replica >= 0:
             respond = True
-        if result.error != Errors.NONE:
+        if result.error != NO_ERROR:
             respond = True
             if update:  # so that the partition is sent again once the error is gone
                 self.high_watermark = -1
@@ -309,10 +309,10 @@ class SessionlessFetchContext:
         pass
 
     def update_and_generate(self, results, now_ms):
-        return Errors.NONE, INVALID_SESSION_ID, results
+        return NO_ERROR, INVALID_SESSION_ID, results
 
     def throttled(self):
-        return Errors.NONE, INVALID_SESSION_ID, {}
+        return NO_ERROR, INVALID_SESSION_ID, {}
 
 
 class FullFetchContext(SessionlessFetchContext):
@@ -339,7 +339,7 @@ class FullFetchContext(SessionlessFetchContext):
             self.session = self.cache.get(session_id)
             if self.fetched_ms is not None:
                 self.session.last_fetch_ms = self.fetched_ms
-        return Errors.NONE, session_id, results
+        return NO_ERROR, session_id, results
 
 
 class IncrementalFetchContext:
@@ -392,12 +392,12 @@ class IncrementalFetchContext:
                 if tp in changed:
                     del changed[tp]
                     changed[tp] = None
-        return Errors.NONE, session.id, answer
+        return NO_ERROR, session.id, answer
 
     def throttled(self):
         if self._epoch_moved():
             return Errors.INVALID_FETCH_SESSION_EPOCH, self.session.id, {}
-        return Errors.NONE, self.session.id, {}
+        return NO_ERROR, self.session.id, {}
 
 
 class FetchManager:

@@ -10,7 +10,7 @@ from kafka_zk.common.purgatory import DelayedOperationPurgatory
 from kafka_zk.common.topic_names import is_valid_topic_partition
 from kafka_zk.log.dir_failure import KafkaStorageError
 from kafka_zk.log.log import OffsetOutOfRangeError, RecordBatchTooLargeError
-from kafka_zk.protocol.errors import Errors, KafkaError
+from kafka_zk.protocol.errors import NO_ERROR, Errors, KafkaError
 from kafka_zk.protocol.primitives import FILE_REGION_COPY_BELOW
 from kafka_zk.record.batch_header import InvalidRecordError
 from kafka_zk.record.compression import DEFAULT_MAX_DECOMPRESSED, UnsupportedCodecError
@@ -98,7 +98,7 @@ class ReplicaManager:
         self.topic_config = topic_config
         self.clock = clock
         self.partitions = {}
-        self._produce_checks = {}  # topic -> (its effective config, what validate_produce_records checks for it)
+        self._produce_checks = {}  # tp -> (its log's LogConfig, what an append to it is checked against)
         self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
         self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
@@ -184,7 +184,7 @@ class ReplicaManager:
             results[tp] = self._append_to_partition(tp, records, -1, now, marker=coordinator_epoch)
             if self.topic_stats.enabled:
                 self.topic_stats.appended(tp[0], len(records), results[tp])
-        appended = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        appended = [tp for tp, result in results.items() if result.error == NO_ERROR]
         self.this_turn.appended(appended)
         if not appended:
             return defer.succeed(results)
@@ -197,17 +197,18 @@ class ReplicaManager:
             self.produce_waiters.watch(operation)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
-        topic = tp[0]
         partition = self.partitions.get(tp)
         if partition is None:
             return ProduceResult(self.missing_partition_error(tp))
-        if partition.leader_id != partition.broker_id:  # not partition.is_leader, without a property call
+        log_ = partition.log
+        if partition.leader_id != partition.broker_id or log_ is None:  # not partition.is_leader, without a call
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
-        config = self.topic_config(topic)
-        checks = self._produce_checks.get(topic)
+        # the log's config is the topic's as this broker applies it: every config change replaces it
+        config = log_.config
+        checks = self._produce_checks.get(tp)
         if checks is None or checks[0] is not config:
-            checks = self._produce_checks[topic] = (config, _produce_checks(config))
-        max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms = checks[1]
+            checks = self._produce_checks[tp] = (config, _produce_checks(config))
+        max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms, min_isr = checks[1]
         try:
             validated = validate_produce_records(
                 records,
@@ -238,7 +239,6 @@ class ReplicaManager:
         except InvalidRecordError as error:
             return ProduceResult(Errors.CORRUPT_MESSAGE, str(error))
         log_append_time = None if timestamp_type == "CreateTime" else now_ms
-        min_isr = config["min.insync.replicas"]
         failures = self.failures
         try:
             if failures.any_offline:
@@ -256,7 +256,7 @@ class ReplicaManager:
         except RecordBatchTooLargeError as error:
             return ProduceResult(Errors.RECORD_LIST_TOO_LARGE, str(error))
         result = ProduceResult(
-            Errors.NONE,
+            NO_ERROR,
             None,
             appended.base_offset,
             appended.last_offset,
@@ -276,7 +276,7 @@ class ReplicaManager:
         requested one, or after timeout_ms (REQUEST_TIMED_OUT for those still waiting)."""
         now = milliseconds(self.clock)
         results = {tp: self._delete_records_on_partition(tp, offset, now) for tp, offset in offsets.items()}
-        waiting = [tp for tp, result in results.items() if result.error == Errors.NONE]
+        waiting = [tp for tp, result in results.items() if result.error == NO_ERROR]
         self.fetchable_changed(waiting)  # the log start offset moved
         if not waiting:
             return defer.succeed(results)
@@ -304,7 +304,7 @@ class ReplicaManager:
             tp[1],
             partition.log.log_start_offset,
         )
-        return DeleteRecordsResult(Errors.NONE, None, requested, low_watermark)
+        return DeleteRecordsResult(NO_ERROR, None, requested, low_watermark)
 
     # -- fetch --------------------------------------------------------------------------------
 
@@ -343,7 +343,7 @@ class ReplicaManager:
                     preferred = self.preferred_read_replica(partition, client_rack, info.fetch_offset)
                     if preferred >= 0:  # as Kafka: no read, the offsets as they are and the replica to read from
                         results[tp] = FetchResult(
-                            Errors.NONE,
+                            NO_ERROR,
                             b"",
                             partition.high_watermark,
                             log_.log_start_offset,
@@ -355,7 +355,7 @@ class ReplicaManager:
                 end = partition.high_watermark if from_consumer else log_.log_end_offset
                 if info.fetch_offset == end and end >= log_.log_start_offset:  # caught up: nothing to read
                     results[tp] = FetchResult(
-                        Errors.NONE,
+                        NO_ERROR,
                         b"",
                         partition.high_watermark,
                         log_.log_start_offset,
@@ -365,7 +365,7 @@ class ReplicaManager:
                     continue
                 if not from_consumer and self.should_leader_throttle(partition, replica_id):
                     results[tp] = FetchResult(
-                        Errors.NONE,
+                        NO_ERROR,
                         b"",
                         partition.high_watermark,
                         partition.log.log_start_offset,
@@ -410,7 +410,7 @@ class ReplicaManager:
                 if leader_quota.is_throttled(tp):
                     leader_quota.record(len(records))
             remaining = max(0, remaining - len(records))
-            results[tp] = FetchResult(Errors.NONE, records, hw, log_start, leo, partition.last_stable_offset, aborted)
+            results[tp] = FetchResult(NO_ERROR, records, hw, log_start, leo, partition.last_stable_offset, aborted)
         self.topic_stats.read(results)
         return results, bytes_read
 
@@ -468,7 +468,7 @@ class ReplicaManager:
         if max_wait_ms <= 0 or (not fetch_infos and not tracking) or bytes_read >= min_bytes:
             return results
         for result in results.values():
-            if result.error != Errors.NONE or result.preferred_read_replica >= 0:
+            if result.error != NO_ERROR or result.preferred_read_replica >= 0:
                 return results
         keys = [info.tp for info in fetch_infos]
         operation = DelayedFetch(
@@ -506,7 +506,7 @@ class ReplicaManager:
         quiet = []
         partitions = self.partitions
         for tp, result in results.items():
-            if result.error != Errors.NONE or result.records:
+            if result.error != NO_ERROR or result.records:
                 continue
             partition = partitions.get(tp)
             if partition is not None and partition.link_quiet_follower(replica_id, session):
@@ -634,7 +634,7 @@ class ReplicaManager:
                 else:
                     if partition.make_follower(state, initial_hw) and state["leader"] >= 0:
                         new_followers[tp] = partition
-                errors[tp] = Errors.NONE
+                errors[tp] = NO_ERROR
             except OSError as error:
                 self.failures.report_log(partition.log, "applying LeaderAndIsr for", error)
                 errors[tp] = Errors.KAFKA_STORAGE_ERROR
@@ -665,6 +665,7 @@ class ReplicaManager:
         self.fetchers.remove_partitions([tp])
         self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
+        self._produce_checks.pop(tp, None)
         self.high_watermarks.pop(tp, None)
         self.stopped_high_watermarks.pop(tp, None)
         if found is not None:
@@ -673,7 +674,7 @@ class ReplicaManager:
                 # its high watermark stays in the final checkpoint and is where it starts again.
                 self.high_watermarks[tp] = self.stopped_high_watermarks[tp] = found.high_watermark
             found.close()
-        error = Errors.NONE
+        error = NO_ERROR
         if delete and self.topic_stats.has_topic(topic) and not any(name == topic for name, _ in self.partitions):
             self.topic_stats.remove_topic(topic)  # Kafka's maybeRemoveTopicMetrics
         if delete:
@@ -698,6 +699,7 @@ class ReplicaManager:
             self.log_dir_mover.cancel(tp)
         for tp in offline:
             self.partitions.pop(tp).close()
+            self._produce_checks.pop(tp, None)
             self.high_watermarks.pop(tp, None)
             self.stopped_high_watermarks.pop(tp, None)
             self.offline_partitions.add(tp)
@@ -756,12 +758,14 @@ def _diff_limit(value):
 
 
 def _produce_checks(config):
-    """What validate_produce_records checks for a topic's effective config: (max_message_bytes, timestamp_type,
-    codec_for_topic, compacted, timestamp_diff_max_ms), its arguments after the time."""
+    """What an append is checked against for a log's LogConfig: (max_message_bytes, timestamp_type,
+    codec_for_topic, compacted, timestamp_diff_max_ms), validate_produce_records' arguments after the time, and
+    min.insync.replicas."""
     return (
-        config["max.message.bytes"],
-        config["message.timestamp.type"],
-        config["compression.type"],
-        "compact" in config["cleanup.policy"].split(","),
-        _diff_limit(config["message.timestamp.difference.max.ms"]),
+        config.max_message_bytes,
+        config.message_timestamp_type,
+        config.compression_type,
+        config.compact,
+        _diff_limit(config.message_timestamp_difference_max_ms),
+        config.min_insync_replicas,
     )
