@@ -1,7 +1,6 @@
 """One blocking connection to one broker: framing, correlation ids and per-API version negotiation."""
 
 import os
-import random
 import socket
 import ssl
 import struct
@@ -18,6 +17,7 @@ from kafka_zk.client.errors import (  # noqa: F401  (KafkaClientError re-exporte
     UnsupportedVersionError,
     raise_for_error,
 )
+from kafka_zk.common.reauthentication import reauthenticate_after
 from kafka_zk.protocol.api_keys import API_KEY_API_VERSIONS, API_SPECS
 from kafka_zk.protocol.headers import decode_response, encode_request
 from kafka_zk.protocol.primitives import ProtocolDecodeError
@@ -27,9 +27,6 @@ from kafka_zk.security.ssl_context import cipher_list_of, enabled_protocols, key
 
 _SIZE = struct.Struct(">i")
 _MAX_CORRELATION_ID = 0x7FFFFFFF
-# KIP-368: a client logs in again on the same connection at 85 to 95 % of the session lifetime the broker granted
-# (the margin covers network latency and clock drift; the spread keeps many connections from logging in at once).
-REAUTHENTICATE_AT = (0.85, 0.95)
 
 
 class BrokerConnection:
@@ -116,11 +113,9 @@ class BrokerConnection:
             try:
                 request = steps.send(response)
             except StopIteration as done:
-                lifetime_ms = done.value or 0
-                if lifetime_ms > 0:
-                    self._reauthenticate_at = self._monotonic() + lifetime_ms / 1000 * random.uniform(
-                        *REAUTHENTICATE_AT
-                    )
+                after = reauthenticate_after(done.value or 0)
+                if after is not None:
+                    self._reauthenticate_at = self._monotonic() + after
                 return
             except SaslClientError as error:
                 self.close()

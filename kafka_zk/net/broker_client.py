@@ -1,19 +1,17 @@
 """A Twisted Kafka protocol client for broker-to-broker requests (controller channel, replica fetchers)."""
 
 import logging
-import random
 from collections import deque
 from typing import Any, NamedTuple
 
 from twisted.internet import defer, protocol
 from twisted.internet import error as twisted_error
 
+from kafka_zk.common.reauthentication import reauthenticate_after
 from kafka_zk.net.framing import FramedProtocol
 from kafka_zk.protocol.headers import decode_response, encode_request
 
 log = logging.getLogger(__name__)
-# KIP-368: a connection logs in again at 85 to 95 % of the session lifetime the broker granted.
-REAUTHENTICATE_AT = (0.85, 0.95)
 
 
 class ConnectionClosed(Exception):
@@ -187,9 +185,8 @@ class BrokerConnection(protocol.ClientFactory):
         self._ready(proto)
 
     def _schedule_reauthentication(self, proto, lifetime_ms):
-        proto.reauthenticate_at = None
-        if lifetime_ms:
-            proto.reauthenticate_at = self.reactor.seconds() + lifetime_ms / 1000 * random.uniform(*REAUTHENTICATE_AT)
+        after = reauthenticate_after(lifetime_ms or 0)
+        proto.reauthenticate_at = None if after is None else self.reactor.seconds() + after
 
     def _session_renewed(self, proto):
         """The connection, once its SASL session is good for the request about to go (KIP-368): when the time to
