@@ -59,28 +59,34 @@ class _Log:
 
 
 class _Logs:
-    def __init__(self, logs):
+    def __init__(self, logs, future_logs=()):
         self.default_config = LogConfig()
         self._logs = logs
+        self._future_logs = future_logs
 
     def all_logs(self):
         return list(self._logs)
+
+    def future_logs(self):
+        return {(log.topic, 0): log for log in self._future_logs}
 
 
 def test_changed_broker_defaults_reach_every_log(tmp_path):
     cache, _ = _cache(tmp_path)
     cache.update_overrides("t", {"retention.ms": "9"})
-    logs = _Logs([_Log("t"), _Log("u")])
+    moving = _Log("u")
+    logs = _Logs([_Log("t"), _Log("u")], [moving])
     cache.dynamic_config.update({"log.retention.ms": "5000"}, {})
     cache.reconfigure_logs(logs)
     assert logs.default_config.retention_ms == 5000
     assert [log.config.retention_ms for log in logs.all_logs()] == [9, 5000]
+    assert moving.config.retention_ms == 5000  # a replica being moved between log dirs keeps the new defaults
 
 
 def test_new_topic_overrides_reach_the_logs_of_that_topic_only(tmp_path):
     cache, _ = _cache(tmp_path)
     clock = task.Clock()
-    logs = LogManager([str(tmp_path / "a")], cache.log_config(None), clock)
+    logs = LogManager([str(tmp_path / "a"), str(tmp_path / "b")], cache.log_config(None), clock)
     replicas = replica_manager(1, logs, cache.config, clock)
     replicas.become_leader_or_follower(
         [
@@ -98,8 +104,11 @@ def test_new_topic_overrides_reach_the_logs_of_that_topic_only(tmp_path):
         ],
         {},
     )
+    other_dir = str(tmp_path / ("b" if logs.log_dir_of("t", 0) == str(tmp_path / "a") else "a"))
+    moving = logs.create_future_log("t", 0, other_dir)  # t-0 on its way to the other log dir
     cache.update_overrides("t", {"max.message.bytes": "100"})
     replicas.reconfigure_logs("t")
     assert replicas.get_partition("t", 0).log.config.max_message_bytes == 100
+    assert moving.config.max_message_bytes == 100  # it becomes t-0's log when the move ends
     assert replicas.get_partition("u", 0).log.config.max_message_bytes == 1048588
     logs.shutdown()
