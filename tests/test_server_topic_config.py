@@ -67,8 +67,8 @@ class _Logs:
     def all_logs(self):
         return list(self._logs)
 
-    def future_logs(self):
-        return {(log.topic, 0): log for log in self._future_logs}
+    def configurable_logs(self):
+        return [*self._logs, *self._future_logs]
 
 
 def test_changed_broker_defaults_reach_every_log(tmp_path):

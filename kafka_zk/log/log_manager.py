@@ -257,6 +257,11 @@ class LogManager:
     def all_logs(self) -> list[Log]:
         return list(self._logs.values())
 
+    def configurable_logs(self) -> list[Log]:
+        """Every log a config change reaches: the replicas' and those being moved to another log dir (a future log
+        becomes its replica's log when the move ends)."""
+        return [*self._logs.values(), *self._future_logs.values()]
+
     def remove_expired_producers(self, now_ms: int) -> None:
         """Kafka's periodic producer id expiration check over every log."""
         for log in self.all_logs():

@@ -54,8 +54,7 @@ class TopicConfigCache:
         self.on_overrides(topic, overrides)
 
     def reconfigure_logs(self, log_manager):
-        """The broker defaults changed: logs created from now on take them, and every log its topic's config (those
-        being moved to another log dir too)."""
+        """The broker defaults changed: logs created from now on take them, and every log its topic's config."""
         log_manager.default_config = self.log_config(None)
-        for log_ in [*log_manager.all_logs(), *log_manager.future_logs().values()]:
+        for log_ in log_manager.configurable_logs():
             log_.config = self.log_config(log_.topic)

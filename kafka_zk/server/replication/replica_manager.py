@@ -727,15 +727,11 @@ class ReplicaManager:
             self.fetchers.log_starts_moved(started_later)
 
     def reconfigure_logs(self, topic):
-        """The topic's config changed: this broker's logs of it take the new one, those being moved to another log
-        dir too (the future log becomes the replica's log when the move ends)."""
+        """The topic's config changed: this broker's logs of it take the new one."""
         log_config = to_log_config(self.topic_config(topic))
-        for (name, _), partition in self.partitions.items():
-            if name == topic and partition.log is not None:
-                partition.log.config = log_config
-        for (name, _), future in self.log_manager.future_logs().items():
-            if name == topic:
-                future.config = log_config
+        for log_ in self.log_manager.configurable_logs():
+            if log_.topic == topic:
+                log_.config = log_config
 
     def high_watermark_snapshot(self):
         marks = {tp: mark for tp, mark in self.stopped_high_watermarks.items() if tp not in self.offline_partitions}
