@@ -10,7 +10,7 @@ import pytest
 from kazoo.client import KazooClient
 
 from tests.cluster_support import module_cluster, start_cluster, wait_for
-from tests.raw_wire import create_topic, metadata, produce
+from tests.raw_wire import create_topic, metadata, partition_leaders, produce
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION_TIMEOUT_MS = 6000
@@ -148,6 +148,18 @@ class ReplicationCluster:
             30,
             message="%s's state znodes" % topic,
         )
+        for partition in range(count):
+            leader_id = self.state(topic, partition)["leader"]
+            leader = self.cluster.broker(leader_id) if leader_id >= 0 else None
+            if leader is not None and leader.is_running():
+                # A client produces once metadata names a leader; the leader names itself after its LeaderAndIsr.
+                wait_for(
+                    lambda leader=leader, partition=partition: (
+                        partition_leaders(leader.bootstrap, topic).get(partition) == leader.broker_id
+                    ),
+                    30,
+                    message="%s-%d led by broker %d in its own metadata" % (topic, partition, leader.broker_id),
+                )
         return topic
 
 
