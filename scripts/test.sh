@@ -7,9 +7,10 @@ if wants_help "$@"; then
     echo
     echo "Installs what is missing (Java is required; kcat, nftables, Chromium, MIT Kerberos, its gssapi binding and"
     echo "librdkafka-dev from Debian when root; the .venv with the [test] extra; confluent-kafka on Debian's librdkafka under"
-    echo "build/confluent-kafka-gssapi; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven), runs ruff (lint and format"
-    echo "check, pyproject.toml) and mypy (strict on the packages setup.cfg's [mypy] section lists); either failing"
-    echo "fails the run; then runs the test suite with two pytest-xdist workers (--dist loadfile). Arguments go to"
+    echo "build/confluent-kafka-gssapi; Apache Kafka 2.5.1's jars under build/kafka-2.5.1 by Maven; the JVMs' class archives"
+    echo "under build/jvm-class-archives), runs ruff (lint and format check, pyproject.toml) and mypy (strict on the"
+    echo "packages setup.cfg's [mypy] section lists); either failing fails the run; then runs the test suite with two"
+    echo "pytest-xdist workers (--dist loadfile). Arguments go to"
     echo "pytest, e.g. scripts/test.sh tests/test_log.py -k retention (pytest's own help: .venv/bin/pytest --help)."
     echo
     echo "Every test has one tier marker (tests/tiers.py): pure, zookeeper, cluster, browser or java."
@@ -70,6 +71,12 @@ fi
 if ! $pure && ! ensure_kafka_reference; then
     echo "Apache Kafka 2.5.1's jars are missing; the tests that need them will be skipped" >&2
 fi
+# The JVMs' class archives (kafka_zk/tools/class_archives.py), once per JDK and set of jars, beside ruff and mypy.
+archives=""
+if ! $pure; then
+    "$PY" -m kafka_zk.tools.class_archives &
+    archives=$!
+fi
 if [ -n "$kerberos" ] && ! wait "$kerberos"; then
     echo "Kerberos is missing; the GSSAPI tests will fail" >&2
 fi
@@ -105,6 +112,7 @@ echo "mypy strict on $checked: ${mypy_output##*$'\n'}"
 # brokers, ZooKeeper and Spark, so two modules at a time use the two cores that one leaves half idle. Modules go out in
 # the order tests/tiers.py's order_for_workers gives them (the longest first), not by their number of tests.
 [ -z "$compiling" ] || wait "$compiling"
+[ -z "$archives" ] || wait "$archives" || true
 status=0
 "$PY" -m pytest -q -p no:cacheprovider -n 2 --dist loadfile --no-loadscope-reorder "$@" || status=$?
 # Hosts in network namespaces outlive a test that failed or was killed: remove what is left and say so (a leak fails

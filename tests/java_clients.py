@@ -24,6 +24,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from zookeeper.class_archive import archive_options
+
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = ROOT / "tests" / "java"
 KAFKA_4_SOURCES = SOURCES / "kafka-4"
@@ -169,7 +171,7 @@ def classpath(
             if javac.returncode != 0:
                 raise JavaClientsUnavailable("javac failed:\n" + javac.stdout + javac.stderr)
             stamp.touch()
-    return "%s:%s/*" % (classes, lib)
+    return "%s/*:%s" % (lib, classes)  # the jars first: the start of the class path that has a class archive
 
 
 def java_command(main_class: str, *args: str) -> list[str]:
@@ -183,6 +185,7 @@ def java_command(main_class: str, *args: str) -> list[str]:
         "-Xmx256m",
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",
+        *archive_options("java", [str(clients.library_dir() / "*")]),
         clients.logging_option,
         "-cp",
         classpath(clients),

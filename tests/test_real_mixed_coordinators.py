@@ -22,6 +22,7 @@ from tests.mixed_support import INTERNAL_TOPICS, committed_offsets, kind_name, r
 from tests.raw_wire import request
 from tests.replication_support import module_replication_cluster
 from tests.txn_support import find_transaction_coordinator, retry_while_retriable, transactional_producer
+from zookeeper.class_archive import archive_options
 
 INTERNAL_PARTITIONS = int(INTERNAL_TOPICS["offsets.topic.num.partitions"])
 PARTITIONS = 3
@@ -283,13 +284,15 @@ class Copier:
     JSON status lines collected from a thread."""
 
     def __init__(self, cluster, input_topic, output_topic, transactional_id, group, messages):
+        java, classpath = java_executable(), "%s/*" % REFERENCE_LIBS
         command = [
-            java_executable(),
+            java,
             "-Xmx256m",
             "-XX:+UseSerialGC",
+            *archive_options(java, [classpath]),
             "-Dlog4j.configuration=file:%s" % (REFERENCE_LIBS.parents[2] / "tests" / "java" / "log4j.properties"),
             "-cp",
-            "%s/*" % REFERENCE_LIBS,
+            classpath,
             "org.apache.kafka.tools.TransactionalMessageCopier",
             "--broker-list",
             cluster.bootstrap_servers,

@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Mapping, NamedTuple, Sequence
 
+from zookeeper.class_archive import archive_options
+
 HERE = Path(__file__).resolve().parent
 TEMPLATE = HERE / "zoo.cfg.template"
 LOG4J2_CONFIG = HERE / "log4j2.properties"
@@ -223,13 +225,15 @@ def jvm_performance_opts(default: Sequence[str] = (), environ=None) -> list[str]
 
 def server_command(cfg_path: str | os.PathLike, jvm_options: list[str] | tuple = ()) -> list[str]:
     """The java command line that runs a ZooKeeper server with the given zoo.cfg."""
+    java, classpath = _java(), find_zookeeper_classpath()
     return [
-        _java(),
+        java,
         *HEAP_OPTS,
         *jvm_performance_opts(),
+        *archive_options(java, classpath, jvm_options),
         *jvm_options,
         "-cp",
-        os.pathsep.join(find_zookeeper_classpath()),
+        os.pathsep.join(classpath),
         *_logging_opts("INFO", "OUT"),
         SERVER_MAIN,
         str(cfg_path),
@@ -243,13 +247,15 @@ def zkcli_command(
     string "host:port[,host:port...][/chroot]" (ZooKeeper's client parses the hosts and the chroot itself)."""
     connect = server if isinstance(server, str) else server.connect_string
     # ZooKeeper 3.9's client refuses DIGEST-MD5 in its default FIPS mode; the 3.5 client of Kafka 2.5 had none.
+    java, classpath = _java(), find_zookeeper_classpath()
     return [
-        _java(),
+        java,
         "-Xmx128m",
         "-Dzookeeper.fips-mode=false",
+        *archive_options(java, classpath, jvm_options),
         *jvm_options,
         "-cp",
-        os.pathsep.join(find_zookeeper_classpath()),
+        os.pathsep.join(classpath),
         *_logging_opts("WARN", "ERR"),
         "-Dzookeeper.admin.enableServer=false",
         CLI_MAIN,

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from kafka_zk.tools.broker_process import ClusterError, tails_of
 from kafka_zk.tools.reference_broker import JVM_OPTIONS, LIBS, ROOT, java_executable
+from zookeeper.class_archive import archive_options
 from zookeeper.launcher import jvm_performance_opts, live_pid, process_running, wait_for_exit
 
 MIRROR_MAKER_VERSION = "2.7.2"
@@ -78,14 +79,16 @@ def write_properties(path, properties):
 def jvm_command(main, config_path, logs_dir, libs, heap=HEAP):
     """The java command line running ``main`` on ``config_path`` as kafka-run-class.sh would, its log4j file in
     ``logs_dir``."""
+    java, classpath = java_executable(), "%s/*" % libs
     return [
-        java_executable(),
+        java,
         *heap,
         *jvm_performance_opts(JVM_OPTIONS),
+        *archive_options(java, [classpath]),
         "-Dkafka.logs.dir=%s" % logs_dir,
         "-Dlog4j.configuration=file:%s" % (Path(logs_dir) / "connect-log4j.properties"),
         "-cp",
-        "%s/*" % libs,
+        classpath,
         main,
         str(config_path),
     ]

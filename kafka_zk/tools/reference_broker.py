@@ -19,6 +19,7 @@ from pathlib import Path
 
 from kafka_zk.tools.broker_process import BrokerProcess, ClusterError
 from kafka_zk.zk.client import KafkaZkClient
+from zookeeper.class_archive import archive_options
 from zookeeper.launcher import jvm_performance_opts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,17 +107,21 @@ def write_log4j_properties(folder):
     return path
 
 
-def broker_command(config_path, logs_dir, libs=LIBS, heap=HEAP):
-    """The java command line that runs Kafka's broker on ``config_path``, its log4j files in ``logs_dir``."""
+def broker_command(config_path, logs_dir, libs=LIBS, heap=HEAP, jvm_options=()):
+    """The java command line that runs Kafka's broker on ``config_path``, its log4j files in ``logs_dir``;
+    ``jvm_options``: more options for its JVM."""
     log4j = Path(logs_dir) / "log4j.properties"
+    java, classpath = java_executable(), "%s/*" % libs_dir(libs)
     return [
-        java_executable(),
+        java,
         *heap,
         *jvm_performance_opts(JVM_OPTIONS),
+        *archive_options(java, [classpath], jvm_options),
+        *jvm_options,
         "-Dkafka.logs.dir=%s" % logs_dir,
         "-Dlog4j.configuration=file:%s" % log4j,
         "-cp",
-        "%s/*" % libs_dir(libs),
+        classpath,
         KAFKA_MAIN,
         str(config_path),
     ]
@@ -131,10 +136,11 @@ class ReferenceBrokerProcess(BrokerProcess):
     started_mark = KAFKA_STARTED_MARK
     kind = "Apache Kafka %s" % KAFKA_VERSION
 
-    def __init__(self, *args, libs=LIBS, heap=HEAP, **kwargs):
+    def __init__(self, *args, libs=LIBS, heap=HEAP, jvm_options=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.libs = Path(libs)
         self.heap = tuple(heap)
+        self.jvm_options = tuple(jvm_options)
 
     def start(self, wait=True, timeout=60.0):
         """Start the JVM once no earlier incarnation's ZooKeeper session still holds /brokers/ids/<id>: Kafka's broker
@@ -170,7 +176,9 @@ class ReferenceBrokerProcess(BrokerProcess):
         write_log4j_properties(self.folder)
 
     def command(self):
-        return self.command_prefix + broker_command(self.config_path, self.folder, self.libs, self.heap)
+        return self.command_prefix + broker_command(
+            self.config_path, self.folder, self.libs, self.heap, self.jvm_options
+        )
 
 
 def build_parser():

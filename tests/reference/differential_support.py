@@ -5,7 +5,6 @@ import os
 import re
 import subprocess
 import sys
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,7 @@ from kazoo.client import KazooClient
 
 from kafka_zk.tools.reference_broker import ReferenceJarsMissing, java_executable, libs_dir
 from tests.cluster_support import start_cluster
+from zookeeper.class_archive import archive_options
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ROOT / "scripts"
@@ -57,34 +57,18 @@ def cluster_pair(overrides=None):
     return pair
 
 
-# The classes Kafka's tools load, archived by the first tool run (JDK 13+ dynamic CDS): a third less CPU a start.
-TOOLS_CLASS_ARCHIVE = ROOT / "build" / "kafka-2.5.1" / "tools-classes.jsa"
-_archive_lock = threading.Lock()
-
-
-def _class_archive_options():
-    with _archive_lock:
-        if TOOLS_CLASS_ARCHIVE.exists():
-            return ["-XX:SharedArchiveFile=%s" % TOOLS_CLASS_ARCHIVE]
-        if getattr(_class_archive_options, "writing", False):
-            return []
-        _class_archive_options.writing = True
-        return ["-XX:ArchiveClassesAtExit=%s" % TOOLS_CLASS_ARCHIVE]
-
-
 def run_kafka_class(class_name, args, timeout=120, stdin=None):
     """(exit code, stdout, stderr) of one of Kafka 2.5.1's main classes, as kafka-run-class.sh runs it."""
+    java, classpath = java_executable(), "%s/*" % libs_dir()
     command = [
-        java_executable(),
-        *_class_archive_options(),
-        "-Xlog:disable",  # the JVM's own warnings (the class archive's) would land on stdout, among the tool's output
-        "-Xlog:all=error:stderr",
+        java,
+        *archive_options(java, [classpath]),
         "-Xmx256m",
         "-XX:+UseSerialGC",
         "-XX:TieredStopAtLevel=1",
         "-Dlog4j.configuration=file:%s" % TOOLS_LOG4J,
         "-cp",
-        "%s/*" % libs_dir(),
+        classpath,
         class_name,
         *args,
     ]
