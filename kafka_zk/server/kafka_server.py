@@ -33,7 +33,6 @@ from kafka_zk.server.log_cleaner_service import LogCleanerService
 from kafka_zk.server.log_dir_failure_handler import LogDirFailureHandler
 from kafka_zk.server.metadata_cache import MetadataCache
 from kafka_zk.server.metrics.broker_metrics import HotPathMetrics
-from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
 from kafka_zk.server.quota.client_quota_configs import ClientQuotaConfigs
 from kafka_zk.server.quota.client_quotas import ClientQuotaManager
 from kafka_zk.server.quota.replication_quota import BROKER_CONFIG_NAMES, ReplicationQuotas
@@ -351,6 +350,9 @@ class KafkaServer(service.MultiService):
         self.hot_path_metrics.start([self.produce_quotas, self.fetch_quotas])
         listener = self.config["metrics.prometheus.listener"]
         if listener:
+            # Imported by the brokers that serve metrics only: twisted.web and prometheus_client lengthen a start.
+            from kafka_zk.server.metrics.endpoint import PrometheusEndpoint
+
             self.prometheus_endpoint = PrometheusEndpoint(listener, self.metrics, self.reactor)
             self.addService(self.prometheus_endpoint)
 
