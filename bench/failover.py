@@ -236,10 +236,20 @@ def full_isr(view, rf, timeout):
     )[0]
 
 
+MAX_SOCKET_TIMEOUT_S = 300  # librdkafka's upper bound of socket.timeout.ms
+
+
 def create_topics(cluster, topics, per_topic, rf, timeout, per_request=5000):
-    """In requests of about ``per_request`` partitions: one CreateTopics for all of 30,000 would outlast
-    librdkafka's socket.timeout.ms (60 s) before its answer comes."""
-    admin = AdminClient({"bootstrap.servers": cluster.bootstrap_servers, "log_level": 3})
+    """In requests of about ``per_request`` partitions, each given up to ``timeout`` seconds: Kafka 2.5.1 answers a
+    CreateTopics once every broker has the new partitions in its metadata, which for 5,000 partitions took it longer
+    than librdkafka's default socket.timeout.ms (60 s), its cap on any request."""
+    admin = AdminClient(
+        {
+            "bootstrap.servers": cluster.bootstrap_servers,
+            "log_level": 3,
+            "socket.timeout.ms": int(min(timeout + 30, MAX_SOCKET_TIMEOUT_S) * 1000),
+        }
+    )
     step = max(1, per_request // per_topic)
     for first in range(0, len(topics), step):
         futures = admin.create_topics(
