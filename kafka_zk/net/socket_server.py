@@ -139,7 +139,9 @@ class KafkaServerProtocol(FramedProtocol):
         frame_size = len(frame)
         if frame_size >= _V1_START_SIZE:
             api_key, api_version, correlation_id, size = _V1_START.unpack_from(frame)
-            plan = _V1_PLANS.get(api_key * 65536 + api_version)
+            plan_key = api_key * 65536 + api_version
+            # not dict.get: from a compiled module, its method call costs more than a second look-up
+            plan = _V1_PLANS[plan_key] if plan_key in _V1_PLANS else None
             if plan is not None:
                 if size == -1:
                     client_id = None
@@ -158,8 +160,9 @@ class KafkaServerProtocol(FramedProtocol):
                 return
             plan, api_key, api_version, correlation_id, client_id, body_offset = decoded
         spec, read_body = plan
-        handler = self.dispatcher.handlers.get(api_key)
-        if handler is None:
+        try:
+            handler = self.dispatcher.handlers[api_key]
+        except KeyError:
             log.info("closing connection from %s: unknown api key %d", self.client_host, api_key)
             self.transport.abortConnection()
             return

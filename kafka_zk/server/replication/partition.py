@@ -98,6 +98,7 @@ class Partition:
         "high_watermark",
         "followers",
         "isr_update_in_flight",
+        "append_checks",
     )
 
     def __init__(self, topic, partition, broker_id, log_provider):
@@ -117,6 +118,9 @@ class Partition:
         self.high_watermark = 0
         self.followers = {}
         self.isr_update_in_flight = False
+        # the replica manager's: (the log's LogConfig, what an append to it is checked against), kept here to spare
+        # an append a second look-up by (topic, partition)
+        self.append_checks = None
 
     @property
     def tp(self):

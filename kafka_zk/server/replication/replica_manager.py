@@ -98,7 +98,6 @@ class ReplicaManager:
         self.topic_config = topic_config
         self.clock = clock
         self.partitions = {}
-        self._produce_checks = {}  # tp -> (its log's LogConfig, what an append to it is checked against)
         self.offline_partitions = set()  # replicas whose log dir went offline: KAFKA_STORAGE_ERROR until restart
         self.failures = log_manager.failures  # the LogDirFailureChannel every I/O error is reported to
         self.controller_epoch = 0
@@ -197,17 +196,18 @@ class ReplicaManager:
             self.produce_waiters.watch(operation)
 
     def _append_to_partition(self, tp, records, required_acks, now_ms, marker=None, from_coordinator=False):
-        partition = self.partitions.get(tp)
-        if partition is None:
+        try:  # not dict.get: from a compiled module, its method call costs about as much as the look-up
+            partition = self.partitions[tp]
+        except KeyError:
             return ProduceResult(self.missing_partition_error(tp))
         log_ = partition.log
         if partition.leader_id != partition.broker_id or log_ is None:  # not partition.is_leader, without a call
             return ProduceResult(Errors.NOT_LEADER_FOR_PARTITION)
         # the log's config is the topic's as this broker applies it: every config change replaces it
         config = log_.config
-        checks = self._produce_checks.get(tp)
+        checks = partition.append_checks
         if checks is None or checks[0] is not config:
-            checks = self._produce_checks[tp] = (config, _produce_checks(config))
+            checks = partition.append_checks = (config, _produce_checks(config))
         max_message_bytes, timestamp_type, codec_for_topic, compacted, timestamp_diff_max_ms, min_isr = checks[1]
         try:
             validated = validate_produce_records(
@@ -665,7 +665,6 @@ class ReplicaManager:
         self.fetchers.remove_partitions([tp])
         self.log_dir_mover.cancel(tp)
         found = self.partitions.pop(tp, None)
-        self._produce_checks.pop(tp, None)
         self.high_watermarks.pop(tp, None)
         self.stopped_high_watermarks.pop(tp, None)
         if found is not None:
@@ -699,7 +698,6 @@ class ReplicaManager:
             self.log_dir_mover.cancel(tp)
         for tp in offline:
             self.partitions.pop(tp).close()
-            self._produce_checks.pop(tp, None)
             self.high_watermarks.pop(tp, None)
             self.stopped_high_watermarks.pop(tp, None)
             self.offline_partitions.add(tp)
